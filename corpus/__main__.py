@@ -1,0 +1,3 @@
+from corpus.cli import main
+
+raise SystemExit(main())

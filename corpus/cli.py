@@ -1,0 +1,102 @@
+"""Command line: ``python -m corpus validate|stats|generate|import ...``.
+
+- ``validate PATH``: every problem as a table; exit 1 if any is an error.
+- ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
+  and per split.
+- ``generate --seed N OUT``: write the synthetic sample corpus.
+- ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from corpus.dataset import validate
+
+    report = validate(args.path)
+    if args.json:
+        print(json.dumps({"ok": report.ok, "issues": report.table()}, indent=2))
+    else:
+        print(report.format())
+        n_err, n_warn = len(report.errors), len(report.warnings)
+        print(f"\n{args.path}: {n_err} error(s), {n_warn} warning(s)", file=sys.stderr)
+    return 0 if report.ok else 1
+
+
+def _stats(args: argparse.Namespace) -> int:
+    from analysis.descriptive import dataset_stats, format_stats
+    from corpus.dataset import load
+    from corpus.validate import DatasetError
+
+    try:
+        corpus = load(args.path)
+    except DatasetError as exc:
+        print(exc.report.format(), file=sys.stderr)
+        print(f"\n{exc}", file=sys.stderr)
+        return 1
+    stats = dataset_stats(corpus.sessions_df, corpus.actions_df)
+    stats["dataset"] = {"name": corpus.info.name, "synthetic": corpus.info.synthetic}
+    if args.json:
+        print(json.dumps(stats, indent=2))
+    else:
+        print(format_stats(stats))
+    return 0
+
+
+def _generate(args: argparse.Namespace) -> int:
+    from corpus.generate import generate
+
+    out = generate(seed=args.seed, out=Path(args.out), n_sessions=args.sessions, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    from corpus.importers import run_import
+    from corpus.validate import DatasetError
+
+    try:
+        out = run_import(args.source_format, Path(args.src), Path(args.dest), overwrite=args.overwrite)
+    except DatasetError as exc:
+        print(exc.report.format(), file=sys.stderr)
+        print(f"\n{exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("validate", help="report every problem of a dataset directory or .zip")
+    p.add_argument("path")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=_validate)
+
+    p = sub.add_parser("stats", help="Table 1 / Table 8 statistics overall, per condition and per split")
+    p.add_argument("path")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_stats)
+
+    p = sub.add_parser("generate", help="write the synthetic sample corpus")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--sessions", type=int, default=25, help="number of sessions (default 25, as in the paper)")
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("out")
+    p.set_defaults(func=_generate)
+
+    p = sub.add_parser("import", help="convert another format into a dataset directory")
+    p.add_argument("--from", dest="source_format", required=True, choices=["platform", "hcrc"])
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("src")
+    p.add_argument("dest")
+    p.set_defaults(func=_import)
+
+    args = parser.parse_args(argv)
+    return args.func(args)

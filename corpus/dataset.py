@@ -1,0 +1,219 @@
+"""A loaded, validated dataset and the tables the rest of the tool reads.
+
+``load(path)`` accepts a dataset directory or a ``.zip`` of one and either returns a complete
+:class:`Corpus` or raises :class:`corpus.validate.DatasetError` listing every problem: nothing is
+half-loaded.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from corpus import schema
+from corpus.canvas import CanvasHistory, session_history
+from corpus.metrics import DrawingScores, route_mask, score
+from corpus.model import DatasetInfo, GridMap, Session
+from corpus.validate import DatasetError, Issue, Report, read_dataset
+
+SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+def item_id(session_id: str, action_index: int) -> str:
+    """The id of one action across the whole dataset (used by coding and predictions)."""
+    return f"{session_id}:{action_index}"
+
+
+@dataclass
+class Corpus:
+    root: Path
+    info: DatasetInfo
+    maps: dict[str, GridMap]
+    sessions: dict[str, Session]
+    labels: pd.DataFrame  # coded labels of every scheme: scheme, item_id, session_id, action_index, coder, code, partition
+    predictions: dict[str, dict[str, Any]]
+    warnings: list[Issue] = field(default_factory=list)
+
+    def __hash__(self) -> int:  # cached helpers key on the corpus object itself
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    # -- per session ------------------------------------------------------------------------
+
+    def session(self, session_id: str) -> Session:
+        try:
+            return self.sessions[session_id]
+        except KeyError:
+            raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'") from None
+
+    def map_of(self, session_id: str) -> GridMap:
+        return self.maps[self.session(session_id).map_id]
+
+    @functools.cached_property
+    def _histories(self) -> dict[str, CanvasHistory]:
+        return {}
+
+    def history(self, session_id: str) -> CanvasHistory:
+        """The Follower's canvas after every action; computed once per session."""
+        h = self._histories.get(session_id)
+        if h is None:
+            s = self.session(session_id)
+            h = session_history(s, self.maps[s.map_id].grid_size)
+            self._histories[session_id] = h
+        return h
+
+    def route_mask(self, session_id: str) -> np.ndarray:
+        m = self.map_of(session_id)
+        return route_mask(m.route, tuple(m.grid_size))
+
+    def scores(self, session_id: str, step: int | None = None) -> DrawingScores:
+        """Accuracy, coverage and distance-weighted score of the drawing after ``step``."""
+        h = self.history(session_id)
+        t = len(h) - 1 if step is None else step
+        return score(h.mask(t), self.route_mask(session_id))
+
+    def coverage_curve(self, session_id: str) -> np.ndarray:
+        """Route coverage after every action (vectorized over the step differences)."""
+        h = self.history(session_id)
+        route = self.route_mask(session_id).ravel()
+        n_route = max(int(route.sum()), 1)
+        delta = np.fromiter(
+            (int(route[a].sum()) - int(route[r].sum()) for a, r in zip(h.added, h.removed)),
+            dtype=np.int64,
+            count=len(h),
+        )
+        return np.cumsum(delta) / n_route
+
+    # -- tables -----------------------------------------------------------------------------
+
+    @functools.cached_property
+    def actions_df(self) -> pd.DataFrame:
+        """One row per action, with its session's condition and split and the mental model."""
+        cols: dict[str, list] = {k: [] for k in (
+            "session_id", "condition", "split", "index", "timestamp", "role", "type", "n_cells",
+            "text", "team_goal", "partner_intent", "self_reasoning", "aligned",
+            "misalignment_reasons", "rationale", "progress",
+        )}
+        for s in self.sessions.values():
+            n = len(s.actions)
+            for a in s.actions:
+                mm = a.mental_model
+                cols["session_id"].append(s.id)
+                cols["condition"].append(s.condition)
+                cols["split"].append(s.split)
+                cols["index"].append(a.index)
+                cols["timestamp"].append(a.timestamp)
+                cols["role"].append(a.role)
+                cols["type"].append(a.type)
+                cols["n_cells"].append(len(a.cells))
+                cols["text"].append(a.text)
+                cols["team_goal"].append(mm.team_goal.code if mm else None)
+                cols["partner_intent"].append(mm.partner_intent.code if mm else None)
+                cols["self_reasoning"].append(mm.self_reasoning.code if mm else None)
+                cols["aligned"].append(mm.aligned if mm else None)
+                cols["misalignment_reasons"].append(",".join(r.code for r in mm.misalignment_reasons) if mm else "")
+                cols["rationale"].append(mm.rationale if mm else "")
+                cols["progress"].append(a.index / (n - 1) if n > 1 else 1.0)
+        df = pd.DataFrame(cols)
+        for c in ("condition", "split", "role", "type"):
+            df[c] = df[c].astype("category")
+        return df
+
+    @functools.cached_property
+    def sessions_df(self) -> pd.DataFrame:
+        """One row per session: condition, split, duration, action counts by type, task metrics."""
+        counts = (
+            self.actions_df.groupby(["session_id", "type"], observed=False).size().unstack(fill_value=0)
+            if len(self.actions_df) else pd.DataFrame()
+        )
+        rows = []
+        for s in self.sessions.values():
+            sc = self.scores(s.id)
+            row = {
+                "session_id": s.id,
+                "condition": s.condition,
+                "split": s.split,
+                "map_id": s.map_id,
+                "duration_min": s.duration_s / 60.0,
+                "n_actions": len(s.actions),
+            }
+            for t in schema.ACTION_TYPES:
+                row[f"n_{t}"] = int(counts.at[s.id, t]) if s.id in counts.index and t in counts.columns else 0
+            row.update(
+                final_accuracy=sc.accuracy,
+                reported_accuracy=s.final_accuracy,
+                route_coverage=sc.coverage,
+                distance_weighted=sc.distance_weighted,
+                n_checkpoints=len(s.checkpoints),
+            )
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def coded(self, scheme: str = "grounding_acts") -> pd.DataFrame:
+        """Long table of one coding scheme's labels: item_id, session_id, action_index, coder, code, partition."""
+        return self.labels[self.labels["scheme"] == scheme].drop(columns="scheme").reset_index(drop=True)
+
+    @property
+    def synthetic(self) -> bool:
+        return self.info.synthetic
+
+
+def _labels_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    df = pd.DataFrame(rows, columns=["scheme", "session_id", "action_index", "coder", "code", "partition"])
+    df.insert(0, "item_id", [item_id(s, i) for s, i in zip(df["session_id"], df["action_index"])])
+    return df
+
+
+def load_dir(root: str | Path) -> Corpus:
+    """Load and validate a dataset directory; raise DatasetError listing every problem."""
+    raw, report = read_dataset(root)
+    if not report.ok:
+        raise DatasetError(report, str(root))
+    assert raw.info is not None
+    return Corpus(
+        root=Path(root),
+        info=raw.info,
+        maps=raw.maps,
+        sessions=raw.sessions,
+        labels=_labels_frame(raw.labels),
+        predictions=raw.predictions,
+        warnings=report.warnings,
+    )
+
+
+def load(path: str | Path) -> Corpus:
+    """Load a dataset directory or a .zip of one (extracted safely to a temporary folder)."""
+    path = Path(path)
+    if path.suffix.lower() == ".zip" and path.is_file():
+        from corpus.archive import extracted
+
+        with extracted(path) as root:
+            corpus = load_dir(root)
+        corpus.root = path
+        return corpus
+    return load_dir(path)
+
+
+def validate(path: str | Path) -> Report:
+    """Every problem of a dataset directory or .zip, without loading it."""
+    path = Path(path)
+    if path.suffix.lower() == ".zip" and path.is_file():
+        from corpus.archive import ArchiveError, extracted
+
+        try:
+            with extracted(path) as root:
+                return read_dataset(root)[1]
+        except ArchiveError as exc:
+            return exc.report
+    return read_dataset(path)[1]
+
+
+def load_sample() -> Corpus:
+    return load_dir(SAMPLE_DATA)

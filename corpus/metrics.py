@@ -1,0 +1,85 @@
+"""Task metrics of a drawing against the target route.
+
+- final accuracy (the paper, Sec. 3.3.2 and 4.2): share of drawn cells that lie on the route;
+- route coverage: share of route cells that were drawn;
+- distance-weighted drawing score (Sec. 4.2): each drawn cell scores by its Chebyshev distance to
+  the route: 1 on the route, 2/3 at distance 1, 1/3 at distance 2, else 0; averaged over drawn
+  cells.
+
+Each takes boolean H x W masks. With nothing drawn, accuracy and the drawing score have no
+defined value and are returned as ``None``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import ndimage
+
+_SQUARE = np.ones((3, 3), dtype=bool)
+
+
+def route_mask(route, shape: tuple[int, int]) -> np.ndarray:
+    mask = np.zeros(shape, dtype=bool)
+    if len(route):
+        r = np.asarray(route, dtype=np.int64)
+        mask[r[:, 0], r[:, 1]] = True
+    return mask
+
+
+def chebyshev_distance(route: np.ndarray, max_distance: int = 3) -> np.ndarray:
+    """Chebyshev distance of every cell to the nearest route cell, capped at ``max_distance``."""
+    dist = np.full(route.shape, max_distance, dtype=np.int64)
+    reach = route.copy()
+    dist[reach] = 0
+    for d in range(1, max_distance):
+        reach = ndimage.binary_dilation(reach, structure=_SQUARE)
+        dist[reach & (dist == max_distance)] = d
+    return dist
+
+
+def accuracy(drawn: np.ndarray, route: np.ndarray) -> float | None:
+    n = int(drawn.sum())
+    return float((drawn & route).sum() / n) if n else None
+
+
+def coverage(drawn: np.ndarray, route: np.ndarray) -> float:
+    n = int(route.sum())
+    return float((drawn & route).sum() / n) if n else 0.0
+
+
+DISTANCE_WEIGHTS = np.array([1.0, 2.0 / 3.0, 1.0 / 3.0, 0.0])
+
+
+def distance_weighted_score(drawn: np.ndarray, route: np.ndarray) -> float | None:
+    n = int(drawn.sum())
+    if not n:
+        return None
+    dist = chebyshev_distance(route, max_distance=3)
+    return float(DISTANCE_WEIGHTS[dist[drawn]].mean())
+
+
+@dataclass(frozen=True)
+class DrawingScores:
+    accuracy: float | None
+    coverage: float
+    distance_weighted: float | None
+    n_drawn: int
+
+    def as_dict(self) -> dict:
+        return {
+            "accuracy": self.accuracy,
+            "coverage": self.coverage,
+            "distance_weighted": self.distance_weighted,
+            "n_drawn": self.n_drawn,
+        }
+
+
+def score(drawn: np.ndarray, route: np.ndarray) -> DrawingScores:
+    return DrawingScores(
+        accuracy=accuracy(drawn, route),
+        coverage=coverage(drawn, route),
+        distance_weighted=distance_weighted_score(drawn, route),
+        n_drawn=int(drawn.sum()),
+    )

@@ -1,0 +1,98 @@
+"""Write a dataset directory in the format :mod:`corpus.validate` reads.
+
+Used by the sample-corpus generator and the importers. The directory is written next to its
+destination and moved into place only when complete, so a failed write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable
+
+from corpus.model import DatasetInfo, GridMap, Session, SessionMeta
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def map_json(gm: GridMap) -> dict[str, Any]:
+    return gm.model_dump(mode="json", exclude_none=True)
+
+
+def action_json(a) -> dict[str, Any]:
+    d = a.model_dump(mode="json", exclude_none=True)
+    mm = d.get("mental_model")
+    if mm is not None:
+        # Keep files compact and readable: drop empty optional parts.
+        if not mm.get("misalignment_reasons"):
+            mm.pop("misalignment_reasons", None)
+    return d
+
+
+def write_dataset(
+    dest: str | Path,
+    info: DatasetInfo,
+    maps: Iterable[GridMap],
+    sessions: Iterable[Session],
+    labels: Iterable[dict[str, Any]] = (),
+    predictions: dict[str, dict[str, Any]] | None = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write the dataset to ``dest`` (a new folder; ``overwrite`` replaces an existing one)."""
+    dest = Path(dest)
+    if dest.exists() and not overwrite:
+        raise FileExistsError(f"{dest} exists; pass overwrite=True to replace it")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        (tmp / "dataset.json").write_text(
+            json.dumps(info.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False) + "\n",
+            encoding="utf-8",
+        )
+        (tmp / "maps").mkdir()
+        for gm in maps:
+            (tmp / "maps" / f"{gm.id}.json").write_text(
+                json.dumps(map_json(gm), ensure_ascii=False) + "\n", encoding="utf-8"
+            )
+        (tmp / "sessions").mkdir()
+        for s in sessions:
+            d = tmp / "sessions" / s.id
+            d.mkdir()
+            meta = {k: getattr(s, k) for k in SessionMeta.model_fields}
+            meta_json = SessionMeta.model_construct(**meta).model_dump(mode="json", exclude_none=True)
+            (d / "session.json").write_text(json.dumps(meta_json, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            with open(d / "actions.jsonl", "w", encoding="utf-8") as f:
+                for a in s.actions:
+                    f.write(_dump(action_json(a)) + "\n")
+        by_scheme: dict[str, list[dict[str, Any]]] = {}
+        for r in labels:
+            by_scheme.setdefault(r.get("scheme", "grounding_acts"), []).append(r)
+        for scheme_id, rows in by_scheme.items():
+            (tmp / "labels").mkdir(exist_ok=True)
+            with open(tmp / "labels" / f"{scheme_id}.csv", "w", encoding="utf-8", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=["session_id", "action_index", "coder", "code", "partition"])
+                w.writeheader()
+                for r in rows:
+                    w.writerow({k: r.get(k, "") for k in w.fieldnames})
+        for model_id, entry in (predictions or {}).items():
+            d = tmp / "predictions" / model_id
+            d.mkdir(parents=True)
+            (d / "model.json").write_text(json.dumps(entry["info"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            for task in ("next_action", "mental_model"):
+                if entry.get(task):
+                    with open(d / f"{task}.jsonl", "w", encoding="utf-8") as f:
+                        for row in entry[task]:
+                            f.write(_dump(row) + "\n")
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return dest
