@@ -48,7 +48,7 @@ def extract_to(archive: str | Path, dest: str | Path) -> Path:
     name = archive.name
     size = archive.stat().st_size
     if size > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(name, f"archive is {size / 1e6:.1f} MB; uploads over {MAX_ARCHIVE_BYTES / 1e6:.0f} MB are refused")
+        raise ArchiveError(name, f"archive is {size / 2**20:.1f} MiB; uploads over {MAX_ARCHIVE_BYTES / 2**20:.0f} MiB are refused")
     if not zipfile.is_zipfile(archive):
         raise ArchiveError(name, "not a zip archive")
     dest.mkdir(parents=True, exist_ok=True)
@@ -59,7 +59,7 @@ def extract_to(archive: str | Path, dest: str | Path) -> Path:
         declared = sum(i.file_size for i in infos)
         if declared > MAX_UNCOMPRESSED_BYTES:
             raise ArchiveError(
-                name, f"archive would unpack to {declared / 1e6:.0f} MB; more than {MAX_UNCOMPRESSED_BYTES / 1e6:.0f} MB is refused (zip bomb?)"
+                name, f"archive would unpack to {declared / 2**20:.0f} MiB; more than {MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MiB is refused (zip bomb?)"
             )
         total = 0
         for info in infos:
@@ -68,7 +68,7 @@ def extract_to(archive: str | Path, dest: str | Path) -> Path:
                 raise ArchiveError(name, "member path leaves the archive folder", info.filename)
             if info.file_size > MAX_FILE_BYTES:
                 raise ArchiveError(
-                    name, f"member is {info.file_size / 1e6:.1f} MB; files over {MAX_FILE_BYTES / 1e6:.0f} MB are refused", info.filename
+                    name, f"member is {info.file_size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused", info.filename
                 )
             if info.compress_size and info.file_size > 1_000_000 and info.file_size / info.compress_size > MAX_RATIO:
                 raise ArchiveError(

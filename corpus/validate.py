@@ -142,7 +142,7 @@ def read_text(path: Path, report: Report, rel: str) -> str | None:
             rel,
             "-",
             "(file)",
-            f"file is {size / 1e6:.1f} MB; files over {MAX_FILE_BYTES / 1e6:.0f} MB are refused",
+            f"file is {size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused",
         )
         return None
     data = path.read_bytes()
@@ -210,6 +210,7 @@ class RawDataset:
     maps: dict[str, GridMap] = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)
+    invalid_maps: set[str] = field(default_factory=set)
     predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
@@ -247,6 +248,7 @@ def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
             continue
         gm = parse(GridMap, obj, report, rel, f"map {obj.get('id', path.stem) if isinstance(obj, dict) else path.stem}")
         if gm is None:
+            raw.invalid_maps.add(path.stem)
             continue
         if gm.id != path.stem:
             report.add(rel, f"map {gm.id}", "id", f"map id '{gm.id}' does not match the file name '{path.stem}.json'")
@@ -262,12 +264,13 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report) -> None:
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
     for d in dirs:
-        session = _read_session(root, d, raw.maps, report)
+        session = _read_session(root, d, raw, report)
         if session is not None:
             raw.sessions[session.id] = session
 
 
-def _read_session(root: Path, d: Path, maps: dict[str, GridMap], report: Report) -> Session | None:
+def _read_session(root: Path, d: Path, raw: RawDataset, report: Report) -> Session | None:
+    maps = raw.maps
     rel_meta = f"sessions/{d.name}/session.json"
     rel_actions = f"sessions/{d.name}/actions.jsonl"
     meta = None
@@ -283,7 +286,9 @@ def _read_session(root: Path, d: Path, maps: dict[str, GridMap], report: Report)
     grid_map = None
     if meta is not None:
         grid_map = maps.get(meta.map_id)
-        if grid_map is None:
+        if grid_map is None and meta.map_id in raw.invalid_maps:
+            report.add(rel_meta, f"session {meta.id}", "map_id", f"map '{meta.map_id}' has errors (see maps/{meta.map_id}.json)")
+        elif grid_map is None:
             known = ", ".join(sorted(maps)) or "none"
             report.add(rel_meta, f"session {meta.id}", "map_id", f"map '{meta.map_id}' not found in maps/ (known: {known})")
 

@@ -1,0 +1,42 @@
+# Two commands on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PORT   ?= 8501
+
+.PHONY: install run test bench chromium sample clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+## Serve the app on the bundled (synthetic) sample corpus.
+run: install
+	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+
+## Debian's chromium for the browser tests (no browser download is possible here).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium with apt-get"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+## Install everything the tests need and run every test.
+test: install chromium
+	$(PY) -m pytest
+
+## Speed targets: prints a table and writes bench/results.json.
+bench: install
+	$(PY) bench/run.py
+
+## Regenerate the committed sample corpus.
+sample: install
+	$(PY) -m corpus generate --seed 7 sample_data --overwrite
+
+clean:
+	rm -rf $(VENV) .pytest_cache bench/results.json

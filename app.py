@@ -1,0 +1,28 @@
+"""Groundwork: the router. Every screen is one st.Page; the sidebar picks the dataset."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+HERE = Path(__file__).parent
+
+PAGES = {
+    "Explore": [
+        st.Page(HERE / "pages" / "data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
+    ],
+}
+
+
+def main() -> None:
+    st.set_page_config(page_title="Groundwork", page_icon=":material/route:", layout="wide")
+    # Navigation first: nothing before it may raise (see the notes on st.navigation).
+    page = st.navigation(PAGES)
+    from components.dataset import sidebar
+
+    sidebar()
+    page.run()
+
+
+main()

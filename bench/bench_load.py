@@ -1,0 +1,48 @@
+"""Loading speed: the sample corpus, and a generated corpus of 1,000 sessions (~100,000 actions).
+
+Each load runs in a fresh process (a cold load: no cache), timing validation plus the session and
+action tables the pages read; peak memory is that process's maximum resident set size.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+_CHILD = r"""
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[2])
+from corpus.dataset import load_dir
+t0 = time.perf_counter()
+c = load_dir(sys.argv[1])
+c.actions_df; c.sessions_df
+ms = (time.perf_counter() - t0) * 1000
+peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps({"ms": ms, "peak_mb": peak_mb, "n_actions": int(c.sessions_df["n_actions"].sum())}))
+"""
+
+
+def _cold_load(path: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(ROOT)], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run() -> dict[str, dict]:
+    sys.path.insert(0, str(ROOT))
+    from corpus.generate import generate
+
+    sample = min((_cold_load(ROOT / "sample_data") for _ in range(3)), key=lambda r: r["ms"])
+    with tempfile.TemporaryDirectory() as tmp:
+        big = generate(seed=11, out=Path(tmp) / "big", n_sessions=1000)
+        large = _cold_load(big)
+    return {
+        "load_sample_ms": {"value": sample["ms"], "unit": "ms", "target": 1000},
+        "load_100k_ms": {"value": large["ms"], "unit": "ms", "target": 10000},
+        "load_100k_peak_mb": {"value": large["peak_mb"], "unit": "MB", "target": 1024},
+        "load_100k_n_actions": {"value": large["n_actions"], "unit": "n", "target": None},
+    }

@@ -1,0 +1,1 @@
+"""Streamlit renderers shared by the pages."""

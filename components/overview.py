@@ -1,0 +1,102 @@
+"""Renderers for the Data page: dataset header, Table 1 / Table 8 equivalents, the session list
+and the validation report of the last import."""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from analysis.descriptive import dataset_stats, table1, table8
+from corpus import schema
+from corpus.dataset import Corpus
+from components.dataset import REPORT_KEY, show_report
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _stats(_corpus: Corpus, key: str) -> dict:
+    return dataset_stats(_corpus.sessions_df, _corpus.actions_df)
+
+
+def corpus_key(corpus: Corpus) -> str:
+    """Cache key of a loaded corpus object (one per load)."""
+    return f"{corpus.root}#{id(corpus)}"
+
+
+def stats_of(corpus: Corpus) -> dict:
+    return _stats(corpus, corpus_key(corpus))
+
+
+def dataset_header(corpus: Corpus) -> None:
+    st.caption(corpus.info.description)
+    df = corpus.sessions_df
+    cols = st.columns(5)
+    cols[0].metric("Sessions", len(df))
+    cols[1].metric("Actions", int(df["n_actions"].sum()))
+    for i, cond in enumerate(schema.CONDITIONS, start=2):
+        cols[i].metric(f"Sessions, {cond}", int((df["condition"] == cond).sum()), help=schema.CONDITION_DESCRIPTIONS[cond])
+    acc = df["final_accuracy"].dropna()
+    cols[4].metric("Mean final accuracy", f"{acc.mean():.2f}" if len(acc) else "-", help="Share of drawn cells on the route (the paper's task success)")
+
+
+def stats_tables(corpus: Corpus) -> None:
+    stats = stats_of(corpus)
+    t1, t8 = st.tabs(["Actions per session (Table 1)", "Mental-model labels (Table 8)"])
+    with t1:
+        st.caption("Mean (SD) over sessions, overall, per condition and per condition x split.")
+        st.dataframe(table1(stats), width="stretch")
+    with t8:
+        st.caption("Each label's share (%) of a session's annotated actions, mean (SD) over sessions.")
+        st.dataframe(table8(stats), width="stretch")
+    st.download_button(
+        "Download statistics (JSON)",
+        json.dumps(stats, indent=2),
+        file_name=f"{corpus.info.name}-stats.json",
+        mime="application/json",
+        icon=":material/download:",
+    )
+
+
+def session_table(corpus: Corpus) -> None:
+    st.subheader("Sessions")
+    df = corpus.sessions_df[
+        ["session_id", "condition", "split", "map_id", "duration_min", "n_actions", "n_message", "n_draw",
+         "n_erase", "n_undo", "n_reset", "final_accuracy", "route_coverage", "distance_weighted"]
+    ]
+    st.dataframe(
+        df,
+        width="stretch",
+        hide_index=True,
+        column_config={
+            "session_id": "Session",
+            "condition": st.column_config.TextColumn("Condition", help="visible: the Guide saw the Follower's canvas"),
+            "split": "Split",
+            "map_id": "Map",
+            "duration_min": st.column_config.NumberColumn("Duration (min)", format="%.1f"),
+            "n_actions": "Actions",
+            "n_message": "Messages",
+            "n_draw": "Draw",
+            "n_erase": "Erase",
+            "n_undo": "Undo",
+            "n_reset": "Reset",
+            "final_accuracy": st.column_config.NumberColumn("Final accuracy", format="%.2f", help="Share of drawn cells on the route"),
+            "route_coverage": st.column_config.NumberColumn("Route coverage", format="%.2f", help="Share of route cells drawn"),
+            "distance_weighted": st.column_config.NumberColumn("Distance-weighted", format="%.2f", help="Chebyshev distance-weighted drawing score (Sec. 4.2)"),
+        },
+        key="sessions_table",
+    )
+
+
+def import_report(corpus: Corpus) -> None:
+    last = st.session_state.get(REPORT_KEY)
+    if last:
+        report = last["report"]
+        with st.expander(f"Validation report: {last['name']}", expanded=not last["imported"], icon=":material/fact_check:"):
+            if last["imported"]:
+                st.success(f"Imported {last['name']}: {len(report.warnings)} warning(s), no errors.")
+            else:
+                st.error(f"Nothing was imported from {last['name']}: {len(report.errors)} error(s). Fix them and upload again.")
+            show_report(report)
+    if corpus.warnings:
+        with st.expander(f"{len(corpus.warnings)} warning(s) in this dataset", icon=":material/warning:"):
+            show_report(corpus.warnings)

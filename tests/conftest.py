@@ -1,0 +1,119 @@
+"""Shared fixtures: a clean Streamlit cache per test, a served app for browser tests, Debian's
+chromium for Playwright, and a throwaway PostgreSQL server."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(autouse=True)
+def _clear_streamlit_caches():
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    yield
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args():
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"chromium not found at {CHROMIUM}: `make test` installs it with apt-get")
+        pytest.skip(f"chromium not found at {CHROMIUM} (`apt-get install chromium`)")
+    return {
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args():
+    return {"viewport": {"width": 1440, "height": 1000}}
+
+
+def start_app(data_dir: Path, env_extra: dict | None = None) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), **(env_extra or {})}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
+            raise RuntimeError(f"streamlit exited early:\n{out}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proc, url
+        except OSError:
+            time.sleep(0.3)
+    proc.kill()
+    raise RuntimeError("streamlit did not become healthy within 60 s")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    """A served app on the sample corpus, one per test module."""
+    proc, url = start_app(tmp_path_factory.mktemp("appdata"))
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_idle(page, timeout: float = 30_000) -> None:
+    """Wait until the app is connected, not running, and shows no skeletons."""
+    app = page.get_by_test_id("stApp")
+    app.wait_for(timeout=timeout)
+    page.wait_for_function(
+        """() => {
+            const a = document.querySelector('[data-testid=stApp]');
+            return a && a.getAttribute('data-test-connection-state') === 'CONNECTED'
+                && a.getAttribute('data-test-script-state') === 'notRunning'
+                && !document.querySelector('[data-testid=stSkeleton]');
+        }""",
+        timeout=timeout,
+    )
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    return ARTIFACTS
