@@ -85,8 +85,8 @@ def show_report(report: Report | list) -> None:
 def synthetic_banner(corpus: Corpus) -> None:
     if corpus.synthetic:
         st.info(
-            f"**{corpus.info.name}** is a synthetic corpus: generated sessions that imitate the "
-            "patterns of the ALMANAC paper, not recordings of people.",
+            f"**{corpus.info.name}** is a synthetic corpus: generated sessions, not recordings of "
+            "people. Patterns in it are there by design.",
             icon=":material/science:",
         )
 
@@ -118,6 +118,11 @@ def _import_upload(name: str, data: bytes) -> None:
     st.session_state[STATE_KEY] = {"kind": "upload", "path": str(final), "label": f"Upload: {name}"}
 
 
+def _on_choice() -> None:
+    if st.session_state.get("dataset_choice") == "Sample corpus":
+        st.session_state[STATE_KEY] = None
+
+
 def sidebar() -> None:
     with st.sidebar:
         st.subheader("Dataset")
@@ -126,11 +131,9 @@ def sidebar() -> None:
             ["Sample corpus", "Directory on the server", "Upload a .zip"],
             key="dataset_choice",
             label_visibility="collapsed",
+            on_change=_on_choice,
         )
-        if choice == "Sample corpus":
-            if current_source()["kind"] != "sample":
-                st.session_state[STATE_KEY] = None
-        elif choice == "Directory on the server":
+        if choice == "Directory on the server":
             path = st.text_input("Dataset directory", key="dataset_dir", placeholder="/path/to/dataset")
             if st.button("Open directory", key="open_dir") and path:
                 p = Path(path).expanduser()
