@@ -1,0 +1,140 @@
+"""The synthetic sample corpus: deterministic, committed as generated, and shaped like ALMANAC."""
+
+from __future__ import annotations
+
+import filecmp
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from corpus.dataset import SAMPLE_DATA, load_dir
+from corpus.generate import HUMAN_CODERS, LLM_CODER, generate
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and p.name != "README.md"}
+
+
+def test_same_seed_same_bytes_and_other_seed_differs(tmp_path):
+    a = _tree(generate(seed=3, out=tmp_path / "a", n_sessions=6))
+    b = _tree(generate(seed=3, out=tmp_path / "b", n_sessions=6))
+    c = _tree(generate(seed=4, out=tmp_path / "c", n_sessions=6))
+    assert a == b
+    assert a.keys() == c.keys()
+    assert a["sessions/S01/actions.jsonl"] != c["sessions/S01/actions.jsonl"]
+
+
+def test_committed_sample_is_what_seed_7_generates(tmp_path):
+    fresh = _tree(generate(seed=7, out=tmp_path / "s"))
+    committed = _tree(SAMPLE_DATA)
+    assert fresh.keys() == committed.keys()
+    different = [k for k in fresh if fresh[k] != committed[k]]
+    assert not different, f"sample_data is stale (run `make sample`): {different[:5]}"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return load_dir(SAMPLE_DATA)
+
+
+def test_design_matches_the_paper(sample):
+    s = sample.sessions_df
+    assert len(s) == 25
+    assert s["condition"].value_counts().to_dict() == {"visible": 13, "not_visible": 12}
+    assert s["split"].value_counts().to_dict() == {"train": 19, "test": 6}
+    assert sample.info.synthetic is True
+    assert "synthetic" in (SAMPLE_DATA / "README.md").read_text().lower()
+    assert len(sample.maps) == 2
+    for gm in sample.maps.values():
+        assert tuple(gm.grid_size) == (40, 60)
+        assert 8 <= len(gm.landmarks) <= 12
+        assert len(gm.misplaced_landmarks()) == 1
+
+
+def test_action_counts_vary_like_table_1(sample):
+    a = sample.actions_df
+    assert 2500 <= len(a) <= 3500
+    per = a.groupby("session_id").size()
+    assert per.std() > 40 and per.min() >= 20
+    shares = a["type"].value_counts(normalize=True)
+    assert shares["message"] > 0.5
+    assert set(shares.index) == {"message", "draw", "erase", "undo", "reset"}
+    assert shares["draw"] > shares["erase"] > shares["reset"]
+    # The Guide only talks; the Follower draws.
+    assert set(a.loc[a["role"] == "guide", "type"]) == {"message"}
+
+
+def test_drawing_is_near_the_route_with_errors(sample):
+    acc = sample.sessions_df["final_accuracy"]
+    assert 0.55 <= acc.mean() <= 0.8
+    assert acc.std() > 0.04
+    for sid in sample.sessions_df["session_id"]:
+        assert sample.scores(sid).accuracy == pytest.approx(sample.session(sid).final_accuracy, abs=1e-4)
+
+
+def test_mental_models_resemble_table_8_and_rise_with_progress(sample):
+    a = sample.actions_df
+    assert a["team_goal"].notna().all()
+    tg = a["team_goal"].value_counts(normalize=True)
+    assert tg.idxmax() in ("t3", "t2") and 0.3 < tg["t3"] < 0.65
+    assert a["partner_intent"].value_counts().idxmax() == "p1"
+    assert a["self_reasoning"].value_counts().idxmax() == "r1"
+    grounded = (a["partner_intent"] == "p1").astype(float)
+    by_cond = grounded.groupby(a["condition"]).mean()
+    assert by_cond["visible"] > by_cond["not_visible"] + 0.03
+    early = grounded[a["progress"] < 0.3].mean()
+    late = grounded[a["progress"] > 0.7].mean()
+    assert late > early + 0.05
+    assert (~a["aligned"]).mean() > 0.1
+
+
+def test_checkpoints_at_quarters_for_both_roles(sample):
+    for sid in sample.sessions_df["session_id"]:
+        s = sample.session(sid)
+        assert {c.progress for c in s.checkpoints} <= {0.25, 0.5, 0.75}
+        assert len(s.checkpoints) >= 4
+        for c in s.checkpoints:
+            assert c.elapsed_s == s.actions[c.action_index].timestamp
+            assert c.team_goal and c.partner_intent and c.self_reasoning
+
+
+def test_grounding_act_coding_like_the_paper(sample):
+    lab = sample.labels
+    items = lab.drop_duplicates(["session_id", "action_index"])
+    assert len(items) == 180
+    assert items["partition"].value_counts().to_dict() == {"validation": 172, "few_shot": 8}
+    human = lab[lab["coder"].isin(HUMAN_CODERS)].pivot_table(
+        index=["session_id", "action_index"], columns="coder", values="code", aggfunc="first"
+    )
+    table, _ = aggregate_raters(human.to_numpy())
+    kappa = fleiss_kappa(table)
+    assert 0.72 <= kappa <= 0.88
+    llm = lab[lab["coder"] == LLM_CODER].set_index(["session_id", "action_index"])["code"]
+    assert len(llm) == 172
+    majority = human.loc[llm.index].mode(axis=1)[0]
+    assert 0.65 <= cohen_kappa_score(llm, majority) <= 0.85
+    # Continue dominates, and non-grounding "other" is commoner where the canvas was hidden.
+    merged = lab.merge(sample.sessions_df[["session_id", "condition"]], on="session_id")
+    other = merged.assign(o=merged["code"] == "other").groupby("condition")["o"].mean()
+    assert other["not_visible"] > other["visible"]
+
+
+def test_predictions_cover_the_test_split_for_both_tasks(sample):
+    test_ids = set(sample.sessions_df.loc[sample.sessions_df["split"] == "test", "session_id"])
+    assert len(sample.predictions) >= 2
+    for model_id, entry in sample.predictions.items():
+        assert entry["info"]["simulated"] is True
+        for task in ("next_action", "mental_model"):
+            rows = pd.DataFrame(entry[task])
+            assert set(rows["session_id"]) == test_ids, (model_id, task)
+        na = pd.DataFrame(entry["next_action"])
+        assert (na.loc[na["role"] == "guide", "action_type"] == "message").all()
+        truth = sample.actions_df.set_index(["session_id", "index"])[["type"]]
+        joined = na.join(truth, on=["session_id", "action_index"])
+        fol = joined[joined["role"] == "follower"]
+        acc = (fol["action_type"] == fol["type"]).mean()
+        assert 0.3 < acc < 0.8
