@@ -33,7 +33,7 @@ def progress_figure(curves: pd.DataFrame, measures: list[str]) -> go.Figure:
             fig.add_trace(go.Scatter(
                 x=list(c["progress"]) + list(c["progress"][::-1]),
                 y=list(c["ci_high"]) + list(c["ci_low"][::-1]),
-                fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0}, hoverinfo="skip",
+                mode="lines", fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0}, hoverinfo="skip",
                 showlegend=False, legendgroup=cond,
             ), row=1, col=col)
             fig.add_trace(go.Scatter(

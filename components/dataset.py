@@ -66,7 +66,14 @@ def current_corpus() -> Corpus | None:
 
 
 def require_corpus() -> Corpus:
-    """For pages: the current dataset, or stop the page with the reason shown."""
+    """For pages: the current dataset, or stop the page with the reason shown.
+
+    Every page starts here, so this is also where a deep link on a fresh server is routed through
+    ``app.py`` (see :mod:`components.router`).
+    """
+    from components.router import ensure_routed
+
+    ensure_routed()
     corpus = current_corpus()
     if corpus is None:
         st.stop()
