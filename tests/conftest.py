@@ -117,3 +117,64 @@ def wait_idle(page, timeout: float = 30_000) -> None:
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+# ---------------------------------------------------------------------------------------------
+# A throwaway PostgreSQL server (the binaries refuse to run as root: run them as `postgres`).
+# ---------------------------------------------------------------------------------------------
+
+
+def _pg_cmd(args: list[str]) -> list[str]:
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *args]
+    return args
+
+
+@pytest.fixture(scope="session")
+def postgres_server(tmp_path_factory):
+    """Start a PostgreSQL cluster in a temp dir on a free port; yield its base URL."""
+    initdb = shutil.which("initdb") or next(
+        (str(p) for p in sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))), None
+    )
+    if initdb is None:
+        if os.environ.get("CI"):
+            pytest.fail("PostgreSQL binaries (initdb, pg_ctl) not found")
+        pytest.skip("PostgreSQL binaries (initdb, pg_ctl) not found")
+    bindir = Path(initdb).parent
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="gw-pg-"))
+    data = base / "data"
+    if os.geteuid() == 0:
+        shutil.chown(base, "postgres", "postgres")
+    base.chmod(0o777)
+    port = free_port()
+    subprocess.run(_pg_cmd([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8"]),
+                   check=True, capture_output=True)
+    subprocess.run(_pg_cmd([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(base / "log"), "-w", "-o",
+                            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=100", "start"]),
+                   check=True, capture_output=True)
+    try:
+        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
+    finally:
+        subprocess.run(_pg_cmd([str(bindir / "pg_ctl"), "-D", str(data), "-m", "fast", "stop"]), capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server, request):
+    """A fresh, empty database on the throwaway server."""
+    import uuid
+
+    import sqlalchemy as sa
+
+    name = "t_" + uuid.uuid4().hex[:12]
+    eng = sa.create_engine(f"{postgres_server}/postgres", isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        c.exec_driver_sql(f"CREATE DATABASE {name}")
+    eng.dispose()
+    yield f"{postgres_server}/{name}"
+    eng = sa.create_engine(f"{postgres_server}/postgres", isolation_level="AUTOCOMMIT")
+    with eng.connect() as c:
+        c.exec_driver_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    eng.dispose()
