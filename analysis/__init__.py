@@ -1,0 +1,1 @@
+"""Pure computation on the corpus tables: DataFrames in, results out (no UI code)."""
