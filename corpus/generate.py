@@ -875,8 +875,9 @@ def _action_counts(rng, n: int) -> list[int]:
     sigma = 0.72
     mu = math.log(120) - sigma**2 / 2
     counts = np.clip(rng.lognormal(mu, sigma, size=n), 30, 420)
-    if n == 25:  # the sample corpus: about 3,000 actions, like ALMANAC's 2,987
-        counts = counts * (2700 / counts.sum())  # the simulation adds ~10 % (repairs, resets)
+    # The simulation adds ~12 % (repairs, resets): the sample corpus ends near ALMANAC's 2,987
+    # actions, and larger corpora near 100 actions per session.
+    counts = counts * ((2700 if n == 25 else 88 * n) / counts.sum())
     return [int(round(c)) for c in counts]
 
 

@@ -50,28 +50,40 @@ class Label(_Strict):
     text: str = ""
     other_text: str | None = None
 
-    def check(self, dimension: str) -> "Label":
+    @staticmethod
+    def normalize(dimension: str, value: Any) -> Any:
+        """Check a raw label (dict or code string) on a dimension and fill in its wording.
+
+        Runs before the model is built, on plain data: loading 100,000 actions stays fast.
+        """
+        value = _label_shorthand(value)
+        if not isinstance(value, dict) or not isinstance(value.get("code"), str):
+            return value  # let pydantic report the type error
         codes = (
             schema.MISALIGNMENT_REASON
             if dimension == "misalignment_reason"
             else schema.DIMENSIONS[dimension]
         )
-        code = self.code.strip().lower()
+        raw = value["code"]
+        code = raw.strip().lower()
         if code not in codes and code != schema.OTHER:
             expected = ", ".join([*codes, schema.OTHER])
-            raise ValueError(f"unknown {dimension} code '{self.code}' (expected one of {expected})")
+            raise ValueError(f"unknown {dimension} code '{raw}' (expected one of {expected})")
         expected_text = schema.wording(dimension, code)
-        if self.text and self.text.strip() != expected_text:
+        text = value.get("text") or ""
+        if text and isinstance(text, str) and text.strip() != expected_text:
             raise ValueError(
-                f"wording '{self.text}' does not match {dimension} code '{code}' "
+                f"wording '{text}' does not match {dimension} code '{code}' "
                 f"(which reads '{expected_text}')"
             )
-        if code == schema.OTHER and not (self.other_text or "").strip():
+        other = value.get("other_text")
+        if code == schema.OTHER and not (other or "").strip():
             raise ValueError(f"{dimension} is 'other' but other_text is empty")
-        self.code = code
-        self.text = expected_text
-        self.dimension = dimension
-        return self
+        return {**value, "code": code, "text": expected_text, "dimension": dimension}
+
+    def check(self, dimension: str) -> "Label":
+        """Check an already built label (for labels made in code)."""
+        return Label.model_validate(Label.normalize(dimension, self.model_dump(include={"code", "text", "other_text"})))
 
     @property
     def short(self) -> str:
@@ -79,12 +91,12 @@ class Label(_Strict):
 
 
 def _dimension_label(dimension: str):
-    def check(value: Label) -> Label:
-        return value.check(dimension)
+    def before(value: Any) -> Any:
+        if isinstance(value, Label):
+            value = value.model_dump(include={"code", "text", "other_text"})
+        return Label.normalize(dimension, value)
 
-    from pydantic import AfterValidator
-
-    return Annotated[Label, BeforeValidator(_label_shorthand), AfterValidator(check)]
+    return Annotated[Label, BeforeValidator(before)]
 
 
 TeamGoalLabel = _dimension_label("team_goal")

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from pydantic import BaseModel, ValidationError
+from pydantic import TypeAdapter, BaseModel, ValidationError
 
 from corpus import schema
 from corpus.model import Action, DatasetInfo, GridMap, Session, SessionMeta
@@ -269,6 +269,30 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report) -> None:
             raw.sessions[session.id] = session
 
 
+_ACTION_LIST = TypeAdapter(list[Action])
+
+
+def _parse_actions(path: Path, report: Report, rel: str) -> list[tuple[int, Action | None]]:
+    """(line number, Action or None) for each record of an actions file.
+
+    The whole file is validated in one pass by pydantic's JSON parser; only when that fails is it
+    read again line by line, so every bad record gets its own message with its line number.
+    """
+    text = read_text(path, report, rel)
+    if text is None:
+        return []
+    numbered = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    try:
+        actions = _ACTION_LIST.validate_json("[" + ",".join(line for _, line in numbered) + "]")
+        return [(i, a) for (i, _), a in zip(numbered, actions)]
+    except (ValidationError, ValueError):
+        pass
+    out: list[tuple[int, Action | None]] = []
+    for lineno, obj in iter_jsonl(path, report, rel):
+        out.append((lineno, parse(Action, obj, report, rel, f"line {lineno}")))
+    return out
+
+
 def _read_session(root: Path, d: Path, raw: RawDataset, report: Report) -> Session | None:
     maps = raw.maps
     rel_meta = f"sessions/{d.name}/session.json"
@@ -298,11 +322,9 @@ def _read_session(root: Path, d: Path, raw: RawDataset, report: Report) -> Sessi
     else:
         seen: dict[int, int] = {}
         last_t = -1.0
-        n_records = 0
-        for lineno, obj in iter_jsonl(d / "actions.jsonl", report, rel_actions):
-            n_records += 1
-            rec = f"line {lineno}"
-            a = parse(Action, obj, report, rel_actions, rec)
+        parsed = _parse_actions(d / "actions.jsonl", report, rel_actions)
+        n_records = len(parsed)
+        for lineno, a in parsed:
             if a is None:
                 continue
             rec = f"line {lineno} (action {a.index})"
