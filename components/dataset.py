@@ -1,8 +1,9 @@
 """The sidebar's dataset picker and the access every page uses to the current dataset.
 
 Sources: the bundled sample corpus (default), a dataset directory on the server, or an uploaded
-.zip. An upload is validated in full before anything is kept: if any record is wrong, nothing is
-imported and the Data page shows the report.
+.zip: a Groundwork dataset, or a collaboration-platform session export or HCRC Map Task dialogues,
+converted by :mod:`corpus.importers`. An upload is validated in full before anything is kept: if
+any record is wrong, nothing is imported and the Data page shows the report.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ from corpus.validate import DatasetError, Report, read_dataset
 
 STATE_KEY = "dataset_source"
 REPORT_KEY = "import_report"
+
+# What an uploaded archive holds: label -> importer format (None: a Groundwork dataset).
+UPLOAD_FORMATS = {
+    "Groundwork dataset": None,
+    "Collaboration platform session": "platform",
+    "HCRC Map Task dialogues": "hcrc",
+}
 
 
 def data_dir() -> Path:
@@ -98,7 +106,22 @@ def synthetic_banner(corpus: Corpus) -> None:
         )
 
 
-def _import_upload(name: str, data: bytes) -> None:
+def _convert_upload(name: str, fmt: str, root: Path, digest: str) -> None:
+    """Convert an extracted platform or HCRC archive into a dataset, all or nothing."""
+    from corpus.importers import run_import
+
+    report = Report()
+    final = data_dir() / "datasets" / f"{digest}-{fmt}"
+    try:
+        run_import(fmt, root, final, overwrite=True, name=f"{Path(name).stem} (imported)", report=report)
+    except DatasetError as exc:
+        st.session_state[REPORT_KEY] = {"name": name, "report": exc.report, "imported": False}
+        return
+    st.session_state[REPORT_KEY] = {"name": name, "report": report, "imported": True}
+    st.session_state[STATE_KEY] = {"kind": "upload", "path": str(final), "label": f"Upload: {name}"}
+
+
+def _import_upload(name: str, data: bytes, fmt: str | None = None) -> None:
     digest = hashlib.sha256(data).hexdigest()[:16]
     uploads = data_dir() / "uploads"
     uploads.mkdir(exist_ok=True)
@@ -108,6 +131,12 @@ def _import_upload(name: str, data: bytes) -> None:
     shutil.rmtree(staging, ignore_errors=True)
     try:
         root = extract_to(archive, staging)
+        if fmt is not None:
+            try:
+                _convert_upload(name, fmt, root, digest)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+            return
         _, report = read_dataset(root)
     except ArchiveError as exc:
         report = exc.report
@@ -149,9 +178,14 @@ def sidebar() -> None:
                 if report.ok:
                     st.session_state[STATE_KEY] = {"kind": "dir", "path": str(p.resolve()), "label": str(p)}
         else:
+            kind = st.selectbox(
+                "Archive holds", list(UPLOAD_FORMATS), key="dataset_zip_format",
+                help="A Groundwork dataset, a session folder exported by the collaboration platform, "
+                "or HCRC Map Task transcripts / NXT move files (see docs/importers.md).",
+            )
             up = st.file_uploader("Dataset archive", type=["zip"], key="dataset_zip")
             if up is not None and st.button("Validate and import", key="import_zip"):
-                _import_upload(up.name, up.getvalue())
+                _import_upload(up.name, up.getvalue(), UPLOAD_FORMATS[kind])
         src = current_source()
         st.caption(f"Showing: {src['label']}")
         last = st.session_state.get(REPORT_KEY)

@@ -60,8 +60,24 @@ def _import(args: argparse.Namespace) -> int:
     from corpus.importers import run_import
     from corpus.validate import DatasetError
 
+    options: dict = {}
+    if args.condition:
+        options["condition"] = args.condition
+    if args.split:
+        options["split"] = args.split
+    if args.source_format == "platform":
+        if args.ink_share is not None:
+            options["ink_share"] = args.ink_share
+        if args.grid:
+            options["grid"] = tuple(args.grid)
+        if args.map:
+            options["map_path"] = Path(args.map)
+        if args.landmark_names:
+            options["landmark_names"] = Path(args.landmark_names)
+    elif args.map_id:
+        options["map_id"] = args.map_id
     try:
-        out = run_import(args.source_format, Path(args.src), Path(args.dest), overwrite=args.overwrite)
+        out = run_import(args.source_format, Path(args.src), Path(args.dest), overwrite=args.overwrite, **options)
     except DatasetError as exc:
         print(exc.report.format(), file=sys.stderr)
         print(f"\n{exc}", file=sys.stderr)
@@ -94,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("import", help="convert another format into a dataset directory")
     p.add_argument("--from", dest="source_format", required=True, choices=["platform", "hcrc"])
     p.add_argument("--overwrite", action="store_true")
+    p.add_argument("--condition", choices=["not_visible", "visible"], help="the sessions' condition (default: not_visible)")
+    p.add_argument("--split", choices=["train", "test"], help="the sessions' split (default: train)")
+    p.add_argument("--ink-share", type=float, help="platform: share of a cell the ink must cover to fill it (default 0.10)")
+    p.add_argument("--grid", type=int, nargs=2, metavar=("ROWS", "COLS"), help="platform: the grid to rasterize ink onto")
+    p.add_argument("--map", help="platform: an annotated map (our JSON format or an ASCII grid map)")
+    p.add_argument("--landmark-names", help="platform: names for the ASCII map's landmarks (JSON list or one per line)")
+    p.add_argument("--map-id", help="hcrc: the map id the dialogues point to")
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)

@@ -63,7 +63,7 @@ def distance_weighted_score(drawn: np.ndarray, route: np.ndarray) -> float | Non
 @dataclass(frozen=True)
 class DrawingScores:
     accuracy: float | None
-    coverage: float
+    coverage: float | None
     distance_weighted: float | None
     n_drawn: int
 
@@ -77,6 +77,8 @@ class DrawingScores:
 
 
 def score(drawn: np.ndarray, route: np.ndarray) -> DrawingScores:
+    if not route.any():  # no route known (a placeholder map): nothing to score against
+        return DrawingScores(accuracy=None, coverage=None, distance_weighted=None, n_drawn=int(drawn.sum()))
     return DrawingScores(
         accuracy=accuracy(drawn, route),
         coverage=coverage(drawn, route),

@@ -206,7 +206,9 @@ class GridMap(_Strict):
     start_cell: Cell
     finish_cell: Cell | None = None
     landmarks: dict[str, Landmark]
-    route: list[Cell] = Field(min_length=2)
+    # Empty only for a map whose route is not known yet (an imported session's placeholder grid):
+    # task metrics are then undefined rather than zero.
+    route: list[Cell] = Field(default_factory=list)
     follower_landmarks: dict[str, Landmark] | None = None
 
     @field_validator("grid_size")

@@ -1,0 +1,144 @@
+"""Importers: turn another format into a Groundwork dataset directory, all or nothing.
+
+- ``platform``: session folders exported by the open-source collaboration research platform the
+  ALMANAC corpus was collected on (:mod:`corpus.importers.platform`);
+- ``hcrc``: HCRC Map Task dialogues, ``speaker|text|move`` transcripts or NXT move files
+  (:mod:`corpus.importers.hcrc`).
+
+:func:`run_import` reads the source, reports every problem with file, record and field, writes
+the dataset with :func:`corpus.write.write_dataset` into a staging folder, validates what was
+written exactly as the app will read it, and only then moves it to ``dest``. On any error it
+raises :class:`corpus.validate.DatasetError` and leaves nothing behind. docs/importers.md
+describes the formats, the options and their defaults.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpus.model import DatasetInfo, GridMap, Session
+from corpus.validate import WARNING, DatasetError, Report, read_dataset
+
+log = logging.getLogger(__name__)
+
+FORMATS = {
+    "platform": "collaboration platform session export (JSONL logs, ink PNGs, ASCII map)",
+    "hcrc": "HCRC Map Task dialogues (speaker|text|move transcripts or NXT move files)",
+}
+
+
+@dataclass
+class ImportResult:
+    """What an importer read: maps, sessions, coded labels, and every problem found."""
+
+    maps: list[GridMap] = field(default_factory=list)
+    sessions: list[Session] = field(default_factory=list)
+    labels: list[dict[str, Any]] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
+    description: str = ""
+
+
+def import_source(fmt: str, src: str | Path, report: Report | None = None, **options: Any) -> ImportResult:
+    """Read ``src`` in format ``fmt`` without writing anything.
+
+    Platform options: ``condition``, ``split``, ``ink_share``, ``grid`` (rows, cols), ``map_path``,
+    ``landmark_names``, ``roles`` ({participant_id: role}). HCRC options: ``condition``, ``split``,
+    ``map_id``. See docs/importers.md.
+    """
+    report = report if report is not None else Report()
+    src = Path(src)
+    if fmt not in FORMATS:
+        report.add("(options)", "-", "format", f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
+        return ImportResult(report=report)
+    if src.suffix.lower() == ".zip" and src.is_file():
+        from corpus.archive import ArchiveError, extracted
+
+        try:
+            with extracted(src) as root:
+                result = import_source(fmt, root, report, **options)
+        except ArchiveError as exc:
+            report.issues.extend(exc.report.issues)
+            return ImportResult(report=report)
+        return result
+    if fmt == "platform":
+        from corpus.importers.platform import PlatformOptions, import_folder
+
+        known = set(PlatformOptions.__dataclass_fields__)
+        bad = sorted(set(options) - known)
+        if bad:
+            report.add("(options)", "-", ", ".join(bad), f"not a platform import option (known: {', '.join(sorted(known))})")
+            return ImportResult(report=report)
+        opts = PlatformOptions(**options)
+        result = import_folder(src, opts, report)
+        result.description = (
+            f"Imported from the collaboration platform export '{src.name}'. Real sessions; "
+            "participant names are not imported."
+        )
+        return result
+    from corpus.importers.hcrc import import_hcrc
+
+    return import_hcrc(src, report, **options)
+
+
+def run_import(
+    fmt: str,
+    src: Path,
+    dest: Path,
+    overwrite: bool = False,
+    *,
+    name: str | None = None,
+    report: Report | None = None,
+    **options: Any,
+) -> Path:
+    """Import ``src`` (format ``fmt``: platform or hcrc) into the dataset directory ``dest``.
+
+    Raises :class:`DatasetError` with every problem, writing nothing, if the source has an error,
+    if ``dest`` exists and ``overwrite`` is false, or if the written dataset would not load.
+    Warnings (a stroke left out, a guide's reset) are added to ``report`` when one is given and
+    logged either way.
+    """
+    src, dest = Path(src), Path(dest)
+    report = report if report is not None else Report()
+    if dest.exists() and not overwrite:
+        report.add(str(dest), "-", "(path)", "exists: choose another destination or overwrite it")
+        raise DatasetError(report, str(src))
+    result = import_source(fmt, src, report, **options)
+    if report.ok and not result.sessions:
+        report.add(str(src), "-", "(source)", "nothing to import: no sessions found")
+    if not report.ok:
+        raise DatasetError(report, str(src))
+
+    from corpus.write import write_dataset
+
+    info = DatasetInfo(
+        name=name or f"{dest.name} (imported)",
+        description=result.description,
+        synthetic=False,
+        conditions=sorted({s.condition for s in result.sessions}),
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
+    try:
+        staged = write_dataset(staging_parent / "dataset", info, result.maps, result.sessions, labels=result.labels)
+        _, written = read_dataset(staged)
+        for issue in written.issues:
+            if issue.severity == WARNING:
+                report.issues.append(issue)
+            else:
+                report.add(issue.file, issue.record, issue.field, f"the written dataset would not load: {issue.message}")
+        if not report.ok:
+            raise DatasetError(report, str(src))
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staged, dest)
+    finally:
+        shutil.rmtree(staging_parent, ignore_errors=True)
+    for issue in report.warnings:
+        log.warning("%s %s %s: %s", issue.file, issue.record, issue.field, issue.message)
+    return dest

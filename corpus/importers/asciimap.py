@@ -1,0 +1,292 @@
+"""Grids for imported sessions: ASCII grid maps, ink images rasterized onto a grid, placeholders.
+
+ASCII grid maps are the collection platform's text maps: one character per cell, rows top to
+bottom, ``#`` a landmark cell, ``.`` a route cell, ``S`` the start, ``F`` the finish, a space an
+empty cell. Landmarks are the 8-connected components of ``#`` (named ``landmark_1``,
+``landmark_2``, ... in reading order of their first cell, unless a name file is given); the route
+is the ordered path from ``S`` to ``F`` through the route cells.
+
+Ink images are the Follower's drawing layer as the platform saves it after each stroke (a PNG,
+transparent where nothing is drawn). A cell is filled when the ink covers at least ``share`` of
+it (:data:`DEFAULT_INK_SHARE`; docs/importers.md explains the default).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable
+
+import numpy as np
+
+from corpus.model import Cell, GridMap, Landmark
+from corpus.validate import Report, read_text
+
+# A cell counts as drawn when ink covers at least this share of it (see docs/importers.md).
+DEFAULT_INK_SHARE = 0.10
+# Image maps without a grid specification get a grid with this many cells on the longer side
+# (the platform's own ASCII grid maps are 60 cells wide).
+DEFAULT_LONG_SIDE_CELLS = 60
+
+ASCII_CHARS = {"#": "landmark", ".": "route", "S": "start", "F": "finish", " ": "empty"}
+
+_N4 = ((0, 1), (1, 0), (0, -1), (-1, 0))
+_N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+# ---------------------------------------------------------------------------------------------
+# ASCII grid maps
+# ---------------------------------------------------------------------------------------------
+
+
+def parse_ascii_map(
+    text: str,
+    map_id: str,
+    report: Report,
+    rel: str,
+    names: dict[str, str] | None = None,
+    name: str = "",
+) -> GridMap | None:
+    """A :class:`GridMap` from the text of an ASCII grid map; problems go to ``report``.
+
+    ``names`` renames landmarks: ``{"landmark_3": "fossil bed"}``.
+    """
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # the newline that ends the file is not a row
+    if not lines or not any(line.strip() for line in lines):
+        report.add(rel, "-", "(file)", "empty map: no cells")
+        return None
+    n_rows = len(lines)
+    n_cols = max(len(line) for line in lines)
+    landmark_cells: set[Cell] = set()
+    route_cells: set[Cell] = set()
+    starts: list[Cell] = []
+    finishes: list[Cell] = []
+    bad = 0
+    for r, line in enumerate(lines):
+        for c, ch in enumerate(line):
+            if ch == "#":
+                landmark_cells.add((r, c))
+            elif ch == ".":
+                route_cells.add((r, c))
+            elif ch == "S":
+                starts.append((r, c))
+            elif ch == "F":
+                finishes.append((r, c))
+            elif ch not in (" ", "\t"):
+                if bad < 20:
+                    report.add(rel, f"line {r + 1}", f"column {c + 1}",
+                               f"unknown map character {ch!r} (expected '#' landmark, '.' route, 'S' start, 'F' finish or a space)")
+                bad += 1
+    if bad:
+        return None
+    ok = True
+    for what, found in (("S (start)", starts), ("F (finish)", finishes)):
+        if len(found) != 1:
+            where = ", ".join(f"line {r + 1} column {c + 1}" for r, c in found) or "nowhere"
+            report.add(rel, "-", what, f"a map needs exactly one {what}; found {len(found)} ({where})")
+            ok = False
+    if not ok:
+        return None
+    start, finish = starts[0], finishes[0]
+    route, off_path = route_path(start, finish, route_cells)
+    if route is None:
+        report.add(rel, f"line {start[0] + 1}", "route",
+                   f"no connected path of '.' cells from S (line {start[0] + 1}, column {start[1] + 1}) "
+                   f"to F (line {finish[0] + 1}, column {finish[1] + 1})")
+        return None
+    if off_path:
+        r, c = min(off_path)
+        report.add(rel, f"line {r + 1}", "route",
+                   f"{len(off_path)} route cell(s) are not on the path from S to F (first at line {r + 1}, "
+                   f"column {c + 1}); they are left out of the route", "warning")
+    components = connected_components(landmark_cells)
+    landmarks: dict[str, Landmark] = {}
+    default_names = [f"landmark_{k + 1}" for k in range(len(components))]
+    rename = dict(names or {})
+    unknown = sorted(set(rename) - set(default_names))
+    for key in unknown:
+        report.add(rel, "-", f"names.{key}", f"no landmark '{key}' on this map (it has landmark_1 .. landmark_{len(components)})")
+    if unknown:
+        return None
+    for default, cells in zip(default_names, components):
+        landmarks[rename.get(default, default)] = Landmark(cells=sorted(cells))
+    if len(landmarks) != len(components):
+        report.add(rel, "-", "names", "two landmarks were given the same name")
+        return None
+    return GridMap(
+        id=map_id,
+        name=name or map_id,
+        grid_size=(n_rows, n_cols),
+        start_cell=start,
+        finish_cell=finish,
+        landmarks=landmarks,
+        route=route,
+    )
+
+
+def read_ascii_map(path: Path, report: Report, rel: str, map_id: str | None = None,
+                   names_path: Path | None = None) -> GridMap | None:
+    text = read_text(path, report, rel)
+    if text is None:
+        return None
+    names = None
+    if names_path is not None:
+        names = read_landmark_names(names_path, report, names_path.name)
+        if names is None:
+            return None
+    mid = map_id or safe_id(path.stem)
+    return parse_ascii_map(text, mid, report, rel, names=names, name=path.stem)
+
+
+def read_landmark_names(path: Path, report: Report, rel: str) -> dict[str, str] | None:
+    """Landmark names: JSON ``{"landmark_1": "old mill", ...}`` or text, one name per line in order."""
+    text = read_text(path, report, rel)
+    if text is None:
+        return None
+    if path.suffix.lower() == ".json":
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            report.add(rel, f"line {exc.lineno}", "(json)", f"bad JSON: {exc.msg}")
+            return None
+        if not isinstance(obj, dict) or not all(isinstance(v, str) and v.strip() for v in obj.values()):
+            report.add(rel, "-", "(file)", 'expected a JSON object {"landmark_1": "a name", ...}')
+            return None
+        return {str(k): v.strip() for k, v in obj.items()}
+    names = [line.strip() for line in text.splitlines() if line.strip()]
+    return {f"landmark_{k + 1}": n for k, n in enumerate(names)}
+
+
+def connected_components(cells: Iterable[Cell]) -> list[list[Cell]]:
+    """8-connected components, ordered by their first cell in reading order."""
+    todo = set(cells)
+    out: list[list[Cell]] = []
+    for seed in sorted(todo):
+        if seed not in todo:
+            continue
+        todo.discard(seed)
+        comp = [seed]
+        stack = [seed]
+        while stack:
+            r, c = stack.pop()
+            for dr, dc in _N8:
+                n = (r + dr, c + dc)
+                if n in todo:
+                    todo.discard(n)
+                    comp.append(n)
+                    stack.append(n)
+        out.append(sorted(comp))
+    return out
+
+
+def route_path(start: Cell, finish: Cell, cells: set[Cell]) -> tuple[list[Cell] | None, set[Cell]]:
+    """The ordered path S -> F through ``cells`` and the route cells it leaves out.
+
+    The cheapest path where a side step costs 1 and a diagonal step 2.5: more than going round
+    the corner, so the path follows the drawn line cell by cell and only moves diagonally where
+    the line itself does. Dead-end spurs are not on it.
+    """
+    import heapq
+
+    allowed = set(cells) | {start, finish}
+    best = {start: 0.0}
+    prev: dict[Cell, Cell] = {}
+    heap: list[tuple[float, Cell]] = [(0.0, start)]
+    while heap:
+        cost, cell = heapq.heappop(heap)
+        if cell == finish:
+            break
+        if cost > best.get(cell, float("inf")):
+            continue
+        r, c = cell
+        for k, (dr, dc) in enumerate(_N8):
+            n = (r + dr, c + dc)
+            if n not in allowed:
+                continue
+            nc = cost + (1.0 if k < 4 else 2.5)
+            if nc < best.get(n, float("inf")):
+                best[n] = nc
+                prev[n] = cell
+                heapq.heappush(heap, (nc, n))
+    if finish not in best:
+        return None, set(cells)
+    path = [finish]
+    while path[-1] != start:
+        path.append(prev[path[-1]])
+    path.reverse()
+    return path, set(cells) - set(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Ink images
+# ---------------------------------------------------------------------------------------------
+
+
+def ink_alpha(path: Path) -> np.ndarray:
+    """Ink density per pixel in [0, 1]: the alpha channel, or darkness for an opaque image."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        im.load()
+        if im.mode in ("RGBA", "LA", "PA") or "transparency" in im.info:
+            rgba = np.asarray(im.convert("RGBA"), dtype=np.float32)
+            alpha = rgba[..., 3]
+            if alpha.min() < 255:
+                return alpha / 255.0
+            gray = rgba[..., :3].mean(axis=2)
+        else:
+            gray = np.asarray(im.convert("L"), dtype=np.float32)
+    return 1.0 - gray / 255.0
+
+
+def ink_coverage(alpha: np.ndarray, grid_size: tuple[int, int]) -> np.ndarray:
+    """Share of each grid cell covered by ink (rows x cols), the image stretched over the grid."""
+    rows, cols = grid_size
+    h, w = alpha.shape
+    if h < rows or w < cols:
+        raise ValueError(f"a {w}x{h} image is smaller than the {rows}x{cols} grid")
+    ys = np.round(np.arange(rows) * h / rows).astype(np.int64)
+    xs = np.round(np.arange(cols) * w / cols).astype(np.int64)
+    sums = np.add.reduceat(np.add.reduceat(alpha.astype(np.float64), ys, axis=0), xs, axis=1)
+    counts = np.outer(np.diff(np.append(ys, h)), np.diff(np.append(xs, w)))
+    return sums / counts
+
+
+def rasterize_ink(path: Path, grid_size: tuple[int, int], share: float = DEFAULT_INK_SHARE) -> set[Cell]:
+    """The cells of ``grid_size`` that the ink image at ``path`` covers by at least ``share``."""
+    alpha = ink_alpha(path)
+    if not alpha.any():
+        return set()
+    cov = ink_coverage(alpha, grid_size)
+    return {(int(r), int(c)) for r, c in np.argwhere(cov >= share)}
+
+
+def grid_for_image(width: int, height: int, long_side: int = DEFAULT_LONG_SIDE_CELLS) -> tuple[int, int]:
+    """A grid of square cells over a ``width`` x ``height`` image, ``long_side`` cells on its longer side."""
+    if height >= width:
+        return long_side, max(1, round(long_side * width / height))
+    return max(1, round(long_side * height / width)), long_side
+
+
+# ---------------------------------------------------------------------------------------------
+# Placeholders
+# ---------------------------------------------------------------------------------------------
+
+
+def placeholder_map(map_id: str, name: str, grid_size: tuple[int, int]) -> GridMap:
+    """A grid with no landmarks for a map the source does not include.
+
+    Its route is empty, so task metrics (accuracy, coverage) are undefined for its sessions, not
+    zero. Pass an annotated map file to the importer to get landmarks, route and task metrics.
+    """
+    rows, cols = grid_size
+    return GridMap(id=map_id, name=name, grid_size=(rows, cols), start_cell=(0, 0), landmarks={}, route=[])
+
+
+def safe_id(text: str) -> str:
+    """An id usable as a file or folder name: letters, digits, '-', '_' and '.'."""
+    out = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in text.strip())
+    out = out.strip(".-") or "map"
+    return out[:80]
