@@ -11,6 +11,7 @@ HERE = Path(__file__).parent
 PAGES = {
     "Explore": [
         st.Page(HERE / "pages" / "data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
+        st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
         st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
     ],
 }
