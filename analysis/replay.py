@@ -81,7 +81,7 @@ class MapLayers:
     base: dict[str, np.ndarray]  # view -> int8 H x W of EMPTY / LANDMARK / BLOCKED
     route: np.ndarray  # bool H x W
     start: tuple[int, int]
-    finish: tuple[int, int]
+    finish: tuple[int, int] | None  # None on a map without a route (e.g. an imported placeholder)
     misplaced: tuple[str, ...]
 
 
@@ -95,7 +95,7 @@ def landmark_layer(landmarks, shape: tuple[int, int]) -> np.ndarray:
 
 def map_layers(grid_map: GridMap) -> MapLayers:
     shape = (int(grid_map.grid_size[0]), int(grid_map.grid_size[1]))
-    finish = grid_map.finish_cell if grid_map.finish_cell is not None else grid_map.route[-1]
+    finish = grid_map.finish_cell if grid_map.finish_cell is not None else (grid_map.route[-1] if grid_map.route else None)
     return MapLayers(
         shape=shape,
         base={
@@ -104,7 +104,7 @@ def map_layers(grid_map: GridMap) -> MapLayers:
         },
         route=route_mask(grid_map.route, shape),
         start=(int(grid_map.start_cell[0]), int(grid_map.start_cell[1])),
-        finish=(int(finish[0]), int(finish[1])),
+        finish=(int(finish[0]), int(finish[1])) if finish is not None else None,
         misplaced=tuple(grid_map.misplaced_landmarks()),
     )
 
@@ -158,7 +158,8 @@ def cell_codes(layers: MapLayers, state: StepState | None, view: str = "guide", 
     codes = layers.base[view].copy()
     if show_route:
         codes[layers.route] = ROUTE
-        codes[layers.finish] = FINISH
+        if layers.finish is not None:
+            codes[layers.finish] = FINISH
     codes[layers.start] = START
     if state is not None:
         if state.drawn.shape != layers.shape:

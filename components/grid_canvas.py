@@ -126,7 +126,7 @@ def figure(
     ]
     # The start (and finish, where the route is shown) stay visible under the drawing.
     marks = [(layers.start, "start", "circle-open")]
-    if show_route:
+    if show_route and layers.finish is not None:
         marks.append((layers.finish, "finish", "x-thin-open"))
     marker_px = max(6, min(18, int(640 / max(rows, cols))))
     data.append(go.Scatter(
@@ -242,7 +242,7 @@ def _decorate(draw: ImageDraw.ImageDraw, grid_map: GridMap, layers: MapLayers, v
                 draw.line([(x1, y), (x1, min(y + 4, y1))], fill=MISPLACED_COLOR, width=2)
         if name in here:
             draw.rectangle(box(*_bbox(here[name])), outline=MISPLACED_COLOR, width=2)
-    marks = [layers.start] + ([layers.finish] if show_route else [])
+    marks = [layers.start] + ([layers.finish] if show_route and layers.finish is not None else [])
     for r, c in marks:
         x0, y0, x1, y1 = box(r, r, c, c)
         draw.ellipse((x0 + 1, y0 + 1, x1 - 1, y1 - 1), outline="#111827", width=2)

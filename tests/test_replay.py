@@ -167,6 +167,22 @@ def test_figure_handles_a_100x100_grid_with_1000_actions():
     assert f.state(999).n_drawn == f.timeline["n_drawn"].iat[-1] > 0
 
 
+def test_a_map_without_a_route_replays_with_the_drawing_only(tiny):
+    """Imported image maps carry landmarks but no route yet: the replay still plays, exports work,
+    and the canvas shows no route and no finish."""
+    session = tiny.sessions["s1"]
+    grid_map = tiny.maps[session.map_id].model_copy(update={"route": [], "finish_cell": None})
+    f = rp.build_frames(session, grid_map)
+    assert f.layers.finish is None and not f.layers.route.any()
+    last = f.state(f.n_steps - 1)
+    codes = rp.cell_codes(f.layers, last, "guide")
+    assert not (codes == rp.ROUTE).any() and not (codes == rp.FINISH).any()
+    assert int(((codes == rp.DRAWN) | (codes == rp.ADDED)).sum()) == last.n_drawn
+    fig = grid_canvas.figure(f.grid_map, last, layers=f.layers)
+    assert list(fig.data[1].text) == ["start"]
+    assert Image.open(io.BytesIO(grid_canvas.to_png(f.grid_map, last, layers=f.layers))).format == "PNG"
+
+
 def test_png_is_drawn_from_the_cell_states(tiny_frames):
     f = tiny_frames
     data = grid_canvas.to_png(f.grid_map, f.state(2), view="guide", layers=f.layers, cell_px=10, caption="s1 action 2")
