@@ -1,0 +1,73 @@
+"""Agreement: how reliably the dataset's actions were coded, the model coder against the humans,
+and two coding schemes compared."""
+
+import json
+
+import streamlit as st
+
+from analysis.agreement import coder_vs_gold
+from analysis.schemes import compare_schemes
+from components import agreement_view as view
+from components.dataset import require_corpus, synthetic_banner
+from corpus import schema
+
+corpus = require_corpus()
+st.title("Inter-coder agreement")
+synthetic_banner(corpus)
+
+schemes = sorted(corpus.labels["scheme"].unique())
+if not schemes:
+    st.info("This dataset has no coded labels (labels/<scheme>.csv). Code actions on the Code page, "
+            "or import labels with the dataset.")
+    st.stop()
+
+c1, c2, c3 = st.columns([1, 1, 2])
+scheme = c1.selectbox("Coding scheme", schemes, key="agr_scheme",
+                      format_func=lambda s: {"grounding_acts": "Grounding acts", "hcrc_moves": "HCRC moves"}.get(s, s))
+labels = corpus.coded(scheme)
+partitions = sorted(labels["partition"].dropna().unique())
+partition = c2.selectbox("Items", ["all", *partitions], key="agr_partition",
+                         format_func=lambda p: {"all": "all items", "few_shot": "few-shot", "validation": "validation"}.get(p, p))
+all_coders = sorted(labels["coder"].unique())
+model_like = [c for c in all_coders if any(w in c.lower() for w in ("llm", "gpt", "model", "claude", "qwen", "llama"))]
+coders = c3.multiselect("Coders", all_coders, default=[c for c in all_coders if c not in model_like] or all_coders,
+                        key="agr_coders", help="Model coders are compared against the humans below, not pooled with them.")
+if len(coders) < 2:
+    st.info("Choose at least two coders to measure agreement.")
+    st.stop()
+
+rep = view.cached_report(f"{corpus.root}:{scheme}", labels, tuple(coders), None if partition == "all" else partition)
+view.headline(rep)
+view.diagnostics(rep)
+
+names = schema.CODING_SCHEMES.get(scheme, {})
+tab_cat, tab_pairs, tab_matrix, tab_items = st.tabs(["Per category", "Coder pairs", "Confusions", "Most disagreed items"])
+with tab_cat:
+    view.per_category(rep, names)
+with tab_pairs:
+    view.pairwise(rep)
+with tab_matrix:
+    view.coincidence(rep)
+with tab_items:
+    view.disagreements(rep)
+
+st.download_button("Download the report (JSON)", data=json.dumps(rep, indent=2),
+                   file_name=f"agreement_{scheme}.json", mime="application/json")
+
+if model_like:
+    st.header("A model coder against the humans")
+    m1, m2 = st.columns(2)
+    model = m1.selectbox("Model coder", model_like, key="agr_model")
+    part = m2.selectbox("On", ["validation", "all"], key="agr_model_part",
+                        help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.")
+    result = coder_vs_gold(labels[labels["coder"].isin([model, *coders])], model, gold="majority",
+                           partition=None if part == "all" else part, item_col="item_id", label_col="code")
+    view.model_vs_humans(result, "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
+                                 "and 0.76 for GPT against the human labels on 172 validation actions.")
+
+others = [s for s in schemes if s != scheme]
+if others:
+    st.header("Two coding schemes on the same actions")
+    other = st.selectbox("Compare with", others, key="agr_other")
+    cmp = compare_schemes(corpus.labels, other, scheme, exclude_coders=tuple(model_like))
+    view.scheme_comparison(cmp, other, scheme)
