@@ -13,6 +13,12 @@ PAGES = {
         st.Page(HERE / "pages" / "data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
         st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
         st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
+        st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
+    ],
+    "Annotate": [
+        st.Page(HERE / "pages" / "coding.py", title="Code", icon=":material/label:", url_path="code"),
+        st.Page(HERE / "pages" / "adjudication.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
+        st.Page(HERE / "pages" / "tasks.py", title="Tasks", icon=":material/assignment:", url_path="tasks"),
     ],
 }
 

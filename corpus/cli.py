@@ -5,6 +5,8 @@
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
+- ``users add NAME --role lead|coder|viewer [--password-stdin]``: add an account to the label
+  database (the one the app uses: ``GROUNDWORK_DATA_DIR`` or ``GROUNDWORK_DB_URL``).
 """
 
 from __future__ import annotations
@@ -86,6 +88,32 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _users_add(args: argparse.Namespace) -> int:
+    """Add an account to the label database the app uses (GROUNDWORK_DATA_DIR / GROUNDWORK_DB_URL)."""
+    import getpass
+    import os
+
+    from corpus.store import Store, StoreError
+
+    data_dir = Path(os.environ.get("GROUNDWORK_DATA_DIR", ".groundwork")).resolve()
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass(f"Password for {args.username}: ")
+        if getpass.getpass("Again: ") != password:
+            print("the two passwords differ; nothing was changed", file=sys.stderr)
+            return 1
+    try:
+        store = Store.open(data_dir)
+        user = store.create_user(args.username, password, args.role)
+    except StoreError as exc:
+        print(f"not added: {exc}", file=sys.stderr)
+        return 1
+    where = store.url if not store.url.startswith("sqlite") else store.url.split("///", 1)[-1]
+    print(f"added {user.role} '{user.username}' to {where}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -120,6 +148,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)
+
+    p = sub.add_parser("users", help="manage the accounts of the label database")
+    users_sub = p.add_subparsers(dest="users_command", required=True)
+    p = users_sub.add_parser("add", help="add an account (e.g. the first lead)")
+    p.add_argument("username")
+    p.add_argument("--role", choices=["lead", "coder", "viewer"], default="coder")
+    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
+    p.set_defaults(func=_users_add)
 
     args = parser.parse_args(argv)
     return args.func(args)

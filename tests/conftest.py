@@ -31,6 +31,22 @@ def _clear_streamlit_caches():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _apptest_runs_like_a_server(monkeypatch):
+    """AppTest forgets before every run that app.py uses st.navigation, so each of its runs would
+    start as a ``pages/`` folder run that components.router hands over to app.py with a rerun,
+    which drops a button's one-run value. A server learns it once per process; do the same here."""
+    from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import app_test
+
+    class RoutedPagesManager(PagesManager):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(app_test, "PagesManager", RoutedPagesManager)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -1,0 +1,184 @@
+"""Adjudication: the lead turns coder labels into gold.
+
+- Phase controls: coding (blind) -> adjudication (coders may see the labels) -> revealed (closed;
+  coders see where gold differs from their label, with the lead's note).
+- One click accepts every unanimous item as gold; a majority threshold accepts more.
+- A queue of the remaining items, lowest per-item agreement first; each shows every coder's label,
+  note, unsure flag and seconds (names can be hidden: "Coder 1", "Coder 2", ...) beside the item,
+  and the lead picks the gold code with a note, an error type and, when the codebook itself is at
+  fault, a flag for its revision.
+
+Session-state keys start with ``adj_``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components.coding import item_view
+from corpus.dataset import Corpus
+from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
+
+PHASE_LABELS = {"coding": "Coding (blind)", "adjudication": "Adjudication", "revealed": "Revealed (closed)"}
+ERROR_LABELS = {None: "none", "ambiguous": "ambiguous", "codebook_gap": "codebook gap",
+                "coder_error": "coder error", "edge_case": "edge case"}
+
+
+def item_agreement(labels: pd.DataFrame) -> pd.DataFrame:
+    """Per item: n labels, share of agreeing coder pairs (NaN with one label), modal code."""
+    cols = ["item_id", "n_labels", "agreement", "modal_code"]
+    if labels.empty:
+        return pd.DataFrame(columns=cols)
+    counts = labels.groupby(["item_id", "code"]).size().unstack(fill_value=0)
+    t = counts.to_numpy()
+    n = t.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agree = np.where(n >= 2, (t * (t - 1)).sum(axis=1) / (n * (n - 1)), np.nan)
+    return pd.DataFrame({"item_id": counts.index, "n_labels": n, "agreement": agree,
+                         "modal_code": counts.columns[t.argmax(axis=1)]}, columns=cols)
+
+
+def queue(store: Store, lead: User, task: Task) -> pd.DataFrame:
+    """Every labelled item, least agreement first (items with one label last), with its gold status."""
+    cur = store.labels(lead, task.id)
+    humans = cur[cur["coder_kind"] == "human"]
+    q = item_agreement(humans)
+    gold = store.gold(lead, task.id)
+    q = q.merge(gold[["item_id", "code", "provenance"]].rename(columns={"code": "gold"}), on="item_id", how="left")
+    order = store.items(task.id)[["item_id", "position"]]
+    q = q.merge(order, on="item_id", how="left")
+    q["single"] = q["agreement"].isna()
+    return q.sort_values(["single", "agreement", "position"], kind="stable").reset_index(drop=True)
+
+
+def phase_controls(store: Store, lead: User, task: Task) -> None:
+    def _set() -> None:
+        try:
+            store.set_phase(lead, task.id, st.session_state[f"adj_phase_{task.id}"])
+        except (AccessDenied, StoreError) as exc:
+            st.session_state[f"adj_phase_msg_{task.id}"] = str(exc)
+
+    st.session_state[f"adj_phase_{task.id}"] = task.phase
+    st.segmented_control("Phase", list(PHASES), format_func=PHASE_LABELS.get, key=f"adj_phase_{task.id}",
+                         on_change=_set, help="Coding: coders are blind. Adjudication: labels are visible to "
+                         "the coders of this task. Revealed: the task is closed and coders see their feedback.")
+    problem = st.session_state.pop(f"adj_phase_msg_{task.id}", None)
+    if problem:
+        st.error(f"The phase was not changed: {problem}")
+
+
+def consensus_controls(store: Store, lead: User, task: Task) -> None:
+    key = f"adj_msg_{task.id}"
+
+    def _accept(threshold: float) -> None:
+        n = store.accept_consensus(lead, task.id, threshold=threshold)
+        what = "unanimous" if threshold >= 1 else f"at least {threshold:.0%} in agreement"
+        st.session_state[key] = f"Accepted {n} item(s) as gold ({what})."
+
+    c1, c2, c3 = st.columns([1.2, 1.6, 1.2])
+    c1.button("Accept all unanimous", key=f"adj_unanimous_{task.id}", on_click=_accept, args=(1.0,),
+              icon=":material/done_all:", type="primary")
+    thr = c2.slider("Majority threshold", 0.5, 1.0, 0.67, 0.01, key=f"adj_threshold_{task.id}",
+                    help="Share of the coders that must give the top code; ties never count.")
+    c3.button(f"Accept majority ≥ {thr:.0%}", key=f"adj_majority_{task.id}", on_click=_accept, args=(thr,))
+    if st.session_state.get(key):
+        st.success(st.session_state[key])
+
+
+def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str | None) -> None:
+    s = st.session_state
+    et = s.get(f"adj_error_{task.id}_{item}")
+    try:
+        store.set_gold(lead, task.id, item, s[f"adj_code_{task.id}_{item}"], provenance="adjudicated",
+                       note=s.get(f"adj_note_{task.id}_{item}", ""), error_type=et,
+                       flag_codebook=bool(s.get(f"adj_flag_{task.id}_{item}", False)))
+    except (AccessDenied, StoreError) as exc:
+        s[f"adj_gmsg_{task.id}"] = f"Not saved: {exc}"
+        return
+    s[f"adj_gmsg_{task.id}"] = f"Gold saved for {item}."
+    if next_item is not None:
+        s[f"adj_item_{task.id}"] = next_item
+
+
+def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) -> None:
+    if task.phase == "coding":
+        st.info("Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
+                "so coders may discuss the labels.", icon=":material/visibility_off:")
+    q = queue(store, lead, task)
+    if q.empty:
+        st.info("No labels yet: nothing to adjudicate.")
+        return
+    n_gold = int(q["gold"].notna().sum())
+    st.progress(n_gold / max(len(q), 1), text=f"{n_gold} of {len(q)} labelled items have gold")
+    only_open = st.toggle("Only items without gold", value=True, key=f"adj_open_{task.id}")
+    hide = st.toggle("Hide coder names (blind adjudication)", value=True, key=f"adj_hide_{task.id}")
+    view = q[q["gold"].isna()] if only_open else q
+    if view.empty:
+        st.success("Every labelled item has gold.")
+        return
+    ids = view["item_id"].tolist()
+    key = f"adj_item_{task.id}"
+    if st.session_state.get(key) not in ids:
+        st.session_state[key] = ids[0]
+    info = view.set_index("item_id")
+
+    def label(i: str) -> str:
+        r = info.loc[i]
+        a = "one label" if pd.isna(r["agreement"]) else f"agreement {r['agreement']:.2f}"
+        g = f", gold {r['gold']}" if isinstance(r["gold"], str) else ""
+        return f"{i} ({a}{g})"
+
+    item = st.selectbox(f"Queue ({len(ids)} items, least agreement first)", ids, key=key, format_func=label)
+    pos = ids.index(item)
+    next_item = ids[pos + 1] if pos + 1 < len(ids) else None
+
+    cur = store.labels(lead, task.id)
+    mine = cur[cur["item_id"] == item]
+    coder_ids = {c: i + 1 for i, c in enumerate(sorted(cur["coder"].unique()))}
+    names = {c.code: c.name for c in task.codebook.codes}
+    shown = pd.DataFrame({
+        "coder": [f"Coder {coder_ids[c]}" if hide else c for c in mine["coder"]],
+        "kind": mine["coder_kind"].tolist(),
+        "label": [names.get(c, c) for c in mine["code"]],
+        "note": mine["note"].tolist(),
+        "unsure": mine["unsure"].tolist(),
+        "seconds": mine["seconds"].tolist(),
+    })
+    row = store.items(task.id).set_index("item_id").loc[item]
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        item_view(corpus, task, str(row["session_id"]), int(row["action_index"]), key=f"adj_view_{task.id}")
+    with right:
+        st.markdown("**Labels**")
+        st.dataframe(shown, hide_index=True, width="stretch",
+                     column_config={"seconds": st.column_config.NumberColumn(format="%.1f s")})
+        codes = task.codebook.code_ids
+        modal = info.loc[item, "modal_code"]
+        ck = f"adj_code_{task.id}_{item}"
+        if ck not in st.session_state:
+            st.session_state[ck] = modal if modal in codes else codes[0]
+        with st.form(f"adj_form_{task.id}_{item}", border=True):
+            st.selectbox("Gold code", codes, key=ck, format_func=lambda c: f"{names[c]} ({c})")
+            st.text_input("Note for the coders", key=f"adj_note_{task.id}_{item}")
+            st.selectbox("Error type", [None, *ERROR_TYPES], key=f"adj_error_{task.id}_{item}", format_func=ERROR_LABELS.get)
+            st.checkbox("Flag the codebook for revision", key=f"adj_flag_{task.id}_{item}")
+            st.form_submit_button("Save gold", type="primary", on_click=_save_gold,
+                                  args=(store, lead, task, item, next_item))
+    msg = st.session_state.get(f"adj_gmsg_{task.id}")
+    if msg:
+        (st.error if msg.startswith("Not saved") else st.success)(msg)
+
+
+def gold_summary(store: Store, lead: User, task: Task) -> None:
+    gold = store.gold(lead, task.id)
+    if gold.empty:
+        st.caption("No gold labels yet.")
+        return
+    counts = gold["provenance"].value_counts()
+    flagged = int(gold["flag_codebook"].sum())
+    st.caption(f"Gold: {len(gold)} items · " + " · ".join(f"{k} {v}" for k, v in counts.items())
+               + (f" · {flagged} flagged for codebook revision" if flagged else ""))
+    with st.expander("Gold labels"):
+        st.dataframe(gold, hide_index=True, width="stretch")

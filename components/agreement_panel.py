@@ -1,0 +1,233 @@
+"""The live agreement panel: refreshes itself (a fragment with ``run_every``) as labels come in.
+
+- For the lead: the panel numbers (:func:`analysis.agreement.panel`) on the human coders, the
+  diagnostics of :func:`analysis.agreement.report` (without bootstrap), kappa's drift as coding
+  proceeds, the coincidence matrix or one pair's confusion matrix, the most disagreed items,
+  progress per coder, and the model coder view (an imported model's Cohen's kappa against gold,
+  or the human majority, on the validation partition).
+- For a coder: only the aggregate numbers, and only when the lead shares them; they come through
+  ``Store.aggregate``, which refuses anything but numbers during blind coding.
+
+A statistic without a value is shown as "undefined, because ...", never as 0 or NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from analysis import agreement as ag
+from corpus.store import AccessDenied, Store, User
+
+REFRESH_SECONDS = 2
+COLS = dict(item_col="item_id", coder_col="coder", label_col="code")
+STATS = (
+    ("fleiss_kappa", "Fleiss' kappa"),
+    ("krippendorff_alpha", "Krippendorff's alpha"),
+    ("percent_agreement", "Percent agreement"),
+    ("mean_pairwise_cohen_kappa", "Mean pairwise Cohen's kappa"),
+    ("gwet_ac1", "Gwet's AC1"),
+)
+
+
+def fmt(v: Any, digits: int = 3) -> str:
+    """A statistic as text: a number, or "undefined, because ..."."""
+    if isinstance(v, ag.Undefined):
+        return str(v)
+    if isinstance(v, dict) and "undefined" in v:
+        return f"undefined, because {v['undefined']}"
+    if v is None:
+        return "undefined, because there are no labels yet"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _metric(col, label: str, v: Any, help: str | None = None) -> None:
+    if isinstance(v, (ag.Undefined, dict)) or v is None:
+        col.metric(label, "undefined", help=help)
+        col.caption(fmt(v))
+    else:
+        col.metric(label, fmt(v), help=help)
+
+
+def numbers_row(nums: dict[str, Any], who: str = "") -> None:
+    """The panel's five statistics as metrics, with the counts they rest on."""
+    cols = st.columns(len(STATS))
+    for col, (key, label) in zip(cols, STATS):
+        _metric(col, label, nums.get(key),
+                help=f"on {nums.get('fleiss_items_used', 0)} items coded by every coder" if key == "fleiss_kappa" else None)
+    st.caption(
+        f"{who}{nums.get('n_labels', 0)} labels from {nums.get('n_coders', 0)} coders on {nums.get('n_items', 0)} items; "
+        f"Fleiss' kappa on the {nums.get('fleiss_items_used', 0)} items coded by every coder."
+    )
+
+
+def _empty_numbers() -> dict[str, Any]:
+    none = ag.Undefined("there are no labels yet")
+    return {"n_items": 0, "n_coders": 0, "n_labels": 0, "fleiss_items_used": 0,
+            **{k: none for k, _ in STATS}}
+
+
+def human_panel(frame: pd.DataFrame) -> dict[str, Any]:
+    """Panel numbers on the human coders' labels (what a coder may be shown: numbers only)."""
+    humans = frame[frame["coder_kind"] == "human"] if "coder_kind" in frame.columns else frame
+    if humans.empty:
+        return _empty_numbers()
+    return ag.panel(humans, **COLS)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _lead_numbers(token: tuple, _humans: pd.DataFrame, drift_step: int) -> dict[str, Any]:
+    """Everything the lead's panel shows; recomputed only when the labels change (``token``)."""
+    if _humans.empty:
+        return {"panel": _empty_numbers(), "report": None, "drift": pd.DataFrame(), "disagreed": pd.DataFrame(),
+                "coincidence": pd.DataFrame()}
+    return {
+        "panel": ag.panel(_humans, **COLS),
+        "report": ag.report(_humans, n_boot=0, **COLS),
+        "drift": ag.kappa_drift(_humans, order="created_at", step=drift_step, **COLS),
+        "disagreed": ag.most_disagreed(_humans, 10, **COLS),
+        "coincidence": ag.coincidence_matrix(_humans, **COLS),
+    }
+
+
+def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
+    fig = go.Figure(go.Scatter(x=drift["n_items"], y=drift["kappa"], mode="lines+markers", name="Fleiss' kappa",
+                               hovertemplate="first %{x} items: kappa %{y:.3f}<extra></extra>"))
+    fig.update_layout(
+        height=260, margin={"l": 40, "r": 10, "t": 30, "b": 40},
+        title={"text": f"Kappa as coding proceeds (first {step}, {2 * step}, ... complete items)", "font": {"size": 13}},
+        xaxis_title="items coded by every coder", yaxis_title="Fleiss' kappa", yaxis_range=[-0.2, 1.0],
+    )
+    fig.add_hline(y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="right")
+    return fig
+
+
+def matrix_figure(m: pd.DataFrame, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
+    fig = go.Figure(go.Heatmap(z=m.to_numpy(), x=list(m.columns), y=list(m.index), colorscale="Blues",
+                               text=m.round(1).to_numpy(), texttemplate="%{text}", showscale=False,
+                               hovertemplate="%{y} / %{x}: %{z}<extra></extra>"))
+    fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10}, title={"text": title, "font": {"size": 13}},
+                      xaxis_title=x_title, yaxis_title=y_title, yaxis_autorange="reversed")
+    return fig
+
+
+# -- the lead's panel ---------------------------------------------------------------------------
+
+
+def lead_panel(store: Store, user: User, task_id: int) -> None:
+    st.subheader("Live agreement")
+    _lead_fragment(store, user, task_id)
+
+
+@st.fragment(run_every=REFRESH_SECONDS)
+def _lead_fragment(store: Store, user: User, task_id: int) -> None:
+    task = store.task(task_id)
+    cur = store.labels(user, task_id)
+    humans = cur[cur["coder_kind"] == "human"]
+    token = (task_id, len(cur), int(cur["id"].max()) if len(cur) else 0)
+    step = 20 if task.n_items >= 60 else 5
+    res = _lead_numbers(token, humans, step)
+    numbers_row(res["panel"])
+    prog = store.progress(task_id)
+    if not prog.empty:
+        st.caption("Progress: " + " · ".join(f"{r.coder} {r.coded}/{r.items}" for r in prog.itertuples()))
+    rep = res["report"]
+    if rep is not None:
+        warnings = rep["diagnostics"]["warnings"]
+        for w in warnings:
+            st.warning(w, icon=":material/warning:")
+        if not warnings:
+            st.caption("Diagnostics: no prevalence skew, coder bias, sparse categories or shortage of items found.")
+        prev = rep["diagnostics"]["prevalence"]
+        per_cat = rep.get("per_category") or {}
+        with st.expander("Per-category kappa and category shares"):
+            uses = rep["diagnostics"]["category_uses"]
+            total = max(sum(uses.values()), 1)
+            st.dataframe(pd.DataFrame({
+                "category": list(uses),
+                "labels": list(uses.values()),
+                "share": [u / total for u in uses.values()],
+                "kappa": [fmt(per_cat.get(c)) for c in uses],
+            }), hide_index=True, width="stretch")
+            st.caption(f"Most common: {prev.get('category')} ({fmt(prev.get('share'), 2)} of labels).")
+    c1, c2 = st.columns(2)
+    with c1:
+        drift = res["drift"]
+        if len(drift):
+            undefined = drift[drift["kappa"].isna()]
+            st.plotly_chart(drift_figure(drift, step), key=f"drift_{task_id}", width="stretch")
+            if len(undefined):
+                st.caption("; ".join(f"first {r.n_items}: undefined, because {r.reason}" for r in undefined.itertuples()))
+        else:
+            st.caption("Kappa's drift appears once items are coded by every coder.")
+    with c2:
+        coders = sorted(humans["coder"].unique().tolist())
+        if len(coders) >= 2:
+            pick = st.selectbox("Matrix", ["Coincidence (all coders)"] + [f"{a} vs {b}" for i, a in enumerate(coders) for b in coders[i + 1:]],
+                                key=f"adj_matrix_{task_id}")
+            if pick.startswith("Coincidence"):
+                st.plotly_chart(matrix_figure(res["coincidence"], "Coincidence matrix"), key=f"coinc_{task_id}", width="stretch")
+            else:
+                a, b = pick.split(" vs ")
+                cm = ag.confusion_matrix(humans, a, b, **COLS)
+                st.plotly_chart(matrix_figure(cm, f"Confusion: {a} (rows) vs {b}", b, a), key=f"conf_{task_id}", width="stretch")
+    if len(res["disagreed"]):
+        st.markdown("**Most disagreed items**")
+        st.dataframe(res["disagreed"], hide_index=True, width="stretch",
+                     column_config={"agreement": st.column_config.NumberColumn(format="%.2f"),
+                                    "modal_share": st.column_config.NumberColumn(format="%.2f")})
+    model_view(store, user, task_id, cur)
+
+
+def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> None:
+    """Each model (or externally coded) coder against gold, else the human majority, on validation items."""
+    models = sorted(cur.loc[cur["coder_kind"] != "human", "coder"].unique().tolist())
+    if not models:
+        return
+    st.markdown("**Model coders** (on the validation partition)")
+    items = store.items(task_id)[["item_id", "partition"]]
+    df = cur.merge(items, on="item_id", how="left")
+    gold = store.gold(user, task_id)
+    gold_map = dict(zip(gold["item_id"], gold["code"])) if not gold.empty else None
+    humans_val = df[(df["coder_kind"] == "human") & (df["partition"] == "validation")]
+    human_k = ag.panel(humans_val, **COLS)["fleiss_kappa"] if len(humans_val) else ag.Undefined("no human labels on validation items")
+    rows = []
+    for m in models:
+        try:
+            r = ag.coder_vs_gold(df, m, gold=gold_map if gold_map else "majority", partition="validation",
+                                 exclude_coders=[x for x in models if x != m], **COLS)
+        except KeyError as exc:
+            rows.append({"coder": m, "against": "-", "items": 0, "cohen_kappa": f"undefined, because {exc.args[0]}",
+                         "percent_agreement": ""})
+            continue
+        rows.append({"coder": m, "against": "gold" if gold_map else r["gold"], "items": r["n_items"],
+                     "cohen_kappa": fmt(r["cohen_kappa"]), "percent_agreement": fmt(r["percent_agreement"])})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.caption(f"Humans among themselves on the same partition: Fleiss' kappa {fmt(human_k)}.")
+
+
+# -- a coder's view ----------------------------------------------------------------------------
+
+
+def coder_panel(store: Store, user: User, task_id: int) -> None:
+    """Aggregate numbers for a coder, if the lead shares them (never per-item information)."""
+    task = store.task(task_id)
+    if not task.share_agreement and task.phase == "coding":
+        return
+    st.subheader("Team agreement")
+    _coder_fragment(store, user, task_id)
+
+
+@st.fragment(run_every=REFRESH_SECONDS * 3)
+def _coder_fragment(store: Store, user: User, task_id: int) -> None:
+    try:
+        nums = store.aggregate(user, task_id, human_panel)
+    except AccessDenied as exc:
+        st.info(str(exc))
+        return
+    numbers_row(nums, who="Team: ")

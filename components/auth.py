@@ -1,0 +1,222 @@
+"""Who is using the app: the label store, sign-in, sign-out, the first lead and page access.
+
+- :func:`get_store`: one :class:`corpus.store.Store` per process and database (SQLite in the data
+  directory, or the URL in ``GROUNDWORK_DB_URL`` / ``st.secrets["database"]["url"]``).
+- While the database has no lead, a one-time setup token is printed to the server console once
+  per process ("Groundwork setup token: ..."); the first-run form turns it into the first lead.
+  ``python -m corpus users add NAME --role lead`` does the same from the command line.
+- :func:`require_user` is how a page asks for a signed-in user of some roles; it shows the sign-in
+  form (or the first-run form) and stops the page otherwise. The user lives in
+  ``st.session_state["auth_user"]`` and is re-read from the store on every run, so a role change
+  or a deleted account takes effect at once.
+- When an identity provider is configured in the secrets (an ``[auth]`` section), a
+  "Sign in with ..." button uses ``st.login``; the provider's e-mail must match a store user's
+  username (the lead creates those accounts without a password).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterable
+
+import streamlit as st
+
+from components.dataset import data_dir
+from corpus.store import AccessDenied, Store, StoreError, User
+
+USER_KEY = "auth_user"
+ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
+
+# Setup tokens already printed by this process, per database URL.
+_ANNOUNCED: dict[str, str] = {}
+
+
+def _secret(*path: str) -> object | None:
+    """A value from st.secrets, or None (no secrets file, no such key: never raises)."""
+    try:
+        node: object = st.secrets
+        for key in path:
+            node = node[key]  # type: ignore[index]
+        return node
+    except Exception:  # noqa: BLE001 - a missing secrets file raises its own error type
+        return None
+
+
+def db_url() -> str | None:
+    url = os.environ.get("GROUNDWORK_DB_URL", "").strip()
+    if url:
+        return url
+    secret = _secret("database", "url")
+    return str(secret).strip() if secret else None
+
+
+@st.cache_resource(show_spinner=False)
+def _open_store(directory: str, url: str | None) -> Store:
+    return Store.open(directory, url)
+
+
+def get_store() -> Store:
+    """The label store of this app (opened once per process), announcing the setup token if needed."""
+    store = _open_store(str(data_dir()), db_url())
+    announce_setup_token(store)
+    return store
+
+
+def announce_setup_token(store: Store) -> str | None:
+    """Print a one-time setup token to the server console while no lead exists (once per process)."""
+    if store.url in _ANNOUNCED:
+        return _ANNOUNCED[store.url]
+    if store.has_lead():
+        return None
+    token = store.issue_setup_token()
+    if token is None:
+        return None
+    _ANNOUNCED[store.url] = token
+    print(f"Groundwork setup token: {token}", flush=True)
+    print("  (open the app and create the first lead account with it, or run "
+          "`python -m corpus users add NAME --role lead`)", file=sys.stdout, flush=True)
+    return token
+
+
+# -- the signed-in user -------------------------------------------------------------------------
+
+
+def current_user(store: Store | None = None) -> User | None:
+    """The signed-in user, refreshed from the store (None if signed out or the account is gone)."""
+    held = st.session_state.get(USER_KEY)
+    if held is None:
+        return _provider_user(store or get_store())
+    store = store or get_store()
+    fresh = store.user(held.username)
+    if fresh is None:
+        st.session_state.pop(USER_KEY, None)
+        return None
+    if fresh != held:
+        st.session_state[USER_KEY] = fresh
+    return fresh
+
+
+def sign_out() -> None:
+    st.session_state.pop(USER_KEY, None)
+    for key in [k for k in st.session_state if str(k).startswith(("code_", "adj_"))]:
+        del st.session_state[key]
+    if _provider_configured() and _provider_logged_in():
+        st.logout()
+
+
+def _provider_configured() -> bool:
+    return _secret("auth") is not None
+
+
+def _provider_logged_in() -> bool:
+    try:
+        return bool(st.user.is_logged_in)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _provider_user(store: Store) -> User | None:
+    """A store user for the identity provider's signed-in account (by e-mail), if any."""
+    if not _provider_configured() or not _provider_logged_in():
+        return None
+    try:
+        email = str(st.user.get("email") or "").strip()
+    except Exception:  # noqa: BLE001
+        return None
+    user = store.user(email) if email else None
+    if user is not None:
+        st.session_state[USER_KEY] = user
+    return user
+
+
+def _sign_in(store: Store) -> None:
+    username = st.session_state.get("auth_username", "")
+    password = st.session_state.get("auth_password", "")
+    user = store.authenticate(username, password) if username and password else None
+    if user is None:
+        st.session_state["auth_error"] = "Unknown username or wrong password."
+        return
+    st.session_state.pop("auth_error", None)
+    st.session_state[USER_KEY] = user
+
+
+def _claim(store: Store) -> None:
+    s = st.session_state
+    if s.get("setup_password", "") != s.get("setup_password2", ""):
+        s["setup_error"] = "password: the two passwords differ"
+        return
+    try:
+        user = store.claim_setup(s.get("setup_token", ""), s.get("setup_username", ""), s.get("setup_password", ""))
+    except (AccessDenied, StoreError) as exc:
+        s["setup_error"] = str(exc)
+        return
+    s.pop("setup_error", None)
+    s[USER_KEY] = user
+
+
+def sign_in_form(store: Store) -> None:
+    """The first-run form while no lead exists, else the sign-in form (and a provider button)."""
+    if not store.has_lead():
+        st.subheader("Set up Groundwork")
+        st.write(
+            "No lead account exists yet. The server printed a one-time **setup token** to its console "
+            "(the terminal running `streamlit run`) when this page was opened. Enter it to create the "
+            "first lead account; or run `python -m corpus users add NAME --role lead` on the server."
+        )
+        with st.form("setup_form"):
+            st.text_input("Setup token", key="setup_token", type="password")
+            st.text_input("Username", key="setup_username")
+            st.text_input("Password (8 characters or more)", key="setup_password", type="password")
+            st.text_input("Password again", key="setup_password2", type="password")
+            st.form_submit_button("Create the lead account", on_click=_claim, args=(store,), type="primary")
+        if st.session_state.get("setup_error"):
+            st.error(st.session_state["setup_error"])
+        return
+    st.subheader("Sign in")
+    with st.form("sign_in_form"):
+        st.text_input("Username", key="auth_username")
+        st.text_input("Password", key="auth_password", type="password")
+        st.form_submit_button("Sign in", on_click=_sign_in, args=(store,), type="primary")
+    if st.session_state.get("auth_error"):
+        st.error(st.session_state["auth_error"])
+    if _provider_configured():
+        providers = [k for k, v in (_secret("auth") or {}).items() if isinstance(v, dict) or hasattr(v, "keys")]
+        provider = providers[0] if providers else None
+        label = f"Sign in with {provider}" if provider else "Sign in with your identity provider"
+        if st.button(label, key="auth_provider"):
+            try:
+                st.login(provider) if provider else st.login()
+            except Exception as exc:  # noqa: BLE001 - a misconfigured provider must not crash the page
+                st.error(f"The identity provider is not usable: {exc}")
+        if _provider_logged_in():
+            st.warning("Your identity provider account has no Groundwork account yet: ask a lead to add your e-mail as a user.")
+    st.caption("Accounts are created by a lead on the Tasks page.")
+
+
+def user_badge(user: User) -> None:
+    """Who is signed in, with a sign-out button, in the sidebar."""
+    with st.sidebar:
+        st.divider()
+        st.caption(f"Signed in as **{user.display_name}** ({ROLE_NAMES.get(user.role, user.role)})")
+        st.button("Sign out", key="auth_sign_out", on_click=sign_out, icon=":material/logout:")
+
+
+def require_user(roles: Iterable[str] | None = None) -> tuple[Store, User]:
+    """The store and the signed-in user with one of ``roles``; otherwise show why and stop the page."""
+    try:
+        store = get_store()
+    except Exception as exc:  # noqa: BLE001 - e.g. an unreachable PostgreSQL server
+        st.error(f"The label database cannot be opened: {exc}")
+        st.stop()
+    user = current_user(store)
+    if user is None:
+        sign_in_form(store)
+        st.stop()
+    user_badge(user)
+    allowed = tuple(roles) if roles is not None else None
+    if allowed and user.role not in allowed:
+        need = " or ".join(ROLE_NAMES.get(r, r).lower() for r in allowed)
+        st.warning(f"This page is for a {need}; you are signed in as a {ROLE_NAMES.get(user.role, user.role).lower()}.")
+        st.stop()
+    return store, user

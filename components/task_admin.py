@@ -1,0 +1,190 @@
+"""The lead's task administration: accounts, new tasks, coders, sharing, imports and exports.
+
+The pure parts (choosing items, building the agreement report) are in :mod:`analysis.coding`;
+this module collects the choices and shows the results. Every problem is shown with the file,
+line and field at fault; nothing is half-created.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analysis import coding as ac
+from components.dataset import show_report
+from corpus import codebook as cbm
+from corpus.dataset import Corpus
+from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User
+from corpus.validate import DatasetError
+
+ITEM_MODES = ("Random sample", "All actions", "Uploaded id list")
+UPLOAD = "Upload a codebook (YAML or JSON)"
+
+
+# -- accounts -----------------------------------------------------------------------------------
+
+
+def users_admin(store: Store, lead: User) -> None:
+    """The accounts, and a form to add one."""
+    people = store.users()
+    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind} for u in people]),
+                 hide_index=True, width="stretch")
+    with st.form("ta_new_user", clear_on_submit=True):
+        c1, c2, c3 = st.columns(3)
+        name = c1.text_input("Username")
+        pw = c2.text_input("Password (8 characters or more)", type="password")
+        role = c3.selectbox("Role", ROLES, index=1)
+        if st.form_submit_button("Add account", icon=":material/person_add:"):
+            try:
+                if not lead.is_lead:
+                    raise AccessDenied(f"{lead.username} is a {lead.role}; only a lead can add accounts")
+                store.create_user(name, pw, role)
+            except (StoreError, AccessDenied) as exc:
+                st.error(str(exc))
+            else:
+                st.success(f"Added {role} '{name.strip()}'.")
+                st.rerun()
+
+
+# -- a new task ---------------------------------------------------------------------------------
+
+
+def _codebook_choice(key: str) -> cbm.Codebook | None:
+    books = cbm.bundled()
+    choice = st.selectbox("Codebook", [*books, UPLOAD], key=f"{key}_cb",
+                          format_func=lambda k: k if k == UPLOAD else f"{books[k].name} v{books[k].version}")
+    if choice != UPLOAD:
+        return books[choice]
+    up = st.file_uploader("Codebook file", type=["yaml", "yml", "json"], key=f"{key}_cbfile")
+    if up is None:
+        st.caption("Codebook format: see `corpus/codebooks/grounding_acts.yaml`.")
+        return None
+    try:
+        return cbm.loads(up.getvalue().decode("utf-8", errors="replace"), up.name)
+    except DatasetError as exc:
+        st.error(f"{up.name} is not a usable codebook: {len(exc.report.errors)} problem(s).")
+        show_report(exc.report)
+        return None
+
+
+def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
+    """Create a coding task on the current dataset. Returns the new task once it is created."""
+    key = "ta_new"
+    st.caption(f"Items come from the dataset shown in the sidebar: **{corpus.info.name}** "
+               f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions).")
+    codebook = _codebook_choice(key)
+    c1, c2 = st.columns(2)
+    name = c1.text_input("Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1")
+    seed = c2.number_input("Seed", 0, 2**31 - 1, 180, key=f"{key}_seed",
+                           help="Fixes the sample, the few-shot split and every coder's order.")
+    mode = st.radio("Items", ITEM_MODES, horizontal=True, key=f"{key}_mode")
+    items: list[dict] | None = None
+    try:
+        if mode == "Random sample":
+            c1, c2 = st.columns(2)
+            n = c1.number_input("Number of actions", 1, max(len(corpus.actions_df), 1), min(180, len(corpus.actions_df)), key=f"{key}_n")
+            strat = c2.multiselect("Stratify by", list(ac.STRATIFY_COLUMNS), key=f"{key}_strat")
+            items = ac.sample_items(corpus.actions_df, int(n), int(seed), strat)
+        elif mode == "All actions":
+            items = ac.all_items(corpus.actions_df)
+        else:
+            up = st.file_uploader("Id list (CSV with session_id,action_index or item_id)", type=["csv"], key=f"{key}_ids")
+            if up is not None:
+                known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
+                items = ac.items_from_csv(up.getvalue(), up.name, known)
+    except (ValueError, ac.ItemListError) as exc:
+        st.error(str(exc))
+        items = None
+    c1, c2, c3 = st.columns(3)
+    few = c1.number_input("Few-shot items", 0, 1000, 8, key=f"{key}_few",
+                          help="Kept apart as examples (e.g. for prompting a model); the rest is the validation partition.")
+    k = c2.number_input("Context: actions before the item", 0, 20, 3, key=f"{key}_k")
+    canvas = c3.toggle("Show the canvas", True, key=f"{key}_canvas")
+    coders = [u for u in store.users() if u.role == "coder" and u.kind == "human"]
+    chosen = st.multiselect("Coders", [u.username for u in coders], key=f"{key}_coders")
+    if items is not None:
+        st.caption(f"{len(items)} items, {min(int(few), len(items))} few-shot.")
+    if st.button("Create task", key=f"{key}_create", type="primary", disabled=items is None or codebook is None,
+                 icon=":material/add_task:"):
+        try:
+            parted = ac.assign_partitions(items, int(few), int(seed))
+            task = store.create_task(lead, name, corpus.info.name, codebook, parted,
+                                     [u for u in coders if u.username in chosen], seed=int(seed),
+                                     context_k=int(k), show_canvas=bool(canvas))
+        except (ValueError, StoreError, AccessDenied) as exc:
+            st.error(str(exc))
+            return None
+        st.session_state["ta_msg"] = f"Created task '{task.name}' with {task.n_items} items."
+        st.session_state["ta_task"] = task.id
+        st.rerun()
+    return None
+
+
+# -- one task -----------------------------------------------------------------------------------
+
+
+def task_settings(store: Store, lead: User, task: Task) -> None:
+    """Coders, sharing of the agreement numbers, and the task's numbers."""
+    assigned = store.coders(task.id)
+    people = [u for u in store.users() if u.role in ("coder", "lead") and u.kind == "human"]
+    have = {u.id for u in assigned}
+    add = st.multiselect("Add coders", [u.username for u in people if u.id not in have], key=f"ta_add_{task.id}")
+    if add and st.button("Assign", key=f"ta_assign_{task.id}"):
+        store.assign(lead, task.id, [u for u in people if u.username in add])
+        st.rerun()
+    st.caption("Coders: " + (", ".join(f"{u.username}" + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned) or "none yet"))
+
+    def _share() -> None:
+        store.set_share_agreement(lead, task.id, st.session_state[f"ta_share_{task.id}"])
+
+    st.session_state[f"ta_share_{task.id}"] = task.share_agreement
+    st.toggle("Show coders the team's agreement numbers (aggregates only)", key=f"ta_share_{task.id}", on_change=_share)
+
+
+def import_labels(store: Store, lead: User, task: Task) -> None:
+    """Labels coded elsewhere (an LLM, another tool) as more coders of this task; all or nothing."""
+    up = st.file_uploader("Labels CSV (columns item, coder, label)", type=["csv"], key=f"ta_import_{task.id}")
+    create = st.checkbox("Create unknown coders as model coders", value=True, key=f"ta_import_create_{task.id}")
+    if up is not None and st.button("Import labels", key=f"ta_import_go_{task.id}"):
+        try:
+            n = store.import_labels_csv(lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model")
+        except (StoreError, AccessDenied) as exc:
+            st.error(str(exc))
+        else:
+            st.success(f"Imported {n} labels from {up.name}.")
+
+
+@st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
+def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> dict:
+    return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
+
+
+def exports(store: Store, lead: User, task: Task) -> None:
+    """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
+    long = store.export_long(lead, task.id)
+    wide = store.export_wide(lead, task.id)
+    gold = store.gold(lead, task.id)
+    c = st.columns(4)
+    c[0].download_button("Labels, long (CSV)", long.to_csv(index=False), f"{safe}_labels_long.csv", "text/csv",
+                         key=f"ta_dl_long_{task.id}", on_click="ignore", icon=":material/download:")
+    c[1].download_button("Labels, long (JSONL)", ac.long_jsonl(long), f"{safe}_labels.jsonl", "application/jsonl",
+                         key=f"ta_dl_jsonl_{task.id}", on_click="ignore", icon=":material/download:")
+    c[2].download_button("Labels, wide (CSV)", wide.to_csv(index=False), f"{safe}_labels_wide.csv", "text/csv",
+                         key=f"ta_dl_wide_{task.id}", on_click="ignore", icon=":material/download:",
+                         help="Items x coders, ready for R's irr package.")
+    c[3].download_button("Gold (CSV)", gold.to_csv(index=False), f"{safe}_gold.csv", "text/csv",
+                         key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
+    cur = store.labels(lead, task.id)
+    n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
+                              key=f"ta_boot_{task.id}")
+    token = (task.id, len(cur), int(cur["id"].max()) if len(cur) else 0)
+    rep = _report(token, cur, int(n_boot))
+    cb = task.codebook
+    meta = ac.ReportMeta(task=task.name, dataset=task.dataset, codebook_id=cb.id, codebook_name=cb.name,
+                         codebook_version=cb.version, n_items_in_task=task.n_items)
+    c = st.columns(4)
+    c[0].download_button("Agreement report (Markdown)", ac.report_markdown(rep, meta), f"{safe}_agreement.md",
+                         "text/markdown", key=f"ta_dl_md_{task.id}", on_click="ignore", icon=":material/description:")
+    c[1].download_button("Agreement report (CSV)", ac.report_csv(rep, meta), f"{safe}_agreement.csv", "text/csv",
+                         key=f"ta_dl_repcsv_{task.id}", on_click="ignore", icon=":material/description:")

@@ -1,0 +1,19 @@
+"""Code: label one item at a time, blind to the other coders."""
+
+import streamlit as st
+
+from components.agreement_panel import coder_panel
+from components.auth import require_user
+from components.coding import coding_screen, feedback_view, task_picker
+from components.dataset import require_corpus, synthetic_banner
+
+corpus = require_corpus()
+st.title("Code")
+store, user = require_user(roles=("coder", "lead", "viewer"))
+synthetic_banner(corpus)
+
+task = task_picker(store, user)
+if task is not None:
+    coding_screen(store, user, task, corpus)
+    coder_panel(store, user, task.id)
+    feedback_view(store, user, task)

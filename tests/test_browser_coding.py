@@ -1,0 +1,185 @@
+"""Coding in a real browser: two coders code by keyboard in separate contexts, blind to each other,
+while the lead's live panel follows every label; then adjudication into gold and the exports."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+
+import pandas as pd
+import pytest
+from conftest import start_app, wait_idle
+
+from analysis import agreement as ag
+from analysis import coding as ac
+from corpus import codebook as cbm
+from corpus.dataset import load_sample
+from corpus.store import Store
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+SECRET = "ANN-PRIVATE-7731"
+N_ITEMS = 6
+# The code each coder gives, by the item's place in the task (keys of the grounding-acts codebook).
+ANN_KEYS = ["1", "2", "3", "2", "1", "2"]
+BOB_KEYS = ["1", "2", "2", "2", "3", "2"]
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    data = tmp_path_factory.mktemp("coding_app")
+    corpus = load_sample()
+    store = Store.open(data)
+    lead = store.create_user("lead", "lead-password", "lead")
+    ann = store.create_user("ann", "ann-password", "coder")
+    bob = store.create_user("bob", "bob-password", "coder")
+    items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
+    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11)
+    proc, url = start_app(data)
+    yield store, task, (lead, ann, bob), url
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def _sign_in(context, url: str, path: str, username: str, password: str):
+    page = context.new_page()
+    page.goto(f"{url}/{path}")
+    wait_idle(page)
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    return page
+
+
+def _press(page, key: str) -> None:
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
+    wait_idle(page)
+
+
+def _open(page, nav_title: str) -> None:
+    """Go to a page through the sidebar (the session, and so the sign-in, is kept)."""
+    page.get_by_test_id("stSidebarNavLink").filter(has_text=nav_title).click()
+    wait_idle(page)
+
+
+def _expected_kappa(labels: list[tuple[str, str, str]]) -> str:
+    df = pd.DataFrame(labels, columns=["item_id", "coder", "code"])
+    v = ag.panel(df, item_col="item_id", coder_col="coder", label_col="code")["fleiss_kappa"]
+    return "undefined" if isinstance(v, ag.Undefined) else f"{v:.3f}"
+
+
+def _lead_kappa(lead_page):
+    return lead_page.get_by_test_id("stMetric").filter(has_text="Fleiss' kappa").get_by_test_id("stMetricValue")
+
+
+def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
+    store, task, (lead, ann, bob), url = team
+    codes = {c.key: c.code for c in task.codebook.codes}
+    position = dict(zip(store.items(task.id)["item_id"], store.items(task.id)["position"]))
+    ctx = {name: browser.new_context(viewport={"width": 1440, "height": 1000}) for name in ("lead", "ann", "bob")}
+    lead_page = _sign_in(ctx["lead"], url, "tasks", "lead", "lead-password")
+    expect(lead_page.get_by_role("heading", name="Live agreement")).to_be_visible()
+    expect(_lead_kappa(lead_page)).to_have_text("undefined")
+    ann_page = _sign_in(ctx["ann"], url, "code", "ann", "ann-password")
+    bob_page = _sign_in(ctx["bob"], url, "code", "bob", "bob-password")
+
+    given: list[tuple[str, str, str]] = []
+    seen_kappas = []
+
+    def code_next(page, user, keys, n_before, note: str | None = None):
+        item = store.coder_order(task.id, user)[n_before]
+        expect(page.get_by_text(f"Item {n_before + 1} of {N_ITEMS} · {item}")).to_be_visible()
+        key = keys[position[item]]
+        if note:
+            box = page.get_by_label("Note", exact=False)
+            box.fill(note)
+            box.press("Enter")
+            wait_idle(page)
+        _press(page, key)
+        expect(page.get_by_text(f"{n_before + 1} of {N_ITEMS} items coded")).to_be_visible()
+        given.append((item, user.username, codes[key]))
+        # The lead's panel follows on its own (no reload): label count and kappa.
+        expect(lead_page.get_by_text(f"{len(given)} labels from")).to_be_visible(timeout=15_000)
+        expected = _expected_kappa(given)
+        expect(_lead_kappa(lead_page)).to_have_text(expected, timeout=15_000)
+        seen_kappas.append(expected)
+
+    # Ann codes half her items (a private note on the first), then Bob all of his, then Ann the rest.
+    for k in range(3):
+        code_next(ann_page, ann, ANN_KEYS, k, note=SECRET if k == 0 else None)
+    ann_page.screenshot(path=str(artifacts / "coding_coder.png"), full_page=True)
+    for k in range(N_ITEMS):
+        code_next(bob_page, bob, BOB_KEYS, k)
+        # Bob never sees Ann's note or her labels, however far he gets.
+        assert SECRET not in bob_page.content()
+        # Auto-advance: the next item is uncoded (for him); the last one stays and shows his label.
+        expect(bob_page.get_by_text("Your label")).to_have_count(0 if k + 1 < N_ITEMS else 1)
+    for k in range(3, N_ITEMS):
+        code_next(ann_page, ann, ANN_KEYS, k)
+    # Kappa changed as labels completed items, and ended where the library puts it.
+    assert len(set(seen_kappas)) >= 4, seen_kappas
+    assert seen_kappas[-1] == _expected_kappa(given) != "undefined"
+    # Every label reached the database exactly once, with the time spent on the item.
+    stored = store.labels(lead, task.id)
+    assert sorted(zip(stored["item_id"], stored["coder"], stored["code"])) == sorted(given)
+    assert stored["seconds"].notna().all() and (stored["seconds"] > 0).all()
+    assert stored.loc[stored["coder"] == "ann", "note"].tolist().count(SECRET) == 1
+    _open(bob_page, "Code")
+    expect(bob_page.get_by_text(f"{N_ITEMS} of {N_ITEMS} items coded")).to_be_visible()
+    assert SECRET not in bob_page.content()
+    lead_page.screenshot(path=str(artifacts / "coding_lead_panel.png"), full_page=True)
+
+    # Adjudication: accept the unanimous items, then adjudicate the first item of the queue.
+    ann_code = {i: c for i, u, c in given if u == "ann"}
+    bob_code = {i: c for i, u, c in given if u == "bob"}
+    unanimous = sum(ann_code[i] == bob_code[i] for i in ann_code)
+    _open(lead_page, "Adjudicate")
+    lead_page.get_by_role("button", name="Accept all unanimous").click()
+    wait_idle(lead_page)
+    expect(lead_page.get_by_text(f"Accepted {unanimous} item(s) as gold (unanimous).")).to_be_visible()
+    assert sorted(store.gold(lead, task.id)["provenance"].unique()) == ["unanimous"]
+    lead_page.get_by_label("Note for the coders").fill("the Guide corrects the route")
+    lead_page.get_by_role("button", name="Save gold").click()
+    wait_idle(lead_page)
+    expect(lead_page.get_by_text("Gold saved for")).to_be_visible()
+    gold = store.gold(lead, task.id)
+    assert len(gold) == unanimous + 1
+    adjudicated = gold[gold["provenance"] == "adjudicated"]
+    assert len(adjudicated) == 1 and adjudicated["note"].iat[0] == "the Guide corrects the route"
+    assert ann_code[adjudicated["item_id"].iat[0]] != bob_code[adjudicated["item_id"].iat[0]]
+    lead_page.screenshot(path=str(artifacts / "coding_adjudicate.png"), full_page=True)
+
+    # Reveal: the coder whose label differs from gold sees the lead's note.
+    lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    wait_idle(lead_page)
+    assert store.task(task.id).phase == "revealed"
+    item = adjudicated["item_id"].iat[0]
+    differs = ann_page if ann_code[item] != adjudicated["code"].iat[0] else bob_page
+    _open(differs, "Code")
+    expect(differs.get_by_role("heading", name="Feedback")).to_be_visible()
+    expect(differs.get_by_text("the Guide corrects the route")).to_be_attached()
+
+    # Exports download from the Tasks page.
+    _open(lead_page, "Tasks")
+    with lead_page.expect_download() as dl:
+        lead_page.get_by_role("button", name="Labels, long (CSV)").click()
+    long = pd.read_csv(dl.value.path())
+    assert len(long) == len(given) and set(long["coder"]) == {"ann", "bob"}
+    with lead_page.expect_download() as dl:
+        lead_page.get_by_role("button", name="Labels, wide (CSV)").click()
+    wide = pd.read_csv(dl.value.path())
+    assert len(wide) == N_ITEMS and {"ann", "bob"} <= set(wide.columns)
+    with lead_page.expect_download() as dl:
+        lead_page.get_by_role("button", name="Agreement report (Markdown)").click()
+    report = io.open(dl.value.path(), encoding="utf-8").read()
+    kappa_row = next(line for line in report.splitlines() if line.startswith("| fleiss_kappa |"))
+    assert seen_kappas[-1] in kappa_row, kappa_row
+    for c in ctx.values():
+        c.close()

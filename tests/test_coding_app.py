@@ -1,0 +1,411 @@
+"""The coding screens under AppTest (sign-in, coding, blind access, live panel, adjudication, task
+admin) and the pure parts behind them (item sampling, the agreement report, the users CLI)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis import agreement as ag
+from analysis import coding as ac
+from corpus import codebook as cbm
+from corpus.dataset import load_sample
+from corpus.store import Store
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_sample()
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch, corpus):
+    """A data dir with a lead, two coders, a viewer and a 10-item task on the sample corpus."""
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
+    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
+    store = Store.open(data)
+    lead = store.create_user("lead", "lead-password", "lead")
+    ann = store.create_user("ann", "ann-password", "coder")
+    bob = store.create_user("bob", "bob-password", "coder")
+    guest = store.create_user("guest", "guest-password", "viewer")
+    items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
+    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3)
+    return store, lead, ann, bob, guest, task
+
+
+def signed_in(username: str, password: str, page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page(page).run()
+    at.text_input(key="auth_username").input(username)
+    at.text_input(key="auth_password").input(password)
+    at.button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def all_text(at: AppTest) -> str:
+    """Every element's content on the page (protos as text), to search for leaks."""
+    out = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for child in children.values():
+                walk(child)
+
+    walk(at._tree)
+    return "\n".join(out)
+
+
+def btn(at: AppTest, task_id: int, code: str):
+    return at.button(key=f"code_btn_{code}_{task_id}")
+
+
+# -- access -------------------------------------------------------------------------------------
+
+
+def test_first_lead_is_created_with_the_console_token(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "fresh"))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/tasks.py").run()
+    assert not at.exception
+    printed = capsys.readouterr().out
+    token = next(line.split(": ", 1)[1].strip() for line in printed.splitlines() if line.startswith("Groundwork setup token: "))
+    assert len(token) >= 12
+    # A wrong token is refused with the reason; nothing is created.
+    at.text_input(key="setup_token").input("not-the-token")
+    at.text_input(key="setup_username").input("pi")
+    at.text_input(key="setup_password").input("pi-password")
+    at.text_input(key="setup_password2").input("pi-password")
+    at.button[0].click().run()
+    assert "does not match" in at.error[0].value
+    store = Store.open(tmp_path / "fresh")
+    assert not store.has_lead()
+    at.text_input(key="setup_token").input(token)
+    at.button[0].click().run()
+    assert not at.exception
+    assert store.user("pi").role == "lead"
+    assert at.title[0].value == "Tasks"
+    # The token is printed once per process, not on every page run.
+    at.run()
+    assert "setup token" not in capsys.readouterr().out
+
+
+def test_wrong_password_is_refused(team):
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("pages/coding.py").run()
+    at.text_input(key="auth_username").input("ann")
+    at.text_input(key="auth_password").input("not-her-password")
+    at.button[0].click().run()
+    assert "wrong password" in at.error[0].value
+    assert not [b for b in at.button if str(b.key).startswith("code_btn_")]
+
+
+def test_coder_pages_are_closed_to_coders(team):
+    at = signed_in("ann", "ann-password", "pages/tasks.py")
+    assert "for a lead" in at.warning[0].value
+    at.switch_page("pages/adjudication.py").run()
+    assert "for a lead" in at.warning[0].value
+
+
+# -- coding -------------------------------------------------------------------------------------
+
+
+def test_a_click_saves_the_label_and_relabel_keeps_history(team):
+    store, lead, ann, bob, guest, task = team
+    at = signed_in("ann", "ann-password", "pages/coding.py")
+    order = store.coder_order(task.id, ann)
+    assert f"`{order[0]}`" in " ".join(m.value for m in at.markdown)  # starts at her first item
+    code_buttons = [b for b in at.button if str(b.key).startswith("code_btn_")]
+    assert [(b.proto.shortcut, b.label) for b in code_buttons] == [
+        ("1", "Initiate"), ("3", "Acknowledge"), ("5", "Request Repair"), ("7", "Cancel"),
+        ("2", "Continue"), ("4", "Repair"), ("6", "Request Acknowledgement"), ("8", "Other (not a grounding act)")]
+    at.checkbox(key=f"code_unsure_{order[0]}_{task.id}").check()
+    btn(at, task.id, "initiate").click().run()
+    mine = store.my_labels(ann, task.id)
+    assert mine[["item_id", "code", "unsure"]].values.tolist() == [[order[0], "initiate", True]]
+    assert mine["seconds"].iloc[0] >= 0
+    # Auto-advance: now on her second item, progress counts one.
+    assert f"`{order[1]}`" in " ".join(m.value for m in at.markdown)
+    assert "1 of 10 items coded" in at.get("progress")[0].proto.text
+    # Back to the first item and relabel it with a note: history keeps both.
+    at.button(key=f"code_back_{task.id}").click().run()
+    assert any("Your label: **Initiate**" in i.value for i in at.info)
+    at.text_input(key=f"code_note_{order[0]}_{task.id}").input("the Guide starts a new instruction")
+    btn(at, task.id, "continue").click().run()
+    hist = store.history(ann, task.id, order[0])
+    assert hist["code"].tolist() == ["initiate", "continue"]
+    assert hist["note"].tolist() == ["", "the Guide starts a new instruction"]
+    assert store.my_labels(ann, task.id).set_index("item_id").loc[order[0], "code"] == "continue"
+    at.button(key=f"code_back_{task.id}").click().run()
+    assert any(e.label.startswith("My history for this item (2 labels)") for e in at.expander)
+
+
+def test_resume_and_next_uncoded(team):
+    store, lead, ann, bob, guest, task = team
+    order = store.coder_order(task.id, ann)
+    for it in order[:3]:
+        store.add_label(ann, task.id, it, "continue")
+    at = signed_in("ann", "ann-password", "pages/coding.py")
+    assert f"`{order[3]}`" in " ".join(m.value for m in at.markdown)  # resumes at the first uncoded item
+    at.button(key=f"code_back_{task.id}").click().run()
+    at.button(key=f"code_back_{task.id}").click().run()
+    assert f"`{order[1]}`" in " ".join(m.value for m in at.markdown)
+    at.button(key=f"code_uncoded_{task.id}").click().run()
+    assert f"`{order[3]}`" in " ".join(m.value for m in at.markdown)
+
+
+def test_a_code_that_needs_a_note_is_refused_without_one(team):
+    store, lead, ann, bob, guest, task = team
+    at = signed_in("ann", "ann-password", "pages/coding.py")
+    btn(at, task.id, "other").click().run()
+    assert "needs a note" in at.error[0].value
+    assert store.my_labels(ann, task.id).empty
+    first = store.coder_order(task.id, ann)[0]
+    at.text_input(key=f"code_note_{first}_{task.id}").input("a greeting")
+    btn(at, task.id, "other").click().run()
+    assert store.my_labels(ann, task.id)["code"].tolist() == ["other"]
+
+
+def test_a_coder_never_sees_another_coders_labels(team):
+    store, lead, ann, bob, guest, task = team
+    secret = "bob-private-note-7741"
+    for it in store.items(task.id)["item_id"]:
+        store.add_label(bob, task.id, it, "cancel", note=secret)
+    store.set_share_agreement(lead, task.id, True)  # aggregates may be shown; labels never
+    at = signed_in("ann", "ann-password", "pages/coding.py")
+    order = store.coder_order(task.id, ann)
+    for i in range(len(order)):
+        text = all_text(at)
+        assert secret not in text
+        assert "bob" not in text
+        if i < len(order) - 1:
+            at.button(key=f"code_next_{task.id}").click().run()
+    # The shared team numbers are there, as numbers only.
+    assert "Team agreement" in [h.value for h in at.subheader]
+    assert any(m.label == "Fleiss' kappa" for m in at.metric)
+
+
+def test_a_viewer_cannot_label(team):
+    store, lead, ann, bob, guest, task = team
+    at = signed_in("guest", "guest-password", "pages/coding.py")
+    assert any("viewer" in i.value for i in at.info)
+    codes = [b for b in at.button if str(b.key).startswith("code_btn_")]
+    assert codes and all(b.disabled for b in codes)
+    from streamlit.testing.v1.errors import AppTestError
+
+    with pytest.raises(AppTestError, match="disabled"):
+        btn(at, task.id, "initiate").click()
+    assert store.history(lead, task.id).empty
+
+
+# -- the lead's panel and adjudication ---------------------------------------------------------
+
+
+def test_the_lead_panel_shows_the_live_kappa(team):
+    store, lead, ann, bob, guest, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    codes = ["initiate", "continue", "acknowledge", "repair", "continue", "continue", "acknowledge", "initiate", "repair", "continue"]
+    for i, it in enumerate(items):
+        store.add_label(ann, task.id, it, codes[i])
+        store.add_label(bob, task.id, it, codes[i] if i % 3 else "continue")
+    expected = ag.panel(store.labels(lead, task.id), item_col="item_id", label_col="code")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    kappa = next(m for m in at.metric if m.label == "Fleiss' kappa")
+    assert kappa.value == f"{expected['fleiss_kappa']:.3f}"
+    alpha = next(m for m in at.metric if m.label == "Krippendorff's alpha")
+    assert alpha.value == f"{expected['krippendorff_alpha']:.3f}"
+    assert any("too few items" in w.value for w in at.warning)
+    # A new label changes the number the lead sees.
+    store.add_label(bob, task.id, items[1], "cancel")
+    at.run()
+    after = ag.panel(store.labels(lead, task.id), item_col="item_id", label_col="code")["fleiss_kappa"]
+    assert after != expected["fleiss_kappa"]
+    assert next(m for m in at.metric if m.label == "Fleiss' kappa").value == f"{after:.3f}"
+
+
+def test_an_undefined_kappa_is_said_in_words(team):
+    store, lead, ann, bob, guest, task = team
+    for it in store.items(task.id)["item_id"][:4]:
+        store.add_label(ann, task.id, it, "continue")
+        store.add_label(bob, task.id, it, "continue")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    assert next(m for m in at.metric if m.label == "Fleiss' kappa").value == "undefined"
+    assert any(c.value == f"undefined, because {ag.ALL_SAME}" for c in at.caption)
+
+
+def test_adjudication_makes_gold_and_feedback(team):
+    store, lead, ann, bob, guest, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    store.add_label(ann, task.id, items[0], "initiate")
+    store.add_label(bob, task.id, items[0], "initiate")
+    store.add_label(ann, task.id, items[1], "repair", note="ann thinks repair")
+    store.add_label(bob, task.id, items[1], "request_repair")
+    at = signed_in("lead", "lead-password", "pages/adjudication.py")
+    at.button(key=f"adj_unanimous_{task.id}").click().run()
+    assert "Accepted 1 item(s)" in at.success[0].value
+    assert at.selectbox(key=f"adj_item_{task.id}").value == items[1]
+    # Names hidden: "Coder 1", "Coder 2".
+    shown = at.dataframe[-1].value
+    assert sorted(shown["coder"]) == ["Coder 1", "Coder 2"] and "ann thinks repair" in shown["note"].tolist()
+    at.selectbox(key=f"adj_code_{task.id}_{items[1]}").select("repair")
+    at.text_input(key=f"adj_note_{task.id}_{items[1]}").input("the Guide corrects the route")
+    at.selectbox(key=f"adj_error_{task.id}_{items[1]}").select("coder_error")
+    at.checkbox(key=f"adj_flag_{task.id}_{items[1]}").check()
+    next(b for b in at.button if b.label == "Save gold").click().run()
+    assert not at.exception
+    gold = store.gold(lead, task.id).set_index("item_id")
+    assert gold.loc[items[0], ["code", "provenance"]].tolist() == ["initiate", "unanimous"]
+    assert gold.loc[items[1], ["code", "provenance", "error_type", "flag_codebook"]].tolist() == [
+        "repair", "adjudicated", "coder_error", True]
+    # Reveal: bob sees where gold differs from his label, with the lead's note.
+    at.segmented_control(key=f"adj_phase_{task.id}").set_value("revealed").run()
+    assert store.task(task.id).phase == "revealed"
+    bob_at = signed_in("bob", "bob-password", "pages/coding.py")
+    fb = bob_at.dataframe[-1].value
+    assert fb["lead_note"].tolist() == ["the Guide corrects the route"]
+    assert fb["gold_code"].tolist() == ["Repair"]
+
+
+# -- task admin -------------------------------------------------------------------------------
+
+
+def test_the_lead_creates_accounts_and_a_task(team, corpus):
+    store, lead, ann, bob, guest, task = team
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    at.text_input(key="ta_new_name").input("round 2")
+    at.number_input(key="ta_new_n").set_value(24)
+    at.multiselect(key="ta_new_strat").set_value(["condition", "role"])
+    at.number_input(key="ta_new_few").set_value(4)
+    at.multiselect(key="ta_new_coders").set_value(["ann", "bob"])
+    at.run()
+    at.button(key="ta_new_create").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    new = next(t for t in store.tasks_for(lead) if t.name == "round 2")
+    its = store.items(new.id)
+    assert len(its) == 24 and (its["partition"] == "few_shot").sum() == 4
+    assert sorted(u.username for u in store.coders(new.id)) == ["ann", "bob"]
+    # Stratified by condition and role: every stratum of the corpus gets its proportional share.
+    shares = corpus.actions_df.groupby(["condition", "role"], observed=True).size() / len(corpus.actions_df)
+    got = its["stratum"].value_counts()
+    for (cond, role), share in shares.items():
+        assert abs(got.get(f"{cond}/{role}", 0) - share * 24) < 1
+
+
+def test_pages_run_without_exceptions_for_every_role(team):
+    for user, pw in (("lead", "lead-password"), ("ann", "ann-password"), ("guest", "guest-password")):
+        for page in ("pages/coding.py", "pages/adjudication.py", "pages/tasks.py"):
+            at = signed_in(user, pw, page)
+            assert not at.exception, (user, page, [e.value for e in at.exception])
+
+
+# -- pure parts ---------------------------------------------------------------------------------
+
+
+def test_stratified_sample_is_seeded_and_proportional(corpus):
+    a = ac.sample_items(corpus.actions_df, 180, seed=1, stratify=["condition", "role"])
+    b = ac.sample_items(corpus.actions_df, 180, seed=1, stratify=["condition", "role"])
+    c = ac.sample_items(corpus.actions_df, 180, seed=2, stratify=["condition", "role"])
+    assert a == b and a != c
+    assert len({(i["session_id"], i["action_index"]) for i in a}) == 180
+    sizes = corpus.actions_df.groupby(["condition", "role"], observed=True).size()
+    got = pd.Series([i["stratum"] for i in a]).value_counts()
+    for (cond, role), n in sizes.items():
+        assert abs(got[f"{cond}/{role}"] - 180 * n / sizes.sum()) < 1
+    parted = ac.assign_partitions(a, 8, seed=1)
+    assert sum(p["partition"] == "few_shot" for p in parted) == 8
+    assert len(ac.all_items(corpus.actions_df)) == len(corpus.actions_df)
+
+
+def test_id_lists_are_checked_line_by_line():
+    known = {"S01:1", "S01:2", "S02:5"}
+    assert ac.items_from_csv("item_id\nS01:1\nS02:5\n", known=known) == [
+        {"session_id": "S01", "action_index": 1, "stratum": ""}, {"session_id": "S02", "action_index": 5, "stratum": ""}]
+    assert len(ac.items_from_csv(b"session_id,action_index\nS01,2\n", known=known)) == 1
+    with pytest.raises(ac.ItemListError) as err:
+        ac.items_from_csv("session_id,action_index\nS01,x\nS09,1\nS01,2\nS01,2\n", "ids.csv", known)
+    assert err.value.problems == [
+        "line 2, column action_index: 'x' is not an action index (a whole number >= 0)",
+        "line 3, column action_index: action S09:1 is not in the current dataset",
+        "line 5: S01:2 repeats line 4",
+    ]
+    with pytest.raises(ac.ItemListError, match="needs columns"):
+        ac.items_from_csv("foo\n1\n")
+    with pytest.raises(ac.ItemListError, match="empty"):
+        ac.items_from_csv("")
+
+
+def test_the_agreement_report_has_every_statistic(corpus):
+    lab = corpus.coded()
+    lab = lab.assign(coder_kind=["model" if c == "llm_coder" else "human" for c in lab["coder"]], codebook_version="1.0")
+    rep = ac.agreement_report(lab, n_boot=50)
+    assert rep["excluded_coders"] == ["llm_coder"]
+    humans = lab[lab["coder_kind"] == "human"]
+    direct = ag.report(humans, item_col="item_id", label_col="code", n_boot=50, seed=0)
+    assert rep["overall"]["fleiss_kappa"] == direct["fleiss_kappa"]
+    meta = ac.ReportMeta(task="pilot", dataset="sample", codebook_id="grounding_acts", codebook_name="Grounding acts",
+                         codebook_version="1.0", n_items_in_task=180)
+    table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta)))
+    row = table.set_index("statistic").loc["fleiss_kappa"]
+    assert float(row["value"]) == pytest.approx(direct["fleiss_kappa"])
+    assert float(row["ci_low"]) == pytest.approx(direct["fleiss_ci"][0]) and int(row["n"]) == direct["fleiss_items_used"]
+    stats = set(table["statistic"])
+    assert {"krippendorff_alpha", "percent_agreement", "mean_pairwise_cohen_kappa", "gwet_ac1",
+            "fleiss_kappa[acknowledge]", "cohen_kappa[coder_a,coder_b]", "package:statsmodels",
+            "package:krippendorff", "package:scikit-learn", "package:numpy", "package:pandas"} <= stats
+    md = ac.report_markdown(rep, meta)
+    assert f"| fleiss_kappa | {direct['fleiss_kappa']:.3f} | {direct['fleiss_items_used']} |" in md
+    assert "`grounding_acts` v1.0" in md and "statsmodels" in md
+    # Two codebook versions: reported apart as well.
+    two = lab.assign(codebook_version=["1.0" if i % 2 else "1.1" for i in range(len(lab))])
+    rep2 = ac.agreement_report(two, n_boot=0)
+    assert sorted(rep2["by_version"]) == ["1.0", "1.1"]
+    assert "## Codebook v1.1" in ac.report_markdown(rep2, meta)
+
+
+def test_an_undefined_statistic_is_written_in_words():
+    lab = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "coder": ["x", "y", "x", "y"], "code": ["c"] * 4,
+                        "coder_kind": "human", "codebook_version": "1"})
+    rep = ac.agreement_report(lab, n_boot=0)
+    meta = ac.ReportMeta("t", "d", "cb", "CB", "1", 2)
+    table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta))).set_index("statistic")
+    assert pd.isna(table.loc["fleiss_kappa", "value"])
+    assert table.loc["fleiss_kappa", "note"] == f"undefined, because {ag.ALL_SAME}"
+    assert f"undefined, because {ag.ALL_SAME}" in ac.report_markdown(rep, meta)
+
+
+def test_long_export_as_jsonl():
+    df = pd.DataFrame({"item_id": ["S01:1"], "coder": ["ann"], "code": ["initiate"],
+                       "created_at": pd.to_datetime(["2025-01-02T03:04:05Z"])})
+    rows = [json.loads(line) for line in ac.long_jsonl(df).splitlines()]
+    assert rows == [{"item_id": "S01:1", "coder": "ann", "code": "initiate", "created_at": "2025-01-02T03:04:05+00:00"}]
+
+
+def test_cli_adds_a_lead(tmp_path):
+    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(tmp_path / "d")}
+    env.pop("GROUNDWORK_DB_URL", None)
+    run = lambda pw: subprocess.run([sys.executable, "-m", "corpus", "users", "add", "pi", "--role", "lead", "--password-stdin"],
+                                    input=pw, text=True, capture_output=True, cwd=ROOT, env=env)
+    r = run("pi-password\n")
+    assert r.returncode == 0, r.stderr
+    store = Store.open(tmp_path / "d")
+    assert store.authenticate("pi", "pi-password").role == "lead"
+    r = run("pi-password\n")
+    assert r.returncode == 1 and "'pi' is taken" in r.stderr
