@@ -1,8 +1,12 @@
 """Agreement speed at 10,000 items x 5 coders (50,000 labels, 8 categories).
 
-- ``label_to_kappa_ms_10000x5``: the live panel after one new label: append the label to the long
-  table and recompute Fleiss' kappa, Krippendorff's alpha (no bootstrap), percent agreement, mean
-  pairwise Cohen's kappa and Gwet's AC1 (``analysis.agreement.panel``). Median over repeats.
+- ``label_to_kappa_ms_10000x5``: server time from a label click to the lead's refreshed numbers, on
+  a SQLite label store holding 50,000 labels: the coder's label is written
+  (``Store.add_label``), the lead's live panel reads the labels added since its last refresh
+  (``Store.refresh_labels``) and recomputes Fleiss' kappa, Krippendorff's alpha (no bootstrap),
+  percent agreement, mean pairwise Cohen's kappa and Gwet's AC1 (``human_panel``, what the panel
+  shows). Median over repeats.
+- ``kappa_panel_ms_10000x5``: the statistics alone (``analysis.agreement.panel`` on the long table).
 - ``agreement_cli_ms_10000x5``: wall time of ``python -m analysis agreement FILE --json`` (a fresh
   process, 1,000 bootstrap resamples) on a generated 50,000-row CSV. Median of three runs.
 """
@@ -56,6 +60,39 @@ def _panel_after_one_label(df: pd.DataFrame, repeats: int = 21) -> float:
     return statistics.median(times)
 
 
+def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> float:
+    import uuid
+
+    from components.agreement_panel import human_panel
+    from corpus import codebook as cbm
+    from corpus.store import Store
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(tmp)
+        lead = store.create_user("lead", "lead-password", "lead")
+        items = df[["session_id", "action_index"]].drop_duplicates().to_dict("records")
+        task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1)
+        csv = pd.DataFrame({"item": df["session_id"] + ":" + df["action_index"].astype(str),
+                            "coder": df["coder"], "label": df["code"]})
+        store.import_labels_csv(lead, task.id, csv.to_csv(index=False), create_coders=True, coder_kind="human")
+        coder = store.user("coder_0")
+        view = store.refresh_labels(lead, task.id)
+        human_panel(view)  # warm up imports
+        item_ids = view["item_id"].unique()
+        codes = list(CODES)
+        times = []
+        for k in range(repeats):
+            t0 = time.perf_counter()
+            store.add_label(coder, task.id, str(item_ids[k]), codes[k % len(codes)], note="bench", seconds=3.0,
+                            request_id=uuid.uuid4().hex)
+            view = store.refresh_labels(lead, task.id, view)
+            numbers = human_panel(view)
+            times.append((time.perf_counter() - t0) * 1000)
+        assert numbers["n_labels"] == len(df) and len(view) == len(df)
+        store.engine.dispose()
+    return statistics.median(times)
+
+
 def _cli_ms(df: pd.DataFrame, runs: int = 3) -> float:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "grounding_acts.csv"
@@ -72,7 +109,8 @@ def _cli_ms(df: pd.DataFrame, runs: int = 3) -> float:
 def run() -> dict[str, dict]:
     df = labels_frame()
     return {
-        "label_to_kappa_ms_10000x5": {"value": _panel_after_one_label(df), "unit": "ms", "target": 150},
+        "label_to_kappa_ms_10000x5": {"value": _label_to_kappa_through_the_store(df), "unit": "ms", "target": 150},
+        "kappa_panel_ms_10000x5": {"value": _panel_after_one_label(df), "unit": "ms", "target": None},
         "agreement_cli_ms_10000x5": {"value": _cli_ms(df), "unit": "ms", "target": None},
     }
 

@@ -23,6 +23,7 @@ from analysis import agreement as ag
 from corpus.store import AccessDenied, Store, User
 
 REFRESH_SECONDS = 2
+DETAILS_SECONDS = 10
 COLS = dict(item_col="item_id", coder_col="coder", label_col="code")
 STATS = (
     ("fleiss_kappa", "Fleiss' kappa"),
@@ -81,18 +82,41 @@ def human_panel(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _lead_numbers(token: tuple, _humans: pd.DataFrame, drift_step: int) -> dict[str, Any]:
-    """Everything the lead's panel shows; recomputed only when the labels change (``token``)."""
+def _lead_details(token: tuple, _humans: pd.DataFrame, drift_step: int) -> dict[str, Any]:
+    """The slower parts of the lead's panel; recomputed only when the labels change (``token``)."""
     if _humans.empty:
-        return {"panel": _empty_numbers(), "report": None, "drift": pd.DataFrame(), "disagreed": pd.DataFrame(),
-                "coincidence": pd.DataFrame()}
+        return {"report": None, "drift": pd.DataFrame(), "disagreed": pd.DataFrame(), "coincidence": pd.DataFrame()}
     return {
-        "panel": ag.panel(_humans, **COLS),
         "report": ag.report(_humans, n_boot=0, **COLS),
         "drift": ag.kappa_drift(_humans, order="created_at", step=drift_step, **COLS),
         "disagreed": ag.most_disagreed(_humans, 10, **COLS),
         "coincidence": ag.coincidence_matrix(_humans, **COLS),
     }
+
+
+def live_labels(store: Store, user: User, task_id: int) -> pd.DataFrame:
+    """The task's current labels for this session, read incrementally (only rows added since the
+    last refresh), so a refresh costs the same at 50 labels and at 50,000."""
+    key = f"live_labels_{task_id}"
+    cur = store.refresh_labels(user, task_id, st.session_state.get(key))
+    st.session_state[key] = cur
+    return cur
+
+
+def _token(task_id: int, cur: pd.DataFrame) -> tuple:
+    return (task_id, len(cur), int(cur["id"].max()) if len(cur) else 0)
+
+
+def live_numbers(store: Store, user: User, task_id: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """(current labels, panel numbers on the human coders); the numbers are recomputed only when a
+    label has been given since the last refresh."""
+    cur = live_labels(store, user, task_id)
+    token = _token(task_id, cur)
+    held = st.session_state.get(f"live_numbers_{task_id}")
+    if held is None or held[0] != token:
+        held = (token, human_panel(cur))
+        st.session_state[f"live_numbers_{task_id}"] = held
+    return cur, held[1]
 
 
 def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
@@ -121,21 +145,30 @@ def matrix_figure(m: pd.DataFrame, title: str, x_title: str = "", y_title: str =
 
 def lead_panel(store: Store, user: User, task_id: int) -> None:
     st.subheader("Live agreement")
-    _lead_fragment(store, user, task_id)
+    _lead_numbers_fragment(store, user, task_id)
+    _lead_details_fragment(store, user, task_id)
 
 
 @st.fragment(run_every=REFRESH_SECONDS)
-def _lead_fragment(store: Store, user: User, task_id: int) -> None:
+def _lead_numbers_fragment(store: Store, user: User, task_id: int) -> None:
+    """The headline numbers and progress: refreshed every few seconds, cheap at any task size."""
+    cur, nums = live_numbers(store, user, task_id)
+    numbers_row(nums)
+    counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
+    n_items = store.task(task_id).n_items
+    coders = store.coders(task_id)
+    if coders:
+        st.caption("Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{n_items}" for u in coders))
+
+
+@st.fragment(run_every=DETAILS_SECONDS)
+def _lead_details_fragment(store: Store, user: User, task_id: int) -> None:
+    """Diagnostics, drift, matrices, most disagreed items and model coders: refreshed less often."""
     task = store.task(task_id)
-    cur = store.labels(user, task_id)
+    cur = live_labels(store, user, task_id)
     humans = cur[cur["coder_kind"] == "human"]
-    token = (task_id, len(cur), int(cur["id"].max()) if len(cur) else 0)
     step = 20 if task.n_items >= 60 else 5
-    res = _lead_numbers(token, humans, step)
-    numbers_row(res["panel"])
-    prog = store.progress(task_id)
-    if not prog.empty:
-        st.caption("Progress: " + " · ".join(f"{r.coder} {r.coded}/{r.items}" for r in prog.itertuples()))
+    res = _lead_details(_token(task_id, cur), humans, step)
     rep = res["report"]
     if rep is not None:
         warnings = rep["diagnostics"]["warnings"]

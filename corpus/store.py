@@ -535,6 +535,33 @@ class Store:
         with self.engine.connect() as c:
             return self._current_labels(c, task_id)
 
+    def labels_since(self, user: User, task_id: int, after_id: int) -> pd.DataFrame:
+        """Label rows given after ``after_id`` (columns as :meth:`labels`), with the same access rule."""
+        if not self.can_see_all(user, task_id):
+            raise AccessDenied(
+                f"{user.username} cannot see other coders' labels while task #{task_id} is being coded (blind coding)"
+            )
+        q = (sa.select(labels.c.id, labels.c.item_id, labels.c.coder_id, users.c.username.label("coder"),
+                       users.c.kind.label("coder_kind"), labels.c.code, labels.c.note, labels.c.unsure,
+                       labels.c.seconds, labels.c.codebook_version, labels.c.source, labels.c.created_at)
+             .join(users, users.c.id == labels.c.coder_id)
+             .where(labels.c.task_id == task_id, labels.c.id > int(after_id))
+             .order_by(labels.c.id))
+        with self.engine.connect() as c:
+            return pd.read_sql(q, c)
+
+    def refresh_labels(self, user: User, task_id: int, previous: pd.DataFrame | None = None) -> pd.DataFrame:
+        """The current labels, updated from ``previous`` (an earlier result of this method or of
+        :meth:`labels`) by reading only the rows added since: a live view's cost per refresh does not
+        grow with the task. A relabel replaces the coder's earlier label of the item."""
+        if previous is None or previous.empty:
+            return self.labels(user, task_id)
+        new = self.labels_since(user, task_id, int(previous["id"].max()))
+        if new.empty:
+            return previous
+        both = pd.concat([previous, new], ignore_index=True)
+        return both.drop_duplicates(["item_id", "coder_id"], keep="last").reset_index(drop=True)
+
     def history(self, user: User, task_id: int, item_id: str | None = None) -> pd.DataFrame:
         """Every label ever given (append-only log). Coders get their own unless they may see all."""
         q = (sa.select(labels.c.id, labels.c.item_id, users.c.username.label("coder"), labels.c.code, labels.c.note,

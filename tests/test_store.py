@@ -131,6 +131,27 @@ def test_blind_coding_is_enforced_by_the_store(team):
         store.set_phase(ann, task.id, "coding")
 
 
+def test_refreshed_labels_equal_a_full_read_and_stay_blind(team):
+    store, lead, ann, bob, viewer, task = team
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    store.add_label(bob, task.id, "S01:1", "continue")
+    view = store.refresh_labels(lead, task.id)
+    store.add_label(ann, task.id, "S01:2", "repair")
+    store.add_label(ann, task.id, "S01:1", "cancel", note="changed my mind")  # a relabel replaces
+    view = store.refresh_labels(lead, task.id, view)
+    full = store.labels(lead, task.id)
+    cols = ["id", "item_id", "coder", "code", "note"]
+    assert view[cols].sort_values("id").values.tolist() == full[cols].sort_values("id").values.tolist()
+    assert sorted(zip(view["item_id"], view["coder"], view["code"])) == [
+        ("S01:1", "ann", "cancel"), ("S01:1", "bob", "continue"), ("S01:2", "ann", "repair")]
+    assert store.refresh_labels(lead, task.id, view) is view  # nothing new: nothing read but the new rows
+    for user in (ann, viewer):
+        with pytest.raises(AccessDenied, match="blind coding"):
+            store.labels_since(user, task.id, 0)
+        with pytest.raises(AccessDenied, match="blind coding"):
+            store.refresh_labels(user, task.id, view)
+
+
 def test_coder_order_is_shuffled_per_coder_and_stable(team):
     store, lead, ann, bob, viewer, task = team
     a1, a2, b = store.coder_order(task.id, ann), store.coder_order(task.id, ann), store.coder_order(task.id, bob)
