@@ -188,6 +188,7 @@ def _lead_details_fragment(store: Store, user: User, task_id: int) -> None:
                 "kappa": [fmt(per_cat.get(c)) for c in uses],
             }), hide_index=True, width="stretch")
             st.caption(f"Most common: {prev.get('category')} ({fmt(prev.get('share'), 2)} of labels).")
+    by_version(humans)
     c1, c2 = st.columns(2)
     with c1:
         drift = res["drift"]
@@ -215,6 +216,20 @@ def _lead_details_fragment(store: Store, user: User, task_id: int) -> None:
                      column_config={"agreement": st.column_config.NumberColumn(format="%.2f"),
                                     "modal_share": st.column_config.NumberColumn(format="%.2f")})
     model_view(store, user, task_id, cur)
+
+
+def by_version(humans: pd.DataFrame) -> None:
+    """Agreement per codebook version, once the task has labels under more than one."""
+    versions = sorted(humans["codebook_version"].dropna().unique().tolist()) if len(humans) else []
+    if len(versions) < 2:
+        return
+    rows = []
+    for v in versions:
+        nums = ag.panel(humans[humans["codebook_version"] == v], **COLS)
+        rows.append({"codebook version": v, "labels": nums["n_labels"], "items": nums["n_items"],
+                     **{label: fmt(nums.get(key)) for key, label in STATS}})
+    st.markdown("**By codebook version** (current labels, by the version each was given under)")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> None:

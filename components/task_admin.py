@@ -49,12 +49,8 @@ def users_admin(store: Store, lead: User) -> None:
 # -- a new task ---------------------------------------------------------------------------------
 
 
-def _codebook_choice(key: str) -> cbm.Codebook | None:
-    books = cbm.bundled()
-    choice = st.selectbox("Codebook", [*books, UPLOAD], key=f"{key}_cb",
-                          format_func=lambda k: k if k == UPLOAD else f"{books[k].name} v{books[k].version}")
-    if choice != UPLOAD:
-        return books[choice]
+def _uploaded_codebook(key: str) -> cbm.Codebook | None:
+    """A codebook from an uploaded YAML/JSON file, or None (its problems shown as a table)."""
     up = st.file_uploader("Codebook file", type=["yaml", "yml", "json"], key=f"{key}_cbfile")
     if up is None:
         st.caption("Codebook format: see `corpus/codebooks/grounding_acts.yaml`.")
@@ -65,6 +61,15 @@ def _codebook_choice(key: str) -> cbm.Codebook | None:
         st.error(f"{up.name} is not a usable codebook: {len(exc.report.errors)} problem(s).")
         show_report(exc.report)
         return None
+
+
+def _codebook_choice(key: str) -> cbm.Codebook | None:
+    books = cbm.bundled()
+    choice = st.selectbox("Codebook", [*books, UPLOAD], key=f"{key}_cb",
+                          format_func=lambda k: k if k == UPLOAD else f"{books[k].name} v{books[k].version}")
+    if choice != UPLOAD:
+        return books[choice]
+    return _uploaded_codebook(key)
 
 
 def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
@@ -139,6 +144,24 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
 
     st.session_state[f"ta_share_{task.id}"] = task.share_agreement
     st.toggle("Show coders the team's agreement numbers (aggregates only)", key=f"ta_share_{task.id}", on_change=_share)
+
+
+def revise_codebook(store: Store, lead: User, task: Task) -> None:
+    """Move the task to a revised codebook (same id, new version); labels keep their version."""
+    cb = task.codebook
+    st.caption(f"Now coding with **{cb.name}** (`{cb.id}`) v{cb.version}. Upload the revised file with the same "
+               "id and a new version: labels given from then on record the new version, and agreement is "
+               "reported per version.")
+    key = f"ta_revise_{task.id}"
+    new = _uploaded_codebook(key)
+    if new is not None and st.button(f"Code from now on with v{new.version}", key=f"{key}_go", type="primary"):
+        try:
+            store.revise_codebook(lead, task.id, new)
+        except (StoreError, AccessDenied) as exc:
+            st.error(str(exc))
+        else:
+            st.session_state["ta_msg"] = f"Task '{task.name}' now codes with {new.name} v{new.version}."
+            st.rerun()
 
 
 def import_labels(store: Store, lead: User, task: Task) -> None:

@@ -451,6 +451,20 @@ class Store:
         with self.engine.begin() as c:
             c.execute(tasks.update().where(tasks.c.id == task_id).values(phase=phase))
 
+    def revise_codebook(self, actor: User, task_id: int, codebook: Codebook) -> Task:
+        """Move a task to a revised version of its codebook (a guideline change). Labels keep the
+        version they were given under, so agreement before and after the change stays separable."""
+        self._require_lead(actor)
+        current = self.task(task_id).codebook
+        if codebook.id != current.id:
+            raise StoreError(f"id: the task codes with '{current.id}'; a revision must keep that id, not '{codebook.id}'")
+        if codebook.version == current.version:
+            raise StoreError(f"version: the task already uses version {current.version}; give the revision a new version")
+        stored = self.save_codebook(codebook)  # refuses a stored version with other content
+        with self.engine.begin() as c:
+            c.execute(tasks.update().where(tasks.c.id == task_id).values(codebook_id=stored))
+        return self.task(task_id)
+
     def set_share_agreement(self, actor: User, task_id: int, share: bool) -> None:
         self._require_lead(actor)
         with self.engine.begin() as c:

@@ -6,7 +6,7 @@ from components.agreement_panel import lead_panel
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
-from components.task_admin import exports, import_labels, new_task_form, task_settings, users_admin
+from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings, users_admin
 
 corpus = require_corpus()
 st.title("Tasks")
@@ -23,6 +23,8 @@ task = task_picker(store, lead, key="ta_task")
 if task is not None:
     task_settings(store, lead, task)
     lead_panel(store, lead, task.id)
+    with st.expander("Revise the codebook"):
+        revise_codebook(store, lead, task)
     with st.expander("Import labels"):
         import_labels(store, lead, task)
     st.subheader("Exports")

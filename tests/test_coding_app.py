@@ -240,6 +240,32 @@ def test_the_lead_panel_shows_the_live_kappa(team):
     assert next(m for m in at.metric if m.label == "Fleiss' kappa").value == f"{after:.3f}"
 
 
+def test_agreement_is_shown_per_codebook_version(team):
+    store, lead, ann, bob, guest, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    before = ["initiate", "continue", "acknowledge", "repair", "continue"]
+    for i, it in enumerate(items[:5]):
+        store.add_label(ann, task.id, it, before[i])
+        store.add_label(bob, task.id, it, before[i] if i % 2 else "continue")
+    data = cbm.default().to_dict()
+    data["version"] = "1.1"
+    data["codes"][1]["definition"] = "Continue: the same speaker goes on with the same contribution."
+    store.revise_codebook(lead, task.id, cbm.parse(data))
+    after = ["initiate", "continue", "repair", "continue", "acknowledge"]
+    for i, it in enumerate(items[5:]):
+        store.add_label(ann, task.id, it, after[i])
+        store.add_label(bob, task.id, it, after[i])
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    table = next(d.value for d in at.dataframe if "codebook version" in d.value.columns)
+    cur = store.labels(lead, task.id)
+    expected = {v: ag.panel(cur[cur["codebook_version"] == v], item_col="item_id", label_col="code")["fleiss_kappa"]
+                for v in ("1.0", "1.1")}
+    assert table["codebook version"].tolist() == ["1.0", "1.1"]
+    assert table["Fleiss' kappa"].tolist() == [f"{expected['1.0']:.3f}", f"{expected['1.1']:.3f}"]
+    assert expected["1.1"] == 1.0 and expected["1.0"] < 1.0
+    assert at.selectbox(key="ta_task").options == ["pilot (10 items, Grounding acts (Traum, 1995) v1.1)"]
+
+
 def test_an_undefined_kappa_is_said_in_words(team):
     store, lead, ann, bob, guest, task = team
     for it in store.items(task.id)["item_id"][:4]:

@@ -269,6 +269,28 @@ def test_a_changed_codebook_needs_a_new_version(team):
     assert store.codebook_versions("grounding_acts") == [("grounding_acts", "1.0"), ("grounding_acts", "1.1")]
 
 
+def test_a_task_moves_to_a_revised_codebook_and_labels_keep_their_version(team):
+    store, lead, ann, bob, viewer, task = team
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    data = cbm.default().to_dict()
+    data["codes"][3]["definition"] = "Repair: now also covers self-corrections."
+    with pytest.raises(StoreError, match="new version"):
+        store.revise_codebook(lead, task.id, cbm.parse(data))
+    data["version"] = "1.1"
+    with pytest.raises(AccessDenied):
+        store.revise_codebook(ann, task.id, cbm.parse(data))
+    other = dict(data, id="dialogue_moves")
+    with pytest.raises(StoreError, match="keep that id"):
+        store.revise_codebook(lead, task.id, cbm.parse(other))
+    revised = store.revise_codebook(lead, task.id, cbm.parse(data))
+    assert revised.codebook.version == "1.1" and store.task(task.id).codebook.version == "1.1"
+    store.add_label(ann, task.id, "S01:1", "repair")  # a relabel under the new guidelines
+    store.add_label(bob, task.id, "S01:1", "repair")
+    hist = store.history(lead, task.id)
+    assert hist[["coder", "code", "codebook_version"]].values.tolist() == [
+        ["ann", "initiate", "1.0"], ["ann", "repair", "1.1"], ["bob", "repair", "1.1"]]
+
+
 # -- concurrency and durability ------------------------------------------------------------------
 
 
