@@ -647,6 +647,24 @@ class Store:
         with self.engine.connect() as c:
             return pd.read_sql(q, c)
 
+    def revealed_gold(self, dataset: str, scheme: str | None = None) -> pd.DataFrame:
+        """The gold of every closed (revealed) task on ``dataset``: what the analysis pages use.
+        Anyone may read it; a task still being coded or adjudicated contributes nothing.
+        Columns: task_id, task, scheme, session_id, action_index, item_id, code, provenance."""
+        latest = sa.select(sa.func.max(gold.c.id).label("id")).group_by(gold.c.task_id, gold.c.item_id).subquery()
+        q = (sa.select(tasks.c.id.label("task_id"), tasks.c.name.label("task"), codebook_rows.c.scheme,
+                       task_items.c.session_id, task_items.c.action_index, gold.c.item_id, gold.c.code, gold.c.provenance)
+             .join(latest, latest.c.id == gold.c.id)
+             .join(tasks, tasks.c.id == gold.c.task_id)
+             .join(codebook_rows, codebook_rows.c.id == tasks.c.codebook_id)
+             .join(task_items, (task_items.c.task_id == gold.c.task_id) & (task_items.c.item_id == gold.c.item_id))
+             .where(tasks.c.dataset == dataset, tasks.c.phase == "revealed")
+             .order_by(tasks.c.id, task_items.c.position))
+        if scheme is not None:
+            q = q.where(codebook_rows.c.scheme == scheme)
+        with self.engine.connect() as c:
+            return pd.read_sql(q, c)
+
     def accept_consensus(self, actor: User, task_id: int, threshold: float = 1.0, min_coders: int = 2) -> int:
         """Make gold of items without gold whose top code has at least ``threshold`` of the votes.
 

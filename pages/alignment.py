@@ -2,9 +2,10 @@
 
 import streamlit as st
 
-from analysis.alignment import MEASURES, act_shares, alignment_by_act, majority_labels, progress_curves, progress_model
+from analysis.alignment import MEASURES, act_shares, alignment_by_act, progress_curves, progress_model
 from components.alignment_charts import act_share_figure, alignment_by_act_figure, model_table, progress_figure
 from components.dataset import require_corpus, synthetic_banner
+from components.label_source import grounding_act_labels
 
 corpus = require_corpus()
 st.title("Alignment over task progress")
@@ -29,16 +30,11 @@ else:
     model_table(progress_model(actions, model_measure))
 
 st.subheader("Grounding acts")
-coded = corpus.coded("grounding_acts")
-if coded.empty:
-    st.info("This dataset carries no grounding-act labels (labels/grounding_acts.csv).")
+gold = grounding_act_labels(corpus, key="align_act_source")
+if gold is None:
+    st.info("This dataset carries no grounding-act labels (labels/grounding_acts.csv), and no coding task on it "
+            "has been closed yet (Annotate pages).")
 else:
-    llm = tuple(c for c in coded["coder"].unique() if c.startswith("llm"))
-    gold = majority_labels(coded, exclude_coders=llm)
-    st.caption(
-        f"Majority label of the human coders ({', '.join(sorted(set(coded['coder']) - set(llm)))}) on {len(gold)} actions; "
-        "items without a majority are left out."
-    )
     a, b = st.columns(2)
     with a:
         st.markdown("**Share of each act by condition**")

@@ -266,6 +266,51 @@ def test_agreement_is_shown_per_codebook_version(team):
     assert at.selectbox(key="ta_task").options == ["pilot (10 items, Grounding acts (Traum, 1995) v1.1)"]
 
 
+def _array(value):
+    """A Plotly JSON array: a list, or a typed array ({"dtype", "bdata"} in base64)."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return list(value)
+
+
+def test_the_alignment_page_uses_the_gold_of_a_closed_task(team, corpus):
+    store, lead, ann, bob, guest, task = team
+    items = store.items(task.id)
+    for it in items["item_id"]:
+        store.add_label(ann, task.id, it, "repair")
+        store.add_label(bob, task.id, it, "repair")
+    store.accept_consensus(lead, task.id)
+    store.set_gold(lead, task.id, items["item_id"].iat[0], "cancel", note="withdrawn")
+
+    def acts_on_page():
+        at = AppTest.from_file(APP, default_timeout=60).run()
+        at.switch_page("pages/alignment.py").run()
+        assert not at.exception, [e.value for e in at.exception]
+        spec = json.loads(next(c for c in at.get("plotly_chart") if '"barmode":"group"' in c.proto.spec.replace(" ", "")).proto.spec)
+        counts = {}
+        for trace in spec["data"]:
+            for name, n in zip(trace["x"], _array(trace["customdata"])):
+                counts[name] = counts.get(name, 0) + int(n)
+        return at, counts
+
+    # While the task is open its gold stays private: the page shows the dataset's own coders.
+    at, counts = acts_on_page()
+    assert any("Majority label of the human coders" in c.value for c in at.caption)
+    assert sum(counts.values()) > 100
+    store.set_phase(lead, task.id, "revealed")
+    at, counts = acts_on_page()
+    assert any(c.value.startswith("Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)")
+               for c in at.caption)
+    assert counts == {"Repair": 9, "Cancel": 1}
+    # The dataset's own labels remain one choice away.
+    at.selectbox(key="align_act_source").set_value("dataset").run()
+    assert any("Majority label of the human coders" in c.value for c in at.caption)
+
+
 def test_an_undefined_kappa_is_said_in_words(team):
     store, lead, ann, bob, guest, task = team
     for it in store.items(task.id)["item_id"][:4]:

@@ -291,6 +291,26 @@ def test_a_task_moves_to_a_revised_codebook_and_labels_keep_their_version(team):
         ["ann", "initiate", "1.0"], ["ann", "repair", "1.1"], ["bob", "repair", "1.1"]]
 
 
+def test_revealed_gold_is_what_the_analysis_pages_read(team):
+    store, lead, ann, bob, viewer, task = team
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    store.add_label(bob, task.id, "S01:1", "initiate")
+    store.add_label(ann, task.id, "S01:2", "repair")
+    store.add_label(bob, task.id, "S01:2", "continue")
+    store.accept_consensus(lead, task.id)
+    store.set_gold(lead, task.id, "S01:2", "continue", note="a continuation")
+    store.set_gold(lead, task.id, "S01:2", "repair", note="on second thoughts")  # the latest decision counts
+    assert store.revealed_gold("sample").empty  # still being coded: nothing is published
+    store.set_phase(lead, task.id, "adjudication")
+    assert store.revealed_gold("sample").empty
+    store.set_phase(lead, task.id, "revealed")
+    g = store.revealed_gold("sample")
+    assert g[["task", "scheme", "session_id", "action_index", "code", "provenance"]].values.tolist() == [
+        ["pilot", "grounding_acts", "S01", 1, "initiate", "unanimous"],
+        ["pilot", "grounding_acts", "S01", 2, "repair", "adjudicated"]]
+    assert store.revealed_gold("another dataset").empty and store.revealed_gold("sample", "hcrc_moves").empty
+
+
 # -- concurrency and durability ------------------------------------------------------------------
 
 
