@@ -16,8 +16,8 @@ PAGES = {
         st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
     ],
     "Annotate": [
-        st.Page(HERE / "pages" / "coding.py", title="Code", icon=":material/label:", url_path="code"),
-        st.Page(HERE / "pages" / "adjudication.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
+        st.Page(HERE / "pages" / "code.py", title="Code", icon=":material/label:", url_path="code"),
+        st.Page(HERE / "pages" / "adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
         st.Page(HERE / "pages" / "tasks.py", title="Tasks", icon=":material/assignment:", url_path="tasks"),
     ],
 }

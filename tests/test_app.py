@@ -15,7 +15,7 @@ APP = str(ROOT / "app.py")
 
 # Every page registered in app.py (kept in step by test_every_page_is_listed).
 PAGES = ["pages/data.py", "pages/replay.py", "pages/alignment.py", "pages/agreement.py",
-         "pages/coding.py", "pages/adjudication.py", "pages/tasks.py"]
+         "pages/code.py", "pages/adjudicate.py", "pages/tasks.py"]
 
 
 def run_app(tmp_path, monkeypatch) -> AppTest:
@@ -28,6 +28,16 @@ def test_every_page_is_listed():
     listed = {p for p in PAGES}
     in_app = {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if f'"{p.name}"' in text}
     assert in_app == listed
+
+
+def test_every_url_path_is_its_file_name():
+    """A deep link that is a fresh server's first visit is resolved against the pages/ folder's file
+    names before app.py runs (components.router); a different url_path shows "Page not found"."""
+    import re
+
+    pages = re.findall(r'st\.Page\(HERE / "pages" / "([^"]+)\.py".*?url_path="([^"]+)"', (ROOT / "app.py").read_text())
+    assert len(pages) == len(PAGES)
+    assert [stem for stem, _ in pages] == [path for _, path in pages]
 
 
 @pytest.mark.parametrize("page", PAGES)

@@ -49,6 +49,7 @@ def _sign_in(context, url: str, path: str, username: str, password: str):
     page = context.new_page()
     page.goto(f"{url}/{path}")
     wait_idle(page)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
     page.get_by_role("button", name="Sign in").click()
@@ -84,10 +85,11 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     codes = {c.key: c.code for c in task.codebook.codes}
     position = dict(zip(store.items(task.id)["item_id"], store.items(task.id)["position"]))
     ctx = {name: browser.new_context(viewport={"width": 1440, "height": 1000}) for name in ("lead", "ann", "bob")}
+    # The first visit to the fresh server is a coder's deep link.
+    ann_page = _sign_in(ctx["ann"], url, "code", "ann", "ann-password")
     lead_page = _sign_in(ctx["lead"], url, "tasks", "lead", "lead-password")
     expect(lead_page.get_by_role("heading", name="Live agreement")).to_be_visible()
     expect(_lead_kappa(lead_page)).to_have_text("undefined")
-    ann_page = _sign_in(ctx["ann"], url, "code", "ann", "ann-password")
     bob_page = _sign_in(ctx["bob"], url, "code", "bob", "bob-password")
 
     given: list[tuple[str, str, str]] = []

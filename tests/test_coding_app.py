@@ -109,7 +109,7 @@ def test_first_lead_is_created_with_the_console_token(tmp_path, monkeypatch, cap
 
 def test_wrong_password_is_refused(team):
     at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page("pages/coding.py").run()
+    at.switch_page("pages/code.py").run()
     at.text_input(key="auth_username").input("ann")
     at.text_input(key="auth_password").input("not-her-password")
     at.button[0].click().run()
@@ -120,7 +120,7 @@ def test_wrong_password_is_refused(team):
 def test_coder_pages_are_closed_to_coders(team):
     at = signed_in("ann", "ann-password", "pages/tasks.py")
     assert "for a lead" in at.warning[0].value
-    at.switch_page("pages/adjudication.py").run()
+    at.switch_page("pages/adjudicate.py").run()
     assert "for a lead" in at.warning[0].value
 
 
@@ -129,7 +129,7 @@ def test_coder_pages_are_closed_to_coders(team):
 
 def test_a_click_saves_the_label_and_relabel_keeps_history(team):
     store, lead, ann, bob, guest, task = team
-    at = signed_in("ann", "ann-password", "pages/coding.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     assert f"`{order[0]}`" in " ".join(m.value for m in at.markdown)  # starts at her first item
     code_buttons = [b for b in at.button if str(b.key).startswith("code_btn_")]
@@ -162,7 +162,7 @@ def test_resume_and_next_uncoded(team):
     order = store.coder_order(task.id, ann)
     for it in order[:3]:
         store.add_label(ann, task.id, it, "continue")
-    at = signed_in("ann", "ann-password", "pages/coding.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
     assert f"`{order[3]}`" in " ".join(m.value for m in at.markdown)  # resumes at the first uncoded item
     at.button(key=f"code_back_{task.id}").click().run()
     at.button(key=f"code_back_{task.id}").click().run()
@@ -173,7 +173,7 @@ def test_resume_and_next_uncoded(team):
 
 def test_a_code_that_needs_a_note_is_refused_without_one(team):
     store, lead, ann, bob, guest, task = team
-    at = signed_in("ann", "ann-password", "pages/coding.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
     btn(at, task.id, "other").click().run()
     assert "needs a note" in at.error[0].value
     assert store.my_labels(ann, task.id).empty
@@ -189,7 +189,7 @@ def test_a_coder_never_sees_another_coders_labels(team):
     for it in store.items(task.id)["item_id"]:
         store.add_label(bob, task.id, it, "cancel", note=secret)
     store.set_share_agreement(lead, task.id, True)  # aggregates may be shown; labels never
-    at = signed_in("ann", "ann-password", "pages/coding.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     for i in range(len(order)):
         text = all_text(at)
@@ -204,7 +204,7 @@ def test_a_coder_never_sees_another_coders_labels(team):
 
 def test_a_viewer_cannot_label(team):
     store, lead, ann, bob, guest, task = team
-    at = signed_in("guest", "guest-password", "pages/coding.py")
+    at = signed_in("guest", "guest-password", "pages/code.py")
     assert any("viewer" in i.value for i in at.info)
     codes = [b for b in at.button if str(b.key).startswith("code_btn_")]
     assert codes and all(b.disabled for b in codes)
@@ -328,7 +328,7 @@ def test_adjudication_makes_gold_and_feedback(team):
     store.add_label(bob, task.id, items[0], "initiate")
     store.add_label(ann, task.id, items[1], "repair", note="ann thinks repair")
     store.add_label(bob, task.id, items[1], "request_repair")
-    at = signed_in("lead", "lead-password", "pages/adjudication.py")
+    at = signed_in("lead", "lead-password", "pages/adjudicate.py")
     at.button(key=f"adj_unanimous_{task.id}").click().run()
     assert "Accepted 1 item(s)" in at.success[0].value
     assert at.selectbox(key=f"adj_item_{task.id}").value == items[1]
@@ -348,7 +348,7 @@ def test_adjudication_makes_gold_and_feedback(team):
     # Reveal: bob sees where gold differs from his label, with the lead's note.
     at.segmented_control(key=f"adj_phase_{task.id}").set_value("revealed").run()
     assert store.task(task.id).phase == "revealed"
-    bob_at = signed_in("bob", "bob-password", "pages/coding.py")
+    bob_at = signed_in("bob", "bob-password", "pages/code.py")
     fb = bob_at.dataframe[-1].value
     assert fb["lead_note"].tolist() == ["the Guide corrects the route"]
     assert fb["gold_code"].tolist() == ["Repair"]
@@ -382,7 +382,7 @@ def test_the_lead_creates_accounts_and_a_task(team, corpus):
 
 def test_pages_run_without_exceptions_for_every_role(team):
     for user, pw in (("lead", "lead-password"), ("ann", "ann-password"), ("guest", "guest-password")):
-        for page in ("pages/coding.py", "pages/adjudication.py", "pages/tasks.py"):
+        for page in ("pages/code.py", "pages/adjudicate.py", "pages/tasks.py"):
             at = signed_in(user, pw, page)
             assert not at.exception, (user, page, [e.value for e in at.exception])
 
