@@ -147,7 +147,7 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
         "seconds": mine["seconds"].tolist(),
     })
     row = store.items(task.id).set_index("item_id").loc[item]
-    left, right = st.columns([3, 2], gap="large")
+    left, right = st.columns([1, 1], gap="large")
     with left:
         item_view(corpus, task, str(row["session_id"]), int(row["action_index"]), key=f"adj_view_{task.id}")
     with right:

@@ -127,7 +127,7 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
         title={"text": f"Kappa as coding proceeds (first {step}, {2 * step}, ... complete items)", "font": {"size": 13}},
         xaxis_title="items coded by every coder", yaxis_title="Fleiss' kappa", yaxis_range=[-0.2, 1.0],
     )
-    fig.add_hline(y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="right")
+    fig.add_hline(y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="bottom left")
     return fig
 
 
