@@ -12,6 +12,7 @@ import pytest
 
 from corpus.archive import ArchiveError, extract_to
 from corpus.dataset import load, load_dir, validate
+from corpus import schema
 from corpus.validate import DatasetError, read_dataset
 from helpers import write_tiny
 
@@ -178,6 +179,20 @@ def test_every_problem_is_collected_not_just_the_first(ds):
     _, report = read_dataset(ds)
     fields = {(i.file, i.field) for i in report.errors}
     assert {(A, "mental_model.team_goal"), (A, "timestamp"), (S, "condition")} <= fields
+
+
+def test_labels_checked_once_per_distinct_value_still_report_every_bad_one(ds):
+    """Distinct labels are checked once and remembered; only valid ones are, so the same bad
+    label on two lines is reported twice, and a good code with an extra field is still refused."""
+    read_dataset(ds)  # the valid labels of the dataset are now remembered
+    edit_action(ds, 1, mutate_mm("team_goal", {"code": "t9"}))
+    edit_action(ds, 3, mutate_mm("team_goal", {"code": "t9"}))
+    good = {"code": "p1", "text": schema.wording("partner_intent", "p1")}
+    edit_action(ds, 4, mutate_mm("partner_intent", {**good, "colour": "red"}))
+    _, report = read_dataset(ds)
+    bad = sorted((i.record, i.field) for i in report.errors if i.field.startswith("mental_model"))
+    assert bad[:2] == [("line 1", "mental_model.team_goal"), ("line 3", "mental_model.team_goal")]
+    assert bad[2][0] == "line 4" and bad[2][1].startswith("mental_model.partner_intent")
 
 
 def test_guide_drawing_is_a_warning_not_an_error(ds):
