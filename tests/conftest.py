@@ -10,7 +10,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -78,40 +80,52 @@ def browser_context_args():
     return {"viewport": {"width": 1440, "height": 1000}}
 
 
-def start_app(data_dir: Path, env_extra: dict | None = None) -> tuple[subprocess.Popen, str]:
+@contextmanager
+def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
+    """Serve app.py on a free port with ``data_dir`` as its data directory; yield its URL and stop it
+    afterwards. The server's output goes to ``data_dir/server.log`` (a pipe nobody reads would fill
+    up and stall the server)."""
+    data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), **(env_extra or {})}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.time() + 60
+    log_path = data_dir / "server.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+             "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    try:
+        url = f"http://127.0.0.1:{port}"
+        _wait_healthy(proc, url, log_path)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _wait_healthy(proc: subprocess.Popen, url: str, log_path: Path, timeout_s: float = 60) -> None:
+    deadline = time.time() + timeout_s
     while time.time() < deadline:
         if proc.poll() is not None:
-            out = proc.stdout.read().decode(errors="replace") if proc.stdout else ""
-            raise RuntimeError(f"streamlit exited early:\n{out}")
+            raise RuntimeError(f"streamlit exited early:\n{log_path.read_text(errors='replace')}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
                 if r.status == 200:
-                    return proc, url
+                    return
         except OSError:
             time.sleep(0.3)
-    proc.kill()
-    raise RuntimeError("streamlit did not become healthy within 60 s")
+    raise RuntimeError(f"streamlit did not become healthy within {timeout_s:g} s")
 
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory):
     """A served app on the sample corpus, one per test module."""
-    proc, url = start_app(tmp_path_factory.mktemp("appdata"))
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with served_app(tmp_path_factory.mktemp("appdata")) as url:
+        yield url
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:

@@ -4,11 +4,10 @@ while the lead's live panel follows every label; then adjudication into gold and
 from __future__ import annotations
 
 import io
-import subprocess
 
 import pandas as pd
 import pytest
-from conftest import start_app, wait_idle
+from conftest import served_app, wait_idle
 
 from analysis import agreement as ag
 from analysis import coding as ac
@@ -36,13 +35,8 @@ def team(tmp_path_factory):
     bob = store.create_user("bob", "bob-password", "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
     task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11)
-    proc, url = start_app(data)
-    yield store, task, (lead, ann, bob), url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with served_app(data) as url:
+        yield store, task, (lead, ann, bob), url
 
 
 def _sign_in(context, url: str, path: str, username: str, password: str):

@@ -24,10 +24,9 @@ def test_data_page_shows_the_session_table(page, app_url, artifacts):
 
 def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tmp_path):
     """A shared link to a page must open with the app's sidebar, even as the server's first visit."""
-    from conftest import start_app
+    from conftest import served_app
 
-    proc, url = start_app(tmp_path / "data")
-    try:
+    with served_app(tmp_path / "data") as url:
         page.goto(f"{url}/alignment")
         wait_idle(page)
         expect(page.get_by_role("heading", name="Alignment over task progress")).to_be_visible()
@@ -36,6 +35,3 @@ def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tmp_path):
         expect(sidebar.get_by_role("link", name="Data")).to_be_visible()
         # Not the folder's automatic menu (which would list the bare file names).
         expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)

@@ -4,13 +4,12 @@ replayed to its last action (the Follower's drawing complete, the chat interleav
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, start_app, wait_idle
+from conftest import ROOT, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -31,17 +30,6 @@ def imported(tmp_path_factory):
     return dest, session
 
 
-@pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    proc, url = start_app(tmp_path_factory.mktemp("appdata"))
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-
-
 def _open_directory(page, url: str, dest: Path) -> None:
     page.goto(url)
     wait_idle(page)
@@ -56,9 +44,9 @@ def _open_directory(page, url: str, dest: Path) -> None:
     expect(sidebar.get_by_text(f"Showing: {dest}")).to_be_visible()
 
 
-def test_imported_platform_session_replays(page, served, imported, artifacts):
+def test_imported_platform_session_replays(page, app_url, imported, artifacts):
     dest, session = imported
-    _open_directory(page, served, dest)
+    _open_directory(page, app_url, dest)
     expect(page.get_by_role("heading", name="Data: Platform sample (imported)")).to_be_visible()
     # Real data: no synthetic-corpus banner.
     expect(page.get_by_text("is a synthetic corpus")).to_have_count(0)
