@@ -268,6 +268,13 @@ class Store:
 
     def create_user(self, username: str, password: str | None, role: str, display_name: str | None = None,
                     kind: str = "human") -> User:
+        with self.engine.begin() as c:
+            return self._insert_user(c, username, password, role, display_name, kind)
+
+    @staticmethod
+    def _insert_user(c, username: str, password: str | None, role: str, display_name: str | None = None,
+                     kind: str = "human") -> User:
+        """Check and add an account inside the caller's transaction."""
         username = username.strip()
         if not username:
             raise StoreError("username: must not be empty")
@@ -275,13 +282,12 @@ class Store:
             raise StoreError(f"role: '{role}' is not one of {', '.join(ROLES)}")
         if password is not None and len(password) < 8 and kind == "human":
             raise StoreError("password: must be at least 8 characters")
-        with self.engine.begin() as c:
-            if c.execute(sa.select(users.c.id).where(users.c.username == username)).first():
-                raise StoreError(f"username: '{username}' is taken")
-            uid = c.execute(users.insert().values(
-                username=username, display_name=display_name or username, role=role, kind=kind,
-                password_hash=hash_password(password) if password else None, created_at=_now(),
-            )).inserted_primary_key[0]
+        if c.execute(sa.select(users.c.id).where(users.c.username == username)).first():
+            raise StoreError(f"username: '{username}' is taken")
+        uid = c.execute(users.insert().values(
+            username=username, display_name=display_name or username, role=role, kind=kind,
+            password_hash=hash_password(password) if password else None, created_at=_now(),
+        )).inserted_primary_key[0]
         return User(int(uid), username, display_name or username, role, kind)
 
     def _user_from_row(self, r) -> User:
@@ -333,8 +339,10 @@ class Store:
                 raise AccessDenied("a lead account exists already; ask them for an account")
             if not stored or not hmac.compare_digest(stored, hashlib.sha256(token.strip().encode()).hexdigest()):
                 raise AccessDenied("setup token: does not match the one printed on the server console")
+            # One transaction: a refused username or password leaves the token usable.
+            lead = self._insert_user(c, username, password, "lead", display_name)
             c.execute(settings.delete().where(settings.c.key == "setup_token"))
-        return self.create_user(username, password, "lead", display_name)
+        return lead
 
     # -- codebooks ------------------------------------------------------------------------------
 
@@ -754,9 +762,7 @@ class Store:
                 if coder in known:
                     ids[coder] = known[coder].id
                 else:
-                    ids[coder] = int(c.execute(users.insert().values(
-                        username=coder, display_name=coder, role="coder", kind=coder_kind, password_hash=None,
-                        created_at=_now())).inserted_primary_key[0])
+                    ids[coder] = self._insert_user(c, coder, None, "coder", kind=coder_kind).id
                 if not self._is_assigned(c, task_id, ids[coder]):
                     c.execute(task_coders.insert().values(task_id=task_id, user_id=ids[coder]))
             now = _now()

@@ -60,6 +60,10 @@ def test_first_lead_needs_the_console_token(tmp_path):
     assert token and len(token) >= 12
     with pytest.raises(AccessDenied, match="does not match"):
         store.claim_setup("guess", "mallory", "mallory-password")
+    # A refused password does not use the token up.
+    with pytest.raises(StoreError, match="at least 8"):
+        store.claim_setup(token, "pi", "short")
+    assert not store.has_lead()
     lead = store.claim_setup(token, "pi", "pi-password")
     assert lead.role == "lead"
     assert store.issue_setup_token() is None
