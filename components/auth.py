@@ -16,14 +16,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Iterable
 
 import streamlit as st
 
 from components.dataset import data_dir
-from corpus.store import AccessDenied, Store, StoreError, User
+from corpus.store import AccessDenied, Store, StoreError, User, configured_url
 
 USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
@@ -44,11 +43,7 @@ def _secret(*path: str) -> object | None:
 
 
 def db_url() -> str | None:
-    url = os.environ.get("GROUNDWORK_DB_URL", "").strip()
-    if url:
-        return url
-    secret = _secret("database", "url")
-    return str(secret).strip() if secret else None
+    return configured_url(st.secrets)
 
 
 @st.cache_resource(show_spinner=False)

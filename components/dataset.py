@@ -9,7 +9,6 @@ any record is wrong, nothing is imported and the Data page shows the report.
 from __future__ import annotations
 
 import hashlib
-import os
 import shutil
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import streamlit as st
 
 from corpus.archive import ArchiveError, extract_to
 from corpus.dataset import SAMPLE_DATA, Corpus, load_dir
+from corpus.store import data_dir as store_data_dir
 from corpus.validate import DatasetError, Report, read_dataset
 
 STATE_KEY = "dataset_source"
@@ -32,7 +32,7 @@ UPLOAD_FORMATS = {
 
 def data_dir() -> Path:
     """Where uploads and the label database live (GROUNDWORK_DATA_DIR, default ./.groundwork)."""
-    d = Path(os.environ.get("GROUNDWORK_DATA_DIR", ".groundwork")).resolve()
+    d = store_data_dir()
     d.mkdir(parents=True, exist_ok=True)
     return d
 

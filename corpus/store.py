@@ -192,14 +192,40 @@ def verify_password(password: str, stored: str | None) -> bool:
     return hmac.compare_digest(check.hex(), digest)
 
 
+def data_dir() -> Path:
+    """Where uploads and the SQLite label database live: ``GROUNDWORK_DATA_DIR``, default ./.groundwork."""
+    return Path(os.environ.get("GROUNDWORK_DATA_DIR", ".groundwork")).resolve()
+
+
+def configured_url(secrets: Any = None) -> str | None:
+    """The label database URL: ``GROUNDWORK_DB_URL``, else ``secrets["database"]["url"]`` (the app
+    passes ``st.secrets``; the command line the parsed secrets.toml), else None (SQLite)."""
+    url = os.environ.get("GROUNDWORK_DB_URL", "").strip()
+    if url:
+        return url
+    try:
+        secret = secrets["database"]["url"] if secrets is not None else None
+    except Exception:  # noqa: BLE001 - no secrets file, or no such key (st.secrets raises its own types)
+        return None
+    return str(secret).strip() or None if secret else None
+
+
 def default_url(data_dir: str | Path) -> str:
     """``GROUNDWORK_DB_URL`` if set, else a SQLite file in the data directory."""
-    url = os.environ.get("GROUNDWORK_DB_URL", "").strip()
+    url = configured_url()
     if url:
         return url
     path = Path(data_dir).resolve() / "groundwork.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
+
+
+def _label_columns(with_kind: bool = True) -> list:
+    """The columns every label read returns (the log's history leaves out the coder's id and kind)."""
+    who = [labels.c.coder_id, users.c.username.label("coder"), users.c.kind.label("coder_kind")] if with_kind \
+        else [users.c.username.label("coder")]
+    return [labels.c.id, labels.c.item_id, *who, labels.c.code, labels.c.note, labels.c.unsure, labels.c.seconds,
+            labels.c.codebook_version, labels.c.source, labels.c.created_at]
 
 
 def _engine(url: str) -> sa.Engine:
@@ -221,8 +247,10 @@ def _engine(url: str) -> sa.Engine:
 
         @event.listens_for(eng, "begin")
         def _begin(conn):  # noqa: ANN001
-            # Take the write lock at the start: no deadlock between two readers upgrading.
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # A write takes the lock at the start (no deadlock between two readers upgrading); a
+            # read-only transaction does not, so live views polling the labels never block a coder.
+            read_only = conn.get_execution_options().get("groundwork_read_only", False)
+            conn.exec_driver_sql("BEGIN" if read_only else "BEGIN IMMEDIATE")
 
         return eng
     return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
@@ -232,6 +260,8 @@ class Store:
     def __init__(self, url: str):
         self.url = url
         self.engine = _engine(url)
+        # Reads go through this: on SQLite they begin without taking the write lock.
+        self._reads = self.engine.execution_options(groundwork_read_only=True)
         self._codebook_cache: dict[int, Codebook] = {}
         self._migrate()
 
@@ -261,7 +291,7 @@ class Store:
                 )
 
     def schema_version(self) -> int:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return int(c.execute(sa.select(schema_meta.c.value).where(schema_meta.c.key == "schema_version")).scalar_one())
 
     # -- users ----------------------------------------------------------------------------------
@@ -294,31 +324,24 @@ class Store:
         return User(int(r.id), r.username, r.display_name, r.role, r.kind)
 
     def user(self, username: str) -> User | None:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             r = c.execute(sa.select(users).where(users.c.username == username)).first()
         return self._user_from_row(r) if r else None
 
     def users(self) -> list[User]:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return [self._user_from_row(r) for r in c.execute(sa.select(users).order_by(users.c.id))]
 
     def authenticate(self, username: str, password: str) -> User | None:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             r = c.execute(sa.select(users).where(users.c.username == username.strip())).first()
         if r is None or not verify_password(password, r.password_hash):
             return None
         return self._user_from_row(r)
 
     def has_lead(self) -> bool:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return c.execute(sa.select(users.c.id).where(users.c.role == "lead")).first() is not None
-
-    def set_role(self, actor: User, username: str, role: str) -> None:
-        self._require_lead(actor)
-        if role not in ROLES:
-            raise StoreError(f"role: '{role}' is not one of {', '.join(ROLES)}")
-        with self.engine.begin() as c:
-            c.execute(users.update().where(users.c.username == username).values(role=role))
 
     # First-run setup: a one-time token printed on the server console; the first lead claims it.
 
@@ -365,7 +388,7 @@ class Store:
 
     def _codebook(self, codebook_id: int) -> Codebook:
         if codebook_id not in self._codebook_cache:
-            with self.engine.connect() as c:
+            with self._reads.connect() as c:
                 content = c.execute(sa.select(codebook_rows.c.content).where(codebook_rows.c.id == codebook_id)).scalar_one()
             self._codebook_cache[codebook_id] = codebooks.parse(json.loads(content), f"codebook #{codebook_id}")
         return self._codebook_cache[codebook_id]
@@ -374,7 +397,7 @@ class Store:
         q = sa.select(codebook_rows.c.scheme, codebook_rows.c.version).order_by(codebook_rows.c.id)
         if scheme:
             q = q.where(codebook_rows.c.scheme == scheme)
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return [(r.scheme, r.version) for r in c.execute(q)]
 
     # -- tasks ----------------------------------------------------------------------------------
@@ -428,26 +451,31 @@ class Store:
             if new:
                 c.execute(task_coders.insert(), new)
 
+    def _tasks(self, where=None) -> list[Task]:
+        """Tasks (with their item counts) in one query."""
+        n_items = (sa.select(task_items.c.task_id, sa.func.count().label("n")).group_by(task_items.c.task_id).subquery())
+        q = (sa.select(tasks, sa.func.coalesce(n_items.c.n, 0).label("n_items"))
+             .outerjoin(n_items, n_items.c.task_id == tasks.c.id).order_by(tasks.c.id))
+        if where is not None:
+            q = q.where(where)
+        with self._reads.connect() as c:
+            rows = c.execute(q).all()
+        return [Task(int(r.id), r.name, r.dataset, self._codebook(int(r.codebook_id)), int(r.seed), int(r.context_k),
+                     bool(r.show_canvas), r.phase, bool(r.share_agreement), int(r.n_items)) for r in rows]
+
     def task(self, task_id: int) -> Task:
-        with self.engine.connect() as c:
-            r = c.execute(sa.select(tasks).where(tasks.c.id == task_id)).first()
-            if r is None:
-                raise StoreError(f"task #{task_id} does not exist")
-            n = c.execute(sa.select(sa.func.count()).select_from(task_items).where(task_items.c.task_id == task_id)).scalar_one()
-        return Task(int(r.id), r.name, r.dataset, self._codebook(int(r.codebook_id)), int(r.seed), int(r.context_k),
-                    bool(r.show_canvas), r.phase, bool(r.share_agreement), int(n))
+        found = self._tasks(tasks.c.id == task_id)
+        if not found:
+            raise StoreError(f"task #{task_id} does not exist")
+        return found[0]
 
     def tasks_for(self, user: User) -> list[Task]:
-        with self.engine.connect() as c:
-            if user.role in ("lead", "viewer"):
-                ids = [r[0] for r in c.execute(sa.select(tasks.c.id).order_by(tasks.c.id))]
-            else:
-                ids = [r[0] for r in c.execute(
-                    sa.select(task_coders.c.task_id).where(task_coders.c.user_id == user.id).order_by(task_coders.c.task_id))]
-        return [self.task(i) for i in ids]
+        if user.role in ("lead", "viewer"):
+            return self._tasks()
+        return self._tasks(tasks.c.id.in_(sa.select(task_coders.c.task_id).where(task_coders.c.user_id == user.id)))
 
     def coders(self, task_id: int) -> list[User]:
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             rows = c.execute(sa.select(users).join(task_coders, task_coders.c.user_id == users.c.id)
                              .where(task_coders.c.task_id == task_id).order_by(users.c.id))
             return [self._user_from_row(r) for r in rows]
@@ -480,7 +508,7 @@ class Store:
 
     def items(self, task_id: int) -> pd.DataFrame:
         """The task's items (no labels): item_id, position, session_id, action_index, partition, stratum."""
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             df = pd.read_sql(sa.select(task_items).where(task_items.c.task_id == task_id).order_by(task_items.c.position), c)
         return df
 
@@ -532,9 +560,7 @@ class Store:
         if coder_id is not None:
             latest = latest.where(labels.c.coder_id == coder_id)
         latest = latest.group_by(labels.c.item_id, labels.c.coder_id).subquery()
-        q = (sa.select(labels.c.id, labels.c.item_id, labels.c.coder_id, users.c.username.label("coder"),
-                       users.c.kind.label("coder_kind"), labels.c.code, labels.c.note, labels.c.unsure,
-                       labels.c.seconds, labels.c.codebook_version, labels.c.source, labels.c.created_at)
+        q = (sa.select(*_label_columns())
              .join(latest, latest.c.id == labels.c.id)
              .join(users, users.c.id == labels.c.coder_id)
              .order_by(labels.c.id))
@@ -542,34 +568,32 @@ class Store:
 
     def my_labels(self, user: User, task_id: int) -> pd.DataFrame:
         """This coder's current labels (one row per item they coded)."""
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return self._current_labels(c, task_id, coder_id=user.id)
 
     def can_see_all(self, user: User, task_id: int) -> bool:
         return user.role == "lead" or self.task(task_id).phase in ("adjudication", "revealed")
 
-    def labels(self, user: User, task_id: int) -> pd.DataFrame:
-        """Every coder's current labels. Leads always; coders and viewers only once adjudication is open."""
+    def _require_see_all(self, user: User, task_id: int) -> None:
         if not self.can_see_all(user, task_id):
             raise AccessDenied(
                 f"{user.username} cannot see other coders' labels while task #{task_id} is being coded (blind coding)"
             )
-        with self.engine.connect() as c:
+
+    def labels(self, user: User, task_id: int) -> pd.DataFrame:
+        """Every coder's current labels. Leads always; coders and viewers only once adjudication is open."""
+        self._require_see_all(user, task_id)
+        with self._reads.connect() as c:
             return self._current_labels(c, task_id)
 
     def labels_since(self, user: User, task_id: int, after_id: int) -> pd.DataFrame:
         """Label rows given after ``after_id`` (columns as :meth:`labels`), with the same access rule."""
-        if not self.can_see_all(user, task_id):
-            raise AccessDenied(
-                f"{user.username} cannot see other coders' labels while task #{task_id} is being coded (blind coding)"
-            )
-        q = (sa.select(labels.c.id, labels.c.item_id, labels.c.coder_id, users.c.username.label("coder"),
-                       users.c.kind.label("coder_kind"), labels.c.code, labels.c.note, labels.c.unsure,
-                       labels.c.seconds, labels.c.codebook_version, labels.c.source, labels.c.created_at)
+        self._require_see_all(user, task_id)
+        q = (sa.select(*_label_columns())
              .join(users, users.c.id == labels.c.coder_id)
              .where(labels.c.task_id == task_id, labels.c.id > int(after_id))
              .order_by(labels.c.id))
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return pd.read_sql(q, c)
 
     def refresh_labels(self, user: User, task_id: int, previous: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -586,19 +610,18 @@ class Store:
 
     def history(self, user: User, task_id: int, item_id: str | None = None) -> pd.DataFrame:
         """Every label ever given (append-only log). Coders get their own unless they may see all."""
-        q = (sa.select(labels.c.id, labels.c.item_id, users.c.username.label("coder"), labels.c.code, labels.c.note,
-                       labels.c.unsure, labels.c.seconds, labels.c.codebook_version, labels.c.source, labels.c.created_at)
+        q = (sa.select(*_label_columns(with_kind=False))
              .join(users, users.c.id == labels.c.coder_id).where(labels.c.task_id == task_id).order_by(labels.c.id))
         if item_id is not None:
             q = q.where(labels.c.item_id == item_id)
         if not self.can_see_all(user, task_id):
             q = q.where(labels.c.coder_id == user.id)
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return pd.read_sql(q, c)
 
     def progress(self, task_id: int) -> pd.DataFrame:
         """Per coder: items coded (counts only, safe for everyone to see)."""
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             done = self._current_labels(c, task_id)
         n = self.task(task_id).n_items
         coders = self.coders(task_id)
@@ -618,7 +641,7 @@ class Store:
         t = self.task(task_id)
         if user.role != "lead" and not t.share_agreement and t.phase == "coding":
             raise AccessDenied("the lead has not shared the agreement numbers for this task")
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             frame = self._current_labels(c, task_id)
         result = fn(frame)
         if isinstance(result, pd.DataFrame) and user.role != "lead" and t.phase == "coding":
@@ -652,7 +675,7 @@ class Store:
         q = (sa.select(gold.c.item_id, gold.c.code, gold.c.provenance, gold.c.note, gold.c.error_type,
                        gold.c.flag_codebook, gold.c.created_at)
              .join(latest, latest.c.id == gold.c.id).order_by(gold.c.item_id))
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return pd.read_sql(q, c)
 
     def revealed_gold(self, dataset: str, scheme: str | None = None) -> pd.DataFrame:
@@ -670,7 +693,7 @@ class Store:
              .order_by(tasks.c.id, task_items.c.position))
         if scheme is not None:
             q = q.where(codebook_rows.c.scheme == scheme)
-        with self.engine.connect() as c:
+        with self._reads.connect() as c:
             return pd.read_sql(q, c)
 
     def accept_consensus(self, actor: User, task_id: int, threshold: float = 1.0, min_coders: int = 2) -> int:

@@ -480,3 +480,16 @@ def test_cli_adds_a_lead(tmp_path):
     assert store.authenticate("pi", "pi-password").role == "lead"
     r = run("pi-password\n")
     assert r.returncode == 1 and "'pi' is taken" in r.stderr
+
+
+def test_cli_uses_the_database_of_the_apps_secrets_file(tmp_path):
+    db = tmp_path / "elsewhere.sqlite"
+    (tmp_path / ".streamlit").mkdir()
+    (tmp_path / ".streamlit" / "secrets.toml").write_text(f'[database]\nurl = "sqlite:///{db}"\n')
+    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(tmp_path / "d"), "PYTHONPATH": str(ROOT)}
+    env.pop("GROUNDWORK_DB_URL", None)
+    r = subprocess.run([sys.executable, "-m", "corpus", "users", "add", "pi", "--role", "lead", "--password-stdin"],
+                       input="pi-password\n", text=True, capture_output=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stderr
+    assert Store(f"sqlite:///{db}").authenticate("pi", "pi-password").role == "lead"
+    assert not (tmp_path / "d" / "groundwork.sqlite").exists()
