@@ -666,6 +666,26 @@ def confusion_matrix(
     return pd.DataFrame(cm, index=pd.Index(cats, name=str(coder_a)), columns=pd.Index(cats, name=str(coder_b)))
 
 
+def item_agreement(
+    data: pd.DataFrame,
+    *,
+    item_col: str | Sequence[str] = "item",
+    coder_col: str = "coder",
+    label_col: str = "label",
+) -> pd.DataFrame:
+    """Per item: n_labels, agreement (the share of agreeing coder pairs; NaN with one label) and
+    modal_code (the most given label; on a tie the first in sorted order)."""
+    cols = ["item_id", "n_labels", "agreement", "modal_code"]
+    if data.empty:
+        return pd.DataFrame(columns=cols)
+    lab = _as_labels(data, item_col, coder_col, label_col)
+    t, n = lab.counts, lab.n_per_item
+    with np.errstate(invalid="ignore", divide="ignore"):
+        agree = np.where(n >= 2, _item_agreement(t), np.nan)
+    return pd.DataFrame({"item_id": lab.items, "n_labels": n, "agreement": agree,
+                         "modal_code": lab.categories[t.argmax(axis=1)]}, columns=cols)
+
+
 def most_disagreed(
     data: pd.DataFrame | Labels,
     n: int | None = 20,

@@ -13,10 +13,10 @@ Session-state keys start with ``adj_``.
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
+from analysis import agreement as ag
 from components.coding import item_view
 from corpus.dataset import Corpus
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
@@ -26,29 +26,13 @@ ERROR_LABELS = {None: "none", "ambiguous": "ambiguous", "codebook_gap": "codeboo
                 "coder_error": "coder error", "edge_case": "edge case"}
 
 
-def item_agreement(labels: pd.DataFrame) -> pd.DataFrame:
-    """Per item: n labels, share of agreeing coder pairs (NaN with one label), modal code."""
-    cols = ["item_id", "n_labels", "agreement", "modal_code"]
-    if labels.empty:
-        return pd.DataFrame(columns=cols)
-    counts = labels.groupby(["item_id", "code"]).size().unstack(fill_value=0)
-    t = counts.to_numpy()
-    n = t.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        agree = np.where(n >= 2, (t * (t - 1)).sum(axis=1) / (n * (n - 1)), np.nan)
-    return pd.DataFrame({"item_id": counts.index, "n_labels": n, "agreement": agree,
-                         "modal_code": counts.columns[t.argmax(axis=1)]}, columns=cols)
-
-
-def queue(store: Store, lead: User, task: Task) -> pd.DataFrame:
-    """Every labelled item, least agreement first (items with one label last), with its gold status."""
-    cur = store.labels(lead, task.id)
+def queue(cur: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Every labelled item (of the current labels ``cur``), least agreement first (items with one
+    label last), with its gold status."""
     humans = cur[cur["coder_kind"] == "human"]
-    q = item_agreement(humans)
-    gold = store.gold(lead, task.id)
+    q = ag.item_agreement(humans, item_col="item_id", label_col="code")
     q = q.merge(gold[["item_id", "code", "provenance"]].rename(columns={"code": "gold"}), on="item_id", how="left")
-    order = store.items(task.id)[["item_id", "position"]]
-    q = q.merge(order, on="item_id", how="left")
+    q = q.merge(items[["item_id", "position"]], on="item_id", how="left")
     q["single"] = q["agreement"].isna()
     return q.sort_values(["single", "agreement", "position"], kind="stable").reset_index(drop=True)
 
@@ -106,7 +90,9 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
     if task.phase == "coding":
         st.info("Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
                 "so coders may discuss the labels.", icon=":material/visibility_off:")
-    q = queue(store, lead, task)
+    cur = store.labels(lead, task.id)
+    items = store.items(task.id)
+    q = queue(cur, store.gold(lead, task.id), items)
     if q.empty:
         st.info("No labels yet: nothing to adjudicate.")
         return
@@ -134,7 +120,6 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
     pos = ids.index(item)
     next_item = ids[pos + 1] if pos + 1 < len(ids) else None
 
-    cur = store.labels(lead, task.id)
     mine = cur[cur["item_id"] == item]
     coder_ids = {c: i + 1 for i, c in enumerate(sorted(cur["coder"].unique()))}
     names = {c.code: c.name for c in task.codebook.codes}
@@ -146,7 +131,7 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
         "unsure": mine["unsure"].tolist(),
         "seconds": mine["seconds"].tolist(),
     })
-    row = store.items(task.id).set_index("item_id").loc[item]
+    row = items.set_index("item_id").loc[item]
     left, right = st.columns([1, 1], gap="large")
     with left:
         item_view(corpus, task, str(row["session_id"]), int(row["action_index"]), key=f"adj_view_{task.id}")

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
+from components import agreement_view as view
 from corpus.store import AccessDenied, Store, User
 
 REFRESH_SECONDS = 2
@@ -85,12 +86,10 @@ def human_panel(frame: pd.DataFrame) -> dict[str, Any]:
 def _lead_details(token: tuple, _humans: pd.DataFrame, drift_step: int) -> dict[str, Any]:
     """The slower parts of the lead's panel; recomputed only when the labels change (``token``)."""
     if _humans.empty:
-        return {"report": None, "drift": pd.DataFrame(), "disagreed": pd.DataFrame(), "coincidence": pd.DataFrame()}
+        return {"report": None, "drift": pd.DataFrame()}
     return {
-        "report": ag.report(_humans, n_boot=0, **COLS),
+        "report": ag.report(_humans, n_boot=0, top_disagreements=10, **COLS),
         "drift": ag.kappa_drift(_humans, order="created_at", step=drift_step, **COLS),
-        "disagreed": ag.most_disagreed(_humans, 10, **COLS),
-        "coincidence": ag.coincidence_matrix(_humans, **COLS),
     }
 
 
@@ -128,15 +127,6 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
         xaxis_title="items coded by every coder", yaxis_title="Fleiss' kappa", yaxis_range=[-0.2, 1.0],
     )
     fig.add_hline(y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="bottom left")
-    return fig
-
-
-def matrix_figure(m: pd.DataFrame, title: str, x_title: str = "", y_title: str = "") -> go.Figure:
-    fig = go.Figure(go.Heatmap(z=m.to_numpy(), x=list(m.columns), y=list(m.index), colorscale="Blues",
-                               text=m.round(1).to_numpy(), texttemplate="%{text}", showscale=False,
-                               hovertemplate="%{y} / %{x}: %{z}<extra></extra>"))
-    fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 30, "b": 10}, title={"text": title, "font": {"size": 13}},
-                      xaxis_title=x_title, yaxis_title=y_title, yaxis_autorange="reversed")
     return fig
 
 
@@ -205,16 +195,15 @@ def _lead_details_fragment(store: Store, user: User, task_id: int) -> None:
             pick = st.selectbox("Matrix", ["Coincidence (all coders)"] + [f"{a} vs {b}" for i, a in enumerate(coders) for b in coders[i + 1:]],
                                 key=f"adj_matrix_{task_id}")
             if pick.startswith("Coincidence"):
-                st.plotly_chart(matrix_figure(res["coincidence"], "Coincidence matrix"), key=f"coinc_{task_id}", width="stretch")
+                st.plotly_chart(view.matrix_figure(view.coincidence_frame(rep), "", "", "Coincidence matrix"),
+                                key=f"coinc_{task_id}", width="stretch")
             else:
                 a, b = pick.split(" vs ")
                 cm = ag.confusion_matrix(humans, a, b, **COLS)
-                st.plotly_chart(matrix_figure(cm, f"Confusion: {a} (rows) vs {b}", b, a), key=f"conf_{task_id}", width="stretch")
-    if len(res["disagreed"]):
+                st.plotly_chart(view.matrix_figure(cm, b, a, f"Confusion: {a} (rows) vs {b}"), key=f"conf_{task_id}", width="stretch")
+    if rep is not None and rep["most_disagreed"]:
         st.markdown("**Most disagreed items**")
-        st.dataframe(res["disagreed"], hide_index=True, width="stretch",
-                     column_config={"agreement": st.column_config.NumberColumn(format="%.2f"),
-                                    "modal_share": st.column_config.NumberColumn(format="%.2f")})
+        view.disagreements(rep)
     model_view(store, user, task_id, cur)
 
 

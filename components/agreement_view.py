@@ -88,20 +88,26 @@ def per_category(rep: dict[str, Any], names: dict[str, str]) -> None:
     })
 
 
-def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str) -> go.Figure:
+def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None) -> go.Figure:
     fig = go.Figure(go.Heatmap(
         z=m.to_numpy(), x=[str(c) for c in m.columns], y=[str(i) for i in m.index], colorscale="Blues",
         text=m.round(1).to_numpy(), texttemplate="%{text}", hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.1f}}<extra></extra>",
         showscale=False,
     ))
-    fig.update_layout(height=max(320, 34 * len(m) + 120), margin={"l": 10, "r": 10, "t": 10, "b": 10},
+    fig.update_layout(height=max(320, 34 * len(m) + 120), margin={"l": 10, "r": 10, "t": 30 if title else 10, "b": 10},
                       xaxis={"title": x_title, "side": "bottom"}, yaxis={"title": y_title, "autorange": "reversed"})
+    if title:
+        fig.update_layout(title={"text": title, "font": {"size": 13}})
     return fig
 
 
+def coincidence_frame(rep: dict[str, Any]) -> pd.DataFrame:
+    """The report's coincidence matrix as a table (rows and columns: the codes)."""
+    return pd.DataFrame(rep["coincidence_matrix"]).T.astype(float)
+
+
 def coincidence(rep: dict[str, Any]) -> None:
-    m = pd.DataFrame(rep["coincidence_matrix"]).T.astype(float)
-    st.plotly_chart(matrix_figure(m, "code", "code"), width="stretch")
+    st.plotly_chart(matrix_figure(coincidence_frame(rep), "code", "code"), width="stretch")
     st.caption("Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
                "Off the diagonal: which codes get confused.")
 

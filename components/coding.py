@@ -318,7 +318,3 @@ def feedback_view(store: Store, user: User, task: Task) -> None:
     st.dataframe(view[["item_id", "my_code", "gold_code", "provenance", "lead_note", "error_type", "my_note"]],
                  hide_index=True, width="stretch",
                  column_config={"my_code": "My label", "gold_code": "Gold", "lead_note": "Lead's note", "my_note": "My note"})
-
-
-def my_labels_table(store: Store, user: User, task: Task) -> pd.DataFrame:
-    return store.my_labels(user, task.id)

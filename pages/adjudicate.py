@@ -16,5 +16,5 @@ task = task_picker(store, lead, key="adj_task")
 if task is not None:
     phase_controls(store, lead, task)
     consensus_controls(store, lead, task)
-    gold_summary(store, lead, store.task(task.id))
-    adjudication_screen(store, lead, store.task(task.id), corpus)
+    gold_summary(store, lead, task)
+    adjudication_screen(store, lead, task, corpus)

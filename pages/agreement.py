@@ -9,6 +9,7 @@ from analysis.agreement import coder_vs_gold
 from analysis.schemes import compare_schemes
 from components import agreement_view as view
 from components.dataset import require_corpus, synthetic_banner
+from components.overview import corpus_key
 from corpus import schema
 
 corpus = require_corpus()
@@ -36,7 +37,7 @@ if len(coders) < 2:
     st.info("Choose at least two coders to measure agreement.")
     st.stop()
 
-rep = view.cached_report(f"{corpus.root}:{scheme}", labels, tuple(coders), None if partition == "all" else partition)
+rep = view.cached_report(f"{corpus_key(corpus)}:{scheme}", labels, tuple(coders), None if partition == "all" else partition)
 view.headline(rep)
 view.diagnostics(rep)
 

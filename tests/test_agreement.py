@@ -570,3 +570,15 @@ def test_sample_corpus_human_coders_agree_near_the_paper():
                             label_col="code")
     assert gold["n_items"] > 150
     assert gold["cohen_kappa"] == pytest.approx(0.76, abs=0.08)
+
+
+def test_item_agreement_per_item():
+    df = pd.DataFrame({"item": ["a", "a", "b", "b", "c", "d", "d", "d"],
+                       "coder": ["x", "y", "x", "y", "x", "x", "y", "z"],
+                       "label": ["c", "c", "d", "c", "d", "e", "e", "c"]})
+    got = ag.item_agreement(df).set_index("item_id")
+    assert got["n_labels"].tolist() == [2, 2, 1, 3]
+    assert got["agreement"].tolist()[:2] == [1.0, 0.0] and np.isnan(got.loc["c", "agreement"])
+    assert got.loc["d", "agreement"] == pytest.approx(1 / 3)  # one agreeing pair of three
+    assert got["modal_code"].tolist() == ["c", "c", "d", "e"]  # a tie goes to the first code in order
+    assert ag.item_agreement(df.iloc[:0]).empty
