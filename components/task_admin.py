@@ -185,8 +185,8 @@ def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> dict:
 def exports(store: Store, lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
-    long = store.export_long(lead, task.id)
-    wide = store.export_wide(lead, task.id)
+    cur, items = store.labels(lead, task.id), store.items(task.id)
+    long, wide = Store.long_table(cur, items), Store.wide_table(cur, items)
     gold = store.gold(lead, task.id)
     c = st.columns(4)
     c[0].download_button("Labels, long (CSV)", long.to_csv(index=False), f"{safe}_labels_long.csv", "text/csv",
@@ -198,7 +198,6 @@ def exports(store: Store, lead: User, task: Task) -> None:
                          help="Items x coders, ready for R's irr package.")
     c[3].download_button("Gold (CSV)", gold.to_csv(index=False), f"{safe}_gold.csv", "text/csv",
                          key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
-    cur = store.labels(lead, task.id)
     n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
                               key=f"ta_boot_{task.id}")
     token = (task.id, len(cur), int(cur["id"].max()) if len(cur) else 0)

@@ -798,15 +798,20 @@ class Store:
         return len(rows)
 
     def export_long(self, actor: User, task_id: int) -> pd.DataFrame:
-        cur = self.labels(actor, task_id)
-        its = self.items(task_id)[["item_id", "session_id", "action_index", "partition"]]
-        out = cur.merge(its, on="item_id", how="left")
+        return self.long_table(self.labels(actor, task_id), self.items(task_id))
+
+    def export_wide(self, actor: User, task_id: int) -> pd.DataFrame:
+        return self.wide_table(self.labels(actor, task_id), self.items(task_id))
+
+    @staticmethod
+    def long_table(current: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+        """One row per current label, with the item's session, action and partition."""
+        out = current.merge(items[["item_id", "session_id", "action_index", "partition"]], on="item_id", how="left")
         return out[["item_id", "session_id", "action_index", "partition", "coder", "code", "note", "unsure",
                     "seconds", "codebook_version", "source", "created_at"]]
 
-    def export_wide(self, actor: User, task_id: int) -> pd.DataFrame:
+    @staticmethod
+    def wide_table(current: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
         """Items x coders, one code per cell (blank where not coded): the layout R's irr expects."""
-        cur = self.labels(actor, task_id)
-        wide = cur.pivot(index="item_id", columns="coder", values="code")
-        order = self.items(task_id)["item_id"]
-        return wide.reindex(order).reset_index()
+        wide = current.pivot(index="item_id", columns="coder", values="code")
+        return wide.reindex(items["item_id"]).reset_index()
