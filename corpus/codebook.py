@@ -21,6 +21,7 @@ problem with the file, the record (``codes[3]``) and the field.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from corpus.validate import DatasetError, Report
+from corpus.validate import DatasetError, Report, read_text
 
 BUNDLED = Path(__file__).parent / "codebooks"
 _CODE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -168,14 +169,9 @@ def load(path: str | Path) -> Codebook:
     """Read a codebook file (.yaml, .yml or .json)."""
     path = Path(path)
     report = Report()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        report.add(path.name, "-", "-", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
-        raise DatasetError(report) from None
-    except OSError as exc:
-        report.add(path.name, "-", "-", f"cannot read: {exc.strerror}")
-        raise DatasetError(report) from None
+    text = read_text(path, report, path.name)
+    if text is None:
+        raise DatasetError(report)
     return loads(text, path.name)
 
 
@@ -189,8 +185,8 @@ def loads(text: str, file: str = "<codebook>") -> Codebook:
     return parse(data, file)
 
 
-def bundled() -> dict[str, Codebook]:
-    """The codebooks shipped with the app, by id."""
+@functools.cache
+def _bundled() -> dict[str, Codebook]:
     out = {}
     for p in sorted(BUNDLED.glob("*.yaml")):
         cb = load(p)
@@ -198,5 +194,10 @@ def bundled() -> dict[str, Codebook]:
     return out
 
 
+def bundled() -> dict[str, Codebook]:
+    """The codebooks shipped with the app, by id (read once; the codebooks are frozen)."""
+    return dict(_bundled())
+
+
 def default() -> Codebook:
-    return bundled()["grounding_acts"]
+    return _bundled()["grounding_acts"]

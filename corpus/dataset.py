@@ -19,7 +19,7 @@ from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, Session
-from corpus.validate import DatasetError, Issue, Report, read_dataset
+from corpus.validate import DatasetError, Issue, Report, collector_paused, read_dataset
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -173,19 +173,20 @@ def _labels_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
 
 def load_dir(root: str | Path) -> Corpus:
     """Load and validate a dataset directory; raise DatasetError listing every problem."""
-    raw, report = read_dataset(root)
-    if not report.ok:
-        raise DatasetError(report, str(root))
-    assert raw.info is not None
-    return Corpus(
-        root=Path(root),
-        info=raw.info,
-        maps=raw.maps,
-        sessions=raw.sessions,
-        labels=_labels_frame(raw.labels),
-        predictions=raw.predictions,
-        warnings=report.warnings,
-    )
+    with collector_paused(freeze=True):
+        raw, report = read_dataset(root)
+        if not report.ok:
+            raise DatasetError(report, str(root))
+        assert raw.info is not None
+        return Corpus(
+            root=Path(root),
+            info=raw.info,
+            maps=raw.maps,
+            sessions=raw.sessions,
+            labels=_labels_frame(raw.labels),
+            predictions=raw.predictions,
+            warnings=report.warnings,
+        )
 
 
 def load(path: str | Path) -> Corpus:

@@ -7,6 +7,7 @@ action indices, timestamps going backwards, missing maps) live in :mod:`corpus.v
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -91,34 +92,34 @@ class Label(_Strict):
 
 
 _LABEL_FIELDS = frozenset({"code", "text", "other_text"})
-_NORMALIZED: dict[tuple, dict] = {}  # (dimension, code, text, other_text) -> normalized label data
 
 
-def _memo_key(dimension: str, value: Any) -> tuple | None:
-    """A key for a raw label made only of strings (the common case), else None."""
-    if isinstance(value, str):
-        return (dimension, value, None, None)
-    if isinstance(value, dict) and value.keys() <= _LABEL_FIELDS:
-        code, text, other = value.get("code"), value.get("text"), value.get("other_text")
-        if isinstance(code, str) and isinstance(text, (str, type(None))) and isinstance(other, (str, type(None))):
-            return (dimension, code, text, other)
-    return None
+@functools.lru_cache(maxsize=200_000)
+def _normalized(dimension: str, code: str, text: str | None, other_text: str | None) -> dict:
+    """:meth:`Label.normalize` of a label made only of strings, remembered.
+
+    A corpus repeats a few dozen distinct labels hundreds of thousands of times: each distinct one
+    is checked once. A bad label raises, and exceptions are not cached. The dict returned is
+    shared: pydantic only reads it.
+    """
+    value = {"code": code}
+    if text is not None:
+        value["text"] = text
+    if other_text is not None:
+        value["other_text"] = other_text
+    return Label.normalize(dimension, value)
 
 
 def _dimension_label(dimension: str):
     def before(value: Any) -> Any:
         if isinstance(value, Label):
             value = value.model_dump(include={"code", "text", "other_text"})
-        # A corpus repeats a few dozen distinct labels hundreds of thousands of times: check each
-        # distinct one once. Only valid labels are remembered; a bad one raises every time.
-        key = _memo_key(dimension, value)
-        if key is not None:
-            hit = _NORMALIZED.get(key)
-            if hit is None:
-                hit = Label.normalize(dimension, value)
-                if len(_NORMALIZED) < 200_000:
-                    _NORMALIZED[key] = hit
-            return hit
+        if isinstance(value, str):
+            return _normalized(dimension, value, None, None)
+        if isinstance(value, dict) and value.keys() <= _LABEL_FIELDS:
+            code, text, other = value.get("code"), value.get("text"), value.get("other_text")
+            if isinstance(code, str) and isinstance(text, (str, type(None))) and isinstance(other, (str, type(None))):
+                return _normalized(dimension, code, text, other)
         return Label.normalize(dimension, value)
 
     return Annotated[Label, BeforeValidator(before)]

@@ -136,18 +136,18 @@ def read_text(path: Path, report: Report, rel: str) -> str | None:
     """Read a file as UTF-8, refusing oversized files and naming the line of a bad byte."""
     try:
         size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            report.add(
+                rel,
+                "-",
+                "(file)",
+                f"file is {size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused",
+            )
+            return None
+        data = path.read_bytes()
     except OSError as exc:
         report.add(rel, "-", "(file)", f"cannot read: {exc.strerror}")
         return None
-    if size > MAX_FILE_BYTES:
-        report.add(
-            rel,
-            "-",
-            "(file)",
-            f"file is {size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused",
-        )
-        return None
-    data = path.read_bytes()
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -173,6 +173,11 @@ def iter_jsonl(path: Path, report: Report, rel: str) -> Iterator[tuple[int, Any]
     text = read_text(path, report, rel)
     if text is None:
         return
+    yield from _jsonl_records(text, report, rel)
+
+
+def _jsonl_records(text: str, report: Report, rel: str) -> Iterator[tuple[int, Any]]:
+    """:func:`iter_jsonl` on the text of a file already read."""
     for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -217,24 +222,31 @@ class RawDataset:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Reading a dataset builds about ten objects per action, and all of them stay alive. Python's
-    cyclic collector would scan the growing heap again and again (half the load time at 100,000
-    actions) and could free nothing, so it is paused while reading. Afterwards the objects read are
-    moved out of its sight (``gc.freeze``): a loaded corpus lives as long as it is shown, and is
-    freed by reference counting when it is dropped."""
+def collector_paused(freeze: bool = False) -> Iterator[None]:
+    """Pause Python's cyclic collector while a dataset is read.
+
+    Reading builds about ten objects per action, and all of them stay alive until the read ends.
+    The collector would scan the growing heap again and again (half the time at 100,000 actions)
+    and could free nothing, so :func:`read_dataset` always runs with it paused.
+
+    With ``freeze`` (``corpus.dataset.load_dir``, the one caller that keeps what was read), once
+    the body has succeeded everything then alive, the loaded corpus included, is moved out of the
+    collector's sight (``gc.freeze``): a loaded corpus lives as long as it is shown, and is freed
+    by reference counting when it is dropped. A read kept only for its report is not frozen.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
+        if freeze:
+            gc.freeze()
     finally:
-        gc.freeze()
         if was_enabled:
             gc.enable()
 
 
 def read_dataset(root: str | Path) -> tuple[RawDataset, Report]:
-    with _collector_paused():
+    with collector_paused():
         return _read_dataset(Path(root))
 
 
@@ -298,8 +310,8 @@ _ACTION_LIST = TypeAdapter(list[Action])
 def _parse_actions(path: Path, report: Report, rel: str) -> list[tuple[int, Action | None]]:
     """(line number, Action or None) for each record of an actions file.
 
-    The whole file is validated in one pass by pydantic's JSON parser; only when that fails is it
-    read again line by line, so every bad record gets its own message with its line number.
+    The whole file is validated in one pass by pydantic's JSON parser; only when that fails is the
+    text parsed again line by line, so every bad record gets its own message with its line number.
     """
     text = read_text(path, report, rel)
     if text is None:
@@ -308,10 +320,10 @@ def _parse_actions(path: Path, report: Report, rel: str) -> list[tuple[int, Acti
     try:
         actions = _ACTION_LIST.validate_json("[" + ",".join(line for _, line in numbered) + "]")
         return [(i, a) for (i, _), a in zip(numbered, actions)]
-    except (ValidationError, ValueError):
+    except ValueError:  # pydantic's ValidationError included
         pass
     out: list[tuple[int, Action | None]] = []
-    for lineno, obj in iter_jsonl(path, report, rel):
+    for lineno, obj in _jsonl_records(text, report, rel):
         out.append((lineno, parse(Action, obj, report, rel, f"line {lineno}")))
     return out
 

@@ -28,8 +28,6 @@ DEFAULT_INK_SHARE = 0.10
 # (the platform's own ASCII grid maps are 60 cells wide).
 DEFAULT_LONG_SIDE_CELLS = 60
 
-ASCII_CHARS = {"#": "landmark", ".": "route", "S": "start", "F": "finish", " ": "empty"}
-
 _N4 = ((0, 1), (1, 0), (0, -1), (-1, 0))
 _N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
 
