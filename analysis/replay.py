@@ -247,12 +247,14 @@ def check_replayable(session: Session, grid_map: GridMap | None) -> None:
                 )
 
 
-def _time_label(seconds: float) -> str:
+def time_label(seconds: float) -> str:
+    """Seconds as m:ss (minutes are not wrapped into hours: 3725 s is 62:05)."""
     s = int(round(seconds))
     return f"{s // 60}:{s % 60:02d}"
 
 
-def _action_text(a) -> str:
+def action_text(a) -> str:
+    """An action as the transcript shows it: a message's text, else what the action did."""
     if a.type == "message":
         return a.text
     n = len(a.cells)
@@ -324,11 +326,11 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
             "pos": pos,
             "index": a.index,
             "time": a.timestamp,
-            "time_label": _time_label(a.timestamp),
+            "time_label": time_label(a.timestamp),
             "role": a.role,
             "type": a.type,
             "icon": TYPE_ICONS.get(a.type, ""),
-            "text": _action_text(a),
+            "text": action_text(a),
             "n_cells": len(a.cells),
             "aligned": aligned[pos],
         })

@@ -21,6 +21,7 @@ import uuid
 import pandas as pd
 import streamlit as st
 
+from analysis.replay import time_label
 from components import grid_canvas
 from components.replay import session_frames
 from corpus import schema
@@ -96,11 +97,6 @@ def _describe(a) -> str:
     return {"undo": "*undid the last edit*", "reset": "*cleared the canvas*"}.get(a.type, f"*{a.type}*")
 
 
-def _stamp(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def item_view(corpus: Corpus, task: Task, session_id: str, action_index: int, key: str) -> bool:
     """The action, the k actions before it and the canvas at that moment. False if not found."""
     found, problem = _locate(corpus, session_id, action_index)
@@ -111,13 +107,13 @@ def item_view(corpus: Corpus, task: Task, session_id: str, action_index: int, ke
         return False
     session, actions, pos = found
     a = actions[pos]
-    st.caption(f"Session {session.id} · condition {session.condition} · action {a.index} at {_stamp(a.timestamp)}")
+    st.caption(f"Session {session.id} · condition {session.condition} · action {a.index} at {time_label(a.timestamp)}")
     if task.context_k > 0:
         before = actions[max(0, pos - task.context_k):pos]
         with st.container(border=True):
             st.caption(f"The {len(before)} action(s) before" if before else "This is the first action of the session.")
             for b in before:
-                st.markdown(f"<span style='color:#64748b'>{_stamp(b.timestamp)} **{ROLE_NAMES.get(b.role, b.role)}**</span> {_describe(b)}",
+                st.markdown(f"<span style='color:#64748b'>{time_label(b.timestamp)} **{ROLE_NAMES.get(b.role, b.role)}**</span> {_describe(b)}",
                             unsafe_allow_html=True)
     with st.container(border=True):
         kind = "message" if a.type == "message" else f"{a.type} ({len(a.cells)} cells)" if a.cells else a.type
@@ -199,11 +195,19 @@ def coding_screen(store: Store, user: User, task: Task, corpus: Corpus) -> None:
     _screen(store, user, task.id, corpus)
 
 
+def _order_and_items(store: Store, user: User, task_id: int) -> tuple[list[str], pd.DataFrame]:
+    """This coder's item order and the task's items: fixed once the task exists, so read once per
+    session rather than on every label."""
+    key = _k(task_id, f"order_{user.id}")
+    if key not in st.session_state:
+        st.session_state[key] = (store.coder_order(task_id, user), store.items(task_id).set_index("item_id"))
+    return st.session_state[key]
+
+
 @st.fragment
 def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
     task = store.task(task_id)
-    order = store.coder_order(task.id, user)
-    items = store.items(task.id).set_index("item_id")
+    order, items = _order_and_items(store, user, task_id)
     mine = store.my_labels(user, task.id)
     done = set(mine["item_id"])
     current = mine.set_index("item_id") if not mine.empty else mine

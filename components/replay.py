@@ -27,6 +27,7 @@ from analysis.replay import (
     nearest_checkpoint,
     next_target,
     play_target,
+    time_label,
 )
 from components import grid_canvas
 from components.overview import corpus_key
@@ -121,11 +122,6 @@ def session_picker(corpus: Corpus) -> str | None:
     return sid
 
 
-def _clock(seconds: float) -> str:
-    s = int(round(seconds))
-    return f"{s // 60}:{s % 60:02d}"
-
-
 def _pct(v: float | None) -> str:
     return "-" if v is None else f"{v:.0%}"
 
@@ -144,7 +140,7 @@ def session_header(frames: SessionFrames) -> None:
     )
     c = st.columns(5)
     c[0].metric("Split", frames.split)
-    c[1].metric("Duration", _clock(frames.duration_s), help="Length of the session (m:ss)")
+    c[1].metric("Duration", time_label(frames.duration_s), help="Length of the session (m:ss)")
     c[2].metric("Actions", frames.n_steps)
     c[3].metric(
         "Final accuracy", _pct(final["accuracy"]),
@@ -256,24 +252,24 @@ def _player_body(frames: SessionFrames) -> None:
     t = int(st.session_state[STEP])
     state = frames.state(t)
 
-    if st.session_state[VIEW] == "both":
+    # Both maps side by side need the full width: they go above the columns, and the current
+    # action moves under the timeline. One map sits in the left column, the current action on top
+    # of the right one.
+    both = st.session_state[VIEW] == "both"
+    if both:
         _canvases(frames, state)
-        left, right = st.columns([3, 2], gap="medium")
-        with left:
-            timeline(frames, t)
-            current_action(frames, t)
-        with right:
-            mental_model_panel(frames, t)
-            transcript(frames, t)
-    else:
-        left, right = st.columns([3, 2], gap="medium")
-        with left:
+    left, right = st.columns([3, 2], gap="medium")
+    with left:
+        if not both:
             _canvases(frames, state)
-            timeline(frames, t)
-        with right:
+        timeline(frames, t)
+        if both:
             current_action(frames, t)
-            mental_model_panel(frames, t)
-            transcript(frames, t)
+    with right:
+        if not both:
+            current_action(frames, t)
+        mental_model_panel(frames, t)
+        transcript(frames, t)
     sharing(frames, t)
     if st.query_params.get("step") != str(t):
         st.query_params["step"] = str(t)
@@ -464,7 +460,7 @@ def current_action(frames: SessionFrames, t: int) -> None:
         if r["type"] == "message":
             st.markdown(f"> {r['text']}")
         else:
-            st.markdown(f"{r['icon']} {r['text'].capitalize()}; {frames.state(t).n_drawn} cells on the canvas; "
+            st.markdown(f"{r['icon']} {r['text'].capitalize()}; {frames.timeline['n_drawn'].iat[frames.clamp(t)]} cells on the canvas; "
                         f"route coverage {_pct(frames.coverage(t))}.")
 
 
@@ -506,7 +502,7 @@ def mental_model_panel(frames: SessionFrames, t: int) -> None:
             for d in ("team_goal", "partner_intent", "self_reasoning")
         ]
         st.markdown("  \n".join(parts))
-        st.caption(f"Answered at {_clock(cp.elapsed_s)}, at action {cp.action_index}.")
+        st.caption(f"Answered at {time_label(cp.elapsed_s)}, at action {cp.action_index}.")
 
 
 # -- sharing ------------------------------------------------------------------------------------
