@@ -46,6 +46,9 @@ import krippendorff
 import numpy as np
 import pandas as pd
 
+from corpus.consensus import majority
+from corpus.values import Undefined, is_defined  # noqa: F401 - re-exported
+
 LEVELS = ("nominal", "ordinal", "interval")
 
 # Diagnostic thresholds.
@@ -66,27 +69,10 @@ class LabelTableError(ValueError):
         self.column = column
 
 
-@dataclass(frozen=True)
-class Undefined:
-    """A statistic with no defined value on the data, and why."""
-
-    reason: str
-
-    def __str__(self) -> str:
-        return f"undefined, because {self.reason}"
-
-    def to_json(self) -> dict[str, str]:
-        return {"undefined": self.reason}
-
-
 Value = float | Undefined
 
 ALL_SAME = "every label is the same category"
 NO_PAIRS = "no item has labels from two or more coders"
-
-
-def is_defined(x: Any) -> bool:
-    return not isinstance(x, Undefined)
 
 
 # -- the label table -------------------------------------------------------------------------
@@ -947,10 +933,9 @@ def coder_vs_gold(
 
     if isinstance(gold, str) and gold == "majority":
         others = ~df[coder_col].isin([coder, *exclude_coders])
-        g = pd.DataFrame({"item": keys[others].to_numpy(), "label": df.loc[others, label_col].to_numpy()})
-        cnt = g.groupby(["item", "label"]).size().rename("k").reset_index()
-        best = cnt[cnt["k"] == cnt.groupby("item")["k"].transform("max")]
-        best = best[~best["item"].duplicated(keep=False)]
+        g = pd.DataFrame({"item": keys[others].to_numpy(), "coder": df.loc[others, coder_col].to_numpy(),
+                          "label": df.loc[others, label_col].to_numpy()})
+        best = majority(g, keys=["item"], label="label")
         truth = pd.Series(best["label"].to_numpy(), index=best["item"].to_numpy())
         gold_name = "majority of " + (", ".join(map(str, sorted(df.loc[others, coder_col].unique()))) or "no coder")
     elif isinstance(gold, str):

@@ -144,22 +144,3 @@ def alignment_by_act(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFram
         lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
         rows.append({"condition": str(cond), "code": code, "share_aligned": k / n, "n": n, "ci_low": lo, "ci_high": hi})
     return pd.DataFrame(rows, columns=["condition", "code", "share_aligned", "n", "ci_low", "ci_high"])
-
-
-def majority_labels(long: pd.DataFrame, exclude_coders: tuple[str, ...] = ()) -> pd.DataFrame:
-    """One label per item: the code most coders gave (ties: the item is left out).
-
-    ``long`` has session_id, action_index, coder, code. Returns session_id, action_index, code,
-    n_coders, support (share of coders agreeing).
-    """
-    df = long[~long["coder"].isin(exclude_coders)]
-    counts = df.groupby(["session_id", "action_index", "code"]).size().rename("k").reset_index()
-    totals = df.groupby(["session_id", "action_index"]).size().rename("n_coders")
-    counts = counts.join(totals, on=["session_id", "action_index"])
-    counts = counts.sort_values(["session_id", "action_index", "k"], ascending=[True, True, False])
-    top = counts.groupby(["session_id", "action_index"]).head(2)
-    second = top.groupby(["session_id", "action_index"])["k"].transform(lambda s: s.iloc[1] if len(s) > 1 else 0)
-    best = top[top.groupby(["session_id", "action_index"]).cumcount() == 0]
-    best = best[best["k"] > second.loc[best.index]]
-    best = best.assign(support=best["k"] / best["n_coders"])
-    return best[["session_id", "action_index", "code", "n_coders", "support"]].reset_index(drop=True)

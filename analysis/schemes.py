@@ -15,7 +15,7 @@ import pandas as pd
 from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 
-from analysis.alignment import majority_labels
+from corpus.consensus import majority
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,8 @@ def compare_schemes(labels: pd.DataFrame, scheme_a: str, scheme_b: str,
     ``labels``: long table with scheme, session_id, action_index, coder, code.
     """
     keys = ["session_id", "action_index"]
-    a = majority_labels(labels[labels["scheme"] == scheme_a], exclude_coders)[keys + ["code"]]
-    b = majority_labels(labels[labels["scheme"] == scheme_b], exclude_coders)[keys + ["code"]]
+    a = majority(labels[labels["scheme"] == scheme_a], exclude_coders=exclude_coders)[keys + ["code"]]
+    b = majority(labels[labels["scheme"] == scheme_b], exclude_coders=exclude_coders)[keys + ["code"]]
     both = a.merge(b, on=keys, suffixes=("_a", "_b"))
     table = pd.crosstab(both["code_a"], both["code_b"]).rename_axis(index=scheme_a, columns=scheme_b)
     n = len(both)

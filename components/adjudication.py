@@ -18,6 +18,7 @@ import streamlit as st
 
 from analysis import agreement as ag
 from components.coding import item_view
+from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
 
@@ -53,20 +54,24 @@ def phase_controls(store: Store, lead: User, task: Task) -> None:
         st.error(f"The phase was not changed: {problem}")
 
 
+MAJORITY_SHARES = ("1/2", "3/5", "2/3", "3/4", "4/5")
+
+
 def consensus_controls(store: Store, lead: User, task: Task) -> None:
     key = f"adj_msg_{task.id}"
 
-    def _accept(threshold: float) -> None:
+    def _accept(threshold: str) -> None:
         n = store.accept_consensus(lead, task.id, threshold=threshold)
-        what = "unanimous" if threshold >= 1 else f"at least {threshold:.0%} in agreement"
+        what = "unanimous" if as_share(threshold) == 1 else f"at least {describe(threshold)} of the coders agree"
         st.session_state[key] = f"Accepted {n} item(s) as gold ({what})."
 
     c1, c2, c3 = st.columns([1.2, 1.6, 1.2])
-    c1.button("Accept all unanimous", key=f"adj_unanimous_{task.id}", on_click=_accept, args=(1.0,),
+    c1.button("Accept all unanimous", key=f"adj_unanimous_{task.id}", on_click=_accept, args=("1",),
               icon=":material/done_all:", type="primary")
-    thr = c2.slider("Majority threshold", 0.5, 1.0, 0.67, 0.01, key=f"adj_threshold_{task.id}",
-                    help="Share of the coders that must give the top code; ties never count.")
-    c3.button(f"Accept majority ≥ {thr:.0%}", key=f"adj_majority_{task.id}", on_click=_accept, args=(thr,))
+    thr = c2.select_slider("Majority of at least", MAJORITY_SHARES, value="2/3", key=f"adj_threshold_{task.id}",
+                           help="The share of an item's coders who must give its majority code, compared exactly "
+                                "(2 of 3 coders reach 2/3; 3 of 5 reach 3/5). A tie at the top never counts.")
+    c3.button(f"Accept majority ≥ {thr}", key=f"adj_majority_{task.id}", on_click=_accept, args=(thr,))
     if st.session_state.get(key):
         st.success(st.session_state[key])
 

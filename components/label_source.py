@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis.alignment import majority_labels
+from corpus.consensus import majority
 from corpus.dataset import Corpus
 
 SCHEME = "grounding_acts"
@@ -44,13 +44,13 @@ def grounding_act_labels(corpus: Corpus, key: str) -> pd.DataFrame | None:
             )
     coded = corpus.coded(SCHEME)
     if not coded.empty:
-        model = tuple(c for c in coded["coder"].unique() if c.startswith("llm"))
-        humans = sorted(set(coded["coder"]) - set(model))
-        majority = majority_labels(coded, exclude_coders=model)
+        models = corpus.model_coders(SCHEME)
+        humans = sorted(set(coded["coder"]) - set(models))
+        labels = majority(coded, exclude_coders=models)
         sources["dataset"] = (
             "The dataset's coders (majority)",
-            majority,
-            f"Majority label of the human coders ({', '.join(humans)}) on {len(majority)} actions; "
+            labels,
+            f"Majority label of the human coders ({', '.join(humans)}) on {len(labels)} actions; "
             "items without a majority are left out.",
         )
     if not sources:

@@ -8,6 +8,7 @@ half-loaded.
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,9 +36,10 @@ class Corpus:
     info: DatasetInfo
     maps: dict[str, GridMap]
     sessions: dict[str, Session]
-    labels: pd.DataFrame  # coded labels of every scheme: scheme, item_id, session_id, action_index, coder, code, partition
+    labels: pd.DataFrame  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
     predictions: dict[str, dict[str, Any]]
     warnings: list[Issue] = field(default_factory=list)
+    content_hash: str = ""  # of every file's path and bytes: the dataset's identity (tasks, caches)
 
     def __hash__(self) -> int:  # cached helpers key on the corpus object itself
         return id(self)
@@ -157,16 +159,42 @@ class Corpus:
         return pd.DataFrame(rows)
 
     def coded(self, scheme: str = "grounding_acts") -> pd.DataFrame:
-        """Long table of one coding scheme's labels: item_id, session_id, action_index, coder, code, partition."""
+        """Long table of one coding scheme's labels: item_id, session_id, action_index, coder, coder_kind, code,
+        partition."""
         return self.labels[self.labels["scheme"] == scheme].drop(columns="scheme").reset_index(drop=True)
+
+    def model_coders(self, scheme: str = "grounding_acts") -> list[str]:
+        """The coders of a scheme recorded as models (coder_kind), sorted."""
+        coded = self.coded(scheme)
+        return sorted(coded.loc[coded["coder_kind"] == schema.MODEL, "coder"].unique().tolist())
 
     @property
     def synthetic(self) -> bool:
         return self.info.synthetic
 
 
+def content_hash(root: str | Path) -> str:
+    """SHA-256 over the relative path and bytes of every file of a dataset directory, in path order.
+
+    Two copies of the same dataset have the same hash wherever they live; any edited byte gives
+    another. Hidden files (names starting with a dot) are not part of a dataset and do not count.
+    """
+    root = Path(root)
+    h = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = path.relative_to(root)
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        h.update(rel.as_posix().encode("utf-8") + b"\0")
+        with open(path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
 def _labels_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=["scheme", "session_id", "action_index", "coder", "code", "partition"])
+    df = pd.DataFrame(rows, columns=["scheme", "session_id", "action_index", "coder", "coder_kind", "code", "partition"])
     df.insert(0, "item_id", [item_id(s, i) for s, i in zip(df["session_id"], df["action_index"])])
     return df
 
@@ -186,6 +214,7 @@ def load_dir(root: str | Path) -> Corpus:
             labels=_labels_frame(raw.labels),
             predictions=raw.predictions,
             warnings=report.warnings,
+            content_hash=content_hash(root),
         )
 
 

@@ -788,7 +788,8 @@ def grounding_labels(rng, sessions: list[Session], truths: dict[str, list[str]],
         for coder, labels in zip(HUMAN_CODERS, human):
             rows.append({"scheme": "grounding_acts", "session_id": sid, "action_index": ai, "coder": coder, "code": labels[i], "partition": part})
         if part == "validation":
-            rows.append({"scheme": "grounding_acts", "session_id": sid, "action_index": ai, "coder": LLM_CODER, "code": llm[i], "partition": part})
+            rows.append({"scheme": "grounding_acts", "session_id": sid, "action_index": ai, "coder": LLM_CODER,
+                         "coder_kind": "model", "code": llm[i], "partition": part})
     return rows
 
 

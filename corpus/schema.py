@@ -141,6 +141,13 @@ GROUNDING_ACTS = {
 }
 GROUNDING_PARTITIONS = ("few_shot", "validation")
 
+# Who gave a coded label: a person, or a model (an LLM coder scored against the people). Recorded
+# as data (the label files' coder_kind column, the label store's account kind), never guessed
+# from a coder's name.
+HUMAN = "human"
+MODEL = "model"
+CODER_KINDS = (HUMAN, MODEL)
+
 # HCRC Map Task dialogue moves (Carletta et al. 1997), as the HCRC corpus names them.
 HCRC_MOVES = {
     "instruct": "Instruct",

@@ -24,6 +24,7 @@ import random
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
@@ -33,6 +34,7 @@ from sqlalchemy import event
 
 from corpus import codebook as codebooks
 from corpus.codebook import Codebook
+from corpus.consensus import as_share, majority, reaches
 
 SCHEMA_VERSION = 1
 ROLES = ("lead", "coder", "viewer")
@@ -696,31 +698,31 @@ class Store:
         with self._reads.connect() as c:
             return pd.read_sql(q, c)
 
-    def accept_consensus(self, actor: User, task_id: int, threshold: float = 1.0, min_coders: int = 2) -> int:
-        """Make gold of items without gold whose top code has at least ``threshold`` of the votes.
+    def accept_consensus(self, actor: User, task_id: int, threshold: Fraction | float | str = 1,
+                         min_coders: int = 2) -> int:
+        """Make gold of items without gold whose majority label (:func:`corpus.consensus.majority`,
+        human coders only) is given by at least ``threshold`` of the item's coders, compared as exact
+        fractions (2 of 3 reaches "2/3"; see :func:`corpus.consensus.reaches`).
 
-        ``threshold=1.0`` accepts unanimous items (provenance ``unanimous``); lower thresholds record
+        ``threshold=1`` accepts unanimous items (provenance ``unanimous``); lower thresholds record
         ``majority``. Items with fewer than ``min_coders`` labels are left alone. Returns how many.
         """
         self._require_lead(actor)
+        share = as_share(threshold)
         cur = self.labels(actor, task_id)
         cur = cur[cur["coder_kind"] == "human"]
         have = set(self.gold(actor, task_id)["item_id"])
+        best = majority(cur[~cur["item_id"].isin(have)], keys=["item_id"])
         rows = []
-        for item, g in cur.groupby("item_id"):
-            if item in have or len(g) < min_coders:
+        for item, code, k, n in best[["item_id", "code", "k", "n_coders"]].itertuples(index=False):
+            if n < min_coders or not reaches(k, n, share):
                 continue
-            counts = g["code"].value_counts()
-            top_share = counts.iloc[0] / len(g)
-            if len(counts) > 1 and counts.iloc[0] == counts.iloc[1]:
-                continue  # a tie is never consensus
-            if top_share >= threshold - 1e-12:
-                rows.append({
-                    "task_id": task_id, "item_id": item, "code": counts.index[0],
-                    "provenance": "unanimous" if top_share == 1 else "majority",
-                    "note": "" if top_share == 1 else f"{counts.iloc[0]} of {len(g)} coders",
-                    "error_type": None, "flag_codebook": False, "decided_by": actor.id, "created_at": _now(),
-                })
+            rows.append({
+                "task_id": task_id, "item_id": item, "code": code,
+                "provenance": "unanimous" if k == n else "majority",
+                "note": "" if k == n else f"{k} of {n} coders",
+                "error_type": None, "flag_codebook": False, "decided_by": actor.id, "created_at": _now(),
+            })
         if rows:
             with self.engine.begin() as c:
                 c.execute(gold.insert(), rows)

@@ -408,7 +408,7 @@ def _read_session(root: Path, d: Path, raw: RawDataset, report: Report) -> Sessi
 
 
 def _read_grounding(root: Path, raw: RawDataset, report: Report) -> None:
-    """Coded labels: labels/<scheme>.csv with session_id, action_index, coder, code[, partition]."""
+    """Coded labels: labels/<scheme>.csv with session_id, action_index, coder, code[, partition, coder_kind]."""
     label_dir = root / "labels"
     if not label_dir.is_dir():
         return
@@ -429,6 +429,7 @@ def _read_grounding(root: Path, raw: RawDataset, report: Report) -> None:
             report.add(rel, "line 1", "(header)", f"missing column(s): {', '.join(sorted(missing))}")
             continue
         seen: dict[tuple[str, int, str], int] = {}
+        kinds: dict[str, tuple[str, int]] = {}
         for lineno, row in enumerate(reader, start=2):
             rec = f"line {lineno}"
             sid = row["session_id"]
@@ -456,13 +457,22 @@ def _read_grounding(root: Path, raw: RawDataset, report: Report) -> None:
             if not coder:
                 report.add(rel, rec, "coder", "empty coder name")
                 continue
+            kind = (row.get("coder_kind") or "").strip().lower() or schema.HUMAN
+            if kind not in schema.CODER_KINDS:
+                report.add(rel, rec, "coder_kind", f"unknown coder kind '{row['coder_kind']}' (expected one of {', '.join(schema.CODER_KINDS)}, or empty for {schema.HUMAN})")
+                continue
+            first_kind = kinds.setdefault(coder, (kind, lineno))
+            if first_kind[0] != kind:
+                report.add(rel, rec, "coder_kind", f"coder '{coder}' is '{kind}' here but '{first_kind[0]}' on line {first_kind[1]}")
+                continue
             key = (sid, idx, coder)
             if key in seen:
                 report.add(rel, rec, "coder", f"coder '{coder}' labels action {sid}:{idx} twice (also line {seen[key]})")
                 continue
             seen[key] = lineno
             raw.labels.append(
-                {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "code": code, "partition": partition}
+                {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "coder_kind": kind,
+                 "code": code, "partition": partition}
             )
 
 

@@ -76,10 +76,10 @@ def write_dataset(
         for scheme_id, rows in by_scheme.items():
             (tmp / "labels").mkdir(exist_ok=True)
             with open(tmp / "labels" / f"{scheme_id}.csv", "w", encoding="utf-8", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=["session_id", "action_index", "coder", "code", "partition"])
+                w = csv.DictWriter(f, fieldnames=["session_id", "action_index", "coder", "coder_kind", "code", "partition"])
                 w.writeheader()
                 for r in rows:
-                    w.writerow({k: r.get(k, "") for k in w.fieldnames})
+                    w.writerow({**{k: r.get(k, "") for k in w.fieldnames}, "coder_kind": r.get("coder_kind") or "human"})
         for model_id, entry in (predictions or {}).items():
             d = tmp / "predictions" / model_id
             d.mkdir(parents=True)

@@ -30,9 +30,10 @@ partitions = sorted(labels["partition"].dropna().unique())
 partition = c2.selectbox("Items", ["all", *partitions], key="agr_partition",
                          format_func=lambda p: {"all": "all items", "few_shot": "few-shot", "validation": "validation"}.get(p, p))
 all_coders = sorted(labels["coder"].unique())
-model_like = [c for c in all_coders if any(w in c.lower() for w in ("llm", "gpt", "model", "claude", "qwen", "llama"))]
+model_like = corpus.model_coders(scheme)
 coders = c3.multiselect("Coders", all_coders, default=[c for c in all_coders if c not in model_like] or all_coders,
-                        key="agr_coders", help="Model coders are compared against the humans below, not pooled with them.")
+                        key="agr_coders", help="Model coders (coder_kind 'model' in the label file) are compared against the humans below, "
+                        "not pooled with them.")
 if len(coders) < 2:
     st.info("Choose at least two coders to measure agreement.")
     st.stop()
@@ -70,5 +71,6 @@ others = [s for s in schemes if s != scheme]
 if others:
     st.header("Two coding schemes on the same actions")
     other = st.selectbox("Compare with", others, key="agr_other")
-    cmp = compare_schemes(corpus.labels, other, scheme, exclude_coders=tuple(model_like))
+    models = tuple(corpus.labels.loc[corpus.labels["coder_kind"] == "model", "coder"].unique())
+    cmp = compare_schemes(corpus.labels, other, scheme, exclude_coders=models)
     view.scheme_comparison(cmp, other, scheme)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.alignment import act_shares, alignment_by_act, majority_labels, progress_curves, progress_model
+from analysis.alignment import act_shares, alignment_by_act, progress_curves, progress_model
 
 
 def actions_frame():
@@ -66,15 +66,6 @@ def test_progress_model_recovers_a_rising_trend():
 
 def test_progress_model_says_why_it_cannot_fit():
     assert progress_model(actions_frame()).startswith("undefined, because only 8 annotated actions")
-
-
-def test_majority_labels_drop_ties_and_llm():
-    long = pd.DataFrame([
-        ("s", 0, "a", "continue"), ("s", 0, "b", "continue"), ("s", 0, "c", "repair"), ("s", 0, "llm", "repair"),
-        ("s", 1, "a", "initiate"), ("s", 1, "b", "repair"),
-    ], columns=["session_id", "action_index", "coder", "code"])
-    maj = majority_labels(long, exclude_coders=("llm",))
-    assert maj.to_dict("records") == [{"session_id": "s", "action_index": 0, "code": "continue", "n_coders": 3, "support": 2 / 3}]
 
 
 def test_act_shares_and_alignment_by_act():

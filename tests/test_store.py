@@ -178,8 +178,9 @@ def test_consensus_adjudication_reveal_and_feedback(team):
     for item, codes in votes.items():
         for coder, code in zip((ann, bob, carl), codes):
             store.add_label(coder, task.id, item, code)
-    assert store.accept_consensus(lead, task.id, threshold=1.0) == 1
-    assert store.accept_consensus(lead, task.id, threshold=0.6) == 1
+    assert store.accept_consensus(lead, task.id, threshold=1) == 1
+    assert store.accept_consensus(lead, task.id, threshold=0.67) == 0  # 2 of 3 is below 67/100
+    assert store.accept_consensus(lead, task.id, threshold="2/3") == 1  # ... and reaches 2/3 exactly
     store.set_gold(lead, task.id, "S01:3", "repair", note="the Guide corrects the route", error_type="ambiguous", flag_codebook=True)
     g = store.gold(lead, task.id).set_index("item_id")
     assert g.loc["S01:1", ["code", "provenance"]].tolist() == ["initiate", "unanimous"]

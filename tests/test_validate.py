@@ -152,6 +152,14 @@ CASES = {
         lambda ds: (ds / "labels/grounding_acts.csv").write_text(
             "session_id,action_index,coder,code,partition\ns1,42,a,initiate,validation\n"),
         "labels/grounding_acts.csv", "line 2", "action_index", "session 's1' has no action 42"),
+    "unknown coder kind": (
+        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
+            "session_id,action_index,coder,coder_kind,code\ns1,0,a,human,initiate\ns1,0,gpt,robot,initiate\n"),
+        "labels/grounding_acts.csv", "line 3", "coder_kind", "unknown coder kind 'robot'"),
+    "a coder of two kinds": (
+        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
+            "session_id,action_index,coder,coder_kind,code\ns1,0,gpt,model,initiate\ns1,1,gpt,human,initiate\n"),
+        "labels/grounding_acts.csv", "line 3", "coder_kind", "coder 'gpt' is 'human' here but 'model' on line 2"),
     "a file of 200 MB": (
         lambda ds: _sparse(actions_path(ds, "s2"), 200 * 1024 * 1024),
         "sessions/s2/actions.jsonl", "-", "(file)", "file is 200.0 MiB; files over 64 MiB are refused"),
@@ -267,3 +275,23 @@ def test_cli_validate_exits_0_on_good_data(ds):
     out = subprocess.run([sys.executable, "-m", "corpus", "validate", str(ds)], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "no problems found" in out.stdout
+
+
+def test_coder_kind_is_read_from_the_label_file(ds):
+    (ds / "labels/grounding_acts.csv").write_text(
+        "session_id,action_index,coder,coder_kind,code\ns1,0,a,,initiate\ns1,0,gpt,model,initiate\n")
+    corpus = load_dir(ds)
+    assert corpus.coded()[["coder", "coder_kind"]].values.tolist() == [["a", "human"], ["gpt", "model"]]
+    assert corpus.model_coders() == ["gpt"]
+
+
+def test_content_hash_identifies_the_data_not_the_folder(ds, tmp_path):
+    import shutil
+
+    from corpus.dataset import content_hash
+
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(ds, copy)
+    assert content_hash(ds) == content_hash(copy) == load_dir(copy).content_hash
+    (copy / "maps/m1.json").write_text((copy / "maps/m1.json").read_text().replace('"m1"', '"m1" '))
+    assert content_hash(copy) != content_hash(ds)
