@@ -2,8 +2,8 @@
 
 An actor is *grounded* (clear team goal, partner understood, executing the plan) with a
 probability that rises with drawing progress and is higher when the Guide sees the Follower's
-canvas (:func:`grounded_probability`); repair states bring "unclear", "misunderstood" and "repairing" labels
-and reported misalignment.
+canvas (:func:`grounded_probability`); repair states bring "unclear", "misunderstood" and
+"repairing" labels and reported misalignment.
 """
 
 from __future__ import annotations
