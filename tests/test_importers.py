@@ -439,13 +439,30 @@ def test_hostile_json_in_any_platform_file_is_an_error_not_a_crash(tmp_path, kin
         record = "line 3"
     else:
         path.write_text("\n" + _hostile(kind), encoding="utf-8")
-        record = "-"  # the parser gives no position for these refusals; the file and reason say it
+        record = "line 2"
     with pytest.raises(DatasetError) as exc:
         run_import("platform", tmp_path / "export", tmp_path / "out")
     (issue,) = exc.value.report.errors
-    assert (issue.file, issue.record, issue.field) == (target, record, "(json)")
+    assert (issue.file, issue.field) == (target, "(json)")
+    # The line where the parser locates the refusal; "-" where it gives none.
+    assert issue.record in (record, "-")
     assert _json_refusal(kind) in issue.message
     assert not (tmp_path / "out").exists()
+
+
+def test_huge_field_values_are_quoted_short(tmp_path):
+    _grid_export(tmp_path / "export")
+    log = tmp_path / "export" / "gggggggg-1.jsonl"
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    rows[0]["timestamp"] = "x" * 200_000
+    rows[1]["action_type"] = [[[[[[["send_message"]]]]]]] * 1000
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", tmp_path / "export", tmp_path / "out")
+    got = {(i.record, i.field): i.message for i in exc.value.report.errors}
+    assert set(got) == {("line 1", "timestamp"), ("line 2", "action_type")}
+    assert got[("line 1", "timestamp")].startswith("not an ISO-8601 time: 'xxxx")
+    assert all(len(m) < 200 for m in got.values()), got
 
 
 def test_existing_destination_is_kept_unless_overwrite(tmp_path):
