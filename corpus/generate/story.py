@@ -38,6 +38,8 @@ from corpus.model import GridMap
 
 @dataclass
 class Step:
+    """One simulated action with what the story knows about it."""
+
     role: str
     type: str
     content: Any
@@ -47,6 +49,7 @@ class Step:
 
 
 def direction(seg: list) -> str:
+    """The way a segment goes, in the words a Guide would use."""
     (r0, c0), (r1, c1) = seg[0], seg[-1]
     dr, dc = r1 - r0, c1 - c0
     if abs(dc) >= 2 * abs(dr):
@@ -54,7 +57,6 @@ def direction(seg: list) -> str:
     if abs(dr) >= 2 * abs(dc):
         return "down" if dr > 0 else "up"
     return ("down" if dr > 0 else "up") + (" and right" if dc > 0 else " and left")
-
 
 
 def _jitter(rng, seg: list, q: float, shape) -> list:

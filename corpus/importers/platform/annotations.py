@@ -18,8 +18,6 @@ from corpus.importers.shown import clipped, shown
 from corpus.model import MentalModel
 from corpus.validate import Report, read_text
 
-
-
 _YES = {"yes", "y", "true", "1", "aligned"}
 _NO = {"no", "n", "false", "0", "not_aligned"}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+
 def classify_files(folder: Path) -> dict[str, list[Path]]:
     """The files of an export folder by role: logs, annotations, checkpoints, maps, names."""
     out: dict[str, list[Path]] = {"logs": [], "annotations": [], "checkpoints": [], "maps": [], "names": []}

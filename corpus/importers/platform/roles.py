@@ -12,7 +12,6 @@ from corpus.importers.shown import shown
 from corpus.validate import Report
 
 
-
 def _role_from_filename(file: str) -> str | None:
     tokens = set(re.split(r"[^a-z]+", Path(file).name.lower()))
     found = {r for r in schema.ROLES if r in tokens}

@@ -49,6 +49,10 @@ class Row:
 
 @dataclass
 class PlatformOptions:
+    """The import's options (docs/importers.md): condition and split of the sessions, the ink share
+    that fills a cell, the grid to rasterize ink onto, a map file, landmark names, and roles by
+    participant id (or id prefix)."""
+
     condition: str | None = None
     split: str = DEFAULT_SPLIT
     ink_share: float = DEFAULT_INK_SHARE
@@ -56,7 +60,6 @@ class PlatformOptions:
     map_path: Path | None = None
     landmark_names: Path | None = None
     roles: dict[str, str] = field(default_factory=dict)
-
 
 
 def parse_time(value: Any) -> datetime | None:
