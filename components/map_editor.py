@@ -23,7 +23,7 @@ from corpus.mapedit.tools import LANDMARK_TOOLS, TOOLS, apply_stroke, canvas_mod
 from corpus.model import Cell
 from services.map_editor import fitted_image
 
-MAX_WIDTH, MAX_HEIGHT = 620, 760
+MAX_WIDTH, MAX_HEIGHT = 620, 720
 SHARE = DEFAULT_INK_SHARE
 VIEW_LABELS = {GUIDE: "Guide's map", FOLLOWER: "Follower's map (move a landmark)"}
 NEW_LANDMARK = "a new landmark"

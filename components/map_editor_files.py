@@ -89,7 +89,7 @@ def _from_image(ed: EditorState, corpus: Corpus) -> None:
 
 def _from_dataset(ed: EditorState, corpus: Corpus) -> None:
     map_id = st.selectbox("Map", sorted(corpus.maps), key="me_ds_map", format_func=lambda m: _map_label(corpus, m))
-    st.button("Start from this map", key="me_ds_start", disabled=not ed.can_edit or map_id is None,
+    st.button("Open this map", key="me_ds_start", disabled=map_id is None,
               on_click=lambda: _start(ed, lambda: dr.from_gridmap(corpus.maps[map_id]), f"open {map_id}"))
 
 
@@ -127,7 +127,7 @@ def _open_draft(ed: EditorState, path: Path) -> None:
 
 def _open(ed: EditorState) -> None:
     st.file_uploader("A map JSON file (the format of docs/data-format.md, e.g. exported here)", type=["json"], key="me_json")
-    st.button("Open the map file", key="me_json_open", disabled=not ed.can_edit, on_click=_open_file, args=(ed,))
+    st.button("Open the map file", key="me_json_open", on_click=_open_file, args=(ed,))
     drafts = mapfile.list_drafts(service.drafts_dir())
     if drafts:
         pick = st.selectbox("Saved drafts", drafts, key="me_draft_pick",
@@ -140,7 +140,8 @@ def _open(ed: EditorState) -> None:
 def start_panel(ed: EditorState, corpus: Corpus) -> None:
     with st.expander("Start or open a map", expanded=ed.draft is None, icon=":material/add_photo_alternate:"):
         if not ed.can_edit:
-            st.caption("Viewers can open drafts and look; leads and coders edit maps.")
+            st.caption("Viewers open the dataset's maps, map files and drafts to look at them; leads and coders "
+                       "start, edit, save and attach maps.")
         tabs = st.tabs(["From a map image", "From this dataset", "Blank grid", "Open a file or a draft"])
         with tabs[0]:
             _from_image(ed, corpus)

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw, ImageFont
 from analysis.replay import BLOCKED, EMPTY, FINISH, LANDMARK, ROUTE, START
 from components.grid_canvas import CELL_COLORS, MISPLACED_COLOR
 from corpus.mapedit.draft import GUIDE, Draft
-from corpus.model import Cell, summarize_cells
+from corpus.model import Cell
 
 PROBLEM_COLOR = "#dc2626"
 SELECTED_COLOR = "#0ea5e9"
@@ -102,18 +102,16 @@ def render(
         centres = [((c + 0.5) * cw, (r + 0.5) * ch) for r, c in draft.route]
         draw.line(centres, fill=(146, 64, 14, 230), width=max(1, round(min(cw, ch) / 5)))
     moved = set(draft.moved())
-    landmarks = dict(draft.view(view))
-    for name, lm in landmarks.items():
-        if not lm.cells:
-            continue
-        s = summarize_cells(list(lm.cells)).bbox
+    landmarks = {name: np.asarray(lm.cells, dtype=np.int64) for name, lm in draft.view(view) if lm.cells}
+    for name, a in landmarks.items():
+        (r0, c0), (r1, c1) = a.min(axis=0), a.max(axis=0)
         if name == selected:
-            draw.rectangle(box(s.row_min, s.row_max, s.col_min, s.col_max), outline=SELECTED_COLOR, width=3)
+            draw.rectangle(box(r0, r1, c0, c1), outline=SELECTED_COLOR, width=3)
         elif name in moved:
-            draw.rectangle(box(s.row_min, s.row_max, s.col_min, s.col_max), outline=MISPLACED_COLOR, width=2)
+            draw.rectangle(box(r0, r1, c0, c1), outline=MISPLACED_COLOR, width=2)
     for r, c in sorted(problems):
         draw.rectangle(box(r, r, c, c), outline=PROBLEM_COLOR, width=2)
-    for what, cell in (("S", draft.start), ("F", draft.finish if view == GUIDE else None)):
+    for cell in (draft.start, draft.finish if view == GUIDE else None):
         if cell is not None:
             x0, y0, x1, y1 = box(cell[0], cell[0], cell[1], cell[1])
             draw.ellipse((x0 - 2, y0 - 2, x1 + 2, y1 + 2), outline="#111827", width=2)
@@ -121,13 +119,12 @@ def render(
     if show_names:
         draw = ImageDraw.Draw(img)
         font = _font(max(10, min(15, round(min(cw, ch)))))
-        for name, lm in landmarks.items():
-            if lm.cells:
-                r, c = summarize_cells(list(lm.cells)).centroid
-                x, y = (c + 0.5) * cw, (r + 0.5) * ch
-                tb = draw.textbbox((x, y), name, font=font, anchor="mm")
-                draw.rectangle((tb[0] - 2, tb[1] - 1, tb[2] + 2, tb[3] + 1), fill=(255, 255, 255, 215))
-                draw.text((x, y), name, fill="#0f172a", font=font, anchor="mm")
+        for name, a in landmarks.items():
+            r, c = a.mean(axis=0)  # the centroid, as in the landmark's summary
+            x, y = (c + 0.5) * cw, (r + 0.5) * ch
+            tb = draw.textbbox((x, y), name, font=font, anchor="mm")
+            draw.rectangle((tb[0] - 2, tb[1] - 1, tb[2] + 2, tb[3] + 1), fill=(255, 255, 255, 215))
+            draw.text((x, y), name, fill="#0f172a", font=font, anchor="mm")
     return img.convert("RGB")
 
 

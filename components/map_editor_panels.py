@@ -84,6 +84,11 @@ def landmarks(ed: EditorState) -> None:
     c3.button("Delete", key="me_delete", icon=":material/delete:", on_click=_delete, args=(ed, name))
 
 
+def problems(ed: EditorState) -> list[checks.Problem]:
+    """Every problem of the map as it is now (checked on every run: the checks are cheap)."""
+    return checks.check(ed.draft)
+
+
 def checks_panel(problems: list[checks.Problem]) -> None:
     st.subheader("Checks")
     if not problems:
@@ -93,7 +98,8 @@ def checks_panel(problems: list[checks.Problem]) -> None:
     n_err = len(checks.errors(problems))
     st.caption(f"{n_err} error(s), {len(problems) - n_err} warning(s). Cells with an error are boxed in red on the map.")
     st.dataframe([p.as_dict() for p in problems], hide_index=True, width="stretch", key="me_problems",
-                 column_config={"problem": st.column_config.TextColumn(width="large")})
+                 column_config={"severity": st.column_config.TextColumn(width="small"),
+                                "problem": st.column_config.TextColumn(width="large")})
 
 
 def _shift(ed: EditorState, name: str) -> None:

@@ -12,7 +12,6 @@ from components import map_editor_panels as panels
 from components.auth import require_user
 from components.dataset import require_corpus, synthetic_banner
 from components.map_editor_state import EDIT_ROLES, editor_state, show_notices
-from corpus.mapedit.checks import check
 
 corpus = require_corpus()
 st.title("Map editor")
@@ -26,14 +25,14 @@ files.start_panel(ed, corpus)
 show_notices(ed)
 
 if ed.draft is not None:
-    problems = check(ed.draft)
+    problems = panels.problems(ed)
     drawing, side = st.columns([3, 2])
     with side:
         editor.undo_bar(ed)
         tool, target, brush = editor.tool_bar(ed) if ed.can_edit else ("rect", None, 2)
         panels.landmarks(ed)
-        panels.checks_panel(problems)
     with drawing:
         editor.canvas(ed, tool, target, brush, problems)
+    panels.checks_panel(problems)
     panels.follower(ed)
     files.output_panel(ed, corpus, user.username)

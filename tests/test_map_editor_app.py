@@ -133,5 +133,13 @@ def test_a_viewer_looks_but_does_not_edit(accounts):
     at = signed_in("guest", "guest-password", PAGE)
     assert not at.exception
     assert at.button(key="me_blank_start").disabled
-    assert at.button(key="me_json_open").disabled
-    assert "Viewers can open drafts and look" in " ".join(c.value for c in at.caption)
+    assert "Viewers open the dataset's maps" in " ".join(c.value for c in at.caption)
+    at.button(key="me_ds_start").click().run()  # look at the sample's first map
+    assert not at.exception
+    assert editor(at).draft.map_id == "map_a" and len(table(at, "landmark")) == 12
+    assert not at.radio(key="me_view").disabled and "me_tool_guide" not in [r.key for r in at.radio]
+    assert [t.key for t in at.text_input if str(t.key).startswith("me_name_")] == []
+    assert at.button(key="me_undo").disabled and at.button(key="me_save").disabled
+    before = editor(at).draft
+    stroke(at, rect(10, 10, 200, 200))  # a drawing sent anyway is not taken
+    assert editor(at).draft == before

@@ -8,6 +8,7 @@ import pytest
 
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
 from corpus.mapedit.strokes import CanvasFrame, StrokeError, coverage, object_cells, route_cells, shape_of
+from corpus.mapedit.strokes import brush_path as free_path
 
 GRIDS = [(10, 10), (40, 60), (60, 41), (7, 13)]
 SCALES = [0.5, 1.0, 2.7, 12.0]  # canvas pixels per cell side: a shrunk and an enlarged image
@@ -27,15 +28,6 @@ def rect(x0, y0, x1, y1, stroke=0.0) -> dict:
     """A Rect as the canvas's rectangle tool sends it (origin left/top, stroke outside the box)."""
     return {"type": "Rect", "originX": "left", "originY": "top", "left": x0 - stroke / 2, "top": y0 - stroke / 2,
             "width": x1 - x0, "height": y1 - y0, "strokeWidth": stroke, "strokeUniform": True, "scaleX": 1, "scaleY": 1}
-
-
-def free_path(points, width) -> dict:
-    """A Path as the free-drawing brush sends it: absolute points, placed by its centre."""
-    pts = np.asarray(points, dtype=float)
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    cmds = [["M", *pts[0]]] + [["Q", *a, *(a + b) / 2] for a, b in zip(pts[:-1], pts[1:])] + [["L", *pts[-1]]]
-    return {"type": "Path", "originX": "center", "originY": "center", "left": (lo[0] + hi[0]) / 2, "top": (lo[1] + hi[1]) / 2,
-            "width": hi[0] - lo[0], "height": hi[1] - lo[1], "strokeWidth": width, "path": cmds}
 
 
 def dense(points, step=2.0):

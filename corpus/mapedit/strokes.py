@@ -189,6 +189,17 @@ def shape_of(obj: dict[str, Any], frame: CanvasFrame, as_area: bool = False) -> 
     raise StrokeError(f"unsupported canvas object type {kind!r} (expected Rect, Polygon, Path, Circle or Line)")
 
 
+def brush_path(points, width: float) -> dict[str, Any]:
+    """A ``Path`` object as the canvas's free-drawing brush sends it for a drag through ``points``
+    (quadratic segments through the midpoints, placed by its centre): for tests and benchmarks."""
+    pts = np.asarray(points, dtype=float)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    cmds = [["M", *pts[0]]] + [["Q", *a, *(a + b) / 2] for a, b in zip(pts[:-1], pts[1:])] + [["L", *pts[-1]]]
+    return {"type": "Path", "originX": "center", "originY": "center", "left": (lo[0] + hi[0]) / 2,
+            "top": (lo[1] + hi[1]) / 2, "width": hi[0] - lo[0], "height": hi[1] - lo[1], "strokeWidth": width,
+            "path": [[c[0], *map(float, c[1:])] for c in cmds]}
+
+
 # -- geometry -> cells --------------------------------------------------------------------------
 
 
