@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from components.map_editor_state import EditorState, commit, notice, plain
+from components.map_editor_state import EditorState, commit, controlled, notice, plain
 from corpus.dataset import SAMPLE_DATA, Corpus
 from corpus.importers.asciimap import grid_for_image, safe_id
 from corpus.mapedit import checks
@@ -174,6 +174,14 @@ def _attach(ed: EditorState, corpus: Corpus) -> None:
     notice(ed, "success", f"Map {result.map_id} attached to {', '.join(result.scores)}; the dataset was written again and validated.")
 
 
+def _set_id(ed: EditorState) -> None:
+    new = str(st.session_state.get("me_map_id", ""))
+    try:
+        commit(ed, dr.set_id(ed.draft, new), f"map id {new}")
+    except dr.EditError as exc:
+        notice(ed, "error", str(exc))
+
+
 def _fmt(v) -> str:
     return "undefined" if v is None else f"{v:.2f}"
 
@@ -182,6 +190,9 @@ def output_panel(ed: EditorState, corpus: Corpus, user_name: str) -> None:
     draft = ed.draft
     problems = checks.errors(checks.check(draft))
     st.subheader("Save and use the map")
+    controlled("me_map_id", draft.map_id)
+    st.text_input("Map id", key="me_map_id", on_change=_set_id, args=(ed,), disabled=not ed.can_edit,
+                  help="Names the map's file in a dataset; sessions point to it by this id.")
     c1, c2 = st.columns(2)
     with c1:
         st.text_input("Draft name", draft.map_id, key="me_draft_name")

@@ -61,6 +61,9 @@ def test_edits_build_the_map_and_the_route_continues_without_repeating_a_cell():
     assert dr.set_type(d, "lake", dr.BLOCKED).landmark("lake").blocked
     d3, name = dr.add_landmark(d, [(0, 9)])
     assert name == "landmark_3"
+    assert dr.set_id(d, "ink-map_2").map_id == "ink-map_2"
+    with pytest.raises(dr.EditError, match="use letters, digits"):
+        dr.set_id(d, "maps/../x")
 
 
 def test_the_follower_s_map_moves_one_landmark_and_follows_the_other_edits():

@@ -17,6 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Iterable
 
+from corpus.importers.asciimap import safe_id
 from corpus.model import Cell, GridMap, Landmark
 
 BLOCKED = "blocked"
@@ -96,13 +97,25 @@ class Draft:
         return f"landmark_{k}"
 
 
+def _map_id(map_id: str) -> str:
+    map_id = map_id.strip()
+    if not map_id:
+        raise EditError("the map needs an id")
+    if map_id != safe_id(map_id):
+        raise EditError(f"map id '{map_id}': use letters, digits, '-', '_' and '.' (it names the map's file), e.g. '{safe_id(map_id)}'")
+    return map_id
+
+
 def new_draft(map_id: str, grid_size: tuple[int, int], name: str = "", image: str | None = None) -> Draft:
     rows, cols = int(grid_size[0]), int(grid_size[1])
     if not (1 <= rows <= 1000 and 1 <= cols <= 1000):
         raise EditError(f"grid {rows} x {cols}: rows and columns must each be between 1 and 1000")
-    if not map_id.strip():
-        raise EditError("the map needs an id")
-    return Draft(map_id=map_id.strip(), grid_size=(rows, cols), name=name.strip(), image=image)
+    return Draft(map_id=_map_id(map_id), grid_size=(rows, cols), name=name.strip(), image=image)
+
+
+def set_id(draft: Draft, map_id: str) -> Draft:
+    """Another id (and so file name) for the map, e.g. to attach it beside the map it was made from."""
+    return dataclasses.replace(draft, map_id=_map_id(map_id))
 
 
 # -- landmarks ----------------------------------------------------------------------------------
