@@ -153,26 +153,24 @@ def canvas(ed: EditorState, tool: str, target: str | None, brush: int, problems:
     )
     rows, cols = draft.grid_size
     st.caption(f"{rows} x {cols} grid over {'the image ' + str(ed.image.width) + ' x ' + str(ed.image.height) if ed.image else 'a blank canvas'}; "
-               f"{width} x {height} px on screen. {rule_text()}")
+               f"{width} x {height} px on screen. {rule_text()} Each stroke is taken into the map at once; "
+               "Undo and Redo above step through the map's edits.")
 
 
-def _undo(ed: EditorState) -> None:
-    ed.history.undo()
-    ed.generation += 1
-
-
-def _redo(ed: EditorState) -> None:
-    ed.history.redo()
-    ed.generation += 1
+def _step(ed: EditorState, back: bool) -> None:
+    draft = ed.history.undo() if back else ed.history.redo()
+    if ed.selected not in draft.names:
+        ed.selected = draft.names[-1] if draft.names else None
+    ed.generation += 1  # a stroke drawn on the old map is not taken in
 
 
 def undo_bar(ed: EditorState) -> None:
     """Undo, redo, the last edit, and which map the canvas shows."""
     h = ed.history
     cols = st.columns(2)
-    cols[0].button("Undo", key="me_undo", icon=":material/undo:", on_click=_undo, args=(ed,), width="stretch",
+    cols[0].button("Undo", key="me_undo", icon=":material/undo:", on_click=_step, args=(ed, True), width="stretch",
                    disabled=not (ed.can_edit and h.can_undo), help=f"Undo: {plain(h.undo_label)}" if h.can_undo else "Nothing to undo")
-    cols[1].button("Redo", key="me_redo", icon=":material/redo:", on_click=_redo, args=(ed,), width="stretch",
+    cols[1].button("Redo", key="me_redo", icon=":material/redo:", on_click=_step, args=(ed, False), width="stretch",
                    disabled=not (ed.can_edit and h.can_redo), help=f"Redo: {plain(h.redo_label)}" if h.can_redo else "Nothing to redo")
     st.caption(f"Last edit: {plain(h.entries[h.pos][0])} · step {h.pos} of {len(h.entries) - 1}")
     st.radio("Map on the canvas", [GUIDE, FOLLOWER], format_func=VIEW_LABELS.get, horizontal=True, key="me_view")
