@@ -19,6 +19,7 @@ PAGES = {
         st.Page(HERE / "pages" / "code.py", title="Code", icon=":material/label:", url_path="code"),
         st.Page(HERE / "pages" / "adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
         st.Page(HERE / "pages" / "tasks.py", title="Tasks", icon=":material/assignment:", url_path="tasks"),
+        st.Page(HERE / "pages" / "map-editor.py", title="Map editor", icon=":material/map:", url_path="map-editor"),
     ],
 }
 

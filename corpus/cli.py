@@ -8,6 +8,8 @@
 - ``users add NAME --role lead|coder|viewer [--password-stdin]``: add an account to the label
   database the app uses (``GROUNDWORK_DB_URL``, else the database url of .streamlit/secrets.toml,
   else the SQLite file in ``GROUNDWORK_DATA_DIR``).
+- ``maps attach DATASET MAP.json --sessions S1,S2 [--follower MAP_F.json]``, ``maps check MAP.json``:
+  maps from the map editor (:mod:`corpus.mapedit.cli`).
 """
 
 from __future__ import annotations
@@ -169,6 +171,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--role", choices=list(ROLES), default="coder")
     p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
     p.set_defaults(func=_users_add)
+
+    from corpus.mapedit.cli import add_parser as add_maps_parser
+
+    add_maps_parser(sub)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -1,0 +1,1 @@
+"""What the pages need, computed once: cached computations between the pages and analysis/corpus."""
