@@ -26,7 +26,6 @@ class Player {
     this.mode = "uniform";
     this.speed = DEFAULT_SPEED;
     this.playing = false;
-    this.frame = 0;
     this.timer = null;
     this.lastReported = JSON.stringify(this.position());
     this.mask = new Uint8Array(data.grid[0] * data.grid[1]);
@@ -196,8 +195,6 @@ class Player {
       this.shown = t;
     }
     this.controls();
-    this.frame += 1;
-    this.root.dataset.frame = String(this.frame);
     this.root.dataset.step = String(t);
   }
 
