@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -76,7 +76,8 @@ def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
     if humans.empty:
         return LiveAgreement(humans, None, None, pd.DataFrame(), step)
     table = ag.LabelTable(humans, **COLS)
-    rep = ag.report(table, n_boot=PANEL_BOOTSTRAP, seed=0, top_disagreements=10)
+    # The panel shows kappa's interval: only kappa is resampled.
+    rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
     drift = ag.kappa_drift(table, order="created_at", step=step)
     return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step)
 

@@ -61,6 +61,16 @@ def weights(seed: int | None, n: int, n_boot: int, width: int = 0) -> Iterator[n
     return (b.astype(float) for b in blocks)
 
 
+@lru_cache(maxsize=1)
+def _blas_controller():
+    """The resamples' matrix products are small (resamples x items times a few columns): BLAS
+    threads cost more in start-up and spinning than they save, and take CPU from other users of
+    the server. They run on one thread."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
+
+
 def replicate(statistic: Callable[[np.ndarray], np.ndarray], n: int, settings: Replicates, what: str,
               width: int = 0) -> tuple[Value, Interval]:
     """Standard error and percentile interval of ``statistic`` over bootstrap resamples.
@@ -74,7 +84,8 @@ def replicate(statistic: Callable[[np.ndarray], np.ndarray], n: int, settings: R
     if n < 2:
         u = Undefined("a bootstrap needs two or more items")
         return u, u
-    reps = np.concatenate([statistic(w) for w in weights(settings.seed, n, settings.n_boot, width)])
+    with _blas_controller().limit(limits=1, user_api="blas"):
+        reps = np.concatenate([statistic(w) for w in weights(settings.seed, n, settings.n_boot, width)])
     reps = reps[~np.isnan(reps)]
     if len(reps) < 2:
         u = Undefined(f"{what} is undefined in almost every bootstrap resample")

@@ -46,6 +46,15 @@ def kappa_from_sums(p_sum, sq_totals, n, m: int) -> np.ndarray:
     return np.where(ok, (np.asarray(p_sum) / n - p_e) / np.where(ok, 1 - p_e, 1.0), np.nan)
 
 
+def _with_column(counts, column: np.ndarray):
+    """The count table with one more column (dense or sparse, as the table is)."""
+    if isinstance(counts, np.ndarray):
+        return np.column_stack([counts, column])
+    from scipy import sparse
+
+    return sparse.hstack([counts, sparse.csr_array(column[:, None])], format="csr")
+
+
 def _agreement_per_item(table: LabelTable) -> np.ndarray:
     """P_i of every item (meaningful on the complete ones)."""
     m = table.n_coders
@@ -108,15 +117,36 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
     if np.isnan(kappa):
         return FleissResult(**undefined_estimate(base, ALL_SAME), p_observed=float(p_i.mean()),
                             p_expected=float(p @ p), per_category=per_cat)
-    counts = table.count_table(full)
+    sums = _with_column(table.count_table(full), p_i)  # category totals and P_i in one product
 
     def resampled(w: np.ndarray) -> np.ndarray:
-        tot = np.asarray(w @ counts)
-        return kappa_from_sums(w @ p_i, (tot * tot).sum(axis=1), n, m)
+        tot = np.asarray(w @ sums)
+        return kappa_from_sums(tot[:, -1], (tot[:, :-1] ** 2).sum(axis=1), n, m)
 
     se, ci = bootstrap.replicate(resampled, n, settings, "kappa", width=table.n_categories)
     return FleissResult(**base, estimate=kappa, se=se, interval=ci, p_observed=float(p_i.mean()),
                         p_expected=float(p @ p), per_category=per_cat)
+
+
+def _prefix_squared_totals(table: LabelTable, pos: np.ndarray) -> np.ndarray:
+    """For every s: the sum over categories of the squared category totals of the items at
+    ``pos[:s]``."""
+    counts = table.count_table()
+    if isinstance(counts, np.ndarray):
+        cum = np.cumsum(counts[pos], axis=0)
+        return (cum * cum).sum(axis=1)
+    # Without an items x categories table: each cell adds count * (2 * its category's total
+    # before it + count).
+    rank = np.full(table.n_items, -1)
+    rank[pos] = np.arange(len(pos))
+    cells = np.flatnonzero(rank[table.cell_item] >= 0)
+    r, cat, cnt = rank[table.cell_item[cells]], table.cell_category[cells], table.cell_count[cells].astype(float)
+    by = np.lexsort((r, cat))
+    r, cat, cnt = r[by], cat[by], cnt[by]
+    before = np.cumsum(cnt) - cnt
+    first_of_cat = np.r_[True, cat[1:] != cat[:-1]]
+    before -= np.maximum.accumulate(np.where(first_of_cat, before, 0))
+    return np.cumsum(np.bincount(r, weights=cnt * (2 * before + cnt), minlength=len(pos)))
 
 
 def kappa_drift(table: LabelTable, order: str | Sequence[Any] | None = None, step: int = 20) -> pd.DataFrame:
@@ -145,18 +175,7 @@ def kappa_drift(table: LabelTable, order: str | Sequence[Any] | None = None, ste
     m = table.n_coders
     if len(pos) == 0 or m < 2:
         return pd.DataFrame(columns=cols)
-    # The sum of squared category totals over the first s items, for every s, without an
-    # items x categories table: each cell adds count * (2 * the category's total before it + count).
-    rank = np.full(table.n_items, -1)
-    rank[pos] = np.arange(len(pos))
-    cells = np.flatnonzero(rank[table.cell_item] >= 0)
-    r, cat, cnt = rank[table.cell_item[cells]], table.cell_category[cells], table.cell_count[cells].astype(float)
-    by = np.lexsort((r, cat))
-    r, cat, cnt = r[by], cat[by], cnt[by]
-    before = np.cumsum(cnt) - cnt
-    first_of_cat = np.r_[True, cat[1:] != cat[:-1]]
-    before -= np.maximum.accumulate(np.where(first_of_cat, before, 0))
-    sq = np.cumsum(np.bincount(r, weights=cnt * (2 * before + cnt), minlength=len(pos)))
+    sq = _prefix_squared_totals(table, pos)
     p_sum = np.cumsum(_agreement_per_item(table)[pos])
     sizes = list(range(step, len(pos) + 1, step))
     if not sizes or sizes[-1] != len(pos):

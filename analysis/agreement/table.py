@@ -249,7 +249,12 @@ class LabelTable:
         flat = self.codes.ravel()
         coded = flat >= 0
         rows = np.repeat(np.arange(self.n_items, dtype=np.int64), self.n_coders)[coded]
-        keys, counts = np.unique(rows * k + flat[coded], return_counts=True)
+        if self.n_items * k <= DENSE_CELLS:  # count every (item, category) cell, keep the non-zero
+            all_counts = np.bincount(rows * k + flat[coded], minlength=self.n_items * k)
+            keys = np.flatnonzero(all_counts)
+            counts = all_counts[keys]
+        else:
+            keys, counts = np.unique(rows * k + flat[coded], return_counts=True)
         return keys // k, keys % k, counts.astype(np.int64)
 
     @property
