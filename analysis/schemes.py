@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.agreement.results import ChiSquare, Estimate, undefined_estimate
+from analysis.agreement.results import ChiSquare, Estimate, fmt_share, undefined_estimate
 from corpus.consensus import majority
 
 CHI2 = dict(key="chi2", statistic="Chi-square test of independence", n_of="actions in both schemes",
@@ -76,7 +76,7 @@ def compare_schemes(labels: pd.DataFrame, scheme_a: str, scheme_b: str,
     res = chi2_contingency(observed, correction=False)
     expected = np.asarray(res.expected_freq)
     small = float((expected < 5).mean())
-    warnings = (f"{small:.0%} of the cells expect fewer than 5 actions: read the chi-square p-value with caution",) \
+    warnings = (f"{fmt_share(small)} of the cells expect fewer than 5 actions: read the chi-square p-value with caution",) \
         if small > 0.2 else ()
     v = Estimate(**CRAMERS_V, n=n, estimate=float(association(observed, method="cramer", correction=False)),
                  warnings=warnings)

@@ -164,7 +164,7 @@ def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:
     c = st.columns(3)
     c[0].metric("Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}")
     metric(c[1], cmp.cramers_v)
-    c[2].metric("Chi-square p", ag.fmt_short(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
+    c[2].metric("Chi-square p", ag.fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
                 help=f"df = {ag.fmt(cmp.chi2.dof)}. {estimate_help(cmp.chi2)}")
     for w in cmp.cramers_v.warnings:
         st.info(w)

@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement.pairwise import item_agreement_shares
-from analysis.agreement.results import ChiSquare, Value, fmt_share, frame_to_json, p_clause, to_json, undefined_estimate
+from analysis.agreement.results import (
+    ChiSquare, Value, fmt, fmt_share, frame_to_json, p_clause, to_json, undefined_estimate,
+)
 from analysis.agreement.table import LabelTable
 from corpus.values import Undefined, is_defined
 
@@ -106,7 +108,7 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
                    and kappa < PARADOX_KAPPA)
     if paradox:
         warnings.append(
-            f"kappa paradox: percent agreement is {fmt_share(agreement)} but kappa only {kappa:.2f}; with one category "
+            f"kappa paradox: percent agreement is {fmt_share(agreement)} but kappa only {fmt(kappa, 2)}; with one category "
             "this common, chance agreement is high (report AC1 and the category shares alongside kappa)")
     sparse = {c: int(u) for c, u in zip(cats, uses) if u < SPARSE_USES}
     if sparse:
