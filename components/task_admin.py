@@ -178,7 +178,7 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
 
 
 @st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
-def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> dict:
+def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
     return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
 
 
