@@ -5,8 +5,8 @@
   proceeds, the coincidence matrix or one pair's confusion matrix, the most disagreed items,
   progress per coder, and the model coder view (an imported model's Cohen's kappa against gold,
   or the human majority, on the validation partition).
-- For a coder: only the aggregate numbers, and only when the lead shares them; they come through
-  ``Store.aggregate``, which refuses anything but numbers during blind coding.
+- For a coder: only the aggregate numbers of the latest snapshot the lead shared
+  (``Store.shared_snapshot``), never numbers recomputed on the coder's own labels.
 
 A statistic without a value is shown as "undefined, because ...", never as 0 or NaN.
 """
@@ -263,8 +263,9 @@ def coder_panel(store: Store, user: User, task_id: int) -> None:
 @st.fragment(run_every=REFRESH_SECONDS * 3)
 def _coder_fragment(store: Store, user: User, task_id: int) -> None:
     try:
-        nums = store.aggregate(user, task_id, human_panel)
+        snap = store.shared_snapshot(user, task_id)
     except AccessDenied as exc:
         st.info(str(exc))
         return
-    numbers_row(nums, who="Team: ")
+    numbers_row(snap.numbers, who="Team: ")
+    st.caption(f"As the lead shared them on {snap.taken_at:%Y-%m-%d %H:%M} UTC.")

@@ -22,7 +22,7 @@ from typing import Iterable
 import streamlit as st
 
 from components.dataset import data_dir
-from corpus.store import AccessDenied, Store, StoreError, User, configured_url
+from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User, configured_url
 
 USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
@@ -128,9 +128,10 @@ def _provider_user(store: Store) -> User | None:
 def _sign_in(store: Store) -> None:
     username = st.session_state.get("auth_username", "")
     password = st.session_state.get("auth_password", "")
-    user = store.authenticate(username, password) if username and password else None
-    if user is None:
-        st.session_state["auth_error"] = "Unknown username or wrong password."
+    try:
+        user = store.sign_in(username, password, client=st.context.ip_address)
+    except SignInRefused as exc:
+        st.session_state["auth_error"] = str(exc)
         return
     st.session_state.pop("auth_error", None)
     st.session_state[USER_KEY] = user
