@@ -26,10 +26,10 @@ UPLOAD = "Upload a codebook (YAML or JSON)"
 
 
 def users_admin(store: Store, lead: User) -> None:
-    """The accounts, and a form to add one."""
-    people = store.users()
-    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind} for u in people]),
-                 hide_index=True, width="stretch")
+    """The accounts, a form to add one, and one to reset, disable, enable or delete one."""
+    people = store.users(include_inactive=True)
+    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status}
+                               for u in people]), hide_index=True, width="stretch")
     with st.form("ta_new_user", clear_on_submit=True):
         c1, c2, c3 = st.columns(3)
         name = c1.text_input("Username")
@@ -43,7 +43,45 @@ def users_admin(store: Store, lead: User) -> None:
             except (StoreError, AccessDenied) as exc:
                 st.error(str(exc))
             else:
-                st.success(f"Added {role} '{name.strip()}'.")
+                st.session_state["ta_msg"] = f"Added {role} '{name.strip()}'."
+                st.rerun()
+    account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
+
+
+ACCOUNT_ACTIONS = ("Reset the password", "Disable", "Enable", "Delete")
+
+
+def _account_action(store: Store, lead: User, name: str, action: str, password: str, sure: bool) -> str:
+    """Do one account action; what was done, as a sentence."""
+    if action == "Reset the password":
+        store.reset_password(lead, name, password)
+        return f"Reset the password of '{name}'; its sign-ins end."
+    if action == "Disable":
+        store.disable_user(lead, name)
+        return f"Disabled '{name}': it cannot sign in; its labels stay."
+    if action == "Enable":
+        store.enable_user(lead, name)
+        return f"Enabled '{name}': it can sign in again."
+    if not sure:
+        raise StoreError("delete: tick the box to confirm")
+    if store.delete_user(lead, name) == "removed":
+        return f"Deleted '{name}' (it had no labels, gold or tasks)."
+    return f"Deleted '{name}': kept as a tombstone that never signs in, so its labels keep its name."
+
+
+def account_actions(store: Store, lead: User, names: list[str]) -> None:
+    with st.form("ta_account", clear_on_submit=True):
+        c1, c2, c3 = st.columns(3)
+        name = c1.selectbox("Account", names)
+        action = c2.selectbox("Action", ACCOUNT_ACTIONS)
+        password = c3.text_input("New password (for a reset)", type="password")
+        sure = st.checkbox("Yes, delete this account (an account with labels is kept as a tombstone)")
+        if st.form_submit_button("Apply", icon=":material/manage_accounts:"):
+            try:
+                st.session_state["ta_msg"] = _account_action(store, lead, name, action, password, sure)
+            except (StoreError, AccessDenied) as exc:
+                st.error(str(exc))
+            else:
                 st.rerun()
 
 
