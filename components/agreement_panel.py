@@ -254,7 +254,7 @@ def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> Non
 def coder_panel(store: Store, user: User, task_id: int) -> None:
     """Aggregate numbers for a coder, if the lead shares them (never per-item information)."""
     task = store.task(task_id)
-    if not task.share_agreement and task.phase == "coding":
+    if not task.share_agreement:
         return
     st.subheader("Team agreement")
     _coder_fragment(store, user, task_id)

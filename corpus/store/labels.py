@@ -53,6 +53,8 @@ class Labels(StoreBase):
         if user.role == "viewer":
             raise AccessDenied(f"{user.username} is a viewer; viewers cannot label")
         note = (note or "").strip()
+        if request_id is not None and not 0 < len(request_id) <= labels.c.request_id.type.length:
+            raise StoreError(f"request id: must be 1 to {labels.c.request_id.type.length} characters")
         with self._write() as c:
             row = c.execute(_CHECK, {"task_id": task_id, "item_id": item_id, "coder_id": user.id,
                                      "request_id": request_id}).first()

@@ -35,6 +35,8 @@ def test_bad_labels_are_refused(team):
         store.add_label(ann, task.id, "S99:1", "initiate")
     with pytest.raises(StoreError, match="task #999 does not exist"):
         store.add_label(ann, 999, "S01:1", "initiate")
+    with pytest.raises(StoreError, match="request id: must be 1 to 64 characters"):
+        store.add_label(ann, task.id, "S01:1", "initiate", request_id="r" * 65)
     assert store.my_labels(ann, task.id).empty
 
 
