@@ -178,14 +178,26 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
         store.assign(lead, task.id, [u for u in people if u.username in add])
         st.rerun()
     st.caption("Coders: " + (", ".join(f"{u.username}" + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned) or "none yet"))
-
-    def _share() -> None:
-        store.set_share_agreement(lead, task.id, st.session_state[f"ta_share_{task.id}"])
-
-    st.session_state[f"ta_share_{task.id}"] = task.share_agreement
-    st.toggle("Show coders the team's agreement numbers (aggregates only)", key=f"ta_share_{task.id}", on_change=_share)
+    _setting(st.toggle, "Show coders the team's agreement numbers (snapshots you take)", f"ta_share_{task.id}",
+             task.share_agreement, lambda v: store.set_share_agreement(lead, task.id, v))
     if task.share_agreement:
+        _setting(st.number_input, "Shown to coders once a snapshot rests on this many items", f"ta_min_{task.id}",
+                 task.share_min_items, lambda v: store.set_share_agreement(lead, task.id, True, min_items=v), min_value=1)
         share_snapshot(store, lead, task)
+    _setting(st.radio, "From adjudication on, coders see", f"ta_view_{task.id}", task.coder_view,
+             lambda v: store.set_coder_view(lead, task.id, v), options=list(CODER_VIEW_NAMES),
+             format_func=CODER_VIEW_NAMES.get, horizontal=True,
+             help="Never another coder's labels. Labels freeze when adjudication starts.")
+
+
+CODER_VIEW_NAMES = {"own_disagreements": "their own disagreements with gold, after the reveal",
+                    "nothing": "nothing beyond their own labels"}
+
+
+def _setting(widget, label: str, key: str, value, save, **options) -> None:  # noqa: ANN001
+    """A widget showing one setting of a task; a change is saved at once."""
+    st.session_state[key] = value
+    widget(label, key=key, on_change=lambda: save(st.session_state[key]), **options)
 
 
 def share_snapshot(store: Store, lead: User, task: Task) -> None:

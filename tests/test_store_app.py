@@ -1,6 +1,7 @@
-"""Accounts in the app (AppTest): the lead adds, resets, disables, enables and deletes accounts and
-is told what happened; anyone signed in changes their own password; a disabled account is signed
-out at once and cannot sign in."""
+"""The store's rules as the app offers them (AppTest): the lead adds, resets, disables, enables and
+deletes accounts and is told what happened; anyone signed in changes their own password; a
+disabled account is signed out at once and cannot sign in; the lead chooses what coders see and
+shares agreement numbers as snapshots."""
 
 from __future__ import annotations
 
@@ -103,3 +104,17 @@ def test_a_disabled_account_is_signed_out_and_cannot_sign_in(store):
     assert at.text_input(key="auth_username") is not None  # back at the sign-in form
     at = sign_in("ann", "ann-password", "pages/code.py")
     assert [e.value for e in at.error] == ["This account is disabled; ask a lead."]
+
+
+def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):
+    at = sign_in("lead", "lead-password", "pages/tasks.py")
+    task = store.tasks_for(store.user("lead"))[0]
+    at.radio(key=f"ta_view_{task.id}").set_value("nothing").run()
+    assert store.task(task.id).coder_view == "nothing"
+    at.toggle(key=f"ta_share_{task.id}").set_value(True).run()
+    at.number_input(key=f"ta_min_{task.id}").set_value(1).run()
+    assert (store.task(task.id).share_agreement, store.task(task.id).share_min_items) == (True, 1)
+    _by_label(at.button, "Share the current numbers with the coders").click().run()
+    assert "Shared a snapshot on 0 items coded by two or more coders." in [s.value for s in at.success]
+    (snap,) = store.snapshots(store.user("lead"), task.id)
+    assert (snap.n_labels, snap.numbers["n_labels"]) == (1, 1)
