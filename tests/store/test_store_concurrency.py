@@ -12,7 +12,7 @@ from pathlib import Path
 
 from corpus import codebook as cbm
 from corpus.store import Store
-from writers import write_labels
+from store.writers import write_labels
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -23,7 +23,7 @@ def _run_writers(url: str, task_id: int, jobs: list[tuple[str, list[str], list[s
     The processes fork from a server that has imported the store once: ten fresh interpreters each
     importing pandas and SQLAlchemy would take longer than the writes under test."""
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["corpus.store", "writers"])
+    ctx.set_forkserver_preload(["corpus.store", "store.writers"])
     out, start = ctx.Queue(), ctx.Event()
     procs = [ctx.Process(target=write_labels, args=(url, task_id, user, items, rids, start, out)) for user, items, rids in jobs]
     for p in procs:

@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 from corpus import codebook as cbm
 from corpus.store import SCHEMA_VERSION, Store, StoreError, metadata
-from v1_schema import DDL, TYPES, rows
+from store.v1_schema import DDL, TYPES, rows
 
 
 def _write_v1(url: str, extra_ddl: str = "") -> None:
