@@ -12,6 +12,7 @@ import sqlalchemy as sa
 
 from corpus.codebook import Codebook
 from corpus.store.engine import READ_ONLY, make_engine
+from corpus.store.tables import DEFAULT_CODER_VIEW, DEFAULT_SHARE_MIN_ITEMS
 
 
 class AccessDenied(PermissionError):
@@ -49,8 +50,8 @@ class Task:
     share_agreement: bool
     n_items: int
     dataset_hash: str | None = None
-    coder_view: str = "own_disagreements"
-    share_min_items: int = 20
+    coder_view: str = DEFAULT_CODER_VIEW
+    share_min_items: int = DEFAULT_SHARE_MIN_ITEMS
 
 
 def utc_now() -> datetime:
