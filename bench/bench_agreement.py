@@ -73,7 +73,7 @@ def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> fl
         store = Store.open(tmp)
         lead = store.create_user("lead", "lead-password", "lead")
         items = df[["session_id", "action_index"]].drop_duplicates().to_dict("records")
-        task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1)
+        task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1, dataset_hash="bench")
         csv = pd.DataFrame({"item": df["session_id"] + ":" + df["action_index"].astype(str),
                             "coder": df["coder"], "label": df["code"]})
         store.import_labels_csv(lead, task.id, csv.to_csv(index=False), create_coders=True, coder_kind="human")

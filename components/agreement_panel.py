@@ -7,8 +7,10 @@
   items coded by every coder a statistic reads "too few items (n complete)" instead of a number.
   Then progress per coder, agreement per codebook version, and the model coders (an imported
   model's Cohen's kappa against gold, or the human majority, on the validation partition).
-- For a coder: only the aggregate numbers, and only when the lead shares them; they come through
-  ``Store.aggregate``, which refuses anything but numbers during blind coding.
+- For a coder: only the aggregate numbers of the latest snapshot the lead shared
+  (``Store.shared_snapshot``), never numbers recomputed on the coder's own labels.
+
+A statistic without a value is shown as "undefined, because ...", never as 0 or NaN.
 """
 
 from __future__ import annotations
@@ -239,7 +241,7 @@ def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> Non
 def coder_panel(store: Store, user: User, task_id: int) -> None:
     """Aggregate numbers for a coder, if the lead shares them (never per-item information)."""
     task = store.task(task_id)
-    if not task.share_agreement and task.phase == "coding":
+    if not task.share_agreement:
         return
     st.subheader("Team agreement")
     _coder_fragment(store, user, task_id)
@@ -248,8 +250,9 @@ def coder_panel(store: Store, user: User, task_id: int) -> None:
 @st.fragment(run_every=REFRESH_SECONDS * 3)
 def _coder_fragment(store: Store, user: User, task_id: int) -> None:
     try:
-        nums = store.aggregate(user, task_id, human_panel)
+        snap = store.shared_snapshot(user, task_id)
     except AccessDenied as exc:
         st.info(str(exc))
         return
-    numbers_row(nums, who="Team: ")
+    numbers_row(snap.numbers, who="Team: ")
+    st.caption(f"As the lead shared them on {snap.taken_at:%Y-%m-%d %H:%M} UTC.")

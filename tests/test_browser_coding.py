@@ -34,7 +34,8 @@ def team(tmp_path_factory):
     ann = store.create_user("ann", "ann-password", "coder")
     bob = store.create_user("bob", "bob-password", "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
-    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11)
+    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11,
+                             dataset_hash=corpus.content_hash)
     with served_app(data) as url:
         yield store, task, (lead, ann, bob), url
 

@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
 from analysis import coding as ac
+from components.agreement_panel import human_panel
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
@@ -42,7 +43,8 @@ def team(tmp_path, monkeypatch, corpus):
     bob = store.create_user("bob", "bob-password", "coder")
     guest = store.create_user("guest", "guest-password", "viewer")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
-    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3)
+    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3,
+                             dataset_hash=corpus.content_hash)
     return store, lead, ann, bob, guest, task
 
 
@@ -188,7 +190,9 @@ def test_a_coder_never_sees_another_coders_labels(team):
     secret = "bob-private-note-7741"
     for it in store.items(task.id)["item_id"]:
         store.add_label(bob, task.id, it, "cancel", note=secret)
-    store.set_share_agreement(lead, task.id, True)  # aggregates may be shown; labels never
+    store.add_label(ann, task.id, store.coder_order(task.id, ann)[-1], "cancel")  # one item both coded
+    store.set_share_agreement(lead, task.id, True, min_items=1)  # aggregates may be shown; labels never
+    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)))  # ... as the lead's snapshot
     at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     for i in range(len(order)):
