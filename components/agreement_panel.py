@@ -254,5 +254,5 @@ def _coder_fragment(store: Store, user: User, task_id: int) -> None:
     except AccessDenied as exc:
         st.info(str(exc))
         return
-    numbers_row(snap.numbers, who="Team: ")
+    numbers_row(ag.Headline.from_json(snap.numbers), who="Team: ")
     st.caption(f"As the lead shared them on {snap.taken_at:%Y-%m-%d %H:%M} UTC.")

@@ -209,7 +209,11 @@ def share_snapshot(store: Store, lead: User, task: Task) -> None:
     except AccessDenied:
         st.caption(f"No snapshot yet: coders see the numbers once you take one on at least {task.share_min_items} items.")
     if st.button("Share the current numbers with the coders", key=f"ta_snapshot_{task.id}", icon=":material/photo_camera:"):
-        snap = store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)))
+        head = human_panel(store.labels(lead, task.id))
+        if head is None:
+            st.warning("There is nothing to share yet: no coder has given a label.")
+            return
+        snap = store.share_snapshot(lead, task.id, head.to_json())
         st.success(f"Shared a snapshot on {snap.n_items} items coded by two or more coders.")
 
 

@@ -192,7 +192,7 @@ def test_a_coder_never_sees_another_coders_labels(team):
         store.add_label(bob, task.id, it, "cancel", note=secret)
     store.add_label(ann, task.id, store.coder_order(task.id, ann)[-1], "cancel")  # one item both coded
     store.set_share_agreement(lead, task.id, True, min_items=1)  # aggregates may be shown; labels never
-    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)))  # ... as the lead's snapshot
+    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)).to_json())  # ... as the lead's snapshot
     at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     for i in range(len(order)):
@@ -273,7 +273,8 @@ def test_below_the_minimum_the_panel_says_too_few_items(team):
 def test_agreement_is_shown_per_codebook_version(team, corpus):
     store, lead, ann, bob, guest, task = team
     items20 = ac.assign_partitions(ac.sample_items(corpus.actions_df, 20, seed=4), 2, seed=4)
-    big = store.create_task(lead, "versions", corpus.info.name, cbm.default(), items20, [ann, bob], seed=4)
+    big = store.create_task(lead, "versions", corpus.info.name, cbm.default(), items20, [ann, bob], seed=4,
+                            dataset_hash=corpus.content_hash)
     items = store.items(big.id)["item_id"].tolist()
     before = ["initiate", "continue", "acknowledge", "repair", "continue"] * 2
     for i, it in enumerate(items[:10]):

@@ -87,6 +87,17 @@ class Headline:
         out["packages"] = self.packages()
         return to_json(out)
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Headline:
+        """The headline read back from :meth:`Headline.to_json` (e.g. a snapshot shared with coders):
+        counts and the five statistics with their intervals and provenance."""
+        stats = [Estimate.from_json(e) for e in data["statistics"].values()]
+        names = ("fleiss", "alpha", "percent_agreement", "mean_cohen", "ac1")
+        if len(stats) != len(names):
+            raise ValueError(f"statistics: expected {len(names)} statistics, got {len(stats)}")
+        counts = {key: int(data[key]) for key in (*(k for k, _ in COUNTS), "n_items_complete")}
+        return Headline(**counts, **dict(zip(names, stats)))
+
 
 @dataclass(frozen=True, kw_only=True)
 class AgreementReport(Headline):

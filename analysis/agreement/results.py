@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from corpus.values import Undefined, is_defined
+from corpus.values import Undefined, from_json, is_defined
 
 Value = float | Undefined
 Interval = tuple[float, float] | Undefined
@@ -201,6 +201,17 @@ class Estimate:
 
     def to_json(self) -> dict[str, Any]:
         return {f.name: to_json(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Estimate:
+        """An estimate read back from :meth:`to_json` (the fields of this class; a subclass's extra
+        fields, such as per-category kappas, are not restored)."""
+        names = {f.name for f in fields(Estimate)}
+        kw = {k: from_json(v) for k, v in data.items() if k in names}
+        if isinstance(kw.get("interval"), list):
+            kw["interval"] = tuple(kw["interval"])
+        kw["warnings"] = tuple(kw.get("warnings") or ())
+        return Estimate(**kw)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -12,7 +12,7 @@ from corpus.store import AccessDenied, StoreError
 from corpus.values import Undefined
 
 CODES = cbm.default().code_ids
-COLS = dict(item_col="item_id", coder_col="coder", label_col="code")
+COLS = dict(item="item_id", coder="coder", label="code")
 
 
 def test_a_coder_reads_only_their_own_labels_in_every_phase(team):
@@ -94,7 +94,7 @@ def test_the_lead_may_show_coders_nothing(team):
 
 
 def _percent_agreement(frame) -> float:
-    return ag.panel(frame, **COLS)["percent_agreement"]
+    return ag.panel(ag.LabelTable(frame, **COLS)).percent_agreement.estimate
 
 
 def test_the_relabel_attack_learns_nothing_from_shared_numbers(url):
@@ -114,14 +114,16 @@ def test_the_relabel_attack_learns_nothing_from_shared_numbers(url):
         store.add_label(bob, task.id, item, code, note="bob's reason")
         store.add_label(ann, task.id, item, CODES[0])
     store.set_share_agreement(lead, task.id, True, min_items=20)
-    store.share_snapshot(lead, task.id, ag.panel(store.labels(lead, task.id), **COLS))
+    snapshot = ag.panel(ag.LabelTable(store.labels(lead, task.id), **COLS))
+    store.share_snapshot(lead, task.id, snapshot.to_json())
 
     recovered_on_demand, seen_by_ann = {}, {}
     for item in list(secret)[:6]:
         reads = {}
         for code in CODES:
             store.add_label(ann, task.id, item, code, note="probe")
-            reads[code] = store.shared_snapshot(ann, task.id).numbers["percent_agreement"]
+            shared = ag.Headline.from_json(store.shared_snapshot(ann, task.id).numbers)
+            reads[code] = shared.percent_agreement.estimate
             # What the old on-demand sharing gave: the number recomputed on all current labels.
             recovered_on_demand.setdefault(item, {})[code] = _percent_agreement(store.labels(lead, task.id))
         seen_by_ann[item] = reads
@@ -133,7 +135,7 @@ def test_the_relabel_attack_learns_nothing_from_shared_numbers(url):
 
 def _first_snapshot_value(store, lead, task) -> float:
     (only,) = store.snapshots(lead, task.id)
-    return only.numbers["percent_agreement"]
+    return ag.Headline.from_json(only.numbers).percent_agreement.estimate
 
 
 def test_coders_read_only_the_latest_snapshot_and_only_on_enough_items(team):

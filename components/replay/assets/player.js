@@ -322,10 +322,12 @@ class Player {
   }
 
   key(e) {
-    if (!["ArrowLeft", "ArrowRight", " "].includes(e.key) || !this.ownsKey(e)) return;
+    if (!["ArrowLeft", "ArrowRight", " ", "Home", "End"].includes(e.key) || !this.ownsKey(e)) return;
     e.preventDefault();
     if (e.key === " ") {
       if (!e.repeat) this.toggle();
+    } else if (e.key === "Home" || e.key === "End") {
+      this.seek(e.key === "End" ? this.n - 1 : 0);
     } else {
       this.step(e.key === "ArrowRight" ? 1 : -1);
     }
