@@ -41,6 +41,9 @@ CORE_FIELDS = {
     "mental_model": {*_KEYS, *DIMENSIONS, "rationale"},
     JUDGE_TASK: {"session_id", "action_index", "task", "criterion", "judge", "score"},
 }
+# Names the comparison gives its own columns: an extra field by one of these names is left out.
+RESERVED_FIELDS = {"condition", "split", "progress", "annotated", "line", "cells", "run", "dimension", "truth", "pred",
+                   "t_code", "p_code", "correct"}
 INFO_FIELDS = {"name": str, "setting": str, "model": str, "description": str, "simulated": bool}
 
 # The answer options as the paper's prompts word them (Appendix H), besides the schema's wording.
@@ -311,12 +314,14 @@ def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], 
         for k, v in obj.items():
             if k in core:
                 continue
-            if v is None or isinstance(v, (str, int, float, bool)):
+            reserved = k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
+            if not reserved and (v is None or isinstance(v, (str, int, float, bool))):
                 row[k] = v
             elif k not in odd_extras:
                 odd_extras.add(k)
-                report.add(rel, f"line {lineno}", k, "extra field holds a list or an object; only strings, numbers "
-                           "and booleans become slices, so it is left out", WARNING)
+                why = ("has a name the comparison uses for its own columns" if reserved else
+                       "holds a list or an object; only strings, numbers and booleans become slices")
+                report.add(rel, f"line {lineno}", k, f"extra field {why}, so it is left out", WARNING)
         key = _key(task, row)
         if key in seen:
             line.error("action_index" if task != JUDGE_TASK else "judge",

