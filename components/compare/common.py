@@ -1,0 +1,54 @@
+"""What the Compare views share: run names and colours, label names, escaped hover text, the
+chart filter that carries over to the Instances view, and replay links."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from urllib.parse import urlencode
+
+import plotly.express as px
+
+from analysis.compare.comparison import Comparison
+from analysis.compare.items import ACTION_TYPE
+from corpus import schema
+
+FILTER_KEY = "compare_filter"
+DIMENSIONS = {**schema.DIMENSION_TITLES, ACTION_TYPE: "Next action type"}
+PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
+
+
+def run_label(cmp: Comparison, run_id: str) -> str:
+    """'model · setting' of a run, or its id when two runs would read the same."""
+    info = cmp.infos[run_id]
+    label = f"{info.name} · {info.setting or 'no setting'}"
+    same = [r for r in cmp.run_ids if f"{cmp.infos[r].name} · {cmp.infos[r].setting or 'no setting'}" == label]
+    return label if len(same) == 1 else f"{label} ({run_id})"
+
+
+def run_color(cmp: Comparison, run_id: str) -> str:
+    return PALETTE[cmp.run_ids.index(run_id) % len(PALETTE)]
+
+
+def label_name(dimension: str, code: str) -> str:
+    if dimension == ACTION_TYPE:
+        return code
+    return f"{code} {schema.SHORT_NAMES.get(code, code)}"
+
+
+def hover(text: object, width: int = 70) -> str:
+    """Untrusted text for a Plotly hover label: escaped (Plotly reads tags in labels), wrapped."""
+    if not isinstance(text, str) or not text.strip():
+        return "(none)"
+    lines = textwrap.wrap(text, width=width, max_lines=4, placeholder=" ...")
+    return "<br>".join(html.escape(line) for line in lines)
+
+
+def replay_url(session_id: str, action_index: int) -> str:
+    """A link that opens the Replay screen at this action (relative to the app's base path)."""
+    return "replay?" + urlencode({"session": session_id, "step": int(action_index)})
+
+
+def figure_layout(fig, height: int) -> None:
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
+                      legend={"orientation": "h", "y": -0.15})
