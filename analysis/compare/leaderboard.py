@@ -70,6 +70,22 @@ class Leaderboard:
     def best_mask(self) -> pd.DataFrame:
         return self._pivot("best").fillna(False).astype(bool)
 
+    def blocks(self) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+        """The table cut into its score groups, each (label, cells, best) with one row per run (labelled
+        "model · setting") and one column per condition and role ("C visible · G", ...)."""
+        table, best = self.table(), self.best_mask()
+        rows = [f"{m} · {s}" for m, s, _ in table.index]
+        if len(set(rows)) < len(rows):
+            rows = [f"{m} · {s} ({r})" for m, s, r in table.index]
+        out = []
+        for label in dict.fromkeys(c[0] for c in table.columns):
+            cols = [c for c in table.columns if c[0] == label]
+            flat = [f"{c[1]} · {c[2]}" for c in cols]
+            cells = pd.DataFrame(table[cols].to_numpy(), index=pd.Index(rows, name="run"), columns=flat)
+            marks = pd.DataFrame(best[cols].to_numpy(), index=cells.index, columns=flat)
+            out.append((label, cells, marks))
+        return out
+
     def to_csv(self) -> str:
         cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
                 "low", "high", "n", "best", "method"]

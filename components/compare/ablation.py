@@ -10,12 +10,12 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import setting_rank
 from analysis.compare.results import fmt
-from components.compare.common import DIMENSIONS, figure_layout, run_color, run_label
+from components.compare.common import DIMENSIONS, figure_layout, plain, run_color, run_label
 from corpus import schema
 
 METRICS = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "kappa",
            "rouge_l": "ROUGE-L", "similarity": "SBERT", "drawing": "drawing score"}
-WHAT = {**DIMENSIONS, "rationale": "rationale", "message": "message", "drawing": "Follower drawing"}
+WHAT = {**DIMENSIONS, "rationale": "Rationale", "message": "Message", "drawing": "Follower drawing"}
 
 
 def _default_baseline(cmp: Comparison) -> str:
@@ -44,11 +44,12 @@ def forest(tables: dict[str, pd.DataFrame], cmp: Comparison) -> go.Figure:
         labels = [f"{WHAT.get(d, d)}: {METRICS.get(m, m)}" for m, d in zip(ok["metric"], ok["dimension"])]
         est = ok["estimate"].astype(float)
         fig.add_trace(go.Scatter(
-            x=est, y=labels, mode="markers", name=run_label(cmp, run), marker={"color": run_color(cmp, run), "size": 9},
+            x=est, y=labels, mode="markers", name=plain(run_label(cmp, run)), marker={"color": run_color(cmp, run), "size": 9},
             error_x={"type": "data", "symmetric": False, "array": ok["high"].astype(float) - est,
                      "arrayminus": est - ok["low"].astype(float)},
             hovertemplate="%{y}<br>difference %{x:.3f}<extra></extra>"))
     fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
+    fig.update_layout(showlegend=True)
     fig.update_xaxes(title_text="difference from the baseline (95% CI)")
     fig.update_yaxes(autorange="reversed")
     figure_layout(fig, height=120 + 22 * max((len(t) for t in tables.values()), default=1))
@@ -66,8 +67,7 @@ def render(cmp: Comparison) -> None:
     others = [r for r in cmp.run_ids if r != base]
     same_model = [r for r in others if cmp.infos[r].model_id == cmp.infos[base].model_id]
     chosen = c2.multiselect("Against", others, default=same_model or others, key="compare_abl_runs",
-                            format_func=lambda r: run_label(cmp, r),
-                            help="By default the other settings of the baseline's model (model.json 'model', else "
+                            help="Runs by id (the run folder's name). By default the other settings of the baseline's model (model.json 'model', else "
                                  "its name); every other run when the baseline's model has no other setting.")
     c3, c4 = st.columns(2)
     cond = c3.selectbox("Condition", ["all", *schema.CONDITIONS], key="compare_abl_cond")

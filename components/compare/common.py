@@ -15,6 +15,7 @@ from corpus import schema
 
 FILTER_KEY = "compare_filter"
 DIMENSIONS = {**schema.DIMENSION_TITLES, ACTION_TYPE: "Next action type"}
+RUN_HELP = "Runs by id (the run folder's name); the charts name them by model and setting."
 PALETTE = px.colors.qualitative.Safe + px.colors.qualitative.Vivid
 
 
@@ -36,6 +37,12 @@ def label_name(dimension: str, code: str) -> str:
     return f"{code} {schema.SHORT_NAMES.get(code, code)}"
 
 
+def plain(text: object) -> str:
+    """Untrusted text for a Plotly string (trace name, title, axis category): Plotly reads tags in
+    them, so it is escaped and shows as typed."""
+    return html.escape(str(text), quote=False)
+
+
 def hover(text: object, width: int = 70) -> str:
     """Untrusted text for a Plotly hover label: escaped (Plotly reads tags in labels), wrapped."""
     if not isinstance(text, str) or not text.strip():
@@ -50,5 +57,5 @@ def replay_url(session_id: str, action_index: int) -> str:
 
 
 def figure_layout(fig, height: int) -> None:
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 40, "b": 10},
-                      legend={"orientation": "h", "y": -0.15})
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10},
+                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})

@@ -11,7 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
-from components.compare.common import DIMENSIONS, FILTER_KEY, figure_layout, label_name, run_color, run_label
+from components.compare.common import RUN_HELP, DIMENSIONS, FILTER_KEY, figure_layout, label_name, plain, run_color, run_label
 
 
 def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure:
@@ -40,7 +40,7 @@ def recall_figure(per_label: pd.DataFrame, cmp: Comparison, dimension: str) -> g
         if d.empty:
             continue
         fig.add_trace(go.Bar(
-            x=[label_name(dimension, v) for v in d["label"]], y=d["recall"], name=run_label(cmp, run),
+            x=[label_name(dimension, v) for v in d["label"]], y=d["recall"], name=plain(run_label(cmp, run)),
             marker_color=run_color(cmp, run),
             error_y={"type": "data", "symmetric": False, "array": d["high"] - d["recall"],
                      "arrayminus": d["recall"] - d["low"]},
@@ -61,11 +61,11 @@ def render(cmp: Comparison) -> None:
     dims = [d for d in DIMENSIONS if (cmp.cat["dimension"] == d).any()]
     dim = c1.selectbox("Dimension", dims, format_func=DIMENSIONS.get, key="compare_conf_dim")
     runs = c2.multiselect("Runs", cmp.run_ids, default=cmp.run_ids[:3], key="compare_conf_runs",
-                          format_func=lambda r: run_label(cmp, r))
+                          help=RUN_HELP)
     cols = st.columns(max(1, min(3, len(runs))))
     for k, run in enumerate(runs):
         with cols[k % len(cols)]:
-            fig = matrix_figure(cmp.confusion(run, dim), dim, run_label(cmp, run))
+            fig = matrix_figure(cmp.confusion(run, dim), dim, plain(run_label(cmp, run)))
             ev = st.plotly_chart(fig, key=f"compare_conf_{dim}_{run}", on_select="rerun", selection_mode="points",
                                  width="stretch")
             pts = ev.selection.points if ev else []

@@ -44,7 +44,7 @@ def _table(cmp: Comparison, df: pd.DataFrame, dim: str) -> pd.DataFrame:
         "person": [label_name(dim, v) for v in df["truth"]],
     })
     for r in runs:
-        out[run_label(cmp, r)] = [label_name(dim, v) if isinstance(v, str) else "-" for v in df[r]]
+        out[r] = [label_name(dim, v) if isinstance(v, str) else "-" for v in df[r]]
     out["runs wrong"] = df["runs_wrong"].to_numpy()
     out["action"] = df["h_action_type"].astype(str) + ": " + df["h_text"].fillna("").astype(str)
     out["person's rationale"] = df["h_rationale"].fillna("")
@@ -90,8 +90,8 @@ def render(cmp: Comparison) -> None:
         keys = _slice_keys(cmp, f)
         if keys is not None:
             df = df[pd.MultiIndex.from_frame(df[["session_id", "action_index"]]).isin(keys)]
-    st.caption(f"{len(df)} item(s){f'; the first {MAX_ROWS} shown' if len(df) > MAX_ROWS else ''}. "
-               "The replay link opens the action in a new tab.")
+    st.caption(f"{len(df)} item(s){f'; the first {MAX_ROWS} shown' if len(df) > MAX_ROWS else ''}. Runs by id; "
+               "the replay link opens the action in a new tab.")
     st.dataframe(_table(cmp, df.head(MAX_ROWS), dim), hide_index=True, width="stretch", column_config={
         "replay": st.column_config.LinkColumn("replay", display_text=":material/play_circle:", width="small"),
     })

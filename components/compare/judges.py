@@ -8,7 +8,7 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.results import fmt
-from components.compare.common import figure_layout, run_label
+from components.compare.common import figure_layout, plain, run_label
 
 METRICS = {"exact": "exact match", "within_1": "within 1", "weighted_kappa": "quadratic-weighted kappa",
            "alpha": "Krippendorff's alpha (ordinal)"}
@@ -18,8 +18,8 @@ def judge_matrix(m: pd.DataFrame) -> go.Figure:
     fig = go.Figure(go.Heatmap(z=m.to_numpy(), x=[str(c) for c in m.columns], y=[str(i) for i in m.index],
                                text=m.to_numpy(), texttemplate="%{text}", colorscale="Blues", showscale=False,
                                hovertemplate="%{y} vs %{x}: %{z} items<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title_text=str(m.index.name), type="category")
-    fig.update_xaxes(title_text=str(m.columns.name), type="category")
+    fig.update_yaxes(autorange="reversed", title_text=plain(m.index.name), type="category")
+    fig.update_xaxes(title_text=plain(m.columns.name), type="category")
     figure_layout(fig, height=330)
     return fig
 

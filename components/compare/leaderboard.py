@@ -20,12 +20,13 @@ def render(cmp: Comparison) -> None:
                                help="The paper reports accuracy; macro recall, macro F1 and Cohen's kappa (model vs "
                                     "person, chance-corrected) are shown on request.")
     lb = cmp.leaderboard(task, measure)
-    table, best = lb.table(), lb.best_mask()
-    styled = table.style.apply(lambda col: [BEST if b else "" for b in best[col.name]], axis=0)
-    st.table(styled)
-    st.caption("Each cell: score (n items). Bold: the best run in its column (not marked where every run ties). "
-               "C visible / C not visible: whether the Guide saw the Follower's canvas; G: Guide, F: Follower. "
-               "Intervals, methods and every score per condition and role are in the CSV.")
+    for label, cells, best in lb.blocks():
+        st.markdown(f"**{label}**")
+        st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
+    st.caption("The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
+               "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "
+               "Follower's canvas; G: Guide, F: Follower. The downloads hold the whole table; the CSV adds intervals "
+               "and methods.")
     d1, d2, _ = st.columns([1, 1, 3])
     d1.download_button("Download CSV", lb.to_csv(), file_name=f"leaderboard_{task}.csv", mime="text/csv",
                        icon=":material/download:", key=f"compare_lb_csv_{task}")

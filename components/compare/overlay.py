@@ -10,9 +10,10 @@ from plotly.subplots import make_subplots
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.items import CATEGORIES
-from components.compare.common import DIMENSIONS, PALETTE, figure_layout, hover, label_name, run_label
+from components.compare.common import RUN_HELP, DIMENSIONS, PALETTE, figure_layout, hover, label_name, plain, run_label
 
 PERSON = "person"
+WINDOW = 60  # actions shown at once
 MISMATCH = "#d62728"
 
 
@@ -34,10 +35,11 @@ def _run_hover(r, name: str) -> str:
 
 
 def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) -> go.Figure:
-    """``tracks``: run id -> display name, in order. customdata of every point: [session, action]."""
+    """``tracks``: run id -> display name, in order (each track is labelled by run id, the hover
+    names the run in full). customdata of every point: [session, action]."""
     fig = make_subplots(rows=len(dims), cols=1, shared_xaxes=True, vertical_spacing=0.06,
                         subplot_titles=[DIMENSIONS[d] for d in dims])
-    names = [PERSON, *tracks.values()]
+    names = [PERSON, *(plain(r) for r in tracks)]
     for row, dim in enumerate(dims, start=1):
         d = data[data["dimension"] == dim]
         colors = _colors(dim)
@@ -51,10 +53,10 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
             r = d[d["run"] == run_id]
             wrong = ~r["correct"].to_numpy()
             fig.add_trace(go.Scatter(
-                x=r["action_index"], y=[name] * len(r), mode="markers", name=name, showlegend=False,
-                marker={"color": [colors.get(c, "#999") for c in r["pred"]], "size": 9,
+                x=r["action_index"], y=[plain(run_id)] * len(r), mode="markers", name=plain(name), showlegend=False,
+                marker={"color": [colors.get(c, "#999") for c in r["pred"]], "size": [11 if w else 9 for w in wrong],
                         "line": {"color": [MISMATCH if w else "rgba(0,0,0,0)" for w in wrong], "width": 2},
-                        "symbol": ["x" if w else "circle" for w in wrong]},
+                        "symbol": ["diamond" if w else "circle" for w in wrong]},
                 customdata=r[["session_id", "action_index"]].to_numpy(),
                 hovertext=[_run_hover(x, name) for x in r.itertuples()], hoverinfo="text"), row=row, col=1)
         fig.update_yaxes(categoryorder="array", categoryarray=names[::-1], row=row, col=1)
@@ -73,16 +75,21 @@ def render(cmp: Comparison) -> None:
     sid = c1.selectbox("Session", sessions, key="compare_overlay_session",
                        format_func=lambda s: f"{s} · {cmp.truth.loc[cmp.truth['session_id'] == s, 'condition'].iat[0]}")
     chosen = c2.multiselect("Runs", cmp.run_ids, default=cmp.run_ids[:4], key="compare_overlay_runs",
-                            format_func=lambda r: run_label(cmp, r))
+                            help=RUN_HELP)
     data = cmp.overlay(sid)
     dims = [d for d in DIMENSIONS if d in set(data["dimension"])] if not data.empty else []
     if not chosen or not dims:
         st.info("Choose at least one run with predictions in this session.")
         return
+    first, last = int(data["action_index"].min()), int(data["action_index"].max())
+    if last - first > WINDOW:
+        lo, hi = st.slider("Actions", first, last, (first, first + WINDOW), key=f"compare_overlay_window_{sid}",
+                           help="The part of the session shown: a window keeps every action readable.")
+        data = data[data["action_index"].between(lo, hi)]
     fig = overlay_figure(data, {r: run_label(cmp, r) for r in chosen}, dims)
     event = st.plotly_chart(fig, key="compare_overlay", on_select="rerun", selection_mode="points", width="stretch")
-    st.caption("Colour: the label; a red x: the run's label differs from the person's. Hover for both rationales; "
-               "click a point to open that moment in Replay.")
+    st.caption("Colour: the label; a diamond ringed in red: the run's label differs from the person's. Tracks are "
+               "named by run id. Hover for both rationales; click a point to open that moment in Replay.")
     points = event.selection.points if event else []
     if points and points[0].get("customdata"):
         session_id, index = points[0]["customdata"][:2]

@@ -10,7 +10,7 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.slices import slice_wide, value_order
-from components.compare.common import DIMENSIONS, FILTER_KEY, figure_layout, run_color, run_label
+from components.compare.common import DIMENSIONS, FILTER_KEY, figure_layout, plain, run_color, run_label
 
 FIELD_NAMES = {"role": "role", "condition": "condition", "progress": "task progress", "split": "split"}
 
@@ -23,12 +23,12 @@ def slice_figure(table: pd.DataFrame, cmp: Comparison, field: str) -> go.Figure:
         if d.empty:
             continue
         fig.add_trace(go.Bar(
-            x=d["value"], y=d["accuracy"], name=run_label(cmp, run), marker_color=run_color(cmp, run),
+            x=[plain(v) for v in d["value"]], y=d["accuracy"], name=plain(run_label(cmp, run)), marker_color=run_color(cmp, run),
             error_y={"type": "data", "symmetric": False, "array": d["high"] - d["accuracy"],
                      "arrayminus": d["accuracy"] - d["low"]},
             customdata=np.column_stack([np.full(len(d), run), d["value"], d["n"]]),
             hovertemplate="%{x}<br>accuracy %{y:.2f}<br>n = %{customdata[2]}<extra></extra>"))
-    fig.update_xaxes(title_text=FIELD_NAMES.get(field, field), categoryorder="array", categoryarray=order, type="category")
+    fig.update_xaxes(title_text=FIELD_NAMES.get(field, field), categoryorder="array", categoryarray=[plain(v) for v in order], type="category")
     fig.update_yaxes(title_text="accuracy (95% Wilson CI)", range=[0, 1.05])
     fig.update_layout(barmode="group")
     figure_layout(fig, height=340)
