@@ -50,8 +50,7 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
         expect(tables.first.get_by_text(f"{name} · {setting}", exact=True)).to_be_visible()
     expect(page.get_by_text("synthetic corpus", exact=False).first).to_be_visible()
     _no_error_boxes(page)
-    page.get_by_role("tab", name="Leaderboard").scroll_into_view_if_needed()
-    page.mouse.wheel(0, 420)
+    page.get_by_role("tab", name="Leaderboard").evaluate("el => el.scrollIntoView({block: 'start'})")
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / "compare_leaderboard.png"))
 

@@ -150,6 +150,9 @@ class Comparison:
 
     def overlay(self, session_id: str) -> pd.DataFrame:
         """One row per run, dimension and predicted action of a session, with both sides' rationales."""
+        return self._once(("overlay", session_id), lambda: self._overlay(session_id))
+
+    def _overlay(self, session_id: str) -> pd.DataFrame:
         d = self.cat[self.cat["session_id"] == session_id]
         parts = []
         for run, ri in self.items.items():
@@ -167,7 +170,7 @@ class Comparison:
                          on=["session_id", "action_index"], how="left")
 
     def sessions(self) -> list[str]:
-        return sorted(self.cat["session_id"].unique().tolist())
+        return self._once(("sessions",), lambda: sorted(self.cat["session_id"].unique().tolist()))
 
     def to_json(self) -> dict[str, Any]:
         """Everything the command line prints with --json."""
