@@ -118,7 +118,7 @@ def run() -> dict[str, dict]:
     slowest = max(again, key=again.get)
     print(f"  first load {first:.0f} ms; first visit per view: "
           + ", ".join(f"{v} {ms:.0f}" for v, ms in first_visit.items())
-          + f"; again: " + ", ".join(f"{v} {ms:.0f}" for v, ms in again.items()), file=sys.stderr)
+          + "; again: " + ", ".join(f"{v} {ms:.0f}" for v, ms in again.items()), file=sys.stderr)
     return {
         "compare_page_ms_10x3000": {"value": again[slowest], "unit": "ms", "target": 2000},
         "compare_first_load_ms_10x3000": {"value": first, "unit": "ms", "target": None},

@@ -139,3 +139,32 @@ def test_cli_refuses_a_broken_run_and_compares_the_rest(tmp_path, capsys):
     acc = [r for r in out["scores"] if r["metric"] == "accuracy" and r["dimension"] == "team_goal"
            and r["condition"] == "all" and r["role"] == "all"][0]
     assert math.isclose(acc["estimate"], acc["estimate"]) and acc["n"] == 686
+
+
+def test_the_command_line_offers_every_leaderboard_measure():
+    from analysis.compare import cli
+    from analysis.compare.leaderboard import MEASURES
+
+    assert tuple(MEASURES) == cli.MEASURES
+
+
+def test_run_names_and_slice_values_from_files_show_as_text_in_charts():
+    """Names and fields come from users' files: in a Plotly string they are escaped, so a tag shows
+    as typed and is never read as markup."""
+    import pandas as pd
+
+    from components.compare.overlay import overlay_figure
+    from components.compare.common import hover, plain
+
+    evil = '<a href="javascript:alert(1)">x</a><b>bold</b>'
+    assert plain(evil) == '&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt;&lt;b&gt;bold&lt;/b&gt;'
+    assert "<" not in hover(evil) and "&lt;b&gt;" in hover(evil)
+    data = pd.DataFrame({
+        "session_id": ["S"], "action_index": [3], "role": ["guide"], "dimension": ["team_goal"], "run": [evil],
+        "truth": ["t3"], "pred": ["t2"], "correct": [False], "p_rationale": [evil], "p_content": [None],
+        "h_action_type": ["message"], "h_text": [evil], "h_rationale": [evil]})
+    fig = overlay_figure(data, {evil: evil}, ["team_goal"])
+    for trace in fig.data:
+        assert "<a " not in (trace.name or "") and "<b>bold" not in (trace.name or "")
+        assert all("<a " not in t and "<b>bold" not in t for t in trace.hovertext)
+        assert all("<a " not in str(y) for y in trace.y)

@@ -78,7 +78,8 @@ def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
     return float(lo), float(hi)
 
 
-_NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa"}
+NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa",
+         "rouge_l": "ROUGE-L", "similarity": "SBERT similarity", "drawing": "drawing score"}
 _UNDEFINED = {"kappa": "people and model used one and the same label throughout (chance agreement is 1)"}
 
 
@@ -86,26 +87,26 @@ def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) ->
     """The four category scores of one confusion matrix as estimates with intervals."""
     n = int(c.sum())
     if n == 0:
-        return {m: undefined(_NAMES[m], NO_ITEMS) for m in CATEGORY_METRICS}
+        return {m: undefined(NAMES[m], NO_ITEMS) for m in CATEGORY_METRICS}
     point = category_scores(c)
     reps = metric_arrays(resample_cells(c, n_boot, seed)) if n_boot > 0 else None
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
     out: dict[str, Estimate] = {}
     for m in CATEGORY_METRICS:
         if np.isnan(point[m]):
-            out[m] = undefined(_NAMES[m], _UNDEFINED.get(m, "no defined value"), n)
+            out[m] = undefined(NAMES[m], _UNDEFINED.get(m, "no defined value"), n)
             continue
         if m == "accuracy":
             k = int(np.trace(c))
             lo, hi = proportion_confint(k, n, alpha=1 - CONFIDENCE, method="wilson")
-            out[m] = Estimate(_NAMES[m], point[m], n, (float(lo), float(hi)), "share correct; Wilson interval",
+            out[m] = Estimate(NAMES[m], point[m], n, (float(lo), float(hi)), "share correct; Wilson interval",
                               "statsmodels")
             continue
         interval = percentile(reps[m]) if reps is not None else Undefined("no bootstrap was run")
         method = {"macro_recall": "mean recall over the people's labels",
                   "macro_f1": "mean F1 over the labels either side used",
                   "kappa": "model vs person, chance-corrected"}[m]
-        out[m] = Estimate(_NAMES[m], point[m], n, interval, f"{method}; {boot}", "numpy (equal to scikit-learn)")
+        out[m] = Estimate(NAMES[m], point[m], n, interval, f"{method}; {boot}", "numpy (equal to scikit-learn)")
     return out
 
 

@@ -17,7 +17,7 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
 from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
-from analysis.compare.metrics import BOOT_METHOD, CATEGORY_METRICS, N_BOOT, SEED, metric_arrays, percentile
+from analysis.compare.metrics import BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile
 from analysis.compare.results import Estimate, ScoreTable, undefined
 from analysis.compare.scores import ALL
 from corpus.predictions import DIMENSIONS
@@ -25,8 +25,6 @@ from corpus.values import Undefined
 
 KEYS = ("metric", "dimension", "run_a", "run_b", "condition", "role", "value_a", "value_b", "p_value", "test")
 _KEY = ["session_id", "action_index"]
-_NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa",
-          "rouge_l": "ROUGE-L", "similarity": "SBERT similarity", "drawing": "drawing score"}
 
 
 def _scope(df: pd.DataFrame, condition: str, role: str) -> pd.DataFrame:
@@ -58,7 +56,7 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
         if j.empty:
             for m in CATEGORY_METRICS:
                 yield {**row, "metric": m, "value_a": None, "value_b": None, "p_value": None, "test": ""}, \
-                    undefined(f"difference in {_NAMES[m]}", "the two runs share no item here")
+                    undefined(f"difference in {NAMES[m]}", "the two runs share no item here")
             continue
         joint = np.bincount((j["t_code"] * k + j["p_code_a"]) * k + j["p_code_b"], minlength=k**3).reshape(k, k, k)
         conf_a, conf_b = joint.sum(axis=2), joint.sum(axis=1)
@@ -78,7 +76,7 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
                 package = "statsmodels, numpy"
             else:
                 p, test, package = _boot_p(reps), "paired bootstrap", "numpy"
-            est = Estimate(f"difference in {_NAMES[m]}", _value(diff), len(j), percentile(reps) if not np.isnan(diff)
+            est = Estimate(f"difference in {NAMES[m]}", _value(diff), len(j), percentile(reps) if not np.isnan(diff)
                            else Undefined("no defined value"), f"B - A on shared items; {boot} (paired)", package)
             yield {**row, "metric": m, "value_a": _value(float(pa[m])), "value_b": _value(float(pb[m])),
                    "p_value": p, "test": test}, est
@@ -88,7 +86,7 @@ def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | 
                   n_boot: int, seed: int):
     cols = [*_KEY, score] + ([weight] if weight else [])
     j = ia[cols].merge(ib[cols], on=_KEY, suffixes=("_a", "_b")).dropna()
-    name = f"difference in {_NAMES[metric]}"
+    name = f"difference in {NAMES[metric]}"
     row = {**key, "metric": metric, "test": "paired bootstrap"}
     if len(j) < 2:
         return {**row, "value_a": None, "value_b": None, "p_value": None}, \

@@ -7,7 +7,10 @@ import html
 import textwrap
 from urllib.parse import urlencode
 
+import numpy as np
+import pandas as pd
 import plotly.express as px
+import plotly.graph_objects as go
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.items import ACTION_TYPE
@@ -54,6 +57,25 @@ def hover(text: object, width: int = 70) -> str:
 def replay_url(session_id: str, action_index: int) -> str:
     """A link that opens the Replay screen at this action (relative to the app's base path)."""
     return "replay?" + urlencode({"session": session_id, "step": int(action_index)})
+
+
+def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_title: str) -> go.Figure:
+    """Grouped bars, one colour per run, with the table's ``low``/``high`` interval as error bars.
+    ``ticks`` turns the ``x`` values into axis labels; customdata of a bar: [run, x value, n]."""
+    fig = go.Figure()
+    for run in cmp.run_ids:
+        d = table[table["run"] == run]
+        if d.empty:
+            continue
+        fig.add_trace(go.Bar(
+            x=[ticks(v) for v in d[x]], y=d[y], name=plain(run_label(cmp, run)), marker_color=run_color(cmp, run),
+            error_y={"type": "data", "symmetric": False, "array": d["high"] - d[y], "arrayminus": d[y] - d["low"]},
+            customdata=np.column_stack([np.full(len(d), run), d[x], d["n"]]),
+            hovertemplate=f"%{{x}}<br>{y} %{{y:.2f}}<br>n = %{{customdata[2]}}<extra></extra>"))
+    fig.update_yaxes(title_text=y_title, range=[0, 1.05])
+    fig.update_layout(barmode="group")
+    figure_layout(fig, height=360)
+    return fig
 
 
 def figure_layout(fig, height: int) -> None:

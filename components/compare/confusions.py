@@ -11,7 +11,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
-from components.compare.common import RUN_HELP, DIMENSIONS, FILTER_KEY, figure_layout, label_name, plain, run_color, run_label
+from components.compare.common import (RUN_HELP, DIMENSIONS, FILTER_KEY, figure_layout, label_name, plain, run_bars,
+                                       run_label)
 
 
 def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure:
@@ -34,22 +35,7 @@ def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure
 
 
 def recall_figure(per_label: pd.DataFrame, cmp: Comparison, dimension: str) -> go.Figure:
-    fig = go.Figure()
-    for run in cmp.run_ids:
-        d = per_label[per_label["run"] == run]
-        if d.empty:
-            continue
-        fig.add_trace(go.Bar(
-            x=[label_name(dimension, v) for v in d["label"]], y=d["recall"], name=plain(run_label(cmp, run)),
-            marker_color=run_color(cmp, run),
-            error_y={"type": "data", "symmetric": False, "array": d["high"] - d["recall"],
-                     "arrayminus": d["recall"] - d["low"]},
-            customdata=np.column_stack([np.full(len(d), run), d["label"], d["n"]]),
-            hovertemplate="%{x}<br>recall %{y:.2f}<br>n = %{customdata[2]}<extra></extra>"))
-    fig.update_yaxes(title_text="recall (95% Wilson CI)", range=[0, 1.05])
-    fig.update_layout(barmode="group")
-    figure_layout(fig, height=360)
-    return fig
+    return run_bars(cmp, per_label, "label", "recall", lambda v: label_name(dimension, v), "recall (95% Wilson CI)")
 
 
 def _set_filter(dimension: str, run: str, truth: str, pred: str | None = None) -> None:

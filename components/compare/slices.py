@@ -3,35 +3,21 @@ fields such as question type and time span), as a table and a chart per field.""
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.slices import slice_wide, value_order
-from components.compare.common import DIMENSIONS, FILTER_KEY, figure_layout, plain, run_color, run_label
+from components.compare.common import DIMENSIONS, FILTER_KEY, plain, run_bars, run_label
 
 FIELD_NAMES = {"role": "role", "condition": "condition", "progress": "task progress", "split": "split"}
 
 
 def slice_figure(table: pd.DataFrame, cmp: Comparison, field: str) -> go.Figure:
-    fig = go.Figure()
-    order = value_order(table["value"])
-    for run in cmp.run_ids:
-        d = table[table["run"] == run]
-        if d.empty:
-            continue
-        fig.add_trace(go.Bar(
-            x=[plain(v) for v in d["value"]], y=d["accuracy"], name=plain(run_label(cmp, run)), marker_color=run_color(cmp, run),
-            error_y={"type": "data", "symmetric": False, "array": d["high"] - d["accuracy"],
-                     "arrayminus": d["accuracy"] - d["low"]},
-            customdata=np.column_stack([np.full(len(d), run), d["value"], d["n"]]),
-            hovertemplate="%{x}<br>accuracy %{y:.2f}<br>n = %{customdata[2]}<extra></extra>"))
-    fig.update_xaxes(title_text=FIELD_NAMES.get(field, field), categoryorder="array", categoryarray=[plain(v) for v in order], type="category")
-    fig.update_yaxes(title_text="accuracy (95% Wilson CI)", range=[0, 1.05])
-    fig.update_layout(barmode="group")
-    figure_layout(fig, height=340)
+    fig = run_bars(cmp, table, "value", "accuracy", plain, "accuracy (95% Wilson CI)")
+    fig.update_xaxes(title_text=FIELD_NAMES.get(field, field), categoryorder="array", type="category",
+                     categoryarray=[plain(v) for v in value_order(table["value"])])
     return fig
 
 
