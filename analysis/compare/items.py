@@ -101,9 +101,9 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     score = np.full(len(na), np.nan)
     cells_n = np.zeros(len(na))
     dist_of: dict[str, np.ndarray | None] = {}
-    draws = np.flatnonzero((na["p_action_type"] == "draw").to_numpy())
-    for i in draws:
-        sid = na.at[i, "session_id"]
+    sessions, cells = na["session_id"].tolist(), na["p_cells"].tolist()
+    for i in np.flatnonzero((na["p_action_type"] == "draw").to_numpy()):
+        sid = sessions[i]
         if sid not in dist_of:
             route = corpus.route_mask(sid)
             dist_of[sid] = chebyshev_distance(route, max_distance=3) if route.any() else None
@@ -111,7 +111,7 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
         if dist is None:
             continue
         drawn = np.zeros(dist.shape, dtype=bool)
-        c = np.asarray(na.at[i, "p_cells"], dtype=np.int64)
+        c = np.asarray(cells[i], dtype=np.int64)
         drawn[c[:, 0], c[:, 1]] = True
         score[i] = DISTANCE_WEIGHTS[dist[drawn]].mean()
         cells_n[i] = drawn.sum()

@@ -69,6 +69,11 @@ def resample_cells(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> np.
     return rng.multinomial(n, flat / n, size=n_boot).reshape(n_boot, *c.shape)
 
 
+def resample_items(n: int, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """``n_boot`` x ``n`` indices: each row one bootstrap resample of n items with replacement."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
 def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | Undefined:
     reps = reps[~np.isnan(reps)]
     if len(reps) < 2:
@@ -137,9 +142,8 @@ def ratio_estimate(name: str, scores: np.ndarray, weights: np.ndarray, method: s
     if n < 2:
         ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more predictions")
     else:
-        rng = np.random.default_rng(seed)
-        w = rng.multinomial(n, np.full(n, 1 / n), size=n_boot).astype(float)
-        reps = (w @ (scores * weights)) / (w @ weights)
+        idx = resample_items(n, n_boot, seed)
+        reps = (scores * weights)[idx].sum(axis=1) / weights[idx].sum(axis=1)
         ci = percentile(reps)
     return Estimate(name, est, n, ci, f"{method}; {BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)",
                     "numpy, scipy (corpus.metrics)")

@@ -17,7 +17,8 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
 from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
-from analysis.compare.metrics import BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile
+from analysis.compare.metrics import (BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile,
+                                      resample_items)
 from analysis.compare.results import Estimate, ScoreTable, undefined
 from analysis.compare.scores import ALL
 from corpus.predictions import DIMENSIONS
@@ -95,9 +96,8 @@ def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | 
     wa = j[f"{weight}_a"].to_numpy() if weight else np.ones(len(j))
     wb = j[f"{weight}_b"].to_numpy() if weight else np.ones(len(j))
     va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
-    rng = np.random.default_rng(seed)
-    w = rng.multinomial(len(j), np.full(len(j), 1 / len(j)), size=n_boot).astype(float)
-    reps = (w @ (sb * wb)) / (w @ wb) - (w @ (sa * wa)) / (w @ wa)
+    idx = resample_items(len(j), n_boot, seed)
+    reps = (sb * wb)[idx].sum(axis=1) / wb[idx].sum(axis=1) - (sa * wa)[idx].sum(axis=1) / wa[idx].sum(axis=1)
     est = Estimate(name, float(vb - va), len(j), percentile(reps),
                    f"B - A on items both runs scored; {BOOT_METHOD.format(b=n_boot, s=seed)} (paired)", "numpy")
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
