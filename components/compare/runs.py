@@ -15,6 +15,7 @@ from corpus.predictions import Run, issues_frame
 from services import compare as svc
 
 UPLOADS_KEY = "compare_uploads"  # {dataset content hash: {run id: Run}}
+PICKED = "compare_runs"
 
 
 def _uploads(corpus: Corpus) -> dict[str, Run]:
@@ -24,11 +25,15 @@ def _uploads(corpus: Corpus) -> dict[str, Run]:
 def _add_uploads(corpus: Corpus) -> None:
     files = st.session_state.get("compare_upload") or []
     kept = _uploads(corpus)
+    added = []
     for f in files:
         for run in svc.read_uploaded(corpus, f.name, f.getvalue()):
             if run.run_id in corpus.predictions:
                 run = replace(run, run_id=f"{run.run_id} (upload)")
             kept[run.run_id] = run
+            added += [run.run_id] if run.ok else []
+    if PICKED in st.session_state:  # show the new runs at once
+        st.session_state[PICKED] = list(dict.fromkeys([*st.session_state[PICKED], *added]))
 
 
 def uploader(corpus: Corpus) -> None:
@@ -62,7 +67,9 @@ def picker(corpus: Corpus) -> list[Run]:
     if not valid:
         return []
     names = {r.run_id: f"{r.info.name} · {r.info.setting or 'no setting'} ({r.run_id})" for r in valid}
-    chosen = st.multiselect("Runs", list(names), default=list(names), key="compare_runs", format_func=names.get)
+    if PICKED in st.session_state:  # runs removed since the last choice
+        st.session_state[PICKED] = [r for r in st.session_state[PICKED] if r in names]
+    chosen = st.multiselect("Runs", list(names), default=list(names), key=PICKED, format_func=names.get)
     return [r for r in valid if r.run_id in chosen]
 
 
