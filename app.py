@@ -14,6 +14,7 @@ PAGES = {
         st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
         st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
         st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
+        st.Page(HERE / "pages" / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     ],
     "Annotate": [
         st.Page(HERE / "pages" / "code.py", title="Code", icon=":material/label:", url_path="code"),

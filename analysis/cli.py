@@ -127,5 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--top", type=int, default=10, help="how many of the most disagreed items to list")
     p.set_defaults(func=_agreement)
 
+    from analysis.compare.cli import add_commands
+
+    add_commands(sub)  # compare, instances
+
     args = parser.parse_args(argv)
     return args.func(args)

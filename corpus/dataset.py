@@ -37,7 +37,7 @@ class Corpus:
     maps: dict[str, GridMap]
     sessions: dict[str, Session]
     labels: pd.DataFrame  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
-    predictions: dict[str, dict[str, Any]]
+    predictions: dict[str, Any]  # run id -> corpus.predictions.Run (refused runs included; see Run.ok)
     warnings: list[Issue] = field(default_factory=list)
     content_hash: str = ""  # of every file's path and bytes: the dataset's identity (tasks, caches)
 

@@ -218,7 +218,7 @@ class RawDataset:
     sessions: dict[str, Session] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)
     invalid_maps: set[str] = field(default_factory=set)
-    predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    predictions: dict[str, Any] = field(default_factory=dict)  # run id -> corpus.predictions.Run
 
 
 @contextmanager
@@ -267,7 +267,9 @@ def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
     _read_maps(root, raw, report)
     _read_sessions(root, raw, report)
     _read_grounding(root, raw, report)
-    _read_predictions(root, raw, report)
+    from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
+
+    raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report)
     return raw, report
 
 
@@ -474,49 +476,3 @@ def _read_grounding(root: Path, raw: RawDataset, report: Report) -> None:
                 {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "coder_kind": kind,
                  "code": code, "partition": partition}
             )
-
-
-_MM_FIELDS = ("team_goal", "partner_intent", "self_reasoning")
-
-
-def _read_predictions(root: Path, raw: RawDataset, report: Report) -> None:
-    pred_dir = root / "predictions"
-    if not pred_dir.is_dir():
-        return
-    for d in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
-        info_rel = f"predictions/{d.name}/model.json"
-        info = read_json(d / "model.json", report, info_rel) if (d / "model.json").is_file() else {"name": d.name}
-        if info is None:
-            continue
-        entry: dict[str, Any] = {"info": info, "next_action": [], "mental_model": []}
-        for task in schema.PREDICTION_TASKS:
-            path = d / f"{task}.jsonl"
-            if not path.is_file():
-                continue
-            rel = f"predictions/{d.name}/{task}.jsonl"
-            for lineno, obj in iter_jsonl(path, report, rel):
-                rec = f"line {lineno}"
-                sid, idx = obj.get("session_id"), obj.get("action_index")
-                s = raw.sessions.get(sid)
-                if s is None:
-                    report.add(rel, rec, "session_id", f"unknown session '{sid}'")
-                    continue
-                if not isinstance(idx, int) or not 0 <= idx < len(s.actions):
-                    report.add(rel, rec, "action_index", f"session '{sid}' has no action {idx!r}")
-                    continue
-                if task == "next_action":
-                    t = obj.get("action_type")
-                    if t not in schema.ACTION_TYPES:
-                        report.add(rel, rec, "action_type", f"unknown action type {t!r} (expected one of {', '.join(schema.ACTION_TYPES)})")
-                        continue
-                else:
-                    bad = False
-                    for dim in _MM_FIELDS:
-                        code = obj.get(dim)
-                        if code not in schema.DIMENSIONS[dim] and code != schema.OTHER:
-                            report.add(rel, rec, dim, f"unknown {dim} code {code!r}")
-                            bad = True
-                    if bad:
-                        continue
-                entry[task].append(obj)
-        raw.predictions[d.name] = entry

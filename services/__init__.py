@@ -1,1 +1,2 @@
-"""What the pages need, computed once: cached computations between the pages and analysis/corpus."""
+"""What the pages need, computed once: cached computations keyed by the dataset's content hash
+(see docs/architecture.md)."""

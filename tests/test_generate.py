@@ -132,12 +132,12 @@ def test_grounding_act_coding_like_the_paper(sample):
 def test_predictions_cover_the_test_split_for_both_tasks(sample):
     test_ids = set(sample.sessions_df.loc[sample.sessions_df["split"] == "test", "session_id"])
     assert len(sample.predictions) >= 2
-    for model_id, entry in sample.predictions.items():
-        assert entry["info"]["simulated"] is True
+    for model_id, run in sample.predictions.items():
+        assert run.ok and run.info.simulated is True
         for task in ("next_action", "mental_model"):
-            rows = pd.DataFrame(entry[task])
+            rows = run.table(task)
             assert set(rows["session_id"]) == test_ids, (model_id, task)
-        na = pd.DataFrame(entry["next_action"])
+        na = run.table("next_action")
         assert (na.loc[na["role"] == "guide", "action_type"] == "message").all()
         truth = sample.actions_df.set_index(["session_id", "index"])[["type"]]
         joined = na.join(truth, on=["session_id", "action_index"])
