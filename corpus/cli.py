@@ -5,6 +5,8 @@
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
+- ``split DATASET --test-size N [--seed S] OUT``: a copy of the dataset with the distribution-matched
+  test split of the paper's Appendix E (N test sessions per condition).
 - ``users add NAME --role lead|coder|viewer [--password-stdin]``: add an account to the label
   database the app uses (``GROUNDWORK_DB_URL``, else the database url of .streamlit/secrets.toml,
   else the SQLite file in ``GROUNDWORK_DATA_DIR``).
@@ -89,6 +91,30 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _split(args: argparse.Namespace) -> int:
+    from analysis.split import distribution_matched_split
+    from corpus.dataset import load
+    from corpus.splits import write_with_splits
+    from corpus.validate import DatasetError
+
+    try:
+        corpus = load(args.dataset)
+        sizes = {c: args.test_size for c in corpus.sessions_df["condition"].astype(str).unique()}
+        result = distribution_matched_split(corpus.actions_df, corpus.sessions_df, sizes, seed=args.seed)
+        out = write_with_splits(args.dataset, Path(args.out), result.assignment(), overwrite=args.overwrite)
+    except DatasetError as exc:
+        print(exc.report.format(), file=sys.stderr)
+        print(f"\n{exc}", file=sys.stderr)
+        return 1
+    except (ValueError, FileExistsError) as exc:
+        print(f"split: {exc}", file=sys.stderr)
+        return 1
+    for cond, cs in result.by_condition.items():
+        print(f"{cond}: test = {', '.join(cs.test)}; objective {cs.objective:.4f}; {cs.search}")
+    print(f"wrote {out}")
+    return 0
+
+
 def _streamlit_secrets() -> dict:
     """The app's secrets files (~/.streamlit/secrets.toml, then ./.streamlit/secrets.toml), merged."""
     import tomllib
@@ -159,6 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)
+
+    p = sub.add_parser("split", help="a copy of a dataset with the distribution-matched test split (Appendix E)")
+    p.add_argument("dataset")
+    p.add_argument("--test-size", type=int, required=True, help="test sessions per condition")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search when there are too many subsets to score all")
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("out")
+    p.set_defaults(func=_split)
 
     from corpus.store import ROLES
 
