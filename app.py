@@ -13,6 +13,10 @@ PAGES = {
         st.Page(HERE / "pages" / "data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
         st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
         st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
+        st.Page(HERE / "pages" / "acts.py", title="Grounding acts", icon=":material/forum:", url_path="acts"),
+        st.Page(HERE / "pages" / "misalignment.py", title="Why not aligned", icon=":material/help:", url_path="misalignment"),
+        st.Page(HERE / "pages" / "outcomes.py", title="Outcomes", icon=":material/flag:", url_path="outcomes"),
+        st.Page(HERE / "pages" / "split.py", title="Test split", icon=":material/call_split:", url_path="split"),
         st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
     ],
     "Annotate": [

@@ -154,6 +154,7 @@ class ConditionSplit:
     test: tuple[str, ...]  # the chosen test sessions
     objective: float
     runners_up: pd.DataFrame  # rank, test sessions, objective (the chosen one first)
+    subsets: tuple[tuple[str, ...], ...]  # the test sets of the rows of runners_up, in rank order
     n_candidates: int  # C(n, k)
     n_scored: int
     exhaustive: bool
@@ -202,7 +203,7 @@ def split_condition(features: pd.DataFrame, condition: str, k: int, seed: int = 
         "objective": objs,
     })
     return ConditionSplit(condition=condition, sessions=tuple(ids), test=tuple(ids[i] for i in subs[0]),
-                          objective=float(objs[0]), runners_up=runners, n_candidates=total, n_scored=int(scored),
+                          objective=float(objs[0]), runners_up=runners, subsets=tuple(tuple(ids[i] for i in s) for s in subs), n_candidates=total, n_scored=int(scored),
                           exhaustive=exhaustive, search=search)
 
 
