@@ -45,7 +45,7 @@ from corpus.values import Undefined
 
 METHODS = {
     "glm": "Logistic GLM, session-clustered errors",
-    "gee": "GEE, exchangeable correlation within sessions",
+    "gee": "GEE, exchangeable within sessions",
 }
 FEW_SESSIONS = 40
 TERMS = ["Intercept", "progress", "visible", "progress:visible"]

@@ -132,11 +132,13 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
     ann = actions[actions["team_goal"].notna()]
     ann = pd.DataFrame({
         "session_id": ann["session_id"].astype(str), "role": ann["role"].astype(str), "labelled_step": ann["index"].astype("int64"),
-        **{f"label_{dim}": [_wording(dim, c) for c in ann[dim]] for dim in schema.DIMENSIONS},
+        **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
         "label_aligned": ann["aligned"].astype(object), "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
         "label_rationale": ann["rationale"].fillna("").astype(str),
     }).sort_values("labelled_step")
     out = pd.merge_asof(cps.sort_values("step"), ann, left_on="step", right_on="labelled_step", by=["session_id", "role"],
                         direction="backward")
+    for dim in schema.DIMENSIONS:  # codes with their wording, on the few matched rows only
+        out[f"label_{dim}"] = [_wording(dim, c) for c in out[f"label_{dim}"]]
     out["labelled_step"] = out["labelled_step"].astype("Int64")
     return out.sort_values(["session_id", "step", "role"], kind="stable").reset_index(drop=True)

@@ -33,7 +33,7 @@ import pandas as pd
 from corpus import schema
 
 EXHAUSTIVE_LIMIT = 200_000
-RESTARTS = 6
+RESTARTS = 4
 SWAPS_PER_STEP = 512
 MAX_STEPS = 3000
 PATIENCE = 40

@@ -20,7 +20,7 @@ REASON_SHORT = {
 
 
 def reason_share_figure(shares: pd.DataFrame) -> go.Figure:
-    """Share of not-aligned actions citing each reason, per condition (k inside the bar, n in the legend)."""
+    """Share of not-aligned actions citing each reason, per condition (k above the bar, n in the legend)."""
     reasons = list(schema.MISALIGNMENT_REASON)
     traces = []
     for cond in schema.CONDITIONS:

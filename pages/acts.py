@@ -29,7 +29,7 @@ if shares.empty:
 st.subheader("Which acts, in which condition")
 clicked = first_point(show_chart(act_share_figure(shares, test), shares, "grounding_acts_by_condition", key="acts_shares"))
 test_summary(test)
-scope_caption(scope, uses_acts=True, uses_mm=False, note="Bars: share of the condition's coded actions; the number on a bar is n.")
+scope_caption(scope, uses_acts=True, uses_mm=False, note="Bars: share of the condition's coded actions; the number above a bar is n.")
 if clicked:
     cond, code = clicked[0], clicked[1]
     show_actions(svc.act_actions(scope, cond, code), f"{act_name(code)}, {CONDITION_NAMES[cond]}", "acts_rows")
@@ -40,7 +40,7 @@ if by_act.empty:
 else:
     clicked = first_point(show_chart(alignment_by_act_figure(by_act), by_act, "alignment_within_acts", key="acts_alignment"))
     scope_caption(scope, uses_acts=True, note=(
-        "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n inside the bar, "
+        "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n above the bar, "
         "Wilson 95 % intervals."))
     if clicked:
         cond, code = clicked[0], clicked[1]

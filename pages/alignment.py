@@ -42,7 +42,7 @@ else:
                          f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_name} {lo:.0%}-{hi:.0%}", "align_progress_rows")
 
     st.subheader("Does alignment rise with progress, and more when the Guide sees the canvas?")
-    c = st.columns([2, 2, 1])
+    c = st.columns([2, 3, 1.3])
     measure = c[0].selectbox("Outcome", measures, format_func=MEASURES.get, key="align_model_measure")
     method = c[1].segmented_control("Estimator", list(METHODS), default="glm", format_func=METHODS.get, key="align_model_method") or "glm"
     small = {"auto (< 40 sessions)": None, "on": True, "off": False}[

@@ -26,7 +26,7 @@ if shares.empty:
     st.info("No action in the selection was reported as not aligned (a model run does not predict alignment).")
 else:
     clicked = first_point(show_chart(reason_share_figure(shares), shares, "misalignment_reasons", key="why_reasons"))
-    scope_caption(scope, note="Share of the not-aligned actions citing each reason (several may be cited), k inside the bar, "
+    scope_caption(scope, note="Share of the not-aligned actions citing each reason (several may be cited), k above the bar, "
                               "n in the legend, Wilson 95 % intervals.")
     if clicked:
         cond, reason = clicked[0], clicked[1]
@@ -53,7 +53,7 @@ else:
     clicked = first_point(show_chart(acts_before_figure(before), before, "acts_before_alignment_reports", key="why_before"))
     scope_caption(scope, uses_acts=True, note=(
         f"For every annotated action, the latest coded act among the {window} actions before it; bars: share of the "
-        "'not aligned' (or 'aligned') reports with a coded act before them that had this act, k inside the bar."))
+        "'not aligned' (or 'aligned') reports with a coded act before them that had this act, k above the bar."))
     if clicked:
         group, act = clicked[0], clicked[1]
         show_actions(svc.acts_before_actions(scope, window, group, act),
