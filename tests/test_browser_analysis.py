@@ -88,3 +88,22 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1
     expect(replay.locator("#rp-transcript")).to_have_attribute("data-current", str(step), timeout=30_000)
     expect(replay.locator("#rp-transcript .rp-cur")).to_have_attribute("data-pos", str(step))
     replay.screenshot(path=str(artifacts / "analysis_click_through_replay.png"))
+
+
+def test_a_chart_downloads_as_png_svg_and_csv(page_1440, app_url, tmp_path):
+    page = page_1440
+    page.goto(f"{app_url}/outcomes")
+    wait_idle(page, 60_000)
+    block = page.locator(".st-key-out_figure_block")
+    expect(block.locator(".js-plotly-plot")).to_be_visible(timeout=30_000)
+    got = {}
+    for label in ("PNG", "SVG", "CSV"):
+        with page.expect_download(timeout=90_000) as download:
+            block.get_by_role("button", name=label).click()
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        got[label] = path
+    assert got["PNG"].name == "session_outcomes.png" and got["PNG"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert got["SVG"].read_text().lstrip().startswith("<svg")
+    csv = got["CSV"].read_text().splitlines()
+    assert csv[0].startswith("session_id,condition,split,final_accuracy") and len(csv) == 26
