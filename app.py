@@ -32,7 +32,7 @@ PAGES = {
 def main() -> None:
     st.set_page_config(page_title="Groundwork", page_icon=":material/route:", layout="wide")
     # Navigation first: nothing before it may raise (see the notes on st.navigation).
-    page = st.navigation(PAGES)
+    page = st.navigation(PAGES, expanded=True)
     from components.dataset import sidebar
 
     sidebar()

@@ -101,9 +101,9 @@ def default_act_source(sources: dict[str, str]) -> str | None:
 def mental_model_sources(corpus: Corpus) -> dict[str, str]:
     """The participants' annotations, then every model run that predicts mental models."""
     out = {PARTICIPANTS: "The participants' own annotations"}
-    for run, entry in corpus.predictions.items():
-        if entry.get("mental_model"):
-            out[f"run:{run}"] = f"Model run: {entry['info'].get('name', run)}"
+    for run_id, run in corpus.predictions.items():
+        if run.ok and not run.table("mental_model").empty:
+            out[f"run:{run_id}"] = f"Model run: {run.info.name or run_id}"
     return out
 
 
@@ -121,8 +121,8 @@ def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
         n = int(frame["team_goal"].notna().sum())
         return Labels(key, sources[key], frame, f"Mental models as the participants annotated them ({n} annotated actions).")
     run = key.removeprefix("run:")
-    entry = corpus.predictions[run]
-    rows = pd.DataFrame(entry["mental_model"])
+    prediction_run = corpus.predictions[run]
+    rows = prediction_run.table("mental_model")
     frame = pd.DataFrame({
         "session_id": rows["session_id"].astype(str), "index": rows["action_index"].astype("int64"),
         **{dim: rows[dim] if dim in rows else None for dim in schema.DIMENSIONS},
@@ -130,7 +130,7 @@ def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
     })
     n_sessions = frame["session_id"].nunique()
     return Labels(key, sources[key], frame, (
-        f"Mental models predicted by the model run '{entry['info'].get('name', run)}' on {len(frame)} actions of "
+        f"Mental models predicted by the model run '{prediction_run.info.name or run}' on {len(frame)} actions of "
         f"{n_sessions} sessions; a model run does not predict perceived alignment or its reasons."))
 
 

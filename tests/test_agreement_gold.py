@@ -50,11 +50,12 @@ def test_sample_corpus_human_coders_agree_near_the_paper():
     t = ag.LabelTable(human, item="item_id", label="code")
     res = ag.fleiss(t, n_boot=1000)
     assert res.n_coders == 3 and res.n == human["item_id"].nunique() == 172 and res.n_dropped == 0
-    # The numbers of the sample corpus, unchanged by the label-table and results-object rewrite.
-    assert res.estimate == pytest.approx(0.7827117075428044, abs=1e-12)
-    assert res.interval == pytest.approx((0.7266634992068567, 0.8423373361966053), abs=1e-12)
+    # The numbers of the committed sample (regenerate it and these change: they pin the generator's
+    # output and the bootstrap's seed), near the paper's 0.81 and 0.76.
+    assert res.estimate == pytest.approx(0.8068827019625741, abs=1e-12)
+    assert res.interval == pytest.approx((0.7513920858180775, 0.8550084028771193), abs=1e-12)
     assert res.estimate == pytest.approx(fleiss_kappa(t.count_table()))
     gold = ag.coder_vs_gold(ag.LabelTable(labels, item="item_id", label="code"), models[0], "majority", "validation",
                             exclude_coders=models)
-    assert gold.cohen.n == 169 and gold.n_unmatched == 3
-    assert gold.cohen.estimate == pytest.approx(0.7583308055639815, abs=1e-12)
+    assert gold.cohen.n == 168 and gold.n_unmatched == 4  # items whose human coders tie have no majority
+    assert gold.cohen.estimate == pytest.approx(0.760993274702535, abs=1e-12)

@@ -4,6 +4,7 @@ sources, on hand-made data with known answers."""
 from __future__ import annotations
 
 import math
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -116,8 +117,15 @@ def test_grounding_act_sources_and_labels(tiny):
 
 
 def test_a_model_runs_mental_models_replace_the_participants(tiny):
-    tiny.predictions["run1"] = {"info": {"name": "Run one"}, "mental_model": [
-        {"session_id": "s1", "action_index": 2, "role": "follower", "team_goal": "t1", "partner_intent": "p3", "self_reasoning": "r2"}]}
+    from corpus.predictions import read_run_dir
+
+    folder = tiny.root / "predictions" / "run1"
+    folder.mkdir(parents=True)
+    (folder / "model.json").write_text('{"name": "Run one"}')
+    (folder / "mental_model.jsonl").write_text('{"session_id": "s1", "action_index": 2, "role": "follower", '
+                                               '"team_goal": "t1", "partner_intent": "p3", "self_reasoning": "r2"}\n')
+    tiny.predictions["run1"] = read_run_dir(folder, tiny.sessions, tiny.maps)
+    assert tiny.predictions["run1"].ok
     try:
         labels = mental_model_labels(tiny, "run:run1")
         df = with_mental_models(tiny.actions_df, labels)
@@ -126,6 +134,7 @@ def test_a_model_runs_mental_models_replace_the_participants(tiny):
         assert "does not predict perceived alignment" in labels.description
     finally:
         del tiny.predictions["run1"]
+        shutil.rmtree(folder)
 
 
 def test_act_shares_and_alignment_within_acts():

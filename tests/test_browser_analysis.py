@@ -84,9 +84,9 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1
     replay.set_viewport_size({"width": 1440, "height": 900})
     wait_idle(replay, 60_000)
     sid, step = first["session_id"], int(first["step"])
-    expect(replay).to_have_url(re.compile(rf"/replay\?session={sid}&step={step}$"))
-    expect(replay.locator("#rp-transcript")).to_have_attribute("data-current", str(step), timeout=30_000)
-    expect(replay.locator("#rp-transcript .rp-cur")).to_have_attribute("data-pos", str(step))
+    expect(replay).to_have_url(re.compile(rf"/replay\?session={sid}&step={step}(&|$)"))
+    expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step), timeout=30_000)
+    expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step))
     replay.screenshot(path=str(artifacts / "analysis_click_through_replay.png"))
 
 

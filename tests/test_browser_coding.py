@@ -4,6 +4,7 @@ while the lead's live panel follows every label; then adjudication into gold and
 from __future__ import annotations
 
 import io
+import time
 
 import pandas as pd
 import pytest
@@ -166,6 +167,11 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
 
     # Reveal: the coder whose label differs from gold sees the lead's note.
     lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    # The click reaches the server a moment later: wait for the store, not for an idle page (which
+    # may be idle just before the rerun starts).
+    deadline = time.monotonic() + 30
+    while store.task(task.id).phase != "revealed" and time.monotonic() < deadline:
+        time.sleep(0.2)
     wait_idle(lead_page)
     assert store.task(task.id).phase == "revealed"
     item = adjudicated["item_id"].iat[0]

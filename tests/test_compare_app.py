@@ -138,7 +138,10 @@ def test_cli_refuses_a_broken_run_and_compares_the_rest(tmp_path, capsys):
     assert out["refused"][0]["problems"][0]["field"] == "team_goal"
     acc = [r for r in out["scores"] if r["metric"] == "accuracy" and r["dimension"] == "team_goal"
            and r["condition"] == "all" and r["role"] == "all"][0]
-    assert math.isclose(acc["estimate"], acc["estimate"]) and acc["n"] == 686
+    from corpus.dataset import load_sample
+
+    n_instances = sum(len(s.actions) - 1 for s in load_sample().sessions.values() if s.split == "test")
+    assert math.isclose(acc["estimate"], acc["estimate"]) and acc["n"] == n_instances
 
 
 def test_the_command_line_offers_every_leaderboard_measure():

@@ -156,11 +156,17 @@ def test_runs_from_a_zip_and_a_jsonl_upload(sample):
     assert all(r.ok for r in runs)
     data = (SAMPLE_DATA / "predictions" / "sim-llm-persona" / "next_action.jsonl").read_bytes()
     (one,) = read_upload("gpt.next_action.jsonl", data, sample.sessions, sample.maps)
-    assert one.run_id == "gpt" and one.ok and len(one.table("next_action")) == 686
+    assert one.run_id == "gpt" and one.ok and len(one.table("next_action")) == _test_instances(sample)
     (bad,) = read_upload("notes.txt", b"hello", sample.sessions, sample.maps)
     assert not bad.ok and bad.report.errors[0].file == "notes.txt"
     (bomb,) = read_upload("x.zip", b"not a zip", sample.sessions, sample.maps)
     assert not bomb.ok and "not a zip" in bomb.report.errors[0].message
+
+
+
+def _test_instances(corpus) -> int:
+    """Benchmark instances of the test split: every action of a test session but its first (no history)."""
+    return sum(len(s.actions) - 1 for s in corpus.sessions.values() if s.split == "test")
 
 
 @pytest.mark.parametrize("task", ["mental_model", "next_action"])
@@ -170,7 +176,7 @@ def test_instances_round_trip_export_predict_import_score(sample, tmp_path, task
     out = tmp_path / "inst.jsonl"
     n = write_instances(sample, out, task, "test", "mental_model")
     instances = [json.loads(line) for line in out.read_text().splitlines()]
-    assert n == len(instances) == 686
+    assert n == len(instances) == _test_instances(sample)
     src = sample.predictions["sim-llm-persona"].table(task).set_index(["session_id", "action_index"])
     answers = []
     for inst in instances:
