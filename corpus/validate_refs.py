@@ -1,0 +1,192 @@
+"""The records of a dataset that refer to its sessions: coded labels and model predictions.
+
+Read after the sessions (:mod:`corpus.validate`). A record that names a session with errors is
+counted, not checked (the session's actions are not known), and the count is added once to the
+session's first error: "... (and 312 records in labels/grounding_acts.csv refer to this session)".
+A session that does not exist is reported on the first record naming it, with the number of
+further records in the file that name it too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+from corpus import schema
+from corpus.model import MentalModelPrediction, NextActionPrediction, PredictionInfo, Session
+from corpus.reading import load_json, parse, parse_jsonl, read_text
+from corpus.report import ERROR, Report, shown
+from corpus.validate import RawDataset
+
+_ACTION_INDEX = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
+_PREDICTION_MODELS = {"next_action": NextActionPrediction, "mental_model": MentalModelPrediction}
+_MM_FIELDS = ("team_goal", "partner_intent", "self_reasoning")
+
+
+class _SessionRefs:
+    """Looks up the session a record of one file names, reporting each unknown session once."""
+
+    def __init__(self, raw: RawDataset, report: Report, rel: str):
+        self.raw, self.report, self.rel = raw, report, rel
+        self.unknown: dict[str, list] = {}  # session id -> [position of its error, further records]
+
+    def session(self, sid: str, record: str) -> Session | None:
+        if sid in self.raw.failed_sessions:
+            self.raw.refer("session", sid, self.rel)
+            return None
+        s = self.raw.sessions.get(sid)
+        if s is not None:
+            return s
+        if sid in self.unknown:
+            self.unknown[sid][1] += 1
+        else:
+            self.unknown[sid] = [self.report.add(self.rel, record, "session_id", f"unknown session {shown(sid)}"), 0]
+        return None
+
+    def close(self) -> None:
+        for position, more in self.unknown.values():
+            if more and position is not None:
+                self.report.amend(position, f" (and {more} more record{'s' if more != 1 else ''} in this file)")
+
+
+def read_labels(root: Path, raw: RawDataset, report: Report) -> None:
+    """Coded labels: labels/<scheme>.csv with session_id, action_index, coder, code[, partition, coder_kind]."""
+    label_dir = root / "labels"
+    if not label_dir.is_dir():
+        return
+    for path in sorted(label_dir.glob("*.csv")):
+        scheme_id = path.stem
+        rel = f"labels/{path.name}"
+        codes = schema.CODING_SCHEMES.get(scheme_id)
+        if codes is None:
+            report.add(rel, "-", "(file)", f"unknown coding scheme {shown(scheme_id)} (expected one of {', '.join(schema.CODING_SCHEMES)})")
+            continue
+        text = read_text(path, report, rel)
+        if text is None:
+            continue
+        reader = csv.DictReader(io.StringIO(text))
+        refs = _SessionRefs(raw, report, rel)
+        try:
+            _read_label_rows(reader, scheme_id, codes, refs, raw, report, rel)
+        except csv.Error as exc:
+            report.add(rel, f"line {reader.reader.line_num}", "(csv)", f"bad CSV: {exc}")
+        refs.close()
+
+
+def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _SessionRefs, raw: RawDataset, report: Report, rel: str) -> None:
+    need = {"session_id", "action_index", "coder", "code"}
+    missing = need - set(reader.fieldnames or [])
+    if missing:
+        report.add(rel, "line 1", "(header)", f"missing column(s): {', '.join(sorted(missing))}")
+        return
+    seen: dict[tuple[str, int, str], int] = {}
+    kinds: dict[str, tuple[str, int]] = {}
+    for lineno, row in enumerate(reader, start=2):
+        rec = f"line {lineno}"
+        sid = row["session_id"]
+        digits = _ACTION_INDEX.fullmatch(row["action_index"]) if isinstance(row["action_index"], str) else None
+        if digits is None:
+            report.add(rel, rec, "action_index", f"expected an action index (0, 1, 2, ...), got {shown(row['action_index'])}")
+            continue
+        idx = int(digits.group(1))
+        s = refs.session(sid, rec)
+        if s is None:
+            continue
+        if not 0 <= idx < len(s.actions):
+            report.add(rel, rec, "action_index", f"session {shown(sid)} has no action {idx}")
+            continue
+        code = (row["code"] or "").strip().lower()
+        if code not in codes:
+            report.add(rel, rec, "code", f"unknown {scheme_id} code {shown(row['code'])} (expected one of {', '.join(codes)})")
+            continue
+        partition = (row.get("partition") or "").strip()
+        if partition and partition not in schema.GROUNDING_PARTITIONS:
+            report.add(rel, rec, "partition", f"unknown partition {shown(partition)} (expected one of {', '.join(schema.GROUNDING_PARTITIONS)} or empty)")
+            continue
+        coder = (row["coder"] or "").strip()
+        if not coder:
+            report.add(rel, rec, "coder", "empty coder name")
+            continue
+        kind = (row.get("coder_kind") or "").strip().lower() or schema.HUMAN
+        if kind not in schema.CODER_KINDS:
+            report.add(rel, rec, "coder_kind", f"unknown coder kind {shown(row['coder_kind'])} (expected one of {', '.join(schema.CODER_KINDS)}, or empty for {schema.HUMAN})")
+            continue
+        first_kind = kinds.setdefault(coder, (kind, lineno))
+        if first_kind[0] != kind:
+            report.add(rel, rec, "coder_kind", f"coder {shown(coder)} is '{kind}' here but '{first_kind[0]}' on line {first_kind[1]}")
+            continue
+        key = (sid, idx, coder)
+        if key in seen:
+            report.add(rel, rec, "coder", f"coder {shown(coder)} labels action {sid}:{idx} twice (also line {seen[key]})")
+            continue
+        seen[key] = lineno
+        raw.labels.append(
+            {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "coder_kind": kind,
+             "code": code, "partition": partition}
+        )
+
+
+def read_predictions(root: Path, raw: RawDataset, report: Report) -> None:
+    pred_dir = root / "predictions"
+    if not pred_dir.is_dir():
+        return
+    for d in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
+        info_rel = f"predictions/{d.name}/model.json"
+        if (d / "model.json").is_file():
+            loaded = load_json(d / "model.json", report, info_rel)
+            if loaded is None or parse(PredictionInfo, loaded[0], report, info_rel, f"model {d.name}", text=loaded[1]) is None:
+                continue
+            info = loaded[0]
+        else:
+            info = {"name": d.name}
+        entry: dict[str, Any] = {"info": info, "next_action": [], "mental_model": []}
+        for task in schema.PREDICTION_TASKS:
+            path = d / f"{task}.jsonl"
+            if path.is_file():
+                _read_prediction_file(path, f"predictions/{d.name}/{task}.jsonl", task, entry[task], raw, report)
+        raw.predictions[d.name] = entry
+
+
+def _read_prediction_file(path: Path, rel: str, task: str, out: list[dict], raw: RawDataset, report: Report) -> None:
+    text = read_text(path, report, rel)
+    if text is None:
+        return
+    refs = _SessionRefs(raw, report, rel)
+    for lineno, pred in parse_jsonl(_PREDICTION_MODELS[task], text, report, rel):
+        if pred is None:
+            continue
+        rec = f"line {lineno}"
+        s = refs.session(pred.session_id, rec)
+        if s is None:
+            continue
+        if pred.action_index >= len(s.actions):
+            report.add(rel, rec, "action_index", f"session {shown(pred.session_id)} has no action {pred.action_index}")
+            continue
+        if task == "mental_model":
+            bad = [dim for dim in _MM_FIELDS if getattr(pred, dim) not in schema.DIMENSIONS[dim] and getattr(pred, dim) != schema.OTHER]
+            for dim in bad:
+                report.add(rel, rec, dim, f"unknown {dim} code {shown(getattr(pred, dim))}")
+            if bad:
+                continue
+        out.append(pred.model_dump(mode="json", exclude_unset=True))
+    refs.close()
+
+
+def note_references(raw: RawDataset, report: Report) -> None:
+    """Add to each failed map's or session's first error how many records refer to it."""
+    for (kind, key), files in sorted(raw.references.items()):
+        position = raw.root_errors.get((kind, key))
+        if kind in ("map", "folder"):
+            n = sum(files.values())
+            suffix = f" (and {n} session{'s' if n != 1 else ''} refer to {'this map' if kind == 'map' else 'a map in it'})"
+        else:
+            parts = [f"{n} record{'s' if n != 1 else ''} in {file}" for file, n in sorted(files.items())]
+            suffix = f" (and {' and '.join(parts)} refer to this session)"
+        if position is not None and report.issues[position].severity == ERROR:
+            report.amend(position, suffix)
+        else:
+            where = {"map": f"maps/{key}.json", "folder": f"{key}/"}.get(kind, f"sessions/{key}/")
+            report.add(where, f"{kind} {key}", "(references)", f"has errors{suffix}")
