@@ -166,6 +166,8 @@ class MentalModel(_Strict):
 # Sessions
 # ---------------------------------------------------------------------------------------------
 
+MAX_ACTIONS = 10**9  # action indices are below this (a 64 MiB file holds far fewer actions)
+
 Role = Literal["guide", "follower"]
 ActionType = Literal["message", "draw", "erase", "undo", "reset"]
 
@@ -236,7 +238,7 @@ def _check_content(action_type: str, content: Any) -> None:
 
 
 class Action(_Strict):
-    index: int = Field(ge=0)
+    index: int = Field(ge=0, lt=MAX_ACTIONS)
     timestamp: float = Field(ge=0, description="seconds since the session started")
     role: Role
     type: ActionType
@@ -349,7 +351,7 @@ class PredictionInfo(_Strict):
 
 class _Prediction(_Strict):
     session_id: str
-    action_index: int = Field(ge=0)
+    action_index: int = Field(ge=0, lt=MAX_ACTIONS)
     role: Role
 
 

@@ -18,7 +18,7 @@ from typing import Any, Iterator
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from corpus.jsonsafe import JsonError, loads
-from corpus.report import Report, describe, shown
+from corpus.report import Report, counted, describe, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -211,7 +211,7 @@ def pydantic_issues(report: Report, file: str, record: Any, err: ValidationError
             same[key] = [position, 0]
     for position, others in same.values():
         if others and position is not None:
-            report.amend(position, f" (and {others} more item{'s' if others != 1 else ''} of this list)")
+            report.amend(position, f" (and {counted(others, 'more item')} of this list)")
 
 
 def _compact(loc: list[str]) -> list[str]:

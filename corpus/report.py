@@ -98,6 +98,11 @@ class DatasetError(Exception):
         super().__init__(f"{source or 'dataset'} has {n} error(s){detail}")
 
 
+def counted(n: int, noun: str) -> str:
+    """``n`` and the noun, plural unless n is 1: "1 record", "312 records"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def shown(value: Any) -> str:
     """``value`` quoted for a message, cut to MAX_SHOWN characters."""
     text = value if isinstance(value, str) else repr(value)
@@ -124,7 +129,7 @@ def describe(value: Any) -> str:
     if isinstance(value, str):
         return f"the string {shown(value)}"
     if isinstance(value, (list, tuple)):
-        return f"a list of {len(value)} item{'s' if len(value) != 1 else ''}"
+        return f"a list of {counted(len(value), 'item')}"
     if isinstance(value, dict):
         return "an object"
     return type(value).__name__

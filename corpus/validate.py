@@ -48,6 +48,7 @@ from corpus.report import (  # noqa: F401  (re-exported)
     describe,
     shown,
 )
+from corpus.validate_refs import note_references, read_labels, read_predictions
 
 MAX_SECONDS = 7 * 24 * 3600  # timestamps, durations and elapsed times: at most 7 days
 
@@ -105,8 +106,6 @@ def read_dataset(root: str | Path) -> tuple[RawDataset, Report]:
 
 
 def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
-    from corpus.validate_refs import note_references, read_labels, read_predictions
-
     report = Report()
     raw = RawDataset(root=root)
     if not root.is_dir():
@@ -190,8 +189,9 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
     record = f"session {meta.id}"
     if meta.id != d.name:
         report.add(rel, record, "id", f"session id {shown(meta.id)} does not match its folder '{d.name}'")
-    for name, seconds in (("duration_s", meta.duration_s), *((f"checkpoints[{k}].elapsed_s", cp.elapsed_s) for k, cp in enumerate(meta.checkpoints))):
-        _check_seconds(report, rel, record, name, seconds)
+    _check_seconds(report, rel, record, "duration_s", meta.duration_s)
+    for k, cp in enumerate(meta.checkpoints):
+        _check_seconds(report, rel, record, f"checkpoints[{k}].elapsed_s", cp.elapsed_s)
     grid_map = raw.maps.get(meta.map_id)
     if grid_map is None and meta.map_id in raw.invalid_maps:
         raw.refer("map", meta.map_id, rel)

@@ -13,13 +13,15 @@ import csv
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from corpus import schema
 from corpus.model import MentalModelPrediction, NextActionPrediction, PredictionInfo, Session
 from corpus.reading import load_json, parse, parse_jsonl, read_text
-from corpus.report import ERROR, Report, shown
-from corpus.validate import RawDataset
+from corpus.report import ERROR, Report, counted, shown
+
+if TYPE_CHECKING:
+    from corpus.validate import RawDataset
 
 _ACTION_INDEX = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
 _PREDICTION_MODELS = {"next_action": NextActionPrediction, "mental_model": MentalModelPrediction}
@@ -49,7 +51,7 @@ class _SessionRefs:
     def close(self) -> None:
         for position, more in self.unknown.values():
             if more and position is not None:
-                self.report.amend(position, f" (and {more} more record{'s' if more != 1 else ''} in this file)")
+                self.report.amend(position, f" (and {counted(more, 'more record')} in this file)")
 
 
 def read_labels(root: Path, raw: RawDataset, report: Report) -> None:
@@ -179,12 +181,13 @@ def note_references(raw: RawDataset, report: Report) -> None:
     """Add to each failed map's or session's first error how many records refer to it."""
     for (kind, key), files in sorted(raw.references.items()):
         position = raw.root_errors.get((kind, key))
+        n = sum(files.values())
+        verb = "refers" if n == 1 else "refer"
         if kind in ("map", "folder"):
-            n = sum(files.values())
-            suffix = f" (and {n} session{'s' if n != 1 else ''} refer to {'this map' if kind == 'map' else 'a map in it'})"
+            suffix = f" (and {counted(n, 'session')} {verb} to {'this map' if kind == 'map' else 'a map in it'})"
         else:
-            parts = [f"{n} record{'s' if n != 1 else ''} in {file}" for file, n in sorted(files.items())]
-            suffix = f" (and {' and '.join(parts)} refer to this session)"
+            parts = [f"{counted(k, 'record')} in {file}" for file, k in sorted(files.items())]
+            suffix = f" (and {' and '.join(parts)} {verb} to this session)"
         if position is not None and report.issues[position].severity == ERROR:
             report.amend(position, suffix)
         else:
