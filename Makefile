@@ -31,7 +31,7 @@ test: install chromium
 	$(PY) -m pytest
 
 ## Speed targets: prints a table and writes bench/results.json.
-bench: install
+bench: install chromium
 	$(PY) bench/run.py
 
 ## Regenerate the committed sample corpus.

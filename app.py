@@ -14,11 +14,13 @@ PAGES = {
         st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
         st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
         st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
+        st.Page(HERE / "pages" / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
     ],
     "Annotate": [
         st.Page(HERE / "pages" / "code.py", title="Code", icon=":material/label:", url_path="code"),
         st.Page(HERE / "pages" / "adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
         st.Page(HERE / "pages" / "tasks.py", title="Tasks", icon=":material/assignment:", url_path="tasks"),
+        st.Page(HERE / "pages" / "map-editor.py", title="Map editor", icon=":material/map:", url_path="map-editor"),
     ],
 }
 

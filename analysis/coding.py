@@ -7,8 +7,9 @@
   (``session_id,action_index`` or ``item_id`` columns), checked line by line.
 - :func:`assign_partitions`: the few-shot / validation split (the paper: 8 / 172), seeded.
 - :func:`agreement_report`, :func:`report_markdown`, :func:`report_csv`: every agreement statistic
-  overall and per codebook version, with n, confidence intervals, the codebook and the versions of
-  the packages that computed them.
+  overall and per codebook version (the report objects of :mod:`analysis.agreement`), with n,
+  intervals and their procedure, the codebook, and the function and package version that computed
+  each number.
 
 Nothing here imports streamlit.
 """
@@ -17,10 +18,8 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from importlib import metadata
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -29,7 +28,6 @@ import pandas as pd
 from analysis import agreement as ag
 
 STRATIFY_COLUMNS = ("condition", "role")
-REPORT_PACKAGES = ("statsmodels", "krippendorff", "scikit-learn", "numpy", "pandas", "scipy")
 
 
 class ItemListError(ValueError):
@@ -180,16 +178,6 @@ def assign_partitions(items: list[dict[str, Any]], few_shot: int = 8, seed: int 
 # -- the agreement report -----------------------------------------------------------------------
 
 
-def package_versions(names: Sequence[str] = REPORT_PACKAGES) -> dict[str, str]:
-    out = {}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
 @dataclass
 class ReportMeta:
     task: str
@@ -205,142 +193,117 @@ class ReportMeta:
             self.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def agreement_report(labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
-                     human_only: bool = True) -> dict[str, Any]:
-    """Every statistic on the current labels (a store's ``labels()`` frame), overall and per version.
+@dataclass(frozen=True)
+class TaskAgreement:
+    """The agreement report of a task's labels, overall and per codebook version."""
 
-    Returns ``{"overall": report, "by_version": {version: report}, "excluded_coders": [...]}``
-    where each report is :func:`analysis.agreement.report`'s JSON dict (``None`` when there are
-    no labels).
-    """
+    overall: ag.AgreementReport | None  # None: no labels yet
+    by_version: dict[str, ag.AgreementReport]
+    excluded_coders: list[str]
+
+    def scopes(self, version: str) -> list[tuple[str, ag.AgreementReport]]:
+        """(title, report) for every scope: all labels, then each version (when there are several)."""
+        if self.overall is None:
+            return []
+        first = "All labels" if self.by_version else f"Codebook v{version}"
+        return [(first, self.overall), *((f"Codebook v{v}", r) for v, r in self.by_version.items())]
+
+    def packages(self) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for _, rep in self.scopes(""):
+            out.update(rep.packages())
+        return dict(sorted(out.items()))
+
+
+def agreement_report(labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
+                     human_only: bool = True) -> TaskAgreement:
+    """Every statistic on the current labels (a store's ``labels()`` frame), overall and per
+    codebook version, on the human coders unless ``human_only`` is False."""
     df = labels
     excluded: list[str] = []
     if human_only and "coder_kind" in df.columns:
         excluded = sorted(df.loc[df["coder_kind"] != "human", "coder"].unique().tolist())
         df = df[df["coder_kind"] == "human"]
-    kw = dict(item_col="item_id", coder_col="coder", label_col="code", n_boot=n_boot, seed=seed)
-    out: dict[str, Any] = {"overall": ag.report(df, **kw) if len(df) else None, "by_version": {},
-                           "excluded_coders": excluded}
+    if not len(df):
+        return TaskAgreement(None, {}, excluded)
+    table = ag.LabelTable(df, item="item_id", coder="coder", label="code")
+    by_version = {}
     if "codebook_version" in df.columns:
         versions = sorted(df["codebook_version"].unique().tolist())
         if len(versions) > 1:
-            for v in versions:
-                out["by_version"][v] = ag.report(df[df["codebook_version"] == v], **kw)
-    return out
+            by_version = {v: ag.report(table.where(df["codebook_version"] == v), n_boot=n_boot, seed=seed)
+                          for v in versions}
+    return TaskAgreement(ag.report(table, n_boot=n_boot, seed=seed), by_version, excluded)
 
 
-def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, dict) and "undefined" in v:
-        return f"undefined, because {v['undefined']}"
-    if isinstance(v, ag.Undefined):
-        return str(v)
-    if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.{digits}f}"
-    return str(v)
+REPORT_COLUMNS = ["scope", "statistic", "estimate", "n", "n_of", "ci_low", "ci_high", "se", "confidence",
+                  "interval_method", "method", "computed_by", "note"]
 
 
-def _ci(v: Any) -> tuple[Any, Any]:
-    if isinstance(v, (list, tuple)) and len(v) == 2:
-        return v[0], v[1]
-    return None, None
-
-
-def _rows(rep: dict[str, Any], scope: str) -> list[dict[str, Any]]:
-    """One row per statistic: scope, statistic, value, n, ci_low, ci_high, note."""
-    rows: list[dict[str, Any]] = []
-
-    def add(stat: str, value: Any, n: Any = None, ci: Any = None, note: str = "") -> None:
-        lo, hi = _ci(ci)
-        undefined = value.get("undefined") if isinstance(value, dict) else None
-        rows.append({
-            "scope": scope, "statistic": stat,
-            "value": None if undefined is not None else value,
-            "n": n, "ci_low": lo, "ci_high": hi,
-            "note": (f"undefined, because {undefined}" if undefined else note),
-        })
-
-    add("n_items", rep["n_items"], note="items with at least one label")
-    add("n_coders", rep["n_coders"], note=", ".join(rep["coders"]))
-    add("n_labels", rep["n_labels"])
-    add("fleiss_kappa", rep["fleiss_kappa"], rep["fleiss_items_used"], rep["fleiss_ci"],
-        f"on items coded by every coder ({rep['fleiss_items_dropped']} left out); CI: {rep['fleiss_se_method']}")
-    add("fleiss_se", rep["fleiss_se"], rep["fleiss_items_used"])
-    for cat, v in (rep.get("per_category") or {}).items():
-        add(f"fleiss_kappa[{cat}]", v, rep["fleiss_items_used"], note="per-category kappa")
-    add("krippendorff_alpha", rep["krippendorff_alpha"], rep["krippendorff_items"], rep["krippendorff_alpha_ci"],
-        f"level {rep['krippendorff_level']}")
-    add("krippendorff_alpha_se", rep["krippendorff_alpha_se"], rep["krippendorff_items"])
-    add("percent_agreement", rep["percent_agreement"], rep["krippendorff_items"], note="items with two or more labels")
-    add("mean_pairwise_cohen_kappa", rep["mean_pairwise_cohen_kappa"])
-    for pair in rep.get("pairwise_cohen_kappa") or []:
-        add(f"cohen_kappa[{pair['coder_a']},{pair['coder_b']}]", pair["kappa"], pair.get("n_items"))
-    add("gwet_ac1", rep["gwet_ac1"])
-    diag = rep.get("diagnostics") or {}
-    prev = diag.get("prevalence") or {}
-    add("prevalence_top_share", prev.get("share"), note=f"most common category: {prev.get('category')}")
-    bias = (diag.get("coder_bias") or {}).get("test") or {}
-    add("coder_bias_chi2", bias.get("chi2"), note=f"dof {bias.get('dof')}, p {_fmt(bias.get('p_value'), 4)}")
-    return rows
-
-
-def report_csv(report: dict[str, Any], meta: ReportMeta) -> str:
-    """Every statistic as CSV rows (scope, statistic, value, n, ci_low, ci_high, note) plus provenance."""
-    rows: list[dict[str, Any]] = []
-    if report.get("overall"):
-        rows += _rows(report["overall"], "all versions" if report["by_version"] else f"v{meta.codebook_version}")
-    for v, rep in report.get("by_version", {}).items():
-        rows += _rows(rep, f"v{v}")
-    info = [
+def _provenance(report: TaskAgreement, meta: ReportMeta) -> list[tuple[str, Any]]:
+    return [
         ("task", meta.task), ("dataset", meta.dataset), ("codebook", f"{meta.codebook_id} v{meta.codebook_version}"),
         ("codebook_name", meta.codebook_name), ("items_in_task", meta.n_items_in_task),
         ("generated_at", meta.generated_at),
-        ("excluded_coders", ", ".join(report.get("excluded_coders", [])) or "none"),
-    ] + [(f"package:{k}", v) for k, v in package_versions().items()]
-    for k, v in info:
-        rows.append({"scope": "meta", "statistic": k, "value": v, "n": None, "ci_low": None, "ci_high": None, "note": ""})
-    return pd.DataFrame(rows, columns=["scope", "statistic", "value", "n", "ci_low", "ci_high", "note"]).to_csv(index=False)
+        ("excluded_coders", ", ".join(report.excluded_coders) or "none"),
+    ] + [(f"package:{k}", v) for k, v in report.packages().items()]
 
 
-def _md_table(rows: list[dict[str, Any]]) -> list[str]:
+def report_csv(report: TaskAgreement, meta: ReportMeta) -> str:
+    """Every statistic as CSV rows (scope, statistic, estimate, n, interval, procedure, what
+    computed it, note) plus provenance rows (scope "meta")."""
+    frames = [rep.to_frame().assign(scope=title) for title, rep in report.scopes(meta.codebook_version)]
+    frames.append(pd.DataFrame([{"scope": "meta", "statistic": k, "estimate": v} for k, v in _provenance(report, meta)]))
+    return pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS).to_csv(index=False)
+
+
+def md_text(value: Any) -> str:
+    """Text from the data for a Markdown table cell: pipes, backslashes and line breaks escaped."""
+    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(rep: ag.AgreementReport) -> list[str]:
     out = ["| statistic | value | n | 95 % CI | note |", "|---|---|---|---|---|"]
-    for r in rows:
-        ci = f"[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]" if r["ci_low"] is not None else ""
-        value = _fmt(r["value"]) if r["value"] is not None else ""
-        out.append(f"| {r['statistic']} | {value} | {'' if r['n'] is None else r['n']} | {ci} | {r['note']} |")
+    for _, r in rep.to_frame().iterrows():
+        ci = ag.fmt_interval((r["ci_low"], r["ci_high"])) if pd.notna(r["ci_low"]) else ""
+        value = ag.fmt(r["estimate"]) if r["estimate"] is not None and pd.notna(r["estimate"]) else ""
+        n = "" if pd.isna(r["n"]) else int(r["n"])
+        out.append(f"| {md_text(r['statistic'])} | {value} | {n} | {ci} | {md_text(r['note'])} |")
     return out
 
 
-def report_markdown(report: dict[str, Any], meta: ReportMeta) -> str:
-    """A readable agreement report: provenance, every statistic, diagnostics, most disagreed items."""
+def _md_methods(rep: ag.AgreementReport) -> list[str]:
+    out = ["", "### How each number was computed", ""]
+    for e in rep.statistics:
+        interval = f"; interval: {e.interval_method}" if e.interval_method else ""
+        out.append(f"- {e.statistic}: {e.method} (n = {e.n} {e.n_of}){interval}. Computed by {e.provenance()}.")
+    return out
+
+
+def report_markdown(report: TaskAgreement, meta: ReportMeta) -> str:
+    """A readable agreement report: provenance, every statistic, how each was computed,
+    diagnostics, most disagreed items."""
     lines = [
-        f"# Agreement report: {meta.task}",
+        f"# Agreement report: {md_text(meta.task)}",
         "",
-        f"- Dataset: {meta.dataset}",
-        f"- Codebook: {meta.codebook_name} (`{meta.codebook_id}` v{meta.codebook_version})",
+        f"- Dataset: {md_text(meta.dataset)}",
+        f"- Codebook: {md_text(meta.codebook_name)} (`{md_text(meta.codebook_id)}` v{md_text(meta.codebook_version)})",
         f"- Items in the task: {meta.n_items_in_task}",
         f"- Generated: {meta.generated_at}",
-        "- Coders left out (not human): " + (", ".join(report.get("excluded_coders", [])) or "none"),
-        "- Packages: " + ", ".join(f"{k} {v}" for k, v in package_versions().items()),
+        "- Coders left out (not human): " + (md_text(", ".join(report.excluded_coders)) or "none"),
+        "- Packages that computed the numbers: " + ", ".join(f"{k} {v}" for k, v in report.packages().items()),
         "",
     ]
-    overall = report.get("overall")
-    if not overall:
+    if report.overall is None:
         lines.append("No labels yet: nothing to report.")
         return "\n".join(lines) + "\n"
-    scopes = [("All labels" if report["by_version"] else f"Codebook v{meta.codebook_version}", overall)]
-    scopes += [(f"Codebook v{v}", rep) for v, rep in report["by_version"].items()]
-    for title, rep in scopes:
-        lines += [f"## {title}", ""]
-        lines += _md_table(_rows(rep, title))
-        warnings = (rep.get("diagnostics") or {}).get("warnings") or []
-        lines += ["", "### Diagnostics", ""]
-        lines += [f"- {w}" for w in warnings] or ["- none"]
-        md = rep.get("most_disagreed") or []
-        if md:
+    for title, rep in report.scopes(meta.codebook_version):
+        lines += [f"## {title}", "", *_md_table(rep), *_md_methods(rep), "", "### Diagnostics", ""]
+        lines += [f"- {md_text(w)}" for w in rep.diagnostics.warnings] or ["- none"]
+        if not rep.most_disagreed.empty:
             lines += ["", "### Most disagreed items", "", "| item | agreement | labels |", "|---|---|---|"]
-            lines += [f"| {r['item']} | {_fmt(r['agreement'], 2)} | {r['labels']} |" for r in md]
+            lines += [f"| {md_text(r.item)} | {ag.fmt(r.agreement, 2)} | {md_text(r.labels)} |"
+                      for r in rep.most_disagreed.itertuples(index=False)]
         lines.append("")
     return "\n".join(lines) + "\n"
 

@@ -8,9 +8,9 @@ replay needs is then a cheap lookup:
   cells action ``t`` turned on and off (from :mod:`corpus.canvas`);
 - :func:`cell_codes` -> one small integer array per view whose values are the categories in
   :data:`CELL_NAMES` (empty, landmark, blocked landmark, route, start, finish, drawn, drawn on the
-  route, drawn this step, erased this step); the canvas component colours it as one heatmap;
+  route, drawn this step, erased this step): the player's base map and the image exports;
 - ``frames.targets``: the positions to jump to (messages, drawing actions, checkpoints, moments
-  the actor reported not being aligned); :func:`next_target` / :func:`prev_target`;
+  the actor reported not being aligned); :func:`next_targets` gives the next one from every step;
 - :func:`nearest_checkpoint`: the actor's in-session checkpoint response closest to a step (the
   memory anchor of the paper's annotation interface);
 - ``frames.timeline``: one row per action (time, role, type, alignment, route coverage);
@@ -29,7 +29,8 @@ import pandas as pd
 from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
 from corpus.metrics import route_mask
-from corpus.model import Checkpoint, GridMap, Session
+from corpus.model import Checkpoint, GridMap, Participant, Session
+from corpus.values import Undefined
 
 # -- cell categories ----------------------------------------------------------------------------
 
@@ -192,7 +193,7 @@ class SessionFrames:
     checkpoints: list[tuple[int, Checkpoint]]  # (position, checkpoint), in position order
     targets: dict[str, np.ndarray]  # jump kind -> sorted positions
     mental_models: list  # MentalModel | None per position
-    _cache: dict = field(default_factory=dict, repr=False)
+    participants: list[Participant] = field(default_factory=list)
 
     @property
     def n_steps(self) -> int:
@@ -211,17 +212,21 @@ class SessionFrames:
     def codes(self, t: int, view: str = "guide", show_route: bool | None = None) -> np.ndarray:
         return cell_codes(self.layers, self.state(t), view, show_route)
 
-    def coverage(self, t: int) -> float | None:
+    def _metric(self, column: str, t: int) -> float | Undefined:
         if not self.n_steps:
-            return None
-        v = self.timeline["coverage"].iat[self.clamp(t)]
-        return None if pd.isna(v) else float(v)
+            return Undefined("the session has no actions")
+        v = self.timeline[column].iat[self.clamp(t)]
+        if pd.isna(v):
+            return Undefined("the map has no route" if not self.layers.route.any() else "nothing is drawn yet")
+        return float(v)
 
-    def accuracy(self, t: int) -> float | None:
-        if not self.n_steps:
-            return None
-        v = self.timeline["accuracy"].iat[self.clamp(t)]
-        return None if pd.isna(v) else float(v)
+    def coverage(self, t: int) -> float | Undefined:
+        """Share of the route's cells drawn after action t."""
+        return self._metric("coverage", t)
+
+    def accuracy(self, t: int) -> float | Undefined:
+        """Share of the cells drawn after action t that lie on the route."""
+        return self._metric("accuracy", t)
 
     def final_scores(self) -> dict:
         last = self.n_steps - 1
@@ -357,6 +362,7 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
         checkpoints=checkpoints,
         targets=targets,
         mental_models=mms,
+        participants=list(session.participants),
     )
 
 
@@ -369,56 +375,24 @@ def frames_for(corpus, session_id: str) -> SessionFrames:
 # -- navigation ---------------------------------------------------------------------------------
 
 
-def next_target(frames: SessionFrames, kind: str, t: int) -> int | None:
-    """The first position of ``kind`` after ``t``, or None."""
+def next_targets(frames: SessionFrames, kind: str) -> np.ndarray:
+    """For every step t, the first position of ``kind`` after t (-1 where there is none)."""
     pos = frames.targets[kind]
-    i = int(np.searchsorted(pos, t, side="right"))
-    return int(pos[i]) if i < len(pos) else None
+    if not len(pos):
+        return np.full(frames.n_steps, -1, dtype=np.int64)
+    i = np.searchsorted(pos, np.arange(frames.n_steps), side="right")
+    return np.where(i < len(pos), pos[np.minimum(i, len(pos) - 1)], -1).astype(np.int64)
 
 
-def prev_target(frames: SessionFrames, kind: str, t: int) -> int | None:
-    """The last position of ``kind`` before ``t``, or None."""
-    pos = frames.targets[kind]
-    i = int(np.searchsorted(pos, t, side="left"))
-    return int(pos[i - 1]) if i > 0 else None
-
-
-def step_at_time(frames: SessionFrames, seconds: float) -> int:
-    """The last action at or before ``seconds`` into the session (0 before the first)."""
-    i = int(np.searchsorted(frames.timestamps, seconds, side="right")) - 1
-    return frames.clamp(max(i, 0))
-
-
-def play_target(frames: SessionFrames, start: int, elapsed_s: float, mode: str = "uniform", speed: float = 1.0) -> int:
-    """Where playback that started at position ``start`` is after ``elapsed_s`` seconds.
-
-    ``uniform``: ``speed`` actions per second. ``real_time``: the session's own clock, ``speed``
-    times faster (the gaps between actions are kept in proportion).
-    """
-    if mode == "uniform":
-        return frames.clamp(start + int(np.floor(max(elapsed_s, 0.0) * speed + 1e-9)))
-    if mode != "real_time":
-        raise ValueError(f"playback mode must be 'uniform' or 'real_time', not '{mode}'")
-    t0 = float(frames.timestamps[frames.clamp(start)]) if frames.n_steps else 0.0
-    return max(frames.clamp(start), step_at_time(frames, t0 + max(elapsed_s, 0.0) * speed))
-
-
-def nearest_checkpoint(frames: SessionFrames, t: int, role: str | None = None) -> tuple[int, Checkpoint] | None:
-    """The checkpoint response closest to step ``t`` (by action position), of ``role`` if it gave one.
+def nearest_checkpoint(frames: SessionFrames, t: int, role: str | None = None) -> int | None:
+    """The index in ``frames.checkpoints`` of the response closest to step ``t`` (by action
+    position), of ``role`` if that role gave one; None without checkpoints.
 
     Ties go to the earlier checkpoint (what the participant had already answered).
     """
-    cps = frames.checkpoints
-    if role is not None and any(cp.role == role for _, cp in cps):
-        cps = [(p, cp) for p, cp in cps if cp.role == role]
-    if not cps:
+    candidates = list(enumerate(frames.checkpoints))
+    if role is not None and any(cp.role == role for _, (_, cp) in candidates):
+        candidates = [(k, pc) for k, pc in candidates if pc[1].role == role]
+    if not candidates:
         return None
-    return min(cps, key=lambda pc: (abs(pc[0] - t), pc[0]))
-
-
-def all_states(frames: SessionFrames):
-    """(drawn, added, removed) cells as (n, 2) arrays for every step, for exports."""
-    h = frames.history
-    for t in range(len(h)):
-        added, removed = h.changed(t)
-        yield h.cells(t), added, removed
+    return min(candidates, key=lambda kpc: (abs(kpc[1][0] - t), kpc[1][0]))[0]

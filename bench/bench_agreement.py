@@ -1,12 +1,14 @@
 """Agreement speed at 10,000 items x 5 coders (50,000 labels, 8 categories).
 
-- ``label_to_kappa_ms_10000x5``: server time from a label click to the lead's refreshed numbers, on
+- ``label_to_kappa_ms_10000x5``: server time from a label click to the lead's refreshed panel, on
   a SQLite label store holding 50,000 labels: the coder's label is written
   (``Store.add_label``), the lead's live panel reads the labels added since its last refresh
-  (``Store.refresh_labels``) and recomputes Fleiss' kappa, Krippendorff's alpha (no bootstrap),
-  percent agreement, mean pairwise Cohen's kappa and Gwet's AC1 (``human_panel``, what the panel
-  shows). Median over repeats.
-- ``kappa_panel_ms_10000x5``: the statistics alone (``analysis.agreement.panel`` on the long table).
+  (``Store.refresh_labels``) and recomputes everything it shows from one report
+  (``lead_refresh``: Fleiss' kappa with its bootstrap interval, Krippendorff's alpha, percent
+  agreement, mean pairwise Cohen's kappa, Gwet's AC1, diagnostics, coincidences, the most
+  disagreed items, kappa's drift). Median over repeats.
+- ``kappa_panel_ms_10000x5``: the headline statistics alone (``analysis.agreement.panel`` on the
+  long table, no bootstrap).
 - ``agreement_cli_ms_10000x5``: wall time of ``python -m analysis agreement FILE --json`` (a fresh
   process, 1,000 bootstrap resamples) on a generated 50,000-row CSV. Median of three runs.
 """
@@ -45,25 +47,25 @@ def labels_frame(n_items: int = 10_000, n_coders: int = 5, seed: int = 5) -> pd.
 
 
 def _panel_after_one_label(df: pd.DataFrame, repeats: int = 21) -> float:
-    from analysis.agreement import item_keys, panel
+    from analysis.agreement import LabelTable, item_keys, panel
 
     long = df.assign(item=item_keys(df, "session_id,action_index"))[["item", "coder", "code"]]
     before, new = long.iloc[:-1], long.iloc[-1:]
-    panel(before, label_col="code")  # warm up imports
+    panel(LabelTable(before, label="code"))  # warm up imports
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
         now = pd.concat([before, new], ignore_index=True)
-        numbers = panel(now, label_col="code")
+        numbers = panel(LabelTable(now, label="code"))
         times.append((time.perf_counter() - t0) * 1000)
-    assert numbers["n_labels"] == len(long)
+    assert numbers.n_labels == len(long)
     return statistics.median(times)
 
 
 def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> float:
     import uuid
 
-    from components.agreement_panel import human_panel
+    from components.agreement_panel import lead_refresh
     from corpus import codebook as cbm
     from corpus.store import Store
 
@@ -71,13 +73,13 @@ def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> fl
         store = Store.open(tmp)
         lead = store.create_user("lead", "lead-password", "lead")
         items = df[["session_id", "action_index"]].drop_duplicates().to_dict("records")
-        task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1)
+        task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1, dataset_hash="bench")
         csv = pd.DataFrame({"item": df["session_id"] + ":" + df["action_index"].astype(str),
                             "coder": df["coder"], "label": df["code"]})
         store.import_labels_csv(lead, task.id, csv.to_csv(index=False), create_coders=True, coder_kind="human")
         coder = store.user("coder_0")
         view = store.refresh_labels(lead, task.id)
-        human_panel(view)  # warm up imports
+        lead_refresh(view, task.n_items)  # warm up imports
         item_ids = view["item_id"].unique()
         codes = list(CODES)
         times = []
@@ -86,9 +88,9 @@ def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> fl
             store.add_label(coder, task.id, str(item_ids[k]), codes[k % len(codes)], note="bench", seconds=3.0,
                             request_id=uuid.uuid4().hex)
             view = store.refresh_labels(lead, task.id, view)
-            numbers = human_panel(view)
+            live = lead_refresh(view, task.n_items)
             times.append((time.perf_counter() - t0) * 1000)
-        assert numbers["n_labels"] == len(df) and len(view) == len(df)
+        assert live.report.n_labels == len(df) and len(view) == len(df)
         store.engine.dispose()
     return statistics.median(times)
 

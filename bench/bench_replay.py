@@ -1,14 +1,15 @@
-"""Replay stepping speed: server time of one step on synthetic sessions.
+"""Replay on the server: what opening a session costs, on synthetic sessions.
 
-One step is what a rerun of the Replay page does for a new step: take the session's cached frame
-data, build the cell state of step t, build the canvas figure and serialise it (``fig.to_json()``,
-what ``st.plotly_chart`` sends), and do the same for the timeline strip and the transcript. Measured on a 300-action session on a 40x40 grid and a
-1,000-action session on a 100x100 grid; the figure is the median over steps spread through the
-session. The per-session data (built once and cached by the page) is not part of the step.
+The player runs in the browser (bench_browser.py times it); the server's part is once per session:
+build the frame data, turn it into what the player receives and serialise it as JSON (what the
+component sends). Measured on a 300-action session on a 40x40 grid and a 1,000-action session on a
+100x100 grid: the median time over a few builds and the size of the JSON. ``synthetic_session``
+also builds the sessions of the browser benchmark and of the tests.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import statistics
 import sys
@@ -107,36 +108,28 @@ def synthetic_session(rows: int, cols: int, n_actions: int, seed: int = 0, sessi
     return session, grid_map
 
 
-def step_ms(frames, t: int, view: str = "guide") -> float:
-    """Server time of one step: the cell state of step t, the canvas figure and its JSON, plus
-    the timeline strip (JSON) and the transcript with the new row highlighted."""
-    from components.grid_canvas import figure
-    from components.replay import timeline_figure, transcript_html
-
-    t0 = time.perf_counter()
-    figure(frames.grid_map, frames.state(t), view=view, layers=frames.layers).to_json()
-    timeline_figure(frames, t).to_json()
-    transcript_html(frames, t)
-    return (time.perf_counter() - t0) * 1000
-
-
-def median_step_ms(rows: int, cols: int, n_actions: int, seed: int, samples: int = 60) -> float:
+def open_session(rows: int, cols: int, n_actions: int, seed: int, samples: int = 5) -> tuple[float, int]:
+    """Median ms to build the frames and the player's JSON of one session, and the JSON's size."""
     from analysis.replay import build_frames
+    from components.replay.payload import player_payload
 
     session, grid_map = synthetic_session(rows, cols, n_actions, seed=seed)
-    frames = build_frames(session, grid_map)  # cached once per session by the page
-    for i in range(6):  # warm up imports and plotly's validators (created on first use of each property)
-        step_ms(frames, i * (n_actions - 1) // 5, view=("guide", "follower")[i % 2])
-    steps = [round(i * (n_actions - 1) / (samples - 1)) for i in range(samples)]
-    times = [step_ms(frames, t, view="guide" if i % 2 == 0 else "follower") for i, t in enumerate(steps)]
-    return statistics.median(times)
+    times = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        text = json.dumps(player_payload(build_frames(session, grid_map)), separators=(",", ":"))
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times), len(text.encode("utf-8"))
 
 
 def run() -> dict[str, dict]:
-    return {
-        "replay_step_ms_300x40": {"value": median_step_ms(40, 40, 300, seed=1), "unit": "ms", "target": 100},
-        "replay_step_ms_1000x100": {"value": median_step_ms(100, 100, 1000, seed=2), "unit": "ms", "target": 250},
-    }
+    out = {}
+    sizes = {"300x40": (40, 40, 300, 1, 100), "1000x100": (100, 100, 1000, 2, 250)}
+    for name, (rows, cols, n, seed, target_ms) in sizes.items():
+        ms, size = open_session(rows, cols, n, seed)
+        out[f"replay_open_session_ms_{name}"] = {"value": ms, "unit": "ms", "target": target_ms}
+        out[f"replay_payload_kb_{name}"] = {"value": size / 1024, "unit": "KB", "target": 500}
+    return out
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Run every bench/bench_*.py, print a table and write bench/results.json.
 
 Each module defines ``run() -> {name: {"value": float, "unit": str, "target": float | None}}``.
-results.json keeps {"name": {"value": number, "unit": "ms"}} (plus the target where one is set).
+results.json keeps {"name": {"value": number, "unit": "ms"}} (plus the target where one is set, and
+"min" for a value that must stay within a range).
 """
 
 from __future__ import annotations
@@ -34,13 +35,13 @@ def main(argv: list[str]) -> int:
     print(f"{'benchmark'.ljust(width)}  {'value':>10}  unit  {'target':>8}  status")
     failed = 0
     for name, r in results.items():
-        target = r.get("target")
-        ok = target is None or r["value"] <= target
+        target, low = r.get("target"), r.get("min")
+        ok = (target is None or r["value"] <= target) and (low is None or r["value"] >= low)
         failed += not ok
         status = "-" if target is None else ("met" if ok else "MISSED")
-        tgt = "" if target is None else f"<= {target:g}"
+        tgt = "" if target is None else (f"{low:g}-{target:g}" if low is not None else f"<= {target:g}")
         print(f"{name.ljust(width)}  {r['value']:>10.1f}  {r['unit']:<4}  {tgt:>8}  {status}")
-    out = {k: {kk: v for kk, v in r.items() if kk in ("value", "unit", "target") and v is not None} for k, r in results.items()}
+    out = {k: {kk: v for kk, v in r.items() if kk in ("value", "unit", "target", "min") and v is not None} for k, r in results.items()}
     (HERE / "results.json").write_text(json.dumps(out, indent=2) + "\n")
     print(f"\nwrote {HERE / 'results.json'}", file=sys.stderr)
     return 1 if failed else 0

@@ -31,7 +31,7 @@ def queue(cur: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.Data
     """Every labelled item (of the current labels ``cur``), least agreement first (items with one
     label last), with its gold status."""
     humans = cur[cur["coder_kind"] == "human"]
-    q = ag.item_agreement(humans, item_col="item_id", label_col="code")
+    q = ag.item_agreement(ag.LabelTable(humans, item="item_id", label="code"))
     q = q.merge(gold[["item_id", "code", "provenance"]].rename(columns={"code": "gold"}), on="item_id", how="left")
     q = q.merge(items[["item_id", "position"]], on="item_id", how="left")
     q["single"] = q["agreement"].isna()

@@ -1,87 +1,83 @@
-"""Rendering an agreement report (analysis.agreement.report) and a scheme comparison."""
+"""Rendering an agreement report (:class:`analysis.agreement.AgreementReport`), a model coder
+against gold, and a scheme comparison. Values print through :mod:`analysis.agreement`'s one
+formatter; an undefined value is shown as "undefined" with its reason beside it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from analysis import agreement as ag
 from analysis.schemes import SchemeComparison
 
-
-def fmt(value: Any, digits: int = 2) -> str:
-    """A statistic for display; an undefined one says why."""
-    if isinstance(value, dict) and "undefined" in value:
-        return "undefined"
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+LEVEL_HELP = {
+    "nominal": "categories without order (grounding acts, dialogue moves)",
+    "ordinal": "ordered categories: give their order, low to high",
+    "interval": "numeric labels, differences meaningful",
+    "ratio": "numeric labels of zero or more, ratios meaningful",
+}
 
 
-def _why(value: Any) -> str | None:
-    if isinstance(value, dict) and "undefined" in value:
-        return f"undefined, because {value['undefined']}"
-    return None
+def interval_text(est: ag.Estimate, digits: int = 2) -> str:
+    """"95% CI 0.73 to 0.84", or "" when the estimate has no interval."""
+    if not (est.defined and ag.is_defined(est.interval)):
+        return ""
+    lo, hi = est.interval
+    return f"{est.confidence:.0%} CI {ag.fmt(lo, digits)} to {ag.fmt(hi, digits)}"
 
 
-def _ci(ci: Any) -> str:
-    if isinstance(ci, (list, tuple)) and len(ci) == 2 and all(isinstance(v, (int, float)) for v in ci):
-        return f"95% CI {ci[0]:.2f} to {ci[1]:.2f}"
-    return ""
+def estimate_help(est: ag.Estimate) -> str:
+    """What a tile's number rests on and how it was computed, for its help text."""
+    parts = [f"n = {est.n} {est.n_of}.", interval_text(est, 3), est.interval_method, f"Method: {est.method}.",
+             f"Computed by {est.provenance()}."]
+    return " ".join(p for p in parts if p)
 
 
-def headline(rep: dict[str, Any]) -> None:
+def metric(col, est: ag.Estimate, label: str | None = None, digits: int = 2) -> None:
+    """One statistic as a tile: the value (or "undefined"), its interval, the reason when undefined."""
+    col.metric(label or est.statistic, ag.fmt_short(est.estimate, digits), help=estimate_help(est))
+    if est.defined:
+        if interval_text(est, digits):
+            col.caption(interval_text(est, digits))
+    else:
+        col.caption(str(est.estimate))
+
+
+def headline(rep: ag.Headline) -> None:
     """The main numbers, each with its n and interval, and the reason when undefined."""
     c = st.columns(6)
-    c[0].metric("Items", rep["n_items"], help=f"{rep['n_coders']} coders, {rep['n_labels']} labels")
-    c[1].metric(
-        "Fleiss' kappa", fmt(rep["fleiss_kappa"]),
-        help=f"On the {rep['fleiss_items_used']} items coded by every coder ({rep['fleiss_items_dropped']} dropped). "
-        f"{_ci(rep['fleiss_ci'])}; SE {fmt(rep['fleiss_se'], 3)} ({rep['fleiss_se_method']}).",
-    )
-    c[2].metric("Krippendorff's alpha", fmt(rep["krippendorff_alpha"]),
-                help=f"{rep['krippendorff_level']}; missing labels allowed; {_ci(rep['krippendorff_alpha_ci'])}")
-    c[3].metric("Percent agreement", fmt(rep["percent_agreement"]), help="Mean pairwise agreement per item")
-    c[4].metric("Mean Cohen's kappa", fmt(rep["mean_pairwise_cohen_kappa"]), help="Mean over coder pairs")
-    c[5].metric("Gwet's AC1", fmt(rep["gwet_ac1"]), help="Less sensitive to skewed category prevalence than kappa")
-    reasons = [r for r in (_why(rep[k]) for k in ("fleiss_kappa", "krippendorff_alpha", "percent_agreement",
-                                                  "mean_pairwise_cohen_kappa", "gwet_ac1")) if r]
-    for r in dict.fromkeys(reasons):
-        st.info(r[0].upper() + r[1:] + ".")
-    ci = _ci(rep["fleiss_ci"])
-    if ci:
-        st.caption(f"Fleiss' kappa {fmt(rep['fleiss_kappa'])} ({ci}, {rep['fleiss_se_method']}); "
-                   f"alpha {fmt(rep['krippendorff_alpha'])} ({_ci(rep['krippendorff_alpha_ci'])}).")
+    c[0].metric("Items", rep.n_items, help=f"{rep.n_coders} coders, {rep.n_labels} labels, "
+                                          f"{rep.n_missing_labels} missing labels, {rep.n_items_complete} items coded by every coder")
+    for col, est, label in zip(c[1:], rep.statistics, ["Fleiss' kappa", "Krippendorff's alpha", "Percent agreement",
+                                                       "Mean Cohen's kappa", "Gwet's AC1"]):
+        metric(col, est, label)
 
 
-def diagnostics(rep: dict[str, Any]) -> None:
+def diagnostics(rep: ag.AgreementReport) -> None:
     """What to check before trusting the numbers: skew, coder bias, sparse categories, few items."""
-    diag = rep["diagnostics"]
-    if diag["warnings"]:
-        for w in diag["warnings"]:
-            st.warning(w[0].upper() + w[1:], icon=":material/report:")
-    else:
-        prev = diag["prevalence"]
-        share = prev["share"] if isinstance(prev["share"], float) else None
+    diag = rep.diagnostics
+    for w in diag.warnings:
+        st.warning(w[0].upper() + w[1:], icon=":material/report:")
+    if not diag.warnings:
+        share = ag.fmt_share(diag.prevalence_share) if ag.is_defined(diag.prevalence_share) else None
         st.success(
             "No warning: "
-            + (f"the commonest code, '{prev['category']}', has {share:.0%} of labels; " if share is not None else "")
-            + f"{diag['n_items_complete']} items coded by every coder; no category under 5 uses; "
+            + (f"the commonest code, '{diag.prevalence_category}', has {share} of labels; " if share else "")
+            + f"{diag.n_items_complete} items coded by every coder; no category under {ag.SPARSE_USES} uses; "
             "coders use the categories in similar proportions.",
             icon=":material/check_circle:",
         )
 
 
-def per_category(rep: dict[str, Any], names: dict[str, str]) -> None:
-    uses = rep["diagnostics"]["category_uses"]
+def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
+    uses = rep.diagnostics.category_uses
     rows = [{"code": c, "name": names.get(c, c), "labels": uses.get(c, 0),
-             "share": uses.get(c, 0) / max(rep["n_labels"], 1),
-             "kappa": v if isinstance(v, float) else None,
-             "note": _why(v) or ""} for c, v in rep["per_category"].items()]
+             "share": uses.get(c, 0) / max(rep.n_labels, 1),
+             "kappa": v if ag.is_defined(v) else None,
+             "note": "" if ag.is_defined(v) else str(v)} for c, v in rep.fleiss.per_category.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
         "share": st.column_config.ProgressColumn("share of labels", format="percent", min_value=0, max_value=1),
         "kappa": st.column_config.NumberColumn("per-category kappa", format="%.2f"),
@@ -101,70 +97,111 @@ def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None
     return fig
 
 
-def coincidence_frame(rep: dict[str, Any]) -> pd.DataFrame:
-    """The report's coincidence matrix as a table (rows and columns: the codes)."""
-    return pd.DataFrame(rep["coincidence_matrix"]).T.astype(float)
+def matrix(frame: pd.DataFrame | Exception, x_title: str, y_title: str, title: str | None = None,
+           key: str | None = None) -> None:
+    """A heatmap of a categories x categories table, or why there is none (too many categories)."""
+    if isinstance(frame, Exception):
+        st.info(str(frame))
+        return
+    st.plotly_chart(matrix_figure(frame.astype(float), x_title, y_title, title), key=key, width="stretch")
 
 
-def coincidence(rep: dict[str, Any]) -> None:
-    st.plotly_chart(matrix_figure(coincidence_frame(rep), "code", "code"), width="stretch")
+def coincidence_table(rep: ag.AgreementReport) -> pd.DataFrame | ag.MatrixTooLarge:
+    try:
+        return rep.coincidence_frame()
+    except ag.MatrixTooLarge as exc:
+        return exc
+
+
+def coincidence(rep: ag.AgreementReport) -> None:
+    matrix(coincidence_table(rep), "code", "code")
     st.caption("Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
                "Off the diagonal: which codes get confused.")
 
 
-def pairwise(rep: dict[str, Any]) -> None:
-    pairs = pd.DataFrame(rep["pairwise_cohen_kappa"])
+def pairwise(rep: ag.AgreementReport) -> None:
+    pairs = rep.pairwise.to_frame()
     if pairs.empty:
         st.info("No pair of coders labelled the same items.")
         return
-    pairs["kappa"] = [v if isinstance(v, float) else None for v in pairs["kappa"]]
+    pairs["note"] = [ag.fmt(k) if not ag.is_defined(k) else "" for k in pairs["kappa"]]
+    pairs["kappa"] = [k if ag.is_defined(k) else None for k in pairs["kappa"]]
     st.dataframe(pairs, hide_index=True, width="stretch",
                  column_config={"kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f")})
 
 
-def disagreements(rep: dict[str, Any]) -> None:
-    rows = pd.DataFrame(rep["most_disagreed"])
-    if rows.empty:
+def disagreements(rep: ag.AgreementReport) -> None:
+    if rep.most_disagreed.empty:
         st.success("The coders agree on every item.")
         return
-    st.dataframe(rows, hide_index=True, width="stretch",
+    st.dataframe(rep.most_disagreed, hide_index=True, width="stretch",
                  column_config={"agreement": st.column_config.NumberColumn(format="%.2f"),
                                 "modal_share": st.column_config.NumberColumn(format="%.2f")})
 
 
-def model_vs_humans(result: dict[str, Any], paper_note: str = "") -> None:
+def model_against_majority(labels: pd.DataFrame, model: str, coders: Sequence[str],
+                           partition: str | None) -> ag.GoldComparison:
+    """A model coder's labels against the majority of the chosen human coders."""
+    table = ag.LabelTable(labels[labels["coder"].isin([model, *coders])], item="item_id", label="code")
+    return ag.coder_vs_gold(table, model, gold="majority", partition=partition)
+
+
+def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
     c = st.columns(3)
-    c[0].metric("Cohen's kappa vs gold", fmt(result["cohen_kappa"]), help=f"gold: {result['gold']}")
-    c[1].metric("Percent agreement", fmt(result["percent_agreement"]))
-    c[2].metric("Items compared", result["n_items"], help=f"{result['n_unmatched']} of its labels had no gold")
-    why = _why(result["cohen_kappa"])
-    if why:
-        st.info(why)
+    metric(c[0], result.cohen, "Cohen's kappa vs gold")
+    metric(c[1], result.percent_agreement, "Percent agreement")
+    c[2].metric("Items compared", result.cohen.n, help=f"gold: {result.gold}; {result.n_unmatched} of its labels had no gold")
     if paper_note:
         st.caption(paper_note)
-    st.plotly_chart(matrix_figure(result["confusion"].astype(float), "gold", str(result["coder"])), width="stretch")
+    try:
+        table = result.confusion_matrix()
+    except ag.MatrixTooLarge as exc:
+        table = exc
+    matrix(table, "gold", result.coder)
 
 
 def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:
     c = st.columns(3)
     c[0].metric("Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}")
-    c[1].metric("Cramér's V", "undefined" if cmp.cramers_v is None else f"{cmp.cramers_v:.2f}")
-    c[2].metric("Chi-square p", "-" if cmp.p_value is None else f"{cmp.p_value:.3g}", help=f"df = {cmp.dof}")
-    if cmp.note:
-        st.info(cmp.note)
+    metric(c[1], cmp.cramers_v)
+    c[2].metric("Chi-square p", ag.fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
+                help=f"df = {ag.fmt(cmp.chi2.dof)}. {estimate_help(cmp.chi2)}")
+    for w in cmp.cramers_v.warnings:
+        st.info(w)
     if not cmp.table.empty:
         st.plotly_chart(matrix_figure(cmp.table.astype(float), name_b, name_a), width="stretch")
         st.dataframe(cmp.best_match, hide_index=True, width="stretch",
                      column_config={"share": st.column_config.NumberColumn("share of its actions", format="%.2f")})
 
 
-@st.cache_data(show_spinner="Computing agreement (bootstrap over items)...", max_entries=32)
-def cached_report(key: str, _labels: pd.DataFrame, coders: tuple[str, ...], partition: str | None,
-                  level: str = "nominal", n_boot: int = 1000) -> dict[str, Any]:
-    """analysis.agreement.report on one scheme's labels, cached per dataset and selection."""
-    from analysis.agreement import report
+def alpha_level(codes: Sequence[str], key: str = "agr_level") -> tuple[str, list[str] | None]:
+    """The level of measurement for Krippendorff's alpha and, for ordinal, the category order."""
+    c1, c2 = st.columns([1, 3])
+    level = c1.selectbox("Krippendorff's alpha level", ag.LEVELS, key=key, format_func=str.capitalize,
+                         help="; ".join(f"{k}: {v}" for k, v in LEVEL_HELP.items()))
+    if level != "ordinal":
+        return level, None
+    text = c2.text_input("Category order, low to high (comma-separated)", ", ".join(codes), key=f"{key}_order")
+    return level, [c.strip() for c in text.split(",") if c.strip()]
 
+
+@st.cache_data(show_spinner="Computing agreement (bootstrap over items)...", max_entries=32)
+def _report(key: str, _labels: pd.DataFrame, coders: tuple[str, ...], partition: str | None, level: str,
+            order: tuple[str, ...] | None, n_boot: int) -> ag.AgreementReport:
     df = _labels[_labels["coder"].isin(coders)]
     if partition:
         df = df[df["partition"] == partition]
-    return report(df, item_col="item_id", label_col="code", level=level, n_boot=n_boot, seed=0)
+    table = ag.LabelTable(df, item="item_id", label="code", categories=order)
+    return ag.report(table, level=level, n_boot=n_boot, seed=0)
+
+
+def cached_report(key: str, labels: pd.DataFrame, coders: Sequence[str], partition: str | None,
+                  level: str = "nominal", order: Sequence[str] | None = None,
+                  n_boot: int = 1000) -> ag.AgreementReport | None:
+    """The report on one scheme's labels, cached per dataset and selection; None (with the
+    reason shown) when the labels do not fit the chosen level or order."""
+    try:
+        return _report(key, labels, tuple(coders), partition, level, tuple(order) if order else None, n_boot)
+    except ag.LabelTableError as exc:
+        st.error(f"Krippendorff's alpha at the {level} level: {exc}")
+        return None

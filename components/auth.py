@@ -22,7 +22,7 @@ from typing import Iterable
 import streamlit as st
 
 from components.dataset import data_dir
-from corpus.store import AccessDenied, Store, StoreError, User, configured_url
+from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User, configured_url
 
 USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
@@ -128,9 +128,10 @@ def _provider_user(store: Store) -> User | None:
 def _sign_in(store: Store) -> None:
     username = st.session_state.get("auth_username", "")
     password = st.session_state.get("auth_password", "")
-    user = store.authenticate(username, password) if username and password else None
-    if user is None:
-        st.session_state["auth_error"] = "Unknown username or wrong password."
+    try:
+        user = store.sign_in(username, password, client=st.context.ip_address)
+    except SignInRefused as exc:
+        st.session_state["auth_error"] = str(exc)
         return
     st.session_state.pop("auth_error", None)
     st.session_state[USER_KEY] = user
@@ -189,12 +190,25 @@ def sign_in_form(store: Store) -> None:
     st.caption("Accounts are created by a lead on the Tasks page.")
 
 
-def user_badge(user: User) -> None:
-    """Who is signed in, with a sign-out button, in the sidebar."""
+def user_badge(user: User, store: Store) -> None:
+    """Who is signed in, with a sign-out button and a form to change one's password, in the sidebar."""
     with st.sidebar:
         st.divider()
         st.caption(f"Signed in as **{user.display_name}** ({ROLE_NAMES.get(user.role, user.role)})")
         st.button("Sign out", key="auth_sign_out", on_click=sign_out, icon=":material/logout:")
+        with st.expander("Change my password"), st.form("auth_passwd", clear_on_submit=True):
+            current = st.text_input("Current password", type="password", key="auth_pw_current")
+            new = st.text_input("New password (8 characters or more)", type="password", key="auth_pw_new")
+            again = st.text_input("New password again", type="password", key="auth_pw_again")
+            if st.form_submit_button("Change the password"):
+                try:
+                    if new != again:
+                        raise StoreError("new password: the two entries differ; the password was not changed")
+                    store.change_password(user, current, new)
+                except (StoreError, AccessDenied) as exc:
+                    st.error(str(exc))
+                else:
+                    st.success("Your password is changed.")
 
 
 def require_user(roles: Iterable[str] | None = None) -> tuple[Store, User]:
@@ -208,7 +222,7 @@ def require_user(roles: Iterable[str] | None = None) -> tuple[Store, User]:
     if user is None:
         sign_in_form(store)
         st.stop()
-    user_badge(user)
+    user_badge(user, store)
     allowed = tuple(roles) if roles is not None else None
     if allowed and user.role not in allowed:
         need = " or ".join(ROLE_NAMES.get(r, r).lower() for r in allowed)

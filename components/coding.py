@@ -212,7 +212,7 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
     done = set(mine["item_id"])
     current = mine.set_index("item_id") if not mine.empty else mine
     assigned = any(c.id == user.id for c in store.coders(task.id))
-    can_label = assigned and user.role != "viewer" and task.phase != "revealed"
+    can_label = assigned and user.role != "viewer" and task.phase == "coding"
 
     s = st.session_state
     pos_key = _k(task.id, "pos")
@@ -230,6 +230,8 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
                     icon=":material/visibility:")
         elif task.phase == "revealed":
             st.info("This task is closed: the gold labels have been revealed.", icon=":material/lock:")
+        elif task.phase == "adjudication":
+            st.info("This task is being adjudicated: labels are frozen.", icon=":material/lock:")
         else:
             st.info("You are not a coder of this task: the code buttons are disabled.", icon=":material/lock:")
 

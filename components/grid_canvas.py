@@ -1,21 +1,20 @@
-"""The Map Task grid as a Plotly figure: one map (the Guide's or the Follower's) with the
-Follower's drawing at one step.
+"""The Map Task grid: its colours, a Plotly figure of one step, and images of the session.
 
-:func:`figure` is pure (no streamlit): one heatmap trace colours every cell by its category
-(:data:`analysis.replay.CELL_NAMES`), with gaps between cells as grid lines; landmark names are
-annotations at their centroids; a landmark placed differently on the two maps is outlined on each
-map, solid where this map has it and dashed where the other map has it. :func:`render` shows it
-with ``st.plotly_chart``.
+:data:`CELL_COLORS` gives each cell category (:data:`analysis.replay.CELL_NAMES`) its colour, for
+every drawing of the grid: the replay player's canvas (which receives them with the session), the
+coding screen's figure and the image exports.
 
-Exports for talks and reviewers, none of which needs a browser or kaleido:
-:func:`to_png` (Pillow, straight from the cell categories), :func:`to_gif` (Pillow, every step)
-and :func:`animation_html` (a self-contained Plotly animation of the whole session, with the map
-as a layout image and the drawing as marker traces so each frame carries only the drawn cells).
+:func:`figure` is pure (no streamlit): one map (the Guide's or the Follower's) with the
+Follower's drawing at one step, as one heatmap trace with gaps between cells as grid lines;
+landmark names are annotations at their centroids; a landmark placed differently on the two maps
+is outlined on each map, solid where this map has it and dashed where the other map has it.
+
+:func:`frame_image` and :func:`to_gif` draw with Pillow, straight from the cell categories (no
+browser needed): the session as an animated GIF, one frame per step.
 """
 
 from __future__ import annotations
 
-import base64
 import io
 from typing import Iterable
 
@@ -192,18 +191,6 @@ def figure(
     return go.Figure(data=data, layout=layout)
 
 
-def render(grid_map: GridMap, step_state: StepState | None = None, *, key: str, view: str = "guide", **kwargs) -> None:
-    """Show :func:`figure` in the app."""
-    import streamlit as st
-
-    st.plotly_chart(
-        figure(grid_map, step_state, view=view, **kwargs),
-        key=key,
-        width="stretch",
-        config={"displaylogo": False, "modeBarButtonsToRemove": ["select2d", "lasso2d"]},
-    )
-
-
 # -- images -------------------------------------------------------------------------------------
 
 
@@ -283,13 +270,6 @@ def frame_image(
     return img
 
 
-def to_png(grid_map: GridMap, step_state: StepState | None = None, **kwargs) -> bytes:
-    """The frame as PNG bytes (see :func:`frame_image` for the arguments)."""
-    buf = io.BytesIO()
-    frame_image(grid_map, step_state, **kwargs).save(buf, format="PNG", optimize=False)
-    return buf.getvalue()
-
-
 def to_gif(
     grid_map: GridMap,
     states: Iterable[StepState],
@@ -325,111 +305,3 @@ def to_gif(
     buf = io.BytesIO()
     quantized[0].save(buf, format="GIF", save_all=True, append_images=quantized[1:], duration=frame_ms, loop=0, optimize=False, disposal=1)
     return buf.getvalue()
-
-
-# -- the whole session as an HTML animation -----------------------------------------------------
-
-
-def _png_data_uri(img: Image.Image) -> str:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def animation_figure(
-    grid_map: GridMap,
-    steps: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
-    *,
-    view: str = "guide",
-    show_route: bool | None = None,
-    captions: list[str] | None = None,
-    frame_ms: int = 200,
-    title: str = "",
-) -> go.Figure:
-    """A Plotly figure with one animation frame per step.
-
-    ``steps``: (drawn, added, removed) cells as (n, 2) arrays per step. The map (landmarks,
-    route, start) is a layout image, since a static heatmap vanishes when a Plotly animation
-    starts; the drawing is three marker traces, so a frame carries only the drawn cells.
-    """
-    layers = map_layers(grid_map)
-    if show_route is None:
-        show_route = view == "guide"
-    rows, cols = layers.shape
-    cell = max(4, min(16, 720 // max(rows, cols)))
-    base = Image.fromarray(_grid_pixels(cell_codes(layers, None, view, show_route), cell), "RGB")
-    draw = ImageDraw.Draw(base)
-    _decorate(draw, grid_map, layers, view, cell, 0, 0, show_route)
-    margin = {"l": 40, "r": 170, "t": 60, "b": 130}
-    width, height = cols * cell + margin["l"] + margin["r"], (rows + 2) * cell + margin["t"] + margin["b"]
-    size = max(3, cell - 1)
-
-    route = layers.route
-
-    def traces(drawn: np.ndarray, added: np.ndarray, removed: np.ndarray) -> list[go.Scatter]:
-        on = route[drawn[:, 0], drawn[:, 1]] if (show_route and len(drawn)) else np.zeros(len(drawn), dtype=bool)
-        out = []
-        for cells, code in ((drawn[~on], DRAWN), (drawn[on], DRAWN_ON_ROUTE), (removed, ERASED), (added, ADDED)):
-            cells = np.asarray(cells, dtype=np.int16).reshape(-1, 2)
-            out.append(go.Scatter(
-                x=cells[:, 1], y=cells[:, 0], mode="markers", name=CELL_NAMES[code], showlegend=False,
-                marker={"symbol": "square", "size": size, "color": CELL_COLORS[code], "line": {"width": 0}},
-                hovertemplate="row %{y}, col %{x}<extra>" + CELL_NAMES[code] + "</extra>",
-            ))
-        return out
-
-    empty = np.zeros((0, 2), dtype=np.int16)
-    captions = captions or [f"step {t}" for t in range(len(steps))]
-
-    def caption(t: int) -> go.Scatter:
-        # A text trace under the grid rather than a layout title: frames that change the layout
-        # need a full redraw, frames that change traces do not.
-        return go.Scatter(
-            x=[-0.5], y=[rows + 0.5], mode="text", text=[captions[t] if captions else ""], textposition="middle right",
-            textfont={"size": 13, "color": "#0f172a"}, cliponaxis=False, showlegend=False, hoverinfo="skip",
-        )
-
-    first = steps[0] if steps else (empty, empty, empty)
-    # Legend entries of their own: plotly.js hides a trace that starts with no points, and with it
-    # its legend entry, and frames drawn without a redraw do not bring the legend back.
-    legend = [
-        go.Scatter(x=[None], y=[None], mode="markers", name=CELL_NAMES[k], hoverinfo="skip",
-                   marker={"symbol": "square", "size": 11, "color": CELL_COLORS[k]})
-        for k in (LANDMARK, BLOCKED, *((ROUTE, DRAWN_ON_ROUTE) if show_route else ()), DRAWN, ADDED, ERASED)
-    ]
-    fig = go.Figure(data=[*traces(*first), caption(0), *legend])
-    names = [str(t) for t in range(len(steps))]
-    fig.frames = [go.Frame(data=[*traces(*s), caption(t)], name=names[t], traces=[0, 1, 2, 3, 4]) for t, s in enumerate(steps)]
-    fig.update_layout(
-        width=width, height=height, autosize=False, margin=margin,
-        title={"text": title, "x": 0, "xanchor": "left"},
-        images=[{
-            "source": _png_data_uri(base), "xref": "x", "yref": "y", "x": -0.5, "y": -0.5,
-            "sizex": cols, "sizey": rows, "sizing": "stretch", "layer": "below", "xanchor": "left", "yanchor": "top",
-        }],
-        xaxis={"range": [-0.5, cols - 0.5], "showgrid": False, "zeroline": False, "side": "top", "constrain": "domain"},
-        # Two rows below the grid hold the caption.
-        yaxis={"range": [rows + 1.5, -0.5], "showgrid": False, "zeroline": False, "scaleanchor": "x", "constrain": "domain",
-               "tickvals": list(range(0, rows, 5))},
-        plot_bgcolor="rgba(0,0,0,0)",
-        showlegend=True,
-        legend={"x": 1.01, "y": 1, "xanchor": "left", "yanchor": "top", "font": {"size": 11}},
-        updatemenus=[{
-            "type": "buttons", "direction": "left", "x": 0, "y": -0.09, "xanchor": "left", "yanchor": "top", "showactive": False,
-            "buttons": [
-                {"label": "Play", "method": "animate", "args": [None, {"frame": {"duration": frame_ms, "redraw": False}, "fromcurrent": True, "transition": {"duration": 0}}]},
-                {"label": "Pause", "method": "animate", "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}]},
-            ],
-        }],
-        sliders=[{
-            "active": 0, "x": 0.16, "len": 0.84, "y": -0.07, "yanchor": "top", "currentvalue": {"prefix": "step "},
-            "steps": [{"label": n, "method": "animate", "args": [[n], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}]} for n in names],
-        }],
-    )
-    return fig
-
-
-def animation_html(grid_map: GridMap, steps, **kwargs) -> str:
-    """:func:`animation_figure` as one self-contained HTML file (plotly.js included)."""
-    fig = animation_figure(grid_map, list(steps), **kwargs)
-    return fig.to_html(include_plotlyjs=True, full_html=True, auto_play=False, config={"displaylogo": False})

@@ -22,7 +22,7 @@ def revealed_gold(corpus: Corpus) -> pd.DataFrame:
     from components.auth import get_store
 
     try:
-        return get_store().revealed_gold(corpus.info.name, SCHEME)
+        return get_store().revealed_gold(corpus.content_hash, SCHEME, dataset_name=corpus.info.name)
     except Exception as exc:  # noqa: BLE001 - an unreachable database must not take the page down
         st.caption(f"The label database could not be read ({exc}); using the dataset's own labels.")
         return pd.DataFrame()

@@ -11,10 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from analysis import coding as ac
+from components.agreement_panel import human_panel
 from components.dataset import show_report
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
-from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User
+from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User, safe_csv_text, to_csv
 from corpus.validate import DatasetError
 
 ITEM_MODES = ("Random sample", "All actions", "Uploaded id list")
@@ -25,10 +26,10 @@ UPLOAD = "Upload a codebook (YAML or JSON)"
 
 
 def users_admin(store: Store, lead: User) -> None:
-    """The accounts, and a form to add one."""
-    people = store.users()
-    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind} for u in people]),
-                 hide_index=True, width="stretch")
+    """The accounts, a form to add one, and one to reset, disable, enable or delete one."""
+    people = store.users(include_inactive=True)
+    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status}
+                               for u in people]), hide_index=True, width="stretch")
     with st.form("ta_new_user", clear_on_submit=True):
         c1, c2, c3 = st.columns(3)
         name = c1.text_input("Username")
@@ -42,7 +43,45 @@ def users_admin(store: Store, lead: User) -> None:
             except (StoreError, AccessDenied) as exc:
                 st.error(str(exc))
             else:
-                st.success(f"Added {role} '{name.strip()}'.")
+                st.session_state["ta_msg"] = f"Added {role} '{name.strip()}'."
+                st.rerun()
+    account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
+
+
+ACCOUNT_ACTIONS = ("Reset the password", "Disable", "Enable", "Delete")
+
+
+def _account_action(store: Store, lead: User, name: str, action: str, password: str, sure: bool) -> str:
+    """Do one account action; what was done, as a sentence."""
+    if action == "Reset the password":
+        store.reset_password(lead, name, password)
+        return f"Reset the password of '{name}'; its sign-ins end."
+    if action == "Disable":
+        store.disable_user(lead, name)
+        return f"Disabled '{name}': it cannot sign in; its labels stay."
+    if action == "Enable":
+        store.enable_user(lead, name)
+        return f"Enabled '{name}': it can sign in again."
+    if not sure:
+        raise StoreError("delete: tick the box to confirm")
+    if store.delete_user(lead, name) == "removed":
+        return f"Deleted '{name}' (it had no labels, gold or tasks)."
+    return f"Deleted '{name}': kept as a tombstone that never signs in, so its labels keep its name."
+
+
+def account_actions(store: Store, lead: User, names: list[str]) -> None:
+    with st.form("ta_account", clear_on_submit=True):
+        c1, c2, c3 = st.columns(3)
+        name = c1.selectbox("Account", names)
+        action = c2.selectbox("Action", ACCOUNT_ACTIONS)
+        password = c3.text_input("New password (for a reset)", type="password")
+        sure = st.checkbox("Yes, delete this account (an account with labels is kept as a tombstone)")
+        if st.form_submit_button("Apply", icon=":material/manage_accounts:"):
+            try:
+                st.session_state["ta_msg"] = _account_action(store, lead, name, action, password, sure)
+            except (StoreError, AccessDenied) as exc:
+                st.error(str(exc))
+            else:
                 st.rerun()
 
 
@@ -115,7 +154,8 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
             parted = ac.assign_partitions(items, int(few), int(seed))
             task = store.create_task(lead, name, corpus.info.name, codebook, parted,
                                      [u for u in coders if u.username in chosen], seed=int(seed),
-                                     context_k=int(k), show_canvas=bool(canvas))
+                                     context_k=int(k), show_canvas=bool(canvas),
+                                     dataset_hash=corpus.content_hash)
         except (ValueError, StoreError, AccessDenied) as exc:
             st.error(str(exc))
             return None
@@ -138,12 +178,43 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
         store.assign(lead, task.id, [u for u in people if u.username in add])
         st.rerun()
     st.caption("Coders: " + (", ".join(f"{u.username}" + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned) or "none yet"))
+    _setting(st.toggle, "Show coders the team's agreement numbers (snapshots you take)", f"ta_share_{task.id}",
+             task.share_agreement, lambda v: store.set_share_agreement(lead, task.id, v))
+    if task.share_agreement:
+        _setting(st.number_input, "Shown to coders once a snapshot rests on this many items", f"ta_min_{task.id}",
+                 task.share_min_items, lambda v: store.set_share_agreement(lead, task.id, True, min_items=v), min_value=1)
+        share_snapshot(store, lead, task)
+    _setting(st.radio, "From adjudication on, coders see", f"ta_view_{task.id}", task.coder_view,
+             lambda v: store.set_coder_view(lead, task.id, v), options=list(CODER_VIEW_NAMES),
+             format_func=CODER_VIEW_NAMES.get, horizontal=True,
+             help="Never another coder's labels. Labels freeze when adjudication starts.")
 
-    def _share() -> None:
-        store.set_share_agreement(lead, task.id, st.session_state[f"ta_share_{task.id}"])
 
-    st.session_state[f"ta_share_{task.id}"] = task.share_agreement
-    st.toggle("Show coders the team's agreement numbers (aggregates only)", key=f"ta_share_{task.id}", on_change=_share)
+CODER_VIEW_NAMES = {"own_disagreements": "their own disagreements with gold, after the reveal",
+                    "nothing": "nothing beyond their own labels"}
+
+
+def _setting(widget, label: str, key: str, value, save, **options) -> None:  # noqa: ANN001
+    """A widget showing one setting of a task; a change is saved at once."""
+    st.session_state[key] = value
+    widget(label, key=key, on_change=lambda: save(st.session_state[key]), **options)
+
+
+def share_snapshot(store: Store, lead: User, task: Task) -> None:
+    """Coders see only numbers the lead takes as a snapshot, never numbers recomputed on demand."""
+    try:
+        latest = store.shared_snapshot(lead, task.id)
+        st.caption(f"Coders see the snapshot of {latest.taken_at:%Y-%m-%d %H:%M} UTC on {latest.n_items} items "
+                   f"(shown to them from {task.share_min_items} items).")
+    except AccessDenied:
+        st.caption(f"No snapshot yet: coders see the numbers once you take one on at least {task.share_min_items} items.")
+    if st.button("Share the current numbers with the coders", key=f"ta_snapshot_{task.id}", icon=":material/photo_camera:"):
+        head = human_panel(store.labels(lead, task.id))
+        if head is None:
+            st.warning("There is nothing to share yet: no coder has given a label.")
+            return
+        snap = store.share_snapshot(lead, task.id, head.to_json())
+        st.success(f"Shared a snapshot on {snap.n_items} items coded by two or more coders.")
 
 
 def revise_codebook(store: Store, lead: User, task: Task) -> None:
@@ -170,15 +241,15 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
     create = st.checkbox("Create unknown coders as model coders", value=True, key=f"ta_import_create_{task.id}")
     if up is not None and st.button("Import labels", key=f"ta_import_go_{task.id}"):
         try:
-            n = store.import_labels_csv(lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model")
+            done = store.import_labels_csv(lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model")
         except (StoreError, AccessDenied) as exc:
             st.error(str(exc))
         else:
-            st.success(f"Imported {n} labels from {up.name}.")
+            st.success(f"Imported {done.summary()} from {up.name}.")
 
 
 @st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
-def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> dict:
+def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
     return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
 
 
@@ -189,14 +260,14 @@ def exports(store: Store, lead: User, task: Task) -> None:
     long, wide = Store.long_table(cur, items), Store.wide_table(cur, items)
     gold = store.gold(lead, task.id)
     c = st.columns(4)
-    c[0].download_button("Labels, long (CSV)", long.to_csv(index=False), f"{safe}_labels_long.csv", "text/csv",
+    c[0].download_button("Labels, long (CSV)", to_csv(long), f"{safe}_labels_long.csv", "text/csv",
                          key=f"ta_dl_long_{task.id}", on_click="ignore", icon=":material/download:")
     c[1].download_button("Labels, long (JSONL)", ac.long_jsonl(long), f"{safe}_labels.jsonl", "application/jsonl",
                          key=f"ta_dl_jsonl_{task.id}", on_click="ignore", icon=":material/download:")
-    c[2].download_button("Labels, wide (CSV)", wide.to_csv(index=False), f"{safe}_labels_wide.csv", "text/csv",
+    c[2].download_button("Labels, wide (CSV)", to_csv(wide), f"{safe}_labels_wide.csv", "text/csv",
                          key=f"ta_dl_wide_{task.id}", on_click="ignore", icon=":material/download:",
                          help="Items x coders, ready for R's irr package.")
-    c[3].download_button("Gold (CSV)", gold.to_csv(index=False), f"{safe}_gold.csv", "text/csv",
+    c[3].download_button("Gold (CSV)", to_csv(gold), f"{safe}_gold.csv", "text/csv",
                          key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
     n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
                               key=f"ta_boot_{task.id}")
@@ -208,5 +279,5 @@ def exports(store: Store, lead: User, task: Task) -> None:
     c = st.columns(4)
     c[0].download_button("Agreement report (Markdown)", ac.report_markdown(rep, meta), f"{safe}_agreement.md",
                          "text/markdown", key=f"ta_dl_md_{task.id}", on_click="ignore", icon=":material/description:")
-    c[1].download_button("Agreement report (CSV)", ac.report_csv(rep, meta), f"{safe}_agreement.csv", "text/csv",
+    c[1].download_button("Agreement report (CSV)", safe_csv_text(ac.report_csv(rep, meta)), f"{safe}_agreement.csv", "text/csv",
                          key=f"ta_dl_repcsv_{task.id}", on_click="ignore", icon=":material/description:")

@@ -1,4 +1,4 @@
-"""Reconstruct the Follower's canvas x_t after every action.
+"""The Follower's canvas: edited one action at a time, and its history over a whole session.
 
 Rules (Sec. 3.3.1 of the paper; the platform's tools):
 - ``draw`` fills its cells, ``erase`` clears its cells;
@@ -7,21 +7,114 @@ Rules (Sec. 3.3.1 of the paper; the platform's tools):
   to undo it changes nothing;
 - messages change nothing.
 
-The history is stored as per-step differences (the cells each action actually turned on and
-off) plus a keyframe every ``KEYFRAME_EVERY`` steps, so building it costs O(total changed cells)
-and any x_t is one keyframe plus at most ``KEYFRAME_EVERY`` differences away.
+:class:`Canvas` applies those rules incrementally and is the only place they are written: the
+history below, the sample generator's simulated Follower and the platform importer all edit one.
+:class:`CanvasHistory` stores a session's canvases as per-step differences (the cells each
+action actually turned on and off) plus a keyframe every ``KEYFRAME_EVERY`` steps, so building it
+costs O(total changed cells) and any x_t is one keyframe plus at most ``KEYFRAME_EVERY``
+differences away.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, NamedTuple, Sequence
 
 import numpy as np
 
 KEYFRAME_EVERY = 32
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+Cells = Iterable[Sequence[int]]
+
+
+class Change(NamedTuple):
+    """What one action did to the canvas: flat cell indices (row * cols + col) turned on / off."""
+
+    on: frozenset[int]
+    off: frozenset[int]
+
+
+_NO_CHANGE = Change(frozenset(), frozenset())
+
+
+class Canvas:
+    """The Follower's canvas on a ``rows x cols`` grid, with the undo stack of its route edits.
+
+    Cells are ``(row, col)`` pairs; cells outside the grid are ignored (validation reports them
+    before data gets this far). Every edit returns the :class:`Change` it made.
+    """
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.shape = (int(shape[0]), int(shape[1]))
+        self._filled: set[int] = set()
+        self._edits: list[Change] = []  # each kept edit's exact change, so undo can revert it
+
+    def _flat(self, cells: Cells | None) -> set[int]:
+        rows, cols = self.shape
+        out: set[int] = set()
+        for cell in cells or ():
+            r, c = int(cell[0]), int(cell[1])
+            if 0 <= r < rows and 0 <= c < cols:
+                out.add(r * cols + c)
+        return out
+
+    def _apply(self, change: Change, push: bool = True) -> Change:
+        self._filled -= change.off
+        self._filled |= change.on
+        if push:
+            self._edits.append(change)
+        return change
+
+    def draw(self, cells: Cells) -> Change:
+        return self._apply(Change(frozenset(self._flat(cells) - self._filled), frozenset()))
+
+    def erase(self, cells: Cells) -> Change:
+        return self._apply(Change(frozenset(), frozenset(self._flat(cells) & self._filled)))
+
+    def reset(self) -> Change:
+        return self._apply(Change(frozenset(), frozenset(self._filled)))
+
+    def undo(self) -> Change:
+        """Revert the latest edit not yet undone: remove what it added, restore what it removed."""
+        if not self._edits:
+            return _NO_CHANGE
+        prev = self._edits.pop()
+        return self._apply(Change(frozenset(prev.off - self._filled), frozenset(prev.on & self._filled)), push=False)
+
+    def apply(self, kind: str, cells: Cells | None = None) -> Change:
+        """One action of type ``kind`` (draw, erase, reset, undo; anything else changes nothing)."""
+        if kind == "draw":
+            return self.draw(cells or ())
+        if kind == "erase":
+            return self.erase(cells or ())
+        if kind == "reset":
+            return self.reset()
+        if kind == "undo":
+            return self.undo()
+        return _NO_CHANGE
+
+    def __len__(self) -> int:
+        return len(self._filled)
+
+    def __contains__(self, cell: Sequence[int]) -> bool:
+        r, c = int(cell[0]), int(cell[1])
+        return 0 <= r < self.shape[0] and 0 <= c < self.shape[1] and r * self.shape[1] + c in self._filled
+
+    def cells(self) -> set[tuple[int, int]]:
+        """The filled cells as ``(row, col)`` pairs."""
+        cols = self.shape[1]
+        return {divmod(i, cols) for i in self._filled}
+
+    def flat(self) -> np.ndarray:
+        """The filled cells as sorted flat indices."""
+        return _sorted_array(self._filled)
+
+
+def _sorted_array(cells: Iterable[int]) -> np.ndarray:
+    cells = sorted(cells)
+    return np.fromiter(cells, dtype=np.int64, count=len(cells)) if cells else _EMPTY
 
 
 @dataclass(frozen=True)
@@ -54,19 +147,16 @@ class CanvasHistory:
             flat[self.added[s]] = True
         return flat.reshape(self.shape)
 
+    def _rc(self, flat: np.ndarray) -> np.ndarray:
+        return np.column_stack(np.divmod(flat, self.shape[1])) if flat.size else np.zeros((0, 2), dtype=np.int64)
+
     def cells(self, t: int) -> np.ndarray:
         """Filled cells after action t as an (n, 2) array of [row, col], row-major order."""
-        flat = np.flatnonzero(self.mask(t))
-        return np.column_stack(np.divmod(flat, self.shape[1])) if flat.size else np.zeros((0, 2), dtype=np.int64)
+        return self._rc(np.flatnonzero(self.mask(t)))
 
     def changed(self, t: int) -> tuple[np.ndarray, np.ndarray]:
         """(added, removed) cells of action t as (n, 2) arrays."""
-        cols = self.shape[1]
-
-        def to_rc(a: np.ndarray) -> np.ndarray:
-            return np.column_stack(np.divmod(a, cols)) if a.size else np.zeros((0, 2), dtype=np.int64)
-
-        return to_rc(self.added[t]), to_rc(self.removed[t])
+        return self._rc(self.added[t]), self._rc(self.removed[t])
 
     @property
     def final(self) -> np.ndarray:
@@ -77,52 +167,21 @@ def reconstruct(
     shape: tuple[int, int],
     steps: Iterable[tuple[str, Sequence[Sequence[int]] | None]],
 ) -> CanvasHistory:
-    """Build the canvas history from (action type, cells) pairs in action order.
-
-    Cells outside the grid are ignored here; validation reports them before data gets this far.
-    """
-    rows, cols = shape
-    current: set[int] = set()
-    # Each route edit pushes the exact change it made so undo can revert it.
-    edits: list[tuple[set[int], set[int]]] = []
+    """Build the canvas history from (action type, cells) pairs in action order."""
+    canvas = Canvas(shape)
     added: list[np.ndarray] = []
     removed: list[np.ndarray] = []
     keyframes: list[np.ndarray] = []
     counts: list[int] = []
-
-    def flat_cells(cells: Sequence[Sequence[int]] | None) -> set[int]:
-        out: set[int] = set()
-        for cell in cells or ():
-            r, c = int(cell[0]), int(cell[1])
-            if 0 <= r < rows and 0 <= c < cols:
-                out.add(r * cols + c)
-        return out
-
     for t, (kind, cells) in enumerate(steps):
-        on: set[int] = set()
-        off: set[int] = set()
-        if kind == "draw":
-            on = flat_cells(cells) - current
-            edits.append((on, off))
-        elif kind == "erase":
-            off = flat_cells(cells) & current
-            edits.append((on, off))
-        elif kind == "reset":
-            off = set(current)
-            edits.append((on, off))
-        elif kind == "undo" and edits:
-            prev_on, prev_off = edits.pop()
-            # Revert: remove what it added, restore what it removed.
-            on, off = set(prev_off) - current, set(prev_on) & current
-        current -= off
-        current |= on
-        added.append(np.fromiter(sorted(on), dtype=np.int64, count=len(on)) if on else _EMPTY)
-        removed.append(np.fromiter(sorted(off), dtype=np.int64, count=len(off)) if off else _EMPTY)
-        counts.append(len(current))
+        change = canvas.apply(kind, cells)
+        added.append(_sorted_array(change.on))
+        removed.append(_sorted_array(change.off))
+        counts.append(len(canvas))
         if t % KEYFRAME_EVERY == 0:
-            keyframes.append(np.fromiter(sorted(current), dtype=np.int64, count=len(current)))
+            keyframes.append(canvas.flat())
     return CanvasHistory(
-        shape=(rows, cols),
+        shape=canvas.shape,
         added=added,
         removed=removed,
         _keyframes=keyframes,

@@ -5,9 +5,10 @@
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
-- ``users add NAME --role lead|coder|viewer [--password-stdin]``: add an account to the label
-  database the app uses (``GROUNDWORK_DB_URL``, else the database url of .streamlit/secrets.toml,
-  else the SQLite file in ``GROUNDWORK_DATA_DIR``).
+- ``users add|list|passwd|reset|disable|enable|delete``: the accounts of the label database the
+  app uses (see :mod:`corpus.cli_users`).
+- ``maps attach DATASET MAP.json --sessions S1,S2 [--follower MAP_F.json]``, ``maps check MAP.json``:
+  maps from the map editor (:mod:`corpus.mapedit.cli`).
 """
 
 from __future__ import annotations
@@ -89,42 +90,6 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
-def _streamlit_secrets() -> dict:
-    """The app's secrets files (~/.streamlit/secrets.toml, then ./.streamlit/secrets.toml), merged."""
-    import tomllib
-
-    merged: dict = {}
-    for path in (Path.home() / ".streamlit" / "secrets.toml", Path(".streamlit") / "secrets.toml"):
-        if path.is_file():
-            merged.update(tomllib.loads(path.read_text(encoding="utf-8")))
-    return merged
-
-
-def _users_add(args: argparse.Namespace) -> int:
-    """Add an account to the label database the app uses (GROUNDWORK_DATA_DIR / GROUNDWORK_DB_URL /
-    the secrets file's database url)."""
-    import getpass
-
-    from corpus.store import Store, StoreError, configured_url, data_dir
-
-    if args.password_stdin:
-        password = sys.stdin.readline().rstrip("\r\n")
-    else:
-        password = getpass.getpass(f"Password for {args.username}: ")
-        if getpass.getpass("Again: ") != password:
-            print("the two passwords differ; nothing was changed", file=sys.stderr)
-            return 1
-    try:
-        store = Store.open(data_dir(), configured_url(_streamlit_secrets()))
-        user = store.create_user(args.username, password, args.role)
-    except StoreError as exc:
-        print(f"not added: {exc}", file=sys.stderr)
-        return 1
-    where = store.url if not store.url.startswith("sqlite") else store.url.split("///", 1)[-1]
-    print(f"added {user.role} '{user.username}' to {where}")
-    return 0
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -160,15 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dest")
     p.set_defaults(func=_import)
 
-    from corpus.store import ROLES
+    from corpus.cli_users import add_users_commands
 
-    p = sub.add_parser("users", help="manage the accounts of the label database")
-    users_sub = p.add_subparsers(dest="users_command", required=True)
-    p = users_sub.add_parser("add", help="add an account (e.g. the first lead)")
-    p.add_argument("username")
-    p.add_argument("--role", choices=list(ROLES), default="coder")
-    p.add_argument("--password-stdin", action="store_true", help="read the password from the first line of stdin")
-    p.set_defaults(func=_users_add)
+    add_users_commands(sub)
+
+    from corpus.mapedit.cli import add_parser as add_maps_parser
+
+    add_maps_parser(sub)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -37,7 +37,7 @@ class Corpus:
     maps: dict[str, GridMap]
     sessions: dict[str, Session]
     labels: pd.DataFrame  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
-    predictions: dict[str, dict[str, Any]]
+    predictions: dict[str, Any]  # run id -> corpus.predictions.Run (refused runs included; see Run.ok)
     warnings: list[Issue] = field(default_factory=list)
     content_hash: str = ""  # of every file's path and bytes: the dataset's identity (tasks, caches)
 
@@ -58,18 +58,20 @@ class Corpus:
     def map_of(self, session_id: str) -> GridMap:
         return self.maps[self.session(session_id).map_id]
 
-    @functools.cached_property
-    def _histories(self) -> dict[str, CanvasHistory]:
-        return {}
-
     def history(self, session_id: str) -> CanvasHistory:
         """The Follower's canvas after every action; computed once per session."""
-        h = self._histories.get(session_id)
-        if h is None:
+        return self._history_of(session_id)
+
+    @functools.cached_property
+    def _history_of(self):
+        """A cache of canvas histories that lives and dies with this corpus."""
+
+        @functools.cache
+        def build(session_id: str) -> CanvasHistory:
             s = self.session(session_id)
-            h = session_history(s, self.maps[s.map_id].grid_size)
-            self._histories[session_id] = h
-        return h
+            return session_history(s, self.maps[s.map_id].grid_size)
+
+        return build
 
     def route_mask(self, session_id: str) -> np.ndarray:
         m = self.map_of(session_id)
@@ -80,18 +82,6 @@ class Corpus:
         h = self.history(session_id)
         t = len(h) - 1 if step is None else step
         return score(h.mask(t), self.route_mask(session_id))
-
-    def coverage_curve(self, session_id: str) -> np.ndarray:
-        """Route coverage after every action (vectorized over the step differences)."""
-        h = self.history(session_id)
-        route = self.route_mask(session_id).ravel()
-        n_route = max(int(route.sum()), 1)
-        delta = np.fromiter(
-            (int(route[a].sum()) - int(route[r].sum()) for a, r in zip(h.added, h.removed)),
-            dtype=np.int64,
-            count=len(h),
-        )
-        return np.cumsum(delta) / n_route
 
     # -- tables -----------------------------------------------------------------------------
 

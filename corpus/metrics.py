@@ -1,7 +1,8 @@
 """Task metrics of a drawing against the target route.
 
 - final accuracy (the paper, Sec. 3.3.2 and 4.2): share of drawn cells that lie on the route;
-- route coverage: share of route cells that were drawn;
+- route coverage: share of route cells that were drawn (after every action of a session:
+  :func:`coverage_curve`);
 - distance-weighted drawing score (Sec. 4.2): each drawn cell scores by its Chebyshev distance to
   the route: 1 on the route, 2/3 at distance 1, 1/3 at distance 2, else 0; averaged over drawn
   cells.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage
 
-_SQUARE = np.ones((3, 3), dtype=bool)
+from corpus.canvas import CanvasHistory
 
 
 def route_mask(route, shape: tuple[int, int]) -> np.ndarray:
@@ -29,14 +30,16 @@ def route_mask(route, shape: tuple[int, int]) -> np.ndarray:
 
 
 def chebyshev_distance(route: np.ndarray, max_distance: int = 3) -> np.ndarray:
-    """Chebyshev distance of every cell to the nearest route cell, capped at ``max_distance``."""
-    dist = np.full(route.shape, max_distance, dtype=np.int64)
-    reach = route.copy()
-    dist[reach] = 0
-    for d in range(1, max_distance):
-        reach = ndimage.binary_dilation(reach, structure=_SQUARE)
-        dist[reach & (dist == max_distance)] = d
-    return dist
+    """Chebyshev distance of every cell to the nearest route cell, capped at ``max_distance``.
+
+    scipy's chessboard distance transform measures each cell's distance to the nearest zero, so
+    it runs on the complement of the route. With no route cell at all every cell is at the cap.
+    """
+    route = np.asarray(route, dtype=bool)
+    if not route.any():
+        return np.full(route.shape, max_distance, dtype=np.int64)
+    dist = ndimage.distance_transform_cdt(~route, metric="chessboard")
+    return np.minimum(dist, max_distance).astype(np.int64)
 
 
 def accuracy(drawn: np.ndarray, route: np.ndarray) -> float | None:
@@ -74,6 +77,17 @@ class DrawingScores:
             "distance_weighted": self.distance_weighted,
             "n_drawn": self.n_drawn,
         }
+
+
+def coverage_curve(history: CanvasHistory, route: np.ndarray) -> np.ndarray:
+    """Route coverage after every action of a canvas history (from its per-step differences)."""
+    flat = route.ravel()
+    delta = np.fromiter(
+        (int(flat[a].sum()) - int(flat[r].sum()) for a, r in zip(history.added, history.removed)),
+        dtype=np.int64,
+        count=len(history),
+    )
+    return np.cumsum(delta) / max(int(flat.sum()), 1)
 
 
 def score(drawn: np.ndarray, route: np.ndarray) -> DrawingScores:

@@ -1,5 +1,5 @@
-"""The data model: datasets, sessions, actions, mental-model labels, checkpoints, predictions
-(maps: :mod:`corpus.gridmap`, re-exported here).
+"""The data model: datasets, sessions, actions, mental-model labels, checkpoints (maps:
+:mod:`corpus.gridmap`, re-exported here; model predictions: :mod:`corpus.predictions`).
 
 Validated with pydantic. Messages are written for the person who has to fix the file, so they
 name the expected values. Files are validated in strict mode (:func:`corpus.reading.parse`):
@@ -333,44 +333,3 @@ class DatasetInfo(_Strict):
             if c not in schema.CONDITIONS:
                 raise ValueError(f"unknown condition '{c}' (expected one of {', '.join(schema.CONDITIONS)})")
         return v
-
-
-# ---------------------------------------------------------------------------------------------
-# Model predictions (predictions/<model_id>/)
-# ---------------------------------------------------------------------------------------------
-
-
-class PredictionInfo(_Strict):
-    """What ``model.json`` holds."""
-
-    name: str = Field(min_length=1)
-    setting: str = ""
-    simulated: bool = False
-    description: str = ""
-
-
-class _Prediction(_Strict):
-    session_id: str
-    action_index: int = Field(ge=0, lt=MAX_ACTIONS)
-    role: Role
-
-
-class NextActionPrediction(_Prediction):
-    """One line of ``next_action.jsonl``: the action a model predicts at ``action_index``."""
-
-    action_type: ActionType
-    content: Content | None = None
-
-    @model_validator(mode="after")
-    def _content_fits_type(self) -> "NextActionPrediction":
-        _check_content(self.action_type, self.content)
-        return self
-
-
-class MentalModelPrediction(_Prediction):
-    """One line of ``mental_model.jsonl``: the codes a model predicts for the actor."""
-
-    team_goal: str
-    partner_intent: str
-    self_reasoning: str
-    rationale: str = ""

@@ -13,8 +13,9 @@ A dataset directory (documented in docs/data-format.md)::
 :func:`read_dataset` collects every problem instead of stopping at the first; the caller decides
 (``corpus.dataset.load`` refuses the whole dataset if any problem is an error). A problem is
 reported once, where it is: a map or session with errors is not reported again by every record
-that refers to it; its error says how many records do. Labels and predictions are in
-:mod:`corpus.validate_refs`; reading a single file is :mod:`corpus.reading`.
+that refers to it; its error says how many records do. Labels are read in
+:mod:`corpus.validate_refs`, predictions in :mod:`corpus.predictions`; reading a single file is
+:mod:`corpus.reading`.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from corpus.report import (  # noqa: F401  (re-exported)
     describe,
     shown,
 )
-from corpus.validate_refs import note_references, read_labels, read_predictions
+from corpus.validate_refs import note_references, read_labels
 
 MAX_SECONDS = 7 * 24 * 3600  # timestamps, durations and elapsed times: at most 7 days
 
@@ -66,7 +67,7 @@ class RawDataset:
     # Sessions whose session.json or some action failed: records referring to them are counted,
     # not checked (their actions are not known).
     failed_sessions: set[str] = field(default_factory=set)
-    predictions: dict[str, dict[str, Any]] = field(default_factory=dict)
+    predictions: dict[str, Any] = field(default_factory=dict)  # run id -> corpus.predictions.Run
     # ("map" | "session", id) -> position of the first error it caused in the report.
     root_errors: dict[tuple[str, str], int | None] = field(default_factory=dict)
     # ("map" | "session", id) -> {file: number of records there referring to it}.
@@ -74,6 +75,13 @@ class RawDataset:
 
     def refer(self, kind: str, key: str, file: str) -> None:
         self.references.setdefault((kind, key), Counter())[file] += 1
+
+    def counts_as_reference(self, session_id: str, file: str) -> bool:
+        """Whether a record of ``file`` naming ``session_id`` is only counted (the session failed)."""
+        if session_id not in self.failed_sessions:
+            return False
+        self.refer("session", session_id, file)
+        return True
 
 
 @contextmanager
@@ -122,7 +130,9 @@ def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
     _read_maps(root, raw, report)
     _read_sessions(root, raw, report)
     read_labels(root, raw, report)
-    read_predictions(root, raw, report)
+    from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
+
+    raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=raw.counts_as_reference)
     note_references(raw, report)
     return raw, report
 

@@ -1,10 +1,10 @@
-"""The records of a dataset that refer to its sessions: coded labels and model predictions.
+"""Coded labels (labels/<scheme>.csv), and the count of records that refer to a failed session or map.
 
-Read after the sessions (:mod:`corpus.validate`). A record that names a session with errors is
-counted, not checked (the session's actions are not known), and the count is added once to the
-session's first error: "... (and 312 records in labels/grounding_acts.csv refer to this session)".
-A session that does not exist is reported on the first record naming it, with the number of
-further records in the file that name it too.
+Read after the sessions (:mod:`corpus.validate`). A label or prediction that names a session with
+errors is counted, not checked (the session's actions are not known), and the count is added once
+to the session's first error: "... (and 312 records in labels/grounding_acts.csv refer to this
+session)". A session that does not exist is reported on the first label naming it, with the
+number of further labels in the file that name it too.
 """
 
 from __future__ import annotations
@@ -16,16 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpus import schema
-from corpus.model import MentalModelPrediction, NextActionPrediction, PredictionInfo, Session
-from corpus.reading import load_json, parse, parse_jsonl, read_text
+from corpus.model import Session
+from corpus.reading import read_text
 from corpus.report import ERROR, Report, counted, shown
 
 if TYPE_CHECKING:
     from corpus.validate import RawDataset
 
 _ACTION_INDEX = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
-_PREDICTION_MODELS = {"next_action": NextActionPrediction, "mental_model": MentalModelPrediction}
-_MM_FIELDS = ("team_goal", "partner_intent", "self_reasoning")
 
 
 class _SessionRefs:
@@ -129,52 +127,6 @@ def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _
             {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "coder_kind": kind,
              "code": code, "partition": partition}
         )
-
-
-def read_predictions(root: Path, raw: RawDataset, report: Report) -> None:
-    pred_dir = root / "predictions"
-    if not pred_dir.is_dir():
-        return
-    for d in sorted(p for p in pred_dir.iterdir() if p.is_dir()):
-        info_rel = f"predictions/{d.name}/model.json"
-        if (d / "model.json").is_file():
-            loaded = load_json(d / "model.json", report, info_rel)
-            if loaded is None or parse(PredictionInfo, loaded[0], report, info_rel, f"model {d.name}", text=loaded[1]) is None:
-                continue
-            info = loaded[0]
-        else:
-            info = {"name": d.name}
-        entry: dict[str, Any] = {"info": info, "next_action": [], "mental_model": []}
-        for task in schema.PREDICTION_TASKS:
-            path = d / f"{task}.jsonl"
-            if path.is_file():
-                _read_prediction_file(path, f"predictions/{d.name}/{task}.jsonl", task, entry[task], raw, report)
-        raw.predictions[d.name] = entry
-
-
-def _read_prediction_file(path: Path, rel: str, task: str, out: list[dict], raw: RawDataset, report: Report) -> None:
-    text = read_text(path, report, rel)
-    if text is None:
-        return
-    refs = _SessionRefs(raw, report, rel)
-    for lineno, pred in parse_jsonl(_PREDICTION_MODELS[task], text, report, rel):
-        if pred is None:
-            continue
-        rec = f"line {lineno}"
-        s = refs.session(pred.session_id, rec)
-        if s is None:
-            continue
-        if pred.action_index >= len(s.actions):
-            report.add(rel, rec, "action_index", f"session {shown(pred.session_id)} has no action {pred.action_index}")
-            continue
-        if task == "mental_model":
-            bad = [dim for dim in _MM_FIELDS if getattr(pred, dim) not in schema.DIMENSIONS[dim] and getattr(pred, dim) != schema.OTHER]
-            for dim in bad:
-                report.add(rel, rec, dim, f"unknown {dim} code {shown(getattr(pred, dim))}")
-            if bad:
-                continue
-        out.append(pred.model_dump(mode="json", exclude_unset=True))
-    refs.close()
 
 
 def note_references(raw: RawDataset, report: Report) -> None:

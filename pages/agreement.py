@@ -5,7 +5,6 @@ import json
 
 import streamlit as st
 
-from analysis.agreement import coder_vs_gold
 from analysis.schemes import compare_schemes
 from components import agreement_view as view
 from components.dataset import require_corpus, synthetic_banner
@@ -38,11 +37,15 @@ if len(coders) < 2:
     st.info("Choose at least two coders to measure agreement.")
     st.stop()
 
-rep = view.cached_report(f"{corpus_key(corpus)}:{scheme}", labels, tuple(coders), None if partition == "all" else partition)
+names = schema.CODING_SCHEMES.get(scheme, {})
+level, order = view.alpha_level(list(names) or sorted(labels["code"].unique()))
+rep = view.cached_report(f"{corpus_key(corpus)}:{scheme}", labels, coders, None if partition == "all" else partition,
+                         level, order)
+if rep is None:
+    st.stop()
 view.headline(rep)
 view.diagnostics(rep)
 
-names = schema.CODING_SCHEMES.get(scheme, {})
 tab_cat, tab_pairs, tab_matrix, tab_items = st.tabs(["Per category", "Coder pairs", "Confusions", "Most disagreed items"])
 with tab_cat:
     view.per_category(rep, names)
@@ -53,7 +56,7 @@ with tab_matrix:
 with tab_items:
     view.disagreements(rep)
 
-st.download_button("Download the report (JSON)", data=json.dumps(rep, indent=2),
+st.download_button("Download the report (JSON)", data=json.dumps(rep.to_json(), indent=2),
                    file_name=f"agreement_{scheme}.json", mime="application/json")
 
 if model_like:
@@ -62,8 +65,7 @@ if model_like:
     model = m1.selectbox("Model coder", model_like, key="agr_model")
     part = m2.selectbox("On", ["validation", "all"], key="agr_model_part",
                         help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.")
-    result = coder_vs_gold(labels[labels["coder"].isin([model, *coders])], model, gold="majority",
-                           partition=None if part == "all" else part, item_col="item_id", label_col="code")
+    result = view.model_against_majority(labels, model, coders, None if part == "all" else part)
     view.model_vs_humans(result, "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
                                  "and 0.76 for GPT against the human labels on 172 validation actions.")
 

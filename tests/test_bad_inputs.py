@@ -2,7 +2,8 @@
 
 Each case damages a copy of the tiny dataset (or its zip) as its recipe says; validation must
 report an error naming the expected file, record and field with the expected message, and
-loading must raise DatasetError, never anything else.
+loading must raise DatasetError, never anything else. A bad prediction run is left out instead:
+its problem is a warning, the dataset loads, and the run is not usable.
 """
 
 from __future__ import annotations
@@ -34,12 +35,17 @@ def test_bad_input_is_refused_with_its_message(tmp_path, case):
     target = apply(write_tiny(tmp_path / "ds"), case["recipe"])
     report = validate(target)
     file, record, field, message = case["expect"]
+    run = case.get("refused_run")
     found = [
-        i for i in report.errors
+        i for i in (report.warnings if run else report.errors)
         if i.file == file and i.record.startswith(record) and i.field == field and message in i.message
     ]
     assert found, f"expected {case['expect']} in:\n{report.format()}"
     if "errors" in case:
         assert len(report.errors) == case["errors"], report.format()
+    if run:
+        assert report.ok, report.format()
+        assert not load(target).predictions[run].ok
+        return
     with pytest.raises(DatasetError):
         load(target)

@@ -34,7 +34,8 @@ def team(tmp_path_factory):
     ann = store.create_user("ann", "ann-password", "coder")
     bob = store.create_user("bob", "bob-password", "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
-    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11)
+    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11,
+                             dataset_hash=corpus.content_hash)
     with served_app(data) as url:
         yield store, task, (lead, ann, bob), url
 
@@ -65,9 +66,17 @@ def _open(page, nav_title: str) -> None:
 
 
 def _expected_kappa(labels: list[tuple[str, str, str]]) -> str:
-    df = pd.DataFrame(labels, columns=["item_id", "coder", "code"])
-    v = ag.panel(df, item_col="item_id", coder_col="coder", label_col="code")["fleiss_kappa"]
-    return "undefined" if isinstance(v, ag.Undefined) else f"{v:.3f}"
+    """What the lead's Fleiss' kappa tile says: the number, or why there is none."""
+    table = ag.LabelTable(pd.DataFrame(labels, columns=["item_id", "coder", "code"]), item="item_id", label="code")
+    return ag.fmt(ag.panel(table, min_items=ag.PANEL_MIN_ITEMS).fleiss.estimate)
+
+
+def _expect_lead_kappa(lead_page, expected: str) -> None:
+    if expected.startswith("undefined"):
+        expect(_lead_kappa(lead_page)).to_have_text("undefined", timeout=15_000)
+        expect(lead_page.get_by_text(expected, exact=True).first).to_be_visible(timeout=15_000)
+    else:
+        expect(_lead_kappa(lead_page)).to_have_text(expected, timeout=15_000)
 
 
 def _lead_kappa(lead_page):
@@ -104,7 +113,7 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
         # The lead's panel follows on its own (no reload): label count and kappa.
         expect(lead_page.get_by_text(f"{len(given)} labels from")).to_be_visible(timeout=15_000)
         expected = _expected_kappa(given)
-        expect(_lead_kappa(lead_page)).to_have_text(expected, timeout=15_000)
+        _expect_lead_kappa(lead_page, expected)
         seen_kappas.append(expected)
 
     # Ann codes half her items (a private note on the first), then Bob all of his, then Ann the rest.
@@ -119,9 +128,12 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
         expect(bob_page.get_by_text("Your label")).to_have_count(0 if k + 1 < N_ITEMS else 1)
     for k in range(3, N_ITEMS):
         code_next(ann_page, ann, ANN_KEYS, k)
-    # Kappa changed as labels completed items, and ended where the library puts it.
+    # What the panel said changed as labels completed items; with fewer complete items than the
+    # panel's minimum it says so instead of a kappa.
     assert len(set(seen_kappas)) >= 4, seen_kappas
-    assert seen_kappas[-1] == _expected_kappa(given) != "undefined"
+    assert seen_kappas[-1] == _expected_kappa(given) == f"undefined, because too few items ({N_ITEMS} complete)"
+    final = ag.report(ag.LabelTable(pd.DataFrame(given, columns=["item_id", "coder", "code"]), item="item_id",
+                                    label="code"), n_boot=0).fleiss.estimate
     # Every label reached the database exactly once, with the time spent on the item.
     stored = store.labels(lead, task.id)
     assert sorted(zip(stored["item_id"], stored["coder"], stored["code"])) == sorted(given)
@@ -176,6 +188,6 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
         lead_page.get_by_role("button", name="Agreement report (Markdown)").click()
     report = io.open(dl.value.path(), encoding="utf-8").read()
     kappa_row = next(line for line in report.splitlines() if line.startswith("| fleiss_kappa |"))
-    assert seen_kappas[-1] in kappa_row, kappa_row
+    assert f"| {final:.3f} |" in kappa_row, kappa_row
     for c in ctx.values():
         c.close()

@@ -1,9 +1,11 @@
-"""Canvas reconstruction: draw, erase, undo, reset, against a naive full-state replay."""
+"""The Follower's canvas: draw, erase, undo, reset, edited one action at a time and as a whole
+history, against a naive full-state replay."""
 
 import numpy as np
 import pytest
 
-from corpus.canvas import KEYFRAME_EVERY, reconstruct
+from corpus.canvas import KEYFRAME_EVERY, Canvas, reconstruct
+from corpus.dataset import load_sample
 
 
 def cells(h, t):
@@ -85,3 +87,32 @@ def test_matches_naive_replay_on_random_sessions(seed):
     for t in range(len(steps)):
         assert np.array_equal(h.mask(t), ref[t]), f"step {t} ({steps[t][0]})"
     assert np.array_equal(h.final, ref[-1])
+
+
+def test_the_incremental_canvas_reports_each_change_in_flat_cells():
+    c = Canvas((3, 4))
+    assert c.draw([(0, 0), (0, 1), (9, 9)]) == ({0, 1}, set())
+    assert c.draw([(0, 1), (2, 3)]) == ({11}, set())  # (0, 1) was filled already
+    assert (2, 3) in c and (1, 1) not in c and (9, 9) not in c and (-1, 3) not in c
+    assert c.erase([(0, 0), (1, 1)]) == (set(), {0})
+    assert c.cells() == {(0, 1), (2, 3)} and len(c) == 2 and c.flat().tolist() == [1, 11]
+    assert c.reset() == (set(), {1, 11}) and len(c) == 0
+    assert c.apply("message", [(1, 1)]) == (set(), set())
+    assert c.undo() == ({1, 11}, set())  # the reset
+    assert c.undo() == ({0}, set())  # the erase
+    assert c.undo() == (set(), {11})  # the second draw turned on (2, 3) only
+    assert c.undo() == (set(), {0, 1})
+    assert c.undo() == (set(), set()) and len(c) == 0  # nothing left to undo
+
+
+def test_sample_corpus_histories_match_the_naive_replay():
+    corpus = load_sample()
+    for s in corpus.sessions.values():
+        shape = tuple(corpus.maps[s.map_id].grid_size)
+        steps = [(a.type, [tuple(x) for x in a.content] if isinstance(a.content, list) else None) for a in s.actions]
+        h = corpus.history(s.id)
+        ref = naive(shape, steps)
+        assert len(h) == len(ref)
+        for t in range(len(steps)):
+            assert np.array_equal(h.mask(t), ref[t]), (s.id, t)
+        assert h.counts.tolist() == [int(m.sum()) for m in ref]

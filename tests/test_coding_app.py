@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
 from analysis import coding as ac
+from components.agreement_panel import human_panel
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
@@ -42,7 +43,8 @@ def team(tmp_path, monkeypatch, corpus):
     bob = store.create_user("bob", "bob-password", "coder")
     guest = store.create_user("guest", "guest-password", "viewer")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
-    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3)
+    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3,
+                             dataset_hash=corpus.content_hash)
     return store, lead, ann, bob, guest, task
 
 
@@ -188,7 +190,9 @@ def test_a_coder_never_sees_another_coders_labels(team):
     secret = "bob-private-note-7741"
     for it in store.items(task.id)["item_id"]:
         store.add_label(bob, task.id, it, "cancel", note=secret)
-    store.set_share_agreement(lead, task.id, True)  # aggregates may be shown; labels never
+    store.add_label(ann, task.id, store.coder_order(task.id, ann)[-1], "cancel")  # one item both coded
+    store.set_share_agreement(lead, task.id, True, min_items=1)  # aggregates may be shown; labels never
+    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)).to_json())  # ... as the lead's snapshot
     at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     for i in range(len(order)):
@@ -218,52 +222,81 @@ def test_a_viewer_cannot_label(team):
 # -- the lead's panel and adjudication ---------------------------------------------------------
 
 
-def test_the_lead_panel_shows_the_live_kappa(team):
+def panel_of(frame: pd.DataFrame) -> ag.Headline:
+    """The numbers the live panel shows for these labels."""
+    return ag.panel(ag.LabelTable(frame, item="item_id", label="code"), min_items=ag.PANEL_MIN_ITEMS)
+
+
+def metric_value(at: AppTest, label: str) -> str:
+    return next(m for m in at.metric if m.label == label).value
+
+
+def test_the_lead_panel_shows_the_live_kappa_with_its_interval(team):
     store, lead, ann, bob, guest, task = team
     items = store.items(task.id)["item_id"].tolist()
     codes = ["initiate", "continue", "acknowledge", "repair", "continue", "continue", "acknowledge", "initiate", "repair", "continue"]
     for i, it in enumerate(items):
         store.add_label(ann, task.id, it, codes[i])
         store.add_label(bob, task.id, it, codes[i] if i % 3 else "continue")
-    expected = ag.panel(store.labels(lead, task.id), item_col="item_id", label_col="code")
+    expected = panel_of(store.labels(lead, task.id))
     at = signed_in("lead", "lead-password", "pages/tasks.py")
-    kappa = next(m for m in at.metric if m.label == "Fleiss' kappa")
-    assert kappa.value == f"{expected['fleiss_kappa']:.3f}"
-    alpha = next(m for m in at.metric if m.label == "Krippendorff's alpha")
-    assert alpha.value == f"{expected['krippendorff_alpha']:.3f}"
+    assert metric_value(at, "Fleiss' kappa") == f"{expected.fleiss.estimate:.3f}"
+    assert metric_value(at, "Krippendorff's alpha") == f"{expected.alpha.estimate:.3f}"
+    # The interval of the same report, and the counts it rests on, beside the numbers.
+    report = ag.report(ag.LabelTable(store.labels(lead, task.id), item="item_id", label="code"), n_boot=200, seed=0)
+    lo, hi = report.fleiss.interval
+    assert any(c.value == f"95% CI {lo:.3f} to {hi:.3f}" for c in at.caption)
+    assert any(c.value.startswith("20 labels from 2 coders on 10 items; Fleiss' kappa on the 10 items") for c in at.caption)
     assert any("too few items" in w.value for w in at.warning)
     # A new label changes the number the lead sees.
     store.add_label(bob, task.id, items[1], "cancel")
     at.run()
-    after = ag.panel(store.labels(lead, task.id), item_col="item_id", label_col="code")["fleiss_kappa"]
-    assert after != expected["fleiss_kappa"]
-    assert next(m for m in at.metric if m.label == "Fleiss' kappa").value == f"{after:.3f}"
+    after = panel_of(store.labels(lead, task.id)).fleiss.estimate
+    assert after != expected.fleiss.estimate
+    assert metric_value(at, "Fleiss' kappa") == f"{after:.3f}"
 
 
-def test_agreement_is_shown_per_codebook_version(team):
+def test_below_the_minimum_the_panel_says_too_few_items(team):
     store, lead, ann, bob, guest, task = team
     items = store.items(task.id)["item_id"].tolist()
-    before = ["initiate", "continue", "acknowledge", "repair", "continue"]
-    for i, it in enumerate(items[:5]):
-        store.add_label(ann, task.id, it, before[i])
-        store.add_label(bob, task.id, it, before[i] if i % 2 else "continue")
+    store.add_label(ann, task.id, items[0], "initiate")
+    store.add_label(bob, task.id, items[0], "continue")  # one complete item: kappa would be -0.5
+    store.add_label(ann, task.id, items[1], "initiate")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    assert metric_value(at, "Fleiss' kappa") == "undefined"
+    assert any(c.value == "undefined, because too few items (1 complete)" for c in at.caption)
+    assert any(c.value.startswith("3 labels from 2 coders on 2 items; Fleiss' kappa on the 1 items") for c in at.caption)
+    # The details come from the same refresh: the same counts.
+    assert any("too few items: 1 coded by every coder" in w.value for w in at.warning)
+
+
+def test_agreement_is_shown_per_codebook_version(team, corpus):
+    store, lead, ann, bob, guest, task = team
+    items20 = ac.assign_partitions(ac.sample_items(corpus.actions_df, 20, seed=4), 2, seed=4)
+    big = store.create_task(lead, "versions", corpus.info.name, cbm.default(), items20, [ann, bob], seed=4,
+                            dataset_hash=corpus.content_hash)
+    items = store.items(big.id)["item_id"].tolist()
+    before = ["initiate", "continue", "acknowledge", "repair", "continue"] * 2
+    for i, it in enumerate(items[:10]):
+        store.add_label(ann, big.id, it, before[i])
+        store.add_label(bob, big.id, it, before[i] if i % 2 else "continue")
     data = cbm.default().to_dict()
     data["version"] = "1.1"
     data["codes"][1]["definition"] = "Continue: the same speaker goes on with the same contribution."
-    store.revise_codebook(lead, task.id, cbm.parse(data))
-    after = ["initiate", "continue", "repair", "continue", "acknowledge"]
-    for i, it in enumerate(items[5:]):
-        store.add_label(ann, task.id, it, after[i])
-        store.add_label(bob, task.id, it, after[i])
+    store.revise_codebook(lead, big.id, cbm.parse(data))
+    after = ["initiate", "continue", "repair", "continue", "acknowledge"] * 2
+    for i, it in enumerate(items[10:]):
+        store.add_label(ann, big.id, it, after[i])
+        store.add_label(bob, big.id, it, after[i])
     at = signed_in("lead", "lead-password", "pages/tasks.py")
+    at.selectbox(key="ta_task").select_index(1).run()
     table = next(d.value for d in at.dataframe if "codebook version" in d.value.columns)
-    cur = store.labels(lead, task.id)
-    expected = {v: ag.panel(cur[cur["codebook_version"] == v], item_col="item_id", label_col="code")["fleiss_kappa"]
-                for v in ("1.0", "1.1")}
+    cur = store.labels(lead, big.id)
+    expected = {v: panel_of(cur[cur["codebook_version"] == v]).fleiss.estimate for v in ("1.0", "1.1")}
     assert table["codebook version"].tolist() == ["1.0", "1.1"]
     assert table["Fleiss' kappa"].tolist() == [f"{expected['1.0']:.3f}", f"{expected['1.1']:.3f}"]
     assert expected["1.1"] == 1.0 and expected["1.0"] < 1.0
-    assert at.selectbox(key="ta_task").options == ["pilot (10 items, Grounding acts (Traum, 1995) v1.1)"]
+    assert at.selectbox(key="ta_task").options[1] == "versions (20 items, Grounding acts (Traum, 1995) v1.1)"
 
 
 def _array(value):
@@ -313,11 +346,11 @@ def test_the_alignment_page_uses_the_gold_of_a_closed_task(team, corpus):
 
 def test_an_undefined_kappa_is_said_in_words(team):
     store, lead, ann, bob, guest, task = team
-    for it in store.items(task.id)["item_id"][:4]:
+    for it in store.items(task.id)["item_id"]:
         store.add_label(ann, task.id, it, "continue")
         store.add_label(bob, task.id, it, "continue")
     at = signed_in("lead", "lead-password", "pages/tasks.py")
-    assert next(m for m in at.metric if m.label == "Fleiss' kappa").value == "undefined"
+    assert metric_value(at, "Fleiss' kappa") == "undefined"
     assert any(c.value == f"undefined, because {ag.ALL_SAME}" for c in at.caption)
 
 
@@ -425,29 +458,34 @@ def test_id_lists_are_checked_line_by_line():
 
 def test_the_agreement_report_has_every_statistic(corpus):
     lab = corpus.coded()
-    lab = lab.assign(coder_kind=["model" if c == "llm_coder" else "human" for c in lab["coder"]], codebook_version="1.0")
+    lab = lab.assign(codebook_version="1.0")
     rep = ac.agreement_report(lab, n_boot=50)
-    assert rep["excluded_coders"] == ["llm_coder"]
+    assert rep.excluded_coders == ["llm_coder"]
     humans = lab[lab["coder_kind"] == "human"]
-    direct = ag.report(humans, item_col="item_id", label_col="code", n_boot=50, seed=0)
-    assert rep["overall"]["fleiss_kappa"] == direct["fleiss_kappa"]
+    direct = ag.report(ag.LabelTable(humans, item="item_id", label="code"), n_boot=50, seed=0)
+    assert rep.overall.fleiss.estimate == direct.fleiss.estimate
     meta = ac.ReportMeta(task="pilot", dataset="sample", codebook_id="grounding_acts", codebook_name="Grounding acts",
                          codebook_version="1.0", n_items_in_task=180)
     table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta)))
     row = table.set_index("statistic").loc["fleiss_kappa"]
-    assert float(row["value"]) == pytest.approx(direct["fleiss_kappa"])
-    assert float(row["ci_low"]) == pytest.approx(direct["fleiss_ci"][0]) and int(row["n"]) == direct["fleiss_items_used"]
+    assert float(row["estimate"]) == pytest.approx(direct.fleiss.estimate) and int(row["n"]) == direct.fleiss.n
+    assert float(row["ci_low"]) == pytest.approx(direct.fleiss.interval[0])
+    assert row["computed_by"].startswith("analysis.agreement.fleiss (vectorized) (groundwork ")
+    assert row["interval_method"].startswith("percentile bootstrap over items (50 resamples, seed 0)")
     stats = set(table["statistic"])
     assert {"krippendorff_alpha", "percent_agreement", "mean_pairwise_cohen_kappa", "gwet_ac1",
-            "fleiss_kappa[acknowledge]", "cohen_kappa[coder_a,coder_b]", "package:statsmodels",
-            "package:krippendorff", "package:scikit-learn", "package:numpy", "package:pandas"} <= stats
+            "fleiss_kappa[acknowledge]", "cohen_kappa[coder_a,coder_b]", "coder_bias_chi2", "n_missing_labels",
+            "package:groundwork", "package:krippendorff", "package:scipy", "package:numpy", "package:pandas"} <= stats
+    # Only the packages that computed a number are named.
+    assert "package:statsmodels" not in stats and "package:scikit-learn" not in stats
     md = ac.report_markdown(rep, meta)
-    assert f"| fleiss_kappa | {direct['fleiss_kappa']:.3f} | {direct['fleiss_items_used']} |" in md
-    assert "`grounding_acts` v1.0" in md and "statsmodels" in md
+    assert f"| fleiss_kappa | {direct.fleiss.estimate:.3f} | {direct.fleiss.n} |" in md
+    assert "`grounding_acts` v1.0" in md and "tested equal to statsmodels.stats.inter_rater.fleiss_kappa" in md
+    assert "Krippendorff's alpha (nominal): " in md and "krippendorff.alpha (krippendorff " in md
     # Two codebook versions: reported apart as well.
     two = lab.assign(codebook_version=["1.0" if i % 2 else "1.1" for i in range(len(lab))])
     rep2 = ac.agreement_report(two, n_boot=0)
-    assert sorted(rep2["by_version"]) == ["1.0", "1.1"]
+    assert sorted(rep2.by_version) == ["1.0", "1.1"]
     assert "## Codebook v1.1" in ac.report_markdown(rep2, meta)
 
 
@@ -457,9 +495,17 @@ def test_an_undefined_statistic_is_written_in_words():
     rep = ac.agreement_report(lab, n_boot=0)
     meta = ac.ReportMeta("t", "d", "cb", "CB", "1", 2)
     table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta))).set_index("statistic")
-    assert pd.isna(table.loc["fleiss_kappa", "value"])
+    assert pd.isna(table.loc["fleiss_kappa", "estimate"])
     assert table.loc["fleiss_kappa", "note"] == f"undefined, because {ag.ALL_SAME}"
     assert f"undefined, because {ag.ALL_SAME}" in ac.report_markdown(rep, meta)
+    assert "No labels yet" in ac.report_markdown(ac.agreement_report(lab.iloc[:0], n_boot=0), meta)
+
+
+def test_text_from_the_data_cannot_break_the_markdown_report():
+    lab = pd.DataFrame({"item_id": ["a|b", "a|b", "c", "c"], "coder": ["x", "y", "x", "y"],
+                        "code": ["p", "q|r", "p", "p"], "coder_kind": "human", "codebook_version": "1"})
+    md = ac.report_markdown(ac.agreement_report(lab, n_boot=0), ac.ReportMeta("t|x", "d", "cb", "CB", "1", 2))
+    assert "| a\\|b | 0.00 | x=p; y=q\\|r |" in md and "# Agreement report: t\\|x" in md
 
 
 def test_long_export_as_jsonl():

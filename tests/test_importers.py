@@ -1,8 +1,9 @@
 """Importers: the collaboration platform's raw logs and the HCRC Map Task corpus.
 
-The real samples are read from ../shared/real_data at test time (never copied into the
-repository); tests that need them skip with the reason when that folder is absent. Expected values
-are recomputed here from the raw files (log rows, ink PNGs, transcript lines), not typed in.
+The real samples are read from ../shared/real_data (or the folder GROUNDWORK_REAL_DATA names) at
+test time (never copied into the repository); tests that need them skip with the reason when that
+folder is absent. Expected values are recomputed here from the raw files (log rows, ink PNGs,
+transcript lines), not typed in.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from corpus.importers.platform import parse_time
 from corpus.validate import DatasetError, Report
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = ROOT.parent / "shared" / "real_data"
+REAL = Path(os.environ.get("GROUNDWORK_REAL_DATA", ROOT.parent / "shared" / "real_data"))  # a checkout elsewhere names it
 PLATFORM = REAL / "neuhai_platform_sample"
 HCRC = REAL / "hcrc_maptask"
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
@@ -396,6 +397,74 @@ def test_malformed_log_lines_name_file_line_and_field_and_nothing_is_written(tmp
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+LONG_INT = "9" * 5001
+
+
+def _hostile(kind: str) -> str:
+    """One JSON text the standard parser would crash on: RecursionError (deep) or ValueError (long)."""
+    return '{"action_type": "send_message", "metadata": ' + DEEP + "}" if kind == "deep" else \
+        '{"action_type": "send_message", "session_elapsed_seconds": ' + LONG_INT + "}"
+
+
+def _json_refusal(kind: str) -> str:
+    return "nested deeper than 200 levels" if kind == "deep" else "an integer of 5001 digits is too long"
+
+
+@needs_platform
+@pytest.mark.parametrize("kind", ["deep", "long_int"])
+def test_hostile_json_in_a_real_platform_log_names_file_and_line(tmp_path, kind):
+    src = tmp_path / "export"
+    shutil.copytree(PLATFORM, src)
+    lines = (src / GUIDE_LOG).read_text(encoding="utf-8").splitlines()
+    lines.insert(3, _hostile(kind))
+    (src / GUIDE_LOG).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", src, tmp_path / "out")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.record, issue.field) == (GUIDE_LOG, "line 4", "(json)")
+    assert _json_refusal(kind) in issue.message
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["deep", "long_int"])
+@pytest.mark.parametrize("target", ["ffffffff-2.jsonl", "post_session_annotations.json", "in_session_checkpoints.json",
+                                    "landmark_names.json"])
+def test_hostile_json_in_any_platform_file_is_an_error_not_a_crash(tmp_path, kind, target):
+    _grid_export(tmp_path / "export")
+    path = tmp_path / "export" / target
+    if target.endswith(".jsonl"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        path.write_text("\n".join([*lines[:2], _hostile(kind), *lines[2:]]) + "\n", encoding="utf-8")
+        record = "line 3"
+    else:
+        path.write_text("\n" + _hostile(kind), encoding="utf-8")
+        record = "line 2"
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", tmp_path / "export", tmp_path / "out")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.field) == (target, "(json)")
+    # The line where the parser locates the refusal; "-" where it gives none.
+    assert issue.record in (record, "-")
+    assert _json_refusal(kind) in issue.message
+    assert not (tmp_path / "out").exists()
+
+
+def test_huge_field_values_are_quoted_short(tmp_path):
+    _grid_export(tmp_path / "export")
+    log = tmp_path / "export" / "gggggggg-1.jsonl"
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    rows[0]["timestamp"] = "x" * 200_000
+    rows[1]["action_type"] = [[[[[[["send_message"]]]]]]] * 1000
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", tmp_path / "export", tmp_path / "out")
+    got = {(i.record, i.field): i.message for i in exc.value.report.errors}
+    assert set(got) == {("line 1", "timestamp"), ("line 2", "action_type")}
+    assert got[("line 1", "timestamp")].startswith("not an ISO-8601 time: 'xxxx")
+    assert all(len(m) < 200 for m in got.values()), got
+
+
 def test_existing_destination_is_kept_unless_overwrite(tmp_path):
     _grid_export(tmp_path / "export")
     dest = tmp_path / "ds"
@@ -583,6 +652,53 @@ def test_hcrc_nxt_with_timed_units(tmp_path):
     assert [(a.role, a.content, a.timestamp) for a in s.actions] == [
         ("guide", "go left", 0.0), ("follower", "mmhmm", 1.0), ("guide", "okay", 2.5)]
     assert [lab["code"] for lab in r.labels] == ["instruct", "acknowledge", "query_yn"]
+
+
+def _nxt_dialogue(folder: Path, g_start: str = "1.5", nested: str = "") -> None:
+    """One two-move NXT dialogue with timed words; ``nested`` goes inside the giver's moves file."""
+    ns = 'xmlns:nite="http://nite.sourceforge.net/"'
+    (folder / "d3.g.moves.xml").write_text(
+        f'<nite:root {ns}>{nested}<move id="d3.g.move.1" label="instruct"><nite:child href="d3.g.timed-units.xml#id(d3g.1)"/>'
+        '</move></nite:root>')
+    (folder / "d3.f.moves.xml").write_text(
+        f'<nite:root {ns}><move id="d3.f.move.1" label="acknowledge"><nite:child href="d3.f.timed-units.xml#id(d3f.1)"/>'
+        '</move></nite:root>')
+    (folder / "d3.g.timed-units.xml").write_text(f'<nite:root {ns}><tu id="d3g.1" start="{g_start}">go</tu></nite:root>')
+    (folder / "d3.f.timed-units.xml").write_text(f'<nite:root {ns}><tu id="d3f.1" start="2.5">mmhmm</tu></nite:root>')
+
+
+def test_hcrc_deeply_nested_xml_is_read_without_a_crash(tmp_path):
+    _nxt_dialogue(tmp_path, nested="<x>" * 100_000 + "</x>" * 100_000)
+    r = import_source("hcrc", tmp_path)
+    assert r.report.ok, r.report.format()
+    assert [(a.role, a.content, a.timestamp) for a in r.sessions[0].actions] == [("guide", "go", 0.0), ("follower", "mmhmm", 1.0)]
+
+
+@pytest.mark.parametrize("start", [LONG_INT, "1e999", "nan", "-inf"])
+def test_hcrc_word_time_that_is_not_a_finite_number_names_file_and_word(tmp_path, start):
+    _nxt_dialogue(tmp_path, g_start=start)
+    with pytest.raises(DatasetError) as exc:
+        run_import("hcrc", tmp_path, tmp_path / "out")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.record, issue.field) == ("d3.g.timed-units.xml", "word d3g.1", "start")
+    assert "not a time" in issue.message
+    assert not (tmp_path / "out").exists()
+
+
+@needs_hcrc
+@pytest.mark.parametrize("kind", ["deep", "long_int"])
+def test_hostile_text_in_a_real_hcrc_transcript_is_an_error_not_a_crash(tmp_path, kind):
+    """Brackets and digits are plain words in a transcript: a line of them with an unknown move
+    is reported by line and field like any other."""
+    lines = (HCRC / "q1ec1.pipe.txt").read_text(encoding="utf-8").splitlines()
+    hostile = DEEP if kind == "deep" else LONG_INT
+    lines.insert(2, f"g|{hostile}|{hostile}")
+    (tmp_path / "q1ec1.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DatasetError) as exc:
+        run_import("hcrc", tmp_path, tmp_path / "out")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.record, issue.field) == ("q1ec1.txt", "line 3", "move")
+    assert len(issue.message) < 400  # the hostile text is quoted shortened, not whole
 
 
 def test_hcrc_bad_lines_are_reported(tmp_path):

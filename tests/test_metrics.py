@@ -45,3 +45,43 @@ def test_perfect_drawing():
     route = mask((5, 5), ROUTE)
     s = score(route.copy(), route)
     assert (s.accuracy, s.coverage, s.distance_weighted) == (1.0, 1.0, 1.0)
+
+
+def chebyshev_by_dilation(route, max_distance=3):
+    """The former definition: grow the route by one 8-neighbourhood ring per step."""
+    from scipy import ndimage
+
+    dist = np.full(route.shape, max_distance, dtype=np.int64)
+    reach = route.copy()
+    dist[reach] = 0
+    for d in range(1, max_distance):
+        reach = ndimage.binary_dilation(reach, structure=np.ones((3, 3), dtype=bool))
+        dist[reach & (dist == max_distance)] = d
+    return dist
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_distance_transform_equals_repeated_dilation_on_random_masks(seed):
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(1, 30)), int(rng.integers(1, 40)))
+    density = [0.0, 0.005, 0.02, 0.1, 0.5, 1.0][seed % 6]
+    route = rng.random(shape) < density
+    drawn = rng.random(shape) < 0.3
+    for cap in (0, 1, 2, 3, 5):
+        assert np.array_equal(chebyshev_distance(route, cap), chebyshev_by_dilation(route, cap)), cap
+    old = chebyshev_by_dilation(route, 3)
+    expected = float(np.array([1.0, 2 / 3, 1 / 3, 0.0])[old[drawn]].mean()) if drawn.any() else None
+    assert distance_weighted_score(drawn, route) == expected
+
+
+def test_coverage_curve_is_the_coverage_of_every_step():
+    from corpus.canvas import reconstruct
+    from corpus.metrics import coverage, coverage_curve
+
+    route = mask((5, 5), ROUTE)
+    steps = [("draw", [(2, 0), (2, 1), (3, 3)]), ("message", None), ("erase", [(2, 1)]), ("undo", None), ("reset", None),
+             ("undo", None), ("draw", [(2, 2), (2, 3), (2, 4)])]
+    h = reconstruct((5, 5), steps)
+    curve = coverage_curve(h, route)
+    assert curve.tolist() == pytest.approx([2 / 5, 2 / 5, 1 / 5, 2 / 5, 0.0, 2 / 5, 1.0])
+    assert curve.tolist() == [coverage(h.mask(t), route) for t in range(len(steps))]

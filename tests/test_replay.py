@@ -1,4 +1,6 @@
-"""The Replay screen: per-session frame data, the grid canvas, exports, and the page under AppTest."""
+"""The Replay screen: per-session frame data, what the player receives, the grid canvas, the exports,
+participants, and the page under AppTest (the player itself is driven in chromium by
+test_browser_replay.py)."""
 
 from __future__ import annotations
 
@@ -6,6 +8,7 @@ import importlib.util
 import io
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -14,9 +17,14 @@ from PIL import Image
 from streamlit.testing.v1 import AppTest
 
 from analysis import replay as rp
+from analysis.participants import teamq_profile
 from components import grid_canvas
+from components.replay.export import standalone_html
+from components.replay.header import md_text
+from components.replay.payload import clean_position, player_payload
 from corpus.dataset import load_dir, load_sample
 from corpus.model import Action, Checkpoint
+from corpus.values import Undefined
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -54,6 +62,7 @@ def test_timeline_follows_the_canvas(tiny_frames):
     assert tl["accuracy"].tolist()[1:] == pytest.approx([1.0, 0.6, 0.6, 0.75, 0.6])
     assert list(tl["alignment"]) == ["aligned", "aligned", "not aligned", "not aligned", "aligned", "aligned"]
     assert tiny_frames.final_scores() == {"accuracy": pytest.approx(0.6), "coverage": pytest.approx(0.5), "n_drawn": 5}
+    assert tiny_frames.accuracy(0) == Undefined("nothing is drawn yet")
 
 
 def test_cell_codes_show_each_category(tiny_frames):
@@ -79,22 +88,16 @@ def test_cell_codes_show_each_category(tiny_frames):
     assert empty[0, 0] == rp.START and not np.isin(empty, [rp.DRAWN, rp.ADDED, rp.ERASED]).any()
 
 
-def test_jump_targets_and_playback(tiny_frames):
+def test_jump_targets_from_every_step(tiny_frames):
     f = tiny_frames
     assert f.targets["message"].tolist() == [0, 3]
     assert f.targets["drawing"].tolist() == [1, 2, 4, 5]
     assert f.targets["not_aligned"].tolist() == [2, 3]
-    assert rp.next_target(f, "message", 0) == 3
-    assert rp.next_target(f, "message", 3) is None
-    assert rp.prev_target(f, "drawing", 4) == 2
-    assert rp.next_target(f, "not_aligned", -1) == 2
-    # Uniform: `speed` actions per second. Real time: the session clock (0, 5, 9, 12, 15, 20 s).
-    assert rp.play_target(f, 0, 1.0, "uniform", 2.0) == 2
-    assert rp.play_target(f, 4, 10.0, "uniform", 2.0) == 5
-    assert rp.play_target(f, 0, 4.9, "real_time", 1.0) == 0
-    assert rp.play_target(f, 0, 5.0, "real_time", 1.0) == 1
-    assert rp.play_target(f, 1, 2.0, "real_time", 4.0) == 3  # from 5 s, 8 s of session time later
-    assert rp.step_at_time(f, 14.9) == 3
+    # The next target after each of the six steps (-1: none left).
+    assert rp.next_targets(f, "message").tolist() == [3, 3, 3, -1, -1, -1]
+    assert rp.next_targets(f, "drawing").tolist() == [1, 2, 4, 4, 5, -1]
+    assert rp.next_targets(f, "not_aligned").tolist() == [2, 2, 3, -1, -1, -1]
+    assert rp.next_targets(f, "checkpoint").tolist() == [-1] * 6
 
 
 def test_nearest_checkpoint_prefers_the_actors_own(tiny):
@@ -106,15 +109,15 @@ def test_nearest_checkpoint_prefers_the_actors_own(tiny):
     ]
     f = rp.build_frames(s, tiny.map_of("s1"))
     assert f.targets["checkpoint"].tolist() == [1, 2, 5]
-    pos, cp = rp.nearest_checkpoint(f, 4, "follower")
+    pos, cp = f.checkpoints[rp.nearest_checkpoint(f, 4, "follower")]
     assert (pos, cp.index, cp.team_goal) == (5, 2, "nearly there")
-    pos, cp = rp.nearest_checkpoint(f, 4, "guide")
+    pos, cp = f.checkpoints[rp.nearest_checkpoint(f, 4, "guide")]
     assert (pos, cp.role) == (1, "guide")
     # Equally far: the earlier one (already answered).
     s.checkpoints = s.checkpoints[1:]
     f = rp.build_frames(s, tiny.map_of("s1"))
-    assert rp.nearest_checkpoint(f, 3, "guide")[0] == 2  # no guide checkpoint: the nearest of any role, tie -> earlier
-    assert rp.nearest_checkpoint(f, 4, "follower")[0] == 5
+    assert f.checkpoints[rp.nearest_checkpoint(f, 3, "guide")][0] == 2  # no guide checkpoint: nearest of any role, tie -> earlier
+    assert f.checkpoints[rp.nearest_checkpoint(f, 4, "follower")][0] == 5
 
 
 def test_bad_sessions_raise_a_clear_error(tiny):
@@ -180,44 +183,141 @@ def test_a_map_without_a_route_replays_with_the_drawing_only(tiny):
     assert int(((codes == rp.DRAWN) | (codes == rp.ADDED)).sum()) == last.n_drawn
     fig = grid_canvas.figure(f.grid_map, last, layers=f.layers)
     assert list(fig.data[1].text) == ["start"]
-    assert Image.open(io.BytesIO(grid_canvas.to_png(f.grid_map, last, layers=f.layers))).format == "PNG"
+    payload = player_payload(f)
+    assert payload["finish"] is None and payload["route"] == []
+    assert payload["steps"]["coverage"] == [None] * f.n_steps and payload["coverage_undefined"] == "the map has no route"
 
 
-def test_png_is_drawn_from_the_cell_states(tiny_frames):
+def test_frame_image_is_drawn_from_the_cell_states(tiny_frames):
     f = tiny_frames
-    data = grid_canvas.to_png(f.grid_map, f.state(2), view="guide", layers=f.layers, cell_px=10, caption="s1 action 2")
-    img = Image.open(io.BytesIO(data)).convert("RGB")
+    img = grid_canvas.frame_image(f.grid_map, f.state(2), view="guide", layers=f.layers, cell_px=10, caption="s1 action 2")
     pad, head = 8, 28
     assert img.size == (12 * 10 + 2 * pad, 10 * 10 + 2 * pad + head)
 
     def pixel(r, c):
         return img.getpixel((pad + c * 10 + 6, pad + head + r * 10 + 6))
 
-    def rgb(code):
-        h = grid_canvas.CELL_COLORS[code]
-        return tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))
-
-    assert pixel(2, 2) == rgb(rp.ADDED)
-    assert pixel(0, 2) == rgb(rp.DRAWN_ON_ROUTE)
-    assert pixel(9, 0) == rgb(rp.EMPTY)
-    assert pixel(2, 3) == rgb(rp.ROUTE)
+    assert pixel(2, 2) == _rgb(rp.ADDED)
+    assert pixel(0, 2) == _rgb(rp.DRAWN_ON_ROUTE)
+    assert pixel(9, 0) == _rgb(rp.EMPTY)
+    assert pixel(2, 3) == _rgb(rp.ROUTE)
 
 
-def test_gif_and_html_animation_have_one_frame_per_step(tiny_frames):
+def _rgb(code: int) -> tuple[int, int, int]:
+    h = grid_canvas.CELL_COLORS[code]
+    return tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))
+
+
+def test_gif_has_one_frame_per_step(tiny_frames):
     f = tiny_frames
     gif = Image.open(io.BytesIO(grid_canvas.to_gif(f.grid_map, [f.state(t) for t in range(f.n_steps)])))
     assert gif.format == "GIF" and gif.n_frames == f.n_steps
-    fig = grid_canvas.animation_figure(f.grid_map, list(rp.all_states(f)), captions=[r["text"] for r in f.transcript])
-    assert len(fig.frames) == f.n_steps
-    drawn, on_route, caption = fig.frames[2].data[0], fig.frames[2].data[1], fig.frames[2].data[4]
-    assert caption.text == ("drew 2 cells",)
-    assert sorted(zip(drawn.y, drawn.x)) == [(1, 2), (2, 2)]  # off the route
-    assert sorted(zip(on_route.y, on_route.x)) == [(0, 0), (0, 1), (0, 2)]
-    assert fig.layout.images[0].source.startswith("data:image/png;base64,")
-    page = grid_canvas.animation_html(f.grid_map, rp.all_states(f))
-    # Self-contained: plotly.js inline, no script loaded from elsewhere.
-    assert page.lower().startswith("<!doctype html>") and "Plotly.newPlot" in page
-    assert not re.search(r"<script[^>]+src=", page) and len(page) > 1_000_000
+
+
+# -- what the player receives -------------------------------------------------------------------
+
+
+def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
+    """The browser applies each step's added and removed cells; done here the same way, every step
+    gives the canvas of corpus.canvas, and the bases are cell_codes' categories of each view."""
+    s = tiny.session("s1")
+    s.checkpoints = [Checkpoint(role="follower", index=1, progress=0.25, action_index=2, elapsed_s=9, team_goal="drawing")]
+    f = rp.build_frames(s, tiny.map_of("s1"))
+    p = json.loads(json.dumps(player_payload(f)))  # what the browser gets
+    rows, cols = p["grid"]
+    assert (rows, cols) == (10, 12) and p["steps"]["n"] == 6
+    mask = np.zeros(rows * cols, dtype=bool)
+    for t in range(f.n_steps):
+        mask[p["steps"]["removed"][t]] = False
+        mask[p["steps"]["added"][t]] = True
+        assert np.array_equal(mask.reshape(rows, cols), f.history.mask(t)), t
+    for name, view, route in (("guide", "guide", True), ("follower", "follower", False), ("follower_route", "follower", True)):
+        digits = np.frombuffer(p["bases"][name].encode(), dtype=np.uint8) - ord("0")
+        assert np.array_equal(digits.reshape(rows, cols), rp.cell_codes(f.layers, None, view, route)), name
+    assert p["start"] == 0 and p["finish"] == 3 * 12 + 3
+    assert sorted(p["route"]) == [0, 1, 2, 15, 27, 39]
+    assert p["cells"]["colors"][rp.ADDED] == grid_canvas.CELL_COLORS[rp.ADDED]
+    assert p["cells"]["codes"]["erased"] == rp.ERASED
+    assert p["next"]["drawing"] == [1, 2, 4, 4, 5, -1]
+    assert p["steps"]["anchor"] == [0] * 6  # the only checkpoint, whoever acts
+    assert p["checkpoints"][0]["pos"] == 2 and p["checkpoints"][0]["answers"][0] == ["Team goal", "drawing"]
+    assert p["steps"]["text"][1] == "drew 3 cells" and p["steps"]["time_label"][5] == "0:20"
+    assert p["steps"]["coverage"] == [0.0, 0.5, 0.5, 0.5, 0.5, 0.5]
+    # Mental models: two distinct ones (aligned, not aligned), referenced per step.
+    assert p["steps"]["mm"] == [0, 0, 1, 1, 0, 0] and len(p["mental_models"]) == 2
+    not_aligned = p["mental_models"][1]
+    assert not_aligned["aligned"] is False and not_aligned["reasons"] == [["n2", "Different understanding of the current state"]]
+    assert not_aligned["labels"][0] == ["Team goal", "t4", "Something was unclear and we were working it out"]
+    lake = next(m for m in p["views"]["guide"]["misplaced"] if m["name"] == "lake")
+    assert lake["here"] == [4, 5, 4, 5] and lake["there"] == [6, 7, 6, 7] and lake["other"] == "Follower's map"
+
+
+def test_payload_of_a_long_session_is_small():
+    session, grid_map = _bench().synthetic_session(100, 100, 1000, seed=3)
+    p = player_payload(rp.build_frames(session, grid_map))
+    size = len(json.dumps(p, separators=(",", ":")))
+    assert p["steps"]["n"] == 1000 and len(p["bases"]["guide"]) == 10_000
+    assert size < 400_000, size
+
+
+def test_positions_from_links_and_the_browser_are_checked():
+    assert clean_position({"step": "7", "view": "both", "route": "1"}, 20) == {"step": 7, "view": "both", "route": True}
+    assert clean_position({"step": 99, "view": "x"}, 20) == {"step": 19, "view": "guide", "route": False}
+    assert clean_position({"step": -3, "view": "follower", "route": True}, 20) == {"step": 0, "view": "follower", "route": True}
+    assert clean_position({"step": "seven"}, 20) is None
+    assert clean_position("12", 20) is None
+    assert clean_position({"step": 4}, 0) == {"step": 0, "view": "guide", "route": False}
+
+
+HOSTILE = '</script><iframe srcdoc="<script>parent.__pwned=1</script>"></iframe><img src=x onerror="window.__pwned=2">'
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.tags: list[tuple[str, dict]] = []
+        self.data: dict[str, str] = {}
+        self._in = None
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+        self._in = dict(attrs).get("id")
+
+    def handle_data(self, data):
+        if self._in:
+            self.data[self._in] = self.data.get(self._in, "") + data
+
+
+def test_standalone_player_is_self_contained_and_its_data_stays_data(tiny):
+    s = tiny.session("s1")
+    s.actions[0].content = HOSTILE
+    f = rp.build_frames(s, tiny.map_of("s1"))
+    data = {**player_payload(f), "start": {"step": 2, "view": "both", "route": False}, "title": HOSTILE, "note": ""}
+    page = standalone_html(data, HOSTILE)
+    parsed = _Tags()
+    parsed.feed(page)
+    scripts = [attrs for tag, attrs in parsed.tags if tag == "script"]
+    assert [a.get("type") for a in scripts] == ["application/json", "module"]
+    assert not any(tag in ("iframe", "img") for tag, _ in parsed.tags)
+    assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)  # nothing fetched from elsewhere
+    assert json.loads(parsed.data["replay-data"]) == json.loads(json.dumps(data))
+    assert "<title>&lt;/script&gt;" in page
+
+
+# -- participants -------------------------------------------------------------------------------
+
+
+def test_teamq_profile_means_per_dimension():
+    scores = [4, 2, 3, 1, 0, 4, 2, 3, 4, 1, 2, 3, 3, 0]
+    p = teamq_profile(scores)
+    dims = dict(p.dimensions)
+    assert list(dims)[:3] == ["Task Contribution", "Feedback", "Communication"] and len(dims) == 9
+    assert dims["Task Contribution"] == 3.0  # items 1-2: 4, 2
+    assert dims["Coordination"] == 3.0  # items 7-9: 2, 3, 4
+    assert dims["Conflict Management"] == 2.0  # items 12-14: 3, 3, 0
+    assert p.mean == pytest.approx(32 / 14)
+    assert p.items[4].answer == "Never" and p.items[0].answer == "Always"
+    assert teamq_profile(None) == Undefined("no TeamQ answers in the data")
 
 
 # -- the page -----------------------------------------------------------------------------------
@@ -234,97 +334,68 @@ def _open_replay(tmp_path, monkeypatch, query: dict | None = None) -> AppTest:
     return at
 
 
-def _canvas_z(at: AppTest) -> np.ndarray:
-    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("replay_canvas_guide"))
-    z = json.loads(chart.proto.spec)["data"][0]["z"]
-    if isinstance(z, dict):  # plotly's typed-array encoding
-        import base64
-
-        arr = np.frombuffer(base64.b64decode(z["bdata"]), dtype={"i1": np.int8, "u1": np.uint8}[z["dtype"]])
-        return arr.reshape(z["shape"] if isinstance(z["shape"], list) else [int(x) for x in str(z["shape"]).split(",")])
-    return np.asarray(z)
+def _player(at: AppTest) -> tuple[str, dict]:
+    """The player's key and the data it was given."""
+    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "groundwork_replay_player"]
+    key = element.proto.id.rsplit("-", 1)[-1]
+    return key, json.loads(element.proto.json)
 
 
-def _current_row(at: AppTest) -> int:
-    body = at.html[0].proto.body
-    m = re.search(r'class="rp-row[^"]*rp-cur" data-pos="(\d+)"', body)
-    assert m, "no highlighted transcript row"
-    return int(m.group(1))
-
-
-def test_stepping_changes_the_frame_and_the_highlight(tmp_path, monkeypatch):
-    corpus = load_sample()
-    sid = next(iter(corpus.sessions))
-    frames = rp.frames_for(corpus, sid)
-    at = _open_replay(tmp_path, monkeypatch)
-    assert at.title[0].value == "Replay"
-    assert at.selectbox(key="replay_session").value == sid
-    assert at.slider(key="replay_step").value == 0
-    assert _current_row(at) == 0
-    assert np.array_equal(_canvas_z(at), frames.codes(0, "guide"))
-    assert any("Condition:" in m.value for m in at.markdown)
-
-    first_draw = rp.next_target(frames, "drawing", 0)
-    at.button(key="replay_jump_drawing").click().run()
-    assert at.slider(key="replay_step").value == first_draw
-    z_draw = _canvas_z(at)
-    assert np.array_equal(z_draw, frames.codes(first_draw, "guide"))
-    assert (z_draw == rp.ADDED).sum() > 0
-    assert _current_row(at) == first_draw
-
-    at.button(key="replay_next").click().run()
-    assert at.slider(key="replay_step").value == first_draw + 1
-    assert _current_row(at) == first_draw + 1
-    assert np.array_equal(_canvas_z(at), frames.codes(first_draw + 1, "guide"))
-
-    at.button(key="replay_prev").click().run()
-    assert at.slider(key="replay_step").value == first_draw
-    at.slider(key="replay_step").set_value(frames.n_steps - 1).run()
-    assert _current_row(at) == frames.n_steps - 1
-    assert np.array_equal(_canvas_z(at), frames.codes(frames.n_steps - 1, "guide"))
-    assert at.button(key="replay_next").disabled
-
-
-def test_mental_model_and_memory_anchor_are_shown(tmp_path, monkeypatch):
-    corpus = load_sample()
-    sid, frames = next(
-        (s, f) for s in corpus.sessions if len((f := rp.frames_for(corpus, s)).targets["not_aligned"]) and f.checkpoints
-    )
-    t = int(frames.targets["not_aligned"][0])
-    at = _open_replay(tmp_path, monkeypatch, {"session": sid, "step": str(t)})
-    mm = frames.mental_models[t]
-    text = "\n".join(m.value for m in at.markdown)
-    assert f"`{mm.team_goal.code}` {mm.team_goal.text}" in text
-    assert ":red[no]" in text and mm.misalignment_reasons[0].text in text
-    role = frames.row(t)["role"]
-    pos, cp = rp.nearest_checkpoint(frames, t, role)
-    assert any(e.label.startswith(f"Memory anchor: checkpoint {cp.index} ({cp.role}") for e in at.expander)
-
-
-def test_url_query_round_trips(tmp_path, monkeypatch):
+def test_a_link_opens_its_session_step_and_view(tmp_path, monkeypatch):
     corpus = load_sample()
     sid = list(corpus.sessions)[4]
-    frames = rp.frames_for(corpus, sid)
-    at = _open_replay(tmp_path, monkeypatch, {"session": sid, "step": "7"})
+    at = _open_replay(tmp_path, monkeypatch, {"session": sid, "step": "7", "view": "both", "route": "1"})
+    assert at.title[0].value == "Replay"
     assert at.selectbox(key="replay_session").value == sid
-    assert at.slider(key="replay_step").value == 7
-    assert _current_row(at) == 7
-    assert np.array_equal(_canvas_z(at), frames.codes(7, "guide"))
-    at.button(key="replay_next").click().run()
-    assert at.query_params["session"] == sid
-    assert at.query_params["step"] == "8"
-    # Another session from the picker starts at its first action, and the URL follows.
-    other = list(corpus.sessions)[0]
+    key, data = _player(at)
+    assert key == f"replay_player_{sid}"
+    assert data["session"] == sid and data["start"] == {"step": 7, "view": "both", "route": True}
+    assert data["steps"]["n"] == len(corpus.sessions[sid].actions)
+    assert dict(at.query_params) == {"session": sid, "step": "7", "view": "both", "route": "1"}
+
+
+def test_the_header_shows_the_session_and_both_participants(tmp_path, monkeypatch):
+    corpus = load_sample()
+    sid = next(iter(corpus.sessions))
+    s = corpus.sessions[sid]
+    at = _open_replay(tmp_path, monkeypatch)
+    header = next(m.value for m in at.markdown if "Condition:" in m.value)
+    assert f"**{len(s.actions)}** actions" in header and f"Split **{s.split}**" in header
+    captions = [c.value for c in at.caption]
+    for p in s.participants:
+        line = next(c for c in captions if c.startswith(f"**{p.role.capitalize()}**"))
+        assert md_text(p.persona.gender) in line and md_text(p.persona.age_group) in line
+        assert p.id.replace("-", "\\-") in line  # escaped: data is never Markdown
+    profiles = [m.value for m in at.markdown if m.value.startswith("**TeamQ profile**")]
+    want = [f"mean {sum(p.persona.teamq) / 14:.2f} of 4" for p in s.participants]
+    assert [w in m for w, m in zip(want, profiles)] == [True, True]
+
+
+def test_a_report_from_the_player_goes_to_the_url_and_a_new_session_starts_at_its_first_action(tmp_path, monkeypatch):
+    corpus = load_sample()
+    sid, other = list(corpus.sessions)[2], list(corpus.sessions)[0]
+    at = _open_replay(tmp_path, monkeypatch, {"session": sid, "step": "3"})
+    key, data = _player(at)
+    at.session_state[key] = {"position": {"step": 12, "view": "follower", "route": True}}
+    at.run()
+    assert dict(at.query_params) == {"session": sid, "step": "12", "view": "follower", "route": "1"}
+    assert at.session_state["replay_position"] == {"step": 12, "view": "follower", "route": True}
+    # A position the browser cannot have sent is ignored.
+    at.session_state[key] = {"position": {"step": "<b>", "view": "follower"}}
+    at.run()
+    assert at.query_params["step"] == "12"
+    # Another session starts at its first action and keeps the map view.
     at.selectbox(key="replay_session").set_value(other).run()
-    assert at.slider(key="replay_step").value == 0
-    assert at.query_params["session"] == other
-    assert at.query_params["step"] == "0"
+    key, data = _player(at)
+    assert data["session"] == other and data["start"] == {"step": 0, "view": "follower", "route": True}
+    assert at.query_params["session"] == other and at.query_params["step"] == "0"
 
 
 def test_a_link_to_an_unknown_session_falls_back_with_a_warning(tmp_path, monkeypatch):
     at = _open_replay(tmp_path, monkeypatch, {"session": "nope", "step": "3"})
     assert any("'nope'" in w.value for w in at.warning)
-    assert at.slider(key="replay_step").value == 0
+    _, data = _player(at)
+    assert data["start"]["step"] == 0
 
 
 def _broken_sessions_script():
@@ -341,7 +412,7 @@ def _broken_sessions_script():
         frames = session_frames(corpus, sid)
         if frames is not None:
             session_header(frames)
-            player(frames)
+            player(corpus, frames)
 
 
 def test_a_broken_session_shows_an_error_and_the_others_still_play(tmp_path):
@@ -362,28 +433,17 @@ def test_a_broken_session_shows_an_error_and_the_others_still_play(tmp_path):
     errors = [e.value for e in at.error]
     assert any("Session 's2'" in e and "map 'gone' is missing" in e for e in errors)
     assert any("Session 's3'" in e and "[50, 50]" in e and "outside the 10x12 grid" in e for e in errors)
-    assert len(at.get("plotly_chart")) >= 2  # s1's canvas and timeline
-    at.button(key="replay_next").click().run()
-    assert at.slider(key="replay_step").value == 1
+    _, data = _player(at)
+    assert data["session"] == "s1" and data["steps"]["n"] == 6
 
 
-def test_play_pause_and_both_maps(tmp_path, monkeypatch):
-    at = _open_replay(tmp_path, monkeypatch)
-    assert at.button(key="replay_play").label == "Play"
-    at.button(key="replay_play").click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.session_state["replay_playing"] is True
-    assert at.button(key="replay_play").label == "Pause"
-    at.button(key="replay_play").click().run()
-    assert at.session_state["replay_playing"] is False
-    assert at.button(key="replay_play").label == "Play"
+def test_a_session_without_actions_gives_the_map_alone():
+    from helpers import tiny_map, tiny_session
 
-    at.radio(key="replay_view").set_value("both").run()
-    ids = [c.proto.id for c in at.get("plotly_chart")]
-    assert any(i.endswith("replay_canvas_guide") for i in ids) and any(i.endswith("replay_canvas_follower") for i in ids)
-    follower = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("replay_canvas_follower"))
-    names = {t.get("name") for t in json.loads(follower.proto.spec)["data"]}
-    assert "target route" not in names
-    at.toggle(key="replay_route_on_follower").set_value(True).run()
-    follower = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("replay_canvas_follower"))
-    assert "target route" in {t.get("name") for t in json.loads(follower.proto.spec)["data"]}
+    s = tiny_session()
+    s.actions = []
+    f = rp.build_frames(s, tiny_map())
+    p = player_payload(f)
+    assert p["steps"]["n"] == 0 and p["steps"]["added"] == [] and p["next"]["message"] == []
+    assert len(p["bases"]["guide"]) == 120
+    assert f.coverage(0) == Undefined("the session has no actions")

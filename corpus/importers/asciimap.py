@@ -13,12 +13,12 @@ it (:data:`DEFAULT_INK_SHARE`; docs/importers.md explains the default).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
+from corpus.importers.jsonfiles import read_json
 from corpus.model import Cell, GridMap, Landmark
 from corpus.validate import Report, read_text
 
@@ -140,19 +140,18 @@ def read_ascii_map(path: Path, report: Report, rel: str, map_id: str | None = No
 
 def read_landmark_names(path: Path, report: Report, rel: str) -> dict[str, str] | None:
     """Landmark names: JSON ``{"landmark_1": "old mill", ...}`` or text, one name per line in order."""
-    text = read_text(path, report, rel)
-    if text is None:
-        return None
     if path.suffix.lower() == ".json":
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            report.add(rel, f"line {exc.lineno}", "(json)", f"bad JSON: {exc.msg}")
+        n_errors = len(report.errors)
+        obj = read_json(path, report, rel)
+        if len(report.errors) > n_errors:
             return None
         if not isinstance(obj, dict) or not all(isinstance(v, str) and v.strip() for v in obj.values()):
             report.add(rel, "-", "(file)", 'expected a JSON object {"landmark_1": "a name", ...}')
             return None
         return {str(k): v.strip() for k, v in obj.items()}
+    text = read_text(path, report, rel)
+    if text is None:
+        return None
     names = [line.strip() for line in text.splitlines() if line.strip()]
     return {f"landmark_{k + 1}": n for k, n in enumerate(names)}
 

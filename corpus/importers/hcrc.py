@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from typing import Any
 
 from corpus import schema
 from corpus.importers.asciimap import grid_for_image, placeholder_map, safe_id
+from corpus.importers.shown import clipped, shown
 from corpus.model import Action, GridMap, Participant, Session
 from corpus.validate import Report, read_text
 
@@ -91,17 +93,17 @@ def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:
         rec = f"line {lineno}"
         parts = line.split("|")
         if len(parts) < 3:
-            report.add(rel, rec, "(line)", f"expected speaker|text|move, got {line.strip()[:60]!r}")
+            report.add(rel, rec, "(line)", f"expected speaker|text|move, got {shown(line.strip())}")
             continue
         speaker, move, words = parts[0].strip(), parts[-1].strip(), "|".join(parts[1:-1]).strip()
         role = SPEAKERS.get(speaker.lower())
         bad = False
         if role is None:
-            report.add(rel, rec, "speaker", f"unknown speaker {speaker!r} (expected g or f)")
+            report.add(rel, rec, "speaker", f"unknown speaker {shown(speaker)} (expected g or f)")
             bad = True
         code = normalise_move(move) if move else None
         if code is None:
-            report.add(rel, rec, "move", f"unknown HCRC move {move!r} (expected one of {', '.join(schema.HCRC_MOVES)})")
+            report.add(rel, rec, "move", f"unknown HCRC move {shown(move)} (expected one of {', '.join(schema.HCRC_MOVES)})")
             bad = True
         if not words:
             report.add(rel, rec, "text", "empty text: a move needs its words")
@@ -143,11 +145,11 @@ def read_moves_xml(path: Path, role: str, report: Report, rel: str) -> list[tupl
     for el in root.iter():
         if _local(el.tag) != "move":
             continue
-        rec = f"move {el.get('id', '?')}"
+        rec = f"move {clipped(el.get('id', '?'))}"
         label = el.get("label")
         code = normalise_move(label) if label else None
         if code is None:
-            report.add(rel, rec, "label", f"unknown HCRC move {label!r} (expected one of {', '.join(schema.HCRC_MOVES)})")
+            report.add(rel, rec, "label", f"unknown HCRC move {shown(label)} (expected one of {', '.join(schema.HCRC_MOVES)})")
             continue
         span = None
         for child in el:
@@ -158,6 +160,16 @@ def read_moves_xml(path: Path, role: str, report: Report, rel: str) -> list[tupl
                 break
         out.append((code, span, rec))
     return out
+
+
+def _seconds(text: str | None) -> float | None:
+    """A word's time in seconds (None when it has none); ValueError unless a finite number."""
+    if text is None:
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
 
 
 def read_timed_units(path: Path, report: Report, rel: str) -> tuple[list[str], dict[str, tuple[str, float | None]]]:
@@ -174,9 +186,9 @@ def read_timed_units(path: Path, report: Report, rel: str) -> tuple[list[str], d
         if not wid:
             continue
         try:
-            start = float(el.get("start")) if el.get("start") is not None else None
+            start = _seconds(el.get("start"))
         except ValueError:
-            report.add(rel, f"word {wid}", "start", f"not a time: {el.get('start')!r}")
+            report.add(rel, f"word {clipped(wid)}", "start", f"not a time: {shown(el.get('start'))} (expected seconds, a finite number)")
             start = None
         order.append(wid)
         words[wid] = ((el.text or "").strip(), start)
@@ -199,7 +211,7 @@ def read_query_transcript(path: Path, report: Report, rel: str) -> list[tuple[st
         parts = line.split("\t")
         role = SPEAKERS.get(parts[0].strip().lower())
         if role is None or len(parts) < 2:
-            report.add(rel, f"line {lineno}", "who", f"expected g or f and the text, got {line.strip()[:60]!r}")
+            report.add(rel, f"line {lineno}", "who", f"expected g or f and the text, got {shown(line.strip())}")
             continue
         rows.append((role, parts[1].strip(), f"line {lineno}"))
     if not started:

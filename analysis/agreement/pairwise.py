@@ -1,0 +1,155 @@
+"""Agreement counted over pairs of labels: percent agreement, Cohen's kappa for every pair of
+coders, Gwet's AC1, and one pair's confusion matrix.
+
+- :func:`percent_agreement`: per item, the share of agreeing coder pairs; averaged over the items
+  with two or more labels.
+- :func:`cohen_kappa_codes` / :func:`pairwise_cohen`: Cohen's kappa of two coders on the items
+  both coded, kappa = (p_o - p_e) / (1 - p_e) with p_e = sum_c p_a(c) p_b(c); computed from the
+  two coders' category counts, so no category x category table is built. Equal to
+  ``sklearn.metrics.cohen_kappa_score`` (tested).
+- :func:`gwet_ac1`: Gwet's AC1 for any number of coders and missing labels (Gwet 2008, 2014):
+  p_a over the items with r_i >= 2 labels, pi_k the category shares averaged over the items with
+  a label, p_e = sum_k pi_k (1 - pi_k) / (Q - 1), Q the number of categories (the given ones, else
+  those used). No library in this project's dependencies computes it; the tests check it against
+  values worked out by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.agreement.alpha import NO_PAIRS
+from analysis.agreement.fleiss import ALL_SAME
+from analysis.agreement.results import OURS, Estimate, undefined_estimate
+from analysis.agreement.table import LabelTable, check_matrix_size
+from corpus.values import Undefined, is_defined
+
+PAIRABLE = "items with two or more labels"
+
+
+def item_agreement_shares(table: LabelTable) -> np.ndarray:
+    """Per item: the share of its coder pairs that agree (NaN with fewer than two labels)."""
+    cnt = table.cell_count.astype(float)
+    m = table.n_per_item.astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(m >= 2, table.per_item(cnt * (cnt - 1)) / (m * (m - 1)), np.nan)
+
+
+def percent_agreement(table: LabelTable) -> Estimate:
+    """Mean over items (with two or more labels) of the share of coder pairs that agree."""
+    shares = item_agreement_shares(table)
+    pairable = ~np.isnan(shares)
+    base = dict(key="percent_agreement", statistic="Percent agreement", n=int(pairable.sum()), n_of=PAIRABLE,
+                method="mean over items of the share of agreeing coder pairs",
+                computed_by="analysis.agreement.percent_agreement", package=OURS)
+    if not pairable.any():
+        return Estimate(**undefined_estimate(base, NO_PAIRS))
+    return Estimate(**base, estimate=float(shares[pairable].mean()))
+
+
+def cohen_kappa_codes(a: np.ndarray, b: np.ndarray, n_categories: int) -> tuple[float | Undefined, int]:
+    """Cohen's kappa of two code vectors (-1 = missing) on the items both coded, and that count."""
+    both = (a >= 0) & (b >= 0)
+    n = int(both.sum())
+    if n == 0:
+        return Undefined("no item was coded by both coders"), 0
+    a, b = a[both], b[both]
+    p_o = float((a == b).mean())
+    p_e = float(np.bincount(a, minlength=n_categories) @ np.bincount(b, minlength=n_categories)) / (n * n)
+    if p_e >= 1 - 1e-12:
+        return Undefined("both coders gave one and the same category to every shared item"), n
+    return (p_o - p_e) / (1 - p_e), n
+
+
+def cohen(kappa: float | Undefined, n: int, key: str, statistic: str, method: str) -> Estimate:
+    return Estimate(key=key, statistic=statistic, estimate=kappa, n=n, n_of="items coded by both",
+                    method=method, computed_by="analysis.agreement.cohen_kappa_codes", package=OURS,
+                    checked_against="sklearn.metrics.cohen_kappa_score")
+
+
+@dataclass(frozen=True)
+class PairwiseCohen:
+    """Cohen's kappa for every pair of coders, and the mean of the defined ones."""
+
+    pairs: list[tuple[str, str, Estimate]]
+    mean: Estimate
+
+    def matrix(self, coders: list[str]) -> pd.DataFrame:
+        """Coders x coders (NaN where undefined, 1 on the diagonal), for a heatmap."""
+        out = pd.DataFrame(np.nan, index=coders, columns=coders)
+        for c in coders:
+            out.at[c, c] = 1.0
+        for a, b, est in self.pairs:
+            if est.defined:
+                out.at[a, b] = out.at[b, a] = est.estimate
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([{"coder_a": a, "coder_b": b, "kappa": e.estimate, "n_items": e.n}
+                             for a, b, e in self.pairs], columns=["coder_a", "coder_b", "kappa", "n_items"])
+
+    def to_json(self) -> list[dict]:
+        return [{"coder_a": a, "coder_b": b, "kappa": e.to_json()["estimate"], "n_items": e.n} for a, b, e in self.pairs]
+
+
+def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
+    """Cohen's kappa of every pair of coders on the items both coded, and their mean."""
+    coders = [str(c) for c in table.coders]
+    pairs = []
+    for i in range(len(coders)):
+        for j in range(i + 1, len(coders)):
+            kappa, n = cohen_kappa_codes(table.codes[:, i], table.codes[:, j], table.n_categories)
+            pairs.append((coders[i], coders[j], cohen(kappa, n, f"cohen_kappa[{coders[i]},{coders[j]}]",
+                                                      f"Cohen's kappa {coders[i]} x {coders[j]}",
+                                                      "Cohen (1960) kappa of two coders")))
+    defined = [e.estimate for _, _, e in pairs if e.defined]
+    base = dict(key="mean_pairwise_cohen_kappa", statistic="Mean pairwise Cohen's kappa", n=len(defined),
+                n_of="coder pairs with a kappa", method="mean of Cohen's kappa over the pairs of coders",
+                computed_by="analysis.agreement.pairwise_cohen", package=OURS,
+                checked_against="sklearn.metrics.cohen_kappa_score (each pair)")
+    if len(coders) < 2:
+        mean = Estimate(**undefined_estimate(base, "Cohen's kappa needs two or more coders"))
+    elif not defined:
+        mean = Estimate(**undefined_estimate(base, "Cohen's kappa is undefined for every pair of coders"))
+    else:
+        mean = Estimate(**base, estimate=float(np.mean(defined)))
+    return PairwiseCohen(pairs, mean)
+
+
+def gwet_ac1(table: LabelTable) -> Estimate:
+    """Gwet's AC1 for several coders with missing labels (see the module docstring)."""
+    m = table.n_per_item.astype(float)
+    q = table.n_categories
+    pair = m >= 2
+    base = dict(key="gwet_ac1", statistic="Gwet's AC1", n=int(pair.sum()), n_of=PAIRABLE,
+                method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
+                computed_by="analysis.agreement.gwet_ac1", package=OURS)
+    if not pair.any():
+        return Estimate(**undefined_estimate(base, NO_PAIRS))
+    if q < 2:
+        return Estimate(**undefined_estimate(base, ALL_SAME))
+    p_a = float(item_agreement_shares(table)[pair].mean())
+    rated = m >= 1
+    cnt = table.cell_count.astype(float)
+    pi = table.per_category(cnt / m[table.cell_item]) / rated.sum()
+    p_e = float((pi * (1 - pi)).sum() / (q - 1))
+    return Estimate(**base, estimate=(p_a - p_e) / (1 - p_e))
+
+
+def confusion_matrix(table: LabelTable, coder_a: str, coder_b: str) -> pd.DataFrame:
+    """Counts of (coder_a's label, coder_b's label) on the items both coded (rows: coder_a)."""
+    check_matrix_size(table.n_categories, what="the confusion matrix")
+    two = table.subset(coders=[coder_a, coder_b])
+    a, b = two.codes[:, 0], two.codes[:, 1]
+    both = (a >= 0) & (b >= 0)
+    k = table.n_categories
+    cm = np.bincount(a[both] * k + b[both], minlength=k * k).reshape(k, k)
+    cats = table.category_names()
+    return pd.DataFrame(cm, index=pd.Index(cats, name=str(coder_a)), columns=pd.Index(cats, name=str(coder_b)))
+
+
+__all__ = ["percent_agreement", "cohen_kappa_codes", "pairwise_cohen", "PairwiseCohen", "gwet_ac1",
+           "confusion_matrix", "item_agreement_shares", "is_defined"]

@@ -1,0 +1,204 @@
+"""One comparison: a dataset's human labels and a set of runs, scored once.
+
+:func:`compare` joins every valid run to the people's side, scores everything (the long table of
+:mod:`analysis.compare.scores`) and keeps what the views cut from it. The views' tables
+(leaderboards, paired tests, slices, disagreements, confusions) are computed on first request and
+remembered in the object, so a page that keeps the object (per dataset content hash and run set)
+recomputes nothing when it switches views.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
+
+import pandas as pd
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.compare import items as it
+from analysis.compare.judges import judge_agreement
+from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order
+from analysis.compare.paired import paired_table
+from analysis.compare.results import CONFIDENCE, ScoreTable, jsonable
+from analysis.compare.scores import ALL, score_table
+from analysis.compare.slices import slice_fields, slice_table
+from corpus.dataset import Corpus
+from corpus.predictions import JUDGE_TASK, Run, RunInfo
+
+KINDS = {"people": "a run disagrees with the person", "each_other": "runs disagree with each other",
+         "all": "every predicted item"}
+
+
+@dataclass
+class Comparison:
+    dataset: str
+    content_hash: str
+    synthetic: bool
+    runs: dict[str, Run]  # every run given, refused ones included
+    infos: dict[str, RunInfo]  # the runs scored, in leaderboard order
+    items: dict[str, it.RunItems]
+    cat: pd.DataFrame
+    scores: ScoreTable
+    similarity_missing: str | None
+    truth: pd.DataFrame
+    _memo: dict = field(default_factory=dict, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def _once(self, key: tuple, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = make()
+            return self._memo[key]
+
+    @property
+    def run_ids(self) -> list[str]:
+        return list(self.infos)
+
+    @property
+    def refused(self) -> list[Run]:
+        return [r for r in self.runs.values() if not r.ok]
+
+    @property
+    def score_frame(self) -> pd.DataFrame:
+        return self._once(("scores",), self.scores.to_frame)
+
+    def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
+        return self._once(("lb", task, measure), lambda: leaderboard(self.score_frame, self.infos, task, measure))
+
+    def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> ScoreTable:
+        return self._once(("paired", a, b, condition, role), lambda: paired_table(
+            self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None))
+
+    def slice_fields(self) -> list[str]:
+        return self._once(("fields",), lambda: slice_fields(self.cat))
+
+    def slices(self, field_name: str, dimension: str) -> pd.DataFrame:
+        return self._once(("slice", field_name, dimension), lambda: slice_table(self.cat, field_name, dimension))
+
+    def judges(self) -> tuple[ScoreTable, dict]:
+        def make():
+            tables, matrices = [], {}
+            for run_id in self.run_ids:
+                t, m = judge_agreement(self.runs[run_id].table(JUDGE_TASK), run_id)
+                tables.extend(t.rows)
+                matrices.update({(run_id, *k): v for k, v in m.items()})
+            keys = ("run", "task", "criterion", "judge_a", "judge_b", "metric")
+            return ScoreTable(rows=tuple(tables), keys=keys, title="Judge agreement"), matrices
+        return self._once(("judges",), make)
+
+    def coverage(self) -> pd.DataFrame:
+        """Per run and task: predictions, scored items, unmatched predictions, missing instances."""
+        rows = []
+        for run_id, ri in self.items.items():
+            for task, frame in (("mental_model", ri.mm), ("next_action", ri.na)):
+                n_pred = len(self.runs[run_id].table(task))
+                if not n_pred:
+                    continue
+                rows.append({"run": run_id, "task": task, "predictions": n_pred, "scored": len(frame),
+                             "unmatched": int((ri.unmatched["task"] == task).sum()),
+                             "missing": int((ri.missing["task"] == task).sum())})
+        return pd.DataFrame(rows, columns=["run", "task", "predictions", "scored", "unmatched", "missing"])
+
+    def unmatched(self) -> pd.DataFrame:
+        return pd.concat([ri.unmatched.assign(run=r) for r, ri in self.items.items()], ignore_index=True)
+
+    def missing(self) -> pd.DataFrame:
+        return pd.concat([ri.missing.assign(run=r) for r, ri in self.items.items()], ignore_index=True)
+
+    def confusion(self, run: str, dimension: str) -> pd.DataFrame:
+        """Counts of (person's label, model's label) over the labels either side used."""
+        def make():
+            d = self.cat[(self.cat["run"] == run) & (self.cat["dimension"] == dimension)]
+            used = [c for c in it.CATEGORIES[dimension] if c in set(d["truth"]) | set(d["pred"])]
+            cm = pd.crosstab(d["truth"], d["pred"]).reindex(index=used, columns=used, fill_value=0)
+            cm.index.name, cm.columns.name = "person", "model"
+            return cm
+        return self._once(("confusion", run, dimension), make)
+
+    def per_label(self, dimension: str) -> pd.DataFrame:
+        """Recall of each label the people gave, per run, with Wilson intervals."""
+        def make():
+            d = self.cat[self.cat["dimension"] == dimension]
+            g = d.groupby(["run", "truth"], sort=False)["correct"].agg(["sum", "size"]).reset_index()
+            lo, hi = proportion_confint(g["sum"], g["size"], alpha=1 - CONFIDENCE, method="wilson")
+            out = pd.DataFrame({"run": g["run"], "label": g["truth"], "recall": g["sum"] / g["size"], "low": lo,
+                                "high": hi, "n": g["size"]})
+            order = {c: i for i, c in enumerate(it.CATEGORIES[dimension])}
+            return out.sort_values(["run", "label"], key=lambda s: s.map(order) if s.name == "label" else s)
+        return self._once(("per_label", dimension), make)
+
+    def disagreements(self, dimension: str, kind: str = "people") -> pd.DataFrame:
+        """Items of a dimension with the person's label and every run's, filtered by ``kind``."""
+        def make():
+            d = self.cat[self.cat["dimension"] == dimension]
+            if d.empty:
+                return pd.DataFrame()
+            key = ["session_id", "action_index", "role", "condition", "progress", "truth"]
+            wide = d.pivot_table(index=key, columns="run", values="pred", aggfunc="first", observed=True)
+            wide = wide.reindex(columns=[r for r in self.run_ids if r in wide.columns]).reset_index()
+            preds = wide[[r for r in self.run_ids if r in wide.columns]]
+            wrong = preds.ne(wide["truth"], axis=0) & preds.notna()
+            wide["runs_wrong"] = wrong.sum(axis=1)
+            wide["runs_differ"] = preds.nunique(axis=1, dropna=True) > 1
+            keep = {"people": wide["runs_wrong"] > 0, "each_other": wide["runs_differ"],
+                    "all": pd.Series(True, index=wide.index)}[kind]
+            out = wide[keep].merge(self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
+                                   on=["session_id", "action_index"], how="left")
+            return out.sort_values(["session_id", "action_index"]).reset_index(drop=True)
+        return self._once(("disagree", dimension, kind), make)
+
+    def overlay(self, session_id: str) -> pd.DataFrame:
+        """One row per run, dimension and predicted action of a session, with both sides' rationales."""
+        return self._once(("overlay", session_id), lambda: self._overlay(session_id))
+
+    def _overlay(self, session_id: str) -> pd.DataFrame:
+        d = self.cat[self.cat["session_id"] == session_id]
+        parts = []
+        for run, ri in self.items.items():
+            for frame, dims in ((ri.mm, it.DIMENSIONS), (ri.na, (it.ACTION_TYPE,))):
+                if frame.empty:
+                    continue
+                f = frame[frame["session_id"] == session_id]
+                extra = f[["action_index", "p_rationale"] + (["p_content"] if "p_content" in f else [])]
+                sub = d[(d["run"] == run) & d["dimension"].isin(dims)].merge(extra, on="action_index", how="left")
+                parts.append(sub)
+        if not parts:
+            return pd.DataFrame()
+        out = pd.concat(parts, ignore_index=True)
+        return out.merge(self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
+                         on=["session_id", "action_index"], how="left")
+
+    def sessions(self) -> list[str]:
+        return self._once(("sessions",), lambda: sorted(self.cat["session_id"].unique().tolist()))
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything the command line prints with --json."""
+        lb = {"next_action": self.leaderboard("next_action").to_json(),
+              **{f"mental_model_{m}" if m != "accuracy" else "mental_model":
+                 self.leaderboard("mental_model", m).to_json() for m in MEASURES}}
+        cov = self.coverage()
+        return jsonable({
+            "dataset": self.dataset, "content_hash": self.content_hash, "synthetic": self.synthetic,
+            "similarity": self.similarity_missing or "computed",
+            "runs": [{"run": r, **self.infos[r].as_dict(),
+                      "coverage": cov[cov["run"] == r].drop(columns="run").to_dict("records")} for r in self.run_ids],
+            "refused": [{"run": r.run_id, "source": r.source, "problems": r.report.table()} for r in self.refused],
+            "leaderboard": lb,
+            "scores": self.scores.to_json(),
+        })
+
+
+def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Comparison:
+    """Score every valid run against the dataset's people (refused runs are kept, unscored)."""
+    runs = {r.run_id: r for r in runs}
+    ok = {rid: r for rid, r in runs.items() if r.ok}
+    truth = it.truth_frame(corpus)
+    items = {rid: it.run_items(corpus, r, truth) for rid, r in ok.items()}
+    missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
+    cat = it.category_long(list(items.values()))
+    infos = {rid: ok[rid].info for rid in run_order({rid: r.info for rid, r in ok.items()})}
+    table = score_table([items[r] for r in infos], cat, missing)
+    return Comparison(dataset=corpus.info.name, content_hash=corpus.content_hash, synthetic=corpus.synthetic, runs=runs,
+                      infos=infos, items=items, cat=cat, scores=table, similarity_missing=missing, truth=truth)
+

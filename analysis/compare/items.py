@@ -1,0 +1,193 @@
+"""Predictions set against what people did and reported, one row per predicted item.
+
+The people's side comes from the dataset: for next-action prediction the action itself (its type,
+its message), for mental-model prediction the actor's own annotation of that action (the three
+labels and the rationale). A **benchmark instance** is an action with at least one action before
+it (the first action of a session has no history to predict from) in a session of the chosen
+split; for mental-model prediction it must also carry the actor's annotation.
+
+For every run and task: the scored items, the predictions that have no human label to compare
+against (``unmatched``, listed with the reason) and the instances of the run's split(s) that the
+run did not predict (``missing``). Neither is dropped in silence: the page and the command line
+say how many.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+from analysis.compare import text
+from corpus import schema
+from corpus.dataset import Corpus
+from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
+from corpus.predictions import DIMENSIONS, Run
+
+ACTION_TYPE = "action_type"
+CATEGORIES: dict[str, list[str]] = {**{d: [*schema.DIMENSIONS[d], schema.OTHER] for d in DIMENSIONS},
+                                    ACTION_TYPE: list(schema.ACTION_TYPES)}
+PROGRESS_BINS = ("0-25%", "25-50%", "50-75%", "75-100%")
+BASE_SLICES = ("role", "condition", "progress", "split")
+
+
+def truth_frame(corpus: Corpus) -> pd.DataFrame:
+    """One row per action of the dataset: what the person did and reported, and where it sits."""
+    a = corpus.actions_df
+    df = pd.DataFrame({
+        "session_id": a["session_id"].astype(str), "action_index": a["index"].astype(int),
+        "role": a["role"].astype(str), "condition": a["condition"].astype(str), "split": a["split"].astype(str),
+        "h_action_type": a["type"].astype(str), "h_text": a["text"], "h_rationale": a["rationale"],
+        "progress": pd.Categorical.from_codes(np.minimum((a["progress"].to_numpy() * 4).astype(int), 3),
+                                              categories=list(PROGRESS_BINS)),
+        "annotated": a["team_goal"].notna(),
+    })
+    for d in DIMENSIONS:
+        df[f"h_{d}"] = a[d]
+    return df
+
+
+def instance_keys(truth: pd.DataFrame, task: str, splits: Iterable[str]) -> pd.DataFrame:
+    """The benchmark instances of a task in the given splits (session_id, action_index, ...)."""
+    keep = truth["split"].isin(list(splits)) & (truth["action_index"] >= 1)
+    if task == "mental_model":
+        keep &= truth["annotated"]
+    return truth[keep]
+
+
+@dataclass
+class RunItems:
+    """One run's predictions joined to the people's side."""
+
+    run_id: str
+    mm: pd.DataFrame  # one row per scored mental-model prediction
+    na: pd.DataFrame  # one row per scored next-action prediction
+    unmatched: pd.DataFrame  # task, session_id, action_index, line, reason
+    missing: pd.DataFrame  # task, session_id, action_index, role, condition
+    slice_fields: dict[str, list[str]]  # task -> extra fields of the prediction lines
+
+
+_KEYS = ["session_id", "action_index"]
+
+
+def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(scored rows, unmatched, missing) of one task of one run."""
+    preds = run.table(task)
+    empty = pd.DataFrame(columns=["task", *_KEYS, "line", "reason"])
+    if preds.empty:
+        return pd.DataFrame(), empty, pd.DataFrame(columns=["task", *_KEYS, "role", "condition"])
+    extras = run.extra_fields(task)
+    pred = preds.rename(columns={c: f"p_{c}" for c in preds.columns if c not in [*_KEYS, "line", *extras]})
+    pred = pred.drop(columns=["p_role"], errors="ignore")
+    rows = pred.merge(truth, on=_KEYS, how="left", validate="one_to_one")
+    unmatched = empty
+    if task == "mental_model":
+        no_label = ~rows["annotated"].astype(bool)
+        unmatched = rows.loc[no_label, [*_KEYS, "line"]].assign(
+            task=task, reason="the actor did not annotate this action (no human label)")[empty.columns]
+        rows = rows[~no_label]
+    splits = truth.loc[truth["session_id"].isin(preds["session_id"].unique()), "split"].unique()
+    scope = instance_keys(truth, task, splits)
+    done = pd.MultiIndex.from_frame(preds[_KEYS])
+    miss = scope[~pd.MultiIndex.from_frame(scope[_KEYS]).isin(done)]
+    missing = miss[[*_KEYS, "role", "condition"]].assign(task=task)[["task", *_KEYS, "role", "condition"]]
+    return rows.reset_index(drop=True), unmatched.reset_index(drop=True), missing.reset_index(drop=True)
+
+
+def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
+    """The distance-weighted score of each predicted drawing (Sec. 4.2), and its number of cells."""
+    score = np.full(len(na), np.nan)
+    cells_n = np.zeros(len(na))
+    dist_of: dict[str, np.ndarray | None] = {}
+    sessions, cells = na["session_id"].tolist(), na["p_cells"].tolist()
+    for i in np.flatnonzero((na["p_action_type"] == "draw").to_numpy()):
+        sid = sessions[i]
+        if sid not in dist_of:
+            route = corpus.route_mask(sid)
+            dist_of[sid] = chebyshev_distance(route, max_distance=3) if route.any() else None
+        dist = dist_of[sid]
+        if dist is None:
+            continue
+        drawn = np.zeros(dist.shape, dtype=bool)
+        c = np.asarray(cells[i], dtype=np.int64)
+        drawn[c[:, 0], c[:, 1]] = True
+        score[i] = DISTANCE_WEIGHTS[dist[drawn]].mean()
+        cells_n[i] = drawn.sum()
+    na["draw_score"] = score
+    na["draw_cells"] = cells_n
+
+
+def _rouge_columns(df: pd.DataFrame, ref: str, pred: str, out: str, usable: pd.Series) -> None:
+    df[out] = np.nan
+    if usable.any():
+        df.loc[usable, out] = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
+
+
+def _has_text(s: pd.Series) -> pd.Series:
+    return s.map(lambda v: isinstance(v, str) and bool(v.strip()))
+
+
+def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
+    mm, un_mm, miss_mm = _join(run, "mental_model", truth)
+    na, un_na, miss_na = _join(run, "next_action", truth)
+    if not mm.empty:
+        mm["rationale_ok"] = _has_text(mm["h_rationale"]) & _has_text(mm["p_rationale"])
+        _rouge_columns(mm, "h_rationale", "p_rationale", "rouge_rationale", mm["rationale_ok"])
+    if not na.empty:
+        na["message_ok"] = (na["h_action_type"] == "message") & (na["p_action_type"] == "message") & \
+            _has_text(na["h_text"]) & _has_text(na["p_content"])
+        _rouge_columns(na, "h_text", "p_content", "rouge_message", na["message_ok"])
+        _drawing_scores(corpus, na)
+    return RunItems(
+        run_id=run.run_id, mm=mm, na=na,
+        unmatched=pd.concat([un_mm, un_na], ignore_index=True),
+        missing=pd.concat([miss_mm, miss_na], ignore_index=True),
+        slice_fields={t: run.extra_fields(t) for t in ("mental_model", "next_action")},
+    )
+
+
+def add_similarity(items: list[RunItems]) -> str | None:
+    """SBERT similarity columns for every run at once (one embedding per distinct text); returns the
+    reason when similarity cannot be computed (the columns are then left out)."""
+    status = text.similarity_status()
+    if status is not None:
+        return status.reason
+    jobs = [(it.mm, "h_rationale", "p_rationale", "rationale_ok", "sim_rationale") for it in items if not it.mm.empty]
+    jobs += [(it.na, "h_text", "p_content", "message_ok", "sim_message") for it in items if not it.na.empty]
+    refs, preds = [], []
+    for df, r, p, ok, _ in jobs:
+        refs += df.loc[df[ok], r].tolist()
+        preds += df.loc[df[ok], p].tolist()
+    sims = text.sbert_similarity(refs, preds)
+    pos = 0
+    for df, _, _, ok, out in jobs:
+        k = int(df[ok].sum())
+        df[out] = np.nan
+        df.loc[df[ok], out] = sims[pos:pos + k]
+        pos += k
+    return None
+
+
+def category_long(items: list[RunItems]) -> pd.DataFrame:
+    """One row per (run, item, dimension) with the person's and the model's label and integer codes:
+    the three mental-model dimensions and the next action's type."""
+    parts = []
+    for it in items:
+        for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
+            if df.empty:
+                continue
+            extra = [c for c in df.columns if c in set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])]
+            base = df[[*_KEYS, "role", "condition", "split", "progress", *extra]]
+            for d in dims:
+                cats = CATEGORIES[d]
+                h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
+                parts.append(base.assign(run=it.run_id, dimension=d, truth=h, pred=p,
+                                         t_code=pd.Categorical(h, categories=cats).codes.astype(np.int64),
+                                         p_code=pd.Categorical(p, categories=cats).codes.astype(np.int64),
+                                         correct=(h == p).to_numpy()))
+    if not parts:
+        return pd.DataFrame(columns=["run", "dimension", *_KEYS, "role", "condition", "split", "progress", "truth",
+                                     "pred", "t_code", "p_code", "correct"])
+    return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,170 @@
+"""The leaderboard in the ALMANAC paper's table layout (Tables 2/9 and 3/10).
+
+Rows: one per run, grouped by model and ordered by setting (fewest additions first: base,
++mental model, +CoT, ...). Columns: score x condition (C visible, C not visible) x role (G, F),
+as the paper prints them; the drawing score is the Follower's only. Every cell carries its n; the
+best value of each column is marked unless every run ties. Exports: CSV (one row per cell, with
+interval, n and method) and LaTeX (booktabs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analysis.compare.results import fmt, jsonable
+from corpus.predictions import RunInfo
+from corpus.values import Undefined, is_defined
+
+CONDITION_LABELS = {"visible": "C visible", "not_visible": "C not visible"}
+ROLE_LABELS = {"guide": "G", "follower": "F"}
+MEASURES = {"accuracy": "Accuracy", "macro_recall": "Macro recall", "macro_f1": "Macro F1", "kappa": "Cohen's kappa"}
+DIMENSION_LABELS = {"team_goal": "Team goal", "partner_intent": "Partner intent", "self_reasoning": "Self-reasoning"}
+
+
+def columns(task: str, measure: str = "accuracy") -> list[tuple[str, str, str, str]]:
+    """(column label, metric, dimension, roles) of a task's table, in the paper's order."""
+    if task == "next_action":
+        return [("Accuracy (action type)", "accuracy", "action_type", "GF"),
+                ("Recall (action type)", "macro_recall", "action_type", "GF"),
+                ("SBERT (message)", "similarity", "message", "GF"),
+                ("ROUGE-L (message)", "rouge_l", "message", "GF"),
+                ("Drawing score", "drawing", "drawing", "F")]
+    m = MEASURES[measure]
+    return [*[(f"{label} {m.lower() if measure != 'kappa' else 'kappa'}", measure, dim, "GF")
+              for dim, label in DIMENSION_LABELS.items()],
+            ("SBERT (rationale)", "similarity", "rationale", "GF"),
+            ("ROUGE-L (rationale)", "rouge_l", "rationale", "GF")]
+
+
+def setting_rank(setting: str) -> tuple[int, str]:
+    parts = [p for p in setting.replace("+", " + ").split("+") if p.strip()]
+    base = setting.strip().lower() in ("", "base", "persona", "default")
+    return (0 if base else len(parts), setting)
+
+
+def run_order(infos: dict[str, RunInfo]) -> list[str]:
+    return sorted(infos, key=lambda r: (infos[r].model_id, setting_rank(infos[r].setting), r))
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    task: str
+    measure: str
+    cells: pd.DataFrame  # long: run, model, setting, column, condition, role, metric, dimension, estimate, low, high, n, best
+    index: tuple[str, ...]  # row order (run ids)
+    column_order: tuple[tuple[str, str, str], ...]
+
+    def _pivot(self, value: str) -> pd.DataFrame:
+        df = self.cells.pivot(index=["model", "setting", "run"], columns=["column", "condition", "role"], values=value)
+        rows = self.cells.drop_duplicates("run").set_index("run").loc[list(self.index)]
+        df = df.reindex(pd.MultiIndex.from_arrays([rows["model"], rows["setting"], rows.index]))
+        return df.reindex(columns=pd.MultiIndex.from_tuples(self.column_order, names=["", "condition", "role"]))
+
+    def table(self) -> pd.DataFrame:
+        """The printed table: "0.62 (143)" per cell, "undefined" where a score has no value."""
+        return self._pivot("text")
+
+    def best_mask(self) -> pd.DataFrame:
+        return self._pivot("best").fillna(False).astype(bool)
+
+    def blocks(self) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
+        """The table cut into its score groups, each (label, cells, best) with one row per run (labelled
+        "model · setting") and one column per condition and role ("C visible · G", ...)."""
+        table, best = self.table(), self.best_mask()
+        rows = [f"{m} · {s}" for m, s, _ in table.index]
+        if len(set(rows)) < len(rows):
+            rows = [f"{m} · {s} ({r})" for m, s, r in table.index]
+        out = []
+        for label in dict.fromkeys(c[0] for c in table.columns):
+            cols = [c for c in table.columns if c[0] == label]
+            flat = [f"{c[1]} · {c[2]}" for c in cols]
+            cells = pd.DataFrame(table[cols].to_numpy(), index=pd.Index(rows, name="run"), columns=flat)
+            marks = pd.DataFrame(best[cols].to_numpy(), index=cells.index, columns=flat)
+            out.append((label, cells, marks))
+        return out
+
+    def to_csv(self) -> str:
+        cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
+                "low", "high", "n", "best", "method"]
+        out = self.cells.assign(task=self.task)[cols]
+        for c in ("estimate", "low", "high"):
+            out[c] = [v if is_defined(v) else "" for v in out[c]]
+        return out.to_csv(index=False)
+
+    def to_latex(self, caption: str = "") -> str:
+        """booktabs LaTeX of the table; the best value of each column in bold."""
+        table, best = self.table(), self.best_mask()
+        shown = table.copy().astype(object)
+        for col in shown.columns:
+            shown[col] = [_latex_escape(str(v)) if not b else f"\\textbf{{{_latex_escape(str(v))}}}"
+                          for v, b in zip(table[col], best[col])]
+        shown.index = shown.index.set_levels([lvl.map(_latex_escape) for lvl in shown.index.levels])
+        shown.columns = pd.MultiIndex.from_tuples([tuple(_latex_escape(x) for x in c) for c in shown.columns])
+        styler = shown.style
+        return styler.to_latex(hrules=True, multicol_align="c", caption=_latex_escape(caption) or None,
+                               position_float="centering")
+
+    def to_json(self) -> list[dict]:
+        return [jsonable({k: r[k] for k in ("run", "model", "setting", "metric", "dimension", "condition", "role",
+                                            "estimate", "low", "high", "n", "best", "method")})
+                for r in self.cells.to_dict("records")]
+
+
+_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
+          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+
+
+def _latex_escape(s: str) -> str:
+    return "".join(_LATEX.get(ch, ch) for ch in s)
+
+
+def _mark_best(cells: pd.DataFrame) -> pd.Series:
+    best = pd.Series(False, index=cells.index)
+    for _, g in cells.groupby(["column", "condition", "role"], sort=False):
+        vals = {i: v for i, v in g["estimate"].items() if is_defined(v) and not math.isnan(v)}
+        if len(vals) < 2:
+            continue
+        rounded = {i: round(v, 6) for i, v in vals.items()}
+        top = max(rounded.values())
+        if len(set(rounded.values())) > 1:
+            best.loc[[i for i, v in rounded.items() if v == top]] = True
+    return best
+
+
+def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, measure: str = "accuracy") -> Leaderboard:
+    """The paper-layout table of one task from the long score table (``ScoreTable.to_frame()``)."""
+    order = run_order(infos)
+    spec = columns(task, measure)
+    want = []
+    col_order = []
+    for label, metric, dim, roles in spec:
+        for cond, cl in CONDITION_LABELS.items():
+            for role, rl in ROLE_LABELS.items():
+                if rl not in roles:
+                    continue
+                col_order.append((label, cl, rl))
+                want.append({"column": label, "metric": metric, "dimension": dim, "condition": cond, "role": role})
+    want_df = pd.DataFrame(want)
+    sub = scores[(scores["task"] == task) & scores["run"].isin(order)]
+    rows = []
+    for run in order:
+        mine = sub[sub["run"] == run].merge(want_df, on=["metric", "dimension", "condition", "role"], how="right")
+        info = infos[run]
+        mine = mine.assign(run=run, model=info.name, setting=info.setting or "(none)")
+        rows.append(mine)
+    cells = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=[*want_df.columns, "run"])
+    missing = Undefined("the run has no predictions for this task")
+    for c in ("estimate", "low", "high"):
+        cells[c] = [v if isinstance(v, (float, int, Undefined)) and not (isinstance(v, float) and math.isnan(v))
+                    else missing for v in cells[c]]
+    cells["n"] = cells["n"].fillna(0).astype(int)
+    cells["method"] = cells["method"].fillna("")
+    cells["condition"] = cells["condition"].map(CONDITION_LABELS)
+    cells["role"] = cells["role"].map(ROLE_LABELS)
+    cells["best"] = _mark_best(cells)
+    cells["text"] = [f"{fmt(v)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])]
+    return Leaderboard(task=task, measure=measure, cells=cells, index=tuple(order), column_order=tuple(col_order))
+

@@ -1,0 +1,149 @@
+"""Scores of one group of predictions (one run, dimension, condition and role).
+
+Category scores are read off the confusion matrix (rows: the person's label, columns: the
+model's), vectorized so that a bootstrap of thousands of resampled matrices is one array
+operation; tests prove each equal to scikit-learn on the same labels:
+
+- accuracy (``accuracy_score``), with a Wilson interval from statsmodels ``proportion_confint``;
+- macro recall: the mean recall over the labels people gave (``recall_score(average="macro",
+  labels=<people's labels>)``, the same as ``balanced_accuracy_score``);
+- macro F1 over every label either side used (``f1_score(average="macro")``);
+- Cohen's kappa of model against person (``cohen_kappa_score``).
+
+Their intervals are percentile bootstraps over items: resampling n items with replacement is
+resampling the confusion matrix's cells with the multinomial distribution of their shares.
+Text scores (ROUGE-L, similarity) are means with a t interval (statsmodels ``DescrStatsW``); the
+drawing score is the paper's average over every predicted ink cell, with a bootstrap over
+predictions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.weightstats import DescrStatsW
+
+from analysis.compare.results import CONFIDENCE, Estimate, undefined
+from corpus.values import Undefined
+
+N_BOOT = 1000
+SEED = 0
+BOOT_METHOD = "percentile bootstrap over items, B={b}, seed {s}"
+
+CATEGORY_METRICS = ("accuracy", "macro_recall", "macro_f1", "kappa")
+NO_ITEMS = "no item in this group"
+
+
+def confusion(truth: np.ndarray, pred: np.ndarray, k: int) -> np.ndarray:
+    """k x k counts of (truth, pred) integer codes."""
+    return np.bincount(truth * k + pred, minlength=k * k).reshape(k, k)
+
+
+def metric_arrays(c: np.ndarray) -> dict[str, np.ndarray]:
+    """Each category score of a stack of confusion matrices (..., k, k); NaN where undefined."""
+    c = c.astype(float)
+    n = c.sum(axis=(-2, -1))
+    diag = np.diagonal(c, axis1=-2, axis2=-1)
+    rows, cols = c.sum(axis=-1), c.sum(axis=-2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        acc = diag.sum(axis=-1) / n
+        has_true = rows > 0
+        recall = np.where(has_true, diag / np.where(has_true, rows, 1), 0).sum(axis=-1) / has_true.sum(axis=-1)
+        used = (rows + cols) > 0
+        f1 = np.where(used, 2 * diag / np.where(used, rows + cols, 1), 0).sum(axis=-1) / used.sum(axis=-1)
+        pe = (rows * cols).sum(axis=-1) / n**2
+        kappa = np.where(np.isclose(pe, 1.0), np.nan, (acc - pe) / (1 - pe))
+    return {"accuracy": acc, "macro_recall": recall, "macro_f1": f1, "kappa": kappa}
+
+
+def category_scores(c: np.ndarray) -> dict[str, float]:
+    """Accuracy, macro recall, macro F1 and kappa of one confusion matrix (NaN where undefined)."""
+    return {k: float(v) for k, v in metric_arrays(c).items()}
+
+
+def resample_cells(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """``n_boot`` bootstrap resamples of the items behind a count table (any shape)."""
+    flat = c.ravel().astype(float)
+    n = int(flat.sum())
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n, flat / n, size=n_boot).reshape(n_boot, *c.shape)
+
+
+def resample_items(n: int, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """``n_boot`` x ``n`` indices: each row one bootstrap resample of n items with replacement."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | Undefined:
+    reps = reps[~np.isnan(reps)]
+    if len(reps) < 2:
+        return Undefined("undefined in almost every bootstrap resample")
+    a = (1 - confidence) / 2
+    lo, hi = np.quantile(reps, [a, 1 - a])
+    return float(lo), float(hi)
+
+
+NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa",
+         "rouge_l": "ROUGE-L", "similarity": "SBERT similarity", "drawing": "drawing score"}
+_UNDEFINED = {"kappa": "people and model used one and the same label throughout (chance agreement is 1)"}
+
+
+def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> dict[str, Estimate]:
+    """The four category scores of one confusion matrix as estimates with intervals."""
+    n = int(c.sum())
+    if n == 0:
+        return {m: undefined(NAMES[m], NO_ITEMS) for m in CATEGORY_METRICS}
+    point = category_scores(c)
+    reps = metric_arrays(resample_cells(c, n_boot, seed)) if n_boot > 0 else None
+    boot = BOOT_METHOD.format(b=n_boot, s=seed)
+    out: dict[str, Estimate] = {}
+    for m in CATEGORY_METRICS:
+        if np.isnan(point[m]):
+            out[m] = undefined(NAMES[m], _UNDEFINED.get(m, "no defined value"), n)
+            continue
+        if m == "accuracy":
+            k = int(np.trace(c))
+            lo, hi = proportion_confint(k, n, alpha=1 - CONFIDENCE, method="wilson")
+            out[m] = Estimate(NAMES[m], point[m], n, (float(lo), float(hi)), "share correct; Wilson interval",
+                              "statsmodels")
+            continue
+        interval = percentile(reps[m]) if reps is not None else Undefined("no bootstrap was run")
+        method = {"macro_recall": "mean recall over the people's labels",
+                  "macro_f1": "mean F1 over the labels either side used",
+                  "kappa": "model vs person, chance-corrected"}[m]
+        out[m] = Estimate(NAMES[m], point[m], n, interval, f"{method}; {boot}", "numpy (equal to scikit-learn)")
+    return out
+
+
+def mean_estimate(name: str, values: np.ndarray, method: str, package: str) -> Estimate:
+    """A mean score with a t interval (statsmodels), or Undefined when there is nothing to average."""
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    n = len(values)
+    if n == 0:
+        return undefined(name, NO_ITEMS, 0, method, package)
+    mean = float(values.mean())
+    if n < 2 or np.allclose(values, values[0]):
+        ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more different values")
+    else:
+        lo, hi = DescrStatsW(values).tconfint_mean(alpha=1 - CONFIDENCE)
+        ci = (float(lo), float(hi))
+    return Estimate(name, mean, n, ci, f"{method}; mean with t interval", f"{package}, statsmodels")
+
+
+def ratio_estimate(name: str, scores: np.ndarray, weights: np.ndarray, method: str,
+                   n_boot: int = N_BOOT, seed: int = SEED) -> Estimate:
+    """sum(score_i * w_i) / sum(w_i) with a bootstrap over the i (e.g. drawing score over ink cells)."""
+    scores, weights = np.asarray(scores, float), np.asarray(weights, float)
+    n = len(scores)
+    if n == 0 or weights.sum() == 0:
+        return undefined(name, "no predicted drawing in this group", n, method, "numpy, scipy")
+    est = float((scores * weights).sum() / weights.sum())
+    if n < 2:
+        ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more predictions")
+    else:
+        idx = resample_items(n, n_boot, seed)
+        reps = (scores * weights)[idx].sum(axis=1) / weights[idx].sum(axis=1)
+        ci = percentile(reps)
+    return Estimate(name, est, n, ci, f"{method}; {BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)",
+                    "numpy, scipy (corpus.metrics)")

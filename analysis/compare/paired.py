@@ -1,0 +1,127 @@
+"""Two runs on the same items: is the difference real?
+
+Only items both runs predicted count (inner join on session and action). For every score the
+table gives run A's value, run B's, the difference B - A with a 95 % percentile interval from a
+paired bootstrap over items (seeded, B stated), and a test:
+
+- accuracy: McNemar's exact test on the discordant items (statsmodels ``mcnemar(exact=True)``);
+- macro recall, macro F1, Cohen's kappa: the bootstrap, resampling the items' joint
+  (person, run A, run B) labels, two-sided p = twice the share of resamples on the far side of 0;
+- ROUGE-L, similarity and the drawing score: the same bootstrap over the items both runs scored.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.contingency_tables import mcnemar
+
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
+from analysis.compare.metrics import (BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile,
+                                      resample_items)
+from analysis.compare.results import Estimate, ScoreTable, undefined
+from analysis.compare.scores import ALL
+from corpus.predictions import DIMENSIONS
+from corpus.values import Undefined
+
+KEYS = ("metric", "dimension", "run_a", "run_b", "condition", "role", "value_a", "value_b", "p_value", "test")
+_KEY = ["session_id", "action_index"]
+
+
+def _scope(df: pd.DataFrame, condition: str, role: str) -> pd.DataFrame:
+    if condition != ALL:
+        df = df[df["condition"] == condition]
+    if role != ALL:
+        df = df[df["role"] == role]
+    return df
+
+
+def _boot_p(reps: np.ndarray) -> float | Undefined:
+    reps = reps[~np.isnan(reps)]
+    if len(reps) < 2:
+        return Undefined("undefined in almost every bootstrap resample")
+    return float(min(1.0, 2 * min((reps <= 0).mean(), (reps >= 0).mean())))
+
+
+def _value(x: float) -> float | Undefined:
+    return Undefined("no defined value") if np.isnan(x) else float(x)
+
+
+def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, seed: int):
+    boot = BOOT_METHOD.format(b=n_boot, s=seed)
+    for dim in (*DIMENSIONS, ACTION_TYPE):
+        da, db = cat[(cat["run"] == a) & (cat["dimension"] == dim)], cat[(cat["run"] == b) & (cat["dimension"] == dim)]
+        j = da[[*_KEY, "t_code", "p_code", "correct"]].merge(db[[*_KEY, "p_code", "correct"]], on=_KEY, suffixes=("_a", "_b"))
+        k = len(CATEGORIES[dim])
+        row = {**key, "dimension": dim}
+        if j.empty:
+            for m in CATEGORY_METRICS:
+                yield {**row, "metric": m, "value_a": None, "value_b": None, "p_value": None, "test": ""}, \
+                    undefined(f"difference in {NAMES[m]}", "the two runs share no item here")
+            continue
+        joint = np.bincount((j["t_code"] * k + j["p_code_a"]) * k + j["p_code_b"], minlength=k**3).reshape(k, k, k)
+        conf_a, conf_b = joint.sum(axis=2), joint.sum(axis=1)
+        pa, pb = metric_arrays(conf_a), metric_arrays(conf_b)
+        rng = np.random.default_rng(seed)
+        flat = joint.ravel() / joint.sum()
+        res = rng.multinomial(int(joint.sum()), flat, size=n_boot).reshape(n_boot, k, k, k)
+        ra, rb = metric_arrays(res.sum(axis=3)), metric_arrays(res.sum(axis=2))
+        ca, cb = j["correct_a"].to_numpy(), j["correct_b"].to_numpy()
+        for m in CATEGORY_METRICS:
+            diff = float(pb[m] - pa[m])
+            reps = rb[m] - ra[m]
+            if m == "accuracy":
+                table = [[int((ca & cb).sum()), int((ca & ~cb).sum())], [int((~ca & cb).sum()), int((~ca & ~cb).sum())]]
+                p = float(mcnemar(table, exact=True).pvalue)
+                test = f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
+                package = "statsmodels, numpy"
+            else:
+                p, test, package = _boot_p(reps), "paired bootstrap", "numpy"
+            est = Estimate(f"difference in {NAMES[m]}", _value(diff), len(j), percentile(reps) if not np.isnan(diff)
+                           else Undefined("no defined value"), f"B - A on shared items; {boot} (paired)", package)
+            yield {**row, "metric": m, "value_a": _value(float(pa[m])), "value_b": _value(float(pb[m])),
+                   "p_value": p, "test": test}, est
+
+
+def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | None, key: dict, metric: str,
+                  n_boot: int, seed: int):
+    cols = [*_KEY, score] + ([weight] if weight else [])
+    j = ia[cols].merge(ib[cols], on=_KEY, suffixes=("_a", "_b")).dropna()
+    name = f"difference in {NAMES[metric]}"
+    row = {**key, "metric": metric, "test": "paired bootstrap"}
+    if len(j) < 2:
+        return {**row, "value_a": None, "value_b": None, "p_value": None}, \
+            undefined(name, "fewer than two items scored by both runs", len(j))
+    sa, sb = j[f"{score}_a"].to_numpy(), j[f"{score}_b"].to_numpy()
+    wa = j[f"{weight}_a"].to_numpy() if weight else np.ones(len(j))
+    wb = j[f"{weight}_b"].to_numpy() if weight else np.ones(len(j))
+    va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
+    idx = resample_items(len(j), n_boot, seed)
+    reps = (sb * wb)[idx].sum(axis=1) / wb[idx].sum(axis=1) - (sa * wa)[idx].sum(axis=1) / wa[idx].sum(axis=1)
+    est = Estimate(name, float(vb - va), len(j), percentile(reps),
+                   f"B - A on items both runs scored; {BOOT_METHOD.format(b=n_boot, s=seed)} (paired)", "numpy")
+    return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
+
+
+def paired_table(cat: pd.DataFrame, items: dict[str, RunItems], a: str, b: str, condition: str = ALL, role: str = ALL,
+                 n_boot: int = N_BOOT, seed: int = SEED, similarity: bool = True) -> ScoreTable:
+    """Run B against run A on the items both predicted (see the module docstring)."""
+    key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
+
+    def rows():
+        yield from _category_rows(_scope(cat, condition, role), a, b, key, n_boot, seed)
+        ia, ib = items[a], items[b]
+        texts = [("mm", "rationale"), ("na", "message")]
+        for frame, dim in texts:
+            fa, fb = _scope(getattr(ia, frame), condition, role), _scope(getattr(ib, frame), condition, role)
+            if fa.empty or fb.empty:
+                continue
+            metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in fa and f"sim_{dim}" in fb else [])
+            for m in metrics:
+                col = f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}"
+                yield _paired_means(fa, fb, col, None, {**key, "dimension": dim}, m, n_boot, seed)
+        fa, fb = _scope(ia.na, condition, role), _scope(ib.na, condition, role)
+        if not fa.empty and not fb.empty:
+            yield _paired_means(fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed)
+
+    return ScoreTable.build(rows(), KEYS, title=f"{b} against {a}")

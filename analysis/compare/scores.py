@@ -1,0 +1,94 @@
+"""Every score of every run, per condition and role (and over all of them): the long table the
+leaderboard, the command line and the exports are cut from.
+
+Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accuracy``,
+``macro_recall``, ``macro_f1``, ``kappa``, ``rouge_l``, ``similarity``, ``drawing``),
+``dimension`` (``team_goal``, ``partner_intent``, ``self_reasoning``, ``action_type``,
+``rationale``, ``message``, ``drawing``), ``condition`` and ``role`` (each also ``all``).
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from analysis.compare import text
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
+from analysis.compare.metrics import CATEGORY_METRICS, category_estimates, confusion, mean_estimate, ratio_estimate
+from analysis.compare.results import Estimate, ScoreTable, undefined
+from corpus import schema
+from corpus.predictions import DIMENSIONS
+
+ALL = "all"
+CONDITIONS = (*schema.CONDITIONS, ALL)
+ROLES = (*schema.ROLES, ALL)
+KEYS = ("run", "task", "metric", "dimension", "condition", "role")
+DRAWING_METHOD = "mean over predicted ink cells of 1 / 2/3 / 1/3 / 0 by Chebyshev distance to the route (Sec. 4.2)"
+
+
+def scopes(df: pd.DataFrame) -> Iterator[tuple[str, str, np.ndarray]]:
+    """(condition, role, row mask) for every condition x role, each also over all."""
+    cond = df["condition"].to_numpy().astype(str)
+    role = df["role"].to_numpy().astype(str)
+    for c in CONDITIONS:
+        mc = np.ones(len(df), bool) if c == ALL else cond == c
+        for r in ROLES:
+            yield c, r, mc & (np.ones(len(df), bool) if r == ALL else role == r)
+
+
+def _category_rows(cat: pd.DataFrame, run_ids: list[str]):
+    for run in run_ids:
+        for dim in (*DIMENSIONS, ACTION_TYPE):
+            task = "next_action" if dim == ACTION_TYPE else "mental_model"
+            df = cat[(cat["run"] == run) & (cat["dimension"] == dim)]
+            if df.empty:
+                continue
+            t, p, k = df["t_code"].to_numpy(), df["p_code"].to_numpy(), len(CATEGORIES[dim])
+            for c, r, m in scopes(df):
+                for metric, est in category_estimates(confusion(t[m], p[m], k)).items():
+                    yield {"run": run, "task": task, "metric": metric, "dimension": dim, "condition": c, "role": r}, est
+
+
+def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_missing: str | None):
+    rouge, sim = f"rouge_{dim}", f"sim_{dim}"
+    for c, r, m in scopes(df):
+        key = {"run": run, "task": task, "dimension": dim, "condition": c, "role": r}
+        sel = m & df[ok].to_numpy()
+        yield {**key, "metric": "rouge_l"}, mean_estimate("ROUGE-L", df.loc[sel, rouge].to_numpy(), text.ROUGE_METHOD,
+                                                          "rouge-score")
+        if sim_missing is not None:
+            yield {**key, "metric": "similarity"}, undefined("SBERT similarity", sim_missing, int(sel.sum()),
+                                                             text.SBERT_METHOD, text.SBERT_PACKAGE)
+        else:
+            yield {**key, "metric": "similarity"}, mean_estimate("SBERT similarity", df.loc[sel, sim].to_numpy(),
+                                                                 text.SBERT_METHOD, text.SBERT_PACKAGE)
+
+
+def _drawing_rows(na: pd.DataFrame, run: str):
+    for c, r, m in scopes(na):
+        sel = m & na["draw_score"].notna().to_numpy()
+        est: Estimate = ratio_estimate("drawing score", na.loc[sel, "draw_score"].to_numpy(),
+                                       na.loc[sel, "draw_cells"].to_numpy(), DRAWING_METHOD)
+        yield {"run": run, "task": "next_action", "metric": "drawing", "dimension": "drawing", "condition": c,
+               "role": r}, est
+
+
+def score_table(items: list[RunItems], cat: pd.DataFrame, sim_missing: str | None) -> ScoreTable:
+    """Every score of every run (see the module docstring)."""
+    run_ids = [it.run_id for it in items]
+
+    def rows():
+        yield from _category_rows(cat, run_ids)
+        for it in items:
+            if not it.mm.empty:
+                yield from _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
+            if not it.na.empty:
+                yield from _text_rows(it.na, it.run_id, "next_action", "message", "message_ok", sim_missing)
+                yield from _drawing_rows(it.na, it.run_id)
+
+    return ScoreTable.build(rows(), KEYS, title="Scores per run, condition and role")
+
+
+METRICS = (*CATEGORY_METRICS, "rouge_l", "similarity", "drawing")

@@ -1,0 +1,131 @@
+"""Compare page speed: 10 runs x 3,000 predictions per task, server-side render under AppTest.
+
+The dataset comes from the sample generator (``corpus.generate.generate``) with enough sessions for
+3,000 test-split instances; it carries the generator's two simulated runs, cut to 3,000
+predictions per task. Eight more runs are made from them here: the same files with a seeded share
+of labels and action types redrawn, under their own model names and settings. AppTest then opens
+the Compare page on that dataset (the first load scores everything), visits every view once
+(each view's first visit computes its tables), and times a second visit of every view: the page's
+server-side render once its scores exist. The entry is the slowest view of that second pass.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+N_RUNS = 10
+N_PREDICTIONS = 3000
+N_SESSIONS = 130
+VIEWS = ["Leaderboard", "Overlay", "Confusions", "Slices", "Ablation", "Instances", "Judges"]
+CODES = {"team_goal": ["t1", "t2", "t3", "t4"], "partner_intent": ["p1", "p2", "p3", "p4", "p5"],
+         "self_reasoning": ["r1", "r2", "r3", "r4", "r5", "r6"]}
+
+
+def _cut(path: Path, n: int) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()][:n]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return rows
+
+
+def _derived_run(folder: Path, mm: list[dict], na: list[dict], k: int, setting: str) -> None:
+    """A run whose labels and action types are the source's with a seeded share redrawn."""
+    rng = random.Random(k)
+    noise = 0.05 + 0.04 * k
+    folder.mkdir(parents=True)
+    (folder / "model.json").write_text(json.dumps({"name": f"Bench model {k // 2}", "model": f"bench-{k // 2}",
+                                                   "setting": setting, "simulated": True}))
+    with open(folder / "mental_model.jsonl", "w") as f:
+        for r in mm:
+            r = dict(r)
+            for dim, codes in CODES.items():
+                if rng.random() < noise:
+                    r[dim] = rng.choice(codes)
+            f.write(json.dumps(r) + "\n")
+    with open(folder / "next_action.jsonl", "w") as f:
+        for r in na:
+            r = dict(r)
+            if r["role"] == "follower" and r["action_type"] in ("message", "undo") and rng.random() < noise:
+                r = {**r, "action_type": "undo" if r["action_type"] == "message" else "message",
+                     "content": None if r["action_type"] == "message" else "ok"}
+            f.write(json.dumps(r) + "\n")
+
+
+def make_dataset(dest: Path) -> Path:
+    from corpus.generate import generate
+
+    root = generate(seed=11, out=dest, n_sessions=N_SESSIONS, overwrite=True)
+    preds = root / "predictions"
+    sources = sorted(d for d in preds.iterdir() if d.is_dir())
+    base = {}
+    for d in sources:
+        mm = _cut(d / "mental_model.jsonl", N_PREDICTIONS)
+        na = _cut(d / "next_action.jsonl", N_PREDICTIONS)
+        if len(mm) < N_PREDICTIONS or len(na) < N_PREDICTIONS:
+            raise RuntimeError(f"the generated test split has only {len(mm)} instances; raise N_SESSIONS")
+        base[d.name] = (mm, na)
+    names = list(base)
+    for k in range(N_RUNS - len(sources)):
+        mm, na = base[names[k % len(names)]]
+        _derived_run(preds / f"bench-{k}", mm, na, k, ["base", "+mental_model", "+CoT", "+CoT +mental_model"][k % 4])
+    return root
+
+
+def _open(root: Path):
+    from streamlit.testing.v1 import AppTest
+    from streamlit.runtime.pages_manager import PagesManager
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
+    at.session_state["dataset_source"] = {"kind": "dir", "path": str(root), "label": "bench"}
+    at.run()
+    PagesManager.uses_pages_directory = False
+    t0 = time.perf_counter()
+    at.switch_page("pages/compare.py").run()
+    first = (time.perf_counter() - t0) * 1000
+    if at.exception:
+        raise RuntimeError(at.exception[0].value)
+    return at, first
+
+
+def _visit(at, view: str) -> float:
+    at.session_state["compare_tab"] = view
+    t0 = time.perf_counter()
+    at.run()
+    ms = (time.perf_counter() - t0) * 1000
+    if at.exception:
+        raise RuntimeError(f"{view}: {at.exception[0].value}")
+    return ms
+
+
+def run() -> dict[str, dict]:
+    tmp = Path(tempfile.mkdtemp(prefix="gw-bench-compare-"))
+    try:
+        root = make_dataset(tmp / "ds")
+        at, first = _open(root)
+        first_visit = {v: _visit(at, v) for v in VIEWS}
+        again = {v: _visit(at, v) for v in VIEWS}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    slowest = max(again, key=again.get)
+    print(f"  first load {first:.0f} ms; first visit per view: "
+          + ", ".join(f"{v} {ms:.0f}" for v, ms in first_visit.items())
+          + "; again: " + ", ".join(f"{v} {ms:.0f}" for v, ms in again.items()), file=sys.stderr)
+    return {
+        "compare_page_ms_10x3000": {"value": again[slowest], "unit": "ms", "target": 2000},
+        "compare_first_load_ms_10x3000": {"value": first, "unit": "ms", "target": None},
+        "compare_first_view_ms_10x3000": {"value": max(first_visit.values()), "unit": "ms", "target": None},
+    }
+
+
+if __name__ == "__main__":
+    for name, r in run().items():
+        print(f"{name}: {r['value']:.0f} {r['unit']}" + (f" (target <= {r['target']})" if r["target"] else ""))

@@ -1,0 +1,15 @@
+"""The Replay screen: one session step by step in the browser.
+
+- :mod:`.payload`: the session as the player receives it (pure);
+- :mod:`.frames`: that data, computed once per dataset and session;
+- :mod:`.position`: session, step and view in session state and the URL;
+- :mod:`.header`: the session picker, the session's facts and its participants;
+- :mod:`.player`: the player component (``assets/``: its HTML, CSS and JavaScript) and the downloads;
+- :mod:`.export`: the player as a self-contained HTML file, the session as a GIF.
+"""
+
+from components.replay.frames import session_frames
+from components.replay.header import participants, session_header, session_picker
+from components.replay.player import player
+
+__all__ = ["participants", "player", "session_frames", "session_header", "session_picker"]

@@ -1,0 +1,49 @@
+"""The replay player: a custom component that holds the whole session in the browser.
+
+Stepping, playing, pausing, jumping, seeking and the map view all happen in the browser (see
+``assets/player.js``); no step waits for the server. The component reports its position (step,
+view, route overlay) only when the user stops, on pause or 300 ms after the last key; the report
+reruns only the player's fragment, which keeps the position in session state and the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analysis.replay import SessionFrames
+from components.replay import position
+from components.replay.assets import player_css, player_html, player_js
+from components.replay.export import downloads
+from components.replay.frames import session_payload
+from components.replay.payload import clean_position
+from corpus.dataset import Corpus
+
+KEY_PREFIX = "replay_player_"
+
+_mount_player = st.components.v2.component(
+    "groundwork_replay_player", html=player_html(), css=player_css(), js=player_js(), isolate_styles=True,
+)
+
+
+def _reported() -> None:
+    """A report from the browser: read in the fragment's body (see :func:`_player`)."""
+
+
+def player(corpus: Corpus, frames: SessionFrames) -> None:
+    """The player of one session, starting at the position in session state (or the link's), and
+    the session's downloads."""
+    start = position.current(frames.n_steps)
+    position.sync_url(start)
+    # The data (and so the start) stays the same while the fragment reruns on reports: the browser
+    # keeps its player instead of building a new one.
+    data = {**session_payload(corpus, frames), "start": start, "title": "", "note": ""}
+    st.fragment(_player)(frames, data, corpus.synthetic)
+
+
+def _player(frames: SessionFrames, data: dict, synthetic: bool) -> None:
+    result = _mount_player(data=data, key=KEY_PREFIX + frames.session_id, on_position_change=_reported,
+                           width="stretch", height="content")
+    reported = clean_position(result.get("position"), frames.n_steps)
+    if reported is not None and reported != st.session_state.get(position.POSITION):
+        position.store(reported)
+    downloads(frames, data, position.current(frames.n_steps), synthetic)

@@ -1,0 +1,219 @@
+"""One platform session's rows made actions: messages, and the Follower's strokes turned into the
+grid cells they drew or erased, on a :class:`corpus.canvas.Canvas`.
+
+A stroke's cells are the difference between the canvas before it and the canvas state it logged:
+``metadata.filledCells`` on grid maps, the ink PNG rasterized onto the grid on image maps.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from typing import Any, Callable
+
+import numpy as np
+
+from corpus.canvas import Canvas
+from corpus.importers.asciimap import ink_coverage
+from corpus.importers.platform.rows import PlatformOptions, Row
+from corpus.model import Action, Cell, GridMap
+from corpus.validate import ERROR, WARNING, Report
+
+InkReader = Callable[..., np.ndarray]  # path -> the ink image's alpha channel (cached per import)
+
+
+def time_origins(rows: list[Row]) -> tuple[float, float]:
+    """(the session's time zero, the platform's session start) as POSIX seconds."""
+    first = min(r.when for r in rows).timestamp()
+    starts = [r.when.timestamp() - r.elapsed for r in rows if r.elapsed is not None]
+    origin = statistics.median(starts) if starts else first
+    return min([first, *starts]), origin
+
+
+def order_cells(cells: set[Cell], near: Cell | None = None, hint: list[Cell] | None = None) -> list[Cell]:
+    """The cells of one stroke in a plausible drawing order.
+
+    With ``hint`` (the platform's own insertion order on grid maps) that order is kept. Otherwise
+    a walk from the end nearest ``near`` (the previous stroke's end) to the nearest unvisited cell,
+    side neighbours before diagonal ones.
+    """
+    if hint is not None:
+        seen = [c for c in hint if c in cells]
+        rest = sorted(cells - set(seen))
+        return seen + rest
+    todo = set(cells)
+    if not todo:
+        return []
+
+    def degree(c: Cell) -> int:
+        return sum((c[0] + dr, c[1] + dc) in todo for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+
+    ends = [c for c in todo if degree(c) <= 1] or list(todo)
+    if near is not None:
+        current = min(ends, key=lambda c: (max(abs(c[0] - near[0]), abs(c[1] - near[1])), c))
+    else:
+        current = min(ends)
+    out = [current]
+    todo.discard(current)
+    while todo:
+        r, c = current
+        current = min(todo, key=lambda x: (max(abs(x[0] - r), abs(x[1] - c)), abs(x[0] - r) + abs(x[1] - c), x))
+        out.append(current)
+        todo.discard(current)
+    return out
+
+
+def ink_of(row: Row, ink: InkReader, report: Report) -> np.ndarray | None:
+    """The alpha channel of the ink image a row names; None when the file is not there, or when
+    it cannot be read (reported as an error of the row)."""
+    path = (row.folder / row.map_image).resolve()
+    if not path.is_file():
+        return None
+    try:
+        return ink(path)
+    except Exception as exc:  # PIL raises many types for a broken image
+        report.add(row.file, row.where, "map_image", f"cannot read the ink image {row.map_image}: {exc}")
+        return None
+
+
+class _Snapshots:
+    """The canvas state each stroke row logged, as a set of grid cells."""
+
+    def __init__(self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report,
+                 ink: InkReader) -> None:
+        self.grid_map, self.map_kind, self.options, self.report, self.ink = grid_map, map_kind, options, report, ink
+        self.grid = tuple(grid_map.grid_size)
+        self.warned_shape = False
+
+    def __call__(self, row: Row) -> set[Cell] | None:
+        """The canvas the row logged, or None when it logged none."""
+        if self.map_kind == "grid":
+            return self._filled(row)
+        if self.map_kind != "image" or not row.map_image:
+            return None
+        return self._inked(row)
+
+    def _filled(self, row: Row) -> set[Cell] | None:
+        rows_n, cols_n = self.grid
+        cells = set(row.filled or [])
+        outside = [c for c in cells if not (0 <= c[0] < rows_n and 0 <= c[1] < cols_n)]
+        if outside:
+            r, c = sorted(outside)[0]
+            self.report.add(row.file, row.where, "metadata.filledCells",
+                            f"cell {r},{c} is outside the {rows_n}x{cols_n} grid of map '{self.grid_map.id}'")
+            return None
+        return cells
+
+    def _inked(self, row: Row) -> set[Cell] | None:
+        alpha = ink_of(row, self.ink, self.report)
+        if alpha is None:
+            return None
+        if not alpha.any():
+            return set()
+        h, w = alpha.shape
+        rows_n, cols_n = self.grid
+        if abs((w / h) / (cols_n / rows_n) - 1) > 0.08 and not self.warned_shape:
+            self.warned_shape = True
+            self.report.add(row.file, row.where, "map_image",
+                            f"the ink image is {w}x{h} px but the grid is {rows_n}x{cols_n} cells: the shapes differ, "
+                            "so cells are stretched (further images of this session not reported)", WARNING)
+        try:
+            cov = ink_coverage(alpha, self.grid)
+        except ValueError as exc:
+            self.report.add(row.file, row.where, "map_image", str(exc))
+            return None
+        return {(int(r), int(c)) for r, c in zip(*((cov >= self.options.ink_share).nonzero()))}
+
+
+def build_session(
+    rows: list[Row],
+    roles: dict[str, str],
+    grid_map: GridMap,
+    map_kind: str,
+    options: PlatformOptions,
+    report: Report,
+    ink: InkReader,
+) -> tuple[list[Action], dict[str, int], list[str]]:
+    """Actions in time order, the action-id index, and notes for the session."""
+    rows = sorted(rows, key=lambda r: (r.when, r.order))
+    t0, _ = time_origins(rows)
+    snapshot = _Snapshots(grid_map, map_kind, options, report, ink)
+    canvas = Canvas(tuple(grid_map.grid_size))
+    # The platform's own undo stack on image maps holds every stroke, including strokes that
+    # changed no grid cell; undoing one of those changes no cell either.
+    platform_stack: list[bool] = []
+    actions: list[Action] = []
+    ids: dict[str, int] = {}
+    tools: Counter = Counter()
+    left_out: Counter = Counter()
+    last_end: Cell | None = None
+
+    def add(row: Row, type_: str, content: Any = None) -> None:
+        t = round(max(row.when.timestamp() - t0, 0.0), 3)
+        actions.append(Action(index=len(actions), timestamp=t, role=roles[row.participant_id], type=type_, content=content))
+        ids[row.action_id] = len(actions) - 1
+
+    for row in rows:
+        if row.kind == "message":
+            add(row, "message", row.text)
+        elif row.kind == "tool":
+            tools[row.text] += 1
+        elif row.kind == "reset":
+            add(row, "reset")
+            canvas.reset()
+            platform_stack.clear()
+        elif row.kind == "undo":
+            if map_kind == "image" and platform_stack and not platform_stack[-1]:
+                platform_stack.pop()
+                report.add(row.file, row.where, "action_content",
+                           "undo of a stroke that changed no grid cell changes no cell either; left out", WARNING)
+                left_out["undo of a stroke that changed no cell"] += 1
+                continue
+            if platform_stack:
+                platform_stack.pop()
+            add(row, "undo")
+            canvas.undo()
+        elif row.kind == "stroke":
+            state = snapshot(row)
+            if state is None:
+                _report_no_state(row, map_kind, report)
+                left_out["strokes without a canvas state"] += 1
+                continue
+            current = canvas.cells()
+            added, removed = state - current, current - state
+            cells, extra = (removed, added) if row.tool == "eraser" else (added, removed)
+            type_ = "erase" if row.tool == "eraser" else "draw"
+            if map_kind == "image":
+                platform_stack.append(bool(cells))
+            if not cells:
+                report.add(row.file, row.where, "action_content",
+                           f"the {row.tool} stroke ({row.text}) changed no grid cell; left out", WARNING)
+                left_out["strokes that changed no cell"] += 1
+                continue
+            if extra:
+                report.add(row.file, row.where, "action_content",
+                           f"the {row.tool} stroke also {'added' if type_ == 'erase' else 'removed'} {len(extra)} cell(s); "
+                           f"only its {type_} cells are kept", WARNING)
+            ordered = order_cells(cells, near=last_end, hint=row.filled if map_kind == "grid" else None)
+            add(row, type_, ordered)
+            last_end = ordered[-1]
+            canvas.apply(type_, cells)
+    notes = []
+    if tools:
+        notes.append("tool selections (not edits): " + ", ".join(f"{k} {v}" for k, v in sorted(tools.items())))
+    for what, n in sorted(left_out.items()):
+        notes.append(f"left out: {n} {what}")
+    return actions, ids, notes
+
+
+def _report_no_state(row: Row, map_kind: str, report: Report) -> None:
+    """A stroke with no canvas state is left out with a warning (unless its row has an error)."""
+    if map_kind == "image" and row.map_image:
+        msg = f"ink image {row.map_image} not found"
+    elif map_kind == "image":
+        msg = "the row names no ink image (map_image)"
+    else:
+        msg = "no canvas state (no metadata.filledCells or map_image)"
+    if not any(i.file == row.file and i.record == row.where and i.severity == ERROR for i in report.issues):
+        report.add(row.file, row.where, "map_image" if map_kind != "grid" else "metadata.filledCells",
+                   f"{msg}: the {row.tool} stroke cannot be turned into cells and is left out", WARNING)

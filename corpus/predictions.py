@@ -1,0 +1,438 @@
+"""Model predictions for the two benchmark tasks, read and validated one run at a time.
+
+A **run** is one model under one setting: a folder with ``model.json`` (optional) and one JSONL
+file per task (``next_action.jsonl``, ``mental_model.jsonl``) plus, optionally, judges' 0-5
+scores of its outputs (``judge_scores.jsonl``); docs/data-format.md has every field. Runs come
+from a dataset's ``predictions/`` folder, from an uploaded ``.zip`` (run folders, or a dataset's
+``predictions/`` folder) or ``.jsonl`` file (one task of one run), and from the command line.
+
+A run is checked line by line against the dataset it predicts: unknown session or action, a role
+that did not act, an unknown label, a wrong type, a duplicate prediction. Every problem is
+reported with file, line and field, and a run with any error is refused whole (all or nothing per
+run; the other runs are unaffected). Labels are accepted as codes (``t3``), as the schema's
+wording, as the short names of Table 8, or as the wording of the paper's prompts (Appendix H).
+Any extra field with a string, number or boolean value (``question_type``, ``time_span``, ...)
+is kept as a column: the Compare page offers it as a slice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+import pandas as pd
+
+from corpus import schema
+from corpus.jsonsafe import JsonError, loads
+from corpus.validate import ERROR, WARNING, Report, read_text
+
+TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
+JUDGE_TASK = "judge_scores"
+FILES = (*TASKS, JUDGE_TASK)
+DIMENSIONS = tuple(schema.DIMENSIONS)  # team_goal, partner_intent, self_reasoning
+JUDGE_SCALE = tuple(range(6))  # 0-5, as SynchToM's judges score
+
+_KEYS = ("session_id", "action_index", "role")
+CORE_FIELDS = {
+    "next_action": {*_KEYS, "action_type", "content", "rationale"},
+    "mental_model": {*_KEYS, *DIMENSIONS, "rationale"},
+    JUDGE_TASK: {"session_id", "action_index", "task", "criterion", "judge", "score"},
+}
+# Names the comparison gives its own columns: an extra field by one of these names is left out.
+RESERVED_FIELDS = {"condition", "split", "progress", "annotated", "line", "cells", "run", "dimension", "truth", "pred",
+                   "t_code", "p_code", "correct"}
+INFO_FIELDS = {"name": str, "setting": str, "model": str, "description": str, "simulated": bool}
+
+# The answer options as the paper's prompts word them (Appendix H), besides the schema's wording.
+PROMPT_WORDING = {
+    "partner_intent": {
+        "p1": "Understood the situation and we were on the same page",
+        "p2": "Probably understood our situation but I was not fully sure",
+        "p3": "Is waiting for more information to understand the situation",
+        "p4": "Misunderstood and we were not aligned",
+    },
+    "self_reasoning": {
+        "r1": "Executing a plan we already agreed on",
+        "r4": "Grounding by sharing or requesting information to align",
+    },
+}
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+def _label_lookup() -> dict[str, dict[str, str]]:
+    out: dict[str, dict[str, str]] = {}
+    for dim, codes in schema.DIMENSIONS.items():
+        table = {schema.OTHER: schema.OTHER, "other": schema.OTHER}
+        for code, wording in codes.items():
+            for text in (code, wording, schema.SHORT_NAMES.get(code, ""), PROMPT_WORDING.get(dim, {}).get(code, "")):
+                if text:
+                    table[_norm(text)] = code
+        out[dim] = table
+    return out
+
+
+_LABELS = _label_lookup()
+
+
+def label_code(dimension: str, value: Any) -> str | None:
+    """The code of a label given as a code, its wording or ``{"code": ...}``; None if unknown."""
+    if isinstance(value, dict):
+        value = value.get("code")
+    if not isinstance(value, str):
+        return None
+    return _LABELS[dimension].get(_norm(value))
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """``model.json``: who predicted, under which setting, and any free metadata."""
+
+    name: str
+    setting: str = ""
+    model: str = ""  # the model's identity across settings (default: name)
+    simulated: bool = False
+    description: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def model_id(self) -> str:
+        return self.model or self.name
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "setting": self.setting, "model": self.model_id, "simulated": self.simulated,
+                "description": self.description, **dict(self.metadata)}
+
+
+@dataclass
+class Run:
+    """One run's predictions, validated against a dataset. Usable only when :attr:`ok`."""
+
+    run_id: str
+    info: RunInfo
+    source: str
+    report: Report
+    tables: dict[str, pd.DataFrame] = field(default_factory=dict)  # file -> one row per line
+    digest: str = ""  # of the bytes read: two identical runs have the same digest
+
+    @property
+    def ok(self) -> bool:
+        return self.report.ok and bool(self.tables)
+
+    def table(self, task: str) -> pd.DataFrame:
+        return self.tables.get(task, pd.DataFrame())
+
+    def extra_fields(self, task: str) -> list[str]:
+        """Columns beyond the documented fields (slices), in file order."""
+        skip = CORE_FIELDS.get(task, set()) | {"line", "cells"}
+        return [c for c in self.table(task).columns if c not in skip]
+
+    @property
+    def n_predictions(self) -> int:
+        return sum(len(self.table(t)) for t in TASKS)
+
+
+# -- one line ------------------------------------------------------------------------------------
+
+
+class _Line:
+    """Checks of one prediction line; problems go to the run's report."""
+
+    def __init__(self, report: Report, rel: str, lineno: int, obj: dict):
+        self.report, self.rel, self.rec, self.obj = report, rel, f"line {lineno}", obj
+        self.bad = False
+
+    def error(self, fld: str, message: str) -> None:
+        self.report.add(self.rel, self.rec, fld, message)
+        self.bad = True
+
+    def string(self, fld: str, required: bool = True, empty_ok: bool = False) -> str | None:
+        v = self.obj.get(fld)
+        if v is None:
+            if required:
+                self.error(fld, "required field is missing")
+            return None
+        if not isinstance(v, str):
+            self.error(fld, f"expected a string, got {_kind(v)}")
+            return None
+        if not empty_ok and not v.strip():
+            self.error(fld, "empty")
+            return None
+        return v
+
+
+def _kind(v: Any) -> str:
+    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
+            dict: "an object"}.get(type(v), type(v).__name__)
+
+
+def _action(line: _Line, sessions: Mapping[str, Any]):
+    """The session and action a line points at (None, None after reporting a problem)."""
+    sid = line.string("session_id")
+    idx = line.obj.get("action_index")
+    if sid is None:
+        return None, None
+    s = sessions.get(sid)
+    if s is None:
+        line.error("session_id", f"unknown session '{sid}'")
+        return None, None
+    if idx is None:
+        line.error("action_index", "required field is missing")
+        return None, None
+    if isinstance(idx, bool) or not isinstance(idx, int):
+        line.error("action_index", f"expected an integer, got {_kind(idx)}")
+        return None, None
+    if not 0 <= idx < len(s.actions):
+        line.error("action_index", f"session '{sid}' has no action {idx} (it has {len(s.actions)})")
+        return None, None
+    return s, s.actions[idx]
+
+
+def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[int]] | None:
+    """The cells of a drawing; checked against the grid when the session's map is known (a map
+    with errors is reported by the dataset reader)."""
+    if not isinstance(value, list) or not value:
+        line.error("content", f"a drawing needs a non-empty list of [row, col] cells, got {_kind(value)}")
+        return None
+    rows, cols = grid or (float("inf"), float("inf"))
+    out = []
+    for k, cell in enumerate(value):
+        ok = (isinstance(cell, list) and len(cell) == 2
+              and all(isinstance(x, int) and not isinstance(x, bool) for x in cell))
+        if not ok:
+            line.error(f"content[{k}]", f"expected a [row, col] pair of integers, got {cell!r:.40}")
+            return None
+        if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
+            line.error(f"content[{k}]", f"cell [{cell[0]}, {cell[1]}] is outside the {rows}x{cols} grid")
+            return None
+        out.append(cell)
+    return out
+
+
+def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> None:
+    t = line.string("action_type")
+    if t is None:
+        return
+    t = t.strip().lower()
+    if t not in schema.ACTION_TYPES:
+        line.error("action_type", f"unknown action type '{line.obj['action_type']}' (expected one of {', '.join(schema.ACTION_TYPES)})")
+        return
+    row["action_type"] = t
+    content = line.obj.get("content")
+    row["content"], row["cells"] = None, None
+    if t == "message":
+        if not isinstance(content, str):
+            line.error("content", f"a message prediction needs its text (a string), got {_kind(content)}")
+        else:
+            row["content"] = content
+    elif t in schema.CELL_TYPES:
+        row["cells"] = _cells(line, content, grid)
+    elif content not in (None, "", []):
+        line.error("content", f"a {t} prediction takes no content (null or \"\"), got {_kind(content)}")
+
+
+def _check_mental_model(line: _Line, row: dict) -> None:
+    for dim in DIMENSIONS:
+        v = line.obj.get(dim)
+        if v is None:
+            line.error(dim, "required field is missing")
+            continue
+        if not isinstance(v, (str, dict)):
+            line.error(dim, f"expected a label code or its wording (a string), got {_kind(v)}")
+            continue
+        code = label_code(dim, v)
+        if code is None:
+            shown = v.get("code") if isinstance(v, dict) else v
+            line.error(dim, f"unknown {dim} label '{shown!s:.80}' (expected one of "
+                            f"{', '.join([*schema.DIMENSIONS[dim], schema.OTHER])} or its wording)")
+            continue
+        row[dim] = code
+
+
+def _check_judge(line: _Line, row: dict) -> None:
+    task = line.obj.get("task", "mental_model")
+    if task not in TASKS:
+        line.error("task", f"unknown task {task!r:.40} (expected one of {', '.join(TASKS)})")
+    row["task"] = task
+    row["criterion"] = line.string("criterion", required=False) or "overall"
+    row["judge"] = line.string("judge")
+    score = line.obj.get("score")
+    if isinstance(score, bool) or not isinstance(score, int) or score not in JUDGE_SCALE:
+        line.error("score", f"expected an integer from 0 to 5, got {score!r:.40}")
+    row["score"] = score
+
+
+def _key(task: str, row: dict) -> tuple:
+    if task == JUDGE_TASK:
+        return (row.get("session_id"), row.get("action_index"), row.get("task"), row.get("criterion"), row.get("judge"))
+    return (row.get("session_id"), row.get("action_index"))
+
+
+# Called with (session id, file) for each line; True when the dataset reader only counts the line
+# because its session has errors of its own (corpus.validate reports the session once).
+Failed = Callable[[str, str], bool]
+
+
+def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], maps: Mapping[str, Any],
+                   report: Report, failed: Failed | None = None) -> pd.DataFrame:
+    """Validate the lines of one task file; one row per valid line (problems go to ``report``)."""
+    rows: list[dict] = []
+    seen: dict[tuple, int] = {}
+    odd_extras: set[str] = set()
+    core = CORE_FIELDS[task]
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            obj = loads(raw)
+        except JsonError as exc:
+            report.add(rel, f"line {lineno}", "(json)", str(exc))
+            continue
+        if not isinstance(obj, dict):
+            report.add(rel, f"line {lineno}", "(json)", f"expected a JSON object, got {_kind(obj)}")
+            continue
+        if failed is not None and isinstance(obj.get("session_id"), str) and failed(obj["session_id"], rel):
+            continue
+        line = _Line(report, rel, lineno, obj)
+        s, action = _action(line, sessions)
+        if action is None:
+            continue
+        row: dict[str, Any] = {"session_id": s.id, "action_index": action.index, "line": lineno}
+        if task != JUDGE_TASK:
+            role = obj.get("role", action.role)
+            if role not in schema.ROLES:
+                line.error("role", f"unknown role {role!r:.40} (expected guide or follower)")
+            elif role != action.role:
+                line.error("role", f"the {role} did not act at {s.id}:{action.index} (the {action.role} did)")
+            row["role"] = action.role
+            rationale = obj.get("rationale")
+            if rationale is not None and not isinstance(rationale, str):
+                line.error("rationale", f"expected a string, got {_kind(rationale)}")
+            row["rationale"] = rationale if isinstance(rationale, str) else None
+        if task == "next_action":
+            _check_next_action(line, row, tuple(maps[s.map_id].grid_size) if s.map_id in maps else None)
+        elif task == "mental_model":
+            _check_mental_model(line, row)
+        else:
+            _check_judge(line, row)
+        for k, v in obj.items():
+            if k in core:
+                continue
+            reserved = k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
+            if not reserved and (v is None or isinstance(v, (str, int, float, bool))):
+                row[k] = v
+            elif k not in odd_extras:
+                odd_extras.add(k)
+                why = ("has a name the comparison uses for its own columns" if reserved else
+                       "holds a list or an object; only strings, numbers and booleans become slices")
+                report.add(rel, f"line {lineno}", k, f"extra field {why}, so it is left out", WARNING)
+        key = _key(task, row)
+        if key in seen:
+            line.error("action_index" if task != JUDGE_TASK else "judge",
+                       f"duplicate prediction for {s.id}:{action.index} (also line {seen[key]})")
+        if line.bad:
+            continue
+        seen[key] = lineno
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# -- a run ----------------------------------------------------------------------------------------
+
+
+def _read_info(obj: Any, rel: str, default_name: str, report: Report) -> RunInfo:
+    if obj is None:
+        return RunInfo(name=default_name)
+    if not isinstance(obj, dict):
+        report.add(rel, "-", "(record)", f"expected a JSON object, got {_kind(obj)}")
+        return RunInfo(name=default_name)
+    values: dict[str, Any] = {}
+    for k, typ in INFO_FIELDS.items():
+        v = obj.get(k)
+        if v is not None and not isinstance(v, typ):
+            report.add(rel, "-", k, f"expected {'a boolean' if typ is bool else 'a string'}, got {_kind(v)}")
+        elif v is not None:
+            values[k] = v
+    meta = {k: v for k, v in obj.items() if k not in INFO_FIELDS}
+    return RunInfo(name=values.pop("name", None) or default_name, metadata=meta, **values)
+
+
+def run_files(folder: Path) -> dict[str, Path]:
+    """The files of a run folder that a run may hold, by name."""
+    names = ["model.json", *(f"{t}.jsonl" for t in FILES)]
+    return {n: folder / n for n in names if (folder / n).is_file()}
+
+
+def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], run_id: str | None = None,
+                 prefix: str | None = None, source: str = "", failed: Failed | None = None) -> Run:
+    """One run folder, checked against the dataset's sessions and maps.
+
+    ``prefix`` is put before file names in the problems (default ``<folder name>/``)."""
+    folder = Path(folder)
+    run_id = run_id or folder.name
+    prefix = f"{folder.name}/" if prefix is None else prefix
+    files = run_files(folder)
+    report = Report()
+    digest = hashlib.sha256()
+    texts: dict[str, str | None] = {}
+    for name, path in files.items():
+        texts[name] = read_text(path, report, prefix + name)
+        digest.update(name.encode() + b"\0" + (texts[name] or "").encode("utf-8") + b"\0")
+    info_obj = None
+    if texts.get("model.json") is not None:
+        try:
+            info_obj = loads(texts["model.json"])
+        except JsonError as exc:
+            report.add(prefix + "model.json", f"line {exc.line or 1}", "(json)", str(exc))
+    info = _read_info(info_obj, prefix + "model.json", run_id, report)
+    tables = {task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
+              for task in FILES if texts.get(f"{task}.jsonl") is not None}
+    if not any(f"{t}.jsonl" in files for t in FILES):
+        report.add(prefix.rstrip("/: ") or run_id, "-", "(folder)",
+                   "no predictions: a run holds next_action.jsonl, mental_model.jsonl or judge_scores.jsonl")
+    run = Run(run_id=run_id, info=info, source=source or str(folder), report=report, tables=tables,
+              digest=digest.hexdigest())
+    if not report.ok:
+        run.tables = {}  # all or nothing: a refused run keeps only its report
+    return run
+
+
+def read_runs_dir(pred_dir: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any],
+                  prefix: str = "predictions/", failed: Failed | None = None) -> dict[str, Run]:
+    """Every run folder of a ``predictions/`` folder, by run id (refused runs included)."""
+    pred_dir = Path(pred_dir)
+    if not pred_dir.is_dir():
+        return {}
+    return {d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed)
+            for d in sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))}
+
+
+def read_dataset_runs(root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report,
+                      failed: Failed | None = None) -> dict[str, Run]:
+    """A dataset's runs, for the dataset reader. A refused run does not stop the dataset from loading:
+    its problems are listed in the dataset's report as warnings, and it is left out. A line naming a
+    session with errors is passed to ``failed`` and skipped (the dataset does not load anyway)."""
+    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed)
+    for run in runs.values():
+        if not run.report.ok:
+            n = len(run.report.errors)
+            report.add(f"predictions/{run.run_id}/", "-", "(run)",
+                       f"run '{run.run_id}' has {n} error(s) and is left out of comparisons", WARNING)
+        for issue in run.report.issues:
+            report.add(issue.file, issue.record, issue.field, issue.message, WARNING)
+    return runs
+
+
+def issues_frame(runs: Iterable[Run]) -> pd.DataFrame:
+    """Every problem of the given runs: run, severity, file, record, field, message."""
+    rows = [{"run": r.run_id, **i.as_dict()} for r in runs for i in r.report.issues]
+    return pd.DataFrame(rows, columns=["run", "file", "record", "field", "message", "severity"])
+
+
+__all__ = ["Run", "RunInfo", "read_run_dir", "read_runs_dir", "read_dataset_runs", "label_code", "issues_frame",
+           "ERROR", "WARNING", "TASKS", "DIMENSIONS", "JUDGE_TASK"]

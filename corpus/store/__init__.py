@@ -1,0 +1,64 @@
+"""The label store: accounts, codebooks, coding tasks, labels, gold and shared agreement numbers, in
+a real database. Nothing else in the app writes to the database.
+
+* SQLite file by default, PostgreSQL when a URL is configured (:mod:`.engine`). The schema carries
+  a version; an older database is upgraded in place when opened (:mod:`.migrations`).
+* Labels are append-only: relabelling adds a row; the current label of a coder for an item is the
+  latest (:mod:`.labels`). Gold decisions are append-only too, with provenance and history
+  (:mod:`.gold`).
+* Access is enforced here, not in the pages: every read and write takes the acting ``User``
+  (:mod:`.access`). A coder sees only their own labels; a viewer writes nothing.
+* Sign-in has a backoff and signed, expiring tokens (:mod:`.signin`); passwords are Argon2id
+  hashes (:mod:`.passwords`); accounts can be disabled, enabled and deleted (:mod:`.accounts`).
+
+One module per job: tables, migrations, engine (where the database is), passwords, signin,
+access, accounts, tasks, labels, sharing, gold, csv_import, exports. :class:`Store` puts them
+together.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Callable
+
+import sqlalchemy as sa
+
+from corpus.store.accounts import Accounts
+from corpus.store.base import AccessDenied, StoreError, Task, User
+from corpus.store.csv_import import CsvImport, LabelImport
+from corpus.store.engine import configured_url, data_dir, default_url
+from corpus.store.exports import Exports, safe_csv_text, spreadsheet_safe, to_csv
+from corpus.store.gold import Gold
+from corpus.store.labels import Labels
+from corpus.store.migrations import upgrade
+from corpus.store.sharing import Sharing, Snapshot
+from corpus.store.signin import SignIn, SignInPolicy, SignInRefused
+from corpus.store.tables import (CODER_VIEWS, ERROR_TYPES, PHASES, PROVENANCE, ROLES, SCHEMA_VERSION, STATUSES,
+                                 metadata, schema_meta)
+from corpus.store.tasks import Tasks
+
+__all__ = [
+    "AccessDenied", "CODER_VIEWS", "ERROR_TYPES", "LabelImport", "PHASES", "PROVENANCE", "ROLES", "SCHEMA_VERSION",
+    "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "configured_url",
+    "data_dir", "default_url", "metadata", "safe_csv_text", "spreadsheet_safe", "to_csv",
+]
+
+
+class Store(Accounts, SignIn, Tasks, Labels, Sharing, Gold, CsvImport, Exports):
+    """The label database. ``clock`` (a function returning an aware UTC time) stamps every row and
+    times the sign-in backoff and tokens; ``policy`` sets the backoff and the token lifetime."""
+
+    def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None,
+                 policy: SignInPolicy | None = None):
+        super().__init__(url, clock)
+        self.policy = policy or SignInPolicy()
+        self.migrated = upgrade(self.engine, self._reads)
+
+    @classmethod
+    def open(cls, directory: str | Path, url: str | None = None, **options) -> "Store":
+        return cls(url or default_url(directory), **options)
+
+    def schema_version(self) -> int:
+        with self._read() as c:
+            return int(c.execute(sa.select(schema_meta.c.value).where(schema_meta.c.key == "schema_version")).scalar_one())

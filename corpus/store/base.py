@@ -1,0 +1,105 @@
+"""What every part of the store shares: its errors, the User and Task records, the connection to
+the database and the clock."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Callable, Iterator
+
+import sqlalchemy as sa
+
+from corpus.codebook import Codebook
+from corpus.store.engine import READ_ONLY, make_engine
+from corpus.store.tables import DEFAULT_CODER_VIEW, DEFAULT_SHARE_MIN_ITEMS
+
+
+class AccessDenied(PermissionError):
+    """The acting user may not do or see this."""
+
+
+class StoreError(ValueError):
+    """A request the store refuses (unknown code, missing note, bad import ...)."""
+
+
+@dataclass(frozen=True)
+class User:
+    id: int
+    username: str
+    display_name: str
+    role: str
+    kind: str = "human"
+    status: str = "active"
+
+    @property
+    def is_lead(self) -> bool:
+        return self.role == "lead"
+
+
+@dataclass(frozen=True)
+class Task:
+    id: int
+    name: str
+    dataset: str
+    codebook: Codebook
+    seed: int
+    context_k: int
+    show_canvas: bool
+    phase: str
+    share_agreement: bool
+    n_items: int
+    dataset_hash: str | None = None
+    coder_view: str = DEFAULT_CODER_VIEW
+    share_min_items: int = DEFAULT_SHARE_MIN_ITEMS
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def as_utc(moment: datetime) -> datetime:
+    """A time read back from the database as an aware UTC time (SQLite returns naive ones)."""
+    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+def user_from_row(r) -> User:  # noqa: ANN001 - a row of the users table
+    return User(int(r.id), r.username, r.display_name, r.role, r.kind, r.status)
+
+
+class StoreBase:
+    """The engine and clock; the parts of :class:`corpus.store.Store` build on these helpers."""
+
+    def __init__(self, url: str, clock: Callable[[], datetime] | None = None):
+        self.url = url
+        self.engine = make_engine(url)
+        # Reads go through this: on SQLite they begin without taking the write lock.
+        self._reads = self.engine.execution_options(**{READ_ONLY: True})
+        self._clock = clock or utc_now
+
+    @property
+    def backend(self) -> str:
+        return self.engine.dialect.name
+
+    def _now(self) -> datetime:
+        return self._clock()
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        with self._reads.connect() as c:
+            yield c
+
+    @contextmanager
+    def _snapshot_read(self) -> Iterator[sa.Connection]:
+        """A read whose queries all see one snapshot (SQLite's read transactions always do)."""
+        reads = self._reads
+        if self.backend == "postgresql":
+            reads = reads.execution_options(isolation_level="REPEATABLE READ")
+        with reads.begin() as c:
+            yield c
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        """One short write transaction (on SQLite it holds the write lock from its start)."""
+        with self.engine.begin() as c:
+            yield c

@@ -1,0 +1,100 @@
+"""Bring a label database to this version of the schema, in place and in order.
+
+A fresh database gets the current tables (:mod:`corpus.store.tables`) at once. An older one runs
+each migration above its version, in order, in one transaction (SQLite and PostgreSQL both undo a
+failed DDL transaction whole), and records the new version in ``schema_meta``. Openers racing on
+a fresh or old database wait for each other: SQLite's write transaction holds the lock from its
+start, PostgreSQL takes a transaction-level advisory lock. A database newer than this app is
+refused rather than touched.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import sqlalchemy as sa
+from sqlalchemy.schema import CreateColumn
+
+from corpus.store import tables as t
+from corpus.store.base import StoreError
+
+_PG_LOCK = 7_413_325_019  # any constant: the advisory lock that serializes schema changes
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int  # the schema version this step produces
+    summary: str
+    apply: Callable[[sa.Connection], None]
+
+
+def _add_column(c: sa.Connection, column: sa.Column) -> None:
+    """``ALTER TABLE ... ADD COLUMN`` with the column exactly as the current table defines it."""
+    ddl = CreateColumn(column).compile(dialect=c.dialect)
+    c.exec_driver_sql(f"ALTER TABLE {column.table.name} ADD COLUMN {ddl}")
+
+
+def _create_index(c: sa.Connection, table: sa.Table, name: str) -> None:
+    next(ix for ix in table.indexes if ix.name == name).create(c)
+
+
+def _v2(c: sa.Connection) -> None:
+    for column in (t.users.c.status, t.users.c.auth_epoch, t.tasks.c.dataset_hash, t.tasks.c.coder_view,
+                   t.tasks.c.share_min_items):
+        _add_column(c, column)
+    _create_index(c, t.tasks, "ix_tasks_dataset_hash")
+    _create_index(c, t.labels, "ix_labels_task_id")
+    for table in t.V2_TABLES:
+        table.create(c)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(2, "tasks name their dataset by content hash; account status and sign-in epochs; what coders "
+                 "see after adjudication starts; sign-in backoff; shared agreement snapshots", _v2),
+)
+assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"
+
+
+def _version(c: sa.Connection) -> int | None:
+    if not sa.inspect(c).has_table("schema_meta"):
+        return None
+    value = c.execute(sa.select(t.schema_meta.c.value).where(t.schema_meta.c.key == "schema_version")).scalar()
+    return None if value is None else int(value)
+
+
+def _set_version(c: sa.Connection, version: int) -> None:
+    done = c.execute(t.schema_meta.update().where(t.schema_meta.c.key == "schema_version").values(value=str(version)))
+    if done.rowcount == 0:
+        c.execute(t.schema_meta.insert().values(key="schema_version", value=str(version)))
+
+
+def _refuse_newer(version: int | None) -> None:
+    if version is not None and version > t.SCHEMA_VERSION:
+        raise StoreError(f"the label database has schema version {version}, newer than this app's "
+                         f"{t.SCHEMA_VERSION}; upgrade the app")
+
+
+def upgrade(engine: sa.Engine, reads: sa.Engine) -> list[int]:
+    """Create or upgrade the schema; the versions migrated to (empty if it was current)."""
+    with reads.connect() as c:
+        version = _version(c)
+    _refuse_newer(version)
+    if version == t.SCHEMA_VERSION:
+        return []
+    with engine.begin() as c:
+        if c.dialect.name == "postgresql":
+            c.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": _PG_LOCK})
+        version = _version(c)  # again, under the lock: another opener may have done it
+        _refuse_newer(version)
+        if version is None:
+            t.metadata.create_all(c)
+            _set_version(c, t.SCHEMA_VERSION)
+            return []
+        done = []
+        for step in MIGRATIONS:
+            if step.version > version:
+                step.apply(c)
+                _set_version(c, step.version)
+                done.append(step.version)
+        return done

@@ -1,0 +1,153 @@
+"""The label database's tables (schema version 2) and the words its columns may hold.
+
+A fresh database is created from these definitions; an older one is brought here, step by step,
+by :mod:`corpus.store.migrations`. A change to a table needs a new schema version and a migration.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+SCHEMA_VERSION = 2
+
+ROLES = ("lead", "coder", "viewer")
+PHASES = ("coding", "adjudication", "revealed")
+PROVENANCE = ("unanimous", "majority", "adjudicated")
+ERROR_TYPES = ("ambiguous", "codebook_gap", "coder_error", "edge_case")
+# An account is active, disabled (may be enabled again) or deleted (a tombstone that keeps the
+# username on the labels it gave; it never signs in again).
+STATUSES = ("active", "disabled", "deleted")
+# What a coder may see of a task once adjudication starts (the lead's choice per task): nothing
+# beyond their own labels, or, after the reveal, the items where gold differs from their label.
+CODER_VIEWS = ("nothing", "own_disagreements")
+DEFAULT_CODER_VIEW = "own_disagreements"
+# Shared agreement numbers are shown to coders only once they rest on this many items.
+DEFAULT_SHARE_MIN_ITEMS = 20
+
+metadata = sa.MetaData()
+
+schema_meta = sa.Table(
+    "schema_meta", metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+users = sa.Table(
+    "users", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("username", sa.String(64), nullable=False, unique=True),
+    sa.Column("display_name", sa.String(128), nullable=False),
+    sa.Column("role", sa.String(16), nullable=False),
+    sa.Column("password_hash", sa.Text, nullable=True),  # null: signs in through an identity provider, or never
+    sa.Column("kind", sa.String(16), nullable=False, default="human"),  # human | model | external
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # v2
+    sa.Column("status", sa.String(16), nullable=False, server_default="active"),
+    # Raised by a password change, a reset, disabling or deleting: sign-in tokens carry it, so
+    # every token issued before is void at once.
+    sa.Column("auth_epoch", sa.Integer, nullable=False, server_default="0"),
+)
+codebook_rows = sa.Table(
+    "codebooks", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("scheme", sa.String(64), nullable=False),
+    sa.Column("version", sa.String(32), nullable=False),
+    sa.Column("name", sa.Text, nullable=False),
+    sa.Column("content", sa.Text, nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.UniqueConstraint("scheme", "version", name="uq_codebook_version"),
+)
+tasks = sa.Table(
+    "tasks", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(200), nullable=False, unique=True),
+    sa.Column("dataset", sa.String(200), nullable=False),  # the dataset's name, for display
+    sa.Column("codebook_id", sa.Integer, sa.ForeignKey("codebooks.id"), nullable=False),
+    sa.Column("seed", sa.Integer, nullable=False),
+    sa.Column("context_k", sa.Integer, nullable=False, default=3),
+    sa.Column("show_canvas", sa.Boolean, nullable=False, default=True),
+    sa.Column("phase", sa.String(16), nullable=False, default="coding"),
+    sa.Column("share_agreement", sa.Boolean, nullable=False, default=False),
+    sa.Column("created_by", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    # v2: the dataset's identity (its content hash); null for tasks created before version 2.
+    sa.Column("dataset_hash", sa.String(64), nullable=True),
+    sa.Column("coder_view", sa.String(24), nullable=False, server_default=DEFAULT_CODER_VIEW),
+    sa.Column("share_min_items", sa.Integer, nullable=False, server_default=str(DEFAULT_SHARE_MIN_ITEMS)),
+    sa.Index("ix_tasks_dataset_hash", "dataset_hash"),
+)
+task_items = sa.Table(
+    "task_items", metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("item_id", sa.String(200), primary_key=True),
+    sa.Column("position", sa.Integer, nullable=False),
+    sa.Column("session_id", sa.String(200), nullable=False),
+    sa.Column("action_index", sa.Integer, nullable=False),
+    sa.Column("partition", sa.String(32), nullable=False, default="validation"),
+    sa.Column("stratum", sa.String(64), nullable=False, default=""),
+)
+task_coders = sa.Table(
+    "task_coders", metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+)
+labels = sa.Table(
+    "labels", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
+    sa.Column("item_id", sa.String(200), nullable=False),
+    sa.Column("coder_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("code", sa.String(64), nullable=False),
+    sa.Column("note", sa.Text, nullable=False, default=""),
+    sa.Column("unsure", sa.Boolean, nullable=False, default=False),
+    sa.Column("seconds", sa.Float, nullable=True),
+    sa.Column("codebook_version", sa.String(32), nullable=False),
+    sa.Column("source", sa.String(16), nullable=False, default="ui"),
+    sa.Column("request_id", sa.String(64), nullable=True, unique=True),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_labels_task_item_coder", "task_id", "item_id", "coder_id"),
+    # v2: "labels changed since" (count and newest id of a task) from the index alone.
+    sa.Index("ix_labels_task_id", "task_id", "id"),
+)
+gold = sa.Table(
+    "gold", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
+    sa.Column("item_id", sa.String(200), nullable=False),
+    sa.Column("code", sa.String(64), nullable=False),
+    sa.Column("provenance", sa.String(16), nullable=False),
+    sa.Column("note", sa.Text, nullable=False, default=""),
+    sa.Column("error_type", sa.String(32), nullable=True),
+    sa.Column("flag_codebook", sa.Boolean, nullable=False, default=False),
+    sa.Column("decided_by", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_gold_task_item", "task_id", "item_id"),
+)
+settings = sa.Table(
+    "settings", metadata,
+    sa.Column("key", sa.String(64), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+# v2: failed sign-ins per account name and per client, for the backoff.
+signin_throttle = sa.Table(
+    "signin_throttle", metadata,
+    sa.Column("key", sa.String(200), primary_key=True),  # "account:<name>" or "client:<address>"
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("last_failure", sa.DateTime(timezone=True), nullable=False),
+    sa.Column("locked_until", sa.DateTime(timezone=True), nullable=True),
+)
+# v2: agreement numbers the lead chose to show the coders, as taken at one moment.
+agreement_snapshots = sa.Table(
+    "agreement_snapshots", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
+    sa.Column("numbers", sa.Text, nullable=False),  # JSON
+    sa.Column("n_items", sa.Integer, nullable=False),  # items labelled by two or more coders then
+    sa.Column("n_labels", sa.Integer, nullable=False),
+    sa.Column("max_label_id", sa.Integer, nullable=False),
+    sa.Column("taken_by", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_snapshots_task", "task_id", "id"),
+)
+
+# The tables version 2 added, created as they are by the migration.
+V2_TABLES = (signin_throttle, agreement_snapshots)

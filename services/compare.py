@@ -1,0 +1,46 @@
+"""The Compare page's computations, done once per (dataset, run set) and kept.
+
+A comparison is keyed by the dataset's content hash and by the run set (each run's id and the
+digest of its files), so the same runs on the same data are scored once per server, whoever asks;
+the :class:`analysis.compare.comparison.Comparison` then remembers every view it has computed
+(leaderboards, paired tests, slices, disagreements), so switching tabs recomputes nothing.
+Uploaded runs are validated once per (dataset, upload bytes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Iterable
+
+import streamlit as st
+
+from analysis.compare.comparison import Comparison, compare
+from corpus.dataset import Corpus
+from corpus.prediction_sources import read_upload
+from corpus.predictions import Run
+
+
+def run_set_key(runs: Iterable[Run]) -> tuple[tuple[str, str, bool], ...]:
+    """What identifies a run set: each run's id, the digest of its files, and whether it was valid."""
+    return tuple(sorted((r.run_id, r.digest, r.ok) for r in runs))
+
+
+@st.cache_resource(max_entries=4, show_spinner="Scoring the runs against the people's labels...")
+def _comparison(content_hash: str, run_key: tuple, _corpus: Corpus, _runs: tuple[Run, ...]) -> Comparison:
+    return compare(_corpus, _runs)
+
+
+def comparison(corpus: Corpus, runs: Iterable[Run]) -> Comparison:
+    """The comparison of ``runs`` on ``corpus`` (scored on first request, then kept)."""
+    runs = tuple(runs)
+    return _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
+
+
+@st.cache_resource(max_entries=32, show_spinner="Validating the uploaded predictions...")
+def _upload(content_hash: str, digest: str, name: str, _data: bytes, _corpus: Corpus) -> list[Run]:
+    return read_upload(name, _data, _corpus.sessions, _corpus.maps)
+
+
+def read_uploaded(corpus: Corpus, name: str, data: bytes) -> list[Run]:
+    """The runs in an uploaded .zip or .jsonl, validated against ``corpus`` (refused ones included)."""
+    return _upload(corpus.content_hash, hashlib.sha256(data).hexdigest(), name, data, corpus)

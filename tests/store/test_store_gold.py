@@ -1,0 +1,94 @@
+"""Gold: consensus as exact fractions, adjudication, the history of every decision, the reveal, and
+the revealed gold the analysis pages read by the dataset's content hash; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus import codebook as cbm
+from corpus.store import Store, StoreError
+
+
+def test_consensus_adjudication_and_reveal(team):
+    store, lead, ann, bob, viewer, task = team
+    carl = store.create_user("carl", "carl-password", "coder")
+    store.assign(lead, task.id, [carl])
+    votes = {
+        "S01:1": ("initiate", "initiate", "initiate"),
+        "S01:2": ("continue", "continue", "acknowledge"),
+        "S01:3": ("repair", "request_repair", "cancel"),
+    }
+    for item, codes in votes.items():
+        for coder, code in zip((ann, bob, carl), codes):
+            store.add_label(coder, task.id, item, code)
+    assert store.accept_consensus(lead, task.id, threshold=1) == 1
+    assert store.accept_consensus(lead, task.id, threshold=0.67) == 0  # 2 of 3 is below 67/100
+    assert store.accept_consensus(lead, task.id, threshold="2/3") == 1  # ... and reaches 2/3 exactly
+    store.set_gold(lead, task.id, "S01:3", "repair", note="the Guide corrects the route", error_type="ambiguous", flag_codebook=True)
+    g = store.gold(lead, task.id).set_index("item_id")
+    assert g.loc["S01:1", ["code", "provenance"]].tolist() == ["initiate", "unanimous"]
+    assert g.loc["S01:2", ["code", "provenance", "note"]].tolist() == ["continue", "majority", "2 of 3 coders"]
+    assert g.loc["S01:3", ["code", "provenance", "error_type"]].tolist() == ["repair", "adjudicated", "ambiguous"]
+    store.set_phase(lead, task.id, "revealed")
+    fb = store.feedback(carl, task.id).set_index("item_id")
+    assert fb.index.tolist() == ["S01:2", "S01:3"]
+    assert fb.loc["S01:3", "lead_note"] == "the Guide corrects the route"
+
+
+def test_gold_history_says_who_decided_when_how_and_what_it_replaced(team, clock):
+    store, lead, ann, bob, viewer, task = team
+    store = Store(store.url, clock=clock)
+    second = store.create_user("second", "second-password", "lead")
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    store.add_label(bob, task.id, "S01:1", "initiate")
+    store.accept_consensus(lead, task.id)
+    clock.advance(minutes=5)
+    store.set_gold(second, task.id, "S01:1", "repair", note="the Guide corrects", error_type="coder_error")
+    clock.advance(minutes=5)
+    store.set_gold(lead, task.id, "S01:1", "initiate", note="back to the coders' label")
+    store.set_gold(lead, task.id, "S01:2", "continue")
+    h = store.gold_history(lead, task.id, "S01:1")
+    assert h[["code", "provenance", "decided_by", "replaced_code", "replaced_provenance", "note"]].values.tolist() == [
+        ["initiate", "unanimous", "lead", "", "", ""],
+        ["repair", "adjudicated", "second", "initiate", "unanimous", "the Guide corrects"],
+        ["initiate", "adjudicated", "lead", "repair", "adjudicated", "back to the coders' label"],
+    ]
+    minutes = [(t - h["created_at"].iloc[0]).total_seconds() / 60 for t in h["created_at"]]
+    assert minutes == [0, 5, 10]
+    assert store.gold_history(lead, task.id)["item_id"].tolist() == ["S01:1", "S01:1", "S01:1", "S01:2"]
+    assert store.gold(lead, task.id).set_index("item_id").loc["S01:1", "code"] == "initiate"
+
+
+def test_revealed_gold_is_what_the_analysis_pages_read(team):
+    store, lead, ann, bob, viewer, task = team
+    sample = task.dataset_hash
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    store.add_label(bob, task.id, "S01:1", "initiate")
+    store.add_label(ann, task.id, "S01:2", "repair")
+    store.add_label(bob, task.id, "S01:2", "continue")
+    store.accept_consensus(lead, task.id)
+    store.set_gold(lead, task.id, "S01:2", "continue", note="a continuation")
+    store.set_gold(lead, task.id, "S01:2", "repair", note="on second thoughts")  # the latest decision counts
+    assert store.revealed_gold(sample).empty  # still being coded: nothing is published
+    store.set_phase(lead, task.id, "adjudication")
+    assert store.revealed_gold(sample).empty
+    store.set_phase(lead, task.id, "revealed")
+    g = store.revealed_gold(sample)
+    assert g[["task", "scheme", "session_id", "action_index", "code", "provenance"]].values.tolist() == [
+        ["pilot", "grounding_acts", "S01", 1, "initiate", "unanimous"],
+        ["pilot", "grounding_acts", "S01", 2, "repair", "adjudicated"]]
+    assert store.revealed_gold("another hash").empty and store.revealed_gold(sample, "hcrc_moves").empty
+    # A dataset is its content, not its name: another dataset called "sample" does not get this gold.
+    assert store.revealed_gold("another hash", dataset_name="sample").empty
+
+
+def test_a_revealed_task_keeps_its_codebook(team):
+    store, lead, ann, bob, viewer, task = team
+    data = cbm.default().to_dict()
+    data["version"] = "1.1"
+    store.set_phase(lead, task.id, "revealed")
+    with pytest.raises(StoreError, match="closed \\(revealed\\); its codebook cannot change"):
+        store.revise_codebook(lead, task.id, cbm.parse(data))
+    assert store.task(task.id).codebook.version == "1.0"
+    store.set_phase(lead, task.id, "adjudication")  # still open: a revision is allowed
+    assert store.revise_codebook(lead, task.id, cbm.parse(data)).codebook.version == "1.1"

@@ -1,0 +1,179 @@
+"""Signing in: Argon2id hashes, PBKDF2 hashes upgraded, a backoff per account and per client whose
+messages never tell whether an account exists, and signed, expiring, revocable tokens; on SQLite
+and PostgreSQL, with a clock the tests move by hand."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from datetime import timedelta
+
+import pytest
+import sqlalchemy as sa
+
+from corpus.store import SignInPolicy, SignInRefused, Store, StoreError
+
+WRONG = "Unknown username or wrong password."
+
+
+@pytest.fixture
+def store(url, clock):
+    s = Store(url, clock=clock)
+    s.create_user("lead", "lead-password", "lead")
+    s.create_user("ann", "ann-password", "coder")
+    yield s
+    s.engine.dispose()
+
+
+def _refusal(store: Store, username: str, password: str, client: str | None = None) -> str:
+    with pytest.raises(SignInRefused) as err:
+        store.sign_in(username, password, client)
+    return str(err.value)
+
+
+def _hash_of(store: Store, username: str) -> str:
+    with store.engine.connect() as c:
+        return c.execute(sa.text("select password_hash from users where username = :u"), {"u": username}).scalar_one()
+
+
+def test_passwords_are_argon2id_hashes(store):
+    assert _hash_of(store, "ann").startswith("$argon2id$") and "ann-password" not in _hash_of(store, "ann")
+    assert store.sign_in("ann", "ann-password").username == "ann"
+    assert store.authenticate("ann", "wrong-password") is None
+    with pytest.raises(StoreError, match="at least 8"):
+        store.create_user("eve", "short", "coder")
+    with pytest.raises(StoreError, match="'ann' is taken"):
+        store.create_user("ann", "another-password", "coder")
+
+
+def test_a_pbkdf2_hash_is_upgraded_at_the_next_successful_sign_in(store):
+    salt = bytes(range(16))
+    digest = hashlib.pbkdf2_hmac("sha256", b"old-password", salt, 200_000).hex()
+    old = f"pbkdf2_sha256$200000${salt.hex()}${digest}"
+    with store.engine.begin() as c:
+        c.execute(sa.text("update users set password_hash = :h where username = 'ann'"), {"h": old})
+    assert _refusal(store, "ann", "wrong-password") == WRONG
+    assert _hash_of(store, "ann") == old  # a failure changes nothing
+    assert store.sign_in("ann", "old-password").username == "ann"
+    new = _hash_of(store, "ann")
+    assert new.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
+    assert store.sign_in("ann", "old-password").username == "ann"
+    assert _hash_of(store, "ann") == new  # upgraded once
+
+
+def test_forty_wrong_passwords_lock_the_account_until_the_window_passes(store, clock, caplog):
+    """An attacker who waits out every lock gets 40 guesses checked only over hours, and then the
+    right password too is refused until the 15-minute lockout window has passed."""
+    caplog.set_level(logging.WARNING, logger="groundwork.signin")
+    start, checked = clock.now, 0
+    while checked < 40:
+        message = _refusal(store, "ann", "not-her-password")
+        if message == WRONG:
+            checked += 1
+        else:
+            clock.advance(seconds=int(message.split(" in ")[1].split()[0]) * (60 if "minutes" in message else 1))
+    assert clock.now - start == timedelta(seconds=30 + 60 + 120 + 240 + 480 + 900 * 30)
+    assert _refusal(store, "ann", "ann-password") == "Too many failed sign-ins. Try again in 15 minutes."
+    clock.advance(minutes=14, seconds=59)
+    assert _refusal(store, "ann", "ann-password") == "Too many failed sign-ins. Try again in 1 second."
+    clock.advance(seconds=1)
+    assert store.sign_in("ann", "ann-password").username == "ann"
+    # A success forgets the failures: one more mistake costs nothing.
+    assert _refusal(store, "ann", "not-her-password") == WRONG
+    assert store.sign_in("ann", "ann-password").username == "ann"
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("sign-in failed: account 'ann', client - (40 failures in a row)" in m for m in logged)
+    assert any(m.startswith("sign-in locked for 0:15:00: account 'ann'") for m in logged)
+    assert all("not-her-password" not in m and "ann-password" not in m for m in logged)
+
+
+def test_a_burst_of_wrong_passwords_is_refused_without_being_checked(store, clock):
+    for _ in range(40):
+        _refusal(store, "ann", "not-her-password")
+        clock.advance(seconds=1)
+    # Failures 1-5 at 0-4 s lock until 34 s; the 6th, at 34 s, until 94 s; the rest were refused unchecked.
+    assert _refusal(store, "ann", "ann-password") == "Too many failed sign-ins. Try again in 54 seconds."
+    clock.advance(seconds=53)
+    assert _refusal(store, "ann", "ann-password").startswith("Too many failed sign-ins")
+    clock.advance(seconds=1)
+    assert store.sign_in("ann", "ann-password").username == "ann"
+
+
+def test_the_wait_doubles_up_to_the_lockout_window():
+    policy = SignInPolicy()
+    assert [policy.wait_after(n).total_seconds() for n in range(1, 12)] == [
+        0, 0, 0, 0, 30, 60, 120, 240, 480, 900, 900]
+
+
+def test_an_unknown_account_reads_exactly_like_a_wrong_password(store, clock):
+    assert _refusal(store, "nobody", "some-password") == _refusal(store, "ann", "some-password") == WRONG
+    for _ in range(5):
+        unknown = _refusal(store, "nobody", "some-password")
+        known = _refusal(store, "ann", "some-password")
+    assert unknown == known == "Too many failed sign-ins. Try again in 30 seconds."
+
+
+def test_one_client_guessing_many_accounts_is_locked_out(store, clock):
+    for i in range(5):
+        _refusal(store, f"user{i}", "guess-password", client="203.0.113.9")
+    assert _refusal(store, "ann", "ann-password", client="203.0.113.9").startswith("Too many failed sign-ins")
+    assert store.sign_in("ann", "ann-password", client="198.51.100.4").username == "ann"  # another client
+    clock.advance(seconds=30)
+    assert store.sign_in("ann", "ann-password", client="203.0.113.9").username == "ann"
+    # Signing in to one's own account does not buy the client more guesses at others.
+    assert _refusal(store, "user9", "guess-password", client="203.0.113.9") == WRONG
+    assert _refusal(store, "ann", "ann-password", client="203.0.113.9") == "Too many failed sign-ins. Try again in 60 seconds."
+
+
+def test_a_disabled_account_does_not_sign_in(store):
+    store.disable_user(None, "ann")
+    assert _refusal(store, "ann", "wrong-password") == WRONG
+    assert _refusal(store, "ann", "ann-password") == "This account is disabled; ask a lead."
+    store.enable_user(None, "ann")
+    assert store.sign_in("ann", "ann-password").username == "ann"
+
+
+def test_a_token_signs_in_until_it_expires(store, clock):
+    ann = store.user("ann")
+    token = store.issue_token(ann, ttl=timedelta(hours=2))
+    assert store.user_for_token(token) == ann
+    clock.advance(hours=1, minutes=59)
+    assert store.user_for_token(token) == ann
+    clock.advance(minutes=1)
+    assert store.user_for_token(token) is None
+    default = store.issue_token(ann)  # the policy's lifetime: 12 hours
+    clock.advance(hours=11)
+    assert store.user_for_token(default) == ann
+    clock.advance(hours=1)
+    assert store.user_for_token(default) is None
+
+
+def test_a_forged_or_altered_token_is_refused(store, clock):
+    ann, lead = store.user("ann"), store.user("lead")
+    token = store.issue_token(ann)
+    uid, epoch, expires, signature = token.split(".")
+    for bad in (f"{lead.id}.{epoch}.{expires}.{signature}", f"{uid}.{epoch}.{int(expires) + 99999}.{signature}",
+                f"{uid}.{epoch}.{expires}.{signature[:-2]}AA", "", "a.b.c.d", "1.2.3", None):
+        assert store.user_for_token(bad) is None
+    # The secret lives in the database: another process (another Store) accepts the token.
+    assert Store(store.url, clock=clock).user_for_token(token) == ann
+
+
+@pytest.mark.parametrize("change", ["own password", "reset", "disable", "delete"])
+def test_a_token_is_revoked_by_a_password_change_disable_or_delete(store, change):
+    ann, lead = store.user("ann"), store.user("lead")
+    token = store.issue_token(ann)
+    other = store.issue_token(lead)
+    if change == "own password":
+        store.change_password(ann, "ann-password", "ann-new-password")
+    elif change == "reset":
+        store.reset_password(lead, "ann", "set-by-the-lead")
+    elif change == "disable":
+        store.disable_user(lead, "ann")
+    else:
+        store.delete_user(lead, "ann")
+    assert store.user_for_token(token) is None
+    assert store.user_for_token(other) == lead  # nobody else's token is touched
+    if change == "disable":
+        store.enable_user(lead, "ann")
+        assert store.user_for_token(token) is None  # enabling again does not revive old tokens

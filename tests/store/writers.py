@@ -1,0 +1,22 @@
+"""Writer processes for the concurrency tests (a small module: each spawned process imports only
+this and the store)."""
+
+from __future__ import annotations
+
+
+def write_labels(url: str, task_id: int, username: str, items: list[str], request_ids: list[str], start, out) -> None:
+    """Label ``items`` as ``username`` (one request id each) once ``start`` is set; put
+    (username, label ids, errors) on ``out``."""
+    from corpus.store import Store
+
+    store = Store(url)
+    user = store.user(username)
+    ids, errors = [], []
+    start.wait(timeout=120)
+    for item, rid in zip(items, request_ids):
+        try:
+            ids.append(store.add_label(user, task_id, item, "continue", request_id=rid))
+        except Exception as exc:  # noqa: BLE001 - reported to the test, which shows them
+            errors.append(f"{type(exc).__name__}: {exc}")
+    store.engine.dispose()
+    out.put((username, ids, errors))

@@ -1,0 +1,61 @@
+"""The Agreement page under AppTest, on the synthetic sample corpus: the numbers it shows are
+the report's, Krippendorff's level is offered (ordinal with an order; interval and ratio say why
+grounding acts do not fit), and the model coder is scored against the humans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis import agreement as ag
+from corpus.dataset import load_sample
+from corpus.schema import GROUNDING_ACTS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def page(tmp_path, monkeypatch) -> AppTest:
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    at.switch_page("pages/agreement.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def humans() -> ag.LabelTable:
+    labels = load_sample().coded("grounding_acts")
+    return ag.LabelTable(labels[labels["coder_kind"] == "human"], item="item_id", label="code")
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m for m in at.metric if m.label == label).value
+
+
+def test_the_page_shows_the_reports_numbers(page):
+    rep = ag.report(humans(), n_boot=1000, seed=0)
+    assert any("synthetic" in i.value for i in page.info)
+    assert metric(page, "Fleiss' kappa") == f"{rep.fleiss.estimate:.2f}"
+    assert metric(page, "Krippendorff's alpha") == f"{rep.alpha.estimate:.2f}"
+    assert metric(page, "Gwet's AC1") == f"{rep.ac1.estimate:.2f}"
+    lo, hi = rep.fleiss.interval
+    assert any(c.value == f"95% CI {lo:.2f} to {hi:.2f}" for c in page.caption)
+    assert metric(page, "Items compared") == "169"  # the model coder on the validation partition
+    assert metric(page, "Cohen's kappa vs gold") == "0.76"
+
+
+def test_krippendorff_levels_are_offered(page):
+    assert page.selectbox(key="agr_level").options == ["Nominal", "Ordinal", "Interval", "Ratio"]
+    page.selectbox(key="agr_level").set_value("ordinal").run()
+    order = page.text_input(key="agr_level_order")
+    assert order.value == ", ".join(GROUNDING_ACTS)
+    expected = ag.krippendorff_alpha(ag.LabelTable(humans().frame, item="item_id", label="code",
+                                                   categories=list(GROUNDING_ACTS)), level="ordinal", n_boot=0)
+    assert metric(page, "Krippendorff's alpha") == f"{expected.estimate:.2f}"
+    order.input("initiate, continue").run()  # an order that leaves codes out
+    assert any("is not one of the categories" in e.value for e in page.error)
+    page.selectbox(key="agr_level").set_value("interval").run()
+    assert any("interval level needs numeric labels" in e.value for e in page.error)
+    assert not page.exception

@@ -1,0 +1,170 @@
+"""The Compare page under AppTest: every view renders on the sample corpus's two runs, and the
+leaderboard shows the numbers `python -m analysis compare sample_data --json` prints."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis.cli import main as analysis_main
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNS = ["sim-llm-mental-model", "sim-llm-persona"]
+
+
+@pytest.fixture
+def at(tmp_path, monkeypatch):
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300).run()
+    app.switch_page("pages/compare.py").run()
+    assert not app.exception, [e.value for e in app.exception]
+    return app
+
+
+def _open(at, tab: str):
+    at.session_state["compare_tab"] = tab
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    return at
+
+
+def _cli_json(capsys, *args) -> dict:
+    assert analysis_main(["compare", str(ROOT / "sample_data"), "--json", *args]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _cell(estimate, n) -> str:
+    if isinstance(estimate, dict):
+        return "undefined"
+    return f"{estimate:.2f} ({n})"
+
+
+def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
+    out = _cli_json(capsys)
+    assert [r["run"] for r in out["runs"]] == RUNS
+    for task, key in (("Next-action prediction (Tables 2, 9)", "next_action"),
+                      ("Mental-model prediction (Tables 3, 10)", "mental_model")):
+        at.radio(key="compare_lb_task").set_value(key).run()
+        labels = [f"{r['name']} · {r['setting']}" for r in out["runs"]]
+        blocks = [m.value for m in at.markdown if m.value.startswith("**")]
+        cli = out["leaderboard"][key]
+        checked = 0
+        for block, table in zip(blocks, (t.value for t in at.table)):
+            assert table.index.tolist() == labels
+            for run, label in zip(RUNS, labels):
+                for col in table.columns:
+                    cond, role = col.split(" · ")
+                    match = [r for r in cli if r["run"] == run and r["condition"] == cond and r["role"] == role
+                             and _column_of(r, block.strip("*"))]
+                    assert len(match) == 1, (run, block, col)
+                    assert table.at[label, col] == _cell(match[0]["estimate"], match[0]["n"]), (run, block, col)
+                    checked += 1
+        assert checked == len(cli) and checked > 0
+    assert "synthetic" in " ".join(i.value for i in at.info).lower()
+
+
+def _column_of(r: dict, label: str) -> bool:
+    names = {("accuracy", "action_type"): "Accuracy (action type)", ("macro_recall", "action_type"): "Recall (action type)",
+             ("similarity", "message"): "SBERT (message)", ("rouge_l", "message"): "ROUGE-L (message)",
+             ("drawing", "drawing"): "Drawing score", ("accuracy", "team_goal"): "Team goal accuracy",
+             ("accuracy", "partner_intent"): "Partner intent accuracy",
+             ("accuracy", "self_reasoning"): "Self-reasoning accuracy", ("similarity", "rationale"): "SBERT (rationale)",
+             ("rouge_l", "rationale"): "ROUGE-L (rationale)"}
+    return names.get((r["metric"], r["dimension"])) == label
+
+
+def test_every_view_renders_the_two_runs(at):
+    assert [m.value for m in at.metric][:1] == ["2"]
+    overlay = _open(at, "Overlay")
+    spec = json.loads(overlay.get("plotly_chart")[0].proto.spec)
+    names = {t.get("name") for t in spec["data"]}
+    assert names == {"person", "Simulated LLM (persona prompt) · persona",
+                     "Simulated LLM (persona + mental model) · persona+mental_model"}
+    assert sum(len(t["x"]) for t in spec["data"]) > 0
+    conf = _open(at, "Confusions")
+    charts = conf.get("plotly_chart")
+    assert len(charts) == 3  # one matrix per run, and the recall bars
+    bars = json.loads(charts[-1].proto.spec)["data"]
+    assert len(bars) == 2
+    abl = _open(at, "Ablation")
+    rows = abl.dataframe[-1].value  # the first is the coverage table above the tabs
+    assert "Team goal: accuracy" in rows["score"].tolist()
+    assert any(t.startswith("McNemar exact") for t in rows["test"])
+    inst = _open(at, "Instances")
+    df = inst.dataframe[-1].value
+    assert df["replay"].iloc[0].startswith("replay?session=")
+    _open(at, "Slices")
+    judges = _open(at, "Judges")
+    assert any("No run carries judge scores" in i.value for i in judges.info)
+
+
+def test_a_chart_filter_carries_over_to_the_instances(at):
+    at.session_state["compare_filter"] = {"dimension": "team_goal", "run": "sim-llm-persona", "truth": "t3",
+                                          "pred": "t2"}
+    inst = _open(at, "Instances")
+    df = inst.dataframe[-1].value
+    assert len(df) > 0
+    assert set(df["person"]) == {"t3 Clear on what to do"}
+    assert set(df["sim-llm-persona"]) == {"t2 Working toward shared understanding"}
+
+
+def test_cli_csv_and_latex(capsys):
+    assert analysis_main(["compare", str(ROOT / "sample_data"), "--latex", "--no-similarity"]) == 0
+    tex = capsys.readouterr().out
+    assert tex.count(r"\toprule") == 2 and r"\midrule" in tex and r"\bottomrule" in tex
+    assert r"persona+mental\_model" in tex and r"\textbf{" in tex
+    assert analysis_main(["compare", str(ROOT / "sample_data"), "--csv", "--no-similarity"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("task,run,model,setting,column,condition,role,metric")
+    assert {ln.split(",")[0] for ln in lines[1:]} == {"next_action", "mental_model"}
+
+
+def test_cli_refuses_a_broken_run_and_compares_the_rest(tmp_path, capsys):
+    run = tmp_path / "broken"
+    run.mkdir()
+    (run / "mental_model.jsonl").write_text('{"session_id": "S05", "action_index": 1, "team_goal": "t9", '
+                                            '"partner_intent": "p1", "self_reasoning": "r1"}\n')
+    code = analysis_main(["compare", str(ROOT / "sample_data"), str(run), "sim-llm-persona", "--json", "--no-similarity"])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "broken/mental_model.jsonl" in captured.err and "line 1" in captured.err and "team_goal" in captured.err
+    out = json.loads(captured.out)
+    assert [r["run"] for r in out["runs"]] == ["sim-llm-persona"]
+    assert out["refused"][0]["problems"][0]["field"] == "team_goal"
+    acc = [r for r in out["scores"] if r["metric"] == "accuracy" and r["dimension"] == "team_goal"
+           and r["condition"] == "all" and r["role"] == "all"][0]
+    assert math.isclose(acc["estimate"], acc["estimate"]) and acc["n"] == 686
+
+
+def test_the_command_line_offers_every_leaderboard_measure():
+    from analysis.compare import cli
+    from analysis.compare.leaderboard import MEASURES
+
+    assert tuple(MEASURES) == cli.MEASURES
+
+
+def test_run_names_and_slice_values_from_files_show_as_text_in_charts():
+    """Names and fields come from users' files: in a Plotly string they are escaped, so a tag shows
+    as typed and is never read as markup."""
+    import pandas as pd
+
+    from components.compare.overlay import overlay_figure
+    from components.compare.common import hover, plain
+
+    evil = '<a href="javascript:alert(1)">x</a><b>bold</b>'
+    assert plain(evil) == '&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt;&lt;b&gt;bold&lt;/b&gt;'
+    assert "<" not in hover(evil) and "&lt;b&gt;" in hover(evil)
+    data = pd.DataFrame({
+        "session_id": ["S"], "action_index": [3], "role": ["guide"], "dimension": ["team_goal"], "run": [evil],
+        "truth": ["t3"], "pred": ["t2"], "correct": [False], "p_rationale": [evil], "p_content": [None],
+        "h_action_type": ["message"], "h_text": [evil], "h_rationale": [evil]})
+    fig = overlay_figure(data, {evil: evil}, ["team_goal"])
+    for trace in fig.data:
+        assert "<a " not in (trace.name or "") and "<b>bold" not in (trace.name or "")
+        assert all("<a " not in t and "<b>bold" not in t for t in trace.hovertext)
+        assert all("<a " not in str(y) for y in trace.y)

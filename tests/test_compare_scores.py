@@ -1,0 +1,232 @@
+"""The comparison's scores on hand-made predictions equal hand-computed values; the vectorized
+scores equal scikit-learn and the drawing score equals corpus.metrics."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa_score, f1_score, recall_score
+from statsmodels.stats.proportion import proportion_confint
+
+from analysis.compare import text
+from analysis.compare.comparison import compare
+from analysis.compare.judges import judge_agreement, pair_agreement
+from analysis.compare.metrics import category_scores, confusion
+from corpus.dataset import load_dir, load_sample
+from corpus.metrics import distance_weighted_score, route_mask
+from corpus.model import Action, DatasetInfo
+from corpus.predictions import read_run_dir
+from corpus.values import Undefined
+from corpus.write import write_dataset
+from helpers import mm, tiny_map, tiny_session
+
+TRUTH = ["t1", "t1", "t2", "t2", "t3"]
+PRED = ["t1", "t2", "t2", "t2", "t1"]
+
+
+def _write_run(folder: Path, info: dict | None = None, **tasks: list[dict]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if info is not None:
+        (folder / "model.json").write_text(json.dumps(info))
+    for task, rows in tasks.items():
+        (folder / f"{task}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """s1 (test split): actions 0-4 annotated t1, t1, t2, t2, t3 (team goal), action 5 annotated t3;
+    s2 (test split): no action annotated."""
+    s1 = tiny_session("s1", split="test")
+    for a, goal in zip(s1.actions, [*TRUTH, "t3"]):
+        a.mental_model = mm(team_goal=goal)
+    s2 = tiny_session("s2", condition="not_visible", split="test")
+    s2.actions = [Action(**{**a.model_dump(), "mental_model": None}) for a in s2.actions]
+    root = write_dataset(tmp_path / "ds", DatasetInfo(name="tiny", description="hand-made", synthetic=True),
+                         [tiny_map()], [s1, s2])
+    return load_dir(root)
+
+
+def _mm_rows(preds):
+    return [{"session_id": "s1", "action_index": i, "team_goal": g, "partner_intent": "p1", "self_reasoning": "r1",
+             "rationale": "following the plan"} for i, g in enumerate(preds)]
+
+
+def test_category_scores_on_hand_made_predictions(tiny, tmp_path):
+    rows = _mm_rows(PRED) + [{"session_id": "s2", "action_index": 2, "team_goal": "t2", "partner_intent": "p1",
+                              "self_reasoning": "r1"}]
+    run = read_run_dir(_write_run(tmp_path / "a", {"name": "A", "setting": "base"}, mental_model=rows),
+                       tiny.sessions, tiny.maps)
+    assert run.ok, run.report.format()
+    cmp = compare(tiny, [run], similarity=False)
+    s = cmp.score_frame
+    tg = s[(s["dimension"] == "team_goal") & (s["condition"] == "all") & (s["role"] == "all")].set_index("metric")
+    # Hand-computed: 3 of 5 right; recall t1 1/2, t2 2/2, t3 0/1 -> 1/2; F1 t1 2/4, t2 4/5, t3 0 -> 13/30;
+    # kappa: po 3/5, pe (2*2 + 2*3 + 1*0)/25 = 2/5 -> (3/5 - 2/5) / (3/5) = 1/3.
+    assert tg.at["accuracy", "estimate"] == pytest.approx(3 / 5)
+    assert tg.at["macro_recall", "estimate"] == pytest.approx(1 / 2)
+    assert tg.at["macro_f1", "estimate"] == pytest.approx(13 / 30)
+    assert tg.at["kappa", "estimate"] == pytest.approx(1 / 3)
+    z = 1.959963984540054  # Wilson 95 % interval by its formula
+    p, n = 3 / 5, 5
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    assert tg.at["accuracy", "low"] == pytest.approx(centre - half)
+    assert tg.at["accuracy", "high"] == pytest.approx(centre + half)
+    assert tg.at["accuracy", "n"] == 5
+    # Partner intent: every label p1 on both sides -> kappa has no value, and says why.
+    pi = s[(s["dimension"] == "partner_intent") & (s["condition"] == "all") & (s["role"] == "all")].set_index("metric")
+    assert isinstance(pi.at["kappa", "estimate"], Undefined)
+    # The prediction of an unannotated action is counted and listed; the unpredicted instance s1:5 is missing.
+    cov = cmp.coverage().set_index("task")
+    assert cov.at["mental_model", "predictions"] == 6
+    assert cov.at["mental_model", "scored"] == 5
+    assert cov.at["mental_model", "unmatched"] == 1
+    assert cov.at["mental_model", "missing"] == 1
+    assert cmp.unmatched()[["session_id", "action_index"]].values.tolist() == [["s2", 2]]
+    assert cmp.missing()[["session_id", "action_index"]].values.tolist() == [["s1", 5]]
+
+
+def test_vectorized_category_scores_equal_scikit_learn():
+    rng = np.random.default_rng(3)
+    for k, n in ((3, 40), (5, 200), (7, 25)):
+        t = rng.integers(0, k, n)
+        p = np.where(rng.random(n) < 0.6, t, rng.integers(0, k, n))
+        got = category_scores(confusion(t, p, k))
+        assert got["accuracy"] == pytest.approx(accuracy_score(t, p))
+        assert got["macro_recall"] == pytest.approx(recall_score(t, p, labels=np.unique(t), average="macro"))
+        assert got["macro_recall"] == pytest.approx(balanced_accuracy_score(t, p))
+        assert got["macro_f1"] == pytest.approx(f1_score(t, p, average="macro"))
+        assert got["kappa"] == pytest.approx(cohen_kappa_score(t, p))
+    # Hand-made pair (the test above) through scikit-learn as well.
+    codes = {"t1": 0, "t2": 1, "t3": 2}
+    t, p = np.array([codes[x] for x in TRUTH]), np.array([codes[x] for x in PRED])
+    assert category_scores(confusion(t, p, 3))["kappa"] == pytest.approx(cohen_kappa_score(TRUTH, PRED))
+
+
+def test_rouge_l_on_a_known_pair():
+    # LCS "the cat on the mat" = 5 tokens; precision 5/5, recall 5/6 -> F = 10/11.
+    assert text.rouge_l(["the cat sat on the mat"], ["the cat on the mat"])[0] == pytest.approx(10 / 11)
+    assert text.rouge_l(["go left"], ["turn right"])[0] == 0.0
+
+
+def test_drawing_score_on_a_small_grid(tiny, tmp_path):
+    # Route of tiny_map: (0,0) (0,1) (0,2) (1,3) (2,3) (3,3). Predicted ink: (0,0) on the route -> 1;
+    # (1,0) at distance 1 -> 2/3; (2,0) at distance 2 -> 1/3; (9,11) far -> 0: mean 1/2.
+    cells = [[0, 0], [1, 0], [2, 0], [9, 11]]
+    rows = [{"session_id": "s1", "action_index": 1, "action_type": "draw", "content": cells},
+            {"session_id": "s1", "action_index": 2, "action_type": "draw", "content": [[0, 1], [0, 2]]},
+            {"session_id": "s1", "action_index": 3, "action_type": "message", "content": "go right of the lake"}]
+    run = read_run_dir(_write_run(tmp_path / "d", next_action=rows), tiny.sessions, tiny.maps)
+    assert run.ok, run.report.format()
+    cmp = compare(tiny, [run], similarity=False)
+    na = cmp.items[run.run_id].na.set_index("action_index")
+    assert na.at[1, "draw_score"] == pytest.approx(0.5)
+    assert na.at[2, "draw_score"] == pytest.approx(1.0)
+    s = cmp.score_frame
+    draw = s[(s["metric"] == "drawing") & (s["condition"] == "all") & (s["role"] == "all")].iloc[0]
+    assert draw["estimate"] == pytest.approx((0.5 * 4 + 1.0 * 2) / 6)  # the paper: mean over every ink cell
+    assert draw["n"] == 2
+    acc = s[(s["metric"] == "accuracy") & (s["dimension"] == "action_type") & (s["condition"] == "all")
+            & (s["role"] == "all")].iloc[0]
+    assert acc["estimate"] == pytest.approx(3 / 3)  # draw, draw, message: what the follower and guide did
+    # The per-prediction score equals corpus.metrics.distance_weighted_score.
+    route = route_mask(tiny_map().route, (10, 12))
+    drawn = np.zeros((10, 12), bool)
+    drawn[tuple(np.array(cells).T)] = True
+    assert distance_weighted_score(drawn, route) == pytest.approx(na.at[1, "draw_score"])
+
+
+def test_vectorized_drawing_score_equals_corpus_metrics():
+    corpus = load_sample()
+    run = next(r for r in corpus.predictions.values() if r.ok)
+    cmp = compare(corpus, [run], similarity=False)
+    na = cmp.items[run.run_id].na
+    draws = na[na["p_action_type"] == "draw"].head(40)
+    assert len(draws) >= 20
+    for row in draws.itertuples():
+        route = corpus.route_mask(row.session_id)
+        drawn = np.zeros(route.shape, bool)
+        c = np.asarray(row.p_cells)
+        drawn[c[:, 0], c[:, 1]] = True
+        assert row.draw_score == pytest.approx(distance_weighted_score(drawn, route))
+
+
+def _sample_run(tmp_path, name, corpus, keys, correct):
+    rows = []
+    for (sid, idx), ok in zip(keys, correct):
+        truth = corpus.session(sid).actions[idx].mental_model.team_goal.code
+        wrong = "t1" if truth != "t1" else "t2"
+        rows.append({"session_id": sid, "action_index": idx, "team_goal": truth if ok else wrong,
+                     "partner_intent": "p1", "self_reasoning": "r1", "rationale": "x"})
+    return read_run_dir(_write_run(tmp_path / name, {"name": name}, mental_model=rows), corpus.sessions, corpus.maps)
+
+
+def test_mcnemar_on_a_known_two_by_two(tmp_path):
+    corpus = load_sample()
+    sid = next(s.id for s in corpus.sessions.values() if s.split == "test")
+    keys = [(sid, i) for i in range(1, 11)]
+    # both right: 2 items; only A right: 1; only B right: 6; both wrong: 1.
+    a = [True, True, True, False, False, False, False, False, False, False]
+    b = [True, True, False, True, True, True, True, True, True, False]
+    ra, rb = _sample_run(tmp_path, "A", corpus, keys, a), _sample_run(tmp_path, "B", corpus, keys, b)
+    cmp = compare(corpus, [ra, rb], similarity=False)
+    t = cmp.paired("A", "B").to_frame()
+    row = t[(t["metric"] == "accuracy") & (t["dimension"] == "team_goal")].iloc[0]
+    assert row["value_a"] == pytest.approx(0.3) and row["value_b"] == pytest.approx(0.8)
+    assert row["estimate"] == pytest.approx(0.5)
+    # Exact McNemar: two-sided binomial on the 7 discordant items, 1 vs 6: 2 * (1 + 7) / 2**7.
+    assert row["p_value"] == pytest.approx(2 * 8 / 128)
+    assert row["n"] == 10
+    assert row["low"] <= 0.5 <= row["high"]
+
+
+def test_judge_agreement_on_a_known_table():
+    j1 = np.array([0, 1, 2, 3, 5, 4])
+    j2 = np.array([0, 2, 2, 5, 5, 3])
+    got = pair_agreement(j1, j2)
+    assert got["exact"].estimate == pytest.approx(3 / 6)  # differences 0 1 0 2 0 1
+    assert got["within_1"].estimate == pytest.approx(5 / 6)
+    lo, hi = proportion_confint(5, 6, method="wilson")
+    assert got["within_1"].interval == pytest.approx((lo, hi))
+    # Quadratic-weighted kappa by its definition over the 0-5 scale.
+    o = np.zeros((6, 6))
+    np.add.at(o, (j1, j2), 1)
+    e = np.outer(o.sum(1), o.sum(0)) / o.sum()
+    w = (np.subtract.outer(np.arange(6), np.arange(6)) ** 2) / 25
+    assert got["weighted_kappa"].estimate == pytest.approx(1 - (w * o).sum() / (w * e).sum())
+    scores = pd.DataFrame({
+        "session_id": "S", "action_index": np.tile(np.arange(6), 2), "task": "mental_model", "criterion": "rationale",
+        "judge": ["qwen"] * 6 + ["gpt"] * 6, "score": np.concatenate([j1, j2])})
+    table, matrices = judge_agreement(scores, "run")
+    m = matrices[("mental_model", "rationale", "gpt", "qwen")]
+    assert m.shape == (6, 6) and m.to_numpy().sum() == 6
+    assert m.at[5, 3] == 1  # item 3: gpt 5, qwen 3
+    alpha = [r for r in table.rows if r["statistic"].startswith("Krippendorff")][0]
+    import krippendorff
+
+    assert alpha["estimate"] == pytest.approx(krippendorff.alpha(np.vstack([j1, j2]).astype(float),
+                                                                 level_of_measurement="ordinal",
+                                                                 value_domain=list(range(6))))
+
+
+def test_similarity_is_undefined_with_the_reason_or_computed():
+    status = text.similarity_status()
+    got = text.sbert_similarity(["go left around the lake"], ["go left around the lake"])
+    if status is not None:
+        assert isinstance(got, Undefined) and "similarity extra" in got.reason
+    else:
+        assert got[0] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_sbert_similarity_orders_paraphrase_above_unrelated():
+    if text.similarity_status() is not None:
+        pytest.skip(f"SBERT similarity unavailable: {text.similarity_status().reason}")
+    sims = text.sbert_similarity(["go left around the ruins", "go left around the ruins"],
+                                 ["turn left past the ruins", "I like cats"])
+    assert sims[0] > 0.6 > 0.2 > sims[1]

@@ -1,0 +1,120 @@
+"""The store's rules as the app offers them (AppTest): the lead adds, resets, disables, enables and
+deletes accounts and is told what happened; anyone signed in changes their own password; a
+disabled account is signed out at once and cannot sign in; the lead chooses what coders see and
+shares agreement numbers as snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from corpus import codebook as cbm
+from corpus.store import Store
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    data = tmp_path / "data"
+    data.mkdir()
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
+    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
+    s = Store.open(data)
+    lead = s.create_user("lead", "lead-password", "lead")
+    ann = s.create_user("ann", "ann-password", "coder")
+    s.create_user("bob", "bob-password", "coder")
+    task = s.create_task(lead, "pilot", "sample", cbm.default(), [{"session_id": "S", "action_index": 0}], [ann],
+                         dataset_hash="h")
+    s.add_label(ann, task.id, "S:0", "initiate")
+    return s
+
+
+def sign_in(username: str, password: str, page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page(page).run()
+    at.text_input(key="auth_username").input(username)
+    at.text_input(key="auth_password").input(password)
+    at.button[0].click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _by_label(widgets, label: str):
+    return next(w for w in widgets if w.label == label)
+
+
+def _account_action(at: AppTest, name: str, action: str, password: str = "", sure: bool = False) -> AppTest:
+    _by_label(at.selectbox, "Account").select(name)
+    _by_label(at.selectbox, "Action").select(action)
+    _by_label(at.text_input, "New password (for a reset)").input(password)
+    if sure:
+        next(c for c in at.checkbox if c.label.startswith("Yes, delete")).check()
+    return _by_label(at.button, "Apply").click().run()
+
+
+def test_the_lead_manages_accounts_and_is_told_what_happened(store):
+    at = sign_in("lead", "lead-password", "pages/tasks.py")
+    _by_label(at.text_input, "Username").input("carl")
+    _by_label(at.text_input, "Password (8 characters or more)").input("carl-password")
+    _by_label(at.button, "Add account").click().run()
+    assert "Added coder 'carl'." in [s.value for s in at.success]
+    at = _account_action(at, "bob", "Reset the password", "bob-new-password")
+    assert "Reset the password of 'bob'; its sign-ins end." in [s.value for s in at.success]
+    assert store.authenticate("bob", "bob-new-password").username == "bob"
+    at = _account_action(at, "ann", "Disable")
+    assert "Disabled 'ann': it cannot sign in; its labels stay." in [s.value for s in at.success]
+    at = _account_action(at, "ann", "Enable")
+    assert "Enabled 'ann': it can sign in again." in [s.value for s in at.success]
+    at = _account_action(at, "ann", "Delete")
+    assert "delete: tick the box to confirm" in [e.value for e in at.error]
+    at = _account_action(at, "ann", "Delete", sure=True)
+    assert any(s.value.startswith("Deleted 'ann': kept as a tombstone") for s in at.success)
+    at = _account_action(at, "carl", "Delete", sure=True)
+    assert "Deleted 'carl' (it had no labels, gold or tasks)." in [s.value for s in at.success]
+    statuses = dict(zip(at.dataframe[0].value["username"], at.dataframe[0].value["status"]))
+    assert statuses == {"lead": "active", "ann": "deleted", "bob": "active"}
+    at = _account_action(at, "lead", "Disable")
+    assert any("only active lead" in e.value for e in at.error)
+
+
+def test_a_coder_changes_their_own_password(store):
+    at = sign_in("ann", "ann-password", "pages/code.py")
+
+    def change(current: str, new: str, again: str) -> AppTest:
+        at.text_input(key="auth_pw_current").input(current)
+        at.text_input(key="auth_pw_new").input(new)
+        at.text_input(key="auth_pw_again").input(again)
+        return _by_label(at.button, "Change the password").click().run()
+
+    new = "ann-next-password"
+    assert "current password: wrong; the password was not changed" in [e.value for e in change("nope-nope", new, new).error]
+    assert any("two entries differ" in e.value for e in change("ann-password", new, "something-else").error)
+    assert "Your password is changed." in [s.value for s in change("ann-password", new, new).success]
+    assert store.authenticate("ann", "ann-password") is None
+    assert store.authenticate("ann", "ann-next-password").username == "ann"
+
+
+def test_a_disabled_account_is_signed_out_and_cannot_sign_in(store):
+    at = sign_in("ann", "ann-password", "pages/code.py")
+    store.disable_user(None, "ann")
+    at.run()
+    assert at.text_input(key="auth_username") is not None  # back at the sign-in form
+    at = sign_in("ann", "ann-password", "pages/code.py")
+    assert [e.value for e in at.error] == ["This account is disabled; ask a lead."]
+
+
+def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):
+    at = sign_in("lead", "lead-password", "pages/tasks.py")
+    task = store.tasks_for(store.user("lead"))[0]
+    at.radio(key=f"ta_view_{task.id}").set_value("nothing").run()
+    assert store.task(task.id).coder_view == "nothing"
+    at.toggle(key=f"ta_share_{task.id}").set_value(True).run()
+    at.number_input(key=f"ta_min_{task.id}").set_value(1).run()
+    assert (store.task(task.id).share_agreement, store.task(task.id).share_min_items) == (True, 1)
+    _by_label(at.button, "Share the current numbers with the coders").click().run()
+    assert "Shared a snapshot on 0 items coded by two or more coders." in [s.value for s in at.success]
+    (snap,) = store.snapshots(store.user("lead"), task.id)
+    assert (snap.n_labels, snap.numbers["n_labels"]) == (1, 1)
