@@ -34,9 +34,11 @@ test: install chromium
 bench: install chromium
 	$(PY) bench/run.py
 
-## Regenerate the committed sample corpus.
+## Regenerate the committed sample corpus (its README is kept).
 sample: install
+	cp sample_data/README.md .sample_README.md
 	$(PY) -m corpus generate --seed 7 sample_data --overwrite
+	mv .sample_README.md sample_data/README.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache bench/results.json

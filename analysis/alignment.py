@@ -1,29 +1,28 @@
 """Mental-model alignment over task progress and by grounding act (the paper's Fig. 3 and Fig. 4).
 
-Pure functions on the action table of :class:`corpus.dataset.Corpus` (one row per action with
-session_id, condition, role, type, progress, team_goal, partner_intent, self_reasoning, aligned)
-and on a long table of coded labels (item_id / session_id, action_index, code).
+Pure functions on a per-action table (session_id, index, condition, role, the mental-model
+columns, and a progress column from :mod:`analysis.progress`) and on a table of one grounding act
+per action (session_id, action_index, code, from :mod:`analysis.label_sources`).
 
-- ``progress_curves``: per condition and progress bin, the share of "grounded" labels on each
+- :func:`progress_curves`: per condition and progress bin, the share of "grounded" labels on each
   dimension (t3 clear team goal, p1 partner understood, r1 executing the plan) and of perceived
-  alignment, with Wilson 95 % intervals (statsmodels).
-- ``progress_model``: a logistic regression of alignment on progress, condition and their
-  interaction (statsmodels GLM, standard errors clustered by session).
-- ``act_shares``: grounding acts' share of coded actions per condition (Fig. 3).
-- ``alignment_by_act``: perceived partner-intent alignment within each grounding act per condition
-  (Fig. 4 left).
+  alignment, with n and Wilson 95 % intervals (statsmodels). Actions in one session are not
+  independent: the intervals describe the actions, the session-clustered model of
+  :mod:`analysis.progress_model` is the test.
+- :func:`act_shares`: grounding acts' share of the coded actions per condition (Fig. 3); the test
+  of independence is :mod:`analysis.contingency`.
+- :func:`alignment_by_act`: perceived partner-intent alignment (p1) within each grounding act per
+  condition (Fig. 4 left), with Wilson intervals.
+- :func:`with_acts`: the coded actions with their act (the rows behind a bar).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
-import statsmodels.formula.api as smf
 from statsmodels.stats.proportion import proportion_confint
 
+from analysis.progress import assign_bins, bin_edges, bin_midpoints
 from corpus import schema
 
 MEASURES = {
@@ -32,115 +31,91 @@ MEASURES = {
     "self_reasoning": "Executing the plan (r1)",
     "aligned": "Perceived aligned (yes)",
 }
+CURVE_COLUMNS = ["measure", "label", "condition", "bin", "progress", "bin_low", "bin_high", "k", "n", "share", "ci_low", "ci_high"]
 
 
 def grounded_indicators(actions: pd.DataFrame) -> pd.DataFrame:
-    """One 0/1 column per measure (NaN where the action has no annotation)."""
+    """One 0/1 column per measure (NaN where the action has no label on it)."""
     out = pd.DataFrame(index=actions.index)
     for dim, codes in schema.GROUNDED_CODES.items():
         col = actions[dim]
         out[dim] = np.where(col.isna(), np.nan, col.isin(codes).astype(float))
-    out["aligned"] = actions["aligned"].map({True: 1.0, False: 0.0})
+    out["aligned"] = actions["aligned"].map({True: 1.0, False: 0.0}).astype(float)
     return out
 
 
-def progress_curves(actions: pd.DataFrame, bins: int = 5, role: str | None = None) -> pd.DataFrame:
-    """Share grounded per condition x progress bin x measure, with n and a Wilson 95 % CI.
+def wilson_columns(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson 95 % bounds for arrays of successes and trials (statsmodels, vectorised)."""
+    lo, hi = proportion_confint(np.asarray(k, dtype=float), np.asarray(n, dtype=float), alpha=0.05, method="wilson")
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
-    Progress is the action's position in its session (0 = first action, 1 = last), cut into
-    ``bins`` equal-width bins labelled by their midpoint.
+
+def progress_curves(actions: pd.DataFrame, progress_col: str = "progress", bins: int = 5,
+                    measures: list[str] | tuple[str, ...] = tuple(MEASURES)) -> pd.DataFrame:
+    """Share grounded per measure x condition x progress bin, with k, n and a Wilson 95 % CI.
+
+    Progress (0 to 1) is cut into ``bins`` equal-width bins (closed on the right) labelled by their
+    midpoint; actions whose progress is undefined (NaN) are left out.
     """
-    df = actions if role is None else actions[actions["role"] == role]
-    ind = grounded_indicators(df)
-    edges = np.linspace(0, 1, bins + 1)
-    mids = (edges[:-1] + edges[1:]) / 2
-    bin_idx = np.clip(np.digitize(df["progress"].to_numpy(), edges[1:-1], right=True), 0, bins - 1)
-    rows = []
-    for measure in MEASURES:
-        frame = pd.DataFrame({"condition": df["condition"].astype(str).to_numpy(), "bin": bin_idx, "y": ind[measure].to_numpy()})
-        frame = frame.dropna(subset=["y"])
-        g = frame.groupby(["condition", "bin"])["y"].agg(["sum", "count"]).reset_index()
-        for cond, b, k, n in g.itertuples(index=False):
-            lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
-            rows.append({
-                "measure": measure, "label": MEASURES[measure], "condition": cond, "progress": round(float(mids[b]), 4),
-                "share": k / n, "n": int(n), "ci_low": lo, "ci_high": hi,
-            })
-    return pd.DataFrame(rows, columns=["measure", "label", "condition", "progress", "share", "n", "ci_low", "ci_high"])
-
-
-@dataclass(frozen=True)
-class ProgressModel:
-    """Logistic regression y ~ progress * condition, SEs clustered by session."""
-
-    measure: str
-    n: int
-    n_sessions: int
-    params: pd.DataFrame  # term, coef, se, z, p, ci_low, ci_high, odds_ratio
-    formula: str
-
-    def term(self, name: str) -> pd.Series:
-        return self.params.set_index("term").loc[name]
-
-
-def progress_model(actions: pd.DataFrame, measure: str = "aligned") -> ProgressModel | str:
-    """Fit the model, or return the reason it cannot be fitted (too little data or variation)."""
     ind = grounded_indicators(actions)
-    df = pd.DataFrame({
-        "y": ind[measure],
-        "progress": actions["progress"].astype(float),
-        "visible": (actions["condition"].astype(str) == "visible").astype(float),
-        "session": actions["session_id"].astype(str),
-    }).dropna()
-    if len(df) < 30:
-        return f"undefined, because only {len(df)} annotated actions (30 needed)"
-    if df["y"].nunique() < 2:
-        return "undefined, because every action has the same value"
-    if df["visible"].nunique() < 2:
-        return "undefined, because only one condition is present"
-    if df["session"].nunique() < 4:
-        return "undefined, because clustered errors need at least 4 sessions"
-    formula = "y ~ progress * visible"
-    groups = pd.factorize(df["session"])[0]
-    fit = smf.glm(formula, data=df, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups})
-    ci = fit.conf_int()
-    params = pd.DataFrame({
-        "term": fit.params.index,
-        "coef": fit.params.to_numpy(),
-        "se": fit.bse.to_numpy(),
-        "z": fit.tvalues.to_numpy(),
-        "p": fit.pvalues.to_numpy(),
-        "ci_low": ci[0].to_numpy(),
-        "ci_high": ci[1].to_numpy(),
-    })
-    params["odds_ratio"] = np.exp(params["coef"])
-    return ProgressModel(measure=measure, n=len(df), n_sessions=int(df["session"].nunique()), params=params, formula=formula)
+    b = assign_bins(actions[progress_col].to_numpy(dtype=float), bins)
+    edges, mids = bin_edges(bins), bin_midpoints(bins)
+    cond = actions["condition"].astype(str).to_numpy()
+    frames = []
+    for measure in measures:
+        y = ind[measure].to_numpy()
+        ok = ~np.isnan(y) & (b >= 0)
+        if not ok.any():
+            continue
+        g = (pd.DataFrame({"condition": cond[ok], "bin": b[ok], "y": y[ok]})
+             .groupby(["condition", "bin"])["y"].agg(k="sum", n="count").reset_index())
+        g.insert(0, "measure", measure)
+        g.insert(1, "label", MEASURES[measure])
+        frames.append(g)
+    if not frames:
+        return pd.DataFrame(columns=CURVE_COLUMNS)
+    out = pd.concat(frames, ignore_index=True)
+    out["k"] = out["k"].astype(int)
+    out["progress"] = mids[out["bin"]].round(4)
+    out["bin_low"], out["bin_high"] = edges[out["bin"]], edges[out["bin"] + 1]
+    out["share"] = out["k"] / out["n"]
+    out["ci_low"], out["ci_high"] = wilson_columns(out["k"], out["n"])
+    return out[CURVE_COLUMNS]
 
 
-def _with_actions(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
-    keyed = actions.rename(columns={"index": "action_index"})
-    return labels.merge(keyed, on=["session_id", "action_index"], how="inner", validate="many_to_one")
+def in_bin(actions: pd.DataFrame, progress_col: str, bins: int, bin_index: int) -> pd.Series:
+    """Which actions fall in progress bin ``bin_index`` (the rows behind one point of a curve)."""
+    return pd.Series(assign_bins(actions[progress_col].to_numpy(dtype=float), bins) == bin_index, index=actions.index)
+
+
+def with_acts(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
+    """The coded actions: ``actions`` rows joined with their grounding act (column ``code``)."""
+    keyed = labels[["session_id", "action_index", "code"]].rename(columns={"action_index": "index"})
+    return actions.merge(keyed, on=["session_id", "index"], how="inner", validate="one_to_one")
 
 
 def act_shares(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
-    """Each grounding act's share of the coded actions in each condition (Fig. 3)."""
-    df = _with_actions(labels, actions)
+    """Each grounding act's share of the coded actions in each condition (Fig. 3): condition, code,
+    n (actions with that act), total (coded actions of the condition), share."""
+    df = with_acts(labels, actions)
     if df.empty:
-        return pd.DataFrame(columns=["condition", "code", "n", "share"])
-    tab = df.groupby(["condition", "code"], observed=True).size().rename("n").reset_index()
-    tab["share"] = tab["n"] / tab.groupby("condition", observed=True)["n"].transform("sum")
-    tab["condition"] = tab["condition"].astype(str)
+        return pd.DataFrame(columns=["condition", "code", "n", "total", "share"])
+    tab = df.groupby([df["condition"].astype(str), "code"]).size().rename("n").reset_index()
+    tab["total"] = tab.groupby("condition")["n"].transform("sum")
+    tab["share"] = tab["n"] / tab["total"]
     return tab.sort_values(["condition", "share"], ascending=[True, False]).reset_index(drop=True)
 
 
 def alignment_by_act(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
     """Share of actions whose actor judged the partner aligned (p1), per grounding act and condition
-    (Fig. 4 left), with n and a Wilson 95 % CI."""
-    df = _with_actions(labels, actions)
+    (Fig. 4 left), with k, n and a Wilson 95 % CI."""
+    df = with_acts(labels, actions)
     df = df[df["partner_intent"].notna()]
-    rows = []
-    for (cond, code), g in df.groupby(["condition", "code"], observed=True):
-        k, n = int((g["partner_intent"] == "p1").sum()), len(g)
-        lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
-        rows.append({"condition": str(cond), "code": code, "share_aligned": k / n, "n": n, "ci_low": lo, "ci_high": hi})
-    return pd.DataFrame(rows, columns=["condition", "code", "share_aligned", "n", "ci_low", "ci_high"])
+    cols = ["condition", "code", "k", "n", "share_aligned", "ci_low", "ci_high"]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    g = (df.assign(y=(df["partner_intent"] == "p1").astype(int), condition=df["condition"].astype(str))
+         .groupby(["condition", "code"])["y"].agg(k="sum", n="count").reset_index())
+    g["share_aligned"] = g["k"] / g["n"]
+    g["ci_low"], g["ci_high"] = wilson_columns(g["k"], g["n"])
+    return g[cols]

@@ -1,99 +1,124 @@
-"""Charts of mental-model alignment over task progress and by grounding act."""
+"""Alignment over task progress (the paper's Fig. 4 right), dyadic alignment, and the model table.
+
+Every point carries its n (printed beside it and in the hover) and its 95 % interval (a band);
+each point's ``customdata`` starts with what identifies it, so a click can list the actions
+behind it.
+"""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
-from analysis.alignment import MEASURES, ProgressModel
+from analysis.alignment import MEASURES
+from analysis.estimate import Estimate
+from analysis.progress import AXIS_TITLES
+from analysis.progress_model import METHODS, ProgressModel, p_text, summary_sentence
+from components.chart import axis_suffix, figure, on_panel, panels
+from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
-
-CONDITION_COLORS = {"visible": "#1f77b4", "not_visible": "#d62728"}
-CONDITION_NAMES = {"visible": "visible (Guide saw the canvas)", "not_visible": "not visible"}
+from corpus.values import Undefined, is_defined
 
 
-def _rgba(hex_color: str, alpha: float) -> str:
-    h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
-    return f"rgba({r},{g},{b},{alpha})"
+def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share") -> list[dict]:
+    """One condition's line with its Wilson band and n beside each point. ``d`` has progress, share,
+    n, ci_low, ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
+    d = d.sort_values("progress")
+    color = CONDITION[cond]
+    x = d["progress"].tolist()
+    band = {"type": "scatter", "x": x + x[::-1], "y": d["ci_high"].tolist() + d["ci_low"].tolist()[::-1], "mode": "lines",
+            "fill": "toself", "fillcolor": rgba(color, 0.15), "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False,
+            "legendgroup": cond}
+    k = len(ids)
+    line = {
+        "type": "scatter", "x": x, "y": d["share"].tolist(), "mode": "lines+markers+text", "name": CONDITION_NAMES[cond],
+        "line": {"color": color, "width": 2, "dash": CONDITION_DASH[cond]},
+        "marker": {"symbol": CONDITION_SYMBOLS[cond], "size": 8, "color": color},
+        "text": [str(int(n)) for n in d["n"]], "textposition": "top center" if cond == "visible" else "bottom center",
+        "textfont": {"size": 10, "color": color}, "legendgroup": cond, "showlegend": legend,
+        "customdata": [[*ids, cond, int(b), int(n), float(lo), float(hi)] for b, n, lo, hi in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"])],
+        "hovertemplate": (f"%{{x:.0%}}<br>{what} %{{y:.0%}} (95% CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.0%}})"
+                          f"<br>n = %{{customdata[{k + 2}]}}<br>click: list the actions<extra>{CONDITION_NAMES[cond]}</extra>"),
+    }
+    return [band, line]
 
 
-def progress_figure(curves: pd.DataFrame, measures: list[str]) -> go.Figure:
-    """One panel per measure: share grounded against progress, a line per condition with its 95 % CI."""
-    fig = make_subplots(rows=1, cols=len(measures), shared_yaxes=True, subplot_titles=[MEASURES[m] for m in measures])
-    for col, measure in enumerate(measures, start=1):
-        d = curves[curves["measure"] == measure]
+def curve_panels(curves: pd.DataFrame, panel_col: str, panel_keys: list[str], titles: list[str], progress: str, y_title: str,
+                 what: str = "share", height: int = 400) -> go.Figure:
+    """One panel per key of ``panel_col``: a line per condition against progress (shared y axis)."""
+    traces = []
+    for i, key in enumerate(panel_keys, start=1):
+        d = curves[curves[panel_col] == key]
         for cond in schema.CONDITIONS:
-            c = d[d["condition"] == cond].sort_values("progress")
-            if c.empty:
-                continue
-            color = CONDITION_COLORS[cond]
-            fig.add_trace(go.Scatter(
-                x=list(c["progress"]) + list(c["progress"][::-1]),
-                y=list(c["ci_high"]) + list(c["ci_low"][::-1]),
-                mode="lines", fill="toself", fillcolor=_rgba(color, 0.15), line={"width": 0}, hoverinfo="skip",
-                showlegend=False, legendgroup=cond,
-            ), row=1, col=col)
-            fig.add_trace(go.Scatter(
-                x=c["progress"], y=c["share"], mode="lines+markers", name=CONDITION_NAMES[cond],
-                line={"color": color, "width": 2}, legendgroup=cond, showlegend=col == 1,
-                customdata=c[["n", "ci_low", "ci_high"]].to_numpy(),
-                hovertemplate="progress %{x:.0%}<br>share %{y:.0%} (95% CI %{customdata[1]:.0%}-%{customdata[2]:.0%})<br>n = %{customdata[0]}<extra></extra>",
-            ), row=1, col=col)
-        fig.update_xaxes(title_text="task progress", tickformat=".0%", range=[0, 1], row=1, col=col)
-    fig.update_yaxes(title_text="share of actions", tickformat=".0%", range=[0, 1], row=1, col=1)
-    fig.update_layout(height=360, margin={"l": 10, "r": 10, "t": 40, "b": 10}, legend={"orientation": "h", "y": -0.25})
-    return fig
+            c = d[d["condition"] == cond]
+            if not c.empty:
+                traces += [on_panel(t, i) for t in curve_traces(c, cond, [key], legend=i == 1, what=what)]
+    layout = panels(len(panel_keys), titles if len(panel_keys) > 1 else None)
+    for i in range(1, len(panel_keys) + 1):
+        layout[f"xaxis{axis_suffix(i)}"].update(tickformat=".0%", range=[-0.02, 1.02], title={"text": AXIS_TITLES[progress] if i == (len(panel_keys) + 1) // 2 else ""})
+    layout["yaxis"].update(title={"text": y_title}, tickformat=".0%", range=[-0.02, 1.08])
+    return figure(traces, layout, height=height)
 
 
-def model_table(fit: ProgressModel | str) -> None:
-    if isinstance(fit, str):
-        st.info(f"Logistic model: {fit}.")
+def progress_figure(curves: pd.DataFrame, measures: list[str], progress: str) -> go.Figure:
+    """One panel per measure: share grounded against progress, a line per condition with its 95 % CI."""
+    return curve_panels(curves, "measure", measures, [MEASURES[m] for m in measures], progress, "share of labelled actions (%)")
+
+
+def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
+    return curve_panels(curves.assign(panel="dyad"), "panel", ["dyad"], [], progress, "moments with the same team goal (%)",
+                        what="same team goal", height=380)
+
+
+# -- the model ---------------------------------------------------------------------------------
+
+
+def _num(x, fmt: str = "{:.2f}") -> str:
+    return str(x) if isinstance(x, Undefined) else ("-" if x is None else fmt.format(x))
+
+
+def _stat_text(e: Estimate, log_odds: bool) -> str:
+    if e.statistic is None:
+        return "-"
+    if isinstance(e.df, tuple):
+        return f"F({e.df[0]:.0f}, {e.df[1]:.0f}) = {e.statistic:.2f}"
+    if not log_odds:
+        return f"chi2({e.df:.0f}) = {e.statistic:.2f}"
+    return f"t({e.df:.0f}) = {e.statistic:.2f}" if e.df else f"z = {e.statistic:.2f}"
+
+
+def _effect_row(e: Estimate, log_odds: bool = True) -> dict:
+    ci = f"{_num(e.low)} to {_num(e.high)}" if is_defined(e.low) else "-"
+    odds = f"{np.exp(e.value):.2f} ({np.exp(e.low):.2f} to {np.exp(e.high):.2f})" if log_odds else "-"
+    return {"quantity": e.name, "log-odds (95 % CI)": f"{e.value:+.2f} ({ci})" if log_odds else "-",
+            "odds ratio (95 % CI)": odds, "test": _stat_text(e, log_odds), "p": p_text(e.p) if e.p is not None else "-",
+            "note": "; ".join(e.warnings)}
+
+
+def model_rows(fit: ProgressModel) -> pd.DataFrame:
+    return pd.DataFrame([*(_effect_row(e) for e in fit.effects), _effect_row(fit.joint, log_odds=False)])
+
+
+def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) -> None:
+    """The effects a reader means (per-condition slopes, condition differences, interaction, joint
+    test), the plain sentence, and the raw coefficients in an expander."""
+    if isinstance(fit, Undefined):
+        st.info(f"Model: {fit}.")
         return
-    names = {"Intercept": "intercept", "progress": "progress (0 to 1)", "visible": "visible condition", "progress:visible": "progress x visible"}
-    df = fit.params.assign(term=fit.params["term"].map(names).fillna(fit.params["term"]))
-    st.dataframe(
-        df[["term", "coef", "se", "z", "p", "ci_low", "ci_high", "odds_ratio"]],
-        hide_index=True, width="stretch",
-        column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "z", "p", "ci_low", "ci_high", "odds_ratio"]},
-    )
-    st.caption(
-        f"Logistic regression `{fit.formula}` on {fit.n} annotated actions in {fit.n_sessions} sessions; "
-        "standard errors clustered by session."
-    )
-
-
-def act_share_figure(shares: pd.DataFrame) -> go.Figure:
-    """Grounding acts' share per condition (the paper's Fig. 3)."""
-    order = [c for c in schema.GROUNDING_ACTS if c in set(shares["code"])]
-    fig = go.Figure()
-    for cond in schema.CONDITIONS:
-        d = shares[shares["condition"] == cond].set_index("code").reindex(order)
-        fig.add_trace(go.Bar(
-            x=[schema.GROUNDING_ACTS[c] for c in order], y=d["share"].fillna(0), name=CONDITION_NAMES[cond],
-            marker_color=CONDITION_COLORS[cond], customdata=d["n"].fillna(0),
-            hovertemplate="%{x}: %{y:.0%} (n = %{customdata})<extra></extra>",
-        ))
-    fig.update_layout(barmode="group", yaxis={"tickformat": ".0%", "title": "share of coded actions"}, height=340,
-                      margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend={"orientation": "h", "y": -0.3})
-    return fig
-
-
-def alignment_by_act_figure(by_act: pd.DataFrame) -> go.Figure:
-    """Perceived partner-intent alignment within each grounding act (the paper's Fig. 4 left)."""
-    order = [c for c in schema.GROUNDING_ACTS if c in set(by_act["code"])]
-    fig = go.Figure()
-    for cond in schema.CONDITIONS:
-        d = by_act[by_act["condition"] == cond].set_index("code").reindex(order)
-        fig.add_trace(go.Bar(
-            x=[schema.GROUNDING_ACTS[c] for c in order], y=d["share_aligned"], name=CONDITION_NAMES[cond],
-            marker_color=CONDITION_COLORS[cond],
-            error_y={"type": "data", "symmetric": False, "array": (d["ci_high"] - d["share_aligned"]).fillna(0),
-                     "arrayminus": (d["share_aligned"] - d["ci_low"]).fillna(0)},
-            customdata=d["n"].fillna(0), hovertemplate="%{x}: %{y:.0%} aligned (n = %{customdata})<extra></extra>",
-        ))
-    fig.update_layout(barmode="group", yaxis={"tickformat": ".0%", "title": "partner understood (p1)", "range": [0, 1]},
-                      height=340, margin={"l": 10, "r": 10, "t": 10, "b": 10}, legend={"orientation": "h", "y": -0.3})
-    return fig
+    st.dataframe(model_rows(fit), hide_index=True, width="stretch", key=f"{key}_table",
+                 column_config={"quantity": st.column_config.TextColumn(width="large"), "note": st.column_config.TextColumn(width="medium")})
+    st.markdown(summary_sentence(fit, progress_name))
+    st.caption(f"{METHODS[fit.method]} on {fit.n:,} labelled actions in {fit.n_sessions} sessions: {fit.inference}. "
+               f"Slopes are the change in log-odds from 0 % to 100 % {progress_name}. Computed by {fit.package}.")
+    for w in fit.warnings:
+        st.warning(f"Fitting warned: {w}")
+    with st.expander("Coefficients as fitted (reference condition: not visible)"):
+        st.dataframe(fit.coefficients, hide_index=True, width="stretch", key=f"{key}_coefs",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "p", "ci_low", "ci_high"]})
+        st.caption("With the interaction in the model, 'progress' is the slope in not visible only and 'visible' the difference "
+                   "at progress 0 only; the table above gives the slope in each condition and the difference at each moment.")
+    st.download_button("Model table (CSV)", data=lambda: fit.table().to_csv(index=False).encode("utf-8"),
+                       file_name=f"progress_model_{fit.measure}_{fit.method}.csv", mime="text/csv", key=f"{key}_csv",
+                       on_click="ignore", icon=":material/table:")

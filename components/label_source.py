@@ -1,8 +1,10 @@
-"""Which grounding-act labels an analysis page uses.
+"""Which labels an analysis page reads: the pickers for the grounding-act and mental-model sources.
 
-Gold from a closed (revealed) coding task on the dataset shown comes first: it is the adjudicated
-result of the team's coding. The dataset's own coded labels (majority of its human coders) remain
-available, and are the only source when no task on the dataset has been closed.
+Gold from a closed (revealed) coding task on the dataset shown comes first among the grounding-act
+sources: it is the adjudicated result of the team's coding. The dataset's own coders (their
+majority, or one coder, person or model) remain available, and are the only sources when no task
+on the dataset has been closed. Mental models come from the participants' own annotations or from
+a model run's predictions. :func:`revealed_gold` is the one place the gold is read.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from corpus.consensus import majority
+from analysis.label_sources import act_sources, default_act_source, mental_model_sources
+from components.remembered import is_restored, remembered
 from corpus.dataset import Corpus
 
 SCHEME = "grounding_acts"
@@ -28,35 +31,24 @@ def revealed_gold(corpus: Corpus) -> pd.DataFrame:
         return pd.DataFrame()
 
 
-def grounding_act_labels(corpus: Corpus, key: str) -> pd.DataFrame | None:
-    """One grounding act per action (session_id, action_index, code) from the source the user picks,
-    with a caption saying where the labels come from; None when there are none."""
-    sources: dict[str, tuple[str, pd.DataFrame, str]] = {}
-    gold = revealed_gold(corpus)
-    if not gold.empty:
-        for (task_id, task), g in gold.groupby(["task_id", "task"], sort=False):
-            counts = g["provenance"].value_counts()
-            how = ", ".join(f"{n} {p}" for p, n in counts.items())
-            sources[f"gold:{task_id}"] = (
-                f"Gold of the coding task '{task}'",
-                g[["session_id", "action_index", "code"]].reset_index(drop=True),
-                f"Gold labels of the closed coding task '{task}' on {len(g)} actions ({how}).",
-            )
-    coded = corpus.coded(SCHEME)
-    if not coded.empty:
-        models = corpus.model_coders(SCHEME)
-        humans = sorted(set(coded["coder"]) - set(models))
-        labels = majority(coded, exclude_coders=models)
-        sources["dataset"] = (
-            "The dataset's coders (majority)",
-            labels,
-            f"Majority label of the human coders ({', '.join(humans)}) on {len(labels)} actions; "
-            "items without a majority are left out.",
-        )
+def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") -> str | None:
+    """The grounding-act source the user picks (None when the dataset and the store have none)."""
+    sources = act_sources(corpus, gold)
     if not sources:
+        st.selectbox("Grounding acts from", ["none in this dataset"], disabled=True, key=f"{key}_none",
+                     help="The dataset has no labels/grounding_acts.csv and no coding task on it has been closed.")
         return None
-    choice = st.selectbox("Grounding-act labels", list(sources), key=key, format_func=lambda k: sources[k][0],
-                          help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).")
-    _, labels, caption = sources[choice]
-    st.caption(caption)
-    return labels
+    options = list(sources)
+    keep = remembered(key, options)
+    index = None if is_restored(key) else options.index(default_act_source(sources))
+    return st.selectbox("Grounding acts from", options, key=key, format_func=sources.get, **({} if index is None else {"index": index}),
+                        help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).", **keep)
+
+
+def mental_model_picker(corpus: Corpus, key: str = "an_mm") -> str:
+    """The mental-model source: the participants' annotations or a model run's predictions."""
+    sources = mental_model_sources(corpus)
+    options = list(sources)
+    return st.selectbox("Mental models from", options, key=key, format_func=sources.get, **remembered(key, options),
+                        help="A model run predicts team goal, partner intent and self-reasoning on the actions it covers; "
+                             "it does not predict perceived alignment or its reasons.")

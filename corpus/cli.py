@@ -9,6 +9,8 @@
   app uses (see :mod:`corpus.cli_users`).
 - ``maps attach DATASET MAP.json --sessions S1,S2 [--follower MAP_F.json]``, ``maps check MAP.json``:
   maps from the map editor (:mod:`corpus.mapedit.cli`).
+- ``split DATASET --test-size N [--seed S] OUT``: a copy of the dataset with the distribution-matched
+  test split of the paper's Appendix E (N test sessions per condition).
 """
 
 from __future__ import annotations
@@ -90,6 +92,30 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _split(args: argparse.Namespace) -> int:
+    from analysis.split import distribution_matched_split
+    from corpus.dataset import load
+    from corpus.splits import write_with_splits
+    from corpus.validate import DatasetError
+
+    try:
+        corpus = load(args.dataset)
+        sizes = {c: args.test_size for c in corpus.sessions_df["condition"].astype(str).unique()}
+        result = distribution_matched_split(corpus.actions_df, corpus.sessions_df, sizes, seed=args.seed)
+        out = write_with_splits(args.dataset, Path(args.out), result.assignment(), overwrite=args.overwrite)
+    except DatasetError as exc:
+        print(exc.report.format(), file=sys.stderr)
+        print(f"\n{exc}", file=sys.stderr)
+        return 1
+    except (ValueError, FileExistsError) as exc:
+        print(f"split: {exc}", file=sys.stderr)
+        return 1
+    for cond, cs in result.by_condition.items():
+        print(f"{cond}: test = {', '.join(cs.test)}; objective {cs.objective:.4f}; {cs.search}")
+    print(f"wrote {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -124,6 +150,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)
+
+    p = sub.add_parser("split", help="a copy of a dataset with the distribution-matched test split (Appendix E)")
+    p.add_argument("dataset")
+    p.add_argument("--test-size", type=int, required=True, help="test sessions per condition")
+    p.add_argument("--seed", type=int, default=0, help="seed of the search when there are too many subsets to score all")
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("out")
+    p.set_defaults(func=_split)
+
 
     from corpus.cli_users import add_users_commands
 

@@ -1,44 +1,68 @@
-"""Alignment: mental-model alignment over task progress by condition, and by grounding act."""
+"""Alignment: grounded mental models over task progress by condition (Fig. 4 right), the model that
+tests it, and dyadic alignment (do Guide and Follower report the same team goal?)."""
 
 import streamlit as st
 
-from analysis.alignment import MEASURES, act_shares, alignment_by_act, progress_curves, progress_model
-from components.alignment_charts import act_share_figure, alignment_by_act_figure, model_table, progress_figure
+from components.alignment_charts import dyad_figure, model_table, progress_figure
+from components.analysis_filters import filter_bar, progress_picker, scope_caption
+from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
-from components.label_source import grounding_act_labels
+from components.drilldown import first_point, show_actions
+from components.palette import CONDITION_NAMES
+from services import alignment as svc
+from services.alignment import MEASURES, METHODS, PROGRESS_KINDS, default_progress
 
 corpus = require_corpus()
 st.title("Alignment over task progress")
 synthetic_banner(corpus)
+scope = filter_bar(corpus, acts=False)
+progress, bins = progress_picker(corpus, default_progress(corpus))
+measures = st.multiselect("Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures")
+progress_name = PROGRESS_KINDS[progress]
 
-c1, c2, c3 = st.columns([2, 1, 1])
-measures = c1.multiselect("Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures")
-role = c2.selectbox("Actor", ["both", "guide", "follower"], key="align_role")
-bins = c3.slider("Progress bins", 3, 10, 5, key="align_bins")
-actions = corpus.actions_df if role == "both" else corpus.actions_df[corpus.actions_df["role"] == role]
-
+st.subheader("Share of grounded labels over progress")
 if not measures:
     st.warning("Choose at least one measure.")
 else:
-    st.plotly_chart(progress_figure(progress_curves(actions, bins=bins), measures), width="stretch", key="align_progress")
-    st.caption(
-        "Share of annotated actions whose label is the grounded one on each dimension, by position in the "
-        "session (0 % = first action, 100 % = last); bands are Wilson 95 % intervals."
-    )
-    st.subheader("Does alignment rise with progress, and more when the Guide sees the canvas?")
-    model_measure = st.selectbox("Outcome", measures, format_func=MEASURES.get, key="align_model_measure")
-    model_table(progress_model(actions, model_measure))
+    curves = svc.progress_curves(scope, progress, bins)
+    curves = curves[curves["measure"].isin(measures)]
+    if curves.empty:
+        st.info("No labelled action in the selection has these measures.")
+    else:
+        clicked = first_point(show_chart(progress_figure(curves, measures, progress), curves, "alignment_over_progress",
+                                         key="align_progress", columns=2))
+        scope_caption(scope, note=(
+            f"Progress: {progress_name}, in {bins} equal bins. Each point: share of labelled actions whose label is the grounded "
+            "one (t3, p1, r1, aligned yes); the number beside it is n, the band a Wilson 95 % interval (actions taken as "
+            "independent; the model below accounts for sessions)."))
+        if clicked:
+            measure, cond, b = clicked[0], clicked[1], int(clicked[2])
+            lo, hi = b / bins, (b + 1) / bins
+            show_actions(svc.curve_actions(scope, progress, bins, measure, cond, b),
+                         f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_name} {lo:.0%}-{hi:.0%}", "align_progress_rows")
 
-st.subheader("Grounding acts")
-gold = grounding_act_labels(corpus, key="align_act_source")
-if gold is None:
-    st.info("This dataset carries no grounding-act labels (labels/grounding_acts.csv), and no coding task on it "
-            "has been closed yet (Annotate pages).")
+    st.subheader("Does alignment rise with progress, and more when the Guide sees the canvas?")
+    c = st.columns([2, 3, 1.3])
+    measure = c[0].selectbox("Outcome", measures, format_func=MEASURES.get, key="align_model_measure")
+    method = c[1].segmented_control("Estimator", list(METHODS), default="glm", format_func=METHODS.get, key="align_model_method") or "glm"
+    small = {"auto (< 40 sessions)": None, "on": True, "off": False}[
+        c[2].selectbox("Small-sample correction", ["auto (< 40 sessions)", "on", "off"], key="align_model_small")]
+    model_table(svc.fit_model(scope, measure, progress, method, small), progress_name, key="align_model")
+    scope_caption(scope)
+
+st.subheader("Dyadic alignment: do Guide and Follower report the same team goal?")
+curves, overall = svc.dyad_alignment(scope, progress, bins)
+if curves.empty:
+    st.info("No moment in the selection where both participants had annotated their team goal.")
 else:
-    a, b = st.columns(2)
-    with a:
-        st.markdown("**Share of each act by condition**")
-        st.plotly_chart(act_share_figure(act_shares(gold, actions)), width="stretch", key="align_acts")
-    with b:
-        st.markdown("**Partner judged aligned, within each act**")
-        st.plotly_chart(alignment_by_act_figure(alignment_by_act(gold, actions)), width="stretch", key="align_by_act")
+    clicked = first_point(show_chart(dyad_figure(curves, progress), curves, "dyadic_alignment", key="align_dyads"))
+    summary = "; ".join(f"{CONDITION_NAMES[r.condition]}: {r.share:.0%} of {r.n:,} moments in {r.sessions} sessions "
+                        f"(95 % CI {r.ci_low:.0%}-{r.ci_high:.0%})" for r in overall.itertuples())
+    scope_caption(scope, roles=False, note=(
+        "At each action, each participant's team goal is their latest annotation so far; a moment counts once both have "
+        f"annotated. Share of moments where the two codes are the same, by {progress_name} ({bins} bins), n beside each point, "
+        f"Wilson 95 % bands. Over the whole session: {summary}."))
+    if clicked:
+        cond, b = clicked[1], int(clicked[2])
+        show_actions(svc.dyad_actions(scope, progress, bins, cond, b),
+                     f"dyadic team goal, {CONDITION_NAMES[cond]}, {progress_name} {b / bins:.0%}-{(b + 1) / bins:.0%}", "align_dyad_rows")

@@ -1,2 +1,3 @@
 """What the pages need, computed once: cached computations keyed by the dataset's content hash
-(see docs/architecture.md)."""
+(:attr:`corpus.dataset.Corpus.content_hash`), so two loads of the same data share their results and
+an edited dataset never sees stale ones."""

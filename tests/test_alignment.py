@@ -1,79 +1,152 @@
-"""Alignment over task progress and by grounding act."""
+"""Alignment over task progress and by grounding act, the progress measures, filters and label
+sources, on hand-made data with known answers."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import write_tiny
 
-from analysis.alignment import act_shares, alignment_by_act, progress_curves, progress_model
+from analysis.alignment import act_shares, alignment_by_act, grounded_indicators, progress_curves
+from analysis.drilldown import actions_behind, replay_link
+from analysis.estimate import wilson
+from analysis.filters import Filters
+from analysis.label_sources import act_labels, act_sources, default_act_source, mental_model_labels, with_mental_models
+from analysis.progress import assign_bins, default_progress, progress_table
+from corpus.dataset import load_dir
 
 
-def actions_frame():
-    # two sessions x 4 actions; visible aligned late, not_visible never grounded at the start
-    rows = []
-    for sid, cond in (("a", "visible"), ("b", "not_visible")):
-        for i in range(4):
-            late = i >= 2
-            rows.append({
-                "session_id": sid, "condition": cond, "role": "guide" if i % 2 == 0 else "follower", "type": "message",
-                "index": i, "progress": i / 3,
-                "team_goal": "t3" if (late or cond == "visible") else "t2",
-                "partner_intent": "p1" if late else "p3",
-                "self_reasoning": "r1" if late else "r4",
-                "aligned": bool(late),
-            })
+def wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval written out (Wilson 1927)."""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_a_proportion_and_its_wilson_interval():
+    est = wilson(3, 10)
+    assert est.value == 0.3 and est.n == 10
+    lo, hi = wilson_by_hand(3, 10)
+    assert (est.low, est.high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
+    assert (round(est.low, 4), round(est.high, 4)) == (0.1078, 0.6032)  # the textbook value for 3 of 10
+    assert est.method == "Wilson score interval" and est.package.startswith("statsmodels")
+    assert not wilson(0, 0).defined
+
+
+def curve_frame() -> pd.DataFrame:
+    """10 visible actions in the first half of progress, 3 of them grounded; 4 not-visible ones in the
+    second half, all grounded."""
+    rows = [{"session_id": "a", "condition": "visible", "role": "guide", "index": i, "p": 0.05 * i,
+             "team_goal": "t3" if i < 3 else "t2", "partner_intent": "p1", "self_reasoning": "r1", "aligned": i % 2 == 0}
+            for i in range(10)]
+    rows += [{"session_id": "b", "condition": "not_visible", "role": "follower", "index": i, "p": 0.6 + 0.1 * i,
+              "team_goal": "t3", "partner_intent": None, "self_reasoning": "r2", "aligned": None} for i in range(4)]
     return pd.DataFrame(rows)
 
 
-def test_progress_curves_shares_and_counts():
-    curves = progress_curves(actions_frame(), bins=2)
-    tg = curves[curves["measure"] == "team_goal"].set_index(["condition", "progress"])
-    assert tg.loc[("visible", 0.25), "share"] == 1.0
-    assert tg.loc[("not_visible", 0.25), "share"] == 0.0
-    assert tg.loc[("not_visible", 0.75), "share"] == 1.0
-    assert (tg["n"] == 2).all()
-    al = curves[curves["measure"] == "aligned"].set_index(["condition", "progress"])
-    assert al.loc[("visible", 0.75), "share"] == 1.0
-    # Wilson interval for 0 of 2
-    from statsmodels.stats.proportion import proportion_confint
-
-    lo, hi = proportion_confint(0, 2, method="wilson")
-    assert al.loc[("visible", 0.25), "ci_high"] == pytest.approx(hi)
-
-
-def test_progress_curves_by_role():
-    curves = progress_curves(actions_frame(), bins=2, role="guide")
-    assert curves.groupby(["measure"])["n"].sum().eq(4).all()
+def test_progress_curves_count_share_and_wilson_interval_per_bin():
+    curves = progress_curves(curve_frame(), "p", bins=2)
+    tg = curves[curves["measure"] == "team_goal"].set_index(["condition", "bin"])
+    row = tg.loc[("visible", 0)]
+    assert (row["k"], row["n"], row["share"]) == (3, 10, 0.3)
+    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(wilson_by_hand(3, 10)[0]), pytest.approx(wilson_by_hand(3, 10)[1]))
+    assert (row["progress"], row["bin_low"], row["bin_high"]) == (0.25, 0.0, 0.5)
+    assert tg.loc[("not_visible", 1), "share"] == 1.0 and tg.loc[("not_visible", 1), "n"] == 4
+    # Unlabelled actions are not counted: partner intent and alignment exist only in session a.
+    pi = curves[curves["measure"] == "partner_intent"]
+    assert list(pi["condition"]) == ["visible"]
+    al = curves[curves["measure"] == "aligned"].iloc[0]
+    assert (al["k"], al["n"]) == (5, 10)
+    sr = curves[curves["measure"] == "self_reasoning"].set_index("condition")
+    assert sr.loc["not_visible", "share"] == 0.0
 
 
-def test_progress_model_recovers_a_rising_trend():
-    rng = np.random.default_rng(0)
-    rows = []
-    for s in range(30):
-        cond = "visible" if s % 2 else "not_visible"
-        for i in range(60):
-            p = i / 59
-            logit = -1.0 + 2.5 * p + (0.7 if cond == "visible" else 0.0)
-            rows.append({"session_id": f"s{s}", "condition": cond, "progress": p, "team_goal": "t3", "partner_intent": "p1",
-                         "self_reasoning": "r1", "aligned": bool(rng.random() < 1 / (1 + np.exp(-logit)))})
-    fit = progress_model(pd.DataFrame(rows))
-    assert fit.n == 1800 and fit.n_sessions == 30
-    assert fit.term("progress")["coef"] == pytest.approx(2.5, abs=0.6)
-    assert fit.term("progress")["p"] < 0.001
-    assert fit.term("visible")["coef"] > 0
+def test_progress_bins_are_closed_on_the_right_and_nan_is_left_out():
+    assert assign_bins(np.array([0.0, 0.2, 0.2001, 0.5, 1.0, np.nan]), 5).tolist() == [0, 0, 1, 2, 4, -1]
 
 
-def test_progress_model_says_why_it_cannot_fit():
-    assert progress_model(actions_frame()).startswith("undefined, because only 8 annotated actions")
+def test_grounded_indicators_keep_missing_labels_missing():
+    ind = grounded_indicators(curve_frame())
+    assert ind["partner_intent"].isna().sum() == 4 and ind["aligned"].isna().sum() == 4
+    assert ind["team_goal"].sum() == 7
 
 
-def test_act_shares_and_alignment_by_act():
-    acts = actions_frame()
-    labels = pd.DataFrame({"session_id": ["a", "a", "b", "b"], "action_index": [0, 3, 0, 3],
-                           "code": ["initiate", "acknowledge", "initiate", "acknowledge"]})
-    shares = act_shares(labels, acts)
-    assert shares.groupby("condition")["share"].sum().eq(1.0).all()
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    return load_dir(write_tiny(tmp_path_factory.mktemp("tiny") / "ds"))
+
+
+def test_three_progress_measures_on_a_known_session(tiny):
+    pt = progress_table(tiny).set_index(["session_id", "index"]).loc["s1"]
+    # Route of 6 cells: the first stroke draws 3 of them, nothing later adds or removes route cells.
+    assert pt["progress_coverage"].tolist() == [0.0, 0.5, 0.5, 0.5, 0.5, 0.5]
+    assert pt["progress_index"].tolist() == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    assert pt["progress_time"].tolist() == pytest.approx([0, 5 / 60, 9 / 60, 12 / 60, 15 / 60, 20 / 60])  # duration 60 s
+    assert default_progress(tiny) == "coverage"
+
+
+def test_filters_select_rows_and_say_what_they_selected(tiny):
+    df = tiny.actions_df
+    f = Filters(roles=("guide",), conditions=("visible",))
+    got = f.apply(df)
+    assert set(got["role"]) == {"guide"} and set(got["session_id"]) == {"s1"}
+    assert len(f.apply(df, roles=False)) == 6
+    assert f.describe() == "role guide; condition visible; train and test; all sessions"
+    assert Filters().describe(roles=False).startswith("both roles (the role filter does not apply); both conditions")
+    assert Filters(sessions=("s2",)).key() == ((), (), (), ("s2",))
+
+
+def test_grounding_act_sources_and_labels(tiny):
+    gold = pd.DataFrame({"task_id": [7], "task": ["pilot"], "scheme": ["grounding_acts"], "session_id": ["s2"], "action_index": [3],
+                         "item_id": ["s2:3"], "code": ["repair"], "provenance": ["adjudicated"]})
+    sources = act_sources(tiny, gold)
+    assert list(sources) == ["gold:7", "majority", "coder:a", "coder:b"]
+    assert default_act_source(sources) == "gold:7"
+    g = act_labels(tiny, "gold:7", gold)
+    assert g.frame.to_dict("records") == [{"session_id": "s2", "action_index": 3, "code": "repair"}]
+    assert "1 adjudicated" in g.description
+    m = act_labels(tiny, "majority")
+    assert m.frame.to_dict("records") == [{"session_id": "s1", "action_index": 0, "code": "initiate"}]
+    with pytest.raises(KeyError):
+        act_labels(tiny, "coder:nobody")
+
+
+def test_a_model_runs_mental_models_replace_the_participants(tiny):
+    tiny.predictions["run1"] = {"info": {"name": "Run one"}, "mental_model": [
+        {"session_id": "s1", "action_index": 2, "role": "follower", "team_goal": "t1", "partner_intent": "p3", "self_reasoning": "r2"}]}
+    try:
+        labels = mental_model_labels(tiny, "run:run1")
+        df = with_mental_models(tiny.actions_df, labels)
+        assert len(df) == 1 and df.iloc[0][["team_goal", "partner_intent", "self_reasoning"]].tolist() == ["t1", "p3", "r2"]
+        assert df.iloc[0]["aligned"] is None  # a model run does not predict alignment
+        assert "does not predict perceived alignment" in labels.description
+    finally:
+        del tiny.predictions["run1"]
+
+
+def test_act_shares_and_alignment_within_acts():
+    acts = curve_frame()
+    labels = pd.DataFrame({"session_id": ["a", "a", "a", "b"], "action_index": [0, 1, 3, 0],
+                           "code": ["initiate", "acknowledge", "acknowledge", "acknowledge"]})
+    shares = act_shares(labels, acts).set_index(["condition", "code"])
+    assert shares.loc[("visible", "acknowledge"), ["n", "total"]].tolist() == [2, 3]
+    assert shares.loc[("visible", "acknowledge"), "share"] == pytest.approx(2 / 3)
+    assert shares.loc[("not_visible", "acknowledge"), "share"] == 1.0
     by_act = alignment_by_act(labels, acts).set_index(["condition", "code"])
-    assert by_act.loc[("visible", "acknowledge"), "share_aligned"] == 1.0
-    assert by_act.loc[("visible", "initiate"), "share_aligned"] == 0.0
+    # Session b has no partner-intent labels: it drops out.
+    assert list(by_act.index) == [("visible", "acknowledge"), ("visible", "initiate")]
+    assert by_act.loc[("visible", "acknowledge"), ["k", "n"]].tolist() == [2, 2]
+
+
+def test_the_actions_behind_a_point_link_to_replay(tiny):
+    rows = tiny.actions_df[tiny.actions_df["session_id"] == "s1"].iloc[[3, 1]]
+    out = actions_behind(tiny, rows, {"team_goal": "team goal"})
+    assert out["step"].tolist() == [1, 3]  # session order
+    assert out.iloc[1][["replay", "time", "role", "type", "action", "team goal"]].tolist() == [
+        "replay?session=s1&step=3", "0:12", "guide", "message", "no, go right of the lake", "t4"]
+    assert out.iloc[0]["action"] == "drew 3 cells"
+    assert replay_link("S 1&x", 2) == "replay?session=S+1%26x&step=2"

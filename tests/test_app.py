@@ -14,8 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 
 # Every page registered in app.py (kept in step by test_every_page_is_listed).
-PAGES = ["pages/data.py", "pages/replay.py", "pages/alignment.py", "pages/agreement.py", "pages/compare.py",
-         "pages/code.py", "pages/adjudicate.py", "pages/tasks.py", "pages/map-editor.py"]
+PAGES = ["pages/data.py", "pages/replay.py", "pages/alignment.py", "pages/acts.py", "pages/misalignment.py",
+         "pages/outcomes.py", "pages/split.py", "pages/agreement.py", "pages/compare.py", "pages/code.py",
+         "pages/adjudicate.py", "pages/tasks.py", "pages/map-editor.py"]
 
 
 def run_app(tmp_path, monkeypatch) -> AppTest:

@@ -310,7 +310,7 @@ def _array(value):
     return list(value)
 
 
-def test_the_alignment_page_uses_the_gold_of_a_closed_task(team, corpus):
+def test_the_grounding_acts_page_uses_the_gold_of_a_closed_task(team, corpus):
     store, lead, ann, bob, guest, task = team
     items = store.items(task.id)
     for it in items["item_id"]:
@@ -319,15 +319,17 @@ def test_the_alignment_page_uses_the_gold_of_a_closed_task(team, corpus):
     store.accept_consensus(lead, task.id)
     store.set_gold(lead, task.id, items["item_id"].iat[0], "cancel", note="withdrawn")
 
-    def acts_on_page():
-        at = AppTest.from_file(APP, default_timeout=60).run()
-        at.switch_page("pages/alignment.py").run()
+    def acts_on_page(at=None):
+        if at is None:
+            at = AppTest.from_file(APP, default_timeout=60).run()
+            at.switch_page("pages/acts.py").run()
         assert not at.exception, [e.value for e in at.exception]
-        spec = json.loads(next(c for c in at.get("plotly_chart") if '"barmode":"group"' in c.proto.spec.replace(" ", "")).proto.spec)
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
         counts = {}
         for trace in spec["data"]:
-            for name, n in zip(trace["x"], _array(trace["customdata"])):
-                counts[name] = counts.get(name, 0) + int(n)
+            if trace["type"] == "bar":
+                for name, custom in zip(trace["x"], trace["customdata"]):
+                    counts[name] = counts.get(name, 0) + int(custom[2])
         return at, counts
 
     # While the task is open its gold stays private: the page shows the dataset's own coders.
@@ -336,12 +338,14 @@ def test_the_alignment_page_uses_the_gold_of_a_closed_task(team, corpus):
     assert sum(counts.values()) > 100
     store.set_phase(lead, task.id, "revealed")
     at, counts = acts_on_page()
-    assert any(c.value.startswith("Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)")
+    assert any("Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)" in c.value
                for c in at.caption)
-    assert counts == {"Repair": 9, "Cancel": 1}
+    assert {k: v for k, v in counts.items() if v} == {"Repair": 9, "Cancel": 1}
     # The dataset's own labels remain one choice away.
-    at.selectbox(key="align_act_source").set_value("dataset").run()
+    at.selectbox(key="an_acts").set_value("majority").run()
+    at, counts = acts_on_page(at)
     assert any("Majority label of the human coders" in c.value for c in at.caption)
+    assert sum(counts.values()) > 100
 
 
 def test_an_undefined_kappa_is_said_in_words(team):

@@ -152,3 +152,25 @@ def test_the_simulated_llm_coder_is_tuned_against_the_consensus_majority():
     llm = ["a", "b", "c", "c"]
     assert _llm_vs_majority(human, llm, [0, 1, 2, 3]) == cohen_kappa_score(["a", "b", "c"], ["a", "b", "b"])
     assert _llm_vs_majority(human, llm, [0, 1]) == 1.0
+
+
+def test_the_conditions_differ_as_in_table_1_and_fig_3(sample):
+    """Without the live canvas: more messages, fewer draws (Table 1); with it: more Acknowledge and
+    less non-grounding Other among the coded acts (Fig. 3)."""
+    per = sample.sessions_df.groupby("condition")[["n_message", "n_draw"]].mean()
+    assert per.loc["not_visible", "n_message"] > per.loc["visible", "n_message"] + 10
+    assert per.loc["not_visible", "n_draw"] < per.loc["visible", "n_draw"] - 8
+    lab = sample.labels
+    acts = majority(lab[lab["coder_kind"] == "human"]).merge(sample.sessions_df[["session_id", "condition"]], on="session_id")
+    share = pd.crosstab(acts["code"], acts["condition"], normalize="columns")
+    assert share.loc["acknowledge", "visible"] > share.loc["acknowledge", "not_visible"] + 0.05
+    assert share.loc["other", "not_visible"] > share.loc["other", "visible"] + 0.1
+
+
+def test_checkpoint_answers_fit_the_condition(sample):
+    for s in sample.sessions.values():
+        for cp in s.checkpoints:
+            if cp.role == "guide" and s.condition == "visible":
+                assert "can't see" not in cp.partner_intent
+            if cp.role == "guide" and s.condition == "not_visible":
+                assert "I can see their line" not in cp.partner_intent

@@ -68,8 +68,8 @@ def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[ScoreTable, di
             key = {"run": run, "task": task, "criterion": crit, "judge_a": ja, "judge_b": jb}
             for metric, est in pair_agreement(both[ja].to_numpy(), both[jb].to_numpy()).items():
                 rows.append(({**key, "metric": metric}, est))
-            cm = ag.confusion_matrix(g.assign(score=g["score"].astype(int)), ja, jb, item_col="item", coder_col="judge",
-                                     label_col="score")
+            cm = ag.confusion_matrix(ag.LabelTable(g.assign(score=g["score"].astype(int)), item="item", coder="judge",
+                                                   label="score"), ja, jb)
             cm.index, cm.columns = cm.index.astype(int), cm.columns.astype(int)
             full = cm.reindex(index=list(JUDGE_SCALE), columns=list(JUDGE_SCALE), fill_value=0)
             full.index.name, full.columns.name = ja, jb
@@ -78,9 +78,9 @@ def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[ScoreTable, di
         if len(judges) < 2:
             rows.append(({**key, "metric": "alpha"}, undefined("Krippendorff's alpha (ordinal)", "only one judge")))
             continue
-        res = ag.krippendorff_alpha(g, level="ordinal", item_col="item", coder_col="judge", label_col="score",
-                                    categories=list(JUDGE_SCALE), seed=0)
+        res = ag.krippendorff_alpha(ag.LabelTable(g, item="item", coder="judge", label="score",
+                                                  categories=list(JUDGE_SCALE)), level="ordinal", seed=0)
         rows.append(({**key, "metric": "alpha"}, Estimate(
-            "Krippendorff's alpha (ordinal)", res.alpha, res.n_items, res.ci,
-            f"ordinal; bootstrap over items, B={res.n_boot}, seed {res.seed}", "krippendorff")))
+            "Krippendorff's alpha (ordinal)", res.estimate, res.n, res.interval,
+            f"ordinal; {res.interval_method}", res.package)))
     return ScoreTable.build(rows, (*KEYS, "metric"), title="Judge agreement"), matrices

@@ -80,16 +80,35 @@ RATIONALES = {
 }
 OTHER_TEXTS = ["Joking around with my partner", "Not sure, I was distracted", "Testing the interface", "Being polite"]
 
-# In-session checkpoint answers, by role and question.
+# In-session checkpoint answers: the team goal by stage (checkpoint 1, 2, 3), the partner's intent
+# by whether the participant felt on the same page then (and, for the Guide, by whether they saw
+# the canvas), and self-reasoning by role.
 CHECKPOINT_TEXT = {
     "guide": {
-        "team_goal": ["We're following the route, now around the {lm}.", "Getting the middle part right near the {lm}.", "Almost done, heading to the finish."],
-        "partner_intent": ["They seem to follow my directions.", "I think they understand but I can't see their line.", "They were confused about the {lm}."],
-        "self_reasoning": ["Describing each turn with a landmark.", "Checking they are where I think they are.", "Giving shorter instructions so they don't get lost."],
+        "team_goal": {
+            1: ["Getting started, explaining where the route begins near the {lm}.", "Working out how to describe the first turns."],
+            2: ["We're following the route, now around the {lm}.", "Getting the middle part right near the {lm}."],
+            3: ["Almost done, heading to the finish.", "Last stretch, past the {lm}."],
+        },
+        "partner_intent": {
+            ("visible", True): ["I can see their line follows my directions.", "They drew it right where I meant."],
+            ("visible", False): ["I can see their line going the wrong way at the {lm}.", "Their drawing is off near the {lm}."],
+            ("not_visible", True): ["They seem to follow my directions.", "They say they are at the {lm}, sounds right."],
+            ("not_visible", False): ["I think they understand but I can't see their line.", "They were confused about the {lm}."],
+        },
+        "self_reasoning": ["Describing each turn with a landmark.", "Checking they are where I think they are.",
+                           "Giving shorter instructions so they don't get lost."],
     },
     "follower": {
-        "team_goal": ["Drawing the route step by step.", "Figuring out where the {lm} is on my map.", "Finishing the last part of the route."],
-        "partner_intent": ["They know the route and are guiding me.", "They might have a different map than me.", "They are waiting for me to catch up."],
+        "team_goal": {
+            1: ["Figuring out where the {lm} is on my map.", "Finding the start and the first landmarks."],
+            2: ["Drawing the route step by step.", "Following the route around the {lm}."],
+            3: ["Finishing the last part of the route.", "Nearly at the end, near the {lm}."],
+        },
+        "partner_intent": {
+            True: ["They know the route and are guiding me.", "We're on the same page about the {lm}."],
+            False: ["They might have a different map than me.", "I'm not sure they know where I am."],
+        },
         "self_reasoning": ["Drawing what they describe.", "Asking when unsure before drawing.", "Fixing the part that went wrong."],
     },
 }

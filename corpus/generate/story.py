@@ -114,12 +114,29 @@ def _relation(gm: GridMap, seg: list, lm: str) -> tuple[str, str]:
 
 _OPPOSITE = {"above": "below it", "below": "above it", "left of": "right of it", "right of": "left of it"}
 
+# How the two conditions differ (the paper's Table 1 and Fig. 3). Without the live view of the
+# canvas the pair talks more (a larger share of messages) and the Follower draws the route in fewer,
+# longer strokes, drawing-related actions serve the Follower's own exploration (coded "other"),
+# and slips are erased rather than undone; with it the Follower draws in smaller steps the Guide
+# can follow, the Guide confirms what he sees, and both acknowledge more.
+STYLE = {
+    "not_visible": {
+        "msg_frac": 0.71, "draw_share": (0.40, 0.52), "split_stroke": 0.2, "stroke_ack": 0.0, "stroke_continue": 0.3, "follower_ack": 0.4,
+        "guide_ack": 0.0, "filler": (0.55, 0.25), "undo_fix": 0.35, "p_err": 0.38, "p_notice": 0.5,
+    },
+    "visible": {
+        "msg_frac": 0.53, "draw_share": (0.58, 0.72), "split_stroke": 0.6, "stroke_ack": 0.25, "stroke_continue": 0.75, "follower_ack": 0.75,
+        "guide_ack": 0.8, "filler": (0.35, 0.15), "undo_fix": 0.6, "p_err": 0.3, "p_notice": 0.85,
+    },
+}
+
 
 class _Story:
     """One session's story while it is told: the actions so far and the Follower's canvas."""
 
     def __init__(self, rng: np.random.Generator, gm: GridMap, visible: bool) -> None:
         self.rng, self.gm, self.visible = rng, gm, visible
+        self.style = STYLE["visible" if visible else "not_visible"]
         self.shape = tuple(gm.grid_size)
         self.route = list(gm.route)
         self.on_route = set(self.route)
@@ -158,7 +175,7 @@ class _Story:
             if budget > 0.5 and rng.random() < 0.15:
                 say("follower", choice(rng, CANCEL), "cancel", "cancel", lm)
                 budget -= 1
-        if budget > 0.5 and rng.random() < 0.6:
+        if budget > 0.5 and rng.random() < self.style["follower_ack"]:
             say("follower", choice(rng, ACK_F), "ack", "acknowledge", lm)
             budget -= 1
         return budget
@@ -194,7 +211,7 @@ class _Story:
             say("guide", choice(rng, REPAIR_G).format(**kw), "repair", "repair", lm)
         if rng.random() < 0.4:
             say("follower", choice(rng, FIX_F), "repair", "acknowledge", lm)
-        if rng.random() < 0.5:
+        if rng.random() < self.style["undo_fix"]:
             self.edit("undo", None, "repair", self.fix_act, lm)
             if rng.random() < 0.15:  # an undo too many, drawn again
                 self.edit("undo", None, "repair", self.fix_act, lm)
@@ -211,11 +228,13 @@ class _Story:
 
     def stroke(self, seg: list, q: float, p_slip: float, lm: str) -> None:
         """The correct stroke, in one or two pieces, each perhaps with a small slip fixed."""
-        rng, visible = self.rng, self.visible
-        pieces = [seg] if len(seg) < 8 or rng.random() < 0.6 else [seg[: len(seg) // 2], seg[len(seg) // 2:]]
+        rng = self.rng
+        split = len(seg) >= 6 and rng.random() < self.style["split_stroke"]
+        pieces = [seg[: len(seg) // 2], seg[len(seg) // 2:]] if split else [seg]
         for piece in pieces:
             cells = _jitter(rng, piece, q, self.shape)
-            act = ("continue" if rng.random() < 0.7 else "acknowledge") if visible else ("continue" if rng.random() < 0.45 else "other")
+            u = rng.random()
+            act = "acknowledge" if u < self.style["stroke_ack"] else "continue" if u < self.style["stroke_continue"] else "other"
             self.edit("draw", cells, "draw", act, lm)
             if rng.random() < p_slip:
                 slip = [c for c in cells if c not in self.on_route][: int(rng.integers(1, 6))]
@@ -229,17 +248,19 @@ class _Story:
         """Confirmation and acknowledgement, then small talk while the budget lasts."""
         rng, say = self.rng, self.say
         if budget > 0.5:
-            if self.visible and rng.random() < 0.7:
+            if rng.random() < self.style["guide_ack"]:
                 say("guide", choice(rng, ACK_G), "ack", "acknowledge", lm)
             elif rng.random() < 0.5:
                 say("follower", choice(rng, REQ_ACK).format(**kw), "ask", "request_ack", lm)
                 say("guide", choice(rng, ACK_G), "ack", "acknowledge", lm)
                 budget -= 1
             budget -= 1
+        chat, wait = self.style["filler"]
         while budget > 0.5:
-            if rng.random() < 0.5:
+            u = rng.random()
+            if u < chat:
                 say(choice(rng, ["guide", "follower"]), choice(rng, SMALLTALK), "chat", "other", lm)
-            elif rng.random() < 0.5:
+            elif u < chat + wait:
                 say("follower", "ok, waiting for the next part", "wait", "request_ack", lm)
             else:
                 say("guide", choice(rng, CONTINUE).format(**kw), "instruct", "continue", lm)
@@ -257,17 +278,18 @@ def simulate(rng: np.random.Generator, gm: GridMap, condition: str, n_target: in
     visible = condition == "visible"
     route = list(gm.route)
     L = len(route)
-    msg_frac = float(np.clip(rng.normal(0.64 if not visible else 0.58, 0.09), 0.38, 0.82))
-    n_draw_target = max(4, int(round(n_target * (1 - msg_frac) * rng.uniform(0.5, 0.65))))
+    style = STYLE[condition]
+    msg_frac = float(np.clip(rng.normal(style["msg_frac"], 0.08), 0.38, 0.85))
+    n_draw_target = max(4, int(round(n_target * (1 - msg_frac) * rng.uniform(*style["draw_share"]))))
     n_seg = int(np.clip(n_draw_target, 4, L // 3))
     cuts = np.sort(rng.choice(np.arange(2, L - 1), size=n_seg - 1, replace=False))
     segments = [route[a:b] for a, b in zip([0, *cuts], [*cuts, L])]
     misplaced = set(gm.misplaced_landmarks())
     msgs_per_seg = n_target * msg_frac / n_seg
     q = float(np.clip(rng.normal(0.5, 0.14), 0.1, 0.8))  # brush jitter
-    p_err = float(np.clip(rng.normal(0.3 if visible else 0.38, 0.08), 0.08, 0.6))
+    p_err = float(np.clip(rng.normal(style["p_err"], 0.08), 0.08, 0.6))
     p_slip = float(np.clip(rng.normal(0.3, 0.12), 0.05, 0.6))
-    p_notice = 0.85 if visible else 0.5
+    p_notice = style["p_notice"]
     reset_at = set(int(k) for k in rng.choice(np.arange(1, n_seg), size=min(n_seg - 1, int(rng.poisson(0.9))), replace=False))
 
     story = _Story(rng, gm, visible)

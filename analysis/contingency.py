@@ -1,0 +1,134 @@
+"""Do grounding acts depend on the condition? The test behind the paper's Fig. 3.
+
+On the condition x act table of coded actions:
+
+- Pearson's chi-square test of independence (``scipy.stats.chi2_contingency``, no continuity
+  correction); it treats every coded action as independent.
+- Cramér's V (``scipy.stats.contingency.association``) with a 95 % interval from a session
+  bootstrap: sessions are resampled with replacement within each condition (the actions of a
+  session stay together), V is recomputed on each resampled table, and the 2.5th and 97.5th
+  percentiles are the interval (seeded, 2,000 resamples by default).
+- A permutation test that respects sessions: the condition labels are shuffled across sessions
+  (group sizes kept) and the chi-square statistic recomputed; p is the share of shuffles at least
+  as extreme as the data (with the observed table counted once).
+- Adjusted standardized residuals (Haberman 1973) per cell (statsmodels' ``Table``): beyond
+  +-1.96 a cell has clearly more (+) or fewer (-) actions than independence predicts.
+
+The bootstrap and the permutations recompute chi-square on thousands of tables at once with
+:func:`chi2_many` (numpy), which the tests prove equal to scipy's on every table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy.stats import chi2_contingency
+from scipy.stats.contingency import association
+from statsmodels.stats.contingency_tables import Table
+
+from analysis.estimate import Estimate, package
+from corpus.values import Undefined
+
+N_BOOT = 2000
+N_PERM = 2000
+
+
+@dataclass(frozen=True)
+class IndependenceTest:
+    table: pd.DataFrame  # rows: conditions, columns: codes, observed counts
+    expected: pd.DataFrame
+    residuals: pd.DataFrame  # adjusted standardized residuals
+    chi2: Estimate  # statistic with df and p
+    cramers_v: Estimate  # with the session-bootstrap interval
+    permutation_p: float | Undefined
+    n_permutations: int
+    n_sessions: int
+    warnings: tuple[str, ...] = ()
+
+
+def chi2_many(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pearson's chi-square and Cramér's V of many r x c tables at once (shape B x r x c).
+
+    Rows or columns with a zero total are left out of each table (as if the category were not
+    there), so ``min(r, c) - 1`` counts only the categories present. V is NaN for a table with
+    fewer than two non-empty rows or columns.
+    """
+    t = np.asarray(tables, dtype=float)
+    n = t.sum(axis=(1, 2))
+    rows, cols = t.sum(axis=2), t.sum(axis=1)
+    expected = rows[:, :, None] * cols[:, None, :] / np.where(n > 0, n, 1)[:, None, None]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cell = np.where(expected > 0, (t - expected) ** 2 / expected, 0.0)
+    chi2 = cell.sum(axis=(1, 2))
+    k = np.minimum((rows > 0).sum(axis=1), (cols > 0).sum(axis=1)) - 1
+    with np.errstate(divide="ignore", invalid="ignore"):
+        v = np.where((k > 0) & (n > 0), np.sqrt(chi2 / (n * np.maximum(k, 1))), np.nan)
+    return chi2, v
+
+
+def _session_counts(coded: pd.DataFrame, codes: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Per session: its condition and its count of each code."""
+    by = pd.crosstab(coded["session_id"], coded["code"]).reindex(columns=codes, fill_value=0)
+    cond = coded.drop_duplicates("session_id").set_index("session_id")["condition"].astype(str).reindex(by.index)
+    conditions = sorted(cond.unique())
+    return by.to_numpy(dtype=float), cond.to_numpy(), conditions
+
+
+def _tables(counts: np.ndarray, cond_index: np.ndarray, n_rows: int) -> np.ndarray:
+    """Sum per-session counts into condition x code tables; ``cond_index`` is B x sessions."""
+    onehot = np.eye(n_rows)[cond_index]  # B x sessions x rows
+    return np.einsum("bsr,sc->brc", onehot, counts)
+
+
+def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM) -> IndependenceTest | Undefined:
+    """The tests above on coded actions (columns session_id, condition, code)."""
+    if coded.empty:
+        return Undefined("no coded actions")
+    table = pd.crosstab(coded["condition"].astype(str), coded["code"])
+    if table.shape[0] < 2:
+        return Undefined("only one condition has coded actions")
+    if table.shape[1] < 2:
+        return Undefined("every coded action has the same act")
+    obs = table.to_numpy()
+    chi2, p, dof, expected = chi2_contingency(obs, correction=False)
+    v = float(association(obs, method="cramer"))
+    n = int(obs.sum())
+    warn = ["every coded action counts as independent in the chi-square p-value; the permutation test over sessions does not assume it"]
+    if (expected < 5).mean() > 0.2:
+        warn.append(f"{(expected < 5).sum()} of {expected.size} cells expect fewer than 5 actions: the chi-square approximation is rough")
+    codes = list(table.columns)
+    counts, cond, conditions = _session_counts(coded, codes)
+    cond_idx = np.searchsorted(conditions, cond)
+    rng = np.random.default_rng(seed)
+    # Session bootstrap within each condition.
+    boot_tables = np.zeros((n_boot, len(conditions), len(codes)))
+    for r in range(len(conditions)):
+        members = np.flatnonzero(cond_idx == r)
+        draw = rng.integers(0, len(members), size=(n_boot, len(members)))
+        boot_tables[:, r, :] = counts[members][draw].sum(axis=1)
+    _, boot_v = chi2_many(boot_tables)
+    boot_v = boot_v[np.isfinite(boot_v)]
+    lo, hi = (float(np.percentile(boot_v, 2.5)), float(np.percentile(boot_v, 97.5))) if len(boot_v) else (Undefined("no bootstrap table had two categories"),) * 2
+    # Permutation of condition labels across sessions.
+    perm_idx = np.array([rng.permutation(cond_idx) for _ in range(n_perm)])
+    perm_chi2, _ = chi2_many(_tables(counts, perm_idx, len(conditions)))
+    perm_p = float((1 + np.sum(perm_chi2 >= chi2 - 1e-9)) / (1 + n_perm))
+    n_sessions = len(cond)
+    if min(np.bincount(cond_idx)) < 5:
+        warn.append("fewer than 5 sessions in a condition: the session bootstrap interval is rough")
+    scipy_pkg = package("scipy")
+    chi2_est = Estimate("chi-square test of independence", float(chi2), Undefined("a test has no interval"),
+                        Undefined("a test has no interval"), n, "Pearson chi-square, no continuity correction (scipy.stats.chi2_contingency)",
+                        scipy_pkg, p=float(p), statistic=float(chi2), df=float(dof), warnings=tuple(warn))
+    v_est = Estimate("Cramér's V", v, lo, hi, n,
+                     f"scipy.stats.contingency.association; 95 % interval: percentile session bootstrap within condition, "
+                     f"{n_boot} resamples, seed {seed}", scipy_pkg)
+    resid = Table(obs).standardized_resids
+    return IndependenceTest(
+        table=table, expected=pd.DataFrame(expected, index=table.index, columns=table.columns),
+        residuals=pd.DataFrame(np.asarray(resid), index=table.index, columns=table.columns),
+        chi2=chi2_est, cramers_v=v_est, permutation_p=perm_p, n_permutations=n_perm, n_sessions=n_sessions,
+        warnings=tuple(warn),
+    )

@@ -1,0 +1,43 @@
+"""The actions behind a bar or a point, each with a link that opens that moment in Replay.
+
+The Replay page's URL carries the session and the step (the action's position in its session,
+which is its ``index``): ``replay?session=S05&step=12``. Links are relative to the app's address,
+so they work wherever the app is served.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+import pandas as pd
+
+from analysis.replay import action_text, time_label
+from corpus.dataset import Corpus
+
+MAX_ROWS = 500
+BASE_COLUMNS = ["replay", "session_id", "step", "time", "role", "type", "action"]
+
+
+def replay_link(session_id: str, step: int) -> str:
+    """The relative URL of one moment in Replay."""
+    return "replay?" + urlencode({"session": str(session_id), "step": int(step)})
+
+
+def actions_behind(corpus: Corpus, rows: pd.DataFrame, extra: dict[str, str] | None = None,
+                   limit: int = MAX_ROWS) -> pd.DataFrame:
+    """``rows`` (session_id, index and any columns named in ``extra``) as a list of actions in
+    session order: a Replay link, session, step, time (m:ss), role, type, what the action was, and
+    the ``extra`` columns renamed to their titles. At most ``limit`` rows."""
+    extra = extra or {}
+    df = rows.sort_values(["session_id", "index"], kind="stable").head(limit)
+    out = []
+    for r in df.to_dict("records"):
+        sid, step = str(r["session_id"]), int(r["index"])
+        a = corpus.session(sid).actions[step]
+        row = {
+            "replay": replay_link(sid, step), "session_id": sid, "step": step,
+            "time": time_label(a.timestamp), "role": a.role, "type": a.type, "action": action_text(a),
+        }
+        row.update({title: r[col] for col, title in extra.items()})
+        out.append(row)
+    return pd.DataFrame(out, columns=[*BASE_COLUMNS, *extra.values()])

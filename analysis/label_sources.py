@@ -1,0 +1,143 @@
+"""Where the labels an analysis reads come from, and the labels themselves.
+
+Two kinds of labels feed the analysis pages:
+
+- **Grounding acts** (one act per action): the gold of a closed coding task (given as a frame, as
+  the label store returns it), the majority label of the dataset's human coders
+  (:func:`corpus.consensus.majority`; ties left out), or the labels of one coder, a person or a
+  model (``coder_kind`` says which; never the coder's name).
+- **Mental models** (team goal, partner intent, self-reasoning, perceived alignment and reasons):
+  the participants' own annotations in the dataset, or the predictions of one model run
+  (``predictions/<run>/mental_model.jsonl``). A model run predicts the three label dimensions only:
+  perceived alignment and its reasons do not exist for it.
+
+A source is named by a key (``majority``, ``coder:NAME``, ``gold:TASK_ID``; ``participants``,
+``run:RUN_ID``) so it can be part of a cache key, and every frame comes with a sentence saying
+where its labels come from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from corpus import schema
+from corpus.consensus import majority
+from corpus.dataset import Corpus
+
+SCHEME = "grounding_acts"
+PARTICIPANTS = "participants"
+MAJORITY = "majority"
+MM_COLUMNS = ["team_goal", "partner_intent", "self_reasoning", "aligned", "misalignment_reasons", "rationale"]
+
+
+@dataclass(frozen=True)
+class Labels:
+    """Labels from one source: the frame and a sentence saying where they come from."""
+
+    key: str
+    title: str
+    frame: pd.DataFrame
+    description: str
+
+
+# -- grounding acts --------------------------------------------------------------------------
+
+
+def act_sources(corpus: Corpus, gold: pd.DataFrame | None = None) -> dict[str, str]:
+    """Every grounding-act source available for ``corpus``: key -> title, gold first."""
+    out: dict[str, str] = {}
+    if gold is not None and not gold.empty:
+        for task_id, task in gold[["task_id", "task"]].drop_duplicates().itertuples(index=False):
+            out[f"gold:{task_id}"] = f"Gold of the coding task '{task}'"
+    coded = corpus.coded(SCHEME)
+    if not coded.empty:
+        if (coded["coder_kind"] == schema.HUMAN).any():
+            out[MAJORITY] = "The dataset's coders (majority)"
+        kinds = coded.drop_duplicates("coder").set_index("coder")["coder_kind"]
+        for coder in sorted(kinds.index):
+            out[f"coder:{coder}"] = f"One coder: {coder} ({kinds[coder]})"
+    return out
+
+
+def act_labels(corpus: Corpus, key: str, gold: pd.DataFrame | None = None) -> Labels:
+    """One grounding act per action (session_id, action_index, code) from the source ``key``."""
+    titles = act_sources(corpus, gold)
+    if key not in titles:
+        raise KeyError(f"no grounding-act source '{key}' for dataset '{corpus.info.name}'")
+    title = titles[key]
+    if key.startswith("gold:"):
+        g = gold[gold["task_id"].astype(str) == key.removeprefix("gold:")]
+        how = ", ".join(f"{n} {p}" for p, n in g["provenance"].value_counts().items())
+        frame = g[["session_id", "action_index", "code"]].reset_index(drop=True)
+        return Labels(key, title, frame, f"Gold labels of the closed coding task '{g['task'].iloc[0]}' on {len(g)} actions ({how}).")
+    coded = corpus.coded(SCHEME)
+    if key == MAJORITY:
+        models = corpus.model_coders(SCHEME)
+        humans = sorted(set(coded["coder"]) - set(models))
+        frame = majority(coded, exclude_coders=models)[["session_id", "action_index", "code"]]
+        return Labels(key, title, frame, f"Majority label of the human coders ({', '.join(humans)}) on {len(frame)} actions; "
+                                         "items without a majority are left out.")
+    coder = key.removeprefix("coder:")
+    mine = coded[coded["coder"] == coder]
+    frame = mine[["session_id", "action_index", "code"]].reset_index(drop=True)
+    return Labels(key, title, frame, f"Labels of the coder {coder} ({mine['coder_kind'].iloc[0]}) on {len(frame)} actions.")
+
+
+def default_act_source(sources: dict[str, str]) -> str | None:
+    """Gold of a closed task first, then the coders' majority, then the first coder."""
+    for key in sources:
+        if key.startswith("gold:"):
+            return key
+    if MAJORITY in sources:
+        return MAJORITY
+    return next(iter(sources), None)
+
+
+# -- mental models ---------------------------------------------------------------------------
+
+
+def mental_model_sources(corpus: Corpus) -> dict[str, str]:
+    """The participants' annotations, then every model run that predicts mental models."""
+    out = {PARTICIPANTS: "The participants' own annotations"}
+    for run, entry in corpus.predictions.items():
+        if entry.get("mental_model"):
+            out[f"run:{run}"] = f"Model run: {entry['info'].get('name', run)}"
+    return out
+
+
+def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
+    """Per action (session_id, index) the mental-model columns of ``MM_COLUMNS`` from source ``key``.
+
+    For a model run, only the actions it predicts are present, and ``aligned`` /
+    ``misalignment_reasons`` are missing (None / empty): a model run does not predict them.
+    """
+    sources = mental_model_sources(corpus)
+    if key not in sources:
+        raise KeyError(f"no mental-model source '{key}' for dataset '{corpus.info.name}'")
+    if key == PARTICIPANTS:
+        frame = corpus.actions_df[["session_id", "index", *MM_COLUMNS]]
+        n = int(frame["team_goal"].notna().sum())
+        return Labels(key, sources[key], frame, f"Mental models as the participants annotated them ({n} annotated actions).")
+    run = key.removeprefix("run:")
+    entry = corpus.predictions[run]
+    rows = pd.DataFrame(entry["mental_model"])
+    frame = pd.DataFrame({
+        "session_id": rows["session_id"].astype(str), "index": rows["action_index"].astype("int64"),
+        **{dim: rows[dim] if dim in rows else None for dim in schema.DIMENSIONS},
+        "aligned": None, "misalignment_reasons": "", "rationale": rows.get("rationale", ""),
+    })
+    n_sessions = frame["session_id"].nunique()
+    return Labels(key, sources[key], frame, (
+        f"Mental models predicted by the model run '{entry['info'].get('name', run)}' on {len(frame)} actions of "
+        f"{n_sessions} sessions; a model run does not predict perceived alignment or its reasons."))
+
+
+def with_mental_models(actions: pd.DataFrame, labels: Labels) -> pd.DataFrame:
+    """``actions`` with its mental-model columns taken from ``labels`` (actions the source does not
+    cover are dropped when the source is a model run)."""
+    if labels.key == PARTICIPANTS:
+        return actions
+    base = actions.drop(columns=[c for c in MM_COLUMNS if c in actions.columns])
+    return base.merge(labels.frame, on=["session_id", "index"], how="inner", validate="one_to_one")

@@ -1,0 +1,239 @@
+"""Does alignment rise with task progress, and differently when the Guide sees the canvas?
+
+A logistic model of a grounded indicator y (0/1 per annotated action) on progress p (0 to 1),
+condition v (1 = visible) and their interaction:
+
+    logit P(y = 1) = b0 + b1 p + b2 v + b3 p v
+
+With the interaction in the model, b1 is the progress slope in ``not_visible`` only and b2 the
+condition difference at progress 0 only, so the coefficients are not what a reader means by
+"the effect of progress". :func:`fit_progress_model` reports the quantities a reader means, each
+a linear contrast of the coefficients with its 95 % interval and p-value from the same covariance:
+
+- the progress slope in each condition (b1; b1 + b3), on the log-odds scale from progress 0 to 1;
+- the condition difference (visible - not visible) at the start, middle and end (b2 + b3 p at
+  p = 0, 0.5, 1);
+- the interaction (b3: how much the slopes differ);
+- the joint Wald test that progress has no effect in either condition (b1 = b3 = 0).
+
+Two estimators (statsmodels), both with errors that allow any correlation within a session:
+
+- ``glm``: the logistic GLM with cluster-robust (sandwich) covariance by session. With fewer than
+  40 sessions the small-sample version is used: t-based inference with G - 1 degrees of freedom
+  (G sessions; ``use_t=True``) on the covariance with statsmodels' default G/(G-1)(N-1)/(N-K)
+  correction, and an F test for the joint Wald test.
+- ``gee``: generalized estimating equations with an exchangeable working correlation within each
+  session and the robust covariance; with fewer than 40 sessions the bias-reduced covariance of
+  Mancl & DeRouen (2001) (``cov_type="bias_reduced"``), normal-based intervals and a chi-square
+  Wald test.
+
+When the model cannot be fitted the result is :class:`corpus.values.Undefined` with the reason.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from analysis.alignment import MEASURES, grounded_indicators
+from analysis.estimate import Estimate, package
+from corpus.values import Undefined
+
+METHODS = {
+    "glm": "Logistic GLM, session-clustered errors",
+    "gee": "GEE, exchangeable within sessions",
+}
+FEW_SESSIONS = 40
+TERMS = ["Intercept", "progress", "visible", "progress:visible"]
+TERM_MEANINGS = {
+    "Intercept": "log-odds in not visible at progress 0",
+    "progress": "progress slope in not visible (the reference condition)",
+    "visible": "visible - not visible at progress 0",
+    "progress:visible": "slope in visible - slope in not visible",
+}
+MOMENTS = {"start": 0.0, "middle": 0.5, "end": 1.0}
+
+
+@dataclass(frozen=True)
+class ProgressModel:
+    measure: str
+    method: str  # "glm" or "gee"
+    n: int
+    n_sessions: int
+    small_sample: bool
+    inference: str  # how intervals and tests were made, in words
+    package: str
+    coefficients: pd.DataFrame  # term, meaning, coef, se, stat, p, ci_low, ci_high
+    effects: tuple[Estimate, ...]  # slopes, differences, interaction (log-odds scale)
+    joint: Estimate  # the Wald test of progress (b1 = b3 = 0)
+    progress_range: tuple[float, float]
+    warnings: tuple[str, ...] = ()
+
+    def effect(self, name: str) -> Estimate:
+        for e in (*self.effects, self.joint):
+            if e.name == name:
+                return e
+        raise KeyError(name)
+
+    def table(self) -> pd.DataFrame:
+        """The effects and the joint test, one row each, with odds ratios."""
+        rows = [e.as_row() for e in (*self.effects, self.joint)]
+        df = pd.DataFrame(rows)
+        is_logodds = df["quantity"] != self.joint.name
+        for col, out in (("estimate", "odds_ratio"), ("ci_low", "or_low"), ("ci_high", "or_high")):
+            df[out] = np.where(is_logodds, np.exp(pd.to_numeric(df[col], errors="coerce")), np.nan)
+        return df
+
+
+def _design(actions: pd.DataFrame, measure: str, progress_col: str) -> pd.DataFrame:
+    y = grounded_indicators(actions)[measure]
+    df = pd.DataFrame({
+        "y": y.to_numpy(),
+        "p": actions[progress_col].to_numpy(dtype=float),
+        "v": (actions["condition"].astype(str) == "visible").to_numpy(dtype=float),
+        "session": actions["session_id"].astype(str).to_numpy(),
+    })
+    return df.dropna()
+
+
+def _why_not(df: pd.DataFrame) -> Undefined | None:
+    if len(df) < 30:
+        return Undefined(f"only {len(df)} labelled actions with a progress value (30 needed)")
+    if df["y"].nunique() < 2:
+        return Undefined("every action has the same value")
+    if df["v"].nunique() < 2:
+        return Undefined("only one condition is present")
+    n_sessions = df.groupby("v")["session"].nunique()
+    if (n_sessions < 2).any():
+        return Undefined("each condition needs at least 2 sessions for session-clustered errors")
+    if df.groupby("v")["p"].nunique().min() < 2:
+        return Undefined("progress does not vary within a condition")
+    return None
+
+
+def _fit(df: pd.DataFrame, method: str, small: bool):
+    X = pd.DataFrame({"Intercept": 1.0, "progress": df["p"], "visible": df["v"], "progress:visible": df["p"] * df["v"]})
+    groups = pd.factorize(df["session"])[0]
+    fam = sm.families.Binomial()
+    if method == "glm":
+        return sm.GLM(df["y"], X, family=fam).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=small)
+    if method == "gee":
+        model = sm.GEE(df["y"], X, groups=groups, family=fam, cov_struct=sm.cov_struct.Exchangeable())
+        return model.fit(cov_type="bias_reduced" if small else "robust")
+    raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+
+
+def _inference(method: str, small: bool, n_sessions: int) -> str:
+    if method == "glm":
+        base = "logistic GLM (statsmodels GLM, binomial), cluster-robust covariance by session"
+        if small:
+            return (f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): "
+                    f"t-based intervals and tests with {n_sessions - 1} df, F test for the joint Wald test")
+        return f"{base}; normal-based intervals, chi-square Wald test"
+    base = "GEE (statsmodels GEE, binomial, exchangeable working correlation)"
+    if small:
+        return (f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): Mancl-DeRouen "
+                "bias-reduced robust covariance, normal-based intervals, chi-square Wald test")
+    return f"{base}; robust covariance, normal-based intervals, chi-square Wald test"
+
+
+def _contrast(res, name: str, L: list[float], n: int, method_text: str, pkg: str, warn: tuple[str, ...] = ()) -> Estimate:
+    t = res.t_test(np.atleast_2d(L))
+    lo, hi = np.asarray(t.conf_int(alpha=0.05)).ravel()
+    df = float(t.df_denom) if t.distribution == "t" else None
+    return Estimate(name=name, value=float(np.ravel(t.effect)[0]), low=float(lo), high=float(hi), n=n,
+                    method=method_text, package=pkg, p=float(np.ravel(t.pvalue)[0]),
+                    statistic=float(np.ravel(t.tvalue)[0]), df=df, warnings=warn)
+
+
+def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress_col: str = "progress",
+                       method: str = "glm", small_sample: bool | None = None) -> ProgressModel | Undefined:
+    """Fit the model of ``measure`` on ``progress_col`` x condition (see the module docstring).
+
+    ``small_sample=None`` applies the small-sample correction when there are fewer than 40
+    sessions. Returns Undefined with the reason when the data cannot carry the model.
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
+    df = _design(actions, measure, progress_col)
+    why = _why_not(df)
+    if why is not None:
+        return why
+    n_sessions = int(df["session"].nunique())
+    small = n_sessions < FEW_SESSIONS if small_sample is None else bool(small_sample)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            res = _fit(df, method, small)
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            return Undefined(f"the model could not be fitted ({exc})")
+    warn = tuple(sorted({str(w.message).split("\n")[0] for w in caught
+                         if issubclass(w.category, (RuntimeWarning, UserWarning)) or "Convergence" in w.category.__name__
+                         or "Separation" in w.category.__name__}))
+    if not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(np.diag(res.cov_params()))):
+        return Undefined("the fit gave no finite estimates (perfect separation?)")
+    pkg = package("statsmodels")
+    text = _inference(method, small, n_sessions)
+    n = len(df)
+    lo_p, hi_p = float(df["p"].min()), float(df["p"].max())
+    effects = [
+        _contrast(res, "progress slope, not visible", [0, 1, 0, 0], n, text, pkg),
+        _contrast(res, "progress slope, visible", [0, 1, 0, 1], n, text, pkg),
+    ]
+    for moment, p in MOMENTS.items():
+        extrapolated = () if lo_p - 0.05 <= p <= hi_p + 0.05 else (
+            f"progress {p:.0%} lies outside the observed range ({lo_p:.0%} to {hi_p:.0%}): an extrapolation",)
+        effects.append(_contrast(res, f"visible - not visible at the {moment} ({p:.0%})", [0, 0, 1, p], n, text, pkg, extrapolated))
+    effects.append(_contrast(res, "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text, pkg))
+    wald = res.wald_test(np.array([[0, 1, 0, 0], [0, 0, 0, 1]]), use_f=(method == "glm" and small), scalar=True)
+    if wald.distribution == "F":
+        df_wald: float | tuple[float, float] = (float(wald.df_num), float(wald.df_denom))
+        wald_text = f"{text}; F test"
+    else:
+        df_wald = float(wald.df_denom)
+        wald_text = f"{text}; chi-square test"
+    joint = Estimate(name="joint Wald test of progress (both slopes 0)", value=float(wald.statistic), low=Undefined("a test has no interval"),
+                     high=Undefined("a test has no interval"), n=n, method=wald_text, package=pkg, p=float(wald.pvalue),
+                     statistic=float(wald.statistic), df=df_wald)
+    ci = np.asarray(res.conf_int())
+    coefficients = pd.DataFrame({
+        "term": TERMS, "meaning": [TERM_MEANINGS[t] for t in TERMS], "coef": np.asarray(res.params),
+        "se": np.asarray(res.bse), "stat": np.asarray(res.tvalues), "p": np.asarray(res.pvalues),
+        "ci_low": ci[:, 0], "ci_high": ci[:, 1],
+    })
+    return ProgressModel(measure=measure, method=method, n=n, n_sessions=n_sessions, small_sample=small, inference=text,
+                         package=pkg, coefficients=coefficients, effects=tuple(effects), joint=joint,
+                         progress_range=(lo_p, hi_p), warnings=warn)
+
+
+def p_text(p: float) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _slope_words(e: Estimate) -> str:
+    direction = "rise" if e.value > 0 else "fall"
+    return (f"{direction} by a factor of {np.exp(e.value):.2f} (95 % CI {np.exp(e.low):.2f} to "
+            f"{np.exp(e.high):.2f}, {p_text(e.p)})")
+
+
+def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
+    """One plain paragraph saying what the model finds, for under its table."""
+    label = MEASURES[fit.measure].lower()
+    nv, v = fit.effect("progress slope, not visible"), fit.effect("progress slope, visible")
+    inter = fit.effect("interaction (slope visible - slope not visible)")
+    dof = fit.joint.df
+    stat = f"F({dof[0]:.0f}, {dof[1]:.0f})" if isinstance(dof, tuple) else f"chi2({dof:.0f})"
+    start, end = fit.effect("visible - not visible at the start (0%)"), fit.effect("visible - not visible at the end (100%)")
+    verdict = "changes" if fit.joint.p < 0.05 else "does not detectably change"
+    return (
+        f"In visible sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
+        f"in not visible sessions they {_slope_words(nv)}. "
+        f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {stat} = {fit.joint.value:.2f}, "
+        f"{p_text(fit.joint.p)}); the two slopes differ by {inter.value:+.2f} log-odds (interaction, {p_text(inter.p)}). "
+        f"Visible vs not visible: odds ratio {np.exp(start.value):.2f} at the start ({p_text(start.p)}) and "
+        f"{np.exp(end.value):.2f} at the end ({p_text(end.p)})."
+    )

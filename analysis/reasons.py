@@ -1,0 +1,144 @@
+"""Why not aligned: the reasons given with "not on the same page", and what came before.
+
+- :func:`reason_shares`: per condition, the share of not-aligned actions citing each reason n1-n5
+  (an action may cite several, so shares need not sum to 1), with n and Wilson 95 % intervals.
+- :func:`reason_curves`: the same per progress bin.
+- :func:`acts_before`: the grounding act that precedes an annotated action: the latest coded act
+  among the ``window`` actions before it in its session (either participant's). Compared between
+  actions whose actor reported not being aligned and those reported aligned.
+- :func:`checkpoints_beside_labels`: every in-session checkpoint answer (free text) beside the
+  action-level labels of the same participant at the same moment (their latest annotation at the
+  checkpoint's action).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analysis.alignment import wilson_columns
+from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from corpus import schema
+from corpus.dataset import Corpus
+
+REASONS = schema.MISALIGNMENT_REASON
+
+
+def not_aligned(actions: pd.DataFrame) -> pd.DataFrame:
+    """The actions whose actor reported not being on the same page."""
+    return actions[actions["aligned"].map({True: False, False: True}).fillna(False).astype(bool)]
+
+
+def reasons_long(actions: pd.DataFrame) -> pd.DataFrame:
+    """One row per (not-aligned action, reason it cites); column ``reason``."""
+    na = not_aligned(actions)
+    out = na.assign(reason=na["misalignment_reasons"].fillna("").astype(str).str.split(",")).explode("reason")
+    return out[out["reason"].isin(list(REASONS))]
+
+
+def _shares(long: pd.DataFrame, base: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    k = long.groupby([*keys, "reason"]).size().rename("k").reset_index()
+    n = base.groupby(keys).size().rename("n").reset_index()
+    grid = n.merge(pd.DataFrame({"reason": list(REASONS)}), how="cross").merge(k, on=[*keys, "reason"], how="left")
+    grid["k"] = grid["k"].fillna(0).astype(int)
+    grid["share"] = grid["k"] / grid["n"]
+    grid["ci_low"], grid["ci_high"] = wilson_columns(grid["k"], grid["n"])
+    return grid
+
+
+def reason_shares(actions: pd.DataFrame) -> pd.DataFrame:
+    """condition, reason, k (not-aligned actions citing it), n (not-aligned actions), share, CI."""
+    na = not_aligned(actions).assign(condition=lambda d: d["condition"].astype(str))
+    if na.empty:
+        return pd.DataFrame(columns=["condition", "n", "reason", "k", "share", "ci_low", "ci_high"])
+    return _shares(reasons_long(na), na, ["condition"])
+
+
+def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.DataFrame:
+    """condition, bin, progress (midpoint), reason, k, n (not-aligned actions in the bin), share, CI."""
+    na = not_aligned(actions)
+    na = na.assign(condition=na["condition"].astype(str), bin=assign_bins(na[progress_col].to_numpy(dtype=float), bins))
+    na = na[na["bin"] >= 0]
+    if na.empty:
+        return pd.DataFrame(columns=["condition", "bin", "n", "reason", "k", "share", "ci_low", "ci_high", "progress", "bin_low", "bin_high"])
+    out = _shares(reasons_long(na), na, ["condition", "bin"])
+    edges = bin_edges(bins)
+    out["progress"] = bin_midpoints(bins)[out["bin"]].round(4)
+    out["bin_low"], out["bin_high"] = edges[out["bin"]], edges[out["bin"] + 1]
+    return out
+
+
+def preceding_act(actions: pd.DataFrame, labels: pd.DataFrame, window: int = 3) -> pd.DataFrame:
+    """``actions`` (whole sessions, in any order) with ``act_before`` (the latest coded act among the
+    ``window`` actions before each one, NaN if none) and ``act_before_index`` (where it was)."""
+    df = actions.sort_values(["session_id", "index"], kind="stable")
+    keyed = labels[["session_id", "action_index", "code"]].rename(columns={"action_index": "index"})
+    df = df.merge(keyed, on=["session_id", "index"], how="left", validate="one_to_one")
+    pos = df["index"].where(df["code"].notna())
+    g = df.groupby("session_id", sort=False)
+    prev_code, prev_pos = g["code"].shift(1), pos.groupby(df["session_id"], sort=False).shift(1)
+    grp = df["session_id"]
+    limit = max(window - 1, 0)
+    if limit:
+        prev_code = prev_code.groupby(grp, sort=False).ffill(limit=limit)
+        prev_pos = prev_pos.groupby(grp, sort=False).ffill(limit=limit)
+    return df.drop(columns="code").assign(act_before=prev_code, act_before_index=prev_pos)
+
+
+def summarise_acts_before(with_prev: pd.DataFrame) -> pd.DataFrame:
+    """From :func:`preceding_act`'s output: per group ('not aligned' / 'aligned') and act, k
+    (annotated actions of the group whose preceding act is that one), n (annotated actions of the
+    group with a coded act before them), share and Wilson CI."""
+    df = with_prev[with_prev["aligned"].isin([True, False]) & with_prev["act_before"].notna()]
+    cols = ["group", "act", "k", "n", "share", "ci_low", "ci_high"]
+    if df.empty:
+        return pd.DataFrame(columns=cols)
+    df = df.assign(group=np.where(df["aligned"].astype(bool), "aligned", "not aligned"))
+    k = df.groupby(["group", "act_before"]).size().rename("k").reset_index().rename(columns={"act_before": "act"})
+    k["n"] = k.groupby("group")["k"].transform("sum")
+    k["share"] = k["k"] / k["n"]
+    k["ci_low"], k["ci_high"] = wilson_columns(k["k"], k["n"])
+    return k[cols]
+
+
+def acts_before(actions: pd.DataFrame, labels: pd.DataFrame, window: int = 3) -> pd.DataFrame:
+    """:func:`summarise_acts_before` of :func:`preceding_act` on whole sessions."""
+    return summarise_acts_before(preceding_act(actions, labels, window))
+
+
+def _wording(dim: str, code) -> str:
+    if not isinstance(code, str) or not code:
+        return ""
+    if code == schema.OTHER or code not in schema.DIMENSIONS[dim]:
+        return code
+    return f"{code} {schema.DIMENSIONS[dim][code]}"
+
+
+def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataFrame:
+    """Each checkpoint of the sessions in ``actions`` for the roles in it: the answers, and the
+    participant's action-level labels at that moment (latest annotation at or before the
+    checkpoint's action; none if they had not annotated yet)."""
+    roles = set(actions["role"].astype(str))
+    cps = pd.DataFrame([
+        {"session_id": sid, "condition": corpus.session(sid).condition, "role": cp.role, "checkpoint": cp.index,
+         "drawing_progress": cp.progress, "step": int(cp.action_index), "elapsed_s": cp.elapsed_s,
+         "answer_team_goal": cp.team_goal, "answer_partner_intent": cp.partner_intent, "answer_self_reasoning": cp.self_reasoning}
+        for sid in actions["session_id"].unique() for cp in corpus.session(sid).checkpoints if cp.role in roles
+    ])
+    label_cols = ["label_team_goal", "label_partner_intent", "label_self_reasoning", "label_aligned", "label_reasons", "label_rationale"]
+    if cps.empty:
+        return pd.DataFrame(columns=["session_id", "condition", "role", "checkpoint", "drawing_progress", "step", "elapsed_s",
+                                     "answer_team_goal", "answer_partner_intent", "answer_self_reasoning", "labelled_step", *label_cols])
+    ann = actions[actions["team_goal"].notna()]
+    ann = pd.DataFrame({
+        "session_id": ann["session_id"].astype(str), "role": ann["role"].astype(str), "labelled_step": ann["index"].astype("int64"),
+        **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
+        "label_aligned": ann["aligned"].astype(object), "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
+        "label_rationale": ann["rationale"].fillna("").astype(str),
+    }).sort_values("labelled_step")
+    out = pd.merge_asof(cps.sort_values("step"), ann, left_on="step", right_on="labelled_step", by=["session_id", "role"],
+                        direction="backward")
+    for dim in schema.DIMENSIONS:  # codes with their wording, on the few matched rows only
+        out[f"label_{dim}"] = [_wording(dim, c) for c in out[f"label_{dim}"]]
+    out["labelled_step"] = out["labelled_step"].astype("Int64")
+    return out.sort_values(["session_id", "step", "role"], kind="stable").reset_index(drop=True)

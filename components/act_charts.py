@@ -1,0 +1,106 @@
+"""Grounding acts by condition (the paper's Fig. 3, with its test) and perceived alignment within
+each act (Fig. 4 left)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from analysis.contingency import IndependenceTest
+from analysis.progress_model import p_text
+from components.chart import bar_with_interval, figure
+from components.palette import CONDITION, CONDITION_NAMES, PATTERN
+from corpus import schema
+from corpus.values import Undefined, is_defined
+
+SIGNIFICANT = 1.96
+
+
+def _order(codes) -> list[str]:
+    present = set(codes)
+    return [c for c in schema.GROUNDING_ACTS if c in present] + sorted(present - set(schema.GROUNDING_ACTS))
+
+
+ACT_SHORT = {"request_repair": "Req. repair", "request_ack": "Req. ack.", "other": "Other (none)"}
+
+
+def act_name(code: str) -> str:
+    """A grounding act's name short enough for an axis (the paper's Fig. 3 abbreviations)."""
+    return ACT_SHORT.get(code) or schema.GROUNDING_ACTS.get(code, code)
+
+
+def act_share_figure(shares: pd.DataFrame, test: IndependenceTest | Undefined) -> go.Figure:
+    """Share of each act per condition, n on each bar; above each act the adjusted standardized
+    residual of the visible condition (the not-visible one is its negative), bold beyond 1.96."""
+    order = _order(shares["code"])
+    x = [act_name(c) for c in order]
+    traces = []
+    for cond in schema.CONDITIONS:
+        d = shares[shares["condition"] == cond].set_index("code").reindex(order)
+        if d["n"].isna().all():
+            continue
+        n = d["n"].fillna(0).astype(int).tolist()
+        total = int(d["total"].dropna().iloc[0])
+        traces.append({
+            "type": "bar", "x": x, "y": d["share"].fillna(0).tolist(), "name": f"{CONDITION_NAMES[cond]} (n = {total})",
+            "marker": {"color": CONDITION[cond], "pattern": {"shape": PATTERN[cond]}},
+            "text": [str(v) for v in n], "textposition": "outside", "textfont": {"size": 11},
+            "customdata": [[cond, c, v, total] for c, v in zip(order, n)],
+            "hovertemplate": "%{x}: %{y:.1%} of coded actions<br>n = %{customdata[2]} of %{customdata[3]}<br>click: list the actions<extra>"
+                             + CONDITION_NAMES[cond] + "</extra>",
+        })
+    notes = []
+    if not isinstance(test, Undefined) and "visible" in test.residuals.index:
+        for code, name in zip(order, x):
+            if code in test.residuals.columns:
+                r = float(test.residuals.loc["visible", code])
+                notes.append({"x": name, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom", "showarrow": False,
+                              "text": f"<b>{r:+.1f}</b>" if abs(r) >= SIGNIFICANT else f"{r:+.1f}", "font": {"size": 12}})
+    layout = {"barmode": "group", "scattermode": "group", "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "annotations": notes,
+              "yaxis": {"title": {"text": "share of coded actions (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
+              "xaxis": {"title": {"text": "grounding act"}}}
+    return figure(traces, layout, height=420)
+
+
+def test_summary(test: IndependenceTest | Undefined) -> None:
+    """The test of independence in words and numbers, with its warnings."""
+    if isinstance(test, Undefined):
+        st.info(f"Test of independence: {test}.")
+        return
+    c = st.columns(3)
+    c[0].metric("Chi-square", f"{test.chi2.value:.1f}", help=f"df = {test.chi2.df:.0f}; {test.chi2.method}")
+    c[0].caption(f"df = {test.chi2.df:.0f}, {p_text(test.chi2.p)} (actions as independent)")
+    v = test.cramers_v
+    ci = f"{v.low:.2f} to {v.high:.2f}" if is_defined(v.low) else str(v.low)
+    c[1].metric("Cramér's V", f"{v.value:.2f}", help=v.method)
+    c[1].caption(f"95 % CI {ci} (session bootstrap)")
+    c[2].metric("Permutation p", p_text(test.permutation_p).removeprefix("p ").removeprefix("= "),
+                help=f"Condition labels shuffled across sessions {test.n_permutations:,} times (seed 0)")
+    c[2].caption(f"{test.n_sessions} sessions, condition labels shuffled {test.n_permutations:,} times")
+    st.caption(
+        f"Pearson's chi-square test of independence of condition and act on {test.chi2.n} coded actions in "
+        f"{test.n_sessions} sessions ({test.chi2.package}). Numbers above the acts: adjusted standardized residuals of "
+        "visible (positive: more frequent when the Guide saw the canvas than independence predicts; bold beyond +-1.96, "
+        "i.e. that act clearly differs; not visible has the same residual with the opposite sign). "
+        f"Cramér's V: {v.method}.")
+    for w in test.warnings[1:]:
+        st.warning(w)
+
+
+def alignment_by_act_figure(by_act: pd.DataFrame) -> go.Figure:
+    """Perceived partner-intent alignment within each act, per condition, with Wilson intervals and n."""
+    order = _order(by_act["code"])
+    traces = []
+    for cond in schema.CONDITIONS:
+        d = by_act[by_act["condition"] == cond].set_index("code").reindex(order)
+        if d["n"].isna().all():
+            continue
+        traces += bar_with_interval(
+            [act_name(c) for c in order], d.rename(columns={"share_aligned": "share"}), CONDITION_NAMES[cond], CONDITION[cond], PATTERN[cond],
+            [[cond, c, 0 if pd.isna(v) else int(v)] for c, v in zip(order, d["n"])], d["n"],
+            "%{x}: %{y:.0%} judged the partner on the same page (p1)<br>n = %{customdata[2]}<br>click: list the actions<extra>"
+            + CONDITION_NAMES[cond] + "</extra>", cond)
+    layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "partner understood, p1 (% of actions)"}, "tickformat": ".0%", "range": [0, 1.05]},
+              "xaxis": {"title": {"text": "grounding act"}}}
+    return figure(traces, layout, height=420)

@@ -1,0 +1,75 @@
+"""The filter bar of the analysis pages and the sentence under every chart saying what it shows.
+
+One bar, the same on every analysis page: actor role, condition, split, sessions, and the label
+sources (grounding acts; mental models). The choices are remembered for the whole browser session
+(:mod:`components.remembered`), so moving between analysis pages keeps them. An empty choice means
+"all".
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from analysis.filters import Filters
+from components.label_source import act_source_picker, mental_model_picker, revealed_gold
+from components.markdown_text import escape
+from components.palette import CONDITION_NAMES, ROLE_NAMES
+from components.remembered import is_restored, remembered
+from corpus import schema
+from corpus.dataset import Corpus
+from services.alignment import Scope, grounding_acts, mental_models
+
+
+def _multi(container, label: str, options: list[str], key: str, names: dict | None = None, placeholder: str = "all") -> tuple[str, ...]:
+    chosen = container.multiselect(label, options, key=key, placeholder=placeholder, format_func=names.get if names else str,
+                                   **remembered(key, options))
+    return tuple(chosen)
+
+
+def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:
+    """The filters and label sources the user picks, as a :class:`services.alignment.Scope`."""
+    with st.container(border=True, key="an_filters"):
+        c = st.columns([1, 1, 1, 2, 2, 2] if acts else [1, 1, 1, 2, 2])
+        roles = _multi(c[0], "Role", list(schema.ROLES), "an_roles", ROLE_NAMES, "both")
+        conditions = _multi(c[1], "Condition", list(schema.CONDITIONS), "an_conditions", CONDITION_NAMES, "both")
+        splits = _multi(c[2], "Split", list(schema.SPLITS), "an_splits", None, "both")
+        sessions = _multi(c[3], "Sessions", list(corpus.sessions), "an_sessions", None, "all sessions")
+        with c[4]:
+            mm = mental_model_picker(corpus)
+        act_key = None
+        gold = None
+        if acts:
+            with c[5]:
+                gold = revealed_gold(corpus)
+                act_key = act_source_picker(corpus, gold)
+    return Scope(corpus=corpus, filters=Filters(roles, conditions, splits, sessions), mm=mm, acts=act_key, gold=gold)
+
+
+def scope_caption(scope: Scope, roles: bool = True, uses_acts: bool = False, uses_mm: bool = True, note: str = "") -> None:
+    """Under a chart: the filters and label sources it was drawn with."""
+    parts = [f"Filters: {scope.filters.describe(roles=roles)}."]
+    if uses_mm:
+        parts.append(mental_models(scope).description)
+    if uses_acts:
+        labels = grounding_acts(scope)
+        parts.append(labels.description if labels is not None else "No grounding-act labels.")
+    if note:
+        parts.append(note)
+    st.caption(escape(" ".join(parts)))
+
+
+def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> tuple[str, int]:
+    """How progress is measured (route coverage, action position, elapsed time) and how many bins."""
+    from analysis.progress import PROGRESS_KINDS
+
+    c = st.columns([2, 1])
+    kinds = list(PROGRESS_KINDS)
+    keep = remembered(key, kinds)
+    first = {} if is_restored(key) else {"default": default}
+    kind = c[0].segmented_control("Progress measured by", kinds, key=key, format_func=PROGRESS_KINDS.get, **first, **keep, help=(
+                                      "Route coverage: share of the route's cells on the Follower's canvas after the action (the "
+                                      "paper's drawing progress; default where the map has a route). Action position: place in "
+                                      "the session's action sequence. Elapsed time: share of the session's duration."))
+    bins_keep = remembered(f"{key}_bins", list(range(3, 11)))
+    bins = c[1].slider("Progress bins", 3, 10, **({} if is_restored(f"{key}_bins") else {"value": 5}), key=f"{key}_bins", **bins_keep)
+    return kind or default, bins

@@ -1,0 +1,173 @@
+"""Every analysis chart the same way: drawn, clickable, and downloadable as PNG, SVG and CSV.
+
+:func:`show_chart` draws a Plotly figure with point selection (a click on a bar or a point reruns
+the page and returns what was clicked, from the points' ``customdata``), and below it three
+download buttons:
+
+- **PNG** and **SVG**, rendered on the server by Plotly's kaleido (it drives a headless
+  Chromium, found on the machine; one browser is started at the first export and kept). The file
+  is made only when its button is pressed (deferred download). The exported figure is restyled
+  for print (:func:`print_figure`): 640 px wide for one paper column or 1,400 px for two, with 22 px
+  text, which is 8 pt when the figure is printed at the column's width (3.3 in, or 7 in for two
+  columns); PNG at twice that resolution.
+- **CSV**: the numbers behind the chart, one row per bar or point (n included).
+
+The figure's own toolbar keeps Plotly's client-side camera button, set to SVG. Figures are drawn
+without Streamlit's theme (``theme=None``) so the screen and the exported file look the same.
+"""
+
+from __future__ import annotations
+
+import atexit
+import copy
+import functools
+import logging
+import threading
+import warnings
+
+import pandas as pd
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+
+log = logging.getLogger("groundwork.export")
+
+PRINT = {1: {"width": 640, "height": 480}, 2: {"width": 1400, "height": 560}}
+PRINT_FONT = 22
+SCREEN_FONT = 14
+_export_lock = threading.Lock()
+_server: dict[str, bool] = {}
+
+
+@functools.cache
+def _template() -> dict:
+    return pio.templates["simple_white"].to_plotly_json()
+
+
+def axis_suffix(i: int) -> str:
+    """Plotly's axis suffix of panel ``i`` (1-based): "" for the first, then "2", "3", ..."""
+    return "" if i == 1 else str(i)
+
+
+def on_panel(trace: dict, i: int, shared_y: bool = True) -> dict:
+    """``trace`` placed on panel ``i`` of a :func:`panels` layout."""
+    return {**trace, "xaxis": f"x{axis_suffix(i)}", "yaxis": "y" if shared_y else f"y{axis_suffix(i)}"}
+
+
+def panels(n: int, titles: list[str] | None = None, shared_y: bool = True, spacing: float = 0.04) -> dict:
+    """A layout of ``n`` panels side by side (what ``make_subplots(1, n)`` makes, without its cost)."""
+    width = (1 - spacing * (n - 1)) / n
+    layout: dict = {"annotations": []}
+    for i in range(1, n + 1):
+        x0 = (i - 1) * (width + spacing)
+        s = axis_suffix(i)
+        layout[f"xaxis{s}"] = {"domain": [x0, x0 + width], "anchor": "y" if shared_y else f"y{s}"}
+        if not shared_y or i == 1:
+            layout[f"yaxis{s}"] = {"domain": [0, 1], "anchor": f"x{s}"}
+        if titles:
+            layout["annotations"].append({"text": titles[i - 1], "x": x0 + width / 2, "xref": "paper", "y": 1.0, "yref": "paper",
+                                          "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
+    return layout
+
+
+def figure(traces: list[dict], layout: dict | None = None, height: int = 380) -> go.Figure:
+    """A figure from plain trace and layout dicts, in the look every analysis chart shares.
+
+    Plotly's per-property validation makes building a figure of a few dozen traces cost 100-300 ms;
+    the dicts here are built by this package's chart functions (whose output the tests validate
+    with ``go.Figure(fig.to_dict())``), so validation is skipped on the screen. Exports validate."""
+    base = {
+        "template": _template(), "height": height,
+        "font": {"size": SCREEN_FONT, "family": "Arial, Helvetica, sans-serif"},
+        "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+        "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
+        "clickmode": "event+select", "hoverlabel": {"font": {"size": 13}},
+    }
+    merged = {**base, **(layout or {})}
+    for key, value in list(merged.items()):
+        if key.startswith(("xaxis", "yaxis")):
+            merged[key] = {"automargin": True, **value}
+    return go.Figure(data=traces, layout=merged, _validate=False)
+
+
+def bar_with_interval(x: list[str], d: pd.DataFrame, name: str, color: str, pattern: str, customdata: list, counts: pd.Series,
+                      hovertemplate: str, group: str) -> list[dict]:
+    """A bar trace of ``d["share"]`` with its Wilson interval (``ci_low``/``ci_high``) as error bars,
+    and ``counts`` printed above each interval (a text trace in the same offset group; the layout
+    needs ``scattermode="group"`` so the text sits over its own bar)."""
+    bar = {
+        "type": "bar", "x": x, "y": d["share"].fillna(0).tolist(), "name": name, "offsetgroup": group, "legendgroup": group,
+        "marker": {"color": color, "pattern": {"shape": pattern}},
+        "error_y": {"type": "data", "symmetric": False, "array": (d["ci_high"] - d["share"]).fillna(0).tolist(),
+                    "arrayminus": (d["share"] - d["ci_low"]).fillna(0).tolist(), "color": "#444", "thickness": 1},
+        "customdata": customdata, "hovertemplate": hovertemplate,
+    }
+    labels = {
+        "type": "scatter", "mode": "text", "x": x, "y": d["ci_high"].fillna(d["share"]).fillna(0).tolist(), "offsetgroup": group,
+        "legendgroup": group, "showlegend": False, "hoverinfo": "skip", "textposition": "top center",
+        "text": [("" if pd.isna(v) else str(int(v))) for v in counts], "textfont": {"size": 11, "color": color},
+    }
+    return [bar, labels]
+
+
+def print_figure(fig: go.Figure, columns: int = 1) -> go.Figure:
+    """A copy of ``fig`` sized and lettered for a paper: one or two columns wide (see module doc)."""
+    out = go.Figure(copy.deepcopy(fig.to_dict()))
+    size = PRINT[columns]
+    out.update_layout(width=size["width"], height=size["height"], font={"size": PRINT_FONT},
+                      margin={"l": 20, "r": 20, "t": 60, "b": 20})
+    out.update_annotations(font_size=PRINT_FONT)
+    for trace in out.data:
+        if getattr(trace, "textfont", None) is not None and trace.type in ("bar", "scatter"):
+            trace.textfont.size = PRINT_FONT - 4
+    return out
+
+
+def _ensure_server() -> None:
+    """Start kaleido's browser once per process (later exports take ~0.3 s instead of ~4 s)."""
+    if _server.get("started") is not None:
+        return
+    try:
+        import kaleido
+
+        kaleido.start_sync_server(silence_warnings=True)
+        atexit.register(kaleido.stop_sync_server, silence_warnings=True)
+        _server["started"] = True
+    except Exception as exc:  # noqa: BLE001 - fall back to one browser per export
+        log.warning("kaleido's export server did not start (%s); each export starts its own browser", exc)
+        _server["started"] = False
+
+
+def figure_bytes(fig: go.Figure, fmt: str, columns: int = 1) -> bytes:
+    """The figure as a PNG or SVG file, styled for print."""
+    printed = print_figure(fig, columns)
+    with _export_lock, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+        _ensure_server()
+        return pio.to_image(printed, format=fmt, scale=2 if fmt == "png" else 1)
+
+
+def _points(event) -> list[dict]:
+    try:
+        points = event.selection.points
+    except AttributeError:
+        return []
+    return [p for p in points if p.get("customdata") is not None]
+
+
+def show_chart(fig: go.Figure, data: pd.DataFrame, name: str, key: str, columns: int = 1, clickable: bool = True) -> list[dict]:
+    """Draw ``fig`` with its PNG / SVG / CSV downloads; return the clicked points (each a dict
+    with the point's ``customdata`` among others; empty when nothing is selected)."""
+    config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "filename": name},
+              "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    with st.container(key=f"{key}_block"):
+        event = st.plotly_chart(fig, key=key, theme=None, config=config, width="stretch",
+                                on_select="rerun" if clickable else "ignore", selection_mode="points")
+        c = st.columns([1, 1, 1, 5])
+        c[0].download_button("PNG", data=lambda: figure_bytes(fig, "png", columns), file_name=f"{name}.png", mime="image/png",
+                             key=f"{key}_png", on_click="ignore", icon=":material/image:")
+        c[1].download_button("SVG", data=lambda: figure_bytes(fig, "svg", columns), file_name=f"{name}.svg", mime="image/svg+xml",
+                             key=f"{key}_svg", on_click="ignore", icon=":material/draw:")
+        c[2].download_button("CSV", data=lambda: data.to_csv(index=False).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv",
+                             key=f"{key}_csv", on_click="ignore", icon=":material/table:")
+    return _points(event) if clickable else []

@@ -1,0 +1,38 @@
+"""Outcomes: per-session task results by condition (final accuracy, route coverage, distance-weighted
+score, actions, duration), each with the test of the difference and an effect size."""
+
+import streamlit as st
+
+from components.analysis_filters import filter_bar, scope_caption
+from components.chart import show_chart
+from components.dataset import require_corpus, synthetic_banner
+from components.drilldown import first_point, show_actions
+from components.outcome_charts import outcome_caption, outcome_figure, outcome_table
+from services import alignment as svc
+from services.alignment import TESTS
+
+corpus = require_corpus()
+st.title("Outcomes by condition")
+synthetic_banner(corpus)
+scope = filter_bar(corpus, acts=False)
+test = st.segmented_control("Test of the difference", list(TESTS), default="welch", format_func=TESTS.get, key="out_test") or "welch"
+
+sessions = svc.selected_sessions(scope)
+if sessions.empty:
+    st.info("No session in the selection.")
+    st.stop()
+data = sessions[["session_id", "condition", "split", "final_accuracy", "route_coverage", "distance_weighted", "n_actions", "duration_min"]]
+clicked = first_point(show_chart(outcome_figure(sessions), data, "session_outcomes", key="out_figure", columns=2))
+scope_caption(scope, roles=False, uses_mm=False, note=(
+    "Each point is a session; boxes show the quartiles and the median; n under each box. Final accuracy: share of the "
+    "drawn cells on the route; route coverage: share of the route drawn; distance-weighted score: drawn cells scored by "
+    "their distance to the route (1, 2/3, 1/3, 0)."))
+if clicked:
+    show_actions(svc.session_actions(scope, clicked[0]), f"session {clicked[0]}", "out_rows")
+
+results = svc.session_outcomes(scope, test)
+table = outcome_table(results, test)
+st.dataframe(table, hide_index=True, width="stretch", key="out_table")
+outcome_caption(results, test)
+st.download_button("Tests (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"), file_name=f"outcome_tests_{test}.csv",
+                   mime="text/csv", key="out_table_csv", on_click="ignore", icon=":material/table:")

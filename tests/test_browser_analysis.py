@@ -1,0 +1,109 @@
+"""The analysis pages in headless chromium: every figure is drawn with its download buttons and
+saved as a screenshot (tests/artifacts/analysis_*.png, 1440 x 900), and clicking a point lists
+the actions behind it, whose link opens that moment in Replay."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import wait_idle
+
+pytestmark = pytest.mark.browser
+
+PAGES = {
+    "alignment": ["align_progress", "align_dyads"],
+    "acts": ["acts_shares", "acts_alignment"],
+    "misalignment": ["why_reasons", "why_curves", "why_before"],
+    "outcomes": ["out_figure"],
+    "split": ["split_objective"],
+}
+
+
+def expected_first_action() -> dict:
+    """The first action behind that point, computed here from the same data."""
+    from analysis.filters import Filters
+    from corpus.dataset import load_sample
+    from services.alignment import Scope, curve_actions
+
+    rows = curve_actions(Scope(load_sample(), Filters()), "coverage", 5, "team_goal", "not_visible", 2)
+    return rows.iloc[0].to_dict()
+
+
+@pytest.fixture
+def page_1440(page):
+    page.set_viewport_size({"width": 1440, "height": 900})
+    return page
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_figure_is_drawn_with_its_downloads(page_1440, app_url, artifacts, name):
+    page = page_1440
+    page.goto(f"{app_url}/{name}")
+    wait_idle(page, 60_000)
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
+    for key in PAGES[name]:
+        block = page.locator(f".st-key-{key}_block")
+        block.scroll_into_view_if_needed()
+        plot = block.locator(".js-plotly-plot")
+        expect(plot).to_be_visible(timeout=30_000)
+        assert plot.locator(".trace").count() > 0  # not an empty chart
+        for label in ("PNG", "SVG", "CSV"):
+            expect(block.get_by_role("button", name=label)).to_be_visible()
+        expect(block.locator(".g-ytitle")).not_to_have_count(0)  # axis titles drawn
+        page.wait_for_timeout(400)  # let plotly finish its transitions
+        block.screenshot(path=str(artifacts / f"analysis_{name}_{key}.png"))
+
+
+def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1440, app_url, artifacts):
+    page = page_1440
+    page.goto(f"{app_url}/alignment")
+    wait_idle(page, 60_000)
+    chart = page.locator(".st-key-align_progress .js-plotly-plot")
+    chart.scroll_into_view_if_needed()
+    # The third point of the first line: the team-goal share of not-visible sessions at 40-60 % of the route.
+    chart.locator(".scatterlayer .trace path.point").nth(2).click(force=True)
+    wait_idle(page, 60_000)
+    box = page.locator(".st-key-align_progress_rows_box")
+    expect(box).to_be_visible(timeout=30_000)
+    expect(box.get_by_text(re.compile(r"Actions behind: Team goal clear \(t3\), not visible, route coverage 40%-60%"))).to_be_visible()
+    box.scroll_into_view_if_needed()
+    box.screenshot(path=str(artifacts / "analysis_alignment_actions_behind_a_point.png"))
+    first = expected_first_action()
+    bb = box.get_by_test_id("stDataFrame").bounding_box()
+    # The first row's "open" link (first column); a click opens a new tab on Replay.
+    x, y = bb["x"] + 40, bb["y"] + 36 + 17
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    with page.context.expect_page(timeout=15_000) as opened:
+        page.mouse.click(x, y)
+    replay = opened.value
+    replay.set_viewport_size({"width": 1440, "height": 900})
+    wait_idle(replay, 60_000)
+    sid, step = first["session_id"], int(first["step"])
+    expect(replay).to_have_url(re.compile(rf"/replay\?session={sid}&step={step}$"))
+    expect(replay.locator("#rp-transcript")).to_have_attribute("data-current", str(step), timeout=30_000)
+    expect(replay.locator("#rp-transcript .rp-cur")).to_have_attribute("data-pos", str(step))
+    replay.screenshot(path=str(artifacts / "analysis_click_through_replay.png"))
+
+
+def test_a_chart_downloads_as_png_svg_and_csv(page_1440, app_url, tmp_path):
+    page = page_1440
+    page.goto(f"{app_url}/outcomes")
+    wait_idle(page, 60_000)
+    block = page.locator(".st-key-out_figure_block")
+    expect(block.locator(".js-plotly-plot")).to_be_visible(timeout=30_000)
+    got = {}
+    for label in ("PNG", "SVG", "CSV"):
+        with page.expect_download(timeout=90_000) as download:
+            block.get_by_role("button", name=label).click()
+        path = tmp_path / download.value.suggested_filename
+        download.value.save_as(path)
+        got[label] = path
+    assert got["PNG"].name == "session_outcomes.png" and got["PNG"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert got["SVG"].read_text().lstrip().startswith("<svg")
+    csv = got["CSV"].read_text().splitlines()
+    assert csv[0].startswith("session_id,condition,split,final_accuracy") and len(csv) == 26

@@ -1,0 +1,77 @@
+"""The test behind Fig. 3: chi-square, Cramér's V and residuals on a known table."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.stats import chi2 as chi2_dist
+from scipy.stats import chi2_contingency
+from scipy.stats.contingency import association
+
+from analysis.contingency import chi2_many, independence_test
+from corpus.values import Undefined
+
+# condition x act counts
+TABLE = {"not_visible": {"acknowledge": 10, "continue": 20, "other": 30}, "visible": {"acknowledge": 20, "continue": 20, "other": 10}}
+
+
+def coded_actions() -> pd.DataFrame:
+    """The table as coded actions, spread over 4 sessions per condition."""
+    rows = []
+    for cond, counts in TABLE.items():
+        k = 0
+        for code, n in counts.items():
+            for _ in range(n):
+                rows.append({"session_id": f"{cond}-{k % 4}", "condition": cond, "code": code})
+                k += 1
+    return pd.DataFrame(rows)
+
+
+def test_chi_square_and_cramers_v_on_a_known_table():
+    obs = np.array([[10, 20, 30], [20, 20, 10]], dtype=float)
+    n = obs.sum()
+    expected = obs.sum(1, keepdims=True) * obs.sum(0, keepdims=True) / n  # [[16.36, 21.82, 21.82], [13.64, 18.18, 18.18]]
+    chi2_hand = ((obs - expected) ** 2 / expected).sum()
+    assert chi2_hand == pytest.approx(451 / 36, rel=1e-12)  # 2.4747 + 0.1515 + 3.0682 + 2.9697 + 0.1818 + 3.6818
+    res = independence_test(coded_actions(), n_boot=200, n_perm=200)
+    assert res.chi2.value == pytest.approx(chi2_hand, rel=1e-12)
+    assert res.chi2.df == 2
+    assert res.chi2.p == pytest.approx(chi2_dist.sf(chi2_hand, 2), rel=1e-9)
+    assert res.cramers_v.value == pytest.approx(np.sqrt(chi2_hand / (n * 1)), rel=1e-12)  # min(r, c) - 1 = 1
+    # Adjusted standardized residuals (Haberman): (O - E) / sqrt(E (1 - row/n) (1 - col/n)).
+    rows, cols = obs.sum(1, keepdims=True) / n, obs.sum(0, keepdims=True) / n
+    adj = (obs - expected) / np.sqrt(expected * (1 - rows) * (1 - cols))
+    assert res.residuals.loc["visible", "other"] == pytest.approx(adj[1, 2], rel=1e-9)
+    assert res.residuals.loc["visible", "other"] < -1.96 < 1.96 < res.residuals.loc["not_visible", "other"]
+    assert res.table.loc["visible", "acknowledge"] == 20 and res.n_sessions == 8
+
+
+def test_the_session_bootstrap_interval_is_seeded_and_brackets_v():
+    a = independence_test(coded_actions(), seed=3, n_boot=500, n_perm=100)
+    b = independence_test(coded_actions(), seed=3, n_boot=500, n_perm=100)
+    v = a.cramers_v
+    assert (v.low, v.high) == (b.cramers_v.low, b.cramers_v.high)
+    assert 0 <= v.low < v.high <= 1
+    assert "session bootstrap" in v.method and "500 resamples, seed 3" in v.method
+    assert 1 / 101 <= a.permutation_p <= 1
+
+
+def test_the_vectorised_chi_square_equals_scipy_on_random_tables():
+    rng = np.random.default_rng(0)
+    tables = rng.integers(0, 15, size=(300, 2, 6)).astype(float)
+    tables[:5, :, 2] = 0  # an empty category in some tables
+    chi2, v = chi2_many(tables)
+    for t, c, vv in zip(tables, chi2, v):
+        keep = t.sum(0) > 0
+        ref = chi2_contingency(t[:, keep], correction=False)[0]
+        assert c == pytest.approx(ref, rel=1e-9, abs=1e-12)
+        assert vv == pytest.approx(association(t[:, keep].astype(int), method="cramer"), rel=1e-9)
+
+
+def test_undefined_when_there_is_nothing_to_test():
+    one = coded_actions()[lambda d: d["condition"] == "visible"]
+    assert independence_test(one) == Undefined("only one condition has coded actions")
+    assert independence_test(coded_actions().iloc[0:0]) == Undefined("no coded actions")
+    same = coded_actions().assign(code="other")
+    assert independence_test(same) == Undefined("every coded action has the same act")

@@ -1,0 +1,101 @@
+"""Dyadic alignment, the reasons for not being aligned, the acts before a report and the checkpoint
+answers beside the labels, on hand-made sessions."""
+
+from __future__ import annotations
+
+import pandas as pd
+from helpers import write_tiny
+
+from analysis.dyads import dyad_curves, dyad_moments, dyad_share_by_condition
+from analysis.progress import progress_table
+from analysis.reasons import acts_before, checkpoints_beside_labels, preceding_act, reason_curves, reason_shares
+from corpus.dataset import load_dir
+from corpus.model import Checkpoint
+
+
+def session(sid: str, cond: str, goals: list[tuple[str, str | None]]) -> list[dict]:
+    """Actions from (role, team goal) pairs; None means the action carries no annotation."""
+    return [{"session_id": sid, "condition": cond, "index": i, "role": r, "team_goal": g, "p": i / (len(goals) - 1)}
+            for i, (r, g) in enumerate(goals)]
+
+
+def test_dyadic_alignment_compares_each_ones_latest_team_goal():
+    df = pd.DataFrame(session("a", "visible", [("guide", "t3"), ("follower", "t2"), ("guide", None), ("follower", "t3"), ("guide", "t1")])
+                      + session("b", "not_visible", [("follower", "t2"), ("guide", "t2"), ("guide", "t3")]))
+    m = dyad_moments(df)
+    a = m[m["session_id"] == "a"]
+    # Moment 0: only the Guide has annotated. 1: t3 vs t2. 2: unchanged. 3: t3 vs t3. 4: t1 vs t3.
+    assert a["index"].tolist() == [1, 2, 3, 4]
+    assert a["agree"].tolist() == [0, 0, 1, 0]
+    assert a[["guide_code", "follower_code"]].iloc[3].tolist() == ["t1", "t3"]
+    assert m[m["session_id"] == "b"]["agree"].tolist() == [1, 0]
+    overall = dyad_share_by_condition(m).set_index("condition")
+    assert overall.loc["visible", ["k", "n", "sessions"]].tolist() == [1, 4, 1]
+    curves = dyad_curves(m, "p", bins=2).set_index(["condition", "bin"])
+    assert curves.loc[("visible", 0), ["k", "n"]].tolist() == [0, 2]  # p = 0.25, 0.5
+    assert curves.loc[("visible", 1), ["k", "n"]].tolist() == [1, 2]  # p = 0.75, 1
+
+
+def reasons_frame() -> pd.DataFrame:
+    rows = [
+        {"session_id": "a", "index": 0, "condition": "visible", "role": "guide", "aligned": True, "misalignment_reasons": "", "p": 0.1},
+        {"session_id": "a", "index": 1, "condition": "visible", "role": "follower", "aligned": False, "misalignment_reasons": "n2", "p": 0.2},
+        {"session_id": "a", "index": 2, "condition": "visible", "role": "guide", "aligned": False, "misalignment_reasons": "n2,n4", "p": 0.8},
+        {"session_id": "a", "index": 3, "condition": "visible", "role": "follower", "aligned": None, "misalignment_reasons": "", "p": 0.9},
+        {"session_id": "b", "index": 0, "condition": "not_visible", "role": "guide", "aligned": False, "misalignment_reasons": "n3", "p": 0.3},
+    ]
+    return pd.DataFrame(rows)
+
+
+def test_reason_shares_count_each_cited_reason_of_the_not_aligned_actions():
+    s = reason_shares(reasons_frame()).set_index(["condition", "reason"])
+    assert s.loc[("visible", "n2"), ["k", "n"]].tolist() == [2, 2]
+    assert s.loc[("visible", "n4"), "share"] == 0.5
+    assert s.loc[("visible", "n1"), "k"] == 0  # every reason is listed, cited or not
+    assert s.loc[("not_visible", "n3"), ["k", "n"]].tolist() == [1, 1]
+    c = reason_curves(reasons_frame(), "p", bins=2).set_index(["condition", "bin", "reason"])
+    assert c.loc[("visible", 0, "n2"), ["k", "n"]].tolist() == [1, 1]
+    assert c.loc[("visible", 1, "n4"), ["k", "n"]].tolist() == [1, 1]
+
+
+def test_the_act_before_is_the_latest_coded_act_within_the_look_back():
+    df = reasons_frame()
+    labels = pd.DataFrame({"session_id": ["a", "b"], "action_index": [0, 0], "code": ["acknowledge", "initiate"]})
+    prev = preceding_act(df, labels, window=1).set_index(["session_id", "index"])
+    assert prev.loc[("a", 1), "act_before"] == "acknowledge"
+    assert pd.isna(prev.loc[("a", 2), "act_before"])  # the coded act is 2 actions back
+    prev2 = preceding_act(df, labels, window=2).set_index(["session_id", "index"])
+    assert prev2.loc[("a", 2), "act_before"] == "acknowledge" and prev2.loc[("a", 2), "act_before_index"] == 0
+    assert pd.isna(prev2.loc[("b", 0), "act_before"])  # nothing before the first action
+    summary = acts_before(df, labels, window=2).set_index(["group", "act"])
+    assert summary.loc[("not aligned", "acknowledge"), ["k", "n"]].tolist() == [2, 2]
+    assert "aligned" not in summary.index.get_level_values("group")  # the aligned action a:0 has no act before it
+
+
+def test_checkpoint_answers_sit_beside_the_latest_labels_of_that_participant(tmp_path):
+    corpus = load_dir(write_tiny(tmp_path / "ds"))
+    s = corpus.session("s1")
+    s.checkpoints.append(Checkpoint(role="guide", index=1, progress=0.25, action_index=2, elapsed_s=9.0,
+                                    team_goal="Explaining the start", partner_intent="They follow", self_reasoning="Describing turns"))
+    actions = corpus.actions_df.merge(progress_table(corpus), on=["session_id", "index"])
+    table = checkpoints_beside_labels(corpus, actions[actions["session_id"] == "s1"])
+    assert len(table) == 1
+    row = table.iloc[0]
+    # The Guide's latest annotated action at or before step 2 is step 0 (step 1 and 2 are the Follower's).
+    assert (row["step"], row["labelled_step"]) == (2, 0)
+    assert row["answer_team_goal"] == "Explaining the start"
+    assert row["label_team_goal"] == "t3 Clear on what to do and working on it"
+    assert bool(row["label_aligned"]) is True
+    only_followers = checkpoints_beside_labels(corpus, actions[(actions["session_id"] == "s1") & (actions["role"] == "follower")])
+    assert only_followers.empty
+    s.checkpoints.clear()
+
+
+def test_a_checkpoint_before_any_annotation_of_that_participant_has_no_labels(tmp_path):
+    corpus = load_dir(write_tiny(tmp_path / "ds"))
+    s = corpus.session("s1")
+    s.checkpoints.append(Checkpoint(role="follower", index=1, progress=0.25, action_index=0, elapsed_s=0.0,
+                                    team_goal="x", partner_intent="y", self_reasoning="z"))
+    table = checkpoints_beside_labels(corpus, corpus.actions_df[corpus.actions_df["session_id"] == "s1"])
+    assert pd.isna(table.iloc[0]["labelled_step"])
+    s.checkpoints.clear()

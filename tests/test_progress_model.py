@@ -1,0 +1,116 @@
+"""The progress x condition model reports what a reader means, checked against statsmodels' own fits
+of the same model written another way."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import statsmodels.api as sm
+
+from analysis.progress_model import fit_progress_model, summary_sentence
+from corpus.values import Undefined
+
+SLOPE_NV, SLOPE_V = 1.0, 2.5
+
+
+def simulated(n_sessions: int = 30, n_actions: int = 60, seed: int = 0) -> pd.DataFrame:
+    """Alignment rising with progress, faster when visible; a random offset per session."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for s in range(n_sessions):
+        visible = s % 2 == 1
+        offset = rng.normal(0, 0.4)
+        for i in range(n_actions):
+            p = i / (n_actions - 1)
+            logit = -1.0 + (SLOPE_V if visible else SLOPE_NV) * p + (0.3 if visible else 0.0) + offset
+            rows.append({"session_id": f"s{s:02d}", "condition": "visible" if visible else "not_visible", "p": p,
+                         "team_goal": "t3", "partner_intent": "p1", "self_reasoning": "r1",
+                         "aligned": bool(rng.random() < 1 / (1 + np.exp(-logit)))})
+    return pd.DataFrame(rows)
+
+
+def design(df: pd.DataFrame, reference: str, centre: float = 0.0) -> tuple[pd.Series, pd.DataFrame, np.ndarray]:
+    """The same model with ``reference`` as the reference condition and progress centred at ``centre``."""
+    other = (df["condition"] != reference).astype(float)
+    p = df["p"] - centre
+    X = pd.DataFrame({"const": 1.0, "p": p, "other": other, "p:other": p * other})
+    return df["aligned"].astype(float), X, pd.factorize(df["session_id"])[0]
+
+
+@pytest.fixture(scope="module")
+def data() -> pd.DataFrame:
+    return simulated()
+
+
+def test_the_slope_in_each_condition_is_statsmodels_own_slope_with_that_condition_as_reference(data):
+    fit = fit_progress_model(data, "aligned", "p", method="glm")
+    assert fit.small_sample and fit.n == 1800 and fit.n_sessions == 30
+    for cond, name in (("visible", "progress slope, visible"), ("not_visible", "progress slope, not visible")):
+        y, X, groups = design(data, reference=cond)
+        ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+        e = fit.effect(name)
+        assert e.value == pytest.approx(ref.params["p"], rel=1e-8)
+        lo, hi = ref.conf_int().loc["p"]
+        assert (e.low, e.high) == (pytest.approx(lo, rel=1e-6), pytest.approx(hi, rel=1e-6))
+        assert e.p == pytest.approx(ref.pvalues["p"], rel=1e-6)
+        assert e.df == 29.0  # t with G - 1 degrees of freedom
+    # And they recover the slopes the data were made with.
+    assert fit.effect("progress slope, not visible").value == pytest.approx(SLOPE_NV, abs=0.5)
+    assert fit.effect("progress slope, visible").value == pytest.approx(SLOPE_V, abs=0.5)
+
+
+def test_the_condition_difference_mid_session_is_statsmodels_own_with_progress_centred(data):
+    fit = fit_progress_model(data, "aligned", "p")
+    y, X, groups = design(data, reference="not_visible", centre=0.5)
+    ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    e = fit.effect("visible - not visible at the middle (50%)")
+    assert e.value == pytest.approx(ref.params["other"], rel=1e-8)
+    assert e.p == pytest.approx(ref.pvalues["other"], rel=1e-6)
+    inter = fit.effect("interaction (slope visible - slope not visible)")
+    assert inter.value == pytest.approx(ref.params["p:other"], rel=1e-8)
+
+
+def test_the_joint_wald_test_of_progress_does_not_depend_on_the_reference(data):
+    fit = fit_progress_model(data, "aligned", "p")
+    y, X, groups = design(data, reference="visible")
+    ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+    w = ref.wald_test("p = 0, p:other = 0", use_f=True, scalar=True)
+    assert fit.joint.value == pytest.approx(float(w.statistic), rel=1e-6)
+    assert fit.joint.p == pytest.approx(float(w.pvalue), rel=1e-6)
+    assert fit.joint.df == (2.0, 29.0)
+
+
+def test_gee_with_the_bias_reduced_covariance_is_statsmodels_gee(data):
+    fit = fit_progress_model(data, "aligned", "p", method="gee")
+    y, X, groups = design(data, reference="visible")
+    ref = sm.GEE(y, X, groups=groups, family=sm.families.Binomial(), cov_struct=sm.cov_struct.Exchangeable()).fit(cov_type="bias_reduced")
+    e = fit.effect("progress slope, visible")
+    assert e.value == pytest.approx(ref.params["p"], rel=1e-5)
+    assert e.p == pytest.approx(ref.pvalues["p"], rel=1e-4)
+    assert "Mancl-DeRouen" in fit.inference and e.df is None
+
+
+def test_without_the_small_sample_correction_inference_is_normal_based(data):
+    fit = fit_progress_model(data, "aligned", "p", small_sample=False)
+    assert not fit.small_sample and fit.effect("progress slope, visible").df is None
+    assert fit.joint.df == 2.0
+    many = fit_progress_model(simulated(n_sessions=40, n_actions=20, seed=1), "aligned", "p")
+    assert not many.small_sample  # 40 sessions: no correction by default
+
+
+def test_the_sentence_names_both_slopes_and_the_joint_test(data):
+    text = summary_sentence(fit_progress_model(data, "aligned", "p"), "route coverage")
+    assert "In visible sessions the odds of 'perceived aligned (yes)' rise by a factor of" in text
+    assert "joint Wald test of both slopes, F(2, 29)" in text
+
+
+def test_the_model_says_why_it_cannot_be_fitted(data):
+    few = fit_progress_model(data.head(20), "aligned", "p")
+    assert isinstance(few, Undefined) and few.reason.startswith("only 20 labelled actions")
+    one = fit_progress_model(data[data["condition"] == "visible"], "aligned", "p")
+    assert one == Undefined("only one condition is present")
+    flat = fit_progress_model(data.assign(aligned=True), "aligned", "p")
+    assert flat == Undefined("every action has the same value")
+    with pytest.raises(ValueError):
+        fit_progress_model(data, "aligned", "p", method="ols")
