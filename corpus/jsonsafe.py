@@ -9,7 +9,11 @@ what was wrong and where:
 - an integer of more than :data:`MAX_INT_DIGITS` digits (Python refuses to convert such text and
   raises a bare ``ValueError``);
 - the non-standard constants ``NaN``, ``Infinity`` and ``-Infinity``, which the standard parser
-  accepts although JSON has no such values.
+  accepts although JSON has no such values;
+- a lone surrogate escape such as ``"\\ud83d"`` (half of an emoji), which the standard parser
+  turns into a string that cannot be written as UTF-8.
+
+Each refusal carries the line and column where the problem starts.
 
 Every reader of user-supplied JSON (datasets, importers) goes through here.
 """
@@ -17,6 +21,7 @@ Every reader of user-supplied JSON (datasets, importers) goes through here.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 MAX_DEPTH = 200
@@ -32,24 +37,52 @@ class JsonError(ValueError):
         self.column = column
 
 
+class _Refused(Exception):
+    """Raised inside the parser's hooks: the message and the offending token, located afterwards."""
+
+    def __init__(self, message: str, token: str):
+        super().__init__(message)
+        self.token = token
+
+
 def _refuse_constant(name: str) -> Any:
-    raise JsonError(f"{name} is not a JSON number (give a finite number)")
+    raise _Refused(f"{name} is not a JSON number (give a finite number)", name)
 
 
 def _parse_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
-        raise JsonError(f"an integer of {digits} digits is too long (at most {MAX_INT_DIGITS})")
+        raise _Refused(f"an integer of {digits} digits is too long (at most {MAX_INT_DIGITS})", text)
     return int(text)
 
 
-def _depth_exceeds(text: str, limit: int) -> bool:
-    """Whether brackets outside strings nest deeper than ``limit`` (a cheap scan, no recursion)."""
+# A string literal, or a run of characters that is neither a string, a bracket, a separator nor
+# blank: the numbers and constants of a JSON text.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s"\[\]{}:,]+')
+
+
+def _line_column(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _located(text: str, refused: _Refused) -> JsonError:
+    """A :class:`JsonError` at the first occurrence of the refused token outside strings."""
+    for m in _TOKEN.finditer(text):
+        if m.group() == refused.token:
+            line, column = _line_column(text, m.start())
+            return JsonError(f"{refused} at line {line} column {column}", line, column)
+    return JsonError(str(refused))
+
+
+def _depth_exceeds(text: str, limit: int) -> int | None:
+    """The offset where brackets outside strings first nest deeper than ``limit``, if they do
+    (a cheap scan, no recursion)."""
     if text.count("[") + text.count("{") <= limit:
-        return False
+        return None
     depth = 0
     in_string = escaped = False
-    for ch in text:
+    for offset, ch in enumerate(text):
         if in_string:
             if escaped:
                 escaped = False
@@ -62,10 +95,43 @@ def _depth_exceeds(text: str, limit: int) -> bool:
         elif ch in "[{":
             depth += 1
             if depth > limit:
-                return True
+                return offset
         elif ch in "]}":
             depth -= 1
-    return False
+    return None
+
+
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _lone_surrogate(text: str) -> JsonError | None:
+    """A :class:`JsonError` at the first ``\\uD800``-``\\uDFFF`` escape that is not half of a pair."""
+    if "\\u" not in text:
+        return None
+    low_expected_at = -1
+    for m in _SURROGATE.finditer(text):
+        start = k = m.start()
+        while k > 0 and text[k - 1] == "\\":
+            k -= 1
+        if (start - k) % 2:  # an escaped backslash followed by "u": text, not an escape
+            continue
+        high = m.group()[3].lower() in "89ab"
+        if high and _SURROGATE.match(text, m.end()) and text[m.end() + 3].lower() in "cdef":
+            low_expected_at = m.end()
+            continue
+        if not high and start == low_expected_at:
+            continue
+        line, column = _line_column(text, start)
+        return JsonError(f"{m.group()} is half of a character (a lone surrogate) at line {line} column {column}", line, column)
+    return None
+
+
+def _too_deep(text: str, max_depth: int) -> JsonError | None:
+    offset = _depth_exceeds(text, max_depth)
+    if offset is None:
+        return None
+    line, column = _line_column(text, offset)
+    return JsonError(f"nested deeper than {max_depth} levels at line {line} column {column}", line, column)
 
 
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
@@ -73,14 +139,20 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     try:
-        return json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
-    except JsonError:
-        raise
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+    except _Refused as exc:
+        raise _located(text, exc) from None
     except json.JSONDecodeError as exc:
-        if _depth_exceeds(text, max_depth):
-            raise JsonError(f"nested deeper than {max_depth} levels") from None
-        raise JsonError(f"bad JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", exc.lineno, exc.colno) from None
+        deep = _too_deep(text, max_depth)
+        if deep is not None:
+            raise deep from None
+        what = exc.msg.removesuffix(" at")  # e.g. "Unterminated string starting at"
+        raise JsonError(f"bad JSON: {what} at line {exc.lineno} column {exc.colno}", exc.lineno, exc.colno) from None
     except RecursionError:
-        raise JsonError(f"nested deeper than {max_depth} levels") from None
+        raise (_too_deep(text, max_depth) or JsonError(f"nested deeper than {max_depth} levels")) from None
     except ValueError as exc:  # e.g. a float literal Python cannot convert
         raise JsonError(f"bad JSON: {exc}") from None
+    lone = _lone_surrogate(text)
+    if lone is not None:
+        raise lone
+    return value

@@ -1,31 +1,40 @@
-"""The data model: datasets, maps, sessions, actions, mental-model labels, checkpoints.
+"""The data model: datasets, sessions, actions, mental-model labels, checkpoints (maps:
+:mod:`corpus.gridmap`, re-exported here; model predictions: :mod:`corpus.predictions`).
 
 Validated with pydantic. Messages are written for the person who has to fix the file, so they
-name the expected values. Checks that need more than one record (cells outside the grid, duplicate
-action indices, timestamps going backwards, missing maps) live in :mod:`corpus.validate`.
+name the expected values. Files are validated in strict mode (:func:`corpus.reading.parse`):
+nothing is coerced, so ``"3"`` is no integer and ``"yes"`` no boolean; models built in code are
+validated as usual. No number may be NaN or infinite. Checks that need more than one record
+(cells outside the grid, duplicate action indices, timestamps going backwards, missing maps) and
+the limits on seconds live in :mod:`corpus.validate`.
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
-    BaseModel,
     BeforeValidator,
-    ConfigDict,
+    Discriminator,
     Field,
+    Tag,
     field_validator,
     model_validator,
 )
 
 from corpus import schema
-
-Cell = tuple[int, int]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
+from corpus.gridmap import (  # noqa: F401  (re-exported: the map model is part of the data model)
+    BBox,
+    Cell,
+    Corners,
+    GridMap,
+    Landmark,
+    LandmarkSummary,
+    summarize_cells,
+)
+from corpus.modelbase import StrictModel as _Strict
+from corpus.report import describe
 
 
 # ---------------------------------------------------------------------------------------------
@@ -60,11 +69,10 @@ class Label(_Strict):
         value = _label_shorthand(value)
         if not isinstance(value, dict) or not isinstance(value.get("code"), str):
             return value  # let pydantic report the type error
-        codes = (
-            schema.MISALIGNMENT_REASON
-            if dimension == "misalignment_reason"
-            else schema.DIMENSIONS[dimension]
-        )
+        for key in ("text", "other_text"):
+            if value.get(key) is not None and not isinstance(value[key], str):
+                raise ValueError(f"{key}: expected a string, got {describe(value[key])}")
+        codes = _codes(dimension)
         raw = value["code"]
         code = raw.strip().lower()
         if code not in codes and code != schema.OTHER:
@@ -94,6 +102,10 @@ class Label(_Strict):
 _LABEL_FIELDS = frozenset({"code", "text", "other_text"})
 
 
+def _codes(dimension: str) -> dict[str, str]:
+    return schema.MISALIGNMENT_REASON if dimension == "misalignment_reason" else schema.DIMENSIONS[dimension]
+
+
 @functools.lru_cache(maxsize=200_000)
 def _normalized(dimension: str, code: str, text: str | None, other_text: str | None) -> dict:
     """:meth:`Label.normalize` of a label made only of strings, remembered.
@@ -114,6 +126,8 @@ def _dimension_label(dimension: str):
     def before(value: Any) -> Any:
         if isinstance(value, Label):
             value = value.model_dump(include={"code", "text", "other_text"})
+        if not isinstance(value, (str, dict)):
+            raise ValueError(f"expected a {dimension} code such as '{next(iter(_codes(dimension)))}' or an object with a code, got {describe(value)}")
         if isinstance(value, str):
             return _normalized(dimension, value, None, None)
         if isinstance(value, dict) and value.keys() <= _LABEL_FIELDS:
@@ -149,150 +163,10 @@ class MentalModel(_Strict):
 
 
 # ---------------------------------------------------------------------------------------------
-# Maps
-# ---------------------------------------------------------------------------------------------
-
-
-class BBox(_Strict):
-    row_min: int
-    row_max: int
-    col_min: int
-    col_max: int
-
-
-class Corners(_Strict):
-    top_left: Cell
-    top_right: Cell
-    bottom_left: Cell
-    bottom_right: Cell
-
-
-class LandmarkSummary(_Strict):
-    bbox: BBox
-    corners: Corners
-    centroid: tuple[float, float]
-    boundary_cells: list[Cell]
-
-
-def summarize_cells(cells: list[Cell]) -> LandmarkSummary:
-    """Bounding box, corners, centroid and boundary cells of a landmark (Appendix D)."""
-    rows = [r for r, _ in cells]
-    cols = [c for _, c in cells]
-    r0, r1, c0, c1 = min(rows), max(rows), min(cols), max(cols)
-    cellset = set(cells)
-    boundary = [
-        (r, c)
-        for r, c in cells
-        if any((r + dr, c + dc) not in cellset for dr, dc in ((1, 0), (-1, 0), (0, 1), (0, -1)))
-    ]
-    n = len(cells)
-    return LandmarkSummary(
-        bbox=BBox(row_min=r0, row_max=r1, col_min=c0, col_max=c1),
-        corners=Corners(
-            top_left=(r0, c0), top_right=(r0, c1), bottom_left=(r1, c0), bottom_right=(r1, c1)
-        ),
-        centroid=(round(sum(rows) / n, 2), round(sum(cols) / n, 2)),
-        boundary_cells=sorted(boundary),
-    )
-
-
-class Landmark(_Strict):
-    cells: list[Cell] = Field(min_length=1)
-    type: str = "blocked"
-    summary: LandmarkSummary | None = None
-
-    @model_validator(mode="after")
-    def _fill_summary(self) -> "Landmark":
-        if len(set(self.cells)) != len(self.cells):
-            raise ValueError("cells: lists the same cell twice")
-        computed = summarize_cells(self.cells)
-        if self.summary is not None and self.summary.bbox != computed.bbox:
-            raise ValueError(
-                f"summary.bbox: {self.summary.bbox.model_dump()} does not match the cells "
-                f"(which span {computed.bbox.model_dump()})"
-            )
-        self.summary = computed
-        return self
-
-    @property
-    def blocked(self) -> bool:
-        return self.type == "blocked"
-
-
-class GridMap(_Strict):
-    """A Map Task map on a grid: the Guide's view (landmarks and route) and the Follower's.
-
-    ``follower_landmarks`` is the Follower's map; it usually equals ``landmarks`` except for one
-    misplaced landmark. When omitted, the Follower's map is the Guide's.
-    """
-
-    id: str
-    name: str = ""
-    grid_size: tuple[int, int]
-    start_cell: Cell
-    finish_cell: Cell | None = None
-    landmarks: dict[str, Landmark]
-    # Empty only for a map whose route is not known yet (an imported session's placeholder grid):
-    # task metrics are then undefined rather than zero.
-    route: list[Cell] = Field(default_factory=list)
-    follower_landmarks: dict[str, Landmark] | None = None
-
-    @field_validator("grid_size")
-    @classmethod
-    def _positive_grid(cls, v: tuple[int, int]) -> tuple[int, int]:
-        if v[0] < 1 or v[1] < 1 or v[0] > 1000 or v[1] > 1000:
-            raise ValueError(f"grid_size {list(v)} must be between 1 and 1000 in each direction")
-        return v
-
-    @model_validator(mode="after")
-    def _cells_inside(self) -> "GridMap":
-        rows, cols = self.grid_size
-
-        def outside(cell: Cell) -> bool:
-            return not (0 <= cell[0] < rows and 0 <= cell[1] < cols)
-
-        if outside(self.start_cell):
-            raise ValueError(f"start_cell: {list(self.start_cell)} is outside the {rows}x{cols} grid")
-        for i, cell in enumerate(self.route):
-            if outside(cell):
-                raise ValueError(f"route[{i}]: {list(cell)} is outside the {rows}x{cols} grid")
-        for i in range(1, len(self.route)):
-            (r0, c0), (r1, c1) = self.route[i - 1], self.route[i]
-            if max(abs(r1 - r0), abs(c1 - c0)) != 1:
-                raise ValueError(
-                    f"route: not a connected path: route[{i - 1}] {[r0, c0]} and "
-                    f"route[{i}] {[r1, c1]} are not neighbours"
-                )
-        for view, landmarks in (("landmarks", self.landmarks), ("follower_landmarks", self.follower_landmarks or {})):
-            for name, lm in landmarks.items():
-                for cell in lm.cells:
-                    if outside(cell):
-                        raise ValueError(
-                            f"{view}.{name}.cells: {list(cell)} is outside the {rows}x{cols} grid"
-                        )
-        return self
-
-    @property
-    def follower_view(self) -> dict[str, Landmark]:
-        return self.follower_landmarks if self.follower_landmarks is not None else self.landmarks
-
-    def misplaced_landmarks(self) -> list[str]:
-        """Landmarks whose position differs between the Guide's and the Follower's map."""
-        if self.follower_landmarks is None:
-            return []
-        names = set(self.landmarks) | set(self.follower_landmarks)
-        return sorted(
-            n
-            for n in names
-            if n not in self.landmarks
-            or n not in self.follower_landmarks
-            or set(self.landmarks[n].cells) != set(self.follower_landmarks[n].cells)
-        )
-
-
-# ---------------------------------------------------------------------------------------------
 # Sessions
 # ---------------------------------------------------------------------------------------------
+
+MAX_ACTIONS = 10**9  # action indices are below this (a 64 MiB file holds far fewer actions)
 
 Role = Literal["guide", "follower"]
 ActionType = Literal["message", "draw", "erase", "undo", "reset"]
@@ -331,24 +205,49 @@ class Checkpoint(_Strict):
     self_reasoning: str = ""
 
 
+def _content_kind(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "<text>"
+    if isinstance(value, (list, tuple)):
+        return "<cells>"
+    return None
+
+
+# Message text or the cells of a stroke, chosen by the value's JSON type, so a wrong value gets
+# one message about what was expected instead of one per alternative.
+Content = Annotated[
+    Union[Annotated[str, Tag("<text>")], Annotated[list[Cell], Tag("<cells>")]],
+    Discriminator(
+        _content_kind,
+        custom_error_type="content_discriminator",
+        custom_error_message="expected message text, a list of [row, col] cells, or null",
+    ),
+]
+
+
+def _check_content(action_type: str, content: Any) -> None:
+    """A message holds text, a draw or erase its cells, an undo or reset nothing."""
+    if action_type == "message":
+        if not isinstance(content, str) or not content.strip():
+            raise ValueError("content: a message needs non-empty text")
+    elif action_type in schema.CELL_TYPES:
+        if not isinstance(content, list) or not content:
+            raise ValueError(f"content: a {action_type} action needs a non-empty list of [row, col] cells")
+    elif content not in (None, "", []):
+        raise ValueError(f"content: a {action_type} action takes no content")
+
+
 class Action(_Strict):
-    index: int = Field(ge=0)
+    index: int = Field(ge=0, lt=MAX_ACTIONS)
     timestamp: float = Field(ge=0, description="seconds since the session started")
     role: Role
     type: ActionType
-    content: str | list[Cell] | None = None
+    content: Content | None = None
     mental_model: MentalModel | None = None
 
     @model_validator(mode="after")
     def _content_fits_type(self) -> "Action":
-        if self.type == "message":
-            if not isinstance(self.content, str) or not self.content.strip():
-                raise ValueError("content: a message needs non-empty text")
-        elif self.type in schema.CELL_TYPES:
-            if not isinstance(self.content, list) or not self.content:
-                raise ValueError(f"content: a {self.type} action needs a non-empty list of [row, col] cells")
-        elif self.content not in (None, "", []):
-            raise ValueError(f"content: a {self.type} action takes no content")
+        _check_content(self.type, self.content)
         return self
 
     @property

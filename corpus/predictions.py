@@ -21,7 +21,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
@@ -193,11 +193,13 @@ def _action(line: _Line, sessions: Mapping[str, Any]):
     return s, s.actions[idx]
 
 
-def _cells(line: _Line, value: Any, grid: tuple[int, int]) -> list[list[int]] | None:
+def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[int]] | None:
+    """The cells of a drawing; checked against the grid when the session's map is known (a map
+    with errors is reported by the dataset reader)."""
     if not isinstance(value, list) or not value:
         line.error("content", f"a drawing needs a non-empty list of [row, col] cells, got {_kind(value)}")
         return None
-    rows, cols = grid
+    rows, cols = grid or (float("inf"), float("inf"))
     out = []
     for k, cell in enumerate(value):
         ok = (isinstance(cell, list) and len(cell) == 2
@@ -212,7 +214,7 @@ def _cells(line: _Line, value: Any, grid: tuple[int, int]) -> list[list[int]] | 
     return out
 
 
-def _check_next_action(line: _Line, row: dict, grid: tuple[int, int]) -> None:
+def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> None:
     t = line.string("action_type")
     if t is None:
         return
@@ -271,8 +273,13 @@ def _key(task: str, row: dict) -> tuple:
     return (row.get("session_id"), row.get("action_index"))
 
 
+# Called with (session id, file) for each line; True when the dataset reader only counts the line
+# because its session has errors of its own (corpus.validate reports the session once).
+Failed = Callable[[str, str], bool]
+
+
 def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], maps: Mapping[str, Any],
-                   report: Report) -> pd.DataFrame:
+                   report: Report, failed: Failed | None = None) -> pd.DataFrame:
     """Validate the lines of one task file; one row per valid line (problems go to ``report``)."""
     rows: list[dict] = []
     seen: dict[tuple, int] = {}
@@ -288,6 +295,8 @@ def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], 
             continue
         if not isinstance(obj, dict):
             report.add(rel, f"line {lineno}", "(json)", f"expected a JSON object, got {_kind(obj)}")
+            continue
+        if failed is not None and isinstance(obj.get("session_id"), str) and failed(obj["session_id"], rel):
             continue
         line = _Line(report, rel, lineno, obj)
         s, action = _action(line, sessions)
@@ -306,7 +315,7 @@ def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], 
                 line.error("rationale", f"expected a string, got {_kind(rationale)}")
             row["rationale"] = rationale if isinstance(rationale, str) else None
         if task == "next_action":
-            _check_next_action(line, row, tuple(maps[s.map_id].grid_size))
+            _check_next_action(line, row, tuple(maps[s.map_id].grid_size) if s.map_id in maps else None)
         elif task == "mental_model":
             _check_mental_model(line, row)
         else:
@@ -360,7 +369,7 @@ def run_files(folder: Path) -> dict[str, Path]:
 
 
 def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], run_id: str | None = None,
-                 prefix: str | None = None, source: str = "") -> Run:
+                 prefix: str | None = None, source: str = "", failed: Failed | None = None) -> Run:
     """One run folder, checked against the dataset's sessions and maps.
 
     ``prefix`` is put before file names in the problems (default ``<folder name>/``)."""
@@ -381,7 +390,7 @@ def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[
         except JsonError as exc:
             report.add(prefix + "model.json", f"line {exc.line or 1}", "(json)", str(exc))
     info = _read_info(info_obj, prefix + "model.json", run_id, report)
-    tables = {task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report)
+    tables = {task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
               for task in FILES if texts.get(f"{task}.jsonl") is not None}
     if not any(f"{t}.jsonl" in files for t in FILES):
         report.add(prefix.rstrip("/: ") or run_id, "-", "(folder)",
@@ -394,19 +403,21 @@ def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[
 
 
 def read_runs_dir(pred_dir: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any],
-                  prefix: str = "predictions/") -> dict[str, Run]:
+                  prefix: str = "predictions/", failed: Failed | None = None) -> dict[str, Run]:
     """Every run folder of a ``predictions/`` folder, by run id (refused runs included)."""
     pred_dir = Path(pred_dir)
     if not pred_dir.is_dir():
         return {}
-    return {d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/")
+    return {d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed)
             for d in sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))}
 
 
-def read_dataset_runs(root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report) -> dict[str, Run]:
+def read_dataset_runs(root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report,
+                      failed: Failed | None = None) -> dict[str, Run]:
     """A dataset's runs, for the dataset reader. A refused run does not stop the dataset from loading:
-    its problems are listed in the dataset's report as warnings, and it is left out."""
-    runs = read_runs_dir(root / "predictions", sessions, maps)
+    its problems are listed in the dataset's report as warnings, and it is left out. A line naming a
+    session with errors is passed to ``failed`` and skipped (the dataset does not load anyway)."""
+    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed)
     for run in runs.values():
         if not run.report.ok:
             n = len(run.report.errors)

@@ -24,6 +24,27 @@ def test_refusals_name_the_problem(text, message):
     assert str(err.value).startswith(message)
 
 
+@pytest.mark.parametrize("text,where", [
+    ('{\n "a": [1,\n  NaN]}', (3, 3)),
+    ('{"s": "NaN", "x": NaN}', (1, 19)),  # the constant, not the same letters inside a string
+    ('{"i":\n ' + "9" * 5001 + "}", (2, 2)),
+    ('{"a":\n' + "[" * 100_000 + "]" * 100_000 + "}", (2, 200)),  # the outer object is the first level
+    ('["ok",\n "\\ud800"]', (2, 3)),
+])
+def test_every_refusal_names_its_line_and_column(text, where):
+    with pytest.raises(JsonError) as err:
+        loads(text)
+    assert (err.value.line, err.value.column) == where
+    assert str(err.value).endswith(f"at line {where[0]} column {where[1]}")
+
+
+def test_lone_surrogates_are_refused_but_pairs_and_escaped_backslashes_are_text():
+    assert loads('"\\ud83d\\ude00"') == "\U0001F600"
+    assert loads('"\\\\ud800"') == "\\ud800"
+    with pytest.raises(JsonError, match=r"\\ude00 is half of a character \(a lone surrogate\)"):
+        loads('"x\\ude00"')
+
+
 def test_brackets_inside_strings_do_not_count_as_nesting():
     assert loads('["' + "[" * 1000 + '"]') == ["[" * 1000]
 

@@ -1,19 +1,26 @@
-"""Malformed inputs: every problem is reported with its file, record and field, and nothing loads."""
+"""Malformed inputs: every problem is reported with its file, record and field, and nothing loads.
+
+The single-input cases are the bad-input corpus (tests/bad_inputs, run by test_bad_inputs.py);
+here are the behaviours around them: all problems collected, a root cause reported once, damaged
+archives through every reader, the command line.
+"""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
 
+from analysis.replay import build_frames, time_label
+from bad_inputs.recipes import damage_zip, zip_dataset
+from corpus import schema
 from corpus.archive import ArchiveError, extract_to
 from corpus.dataset import load, load_dir, validate
-from corpus import schema
-from corpus.validate import DatasetError, read_dataset
+from corpus.importers import import_source
+from corpus.validate import MAX_SECONDS, DatasetError, read_dataset
 from helpers import write_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,16 +50,6 @@ def edit_json(path: Path, fn) -> None:
     path.write_text(json.dumps(obj))
 
 
-def issue(ds: Path, file: str, record: str | None, field: str, text: str):
-    _, report = read_dataset(ds)
-    matches = [
-        i for i in report.errors
-        if i.file == file and (record is None or i.record.startswith(record)) and i.field == field and text in i.message
-    ]
-    assert matches, f"no error {file} {record} {field} '{text}' in:\n{report.format()}"
-    return matches[0]
-
-
 def test_valid_dataset_has_no_errors(ds):
     _, report = read_dataset(ds)
     assert report.ok, report.format()
@@ -66,118 +63,6 @@ S = "sessions/s1/session.json"
 
 def mutate_mm(key, value):
     return lambda o: o["mental_model"].__setitem__(key, value)
-
-
-CASES = {
-    "unknown label code": (
-        lambda ds: edit_action(ds, 1, mutate_mm("team_goal", {"code": "t9"})),
-        A, "line 1", "mental_model.team_goal", "unknown team_goal code 't9' (expected one of t1, t2, t3, t4, other)"),
-    "label wording does not match its code": (
-        lambda ds: edit_action(ds, 1, mutate_mm("partner_intent", {"code": "p1", "text": "Misunderstood; not aligned"})),
-        A, "line 1", "mental_model.partner_intent", "does not match partner_intent code 'p1'"),
-    "other without its text": (
-        lambda ds: edit_action(ds, 1, mutate_mm("self_reasoning", {"code": "other"})),
-        A, "line 1", "mental_model.self_reasoning", "self_reasoning is 'other' but other_text is empty"),
-    "unknown misalignment reason": (
-        lambda ds: edit_action(ds, 3, mutate_mm("misalignment_reasons", [{"code": "n7"}])),
-        A, "line 3", "mental_model.misalignment_reasons.0", "unknown misalignment_reason code 'n7'"),
-    "reason although aligned": (
-        lambda ds: edit_action(ds, 1, mutate_mm("misalignment_reasons", ["n1"])),
-        A, "line 1", "mental_model.misalignment_reasons", "given although aligned is true"),
-    "cell outside the grid": (
-        lambda ds: edit_action(ds, 2, lambda o: o.__setitem__("content", [[0, 0], [10, 3]])),
-        A, "line 2", "content[1]", "cell [10, 3] is outside the 10x12 grid of map 'm1'"),
-    "draw with no cells": (
-        lambda ds: edit_action(ds, 2, lambda o: o.__setitem__("content", [])),
-        A, "line 2", "content", "a draw action needs a non-empty list of [row, col] cells"),
-    "message with no text": (
-        lambda ds: edit_action(ds, 1, lambda o: o.__setitem__("content", "  ")),
-        A, "line 1", "content", "a message needs non-empty text"),
-    "unknown action type": (
-        lambda ds: edit_action(ds, 2, lambda o: o.__setitem__("type", "paint")),
-        A, "line 2", "type", "'paint'"),
-    "duplicate action index": (
-        lambda ds: edit_action(ds, 3, lambda o: o.__setitem__("index", 1)),
-        A, "line 3", "index", "duplicate action index 1 (also on line 2)"),
-    "timestamps going backwards": (
-        lambda ds: edit_action(ds, 4, lambda o: o.__setitem__("timestamp", 1.0)),
-        A, "line 4", "timestamp", "timestamp goes backwards: 1 s after 9 s"),
-    "bad JSON": (
-        lambda ds: actions_path(ds).write_text(actions_path(ds).read_text().replace('"role":"follower"', '"role":follower', 1)),
-        A, "line 2", "(json)", "bad JSON"),
-    "not UTF-8": (
-        lambda ds: actions_path(ds).write_bytes(actions_path(ds).read_bytes().replace(b"lake", b"l\xe4ke")),
-        A, "line 4", "(encoding)", "not UTF-8: byte 0xe4"),
-    "missing map": (
-        lambda ds: edit_json(ds / S, lambda o: o.__setitem__("map_id", "m404")),
-        S, "session s1", "map_id", "map 'm404' not found in maps/ (known: m1)"),
-    "wrong condition name": (
-        lambda ds: edit_json(ds / S, lambda o: o.__setitem__("condition", "visable")),
-        S, "session s1", "condition", "unknown condition 'visable' (expected one of not_visible, visible)"),
-    "unknown split": (
-        lambda ds: edit_json(ds / S, lambda o: o.__setitem__("split", "dev")),
-        S, "session s1", "split", "unknown split 'dev'"),
-    "two guides": (
-        lambda ds: edit_json(ds / S, lambda o: o["participants"][1].__setitem__("role", "guide")),
-        S, "session s1", "participants", "exactly one guide and one follower"),
-    "TeamQ with the wrong number of items": (
-        lambda ds: edit_json(ds / S, lambda o: o["participants"][0]["persona"].__setitem__("teamq", [1, 2, 3])),
-        S, "session s1", "participants.0.persona.teamq", "teamq has 3 items; the TeamQ instrument has 14"),
-    "TeamQ score out of range": (
-        lambda ds: edit_json(ds / S, lambda o: o["participants"][0]["persona"].__setitem__("teamq", [5] * 14)),
-        S, "session s1", "participants.0.persona.teamq.0", "less than or equal to 4"),
-    "checkpoint after the last action": (
-        lambda ds: edit_json(ds / S, lambda o: o.__setitem__("checkpoints", [{"role": "guide", "index": 1, "progress": 0.25, "action_index": 99, "elapsed_s": 3}])),
-        S, "session s1", "checkpoints[0].action_index", "checkpoint at action 99, but the session has 6 actions"),
-    "session id does not match its folder": (
-        lambda ds: edit_json(ds / S, lambda o: o.__setitem__("id", "s9")),
-        S, "session s9", "id", "session id 's9' does not match its folder 's1'"),
-    "route with a gap": (
-        lambda ds: edit_json(ds / "maps/m1.json", lambda o: o.__setitem__("route", [[0, 0], [0, 1], [0, 5]])),
-        "maps/m1.json", "map m1", "route", "not a connected path: route[1] [0, 1] and route[2] [0, 5] are not neighbours"),
-    "landmark outside the grid": (
-        lambda ds: edit_json(ds / "maps/m1.json", lambda o: o["landmarks"].__setitem__("lake", {"cells": [[40, 40]]})),
-        "maps/m1.json", "map m1", "landmarks.lake.cells", "[40, 40] is outside the 10x12 grid"),
-    "unknown label-schema version": (
-        lambda ds: edit_json(ds / "dataset.json", lambda o: o.__setitem__("label_schema_version", "almanac-9")),
-        "dataset.json", "-", "label_schema_version", "unknown label_schema_version 'almanac-9'"),
-    "missing dataset.json": (
-        lambda ds: (ds / "dataset.json").unlink(),
-        "dataset.json", "-", "(file)", "missing: a dataset directory needs dataset.json"),
-    "unknown grounding act": (
-        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
-            "session_id,action_index,coder,code,partition\ns1,0,a,initiate,validation\ns1,0,b,greet,validation\n"),
-        "labels/grounding_acts.csv", "line 3", "code", "unknown grounding_acts code 'greet'"),
-    "label for an action that does not exist": (
-        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
-            "session_id,action_index,coder,code,partition\ns1,42,a,initiate,validation\n"),
-        "labels/grounding_acts.csv", "line 2", "action_index", "session 's1' has no action 42"),
-    "unknown coder kind": (
-        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
-            "session_id,action_index,coder,coder_kind,code\ns1,0,a,human,initiate\ns1,0,gpt,robot,initiate\n"),
-        "labels/grounding_acts.csv", "line 3", "coder_kind", "unknown coder kind 'robot'"),
-    "a coder of two kinds": (
-        lambda ds: (ds / "labels/grounding_acts.csv").write_text(
-            "session_id,action_index,coder,coder_kind,code\ns1,0,gpt,model,initiate\ns1,1,gpt,human,initiate\n"),
-        "labels/grounding_acts.csv", "line 3", "coder_kind", "coder 'gpt' is 'human' here but 'model' on line 2"),
-    "a file of 200 MB": (
-        lambda ds: _sparse(actions_path(ds, "s2"), 200 * 1024 * 1024),
-        "sessions/s2/actions.jsonl", "-", "(file)", "file is 200.0 MiB; files over 64 MiB are refused"),
-}
-
-
-def _sparse(path: Path, size: int) -> None:
-    with open(path, "r+b") as f:
-        f.truncate(size)
-
-
-@pytest.mark.parametrize("name", list(CASES))
-def test_malformed_input_names_file_record_and_field(ds, name):
-    mutate, file, record, field, text = CASES[name]
-    mutate(ds)
-    issue(ds, file, record, field, text)
-    with pytest.raises(DatasetError):
-        load_dir(ds)
 
 
 def test_every_problem_is_collected_not_just_the_first(ds):
@@ -213,51 +98,93 @@ def test_guide_drawing_is_a_warning_not_an_error(ds):
 # --- archives -------------------------------------------------------------------------------
 
 
-def _zip_dir(src: Path, dest: Path) -> Path:
-    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as zf:
-        for p in sorted(src.rglob("*")):
-            if p.is_file():
-                zf.write(p, Path("ds") / p.relative_to(src))
-    return dest
-
-
 def test_valid_zip_loads(ds, tmp_path):
-    corpus = load(_zip_dir(ds, tmp_path / "ds.zip"))
+    corpus = load(zip_dataset(ds, tmp_path / "ds.zip"))
     assert len(corpus.sessions) == 2
 
 
-def test_invalid_zip_reports_the_inner_file(ds, tmp_path):
+DAMAGE = {
+    "flipped byte": ({"flip": {"member": "ds/sessions/s1/actions.jsonl", "at": 10}},
+                     "ds/sessions/s1/actions.jsonl", "corrupt member: its compressed data does not decompress"),
+    "lying size header": ({"declare_size": {"member": "ds/sessions/s1/actions.jsonl", "size": 100}},
+                          "ds/sessions/s1/actions.jsonl", "corrupt member: Bad CRC-32"),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+def test_a_corrupt_zip_is_an_archive_error_naming_the_member_in_every_reader(ds, tmp_path, damage):
+    how, member, message = DAMAGE[damage]
+    archive = damage_zip(zip_dataset(ds, tmp_path / "ds.zip"), how)
+    expected = ("ds.zip", member, "(archive)")
+
+    report = validate(archive)  # python -m corpus validate
+    assert [(i.file, i.record, i.field) for i in report.errors] == [expected]
+    assert report.errors[0].message.startswith(message)
+
+    with pytest.raises(DatasetError) as err:  # loading (python -m corpus stats, the app)
+        load(archive)
+    assert isinstance(err.value, ArchiveError) and message in str(err.value)
+
+    result = import_source("hcrc", archive)  # the importers
+    assert [(i.file, i.record, i.field) for i in result.report.errors] == [expected]
+
+    staging = tmp_path / "staging"  # the upload extracts with extract_to into a staging folder
+    with pytest.raises(ArchiveError, match=message):
+        extract_to(archive, staging)
+    assert not staging.exists()
+
+
+def test_a_corrupt_zip_on_the_command_line_is_a_message_not_a_traceback(ds, tmp_path):
+    archive = damage_zip(zip_dataset(ds, tmp_path / "ds.zip"), DAMAGE["flipped byte"][0])
+    for command in ("validate", "stats"):
+        out = subprocess.run([sys.executable, "-m", "corpus", command, str(archive)], capture_output=True, text=True, cwd=ROOT)
+        assert out.returncode == 1
+        assert "Traceback" not in out.stderr
+        assert "corrupt member: its compressed data does not decompress" in out.stdout + out.stderr
+
+
+# --- one root cause, reported once --------------------------------------------------------------
+
+
+def test_a_bad_session_is_reported_once_with_the_number_of_records_that_refer_to_it(ds):
+    """One bad condition used to bury itself under an 'unknown session' error per label."""
+    rows = [f"s1,{i},coder{c},human,initiate," for c in range(200) for i in range(6)]
+    (ds / "labels/grounding_acts.csv").write_text(
+        "session_id,action_index,coder,coder_kind,code,partition\n" + "\n".join(rows) + "\ns2,0,a,human,initiate,\n")
     edit_json(ds / S, lambda o: o.__setitem__("condition", "visable"))
-    report = validate(_zip_dir(ds, tmp_path / "bad.zip"))
-    assert any(i.file == S and i.field == "condition" for i in report.errors)
+    _, report = read_dataset(ds)
+    assert [(i.file, i.record, i.field) for i in report.errors] == [(S, "session s1", "condition")]
+    assert report.errors[0].message == (
+        "unknown condition 'visable' (expected one of not_visible, visible) "
+        "(and 1200 records in labels/grounding_acts.csv refer to this session)"
+    )
 
 
-def test_zip_bomb_is_refused(tmp_path):
-    bomb = tmp_path / "bomb.zip"
-    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as zf:
-        with zf.open("ds/sessions/s1/actions.jsonl", "w", force_zip64=True) as f:
-            chunk = b"\0" * (1 << 20)
-            for _ in range(60):
-                f.write(chunk)
-    with pytest.raises(ArchiveError, match=r"compression ratio \d+:1 is beyond 200:1 \(zip bomb\?\)"):
-        extract_to(bomb, tmp_path / "out")
-    report = validate(bomb)
-    assert report.errors[0].file == "bomb.zip" and report.errors[0].record == "ds/sessions/s1/actions.jsonl"
+def test_a_label_error_on_another_session_is_still_reported(ds):
+    (ds / "labels/grounding_acts.csv").write_text(
+        "session_id,action_index,coder,code\ns1,0,a,initiate\ns2,0,a,greet\n")
+    edit_json(ds / S, lambda o: o.__setitem__("condition", "visable"))
+    _, report = read_dataset(ds)
+    assert [(i.file, i.record, i.field) for i in report.errors] == [
+        (S, "session s1", "condition"), ("labels/grounding_acts.csv", "line 3", "code")]
 
 
-def test_zip_with_a_path_leaving_the_folder_is_refused(tmp_path):
-    evil = tmp_path / "evil.zip"
-    with zipfile.ZipFile(evil, "w") as zf:
-        zf.writestr("../../etc/passwd", "x")
-    with pytest.raises(ArchiveError, match="member path leaves the archive folder"):
-        extract_to(evil, tmp_path / "out")
-    assert not (tmp_path / "etc").exists()
+# --- numbers ----------------------------------------------------------------------------------
 
 
-def test_not_a_zip_is_refused(tmp_path):
-    fake = tmp_path / "fake.zip"
-    fake.write_text("hello")
-    assert validate(fake).errors[0].message == "not a zip archive"
+def test_timestamps_up_to_the_stated_limit_load_and_replay(ds):
+    """Seconds are bounded so that every screen can show them (an infinite timestamp crashed the
+    replay's m:ss label); the limit itself is accepted."""
+    edit_action(ds, 6, lambda o: o.__setitem__("timestamp", MAX_SECONDS))
+    edit_json(ds / S, lambda o: o.__setitem__("duration_s", MAX_SECONDS))
+    corpus = load_dir(ds)
+    session = corpus.session("s1")
+    frames = build_frames(session, corpus.map_of("s1"))
+    assert frames.n_steps == 6
+    assert time_label(session.actions[-1].timestamp) == "10080:00"
+    edit_action(ds, 6, lambda o: o.__setitem__("timestamp", MAX_SECONDS + 1))
+    with pytest.raises(DatasetError, match="604801 s is beyond the limit of 604800 s"):
+        load_dir(ds)
 
 
 # --- command line -----------------------------------------------------------------------------
