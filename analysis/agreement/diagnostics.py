@@ -18,10 +18,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement.pairwise import item_agreement_shares
-from analysis.agreement.results import (
-    ChiSquare, Value, fmt, fmt_share, frame_to_json, p_clause, to_json, undefined_estimate,
-)
 from analysis.agreement.table import LabelTable
+from analysis.format import fmt, fmt_share, frame_to_json, p_clause, to_json
+from analysis.results import ChiSquare, Value
 from corpus.values import Undefined, is_defined
 
 PARADOX_AGREEMENT = 0.80  # percent agreement at or above this ...
@@ -57,9 +56,9 @@ def coder_bias(table: LabelTable) -> CoderBias:
                 method="Pearson chi-square test of independence of coder and category (no continuity correction)",
                 computed_by="scipy.stats.chi2_contingency", package="scipy")
     if sub.shape[0] < 2:
-        return CoderBias(frame, shares, ChiSquare(**undefined_estimate(base, "needs two or more coders with labels")))
+        return CoderBias(frame, shares, ChiSquare.undefined("needs two or more coders with labels", **base))
     if sub.shape[1] < 2:
-        return CoderBias(frame, shares, ChiSquare(**undefined_estimate(base, "every label is the same category")))
+        return CoderBias(frame, shares, ChiSquare.undefined("every label is the same category", **base))
     from scipy.stats import chi2_contingency
 
     res = chi2_contingency(sub, correction=False)
