@@ -7,7 +7,8 @@ The command lines, the exports and every page print values through these functio
   :func:`fmt_short` says only "undefined" (for a tile or a table cell with the reason beside it).
 - :func:`fmt_p` and :func:`p_clause`: a p-value, "< 0.001" below 0.001.
 - :func:`fmt_interval` ("[0.61, 0.75]"), :func:`fmt_range` ("0.61 to 0.75") and :func:`fmt_ci`
-  ("95% CI 0.61 to 0.75") for an interval; :func:`fmt_share` for a share ("27%").
+  ("95% CI 0.61 to 0.75") for an interval; :func:`fmt_share` for a share ("27%");
+  :func:`fmt_mean_sd` for a mean and its SD ("12.3 (4.5)").
 - :func:`fmt_test`: a test's statistic with its distribution and degrees of freedom ("t(29) = 2.10",
   "F(2, 29) = 3.10", "chi2(2) = 5.30", "z = 1.96", "U = 40.00").
 - :func:`to_json`: results, frames and numpy values as plain JSON (an undefined value as
@@ -97,6 +98,17 @@ def fmt_ci(est: Any, digits: int = 2) -> str:
     return f"{est.confidence:.0%} CI {fmt_range(est.interval, digits)}"
 
 
+def fmt_mean_sd(mean: Any, sd: Any, digits: int = 1, missing: str = "-", **kw: bool) -> str:
+    """"12.3 (4.5)": a mean and its SD; the mean alone without an SD; ``missing`` without a mean."""
+    if not _present(mean):
+        return missing
+    return fmt(mean, digits, **kw) + (f" ({fmt(sd, digits, **kw)})" if _present(sd) else "")
+
+
+def _present(x: Any) -> bool:
+    return is_defined(x) and not (isinstance(x, (float, np.floating)) and math.isnan(x))
+
+
 def fmt_share(x: Any) -> str:
     """A share as a percentage ("27%")."""
     return f"{x:.0%}" if _number(x) else fmt(x)
@@ -178,5 +190,6 @@ def package_version(name: str) -> str:
         return "not installed"
 
 
-__all__ = ["fmt", "fmt_short", "fmt_p", "p_clause", "fmt_interval", "fmt_range", "fmt_ci", "fmt_share", "fmt_test",
+__all__ = ["fmt", "fmt_short", "fmt_p", "p_clause", "fmt_interval", "fmt_range", "fmt_ci", "fmt_share", "fmt_mean_sd",
+           "fmt_test",
            "to_json", "frame_to_json", "csv_cells", "package_version"]

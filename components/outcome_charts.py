@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.format import fmt, fmt_range, fmt_test, p_clause
+from analysis.format import fmt, fmt_mean_sd, fmt_range, fmt_test, p_clause
 from analysis.outcomes import OUTCOMES, TESTS, OutcomeComparison
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
@@ -68,9 +68,9 @@ def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) 
         row = {"outcome": f"{label} ({unit})"}
         for cond in ("not_visible", "visible"):
             if cond in g.index:
-                mean, sd, median = (fmt(g.loc[cond, c], d, significant=True) for c, d in (("mean", 3), ("sd", 2), ("median", 3)))
-                row[f"{SHORT[cond]}: mean (SD), n"] = f"{mean} ({sd}), {int(g.loc[cond, 'n'])}"
-                row[f"{SHORT[cond]}: median"] = median
+                mean_sd = fmt_mean_sd(g.loc[cond, "mean"], g.loc[cond, "sd"], 3, significant=True)
+                row[f"{SHORT[cond]}: mean (SD), n"] = f"{mean_sd}, {int(g.loc[cond, 'n'])}"
+                row[f"{SHORT[cond]}: median"] = fmt(g.loc[cond, "median"], 3, significant=True)
         row["difference (visible - not visible)"] = _with_interval(r.difference, 3, significant=True)
         row["test"] = f"{fmt_test(r.test)}, {p_clause(r.test.p_value)}"
         row[f"{r.effect.statistic} (95 % CI)"] = _with_interval(r.effect)
