@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from analysis.results import wilson_columns
 from corpus import schema
 
 MEASURES = {
@@ -42,12 +42,6 @@ def grounded_indicators(actions: pd.DataFrame) -> pd.DataFrame:
         out[dim] = np.where(col.isna(), np.nan, col.isin(codes).astype(float))
     out["aligned"] = actions["aligned"].map({True: 1.0, False: 0.0}).astype(float)
     return out
-
-
-def wilson_columns(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Wilson 95 % bounds for arrays of successes and trials (statsmodels, vectorised)."""
-    lo, hi = proportion_confint(np.asarray(k, dtype=float), np.asarray(n, dtype=float), alpha=0.05, method="wilson")
-    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 
 def progress_curves(actions: pd.DataFrame, progress_col: str = "progress", bins: int = 5,

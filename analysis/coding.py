@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analysis import agreement as ag
+from analysis.format import csv_cells, fmt, fmt_interval
 
 STRATIFY_COLUMNS = ("condition", "role")
 
@@ -254,7 +255,7 @@ def report_csv(report: TaskAgreement, meta: ReportMeta) -> str:
     computed it, note) plus provenance rows (scope "meta")."""
     frames = [rep.to_frame().assign(scope=title) for title, rep in report.scopes(meta.codebook_version)]
     frames.append(pd.DataFrame([{"scope": "meta", "statistic": k, "estimate": v} for k, v in _provenance(report, meta)]))
-    return pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS).to_csv(index=False)
+    return csv_cells(pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS)).to_csv(index=False)
 
 
 def md_text(value: Any) -> str:
@@ -264,9 +265,9 @@ def md_text(value: Any) -> str:
 
 def _md_table(rep: ag.AgreementReport) -> list[str]:
     out = ["| statistic | value | n | 95 % CI | note |", "|---|---|---|---|---|"]
-    for _, r in rep.to_frame().iterrows():
-        ci = ag.fmt_interval((r["ci_low"], r["ci_high"])) if pd.notna(r["ci_low"]) else ""
-        value = ag.fmt(r["estimate"]) if r["estimate"] is not None and pd.notna(r["estimate"]) else ""
+    for _, r in csv_cells(rep.to_frame()).iterrows():
+        ci = fmt_interval((r["ci_low"], r["ci_high"])) if pd.notna(r["ci_low"]) else ""
+        value = fmt(r["estimate"]) if pd.notna(r["estimate"]) else ""
         n = "" if pd.isna(r["n"]) else int(r["n"])
         out.append(f"| {md_text(r['statistic'])} | {value} | {n} | {ci} | {md_text(r['note'])} |")
     return out
@@ -302,7 +303,7 @@ def report_markdown(report: TaskAgreement, meta: ReportMeta) -> str:
         lines += [f"- {md_text(w)}" for w in rep.diagnostics.warnings] or ["- none"]
         if not rep.most_disagreed.empty:
             lines += ["", "### Most disagreed items", "", "| item | agreement | labels |", "|---|---|---|"]
-            lines += [f"| {md_text(r.item)} | {ag.fmt(r.agreement, 2)} | {md_text(r.labels)} |"
+            lines += [f"| {md_text(r.item)} | {fmt(r.agreement, 2)} | {md_text(r.labels)} |"
                       for r in rep.most_disagreed.itertuples(index=False)]
         lines.append("")
     return "\n".join(lines) + "\n"

@@ -3,7 +3,8 @@
 On the condition x act table of coded actions:
 
 - Pearson's chi-square test of independence (``scipy.stats.chi2_contingency``, no continuity
-  correction); it treats every coded action as independent.
+  correction); it treats every coded action as independent. :func:`cross_table_test` is that test
+  and Cramér's V on any cross-table (the comparison of two coding schemes uses it too).
 - Cramér's V (``scipy.stats.contingency.association``) with a 95 % interval from a session
   bootstrap: sessions are resampled with replacement within each condition (the actions of a
   session stay together), V is recomputed on each resampled table, and the 2.5th and 97.5th
@@ -20,7 +21,7 @@ The bootstrap and the permutations recompute chi-square on thousands of tables a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -28,7 +29,7 @@ from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import Table
 
-from analysis.estimate import Estimate, package
+from analysis.results import ChiSquare, Estimate
 from corpus.values import Undefined
 
 N_BOOT = 2000
@@ -40,12 +41,38 @@ class IndependenceTest:
     table: pd.DataFrame  # rows: conditions, columns: codes, observed counts
     expected: pd.DataFrame
     residuals: pd.DataFrame  # adjusted standardized residuals
-    chi2: Estimate  # statistic with df and p
+    chi2: ChiSquare  # statistic with df and p
     cramers_v: Estimate  # with the session-bootstrap interval
     permutation_p: float | Undefined
     n_permutations: int
     n_sessions: int
     warnings: tuple[str, ...] = ()
+
+
+def cross_table_test(observed, n_of: str, what: str, unit: str,
+                     reason: str | None = None) -> tuple[ChiSquare, Estimate]:
+    """Pearson's chi-square test of independence (no continuity correction) and Cramér's V (no
+    bias correction) of a cross-table of ``what``, counting ``unit``; the test warns when more than
+    a fifth of the cells expect fewer than 5. With ``reason`` (why there is no test) both are
+    undefined."""
+    observed = np.asarray(observed)
+    n = int(observed.sum())
+    chi2_fields = dict(key="chi2", statistic="Chi-square test of independence", n=n, n_of=n_of,
+                       method=f"Pearson chi-square test of independence of {what} (no continuity correction)",
+                       computed_by="scipy.stats.chi2_contingency", package="scipy")
+    v_fields = dict(key="cramers_v", statistic="Cramér's V", n=n, n_of=n_of,
+                    method=f"Cramér's V of {what} (no bias correction)",
+                    computed_by="scipy.stats.contingency.association", package="scipy")
+    if reason is not None:
+        return ChiSquare.undefined(reason, **chi2_fields), Estimate.undefined(reason, **v_fields)
+    res = chi2_contingency(observed, correction=False)
+    small = np.asarray(res.expected_freq) < 5
+    warnings = (f"{int(small.sum())} of {small.size} cells expect fewer than 5 {unit}: the chi-square "
+                "approximation is rough",) if small.mean() > 0.2 else ()
+    chi2 = ChiSquare(**chi2_fields, estimate=float(res.statistic), dof=int(res.dof), p_value=float(res.pvalue),
+                     min_expected=float(np.min(res.expected_freq)), warnings=warnings)
+    v = Estimate(**v_fields, estimate=float(association(observed, method="cramer", correction=False)))
+    return chi2, v
 
 
 def chi2_many(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -92,12 +119,9 @@ def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, 
     if table.shape[1] < 2:
         return Undefined("every coded action has the same act")
     obs = table.to_numpy()
-    chi2, p, dof, expected = chi2_contingency(obs, correction=False)
-    v = float(association(obs, method="cramer"))
-    n = int(obs.sum())
-    warn = ["every coded action counts as independent in the chi-square p-value; the permutation test over sessions does not assume it"]
-    if (expected < 5).mean() > 0.2:
-        warn.append(f"{(expected < 5).sum()} of {expected.size} cells expect fewer than 5 actions: the chi-square approximation is rough")
+    chi2, v = cross_table_test(obs, "coded actions", "condition and grounding act", "actions")
+    warn = ["every coded action counts as independent in the chi-square p-value; the permutation test over sessions does not assume it",
+            *chi2.warnings]
     codes = list(table.columns)
     counts, cond, conditions = _session_counts(coded, codes)
     cond_idx = np.searchsorted(conditions, cond)
@@ -110,25 +134,21 @@ def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, 
         boot_tables[:, r, :] = counts[members][draw].sum(axis=1)
     _, boot_v = chi2_many(boot_tables)
     boot_v = boot_v[np.isfinite(boot_v)]
-    lo, hi = (float(np.percentile(boot_v, 2.5)), float(np.percentile(boot_v, 97.5))) if len(boot_v) else (Undefined("no bootstrap table had two categories"),) * 2
+    interval = (float(np.percentile(boot_v, 2.5)), float(np.percentile(boot_v, 97.5))) if len(boot_v) \
+        else Undefined("no bootstrap table had two categories")
     # Permutation of condition labels across sessions.
     perm_idx = np.array([rng.permutation(cond_idx) for _ in range(n_perm)])
     perm_chi2, _ = chi2_many(_tables(counts, perm_idx, len(conditions)))
-    perm_p = float((1 + np.sum(perm_chi2 >= chi2 - 1e-9)) / (1 + n_perm))
+    perm_p = float((1 + np.sum(perm_chi2 >= chi2.estimate - 1e-9)) / (1 + n_perm))
     n_sessions = len(cond)
     if min(np.bincount(cond_idx)) < 5:
         warn.append("fewer than 5 sessions in a condition: the session bootstrap interval is rough")
-    scipy_pkg = package("scipy")
-    chi2_est = Estimate("chi-square test of independence", float(chi2), Undefined("a test has no interval"),
-                        Undefined("a test has no interval"), n, "Pearson chi-square, no continuity correction (scipy.stats.chi2_contingency)",
-                        scipy_pkg, p=float(p), statistic=float(chi2), df=float(dof), warnings=tuple(warn))
-    v_est = Estimate("Cramér's V", v, lo, hi, n,
-                     f"scipy.stats.contingency.association; 95 % interval: percentile session bootstrap within condition, "
-                     f"{n_boot} resamples, seed {seed}", scipy_pkg)
+    v = replace(v, interval=interval, interval_method=f"percentile session bootstrap within condition, {n_boot} resamples, "
+                                                       f"seed {seed}")
     resid = Table(obs).standardized_resids
     return IndependenceTest(
-        table=table, expected=pd.DataFrame(expected, index=table.index, columns=table.columns),
+        table=table, expected=pd.DataFrame(Table(obs).fittedvalues, index=table.index, columns=table.columns),
         residuals=pd.DataFrame(np.asarray(resid), index=table.index, columns=table.columns),
-        chi2=chi2_est, cramers_v=v_est, permutation_p=perm_p, n_permutations=n_perm, n_sessions=n_sessions,
+        chi2=replace(chi2, warnings=tuple(warn)), cramers_v=v, permutation_p=perm_p, n_permutations=n_perm, n_sessions=n_sessions,
         warnings=tuple(warn),
     )

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.format import fmt_mean_sd
 from corpus import schema
 
 COUNT_COLUMNS = ["n_actions", *[f"n_{t}" for t in schema.ACTION_TYPES]]
@@ -96,10 +97,7 @@ def dataset_stats(sessions: pd.DataFrame, actions: pd.DataFrame) -> dict[str, An
 
 
 def _fmt(ms: dict[str, float | None], digits: int = 1) -> str:
-    m, s = ms["mean"], ms["sd"]
-    if m is None:
-        return "-"
-    return f"{m:.{digits}f} ({s:.{digits}f})" if s is not None else f"{m:.{digits}f}"
+    return fmt_mean_sd(ms["mean"], ms["sd"], digits)
 
 
 def _columns(stats: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.alignment import wilson_columns
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from analysis.results import wilson_columns
 
 DIMENSION = "team_goal"
 DYAD_COLUMNS = ["condition", "bin", "progress", "bin_low", "bin_high", "k", "n", "share", "ci_low", "ci_high"]

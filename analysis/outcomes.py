@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.estimate import Estimate, package
+from analysis.results import OURS, Estimate, Test
 from corpus.values import Undefined
 
 OUTCOMES = {
@@ -44,7 +44,7 @@ class OutcomeComparison:
     label: str
     unit: str
     groups: pd.DataFrame  # condition, n, mean, sd, median
-    test: Estimate  # statistic, df, p
+    test: Test  # statistic, df, p
     difference: Estimate  # visible - not visible (means for Welch, medians for Mann-Whitney)
     effect: Estimate  # Hedges' g or the rank-biserial correlation, with a bootstrap interval
     warnings: tuple[str, ...] = ()
@@ -94,32 +94,39 @@ def compare_outcome(sessions: pd.DataFrame, outcome: str, test: str = "welch", s
     if len(x) < 10 or len(y) < 10:
         warn.append(f"few sessions (visible {len(x)}, not visible {len(y)}): tests have little power and intervals are wide")
     n = len(x) + len(y)
-    scipy_pkg = package("scipy")
-    rng = np.random.default_rng(seed)
+    common = dict(n=n, n_of="sessions with a value", package="scipy")
     if test == "welch":
         res = stats.ttest_ind(x, y, equal_var=False)
         ci = res.confidence_interval(0.95)
-        test_est = Estimate("Welch's t-test", float(res.statistic), Undefined("a test has no interval"), Undefined("a test has no interval"),
-                            n, "scipy.stats.ttest_ind(equal_var=False), two-sided", scipy_pkg, p=float(res.pvalue),
-                            statistic=float(res.statistic), df=float(res.df))
-        diff = Estimate("difference of means (visible - not visible)", float(x.mean() - y.mean()), float(ci.low), float(ci.high), n,
-                        "Welch's 95 % interval", scipy_pkg)
-        statistic, name, how = hedges_g, "Hedges' g", "pooled SD, ddof=1, small-sample factor J"
+        welch = "scipy.stats.ttest_ind(equal_var=False)"
+        test_est = Test(**common, key="welch_t", statistic="Welch's t-test", estimate=float(res.statistic),
+                        method="two-sided test of equal means without assuming equal variances", computed_by=welch,
+                        distribution="t", dof=float(res.df), p_value=float(res.pvalue))
+        diff = Estimate(**common, key="difference", statistic="difference of means (visible - not visible)",
+                        estimate=float(x.mean() - y.mean()), method="difference of the sample means", computed_by=welch,
+                        interval=(float(ci.low), float(ci.high)), interval_method="Welch's 95 % interval")
+        statistic, key, name, how = hedges_g, "hedges_g", "Hedges' g", "pooled SD, ddof=1, small-sample factor J"
     else:
         res = stats.mannwhitneyu(x, y, alternative="two-sided")
-        test_est = Estimate("Mann-Whitney U test", float(res.statistic), Undefined("a test has no interval"), Undefined("a test has no interval"),
-                            n, "scipy.stats.mannwhitneyu, two-sided, U of the visible sessions", scipy_pkg, p=float(res.pvalue),
-                            statistic=float(res.statistic))
-        diff = Estimate("difference of medians (visible - not visible)", float(np.median(x) - np.median(y)),
-                        Undefined("no interval is computed for a difference of medians"), Undefined("no interval is computed for a difference of medians"),
-                        n, "sample medians", "numpy")
-        statistic, name, how = rank_biserial, "rank-biserial correlation", "2U/(n1 n2) - 1"
+        test_est = Test(**common, key="mann_whitney_u", statistic="Mann-Whitney U test", estimate=float(res.statistic),
+                        method="two-sided, U of the visible sessions", computed_by="scipy.stats.mannwhitneyu",
+                        distribution="U", p_value=float(res.pvalue))
+        diff = Estimate(**{**common, "package": "numpy"}, key="difference",
+                        statistic="difference of medians (visible - not visible)",
+                        estimate=float(np.median(x) - np.median(y)), method="difference of the sample medians",
+                        computed_by="numpy.median",
+                        interval=Undefined("no interval is computed for a difference of medians"))
+        statistic, key, name, how = rank_biserial, "rank_biserial", "rank-biserial correlation", "2U/(n1 n2) - 1"
     value = float(statistic(x, y))
-    boot = stats.bootstrap((x, y), statistic, n_resamples=N_BOOT, method="percentile", vectorized=True, rng=rng)
+    boot = stats.bootstrap((x, y), statistic, n_resamples=N_BOOT, method="percentile", vectorized=True,
+                           rng=np.random.default_rng(seed))
     lo, hi = boot.confidence_interval
-    effect = Estimate(name, value, float(lo), float(hi), n,
-                      f"{how}; 95 % interval: percentile bootstrap over sessions within condition, {N_BOOT} resamples, seed {seed} "
-                      "(scipy.stats.bootstrap)", scipy_pkg)
+    effect = Estimate(**{**common, "package": OURS}, key=key, statistic=name, estimate=value, method=how,
+                      computed_by=f"analysis.outcomes.{statistic.__name__}",
+                      checked_against="scipy.stats.mannwhitneyu (U)" if statistic is rank_biserial else "",
+                      interval=(float(lo), float(hi)),
+                      interval_method=f"percentile bootstrap over sessions within condition, {N_BOOT} resamples, "
+                                      f"seed {seed} (scipy.stats.bootstrap)")
     return OutcomeComparison(outcome=outcome, label=label, unit=unit, groups=_groups(values, cond), test=test_est,
                              difference=diff, effect=effect, warnings=tuple(warn))
 

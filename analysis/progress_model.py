@@ -40,7 +40,8 @@ import pandas as pd
 import statsmodels.api as sm
 
 from analysis.alignment import MEASURES, grounded_indicators
-from analysis.estimate import Estimate, package
+from analysis.format import csv_cells, fmt, fmt_range, fmt_test, p_clause, package_version
+from analysis.results import NO_DOF, Test
 from corpus.values import Undefined
 
 METHODS = {
@@ -66,24 +67,24 @@ class ProgressModel:
     n_sessions: int
     small_sample: bool
     inference: str  # how intervals and tests were made, in words
-    package: str
+    package: str  # statsmodels and its version
     coefficients: pd.DataFrame  # term, meaning, coef, se, stat, p, ci_low, ci_high
-    effects: tuple[Estimate, ...]  # slopes, differences, interaction (log-odds scale)
-    joint: Estimate  # the Wald test of progress (b1 = b3 = 0)
+    effects: tuple[Test, ...]  # slopes, differences, interaction (log-odds scale), each tested against 0
+    joint: Test  # the Wald test of progress (b1 = b3 = 0)
     progress_range: tuple[float, float]
     warnings: tuple[str, ...] = ()
 
-    def effect(self, name: str) -> Estimate:
+    def effect(self, name: str) -> Test:
+        """An effect (or the joint test) by its name or key."""
         for e in (*self.effects, self.joint):
-            if e.name == name:
+            if name in (e.statistic, e.key):
                 return e
         raise KeyError(name)
 
     def table(self) -> pd.DataFrame:
-        """The effects and the joint test, one row each, with odds ratios."""
-        rows = [e.as_row() for e in (*self.effects, self.joint)]
-        df = pd.DataFrame(rows)
-        is_logodds = df["quantity"] != self.joint.name
+        """The effects and the joint test, one row each, with odds ratios (undefined cells empty)."""
+        df = csv_cells(pd.DataFrame([e.row() for e in (*self.effects, self.joint)]))
+        is_logodds = df["statistic"] != self.joint.key
         for col, out in (("estimate", "odds_ratio"), ("ci_low", "or_low"), ("ci_high", "or_high")):
             df[out] = np.where(is_logodds, np.exp(pd.to_numeric(df[col], errors="coerce")), np.nan)
         return df
@@ -141,13 +142,16 @@ def _inference(method: str, small: bool, n_sessions: int) -> str:
     return f"{base}; robust covariance, normal-based intervals, chi-square Wald test"
 
 
-def _contrast(res, name: str, L: list[float], n: int, method_text: str, pkg: str, warn: tuple[str, ...] = ()) -> Estimate:
+def _contrast(res, key: str, name: str, L: list[float], n: int, inference: str, warn: tuple[str, ...] = ()) -> Test:
     t = res.t_test(np.atleast_2d(L))
     lo, hi = np.asarray(t.conf_int(alpha=0.05)).ravel()
-    df = float(t.df_denom) if t.distribution == "t" else None
-    return Estimate(name=name, value=float(np.ravel(t.effect)[0]), low=float(lo), high=float(hi), n=n,
-                    method=method_text, package=pkg, p=float(np.ravel(t.pvalue)[0]),
-                    statistic=float(np.ravel(t.tvalue)[0]), df=df, warnings=warn)
+    student = t.distribution == "t"
+    return Test(key=key, statistic=name, estimate=float(np.ravel(t.effect)[0]), n=n, n_of="labelled actions",
+                method="linear contrast of the model's coefficients (log-odds), tested against 0",
+                computed_by=f"statsmodels {type(res.model).__name__} t_test", package="statsmodels",
+                se=float(np.ravel(t.sd)[0]), interval=(float(lo), float(hi)), interval_method=inference,
+                distribution="t" if student else "z", test_statistic=float(np.ravel(t.tvalue)[0]),
+                dof=float(t.df_denom) if student else NO_DOF, p_value=float(np.ravel(t.pvalue)[0]), warnings=warn)
 
 
 def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress_col: str = "progress",
@@ -176,29 +180,26 @@ def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress
                          or "Separation" in w.category.__name__}))
     if not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(np.diag(res.cov_params()))):
         return Undefined("the fit gave no finite estimates (perfect separation?)")
-    pkg = package("statsmodels")
     text = _inference(method, small, n_sessions)
     n = len(df)
     lo_p, hi_p = float(df["p"].min()), float(df["p"].max())
     effects = [
-        _contrast(res, "progress slope, not visible", [0, 1, 0, 0], n, text, pkg),
-        _contrast(res, "progress slope, visible", [0, 1, 0, 1], n, text, pkg),
+        _contrast(res, "slope_not_visible", "progress slope, not visible", [0, 1, 0, 0], n, text),
+        _contrast(res, "slope_visible", "progress slope, visible", [0, 1, 0, 1], n, text),
     ]
     for moment, p in MOMENTS.items():
         extrapolated = () if lo_p - 0.05 <= p <= hi_p + 0.05 else (
             f"progress {p:.0%} lies outside the observed range ({lo_p:.0%} to {hi_p:.0%}): an extrapolation",)
-        effects.append(_contrast(res, f"visible - not visible at the {moment} ({p:.0%})", [0, 0, 1, p], n, text, pkg, extrapolated))
-    effects.append(_contrast(res, "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text, pkg))
+        effects.append(_contrast(res, f"difference_{moment}", f"visible - not visible at the {moment} ({p:.0%})",
+                                 [0, 0, 1, p], n, text, extrapolated))
+    effects.append(_contrast(res, "interaction", "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text))
     wald = res.wald_test(np.array([[0, 1, 0, 0], [0, 0, 0, 1]]), use_f=(method == "glm" and small), scalar=True)
-    if wald.distribution == "F":
-        df_wald: float | tuple[float, float] = (float(wald.df_num), float(wald.df_denom))
-        wald_text = f"{text}; F test"
-    else:
-        df_wald = float(wald.df_denom)
-        wald_text = f"{text}; chi-square test"
-    joint = Estimate(name="joint Wald test of progress (both slopes 0)", value=float(wald.statistic), low=Undefined("a test has no interval"),
-                     high=Undefined("a test has no interval"), n=n, method=wald_text, package=pkg, p=float(wald.pvalue),
-                     statistic=float(wald.statistic), df=df_wald)
+    f_test = wald.distribution == "F"
+    joint = Test(key="joint_wald", statistic="joint Wald test of progress (both slopes 0)", estimate=float(wald.statistic),
+                 n=n, n_of="labelled actions", method=f"{text}; {'F' if f_test else 'chi-square'} test",
+                 computed_by=f"statsmodels {type(res.model).__name__} wald_test", package="statsmodels",
+                 distribution="F" if f_test else "chi2", p_value=float(wald.pvalue),
+                 dof=(float(wald.df_num), float(wald.df_denom)) if f_test else float(wald.df_denom))
     ci = np.asarray(res.conf_int())
     coefficients = pd.DataFrame({
         "term": TERMS, "meaning": [TERM_MEANINGS[t] for t in TERMS], "coef": np.asarray(res.params),
@@ -206,34 +207,30 @@ def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress
         "ci_low": ci[:, 0], "ci_high": ci[:, 1],
     })
     return ProgressModel(measure=measure, method=method, n=n, n_sessions=n_sessions, small_sample=small, inference=text,
-                         package=pkg, coefficients=coefficients, effects=tuple(effects), joint=joint,
-                         progress_range=(lo_p, hi_p), warnings=warn)
+                         package=f"statsmodels {package_version('statsmodels')}", coefficients=coefficients,
+                         effects=tuple(effects), joint=joint, progress_range=(lo_p, hi_p), warnings=warn)
 
 
-def p_text(p: float) -> str:
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
-
-
-def _slope_words(e: Estimate) -> str:
-    direction = "rise" if e.value > 0 else "fall"
-    return (f"{direction} by a factor of {np.exp(e.value):.2f} (95 % CI {np.exp(e.low):.2f} to "
-            f"{np.exp(e.high):.2f}, {p_text(e.p)})")
+def _slope_words(e: Test) -> str:
+    direction = "rise" if e.estimate > 0 else "fall"
+    odds = tuple(np.exp(e.interval))
+    return (f"{direction} by a factor of {fmt(np.exp(e.estimate), 2)} (95 % CI {fmt_range(odds, 2)}, "
+            f"{p_clause(e.p_value)})")
 
 
 def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
     """One plain paragraph saying what the model finds, for under its table."""
     label = MEASURES[fit.measure].lower()
-    nv, v = fit.effect("progress slope, not visible"), fit.effect("progress slope, visible")
-    inter = fit.effect("interaction (slope visible - slope not visible)")
-    dof = fit.joint.df
-    stat = f"F({dof[0]:.0f}, {dof[1]:.0f})" if isinstance(dof, tuple) else f"chi2({dof:.0f})"
-    start, end = fit.effect("visible - not visible at the start (0%)"), fit.effect("visible - not visible at the end (100%)")
-    verdict = "changes" if fit.joint.p < 0.05 else "does not detectably change"
+    nv, v = fit.effect("slope_not_visible"), fit.effect("slope_visible")
+    inter = fit.effect("interaction")
+    start, end = fit.effect("difference_start"), fit.effect("difference_end")
+    verdict = "changes" if fit.joint.p_value < 0.05 else "does not detectably change"
     return (
         f"In visible sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
         f"in not visible sessions they {_slope_words(nv)}. "
-        f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {stat} = {fit.joint.value:.2f}, "
-        f"{p_text(fit.joint.p)}); the two slopes differ by {inter.value:+.2f} log-odds (interaction, {p_text(inter.p)}). "
-        f"Visible vs not visible: odds ratio {np.exp(start.value):.2f} at the start ({p_text(start.p)}) and "
-        f"{np.exp(end.value):.2f} at the end ({p_text(end.p)})."
+        f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {fmt_test(fit.joint)}, "
+        f"{p_clause(fit.joint.p_value)}); the two slopes differ by {fmt(inter.estimate, 2, signed=True)} log-odds "
+        f"(interaction, {p_clause(inter.p_value)}). "
+        f"Visible vs not visible: odds ratio {fmt(np.exp(start.estimate), 2)} at the start ({p_clause(start.p_value)}) "
+        f"and {fmt(np.exp(end.estimate), 2)} at the end ({p_clause(end.p_value)})."
     )

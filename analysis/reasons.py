@@ -16,8 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.alignment import wilson_columns
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from analysis.results import wilson_columns
 from corpus import schema
 from corpus.dataset import Corpus
 

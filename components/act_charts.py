@@ -8,11 +8,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.contingency import IndependenceTest
-from analysis.progress_model import p_text
+from analysis.format import fmt, fmt_p, fmt_range, fmt_test, p_clause
 from components.chart import bar_with_interval, figure
 from components.palette import CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
-from corpus.values import Undefined, is_defined
+from corpus.values import Undefined
 
 SIGNIFICANT = 1.96
 
@@ -69,21 +69,20 @@ def test_summary(test: IndependenceTest | Undefined) -> None:
         st.info(f"Test of independence: {test}.")
         return
     c = st.columns(3)
-    c[0].metric("Chi-square", f"{test.chi2.value:.1f}", help=f"df = {test.chi2.df:.0f}; {test.chi2.method}")
-    c[0].caption(f"df = {test.chi2.df:.0f}, {p_text(test.chi2.p)} (actions as independent)")
-    v = test.cramers_v
-    ci = f"{v.low:.2f} to {v.high:.2f}" if is_defined(v.low) else str(v.low)
-    c[1].metric("Cramér's V", f"{v.value:.2f}", help=v.method)
-    c[1].caption(f"95 % CI {ci} (session bootstrap)")
-    c[2].metric("Permutation p", p_text(test.permutation_p).removeprefix("p ").removeprefix("= "),
+    chi2, v = test.chi2, test.cramers_v
+    c[0].metric("Chi-square", fmt(chi2.estimate, 1), help=f"{fmt_test(chi2)}; {chi2.method}")
+    c[0].caption(f"df = {fmt(chi2.dof)}, {p_clause(chi2.p_value)} (actions as independent)")
+    c[1].metric("Cramér's V", fmt(v.estimate, 2), help=f"{v.method}; 95 % interval: {v.interval_method}")
+    c[1].caption(f"95 % CI {fmt_range(v.interval, 2)} (session bootstrap)")
+    c[2].metric("Permutation p", fmt_p(test.permutation_p),
                 help=f"Condition labels shuffled across sessions {test.n_permutations:,} times (seed 0)")
     c[2].caption(f"{test.n_sessions} sessions, condition labels shuffled {test.n_permutations:,} times")
     st.caption(
-        f"Pearson's chi-square test of independence of condition and act on {test.chi2.n} coded actions in "
-        f"{test.n_sessions} sessions ({test.chi2.package}). Numbers above the acts: adjusted standardized residuals of "
+        f"Pearson's chi-square test of independence of condition and act on {chi2.n} coded actions in "
+        f"{test.n_sessions} sessions ({chi2.provenance()}). Numbers above the acts: adjusted standardized residuals of "
         "visible (positive: more frequent when the Guide saw the canvas than independence predicts; bold beyond +-1.96, "
         "i.e. that act clearly differs; not visible has the same residual with the opposite sign). "
-        f"Cramér's V: {v.method}.")
+        f"Cramér's V: {v.method}; its interval: {v.interval_method}.")
     for w in test.warnings[1:]:
         st.warning(w)
 

@@ -22,6 +22,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
+from analysis.format import fmt, fmt_share
 from components import agreement_view as view
 from corpus.store import AccessDenied, Store, User
 
@@ -153,9 +154,9 @@ def details(live: LiveAgreement, task_id: int) -> None:
         per_cat = live.headline.fleiss.per_category
         st.dataframe(pd.DataFrame({"category": list(uses), "labels": list(uses.values()),
                                    "share": [u / total for u in uses.values()],
-                                   "kappa": [ag.fmt(per_cat.get(c)) for c in uses]}), hide_index=True, width="stretch")
+                                   "kappa": [fmt(per_cat.get(c)) for c in uses]}), hide_index=True, width="stretch")
         st.caption(f"Most common: {rep.diagnostics.prevalence_category} "
-                   f"({ag.fmt_share(rep.diagnostics.prevalence_share)} of labels).")
+                   f"({fmt_share(rep.diagnostics.prevalence_share)} of labels).")
     by_version(live.humans)
     c1, c2 = st.columns(2)
     with c1:
@@ -202,7 +203,7 @@ def by_version(humans: pd.DataFrame) -> None:
     for v in versions:
         head = ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS)
         rows.append({"codebook version": v, "labels": head.n_labels, "items": head.n_items,
-                     **{label: ag.fmt(est.estimate) for label, est in zip(LABELS, head.statistics)}})
+                     **{label: fmt(est.estimate) for label, est in zip(LABELS, head.statistics)}})
     st.markdown("**By codebook version** (current labels, by the version each was given under)")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
@@ -230,9 +231,9 @@ def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> Non
                          "percent_agreement": ""})
             continue
         rows.append({"coder": m, "against": "gold" if gold_map else r.gold, "items": r.cohen.n,
-                     "cohen_kappa": ag.fmt(r.cohen.estimate), "percent_agreement": ag.fmt(r.percent_agreement.estimate)})
+                     "cohen_kappa": fmt(r.cohen.estimate), "percent_agreement": fmt(r.percent_agreement.estimate)})
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption(f"Humans among themselves on the same partition: Fleiss' kappa {ag.fmt(human_k)}.")
+    st.caption(f"Humans among themselves on the same partition: Fleiss' kappa {fmt(human_k)}.")
 
 
 # -- a coder's view ----------------------------------------------------------------------------

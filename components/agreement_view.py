@@ -1,6 +1,6 @@
 """Rendering an agreement report (:class:`analysis.agreement.AgreementReport`), a model coder
-against gold, and a scheme comparison. Values print through :mod:`analysis.agreement`'s one
-formatter; an undefined value is shown as "undefined" with its reason beside it."""
+against gold, and a scheme comparison. Values print through the one formatter,
+:mod:`analysis.format`; an undefined value is shown as "undefined" with its reason beside it."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
+from analysis.format import fmt, fmt_ci, fmt_p, fmt_share, fmt_short, fmt_test
+from analysis.results import Estimate
 from analysis.schemes import SchemeComparison
+from corpus.values import is_defined
 
 LEVEL_HELP = {
     "nominal": "categories without order (grounding acts, dialogue moves)",
@@ -21,27 +24,19 @@ LEVEL_HELP = {
 }
 
 
-def interval_text(est: ag.Estimate, digits: int = 2) -> str:
-    """"95% CI 0.73 to 0.84", or "" when the estimate has no interval."""
-    if not (est.defined and ag.is_defined(est.interval)):
-        return ""
-    lo, hi = est.interval
-    return f"{est.confidence:.0%} CI {ag.fmt(lo, digits)} to {ag.fmt(hi, digits)}"
-
-
-def estimate_help(est: ag.Estimate) -> str:
+def estimate_help(est: Estimate) -> str:
     """What a tile's number rests on and how it was computed, for its help text."""
-    parts = [f"n = {est.n} {est.n_of}.", interval_text(est, 3), est.interval_method, f"Method: {est.method}.",
+    parts = [f"n = {est.n} {est.n_of}.", fmt_ci(est, 3), est.interval_method, f"Method: {est.method}.",
              f"Computed by {est.provenance()}."]
     return " ".join(p for p in parts if p)
 
 
-def metric(col, est: ag.Estimate, label: str | None = None, digits: int = 2) -> None:
+def metric(col, est: Estimate, label: str | None = None, digits: int = 2) -> None:
     """One statistic as a tile: the value (or "undefined"), its interval, the reason when undefined."""
-    col.metric(label or est.statistic, ag.fmt_short(est.estimate, digits), help=estimate_help(est))
+    col.metric(label or est.statistic, fmt_short(est.estimate, digits), help=estimate_help(est))
     if est.defined:
-        if interval_text(est, digits):
-            col.caption(interval_text(est, digits))
+        if fmt_ci(est, digits):
+            col.caption(fmt_ci(est, digits))
     else:
         col.caption(str(est.estimate))
 
@@ -62,7 +57,7 @@ def diagnostics(rep: ag.AgreementReport) -> None:
     for w in diag.warnings:
         st.warning(w[0].upper() + w[1:], icon=":material/report:")
     if not diag.warnings:
-        share = ag.fmt_share(diag.prevalence_share) if ag.is_defined(diag.prevalence_share) else None
+        share = fmt_share(diag.prevalence_share) if is_defined(diag.prevalence_share) else None
         st.success(
             "No warning: "
             + (f"the commonest code, '{diag.prevalence_category}', has {share} of labels; " if share else "")
@@ -76,8 +71,8 @@ def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
     uses = rep.diagnostics.category_uses
     rows = [{"code": c, "name": names.get(c, c), "labels": uses.get(c, 0),
              "share": uses.get(c, 0) / max(rep.n_labels, 1),
-             "kappa": v if ag.is_defined(v) else None,
-             "note": "" if ag.is_defined(v) else str(v)} for c, v in rep.fleiss.per_category.items()]
+             "kappa": v if is_defined(v) else None,
+             "note": "" if is_defined(v) else str(v)} for c, v in rep.fleiss.per_category.items()]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
         "share": st.column_config.ProgressColumn("share of labels", format="percent", min_value=0, max_value=1),
         "kappa": st.column_config.NumberColumn("per-category kappa", format="%.2f"),
@@ -124,8 +119,8 @@ def pairwise(rep: ag.AgreementReport) -> None:
     if pairs.empty:
         st.info("No pair of coders labelled the same items.")
         return
-    pairs["note"] = [ag.fmt(k) if not ag.is_defined(k) else "" for k in pairs["kappa"]]
-    pairs["kappa"] = [k if ag.is_defined(k) else None for k in pairs["kappa"]]
+    pairs["note"] = [fmt(k) if not is_defined(k) else "" for k in pairs["kappa"]]
+    pairs["kappa"] = [k if is_defined(k) else None for k in pairs["kappa"]]
     st.dataframe(pairs, hide_index=True, width="stretch",
                  column_config={"kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f")})
 
@@ -164,9 +159,9 @@ def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:
     c = st.columns(3)
     c[0].metric("Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}")
     metric(c[1], cmp.cramers_v)
-    c[2].metric("Chi-square p", ag.fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
-                help=f"df = {ag.fmt(cmp.chi2.dof)}. {estimate_help(cmp.chi2)}")
-    for w in cmp.cramers_v.warnings:
+    c[2].metric("Chi-square p", fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
+                help=f"{fmt_test(cmp.chi2)}. {estimate_help(cmp.chi2)}")
+    for w in cmp.chi2.warnings:
         st.info(w)
     if not cmp.table.empty:
         st.plotly_chart(matrix_figure(cmp.table.astype(float), name_b, name_a), width="stretch")

@@ -13,13 +13,14 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.alignment import MEASURES
-from analysis.estimate import Estimate
+from analysis.format import fmt, fmt_range, fmt_test, p_clause
 from analysis.progress import AXIS_TITLES
-from analysis.progress_model import METHODS, ProgressModel, p_text, summary_sentence
+from analysis.progress_model import METHODS, ProgressModel, summary_sentence
+from analysis.results import Test
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
-from corpus.values import Undefined, is_defined
+from corpus.values import Undefined
 
 
 def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share") -> list[dict]:
@@ -75,26 +76,12 @@ def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
 # -- the model ---------------------------------------------------------------------------------
 
 
-def _num(x, fmt: str = "{:.2f}") -> str:
-    return str(x) if isinstance(x, Undefined) else ("-" if x is None else fmt.format(x))
-
-
-def _stat_text(e: Estimate, log_odds: bool) -> str:
-    if e.statistic is None:
-        return "-"
-    if isinstance(e.df, tuple):
-        return f"F({e.df[0]:.0f}, {e.df[1]:.0f}) = {e.statistic:.2f}"
-    if not log_odds:
-        return f"chi2({e.df:.0f}) = {e.statistic:.2f}"
-    return f"t({e.df:.0f}) = {e.statistic:.2f}" if e.df else f"z = {e.statistic:.2f}"
-
-
-def _effect_row(e: Estimate, log_odds: bool = True) -> dict:
-    ci = f"{_num(e.low)} to {_num(e.high)}" if is_defined(e.low) else "-"
-    odds = f"{np.exp(e.value):.2f} ({np.exp(e.low):.2f} to {np.exp(e.high):.2f})" if log_odds else "-"
-    return {"quantity": e.name, "log-odds (95 % CI)": f"{e.value:+.2f} ({ci})" if log_odds else "-",
-            "odds ratio (95 % CI)": odds, "test": _stat_text(e, log_odds), "p": p_text(e.p) if e.p is not None else "-",
-            "note": "; ".join(e.warnings)}
+def _effect_row(e: Test, log_odds: bool = True) -> dict:
+    odds = f"{fmt(np.exp(e.estimate), 2)} ({fmt_range(tuple(np.exp(e.interval)), 2)})" if log_odds else "-"
+    return {"quantity": e.statistic,
+            "log-odds (95 % CI)": f"{fmt(e.estimate, 2, signed=True)} ({fmt_range(e.interval, 2, missing='-')})"
+            if log_odds else "-",
+            "odds ratio (95 % CI)": odds, "test": fmt_test(e), "p": p_clause(e.p_value), "note": "; ".join(e.warnings)}
 
 
 def model_rows(fit: ProgressModel) -> pd.DataFrame:

@@ -7,12 +7,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from analysis.format import fmt, fmt_mean_sd, fmt_range, fmt_test, p_clause
 from analysis.outcomes import OUTCOMES, TESTS, OutcomeComparison
-from analysis.progress_model import p_text
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
-from corpus.values import Undefined, is_defined
+from corpus.values import Undefined
 
 SHORT = {"not_visible": "not visible", "visible": "visible"}
 AXIS_UNITS = {"final_accuracy": "share (0 to 1)", "route_coverage": "share (0 to 1)", "distance_weighted": "score (0 to 1)",
@@ -51,9 +51,10 @@ def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
     return figure(traces, layout, height=420)
 
 
-def _effect_text(e) -> str:
-    ci = f"{e.low:.2f} to {e.high:.2f}" if is_defined(e.low) else "-"
-    return f"{e.value:+.2f} ({ci})"
+def _with_interval(e, digits: int = 2, significant: bool = False) -> str:
+    """"+0.18 (0.05 to 0.31)": an estimate with its interval, where it has one."""
+    ci = fmt_range(e.interval, digits, missing="", significant=significant)
+    return fmt(e.estimate, digits, signed=True, significant=significant) + (f" ({ci})" if ci else "")
 
 
 def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) -> pd.DataFrame:
@@ -67,13 +68,12 @@ def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) 
         row = {"outcome": f"{label} ({unit})"}
         for cond in ("not_visible", "visible"):
             if cond in g.index:
-                row[f"{SHORT[cond]}: mean (SD), n"] = f"{g.loc[cond, 'mean']:.3g} ({g.loc[cond, 'sd']:.2g}), {int(g.loc[cond, 'n'])}"
-                row[f"{SHORT[cond]}: median"] = f"{g.loc[cond, 'median']:.3g}"
-        diff = r.difference
-        row["difference (visible - not visible)"] = f"{diff.value:+.3g}" + (f" ({diff.low:.3g} to {diff.high:.3g})" if is_defined(diff.low) else "")
-        stat = f"t({r.test.df:.1f}) = {r.test.statistic:.2f}" if test == "welch" else f"U = {r.test.statistic:.1f}"
-        row["test"] = f"{stat}, {p_text(r.test.p)}"
-        row[f"{r.effect.name} (95 % CI)"] = _effect_text(r.effect)
+                mean_sd = fmt_mean_sd(g.loc[cond, "mean"], g.loc[cond, "sd"], 3, significant=True)
+                row[f"{SHORT[cond]}: mean (SD), n"] = f"{mean_sd}, {int(g.loc[cond, 'n'])}"
+                row[f"{SHORT[cond]}: median"] = fmt(g.loc[cond, "median"], 3, significant=True)
+        row["difference (visible - not visible)"] = _with_interval(r.difference, 3, significant=True)
+        row["test"] = f"{fmt_test(r.test)}, {p_clause(r.test.p_value)}"
+        row[f"{r.effect.statistic} (95 % CI)"] = _with_interval(r.effect)
         row["warnings"] = "; ".join(r.warnings)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -83,5 +83,6 @@ def outcome_caption(results: dict, test: str) -> None:
     first = next((r for r in results.values() if not isinstance(r, Undefined)), None)
     if first is None:
         return
-    st.caption(f"{TESTS[test]}, two-sided: {first.test.method}. Effect size: {first.effect.name}, {first.effect.method}. "
-               f"Computed by {first.test.package}. Positive differences and effects: higher in visible sessions.")
+    st.caption(f"{TESTS[test]}: {first.test.method}. Effect size: {first.effect.statistic}, {first.effect.method}; "
+               f"95 % interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
+               "Positive differences and effects: higher in visible sessions.")

@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from analysis.format import fmt_mean_sd
 from analysis.split import SplitResult
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.markdown_text import escape
@@ -51,14 +52,10 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
     return figure(traces, layout, height=400)
 
 
-def _fmt(mean: float, sd: float) -> str:
-    return "-" if pd.isna(mean) else f"{mean:.1f} ({sd:.1f})"
-
-
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """Table 8 style: rows (condition, role, dimension, label), train and test as 'mean (SD)' in %."""
-    out = table.assign(train=[_fmt(m, s) for m, s in zip(table["train_mean"], table["train_sd"])],
-                       test=[_fmt(m, s) for m, s in zip(table["test_mean"], table["test_sd"])])
+    out = table.assign(train=[fmt_mean_sd(m, s) for m, s in zip(table["train_mean"], table["train_sd"])],
+                       test=[fmt_mean_sd(m, s) for m, s in zip(table["test_mean"], table["test_sd"])])
     return out[["condition", "role", "dimension", "label", "train", "test", "abs_mean_diff", "abs_sd_diff"]]
 
 

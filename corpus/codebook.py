@@ -26,7 +26,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import yaml
 
@@ -97,6 +97,18 @@ def _strings(value: Any, report: Report, file: str, record: str, fld: str) -> tu
     return tuple(value)
 
 
+def _unique(report: Report, file: str, record: str, fld: str, value: str, i: int, seen: dict[str, int],
+            invalid: str | None, repeated: Callable[[int], str]) -> None:
+    """Report ``invalid`` (when given), or ``repeated(j)`` when code ``j`` already has ``value``;
+    else remember that code ``i`` has it."""
+    if invalid:
+        report.add(file, record, fld, invalid)
+    elif value in seen:
+        report.add(file, record, fld, repeated(seen[value]))
+    else:
+        seen[value] = i
+
+
 def parse(data: Any, file: str = "<codebook>") -> Codebook:
     """Check a codebook's content; raise DatasetError with every problem found."""
     report = Report()
@@ -126,24 +138,15 @@ def parse(data: Any, file: str = "<codebook>") -> Codebook:
         for u in sorted(unknown):
             report.add(file, rec, u, "unknown field")
         code = str(c.get("code") or "").strip()
-        if not code:
-            report.add(file, rec, "code", "missing")
-        elif not _CODE_RE.match(code):
-            report.add(file, rec, "code", f"'{code}' must be lowercase letters, digits and underscores")
-        elif code in seen_codes:
-            report.add(file, rec, "code", f"'{code}' repeats codes[{seen_codes[code]}]")
-        else:
-            seen_codes[code] = i
+        bad_code = "missing" if not code else (
+            None if _CODE_RE.match(code) else f"'{code}' must be lowercase letters, digits and underscores")
+        _unique(report, file, rec, "code", code, i, seen_codes, bad_code, lambda j: f"'{code}' repeats codes[{j}]")
         name = str(c.get("name") or "").strip()
         if not name:
             report.add(file, rec, "name", "missing")
         key = str(c.get("key") if c.get("key") is not None else "").strip()
-        if len(key) != 1:
-            report.add(file, rec, "key", f"must be one character, got '{key}'")
-        elif key in seen_keys:
-            report.add(file, rec, "key", f"'{key}' is already the key of codes[{seen_keys[key]}]")
-        else:
-            seen_keys[key] = i
+        bad_key = None if len(key) == 1 else f"must be one character, got '{key}'"
+        _unique(report, file, rec, "key", key, i, seen_keys, bad_key, lambda j: f"'{key}' is already the key of codes[{j}]")
         definition = str(c.get("definition") or "").strip()
         if not definition:
             report.add(file, rec, "definition", "missing")

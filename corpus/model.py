@@ -19,6 +19,7 @@ from pydantic import (
     Discriminator,
     Field,
     Tag,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -272,18 +273,12 @@ class SessionMeta(_Strict):
     checkpoints: list[Checkpoint] = Field(default_factory=list)
     notes: str = ""
 
-    @field_validator("condition")
+    @field_validator("condition", "split")
     @classmethod
-    def _known_condition(cls, v: str) -> str:
-        if v not in schema.CONDITIONS:
-            raise ValueError(f"unknown condition '{v}' (expected one of {', '.join(schema.CONDITIONS)})")
-        return v
-
-    @field_validator("split")
-    @classmethod
-    def _known_split(cls, v: str) -> str:
-        if v not in schema.SPLITS:
-            raise ValueError(f"unknown split '{v}' (expected one of {', '.join(schema.SPLITS)})")
+    def _known_value(cls, v: str, info: ValidationInfo) -> str:
+        known = {"condition": schema.CONDITIONS, "split": schema.SPLITS}[info.field_name]
+        if v not in known:
+            raise ValueError(f"unknown {info.field_name} '{v}' (expected one of {', '.join(known)})")
         return v
 
     @field_validator("participants")

@@ -105,10 +105,13 @@ def counted(n: int, noun: str) -> str:
 
 def shown(value: Any) -> str:
     """``value`` quoted for a message, cut to MAX_SHOWN characters."""
-    text = value if isinstance(value, str) else repr(value)
-    if len(text) > MAX_SHOWN:
-        text = text[: MAX_SHOWN - 3] + "..."
+    text = clipped(value if isinstance(value, str) else repr(value))
     return f"'{text}'" if isinstance(value, str) else text
+
+
+def clipped(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text`` (an id, a line) cut to ``limit`` characters, marked with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def describe(value: Any) -> str:

@@ -9,13 +9,12 @@ leaves nothing behind.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import tempfile
 from pathlib import Path
 
 from corpus import schema
 from corpus.validate import DatasetError, read_dataset
+from corpus.write import folder_in_place
 
 
 def _copy_source(src: Path, tmp: Path) -> None:
@@ -34,13 +33,9 @@ def write_with_splits(src: str | Path, dest: str | Path, splits: dict[str, str],
     bad = {s: v for s, v in splits.items() if v not in schema.SPLITS}
     if bad:
         raise ValueError(f"unknown split(s) {bad} (expected {', '.join(schema.SPLITS)})")
-    if dest.exists() and not overwrite:
-        raise FileExistsError(f"{dest} exists; pass overwrite=True to replace it")
     if dest.resolve() == src.resolve():
         raise ValueError("the copy must go to another place than the dataset itself")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-    try:
+    with folder_in_place(dest, overwrite) as tmp:
         _copy_source(src, tmp)
         for sid, split in splits.items():
             path = tmp / "sessions" / sid / "session.json"
@@ -52,10 +47,4 @@ def write_with_splits(src: str | Path, dest: str | Path, splits: dict[str, str],
         _, report = read_dataset(tmp)
         if not report.ok:
             raise DatasetError(report, str(dest))
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest

@@ -11,8 +11,9 @@ import json
 import os
 import shutil
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
 
 from corpus.model import DatasetInfo, GridMap, Session, SessionMeta
 
@@ -35,6 +36,24 @@ def action_json(a) -> dict[str, Any]:
     return d
 
 
+@contextmanager
+def folder_in_place(dest: Path, overwrite: bool = False) -> Iterator[Path]:
+    """A new folder next to ``dest`` to write into: moved into place (replacing ``dest`` when
+    ``overwrite``) once the block ends without error, removed otherwise."""
+    if dest.exists() and not overwrite:
+        raise FileExistsError(f"{dest} exists; pass overwrite=True to replace it")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
+    try:
+        yield tmp
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
 def write_dataset(
     dest: str | Path,
     info: DatasetInfo,
@@ -46,11 +65,7 @@ def write_dataset(
 ) -> Path:
     """Write the dataset to ``dest`` (a new folder; ``overwrite`` replaces an existing one)."""
     dest = Path(dest)
-    if dest.exists() and not overwrite:
-        raise FileExistsError(f"{dest} exists; pass overwrite=True to replace it")
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}-", dir=dest.parent))
-    try:
+    with folder_in_place(dest, overwrite) as tmp:
         (tmp / "dataset.json").write_text(
             json.dumps(info.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False) + "\n",
             encoding="utf-8",
@@ -89,10 +104,4 @@ def write_dataset(
                     with open(d / f"{task}.jsonl", "w", encoding="utf-8") as f:
                         for row in entry[task]:
                             f.write(_dump(row) + "\n")
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(tmp, dest)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return dest

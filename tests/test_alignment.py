@@ -13,7 +13,7 @@ from helpers import write_tiny
 
 from analysis.alignment import act_shares, alignment_by_act, grounded_indicators, progress_curves
 from analysis.drilldown import actions_behind, replay_link
-from analysis.estimate import wilson
+from analysis.results import wilson
 from analysis.filters import Filters
 from analysis.label_sources import act_labels, act_sources, default_act_source, mental_model_labels, with_mental_models
 from analysis.progress import assign_bins, default_progress, progress_table
@@ -30,11 +30,11 @@ def wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float,
 
 def test_a_proportion_and_its_wilson_interval():
     est = wilson(3, 10)
-    assert est.value == 0.3 and est.n == 10
+    assert est.estimate == 0.3 and est.n == 10
     lo, hi = wilson_by_hand(3, 10)
     assert (est.low, est.high) == (pytest.approx(lo, abs=1e-12), pytest.approx(hi, abs=1e-12))
     assert (round(est.low, 4), round(est.high, 4)) == (0.1078, 0.6032)  # the textbook value for 3 of 10
-    assert est.method == "Wilson score interval" and est.package.startswith("statsmodels")
+    assert est.interval_method == "Wilson score interval" and est.package == "statsmodels"
     assert not wilson(0, 0).defined
 
 

@@ -76,8 +76,8 @@ def test_category_scores_on_hand_made_predictions(tiny, tmp_path):
     p, n = 3 / 5, 5
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    assert tg.at["accuracy", "low"] == pytest.approx(centre - half)
-    assert tg.at["accuracy", "high"] == pytest.approx(centre + half)
+    assert tg.at["accuracy", "ci_low"] == pytest.approx(centre - half)
+    assert tg.at["accuracy", "ci_high"] == pytest.approx(centre + half)
     assert tg.at["accuracy", "n"] == 5
     # Partner intent: every label p1 on both sides -> kappa has no value, and says why.
     pi = s[(s["dimension"] == "partner_intent") & (s["condition"] == "all") & (s["role"] == "all")].set_index("metric")
@@ -183,7 +183,7 @@ def test_mcnemar_on_a_known_two_by_two(tmp_path):
     # Exact McNemar: two-sided binomial on the 7 discordant items, 1 vs 6: 2 * (1 + 7) / 2**7.
     assert row["p_value"] == pytest.approx(2 * 8 / 128)
     assert row["n"] == 10
-    assert row["low"] <= 0.5 <= row["high"]
+    assert row["ci_low"] <= 0.5 <= row["ci_high"]
 
 
 def test_judge_agreement_on_a_known_table():
@@ -207,7 +207,7 @@ def test_judge_agreement_on_a_known_table():
     m = matrices[("mental_model", "rationale", "gpt", "qwen")]
     assert m.shape == (6, 6) and m.to_numpy().sum() == 6
     assert m.at[5, 3] == 1  # item 3: gpt 5, qwen 3
-    alpha = [r for r in table.rows if r["statistic"].startswith("Krippendorff")][0]
+    alpha = [r for r in table.rows if r["metric"] == "alpha"][0]
     import krippendorff
 
     assert alpha["estimate"] == pytest.approx(krippendorff.alpha(np.vstack([j1, j2]).astype(float),

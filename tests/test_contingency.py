@@ -35,10 +35,10 @@ def test_chi_square_and_cramers_v_on_a_known_table():
     chi2_hand = ((obs - expected) ** 2 / expected).sum()
     assert chi2_hand == pytest.approx(451 / 36, rel=1e-12)  # 2.4747 + 0.1515 + 3.0682 + 2.9697 + 0.1818 + 3.6818
     res = independence_test(coded_actions(), n_boot=200, n_perm=200)
-    assert res.chi2.value == pytest.approx(chi2_hand, rel=1e-12)
-    assert res.chi2.df == 2
-    assert res.chi2.p == pytest.approx(chi2_dist.sf(chi2_hand, 2), rel=1e-9)
-    assert res.cramers_v.value == pytest.approx(np.sqrt(chi2_hand / (n * 1)), rel=1e-12)  # min(r, c) - 1 = 1
+    assert res.chi2.estimate == pytest.approx(chi2_hand, rel=1e-12)
+    assert res.chi2.dof == 2
+    assert res.chi2.p_value == pytest.approx(chi2_dist.sf(chi2_hand, 2), rel=1e-9)
+    assert res.cramers_v.estimate == pytest.approx(np.sqrt(chi2_hand / (n * 1)), rel=1e-12)  # min(r, c) - 1 = 1
     # Adjusted standardized residuals (Haberman): (O - E) / sqrt(E (1 - row/n) (1 - col/n)).
     rows, cols = obs.sum(1, keepdims=True) / n, obs.sum(0, keepdims=True) / n
     adj = (obs - expected) / np.sqrt(expected * (1 - rows) * (1 - cols))
@@ -53,7 +53,7 @@ def test_the_session_bootstrap_interval_is_seeded_and_brackets_v():
     v = a.cramers_v
     assert (v.low, v.high) == (b.cramers_v.low, b.cramers_v.high)
     assert 0 <= v.low < v.high <= 1
-    assert "session bootstrap" in v.method and "500 resamples, seed 3" in v.method
+    assert "session bootstrap" in v.interval_method and "500 resamples, seed 3" in v.interval_method
     assert 1 / 101 <= a.permutation_p <= 1
 
 

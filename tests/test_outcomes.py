@@ -24,13 +24,13 @@ def test_welch_t_test_mean_difference_and_hedges_g():
     r = compare_outcome(sessions(), "final_accuracy", "welch")
     x, y = np.array(VIS), np.array([v for v in NOT if v is not None])
     ref = stats.ttest_ind(x, y, equal_var=False)
-    assert r.test.statistic == pytest.approx(ref.statistic) and r.test.p == pytest.approx(ref.pvalue) and r.test.df == pytest.approx(ref.df)
-    assert r.difference.value == pytest.approx(0.8 - 0.625)
+    assert r.test.test_statistic == pytest.approx(ref.statistic) and r.test.p_value == pytest.approx(ref.pvalue) and r.test.dof == pytest.approx(ref.df)
+    assert r.difference.estimate == pytest.approx(0.8 - 0.625)
     assert (r.difference.low, r.difference.high) == (pytest.approx(ref.confidence_interval().low), pytest.approx(ref.confidence_interval().high))
     pooled = np.sqrt((4 * x.var(ddof=1) + 3 * y.var(ddof=1)) / 7)
     g = (x.mean() - y.mean()) / pooled * (1 - 3 / (4 * 9 - 9))
-    assert r.effect.value == pytest.approx(g) and r.effect.name == "Hedges' g"
-    assert r.effect.low < r.effect.value < r.effect.high
+    assert r.effect.estimate == pytest.approx(g) and r.effect.statistic == "Hedges' g"
+    assert r.effect.low < r.effect.estimate < r.effect.high
     assert r.warnings[0] == "1 session(s) without a value (e.g. nothing drawn) left out"
     assert r.groups.set_index("condition").loc["not_visible", "n"] == 4
 
@@ -39,10 +39,10 @@ def test_mann_whitney_and_the_rank_biserial_correlation():
     r = compare_outcome(sessions(), "final_accuracy", "mannwhitney")
     x, y = np.array(VIS), np.array([0.60, 0.65, 0.70, 0.55])
     ref = stats.mannwhitneyu(x, y, alternative="two-sided")
-    assert r.test.statistic == ref.statistic and r.test.p == pytest.approx(ref.pvalue)
+    assert r.test.test_statistic == ref.statistic and r.test.p_value == pytest.approx(ref.pvalue)
     # Pairs (visible > not visible) - pairs (<), over all 20 pairs: 19 wins, one tie (0.70 = 0.70).
-    assert r.effect.value == pytest.approx((19 - 0) / 20) == pytest.approx(2 * ref.statistic / 20 - 1)
-    assert r.difference.value == pytest.approx(np.median(x) - np.median(y))
+    assert r.effect.estimate == pytest.approx((19 - 0) / 20) == pytest.approx(2 * ref.statistic / 20 - 1)
+    assert r.difference.estimate == pytest.approx(np.median(x) - np.median(y))
 
 
 def test_the_vectorised_effect_sizes_along_an_axis():

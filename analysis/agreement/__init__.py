@@ -15,7 +15,6 @@ The modules, one job each:
 
 - :mod:`~analysis.agreement.table`: the label table (items x coders codes, and the count table
   kept without its zeros), reading label CSVs with only empty cells missing.
-- :mod:`~analysis.agreement.results`: the results objects and the one value formatter.
 - :mod:`~analysis.agreement.bootstrap`: the bootstrap over items behind every interval.
 - :mod:`~analysis.agreement.fleiss`: Fleiss' kappa (one formula), per-category kappas, drift.
 - :mod:`~analysis.agreement.alpha`: Krippendorff's alpha at four levels, coincidences.
@@ -27,7 +26,9 @@ The modules, one job each:
   its text tables.
 
 A statistic that has no value on the data (every label the same category, no item coded by two
-coders, ...) is :class:`Undefined` with the reason, never 0 or NaN.
+coders, ...) is :class:`Undefined` with the reason, never 0 or NaN. The results objects
+(:class:`Estimate`, :class:`ChiSquare`) are :mod:`analysis.results`' and values print through
+:mod:`analysis.format`; both are re-exported here.
 """
 
 from analysis.agreement.alpha import (
@@ -43,12 +44,11 @@ from analysis.agreement.pairwise import (
     PairwiseCohen, cohen_kappa_codes, confusion_matrix, gwet_ac1, pairwise_cohen, percent_agreement,
 )
 from analysis.agreement.report import PANEL_MIN_ITEMS, AgreementReport, Headline, panel, report
-from analysis.agreement.results import (
-    ChiSquare, Estimate, fmt, fmt_interval, fmt_p, fmt_share, fmt_short, p_clause, to_json,
-)
 from analysis.agreement.table import (
     MAX_MATRIX_CATEGORIES, LabelTable, LabelTableError, MatrixTooLarge, item_columns, item_keys, read_labels_csv,
 )
+from analysis.format import fmt, fmt_interval, fmt_p, fmt_share, fmt_short, p_clause, to_json
+from analysis.results import ChiSquare, Estimate
 from corpus.values import Undefined, is_defined
 
 __all__ = [

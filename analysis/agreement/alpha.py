@@ -26,8 +26,8 @@ import pandas as pd
 
 from analysis.agreement import bootstrap
 from analysis.agreement.fleiss import ALL_SAME, DEFAULT_BOOTSTRAP
-from analysis.agreement.results import OURS, Estimate, Replicates, undefined_estimate
 from analysis.agreement.table import DENSE_CELLS, LabelTable, LabelTableError, MatrixTooLarge, check_matrix_size
+from analysis.results import OURS, Estimate
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 NO_PAIRS = "no item has labels from two or more coders"
@@ -119,7 +119,7 @@ def krippendorff_alpha(table: LabelTable, *, level: str = "nominal", n_boot: int
     :class:`LabelTable` when the labels do not sort by themselves); interval and ratio need numeric
     labels (ratio: zero or more).
     """
-    settings = Replicates(n_boot, seed, confidence)
+    settings = bootstrap.Replicates(n_boot, seed, confidence)
     items = table.n_per_item >= 2
     n_c = table.per_category(table.cell_count.astype(float), items[table.cell_item])
     v = _check(level, table, n_c)
@@ -135,7 +135,7 @@ def krippendorff_alpha(table: LabelTable, *, level: str = "nominal", n_boot: int
     reason = NO_PAIRS if n_items == 0 else ALL_SAME if used.sum() < 2 else (
         "every label has the same value" if level in ("interval", "ratio") and np.unique(v[used]).size < 2 else None)
     if reason:
-        return AlphaResult(**undefined_estimate(base, reason))
+        return AlphaResult.undefined(reason, **base)
     counts = table.count_table(items)
     if use_package:
         import krippendorff

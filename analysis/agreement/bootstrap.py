@@ -9,16 +9,36 @@ label one category) are left out.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from analysis.agreement.results import Interval, Replicates, Value
+from analysis.results import Interval, Value
 from corpus.values import Undefined
 
 MAX_CELLS = 2_000_000  # resamples x (items, categories) cells held at once
 MAX_KEPT_CELLS = 10_000_000  # resamples x items of a set of draws kept for reuse (20 MB as 16-bit counts)
+
+
+@dataclass(frozen=True)
+class Replicates:
+    """Bootstrap settings, and the procedure text every interval of that bootstrap carries."""
+
+    n_boot: int
+    seed: int | None
+    confidence: float = 0.95
+
+    @property
+    def method(self) -> str:
+        if self.n_boot <= 0:
+            return ""
+        return (f"percentile bootstrap over items ({self.n_boot} resamples, seed {self.seed}); "
+                "SE = standard deviation of the resampled values")
+
+    def estimate_fields(self) -> dict[str, Any]:
+        return {"interval_method": self.method, "confidence": self.confidence}
 
 
 def _draw(rng: np.random.Generator, n: int, n_boot: int, per_block: int) -> Iterator[np.ndarray]:

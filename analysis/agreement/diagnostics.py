@@ -1,9 +1,9 @@
 """What to check before trusting an agreement number, and where the coders disagree.
 
 - :func:`coder_bias`: each coder's category distribution and Pearson's chi-square test of coder x
-  category independence (``scipy.stats.chi2_contingency``). It treats labels as independent,
-  although coders label the same items: read it as a screen for a coder who favours some
-  categories, not as an exact test of marginal homogeneity.
+  category independence (:func:`analysis.contingency.cross_table_test`: scipy). It treats labels
+  as independent, although coders label the same items: read it as a screen for a coder who
+  favours some categories, not as an exact test of marginal homogeneity.
 - :func:`diagnostics`: prevalence skew and the kappa paradox, coder bias, sparse categories, too
   few items, duplicate and missing labels; each problem found is a sentence in ``warnings``.
 - :func:`most_disagreed` and :func:`item_agreement`: the items, least agreement first.
@@ -11,17 +11,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from analysis.agreement.pairwise import item_agreement_shares
-from analysis.agreement.results import (
-    ChiSquare, Value, fmt, fmt_share, frame_to_json, p_clause, to_json, undefined_estimate,
-)
 from analysis.agreement.table import LabelTable
+from analysis.contingency import cross_table_test
+from analysis.format import fmt, fmt_share, frame_to_json, p_clause, to_json
+from analysis.results import ChiSquare, Value
 from corpus.values import Undefined, is_defined
 
 PARADOX_AGREEMENT = 0.80  # percent agreement at or above this ...
@@ -53,19 +53,10 @@ def coder_bias(table: LabelTable) -> CoderBias:
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = frame.div(frame.sum(axis=1).replace(0, np.nan), axis=0).fillna(0.0)
     sub = counts[counts.sum(axis=1) > 0][:, counts.sum(axis=0) > 0]
-    base = dict(key="coder_bias_chi2", statistic="Coder x category chi-square", n=int(sub.sum()), n_of="labels",
-                method="Pearson chi-square test of independence of coder and category (no continuity correction)",
-                computed_by="scipy.stats.chi2_contingency", package="scipy")
-    if sub.shape[0] < 2:
-        return CoderBias(frame, shares, ChiSquare(**undefined_estimate(base, "needs two or more coders with labels")))
-    if sub.shape[1] < 2:
-        return CoderBias(frame, shares, ChiSquare(**undefined_estimate(base, "every label is the same category")))
-    from scipy.stats import chi2_contingency
-
-    res = chi2_contingency(sub, correction=False)
-    test = ChiSquare(**base, estimate=float(res.statistic), dof=int(res.dof), p_value=float(res.pvalue),
-                     min_expected=float(np.min(res.expected_freq)))
-    return CoderBias(frame, shares, test)
+    reason = "needs two or more coders with labels" if sub.shape[0] < 2 else (
+        "every label is the same category" if sub.shape[1] < 2 else None)
+    test, _ = cross_table_test(sub, "labels", "coder and category", "labels", reason)
+    return CoderBias(frame, shares, replace(test, key="coder_bias_chi2", statistic="Coder x category chi-square"))
 
 
 @dataclass(frozen=True)

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement import bootstrap
-from analysis.agreement.results import OURS, Estimate, Replicates, Value, undefined_estimate
 from analysis.agreement.table import LabelTable
+from analysis.results import OURS, Estimate, Value
 from corpus.values import Undefined
 
 ALL_SAME = "every label is the same category"
@@ -81,7 +81,7 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
            confidence: float = 0.95) -> FleissResult:
     """Fleiss' kappa on the items labelled by every coder, per-category kappas and a bootstrap
     interval (``n_boot=0``: none)."""
-    settings = Replicates(n_boot, seed, confidence)
+    settings = bootstrap.Replicates(n_boot, seed, confidence)
     full = table.complete
     n, m = int(full.sum()), table.n_coders
     base: dict[str, Any] = dict(
@@ -93,7 +93,7 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
     reason = "Fleiss' kappa needs two or more coders" if m < 2 else (
         "no item was coded by every coder" if n == 0 else None)
     if reason:
-        return FleissResult(**undefined_estimate(base, reason), p_observed=Undefined(reason),
+        return FleissResult.undefined(reason, **base, p_observed=Undefined(reason),
                             p_expected=Undefined(reason), per_category={c: Undefined(reason) for c in table.category_names()})
 
     in_full = full[table.cell_item]
@@ -115,7 +115,7 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
             per_cat[c] = float(1 - disagree[j] / (n * m * (m - 1) * p[j] * (1 - p[j])))
 
     if np.isnan(kappa):
-        return FleissResult(**undefined_estimate(base, ALL_SAME), p_observed=float(p_i.mean()),
+        return FleissResult.undefined(ALL_SAME, **base, p_observed=float(p_i.mean()),
                             p_expected=float(p @ p), per_category=per_cat)
     sums = _with_column(table.count_table(full), p_i)  # category totals and P_i in one product
 

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from analysis.agreement.pairwise import cohen, cohen_kappa_codes
-from analysis.agreement.results import OURS, Estimate, to_json, undefined_estimate
 from analysis.agreement.table import LabelTable, check_matrix_size, is_missing, item_keys
+from analysis.format import to_json
+from analysis.results import OURS, Estimate
 from corpus.consensus import majority
 
 
@@ -102,7 +103,7 @@ def coder_vs_gold(table: LabelTable, coder: str, gold: str | Mapping[Any, Any] |
                 method="share of items where the coder's label equals gold",
                 computed_by="analysis.agreement.coder_vs_gold", package=OURS)
     pa = Estimate(**base, estimate=float((ia == ib).mean())) if n else \
-        Estimate(**undefined_estimate(base, "no item has both a label and a gold label"))
+        Estimate.undefined("no item has both a label and a gold label", **base)
     cells = pd.DataFrame({"label": np.asarray(cats)[ia], "gold": np.asarray(cats)[ib]})
     confusion = cells.groupby(["label", "gold"], sort=True).size().rename("count").reset_index()
     return GoldComparison(str(coder), gold_name, partition, int(len(pred) - n), kappa_est, pa, confusion)

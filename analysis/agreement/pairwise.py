@@ -23,8 +23,8 @@ import pandas as pd
 
 from analysis.agreement.alpha import NO_PAIRS
 from analysis.agreement.fleiss import ALL_SAME
-from analysis.agreement.results import OURS, Estimate, undefined_estimate
 from analysis.agreement.table import LabelTable, check_matrix_size
+from analysis.results import OURS, Estimate
 from corpus.values import Undefined, is_defined
 
 PAIRABLE = "items with two or more labels"
@@ -46,7 +46,7 @@ def percent_agreement(table: LabelTable) -> Estimate:
                 method="mean over items of the share of agreeing coder pairs",
                 computed_by="analysis.agreement.percent_agreement", package=OURS)
     if not pairable.any():
-        return Estimate(**undefined_estimate(base, NO_PAIRS))
+        return Estimate.undefined(NO_PAIRS, **base)
     return Estimate(**base, estimate=float(shares[pairable].mean()))
 
 
@@ -111,9 +111,9 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
                 computed_by="analysis.agreement.pairwise_cohen", package=OURS,
                 checked_against="sklearn.metrics.cohen_kappa_score (each pair)")
     if len(coders) < 2:
-        mean = Estimate(**undefined_estimate(base, "Cohen's kappa needs two or more coders"))
+        mean = Estimate.undefined("Cohen's kappa needs two or more coders", **base)
     elif not defined:
-        mean = Estimate(**undefined_estimate(base, "Cohen's kappa is undefined for every pair of coders"))
+        mean = Estimate.undefined("Cohen's kappa is undefined for every pair of coders", **base)
     else:
         mean = Estimate(**base, estimate=float(np.mean(defined)))
     return PairwiseCohen(pairs, mean)
@@ -128,9 +128,9 @@ def gwet_ac1(table: LabelTable) -> Estimate:
                 method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
                 computed_by="analysis.agreement.gwet_ac1", package=OURS)
     if not pair.any():
-        return Estimate(**undefined_estimate(base, NO_PAIRS))
+        return Estimate.undefined(NO_PAIRS, **base)
     if q < 2:
-        return Estimate(**undefined_estimate(base, ALL_SAME))
+        return Estimate.undefined(ALL_SAME, **base)
     p_a = float(item_agreement_shares(table)[pair].mean())
     rated = m >= 1
     cnt = table.cell_count.astype(float)

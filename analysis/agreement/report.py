@@ -22,8 +22,9 @@ from analysis.agreement.alpha import AlphaResult, coincidences, krippendorff_alp
 from analysis.agreement.diagnostics import Diagnostics, diagnostics, most_disagreed
 from analysis.agreement.fleiss import DEFAULT_BOOTSTRAP, FleissResult, fleiss
 from analysis.agreement.pairwise import PairwiseCohen, gwet_ac1, pairwise_cohen, percent_agreement
-from analysis.agreement.results import Estimate, package_version, to_json
 from analysis.agreement.table import LabelTable
+from analysis.format import package_version, to_json
+from analysis.results import Estimate
 
 # The live panel shows no statistic resting on fewer complete items than this.
 PANEL_MIN_ITEMS = 10
@@ -68,7 +69,7 @@ class Headline:
     def to_frame(self) -> pd.DataFrame:
         """One row per count and statistic: estimate, n, interval, procedure, what computed it."""
         rows = self.count_rows() + [e.row() for e in self.statistics_rows()]
-        return pd.DataFrame(rows, columns=list(rows[-1]), dtype=object)
+        return pd.DataFrame(rows, columns=list(dict.fromkeys(c for r in rows for c in r)), dtype=object)
 
     def packages(self) -> dict[str, str]:
         """The installed packages that computed the numbers, with their versions."""

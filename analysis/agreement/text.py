@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from analysis.agreement.results import fmt, fmt_interval, fmt_share, p_clause
+from analysis.format import fmt, fmt_interval, fmt_share, p_clause
 
 if TYPE_CHECKING:
     from analysis.agreement.report import Headline

@@ -12,5 +12,6 @@
 - :mod:`~analysis.compare.instances`: the benchmark's inputs for a model runner.
 - :mod:`~analysis.compare.comparison`: :func:`compare` ties it together into one
   :class:`Comparison` that the page, the command line (:mod:`~analysis.compare.cli`) and the
-  exports read; :mod:`~analysis.compare.results`: the results objects.
+  exports read. Every score is an :class:`analysis.results.Estimate` (a table of them:
+  :class:`analysis.results.EstimateTable`).
 """

@@ -14,15 +14,15 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order
 from analysis.compare.paired import paired_table
-from analysis.compare.results import CONFIDENCE, ScoreTable, jsonable
 from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
+from analysis.format import to_json
+from analysis.results import EstimateTable, wilson_columns
 from corpus.dataset import Corpus
 from corpus.predictions import JUDGE_TASK, Run, RunInfo
 
@@ -39,7 +39,7 @@ class Comparison:
     infos: dict[str, RunInfo]  # the runs scored, in leaderboard order
     items: dict[str, it.RunItems]
     cat: pd.DataFrame
-    scores: ScoreTable
+    scores: EstimateTable
     similarity_missing: str | None
     truth: pd.DataFrame
     _memo: dict = field(default_factory=dict, repr=False)
@@ -66,7 +66,7 @@ class Comparison:
     def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
         return self._once(("lb", task, measure), lambda: leaderboard(self.score_frame, self.infos, task, measure))
 
-    def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> ScoreTable:
+    def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> EstimateTable:
         return self._once(("paired", a, b, condition, role), lambda: paired_table(
             self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None))
 
@@ -76,7 +76,7 @@ class Comparison:
     def slices(self, field_name: str, dimension: str) -> pd.DataFrame:
         return self._once(("slice", field_name, dimension), lambda: slice_table(self.cat, field_name, dimension))
 
-    def judges(self) -> tuple[ScoreTable, dict]:
+    def judges(self) -> tuple[EstimateTable, dict]:
         def make():
             tables, matrices = [], {}
             for run_id in self.run_ids:
@@ -84,7 +84,7 @@ class Comparison:
                 tables.extend(t.rows)
                 matrices.update({(run_id, *k): v for k, v in m.items()})
             keys = ("run", "task", "criterion", "judge_a", "judge_b", "metric")
-            return ScoreTable(rows=tuple(tables), keys=keys, title="Judge agreement"), matrices
+            return EstimateTable(rows=tuple(tables), keys=keys, title="Judge agreement"), matrices
         return self._once(("judges",), make)
 
     def coverage(self) -> pd.DataFrame:
@@ -121,9 +121,9 @@ class Comparison:
         def make():
             d = self.cat[self.cat["dimension"] == dimension]
             g = d.groupby(["run", "truth"], sort=False)["correct"].agg(["sum", "size"]).reset_index()
-            lo, hi = proportion_confint(g["sum"], g["size"], alpha=1 - CONFIDENCE, method="wilson")
-            out = pd.DataFrame({"run": g["run"], "label": g["truth"], "recall": g["sum"] / g["size"], "low": lo,
-                                "high": hi, "n": g["size"]})
+            lo, hi = wilson_columns(g["sum"], g["size"])
+            out = pd.DataFrame({"run": g["run"], "label": g["truth"], "recall": g["sum"] / g["size"], "ci_low": lo,
+                                "ci_high": hi, "n": g["size"]})
             order = {c: i for i, c in enumerate(it.CATEGORIES[dimension])}
             return out.sort_values(["run", "label"], key=lambda s: s.map(order) if s.name == "label" else s)
         return self._once(("per_label", dimension), make)
@@ -178,7 +178,7 @@ class Comparison:
               **{f"mental_model_{m}" if m != "accuracy" else "mental_model":
                  self.leaderboard("mental_model", m).to_json() for m in MEASURES}}
         cov = self.coverage()
-        return jsonable({
+        return to_json({
             "dataset": self.dataset, "content_hash": self.content_hash, "synthetic": self.synthetic,
             "similarity": self.similarity_missing or "computed",
             "runs": [{"run": r, **self.infos[r].as_dict(),

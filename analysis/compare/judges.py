@@ -15,20 +15,13 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.proportion import proportion_confint
 
 from analysis import agreement as ag
-from analysis.compare.results import CONFIDENCE, Estimate, ScoreTable, undefined
+from analysis.results import Estimate, EstimateTable, wilson
 from corpus.predictions import JUDGE_SCALE
 
 KEYS = ("run", "task", "criterion", "judge_a", "judge_b")
-
-
-def _share(name: str, k: int, n: int, method: str) -> Estimate:
-    if n == 0:
-        return undefined(name, "the two judges scored no item in common")
-    lo, hi = proportion_confint(k, n, alpha=1 - CONFIDENCE, method="wilson")
-    return Estimate(name, k / n, n, (float(lo), float(hi)), f"{method}; Wilson interval", "statsmodels")
+SCORED = "items both judges scored"
 
 
 def pair_agreement(a: np.ndarray, b: np.ndarray) -> dict[str, Estimate]:
@@ -36,16 +29,21 @@ def pair_agreement(a: np.ndarray, b: np.ndarray) -> dict[str, Estimate]:
     a, b = np.asarray(a, int), np.asarray(b, int)
     n = len(a)
     diff = np.abs(a - b)
+    none = "the two judges scored no item in common"
     out = {
-        "exact": _share("exact match", int((diff == 0).sum()), n, "share of items scored the same"),
-        "within_1": _share("within-1 agreement", int((diff <= 1).sum()), n, "share of items scored at most 1 apart"),
+        "exact": wilson(int((diff == 0).sum()), n, key="exact", statistic="exact match", n_of=SCORED,
+                        method="share of items scored the same", empty=none),
+        "within_1": wilson(int((diff <= 1).sum()), n, key="within_1", statistic="within-1 agreement", n_of=SCORED,
+                           method="share of items scored at most 1 apart", empty=none),
     }
+    kappa = dict(key="weighted_kappa", statistic="quadratic-weighted kappa", n=n, n_of=SCORED,
+                 method="Cohen's kappa with quadratic weights over the 0-5 scale",
+                 computed_by="sklearn.metrics.cohen_kappa_score", package="scikit-learn")
     if n == 0 or len(set(a.tolist()) | set(b.tolist())) < 2:
-        out["weighted_kappa"] = undefined("quadratic-weighted kappa", "every score is the same", n)
+        out["weighted_kappa"] = Estimate.undefined("every score is the same", **kappa)
     else:
         k = cohen_kappa_score(a, b, labels=list(JUDGE_SCALE), weights="quadratic")
-        out["weighted_kappa"] = Estimate("quadratic-weighted kappa", float(k), n, None,
-                                         "Cohen's kappa with quadratic weights over the 0-5 scale", "scikit-learn")
+        out["weighted_kappa"] = Estimate(**kappa, estimate=float(k))
     return out
 
 
@@ -53,12 +51,12 @@ def _long(scores: pd.DataFrame) -> pd.DataFrame:
     return scores.assign(item=scores["session_id"].astype(str) + ":" + scores["action_index"].astype(str))
 
 
-def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[ScoreTable, dict[tuple, pd.DataFrame]]:
+def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[EstimateTable, dict[tuple, pd.DataFrame]]:
     """Pairwise and overall agreement of the judges in a judge-scores table (one row per item,
     task, criterion and judge), and the confusion matrix of every judge pair."""
     rows, matrices = [], {}
     if scores.empty:
-        return ScoreTable.build([], KEYS, title="Judge agreement"), matrices
+        return EstimateTable.build([], (*KEYS, "metric"), title="Judge agreement"), matrices
     df = _long(scores)
     for (task, crit), g in df.groupby(["task", "criterion"], sort=True):
         judges = sorted(g["judge"].unique())
@@ -75,12 +73,7 @@ def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[ScoreTable, di
             full.index.name, full.columns.name = ja, jb
             matrices[(task, crit, ja, jb)] = full
         key = {"run": run, "task": task, "criterion": crit, "judge_a": "all", "judge_b": "all"}
-        if len(judges) < 2:
-            rows.append(({**key, "metric": "alpha"}, undefined("Krippendorff's alpha (ordinal)", "only one judge")))
-            continue
-        res = ag.krippendorff_alpha(ag.LabelTable(g, item="item", coder="judge", label="score",
-                                                  categories=list(JUDGE_SCALE)), level="ordinal", seed=0)
-        rows.append(({**key, "metric": "alpha"}, Estimate(
-            "Krippendorff's alpha (ordinal)", res.estimate, res.n, res.interval,
-            f"ordinal; {res.interval_method}", res.package)))
-    return ScoreTable.build(rows, (*KEYS, "metric"), title="Judge agreement"), matrices
+        table = ag.LabelTable(g, item="item", coder="judge", label="score", categories=list(JUDGE_SCALE))
+        res = ag.krippendorff_alpha(table, level="ordinal", seed=0)
+        rows.append(({**key, "metric": "alpha"}, res))  # undefined, saying why, with one judge
+    return EstimateTable.build(rows, (*KEYS, "metric"), title="Judge agreement"), matrices

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from analysis.compare.results import fmt, jsonable
+from analysis.format import csv_cells, fmt, to_json
 from corpus.predictions import RunInfo
 from corpus.values import Undefined, is_defined
 
@@ -53,7 +53,7 @@ def run_order(infos: dict[str, RunInfo]) -> list[str]:
 class Leaderboard:
     task: str
     measure: str
-    cells: pd.DataFrame  # long: run, model, setting, column, condition, role, metric, dimension, estimate, low, high, n, best
+    cells: pd.DataFrame  # long: run, model, setting, column, condition, role, metric, dimension, estimate, ci_low, ci_high, n, best
     index: tuple[str, ...]  # row order (run ids)
     column_order: tuple[tuple[str, str, str], ...]
 
@@ -88,11 +88,8 @@ class Leaderboard:
 
     def to_csv(self) -> str:
         cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
-                "low", "high", "n", "best", "method"]
-        out = self.cells.assign(task=self.task)[cols]
-        for c in ("estimate", "low", "high"):
-            out[c] = [v if is_defined(v) else "" for v in out[c]]
-        return out.to_csv(index=False)
+                "ci_low", "ci_high", "n", "best", "method", "interval_method"]
+        return csv_cells(self.cells.assign(task=self.task)[cols]).to_csv(index=False)
 
     def to_latex(self, caption: str = "") -> str:
         """booktabs LaTeX of the table; the best value of each column in bold."""
@@ -108,8 +105,8 @@ class Leaderboard:
                                position_float="centering")
 
     def to_json(self) -> list[dict]:
-        return [jsonable({k: r[k] for k in ("run", "model", "setting", "metric", "dimension", "condition", "role",
-                                            "estimate", "low", "high", "n", "best", "method")})
+        return [to_json({k: r[k] for k in ("run", "model", "setting", "metric", "dimension", "condition", "role",
+                                           "estimate", "ci_low", "ci_high", "n", "best", "method", "interval_method")})
                 for r in self.cells.to_dict("records")]
 
 
@@ -135,7 +132,7 @@ def _mark_best(cells: pd.DataFrame) -> pd.Series:
 
 
 def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, measure: str = "accuracy") -> Leaderboard:
-    """The paper-layout table of one task from the long score table (``ScoreTable.to_frame()``)."""
+    """The paper-layout table of one task from the long score table (``EstimateTable.to_frame()``)."""
     order = run_order(infos)
     spec = columns(task, measure)
     want = []
@@ -157,14 +154,15 @@ def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, meas
         rows.append(mine)
     cells = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=[*want_df.columns, "run"])
     missing = Undefined("the run has no predictions for this task")
-    for c in ("estimate", "low", "high"):
+    for c in ("estimate", "ci_low", "ci_high"):
         cells[c] = [v if isinstance(v, (float, int, Undefined)) and not (isinstance(v, float) and math.isnan(v))
                     else missing for v in cells[c]]
     cells["n"] = cells["n"].fillna(0).astype(int)
     cells["method"] = cells["method"].fillna("")
+    cells["interval_method"] = cells["interval_method"].fillna("")
     cells["condition"] = cells["condition"].map(CONDITION_LABELS)
     cells["role"] = cells["role"].map(ROLE_LABELS)
     cells["best"] = _mark_best(cells)
-    cells["text"] = [f"{fmt(v)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])]
+    cells["text"] = [f"{fmt(v, 2)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])]
     return Leaderboard(task=task, measure=measure, cells=cells, index=tuple(order), column_order=tuple(col_order))
 

@@ -20,15 +20,15 @@ predictions.
 from __future__ import annotations
 
 import numpy as np
-from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import DescrStatsW
 
-from analysis.compare.results import CONFIDENCE, Estimate, undefined
+from analysis.results import CONFIDENCE, OURS, Estimate, wilson
 from corpus.values import Undefined
 
 N_BOOT = 1000
 SEED = 0
 BOOT_METHOD = "percentile bootstrap over items, B={b}, seed {s}"
+ITEMS = "items with the person's label and the run's prediction"
 
 CATEGORY_METRICS = ("accuracy", "macro_recall", "macro_f1", "kappa")
 NO_ITEMS = "no item in this group"
@@ -85,59 +85,67 @@ def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
 
 NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa",
          "rouge_l": "ROUGE-L", "similarity": "SBERT similarity", "drawing": "drawing score"}
+METHODS = {"accuracy": "share of items where the run's label is the person's",
+           "macro_recall": "mean recall over the people's labels",
+           "macro_f1": "mean F1 over the labels either side used",
+           "kappa": "model vs person, chance-corrected"}
+CHECKED = {"accuracy": "sklearn.metrics.accuracy_score", "macro_recall": "sklearn.metrics.recall_score(average='macro')",
+           "macro_f1": "sklearn.metrics.f1_score(average='macro')", "kappa": "sklearn.metrics.cohen_kappa_score"}
 _UNDEFINED = {"kappa": "people and model used one and the same label throughout (chance agreement is 1)"}
 
 
 def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> dict[str, Estimate]:
     """The four category scores of one confusion matrix as estimates with intervals."""
     n = int(c.sum())
+    boot = BOOT_METHOD.format(b=n_boot, s=seed)
+
+    def fields(m: str) -> dict:
+        return dict(key=m, statistic=NAMES[m], n=n, n_of=ITEMS, method=METHODS[m],
+                    computed_by="analysis.compare.metrics.metric_arrays", package=OURS, checked_against=CHECKED[m],
+                    interval_method=boot)
+
     if n == 0:
-        return {m: undefined(NAMES[m], NO_ITEMS) for m in CATEGORY_METRICS}
+        return {m: Estimate.undefined(NO_ITEMS, **fields(m)) for m in CATEGORY_METRICS}
     point = category_scores(c)
     reps = metric_arrays(resample_cells(c, n_boot, seed)) if n_boot > 0 else None
-    boot = BOOT_METHOD.format(b=n_boot, s=seed)
     out: dict[str, Estimate] = {}
     for m in CATEGORY_METRICS:
         if np.isnan(point[m]):
-            out[m] = undefined(NAMES[m], _UNDEFINED.get(m, "no defined value"), n)
-            continue
-        if m == "accuracy":
-            k = int(np.trace(c))
-            lo, hi = proportion_confint(k, n, alpha=1 - CONFIDENCE, method="wilson")
-            out[m] = Estimate(NAMES[m], point[m], n, (float(lo), float(hi)), "share correct; Wilson interval",
-                              "statsmodels")
-            continue
-        interval = percentile(reps[m]) if reps is not None else Undefined("no bootstrap was run")
-        method = {"macro_recall": "mean recall over the people's labels",
-                  "macro_f1": "mean F1 over the labels either side used",
-                  "kappa": "model vs person, chance-corrected"}[m]
-        out[m] = Estimate(NAMES[m], point[m], n, interval, f"{method}; {boot}", "numpy (equal to scikit-learn)")
+            out[m] = Estimate.undefined(_UNDEFINED.get(m, "no defined value"), **fields(m))
+        elif m == "accuracy":
+            out[m] = wilson(int(np.trace(c)), n, key=m, statistic=NAMES[m], n_of=ITEMS, method=METHODS[m])
+        else:
+            interval = percentile(reps[m]) if reps is not None else Undefined("no bootstrap was run")
+            out[m] = Estimate(**fields(m), estimate=point[m], interval=interval)
     return out
 
 
-def mean_estimate(name: str, values: np.ndarray, method: str, package: str) -> Estimate:
-    """A mean score with a t interval (statsmodels), or Undefined when there is nothing to average."""
+def mean_estimate(key: str, values: np.ndarray, method: str, computed_by: str, package: str) -> Estimate:
+    """A mean score with a t interval (statsmodels), or undefined when there is nothing to average."""
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
     n = len(values)
+    base = dict(key=key, statistic=NAMES[key], n=n, n_of=ITEMS, method=f"mean {method}", computed_by=computed_by,
+                package=package, interval_method="t interval of the mean (statsmodels DescrStatsW.tconfint_mean)")
     if n == 0:
-        return undefined(name, NO_ITEMS, 0, method, package)
-    mean = float(values.mean())
+        return Estimate.undefined(NO_ITEMS, **base)
     if n < 2 or np.allclose(values, values[0]):
         ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more different values")
     else:
         lo, hi = DescrStatsW(values).tconfint_mean(alpha=1 - CONFIDENCE)
         ci = (float(lo), float(hi))
-    return Estimate(name, mean, n, ci, f"{method}; mean with t interval", f"{package}, statsmodels")
+    return Estimate(**base, estimate=float(values.mean()), interval=ci)
 
 
-def ratio_estimate(name: str, scores: np.ndarray, weights: np.ndarray, method: str,
+def ratio_estimate(key: str, scores: np.ndarray, weights: np.ndarray, method: str, computed_by: str,
                    n_boot: int = N_BOOT, seed: int = SEED) -> Estimate:
     """sum(score_i * w_i) / sum(w_i) with a bootstrap over the i (e.g. drawing score over ink cells)."""
     scores, weights = np.asarray(scores, float), np.asarray(weights, float)
     n = len(scores)
+    base = dict(key=key, statistic=NAMES[key], n=n, n_of="predictions", method=method, computed_by=computed_by,
+                package=OURS, interval_method=f"{BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)")
     if n == 0 or weights.sum() == 0:
-        return undefined(name, "no predicted drawing in this group", n, method, "numpy, scipy")
+        return Estimate.undefined("no predicted drawing in this group", **base)
     est = float((scores * weights).sum() / weights.sum())
     if n < 2:
         ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more predictions")
@@ -145,5 +153,4 @@ def ratio_estimate(name: str, scores: np.ndarray, weights: np.ndarray, method: s
         idx = resample_items(n, n_boot, seed)
         reps = (scores * weights)[idx].sum(axis=1) / weights[idx].sum(axis=1)
         ci = percentile(reps)
-    return Estimate(name, est, n, ci, f"{method}; {BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)",
-                    "numpy, scipy (corpus.metrics)")
+    return Estimate(**base, estimate=est, interval=ci)

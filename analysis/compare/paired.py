@@ -19,13 +19,15 @@ from statsmodels.stats.contingency_tables import mcnemar
 from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
 from analysis.compare.metrics import (BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile,
                                       resample_items)
-from analysis.compare.results import Estimate, ScoreTable, undefined
 from analysis.compare.scores import ALL
+from analysis.results import OURS, Estimate, EstimateTable
 from corpus.predictions import DIMENSIONS
 from corpus.values import Undefined
 
 KEYS = ("metric", "dimension", "run_a", "run_b", "condition", "role", "value_a", "value_b", "p_value", "test")
 _KEY = ["session_id", "action_index"]
+SHARED, SCORED = "items both runs predicted", "items both runs scored"
+CATEGORY, MEANS = "analysis.compare.paired (category scores)", "analysis.compare.paired (means)"
 
 
 def _scope(df: pd.DataFrame, condition: str, role: str) -> pd.DataFrame:
@@ -47,6 +49,21 @@ def _value(x: float) -> float | Undefined:
     return Undefined("no defined value") if np.isnan(x) else float(x)
 
 
+def _difference(metric: str, n: int, n_of: str, boot: str, computed_by: str, value: float | Undefined,
+                interval=None) -> Estimate:
+    """Run B's score less run A's on the items both have, with its paired bootstrap interval."""
+    fields = dict(key=f"difference_{metric}", statistic=f"difference in {NAMES[metric]}", n=n, n_of=n_of,
+                  method="run B's score less run A's on the same items", computed_by=computed_by, package=OURS,
+                  interval_method=f"{boot} (paired)")
+    if isinstance(value, Undefined):
+        return Estimate.undefined(value.reason, **fields)
+    return Estimate(**fields, estimate=value, interval=interval)
+
+
+def _no_test(key: dict, why: Undefined) -> dict:
+    return {**key, "value_a": why, "value_b": why, "p_value": why}
+
+
 def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, seed: int):
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
     for dim in (*DIMENSIONS, ACTION_TYPE):
@@ -56,8 +73,8 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
         row = {**key, "dimension": dim}
         if j.empty:
             for m in CATEGORY_METRICS:
-                yield {**row, "metric": m, "value_a": None, "value_b": None, "p_value": None, "test": ""}, \
-                    undefined(f"difference in {NAMES[m]}", "the two runs share no item here")
+                why = Undefined("the two runs share no item here")
+                yield _no_test({**row, "metric": m, "test": ""}, why), _difference(m, 0, SHARED, boot, CATEGORY, why)
             continue
         joint = np.bincount((j["t_code"] * k + j["p_code_a"]) * k + j["p_code_b"], minlength=k**3).reshape(k, k, k)
         conf_a, conf_b = joint.sum(axis=2), joint.sum(axis=1)
@@ -74,11 +91,9 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
                 table = [[int((ca & cb).sum()), int((ca & ~cb).sum())], [int((~ca & cb).sum()), int((~ca & ~cb).sum())]]
                 p = float(mcnemar(table, exact=True).pvalue)
                 test = f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
-                package = "statsmodels, numpy"
             else:
-                p, test, package = _boot_p(reps), "paired bootstrap", "numpy"
-            est = Estimate(f"difference in {NAMES[m]}", _value(diff), len(j), percentile(reps) if not np.isnan(diff)
-                           else Undefined("no defined value"), f"B - A on shared items; {boot} (paired)", package)
+                p, test = _boot_p(reps), "paired bootstrap"
+            est = _difference(m, len(j), SHARED, boot, CATEGORY, _value(diff), percentile(reps))
             yield {**row, "metric": m, "value_a": _value(float(pa[m])), "value_b": _value(float(pb[m])),
                    "p_value": p, "test": test}, est
 
@@ -87,24 +102,23 @@ def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | 
                   n_boot: int, seed: int):
     cols = [*_KEY, score] + ([weight] if weight else [])
     j = ia[cols].merge(ib[cols], on=_KEY, suffixes=("_a", "_b")).dropna()
-    name = f"difference in {NAMES[metric]}"
     row = {**key, "metric": metric, "test": "paired bootstrap"}
+    boot = BOOT_METHOD.format(b=n_boot, s=seed)
     if len(j) < 2:
-        return {**row, "value_a": None, "value_b": None, "p_value": None}, \
-            undefined(name, "fewer than two items scored by both runs", len(j))
+        why = Undefined("fewer than two items scored by both runs")
+        return _no_test(row, why), _difference(metric, len(j), SCORED, boot, MEANS, why)
     sa, sb = j[f"{score}_a"].to_numpy(), j[f"{score}_b"].to_numpy()
     wa = j[f"{weight}_a"].to_numpy() if weight else np.ones(len(j))
     wb = j[f"{weight}_b"].to_numpy() if weight else np.ones(len(j))
     va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
     idx = resample_items(len(j), n_boot, seed)
     reps = (sb * wb)[idx].sum(axis=1) / wb[idx].sum(axis=1) - (sa * wa)[idx].sum(axis=1) / wa[idx].sum(axis=1)
-    est = Estimate(name, float(vb - va), len(j), percentile(reps),
-                   f"B - A on items both runs scored; {BOOT_METHOD.format(b=n_boot, s=seed)} (paired)", "numpy")
+    est = _difference(metric, len(j), SCORED, boot, MEANS, float(vb - va), percentile(reps))
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
 
 
 def paired_table(cat: pd.DataFrame, items: dict[str, RunItems], a: str, b: str, condition: str = ALL, role: str = ALL,
-                 n_boot: int = N_BOOT, seed: int = SEED, similarity: bool = True) -> ScoreTable:
+                 n_boot: int = N_BOOT, seed: int = SEED, similarity: bool = True) -> EstimateTable:
     """Run B against run A on the items both predicted (see the module docstring)."""
     key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
 
@@ -124,4 +138,4 @@ def paired_table(cat: pd.DataFrame, items: dict[str, RunItems], a: str, b: str, 
         if not fa.empty and not fb.empty:
             yield _paired_means(fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed)
 
-    return ScoreTable.build(rows(), KEYS, title=f"{b} against {a}")
+    return EstimateTable.build(rows(), KEYS, title=f"{b} against {a}")

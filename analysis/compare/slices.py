@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from analysis.compare.items import BASE_SLICES
-from analysis.compare.results import CONFIDENCE
+from analysis.format import fmt
+from analysis.results import wilson_columns
 
 MAX_VALUES = 50  # a field with more distinct values than this is not offered as a slice
 MISSING = "(none)"
@@ -41,14 +41,14 @@ def value_order(values) -> list[str]:
 def slice_table(cat: pd.DataFrame, field: str, dimension: str) -> pd.DataFrame:
     """run x value of ``field``: accuracy on ``dimension`` with its Wilson interval and n."""
     df = cat[cat["dimension"] == dimension]
-    cols = ["run", "field", "value", "accuracy", "low", "high", "n", "correct"]
+    cols = ["run", "field", "value", "accuracy", "ci_low", "ci_high", "n", "correct"]
     if df.empty or field not in df:
         return pd.DataFrame(columns=cols)
     values = df[field].astype(object).where(df[field].notna(), MISSING).astype(str)
     g = df.assign(value=values).groupby(["run", "value"], observed=True, sort=False)["correct"].agg(["sum", "size"])
     g = g.reset_index().rename(columns={"sum": "correct", "size": "n"})
-    lo, hi = proportion_confint(g["correct"].to_numpy(), g["n"].to_numpy(), alpha=1 - CONFIDENCE, method="wilson")
-    g = g.assign(field=field, accuracy=g["correct"] / g["n"], low=lo, high=hi)
+    lo, hi = wilson_columns(g["correct"].to_numpy(), g["n"].to_numpy())
+    g = g.assign(field=field, accuracy=g["correct"] / g["n"], ci_low=lo, ci_high=hi)
     order = {v: i for i, v in enumerate(value_order(g["value"]))}
     g = g.sort_values(["run", "value"], key=lambda s: s.map(order) if s.name == "value" else s, kind="stable")
     return g[cols].reset_index(drop=True)
@@ -58,6 +58,6 @@ def slice_wide(table: pd.DataFrame) -> pd.DataFrame:
     """The slice table as the papers print it: one row per run, one column per value ("0.62 (143)")."""
     if table.empty:
         return pd.DataFrame()
-    cells = table.assign(cell=[f"{a:.2f} ({n})" for a, n in zip(table["accuracy"], table["n"])])
+    cells = table.assign(cell=[f"{fmt(a, 2)} ({n})" for a, n in zip(table["accuracy"], table["n"])])
     wide = cells.pivot(index="run", columns="value", values="cell")
     return wide[value_order(wide.columns)].fillna("-")

@@ -9,9 +9,10 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import setting_rank
-from analysis.compare.results import fmt
+from analysis.format import fmt, fmt_interval, fmt_p
 from components.compare.common import DIMENSIONS, figure_layout, plain, run_color, run_label
 from corpus import schema
+from corpus.values import is_defined
 
 METRICS = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "kappa",
            "rouge_l": "ROUGE-L", "similarity": "SBERT", "drawing": "drawing score"}
@@ -23,16 +24,13 @@ def _default_baseline(cmp: Comparison) -> str:
 
 
 def _rows(table: pd.DataFrame) -> pd.DataFrame:
-    def p(v):
-        return fmt(v, 3) if v is not None else "-"
     return pd.DataFrame({
         "score": [f"{WHAT.get(d, d)}: {METRICS.get(m, m)}" for m, d in zip(table["metric"], table["dimension"])],
-        "baseline": [fmt(v) if v is not None else "-" for v in table["value_a"]],
-        "this run": [fmt(v) if v is not None else "-" for v in table["value_b"]],
+        "baseline": [fmt(v, 2) for v in table["value_a"]],
+        "this run": [fmt(v, 2) for v in table["value_b"]],
         "difference": [fmt(v, 3) for v in table["estimate"]],
-        "95% CI": [f"[{fmt(lo, 3)}, {fmt(hi, 3)}]" if isinstance(lo, float) else fmt(lo) for lo, hi in
-                   zip(table["low"], table["high"])],
-        "p": [p(v) for v in table["p_value"]],
+        "95% CI": [fmt_interval(ci, 3) for ci in zip(table["ci_low"], table["ci_high"])],
+        "p": [fmt_p(v) for v in table["p_value"]],
         "test": table["test"], "n": table["n"],
     })
 
@@ -40,13 +38,13 @@ def _rows(table: pd.DataFrame) -> pd.DataFrame:
 def forest(tables: dict[str, pd.DataFrame], cmp: Comparison) -> go.Figure:
     fig = go.Figure()
     for run, t in tables.items():
-        ok = t[[isinstance(v, float) and isinstance(lo, float) for v, lo in zip(t["estimate"], t["low"])]]
+        ok = t[[is_defined(v) and is_defined(lo) for v, lo in zip(t["estimate"], t["ci_low"])]]
         labels = [f"{WHAT.get(d, d)}: {METRICS.get(m, m)}" for m, d in zip(ok["metric"], ok["dimension"])]
         est = ok["estimate"].astype(float)
         fig.add_trace(go.Scatter(
             x=est, y=labels, mode="markers", name=plain(run_label(cmp, run)), marker={"color": run_color(cmp, run), "size": 9},
-            error_x={"type": "data", "symmetric": False, "array": ok["high"].astype(float) - est,
-                     "arrayminus": est - ok["low"].astype(float)},
+            error_x={"type": "data", "symmetric": False, "array": ok["ci_high"].astype(float) - est,
+                     "arrayminus": est - ok["ci_low"].astype(float)},
             hovertemplate="%{y}<br>difference %{x:.3f}<extra></extra>"))
     fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
     fig.update_layout(showlegend=True)
@@ -83,4 +81,4 @@ def render(cmp: Comparison) -> None:
         st.dataframe(_rows(t), hide_index=True, width="stretch")
     first = next(iter(tables.values()))
     st.caption(f"Items both runs predicted only. Accuracy: McNemar's exact test on the discordant items; other scores: "
-               f"paired bootstrap. {first['method'].iat[0] if len(first) else ''}.")
+               f"paired bootstrap. {first['interval_method'].iat[0] if len(first) else ''}.")

@@ -60,7 +60,7 @@ def replay_url(session_id: str, action_index: int) -> str:
 
 
 def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_title: str) -> go.Figure:
-    """Grouped bars, one colour per run, with the table's ``low``/``high`` interval as error bars.
+    """Grouped bars, one colour per run, with the table's ``ci_low``/``ci_high`` interval as error bars.
     ``ticks`` turns the ``x`` values into axis labels; customdata of a bar: [run, x value, n]."""
     fig = go.Figure()
     for run in cmp.run_ids:
@@ -69,7 +69,7 @@ def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_titl
             continue
         fig.add_trace(go.Bar(
             x=[ticks(v) for v in d[x]], y=d[y], name=plain(run_label(cmp, run)), marker_color=run_color(cmp, run),
-            error_y={"type": "data", "symmetric": False, "array": d["high"] - d[y], "arrayminus": d[y] - d["low"]},
+            error_y={"type": "data", "symmetric": False, "array": d["ci_high"] - d[y], "arrayminus": d[y] - d["ci_low"]},
             customdata=np.column_stack([np.full(len(d), run), d[x], d["n"]]),
             hovertemplate=f"%{{x}}<br>{y} %{{y:.2f}}<br>n = %{{customdata[2]}}<extra></extra>"))
     fig.update_yaxes(title_text=y_title, range=[0, 1.05])

@@ -7,8 +7,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
-from analysis.compare.results import fmt
+from analysis.format import fmt, fmt_interval
 from components.compare.common import figure_layout, plain, run_label
+from corpus.values import is_defined
 
 METRICS = {"exact": "exact match", "within_1": "within 1", "weighted_kappa": "quadratic-weighted kappa",
            "alpha": "Krippendorff's alpha (ordinal)"}
@@ -35,8 +36,8 @@ def render(cmp: Comparison) -> None:
         "run": [run_label(cmp, r) for r in df["run"]], "task": df["task"], "criterion": df["criterion"],
         "judges": [f"{a} x {b}" if a != "all" else "all judges" for a, b in zip(df["judge_a"], df["judge_b"])],
         "statistic": df["metric"].map(METRICS),
-        "value": [fmt(v) for v in df["estimate"]],
-        "95% CI": [f"[{fmt(lo)}, {fmt(hi)}]" if isinstance(lo, float) else "" for lo, hi in zip(df["low"], df["high"])],
+        "value": [fmt(v, 2) for v in df["estimate"]],
+        "95% CI": [fmt_interval(ci, 2) if is_defined(ci[0]) else "" for ci in zip(df["ci_low"], df["ci_high"])],
         "n": df["n"], "method": df["method"]})
     st.dataframe(shown, hide_index=True, width="stretch")
     keys = list(matrices)

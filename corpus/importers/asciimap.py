@@ -18,8 +18,8 @@ from typing import Iterable
 
 import numpy as np
 
-from corpus.importers.jsonfiles import read_json
 from corpus.model import Cell, GridMap, Landmark
+from corpus.reading import read_json
 from corpus.validate import Report, read_text
 
 # A cell counts as drawn when ink covers at least this share of it (see docs/importers.md).

@@ -26,8 +26,8 @@ from typing import Any
 
 from corpus import schema
 from corpus.importers.asciimap import grid_for_image, placeholder_map, safe_id
-from corpus.importers.shown import clipped, shown
 from corpus.model import Action, GridMap, Participant, Session
+from corpus.report import clipped, shown
 from corpus.validate import Report, read_text
 
 CODER = "hcrc"

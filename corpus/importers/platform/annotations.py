@@ -13,9 +13,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from corpus import schema
-from corpus.importers.jsonfiles import iter_jsonl, read_json
-from corpus.importers.shown import clipped, shown
 from corpus.model import MentalModel
+from corpus.reading import iter_jsonl, read_json
+from corpus.report import clipped, shown
 from corpus.validate import Report, read_text
 
 _YES = {"yes", "y", "true", "1", "aligned"}

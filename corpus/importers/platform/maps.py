@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus.importers.asciimap import grid_for_image, placeholder_map, read_ascii_map, safe_id
-from corpus.importers.jsonfiles import read_json
 from corpus.importers.platform.rows import PlatformOptions, Row
 from corpus.importers.platform.session import InkReader, ink_of
-from corpus.importers.shown import shown
 from corpus.model import GridMap
+from corpus.reading import read_json
+from corpus.report import shown
 from corpus.validate import Report, parse
 
 PLATFORM_GRID = (40, 60)  # the platform's ASCII grid maps: 40 rows of 60 cells

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.importers.platform.rows import PlatformOptions, Row
-from corpus.importers.shown import shown
+from corpus.report import shown
 from corpus.validate import Report
 
 

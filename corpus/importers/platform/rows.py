@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
-from corpus.importers.jsonfiles import iter_jsonl
-from corpus.importers.shown import shown
 from corpus.model import Cell
+from corpus.reading import iter_jsonl
+from corpus.report import shown
 from corpus.validate import WARNING, Report
 
 DRAW_STOP = {"brush_release": "brush", "eraser_release": "eraser", "mouse_leave": None}
