@@ -745,6 +745,8 @@ def test_zip_source(tmp_path):
 def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
+    from corpus.store import Store
+
     _grid_export(tmp_path / "export")
     good, bad = tmp_path / "good.zip", tmp_path / "bad.zip"
     for archive, broken in ((good, False), (bad, True)):
@@ -755,23 +757,24 @@ def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatc
                     data = data.replace(b'"brush_release"', b'"brush_lift"', 1)
                 zf.writestr(f"export/{p.name}", data)
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    Store.open(tmp_path / "data").create_user("lead", "lead-password", "lead")
 
     def script(path: str, fmt: str) -> None:
         from pathlib import Path
 
         import streamlit as st
 
-        from components.dataset import REPORT_KEY, STATE_KEY, _import_upload
+        from services import datasets, uploads
+        from services.store import get_store
 
         if "done" not in st.session_state:
             st.session_state.done = True
-            _import_upload(Path(path).name, Path(path).read_bytes(), fmt)
-        last = st.session_state[REPORT_KEY]
-        st.write(f"imported={last['imported']} errors={len(last['report'].errors)}")
-        for i in last["report"].errors:
+            uploads.upload(Path(path).name, Path(path).read_bytes(), fmt, get_store().user("lead"))
+        last = datasets.last_outcome()
+        st.write(f"imported={last.imported} errors={len(last.report.errors)}")
+        for i in last.report.errors:
             st.write(f"{i.file}|{i.record}|{i.field}")
-        src = st.session_state.get(STATE_KEY)
-        st.write(f"path={src['path'] if src else ''}")
+        st.write(f"path={datasets.current_source().path if last.imported else ''}")
 
     at = AppTest.from_function(script, args=(str(good), "platform"), default_timeout=30).run()
     texts = [m.value for m in at.markdown]
