@@ -70,6 +70,7 @@ def _picker() -> bool:
     if st.session_state.get(PICK_KEY) != str(current.path):
         st.session_state[PICK_KEY] = str(current.path)
     st.selectbox("Dataset", list(labels), key=PICK_KEY, format_func=labels.get, on_change=_picked,
+                 label_visibility="collapsed",
                  help="The datasets this server offers: the sample corpus, uploads, and the folders its "
                       "settings name (GROUNDWORK_DATASET_ROOTS).")
     return any(e.synthetic and e.path == current.path for e in entries)

@@ -12,22 +12,21 @@ from services.home import DatasetFacts
 
 def introduction() -> None:
     st.markdown(
-        "A workbench for researchers who study how two people build common ground. It serves Map Task "
-        "sessions: a **Guide** who sees a route and a **Follower** who draws it on a grid, talking in a chat, "
-        "every action annotated with what its actor believed (team goal, partner's intent, their own "
-        "reasoning, whether they felt aligned, and why). Replay sessions step by step, code grounding acts as "
-        "a team with agreement computed as you go, and chart alignment against task progress by condition."
+        "A workbench for studying how two people build common ground, on Map Task sessions: a **Guide** who "
+        "sees a route, a **Follower** who draws it on a grid, a chat between them, and every action annotated "
+        "with what its actor believed. Replay the sessions, code grounding acts as a team with agreement "
+        "computed as you go, and chart alignment against task progress by condition."
     )
 
 
 def dataset_in_use(corpus: Corpus, facts: DatasetFacts) -> None:
-    conditions = ", ".join(c.replace("_", " ") for c in facts.conditions) or "none"
+    conditions = " and ".join(c.replace("_", " ") for c in facts.conditions) or "none"
     st.markdown(f"**Dataset in use:** {md_text(corpus.info.name)}: {facts.n_sessions:,} sessions, "
-                f"{facts.n_actions:,} actions; conditions: {md_text(conditions)}. Pick another in the sidebar.")
+                f"{facts.n_actions:,} actions, conditions {md_text(conditions)} (another one: the sidebar).")
 
 
-def _step(number: int, page: str, label: str, text: str, icon: str, **query) -> None:
-    st.page_link(page, label=f"{number}. {label}", icon=icon, query_params=query or None)
+def _step(page: str, label: str, text: str, icon: str, **query) -> None:
+    st.page_link(page, label=label, icon=icon, query_params=query or None)
     st.caption(text)
 
 
@@ -36,25 +35,24 @@ def entries(facts: DatasetFacts) -> None:
     review, annotate, lead = st.columns(3, border=True)
     with review:
         st.subheader("Reviewing the demo", anchor=False)
-        st.caption("A guided path through what the workbench shows, in three steps.")
         if facts.tour_session:
-            _step(1, "pages/replay.py", f"Replay session {facts.tour_session}",
-                  "Step through one session: the route, the drawing as it grows, the chat, and what each person "
-                  "reported thinking at every action.", ":material/play_circle:", session=facts.tour_session)
-        _step(2, "pages/alignment.py", "The alignment figure",
-              "The share of actions whose mental-model labels show a shared understanding, over task "
-              "progress, with and without the Guide seeing the drawing.", ":material/trending_up:")
-        _step(3, "pages/agreement.py", "The agreement report",
-              "How reliably the actions were coded: kappa and alpha with their intervals, and what to check "
-              "before trusting them.", ":material/handshake:")
+            _step("pages/replay.py", f"1. Replay session {facts.tour_session}",
+                  "The route, the drawing as it grows, the chat, and what each person reported thinking.",
+                  ":material/play_circle:", session=facts.tour_session)
+        _step("pages/alignment.py", "2. The alignment figure",
+              "Shared understanding over task progress, with and without the Guide seeing the drawing.",
+              ":material/trending_up:")
+        _step("pages/agreement.py", "3. The agreement report",
+              "How reliably actions were coded: kappa and alpha, their intervals, what to check first.",
+              ":material/handshake:")
     with annotate:
         st.subheader("Annotating", anchor=False)
-        st.caption("Sign in with the account your lead made, then code one action at a time by keyboard. "
-                   "Every label is saved the moment its key is pressed, blind to the other coders.")
-        st.page_link("pages/code.py", label="Code", icon=":material/label:")
+        _step("pages/code.py", "Code",
+              "Sign in with the account your lead made and code one action at a time by keyboard; each label is "
+              "saved as its key is pressed, blind to the other coders.", ":material/label:")
     with lead:
         st.subheader("Leading a coding round", anchor=False)
-        st.caption("Create accounts and coding tasks, watch agreement live, then turn the labels into gold "
-                   "and show the coders where they differed.")
-        st.page_link("pages/tasks.py", label="Tasks", icon=":material/assignment:")
-        st.page_link("pages/adjudicate.py", label="Adjudicate", icon=":material/gavel:")
+        _step("pages/tasks.py", "Tasks", "Accounts, coding tasks, the live agreement panel, exports.",
+              ":material/assignment:")
+        _step("pages/adjudicate.py", "Adjudicate", "Turn the labels into gold, then show each coder where they "
+              "differed.", ":material/gavel:")

@@ -89,7 +89,13 @@ def datasets_under(roots: Iterable[Path]) -> list[DatasetEntry]:
                               key=lambda p: p.name)
         except OSError:  # a root that does not exist (yet): nothing offered from it
             continue
-        entries = [e for e in map(_entry, children) if e is not None]
+        inside = []
+        for child in children:  # a link that leads out of the root is not offered
+            try:
+                inside.append(within_roots(child, [root]))
+            except OutsideRoots:
+                continue
+        entries = [e for e in map(_entry, inside) if e is not None]
         for e in sorted(entries, key=lambda e: (e.name.lower(), e.path.name)):
             found.setdefault(e.path, e)
     return list(found.values())

@@ -131,7 +131,8 @@ class Settings(BaseSettings):
         rows = []
         for name, field in cls.model_fields.items():
             default = field.get_default(call_default_factory=True)
-            rows.append((f"GROUNDWORK_{name.upper()}", "" if default in (None, []) else str(default),
+            shown = default.human_readable(decimal=False) if isinstance(default, ByteSize) else default
+            rows.append((f"GROUNDWORK_{name.upper()}", "" if default in (None, []) else str(shown),
                          field.description or ""))
         return rows
 

@@ -1,8 +1,8 @@
 """Importers: the collaboration platform's raw logs and the HCRC Map Task corpus.
 
-The real samples are read from ../shared/real_data (or the folder GROUNDWORK_REAL_DATA names) at
-test time (never copied into the repository); tests that need them skip with the reason when that
-folder is absent. Expected values are recomputed here from the raw files (log rows, ink PNGs,
+The real samples are read from shared/real_data beside the checkout or a folder above it (or the
+folder GROUNDWORK_REAL_DATA names; see tests/real_data.py) at test time, never copied into the
+repository; tests that need them skip with the reason when that folder is absent. Expected values are recomputed here from the raw files (log rows, ink PNGs,
 transcript lines), not typed in.
 """
 
@@ -33,22 +33,14 @@ from corpus.importers.asciimap import (
 from corpus.importers.hcrc import normalise_move
 from corpus.importers.platform import parse_time
 from corpus.validate import DatasetError, Report
+from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = Path(os.environ.get("GROUNDWORK_REAL_DATA", ROOT.parent / "shared" / "real_data"))  # a checkout elsewhere names it
-PLATFORM = REAL / "neuhai_platform_sample"
-HCRC = REAL / "hcrc_maptask"
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 FOLLOWER_LOG = "cfc8ed53-40a6-4c79-a735-bb5fc0d21b15.follower_Alice.jsonl"
 OLDER_LOG = "older_schema_3998d45e.follower_David.stripped.jsonl"
 ASCII_MAP = "ascii_grid_map_7e106fb1.txt"
 
-needs_platform = pytest.mark.skipif(
-    not PLATFORM.is_dir(), reason=f"real platform sample not available at {PLATFORM} (shared/real_data is not part of this clone)"
-)
-needs_hcrc = pytest.mark.skipif(
-    not HCRC.is_dir(), reason=f"HCRC Map Task sample not available at {HCRC} (shared/real_data is not part of this clone)"
-)
 
 
 def raw_rows(path: Path) -> list[dict]:
