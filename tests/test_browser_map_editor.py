@@ -120,7 +120,7 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     wait_idle(page)
 
     # Start over the ink image, on the grid the importer rasterized it onto (60 x 41).
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))
     wait_idle(page)
     expect(page.get_by_text("1620 x 2360 pixels")).to_be_visible()
     expect(page.get_by_role("spinbutton", name="Rows")).to_have_value(str(grid[0]))
@@ -159,11 +159,11 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     wait_idle(page)
     not_png = tmp_path / "notes.png"
     not_png.write_text("these are notes, not a map image")
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(not_png))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(not_png))
     wait_idle(page)
     expect(page.get_by_text("notes.png: not an image")).to_be_visible()
     page.get_by_role("tab", name="Open a file or a draft").click()
-    page.get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(str(dest / "sessions" / session_id / "session.json"))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(str(dest / "sessions" / session_id / "session.json"))
     wait_idle(page)
     page.get_by_role("button", name="Open the map file").click()
     wait_idle(page)
@@ -205,9 +205,9 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     scroll_to(table)
     expect(table.locator("th", has_text="Route coverage")).to_have_count(1)
     headers = table.locator("th").all_text_contents()
-    expect(table.locator("td", has_text=session_id)).to_have_count(1)
+    expect(table.locator("td", has_text=session_id).first).to_be_attached()
     rows = [r.locator("td").all_text_contents() for r in table.locator("tbody tr").all()]
-    cells = next((r for r in rows if r and r[0] == session_id), None)
+    cells = next((r for r in rows if len(r) == len(headers) and r[headers.index("Session")] == session_id), None)
     assert cells is not None, (headers, rows)
     coverage = cells[headers.index("Route coverage")]
     assert float(coverage) == pytest.approx(expected, abs=1e-9), (headers, cells)
