@@ -25,7 +25,8 @@ from services.store import get_store
 USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
-__all__ = ["ROLE_NAMES", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out", "user_badge"]
+__all__ = ["ROLE_NAMES", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
+           "user_badge"]
 
 
 def _secret(*path: str) -> object | None:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from corpus.store import User
-from corpus.uploads import Quota, Upload, UploadRefused, Uploads
+from corpus.store import Store, User
+from corpus.uploads import Quota, Upload, UploadRefused, Uploads, mib
 from corpus.validate import DatasetError, Report
 from services.datasets import open_dataset, set_outcome
 from services.settings import settings
@@ -51,8 +51,6 @@ def refusal(user: User | None) -> str | None:
 def allowance_text(user: User | None) -> str:
     """The limits that apply to ``user``'s next upload, in one line."""
     s = settings()
-    from corpus.uploads import mib
-
     text = f"Up to {mib(int(s.upload_max_bytes))} and {s.upload_max_members:,} files unpacked per upload."
     if not _is_lead(user):
         count, used = st.session_state.get(SESSION_KEY, (0, 0))
@@ -87,8 +85,12 @@ def upload(name: str, data: bytes, fmt: str | None, user: User | None) -> bool:
 # -- the kept uploads (a lead's Tasks page) -------------------------------------------------------
 
 
-def kept() -> list[Upload]:
-    return Uploads(settings().data_dir).list()
+def kept(store: Store, lead: User) -> list[tuple[Upload, list[str]]]:
+    """Every kept upload, oldest first, with the names of the coding tasks on its dataset."""
+    tasks: dict[str, list[str]] = {}
+    for t in store.tasks_for(lead):
+        tasks.setdefault(t.dataset_hash or "", []).append(t.name)
+    return [(u, tasks.get(u.content_hash, [])) for u in Uploads(settings().data_dir).list()]
 
 
 def usage() -> tuple[int, int, int, int]:

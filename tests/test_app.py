@@ -5,6 +5,7 @@ named after its file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,21 @@ def test_every_page_answers_at_its_own_url_named_after_its_file():
     menu = [m.value.split("|") for m in at.markdown]
     assert menu == [[s.title, "" if s == app.DEFAULT else s.file, str(s == app.DEFAULT)] for s in PAGES.values()]
     assert app.DEFAULT.file == "home"
+
+
+def test_a_dataset_name_is_shown_as_written(team):
+    """Names are data: a dataset called like Markdown shows its characters, never a link or bold."""
+    from helpers import write_tiny
+
+    store, _ = team
+    hostile = "**[open me](javascript:alert(1))** <b>bold</b> _x_"
+    ds = write_tiny(Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "hostile")
+    meta = ds / "dataset.json"
+    meta.write_text(meta.read_text().replace('"tiny"', json.dumps(hostile)))
+    at = open_page(team, "signed out", "data")
+    picker = at.sidebar.selectbox(key="dataset_pick")
+    picker.set_value(str(ds.resolve())).run()
+    assert not at.exception
+    escaped = "\\*\\*\\[open me\\]\\(javascript\\:alert\\(1\\)\\)\\*\\* \\<b\\>bold\\</b\\> \\_x\\_"
+    assert at.title[0].value == f"Data: {escaped}"
+    assert at.info[0].value.startswith(f"**{escaped}** is a synthetic corpus")

@@ -2,8 +2,8 @@
 
 The real samples are read from shared/real_data beside the checkout or a folder above it (or the
 folder GROUNDWORK_REAL_DATA names; see tests/real_data.py) at test time, never copied into the
-repository; tests that need them skip with the reason when that folder is absent. Expected values are recomputed here from the raw files (log rows, ink PNGs,
-transcript lines), not typed in.
+repository; tests that need them skip with the reason when that folder is absent. Expected values
+are recomputed here from the raw files (log rows, ink PNGs, transcript lines), not typed in.
 """
 
 from __future__ import annotations
