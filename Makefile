@@ -15,9 +15,11 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
-## Serve the app on the bundled (synthetic) sample corpus.
+## Serve the app on the bundled (synthetic) sample corpus. While no lead account exists, the one-time
+## setup token is printed first (the app itself then does not print another).
 run: install
-	$(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true --browser.gatherUsageStats false
+	-$(PY) -m corpus users setup-token
+	GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false $(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
 ## Debian's chromium for the browser tests (no browser download is possible here).
 chromium:

@@ -1,42 +1,70 @@
-"""Groundwork: the router. Every screen is one st.Page; the sidebar picks the dataset."""
+"""Groundwork: the router. Every screen is one st.Page with its own URL; the sidebar picks the dataset."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
 HERE = Path(__file__).parent
 
-PAGES = {
+
+class Screen(NamedTuple):
+    """One page: its file ``pages/<file>.py``, served at the URL path ``/<file>`` (see
+    components.router), its title and icon in the menu."""
+
+    file: str
+    title: str
+    icon: str
+
+
+# The menu, by section ("": above the sections). The first screen is the default page, served at /.
+PAGES: dict[str, list[Screen]] = {
+    "": [
+        Screen("home", "Home", ":material/home:"),
+    ],
     "Explore": [
-        st.Page(HERE / "pages" / "data.py", title="Data", icon=":material/table_chart:", url_path="data", default=True),
-        st.Page(HERE / "pages" / "replay.py", title="Replay", icon=":material/play_circle:", url_path="replay"),
-        st.Page(HERE / "pages" / "alignment.py", title="Alignment", icon=":material/trending_up:", url_path="alignment"),
-        st.Page(HERE / "pages" / "acts.py", title="Grounding acts", icon=":material/forum:", url_path="acts"),
-        st.Page(HERE / "pages" / "misalignment.py", title="Why not aligned", icon=":material/help:", url_path="misalignment"),
-        st.Page(HERE / "pages" / "outcomes.py", title="Outcomes", icon=":material/flag:", url_path="outcomes"),
-        st.Page(HERE / "pages" / "split.py", title="Test split", icon=":material/call_split:", url_path="split"),
-        st.Page(HERE / "pages" / "agreement.py", title="Agreement", icon=":material/handshake:", url_path="agreement"),
-        st.Page(HERE / "pages" / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"),
+        Screen("data", "Data", ":material/table_chart:"),
+        Screen("replay", "Replay", ":material/play_circle:"),
+        Screen("alignment", "Alignment", ":material/trending_up:"),
+        Screen("acts", "Grounding acts", ":material/forum:"),
+        Screen("misalignment", "Why not aligned", ":material/help:"),
+        Screen("outcomes", "Outcomes", ":material/flag:"),
+        Screen("split", "Test split", ":material/call_split:"),
+        Screen("agreement", "Agreement", ":material/handshake:"),
+        Screen("compare", "Compare", ":material/compare_arrows:"),
     ],
     "Annotate": [
-        st.Page(HERE / "pages" / "code.py", title="Code", icon=":material/label:", url_path="code"),
-        st.Page(HERE / "pages" / "adjudicate.py", title="Adjudicate", icon=":material/gavel:", url_path="adjudicate"),
-        st.Page(HERE / "pages" / "tasks.py", title="Tasks", icon=":material/assignment:", url_path="tasks"),
-        st.Page(HERE / "pages" / "map-editor.py", title="Map editor", icon=":material/map:", url_path="map-editor"),
+        Screen("code", "Code", ":material/label:"),
+        Screen("adjudicate", "Adjudicate", ":material/gavel:"),
+        Screen("tasks", "Tasks", ":material/assignment:"),
+        Screen("map-editor", "Map editor", ":material/map:"),
     ],
 }
+DEFAULT = PAGES[""][0]
+
+
+def streamlit_pages() -> dict[str, list[st.Page]]:
+    """The menu as Streamlit pages (in a running app), each at its own URL path."""
+    return {
+        section: [st.Page(HERE / "pages" / f"{s.file}.py", title=s.title, icon=s.icon, url_path=s.file,
+                          default=s == DEFAULT) for s in screens]
+        for section, screens in PAGES.items()
+    }
 
 
 def main() -> None:
     st.set_page_config(page_title="Groundwork", page_icon=":material/route:", layout="wide")
     # Navigation first: nothing before it may raise (see the notes on st.navigation).
-    page = st.navigation(PAGES, expanded=True)
+    page = st.navigation(streamlit_pages(), expanded=True)
     from components.dataset import sidebar
+    from services.store import announce_at_start
 
+    announce_at_start()
     sidebar()
     page.run()
 
 
-main()
+if __name__ == "__main__":  # streamlit runs the entry point as __main__; tests import PAGES
+    main()

@@ -65,7 +65,7 @@ def _panel_after_one_label(df: pd.DataFrame, repeats: int = 21) -> float:
 def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> float:
     import uuid
 
-    from components.agreement_panel import lead_refresh
+    from analysis.live_panel import lead_refresh
     from corpus import codebook as cbm
     from corpus.store import Store
 

@@ -29,7 +29,7 @@ for p in (ROOT, ROOT / "tests", HERE):
     if str(p) not in sys.path:
         sys.path.insert(0, str(p))
 
-from conftest import CHROMIUM, served_app, wait_idle  # noqa: E402  (the tests' served app and idle check)
+from conftest import CHROMIUM, pick_dataset, served_app, wait_idle  # noqa: E402  (the tests' served app and idle check)
 
 SESSIONS = {"300x40": (40, 40, 300, 1), "1000x100": (100, 100, 1000, 2)}
 PRESSES = 30
@@ -76,12 +76,10 @@ def _timed(page, root, key: str, attribute: str = '"data-step"') -> float:
     return page.evaluate("window.__ms")
 
 
-def _open_dataset(page, url: str, path: Path) -> None:
+def _open_dataset(page, url: str) -> None:
     page.goto(f"{url}/replay")
     wait_idle(page, timeout=60_000)
-    page.get_by_text("Directory on the server").click()
-    page.get_by_label("Dataset directory").fill(str(path))
-    page.get_by_role("button", name="Open directory").click()
+    pick_dataset(page, "replay benchmark")
     page.locator(".rp-root[data-step='0']").wait_for(timeout=60_000)
 
 
@@ -145,14 +143,14 @@ def run() -> dict[str, dict]:
         print(f"  bench_browser: no chromium at {CHROMIUM}; skipped", file=sys.stderr)
         return {}
     with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp) / "appdata") as url, sync_playwright() as pw:
-        data = _dataset(Path(tmp) / "bench-data")
+        _dataset(Path(tmp) / "appdata" / "datasets" / "bench-data")  # a folder the app offers
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         link = "/replay?session=S08&step=100"
         first = cold_open(browser, url, link)
         cold = statistics.median(cold_open(browser, url, link) for _ in range(COLD_CONTEXTS))
         data_page = statistics.median(cold_open(browser, url, "/data") for _ in range(COLD_CONTEXTS))
         page = browser.new_page(viewport={"width": 1440, "height": 900})
-        _open_dataset(page, url, data)
+        _open_dataset(page, url)
         keys = {"300x40": key_to_frame(page, _choose(page, "300x40"))}
         root = _choose(page, "1000x100")
         backwards, reached, pause = playback(page, root)

@@ -111,7 +111,7 @@ def synthetic_session(rows: int, cols: int, n_actions: int, seed: int = 0, sessi
 def open_session(rows: int, cols: int, n_actions: int, seed: int, samples: int = 5) -> tuple[float, int]:
     """Median ms to build the frames and the player's JSON of one session, and the JSON's size."""
     from analysis.replay import build_frames
-    from components.replay.payload import player_payload
+    from analysis.replay_payload import player_payload
 
     session, grid_map = synthetic_session(rows, cols, n_actions, seed=seed)
     times = []

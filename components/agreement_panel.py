@@ -1,10 +1,10 @@
 """The live agreement panel: refreshes itself (a fragment with ``run_every``) as labels come in.
 
-- For the lead: one refresh computes one :class:`analysis.agreement.AgreementReport` on the human
-  coders' current labels (with a bootstrap interval for kappa) and kappa's drift; the headline
-  numbers, their interval, the diagnostics, the matrices and the most disagreed items all come
-  from it, so they always rest on the same labels. Below :data:`analysis.agreement.PANEL_MIN_ITEMS`
-  items coded by every coder a statistic reads "too few items (n complete)" instead of a number.
+- For the lead: one refresh (:func:`services.coding.live_agreement`, computed by
+  :func:`analysis.live_panel.lead_refresh`) gives the headline numbers, their interval, the
+  diagnostics, the matrices and the most disagreed items, so they always rest on the same labels.
+  Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items coded by every coder a statistic reads
+  "too few items (n complete)" instead of a number.
   Then progress per coder, agreement per codebook version, and the model coders (an imported
   model's Cohen's kappa against gold, or the human majority, on the validation partition).
 - For a coder: only the aggregate numbers of the latest snapshot the lead shared
@@ -15,35 +15,20 @@ A statistic without a value is shown as "undefined, because ...", never as 0 or 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
 from analysis.format import fmt, fmt_share
+from analysis.live_panel import COLS, LiveAgreement
 from components import agreement_view as view
 from corpus.store import AccessDenied, Store, User
+from services.coding import live_agreement, model_coders
 
 REFRESH_SECONDS = 2
-PANEL_BOOTSTRAP = 200  # resamples for the live interval (the exports use 1,000)
-COLS = dict(item="item_id", coder="coder", label="code")
 LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean pairwise Cohen's kappa", "Gwet's AC1")
 NO_LABELS = "there are no labels yet"
-
-
-def human_labels(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[frame["coder_kind"] == "human"] if "coder_kind" in frame.columns else frame
-
-
-def human_panel(frame: pd.DataFrame) -> ag.Headline | None:
-    """Headline numbers on the human coders' labels (what a coder may be shown: numbers only);
-    None when there is no label yet."""
-    humans = human_labels(frame)
-    if humans.empty:
-        return None
-    return ag.panel(ag.LabelTable(humans, **COLS), min_items=ag.PANEL_MIN_ITEMS)
 
 
 def numbers_row(head: ag.Headline | None, who: str = "") -> None:
@@ -59,51 +44,6 @@ def numbers_row(head: ag.Headline | None, who: str = "") -> None:
     st.caption(f"{who}{head.n_labels} labels from {head.n_coders} coders on {head.n_items} items; "
                f"Fleiss' kappa on the {head.n_items_complete} items coded by every coder "
                f"(numbers shown from {ag.PANEL_MIN_ITEMS} such items on).")
-
-
-@dataclass(frozen=True)
-class LiveAgreement:
-    """One refresh of the lead's panel: everything it shows rests on these labels."""
-
-    humans: pd.DataFrame
-    report: ag.AgreementReport | None  # None: no human label yet
-    headline: ag.Headline | None
-    drift: pd.DataFrame
-    step: int
-
-
-def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
-    """The lead panel's numbers on the current labels (pure: no Streamlit, no store)."""
-    humans = human_labels(cur)
-    step = 20 if n_items_in_task >= 60 else 5
-    if humans.empty:
-        return LiveAgreement(humans, None, None, pd.DataFrame(), step)
-    table = ag.LabelTable(humans, **COLS)
-    # The panel shows kappa's interval: only kappa is resampled.
-    rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
-    drift = ag.kappa_drift(table, order="created_at", step=step)
-    return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step)
-
-
-def live_labels(store: Store, user: User, task_id: int) -> pd.DataFrame:
-    """The task's current labels for this session, read incrementally (only rows added since the
-    last refresh), so a refresh costs the same at 50 labels and at 50,000."""
-    key = f"live_labels_{task_id}"
-    cur = store.refresh_labels(user, task_id, st.session_state.get(key))
-    st.session_state[key] = cur
-    return cur
-
-
-def live_agreement(store: Store, user: User, task_id: int) -> tuple[pd.DataFrame, LiveAgreement]:
-    """(current labels, their agreement); recomputed only when a label was given since the last
-    refresh (the session keeps the last result with the labels' count and newest id)."""
-    cur = live_labels(store, user, task_id)
-    token = (task_id, len(cur), int(cur["id"].max()) if len(cur) else 0)
-    held = st.session_state.get(f"live_agreement_{task_id}")
-    if held is None or held[0] != token:
-        held = (token, lead_refresh(cur, store.task(task_id).n_items))
-        st.session_state[f"live_agreement_{task_id}"] = held
-    return cur, held[1]
 
 
 def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
@@ -210,30 +150,12 @@ def by_version(humans: pd.DataFrame) -> None:
 
 def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> None:
     """Each model (or externally coded) coder against gold, else the human majority, on validation items."""
-    models = sorted(cur.loc[cur["coder_kind"] != "human", "coder"].unique().tolist())
-    if not models:
+    found = model_coders(store, user, task_id, cur)
+    if found is None:
         return
     st.markdown("**Model coders** (on the validation partition)")
-    df = cur.merge(store.items(task_id)[["item_id", "partition"]], on="item_id", how="left")
-    gold = store.gold(user, task_id)
-    gold_map = dict(zip(gold["item_id"], gold["code"])) if not gold.empty else None
-    humans_val = df[(df["coder_kind"] == "human") & (df["partition"] == "validation")]
-    human_k = ag.panel(ag.LabelTable(humans_val, **COLS)).fleiss.estimate if len(humans_val) \
-        else ag.Undefined("no human labels on validation items")
-    table = ag.LabelTable(df, **COLS)
-    rows = []
-    for m in models:
-        try:
-            r = ag.coder_vs_gold(table, m, gold=gold_map if gold_map else "majority", partition="validation",
-                                 exclude_coders=[x for x in models if x != m])
-        except KeyError as exc:
-            rows.append({"coder": m, "against": "-", "items": 0, "cohen_kappa": f"undefined, because {exc.args[0]}",
-                         "percent_agreement": ""})
-            continue
-        rows.append({"coder": m, "against": "gold" if gold_map else r.gold, "items": r.cohen.n,
-                     "cohen_kappa": fmt(r.cohen.estimate), "percent_agreement": fmt(r.percent_agreement.estimate)})
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.caption(f"Humans among themselves on the same partition: Fleiss' kappa {fmt(human_k)}.")
+    st.dataframe(found.rows, hide_index=True, width="stretch")
+    st.caption(f"Humans among themselves on the same partition: Fleiss' kappa {ag.fmt(found.humans_kappa)}.")
 
 
 # -- a coder's view ----------------------------------------------------------------------------

@@ -134,13 +134,6 @@ def disagreements(rep: ag.AgreementReport) -> None:
                                 "modal_share": st.column_config.NumberColumn(format="%.2f")})
 
 
-def model_against_majority(labels: pd.DataFrame, model: str, coders: Sequence[str],
-                           partition: str | None) -> ag.GoldComparison:
-    """A model coder's labels against the majority of the chosen human coders."""
-    table = ag.LabelTable(labels[labels["coder"].isin([model, *coders])], item="item_id", label="code")
-    return ag.coder_vs_gold(table, model, gold="majority", partition=partition)
-
-
 def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
     c = st.columns(3)
     metric(c[0], result.cohen, "Cohen's kappa vs gold")
@@ -180,23 +173,6 @@ def alpha_level(codes: Sequence[str], key: str = "agr_level") -> tuple[str, list
     return level, [c.strip() for c in text.split(",") if c.strip()]
 
 
-@st.cache_data(show_spinner="Computing agreement (bootstrap over items)...", max_entries=32)
-def _report(key: str, _labels: pd.DataFrame, coders: tuple[str, ...], partition: str | None, level: str,
-            order: tuple[str, ...] | None, n_boot: int) -> ag.AgreementReport:
-    df = _labels[_labels["coder"].isin(coders)]
-    if partition:
-        df = df[df["partition"] == partition]
-    table = ag.LabelTable(df, item="item_id", label="code", categories=order)
-    return ag.report(table, level=level, n_boot=n_boot, seed=0)
-
-
-def cached_report(key: str, labels: pd.DataFrame, coders: Sequence[str], partition: str | None,
-                  level: str = "nominal", order: Sequence[str] | None = None,
-                  n_boot: int = 1000) -> ag.AgreementReport | None:
-    """The report on one scheme's labels, cached per dataset and selection; None (with the
-    reason shown) when the labels do not fit the chosen level or order."""
-    try:
-        return _report(key, labels, tuple(coders), partition, level, tuple(order) if order else None, n_boot)
-    except ag.LabelTableError as exc:
-        st.error(f"Krippendorff's alpha at the {level} level: {exc}")
-        return None
+def level_error(level: str, exc: Exception) -> None:
+    """Why the labels do not fit the chosen level of measurement (or category order)."""
+    st.error(f"Krippendorff's alpha at the {level} level: {exc}")

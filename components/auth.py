@@ -1,9 +1,8 @@
 """Who is using the app: the label store, sign-in, sign-out, the first lead and page access.
 
-- :func:`get_store`: one :class:`corpus.store.Store` per process and database (SQLite in the data
-  directory, or the URL in ``GROUNDWORK_DB_URL`` / ``st.secrets["database"]["url"]``).
-- While the database has no lead, a one-time setup token is printed to the server console once
-  per process ("Groundwork setup token: ..."); the first-run form turns it into the first lead.
+- The store comes from :func:`services.store.get_store` (one per process and database). While the
+  database has no lead, a one-time setup token is printed to the server console ("Groundwork setup
+  token: ...") when the server starts; the first-run form turns it into the first lead.
   ``python -m corpus users add NAME --role lead`` does the same from the command line.
 - :func:`require_user` is how a page asks for a signed-in user of some roles; it shows the sign-in
   form (or the first-run form) and stops the page otherwise. The user lives in
@@ -16,19 +15,18 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Iterable
 
 import streamlit as st
 
-from components.dataset import data_dir
-from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User, configured_url
+from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User
+from services.store import get_store
 
 USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
-# Setup tokens already printed by this process, per database URL.
-_ANNOUNCED: dict[str, str] = {}
+__all__ = ["ROLE_NAMES", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
+           "user_badge"]
 
 
 def _secret(*path: str) -> object | None:
@@ -40,38 +38,6 @@ def _secret(*path: str) -> object | None:
         return node
     except Exception:  # noqa: BLE001 - a missing secrets file raises its own error type
         return None
-
-
-def db_url() -> str | None:
-    return configured_url(st.secrets)
-
-
-@st.cache_resource(show_spinner=False)
-def _open_store(directory: str, url: str | None) -> Store:
-    return Store.open(directory, url)
-
-
-def get_store() -> Store:
-    """The label store of this app (opened once per process), announcing the setup token if needed."""
-    store = _open_store(str(data_dir()), db_url())
-    announce_setup_token(store)
-    return store
-
-
-def announce_setup_token(store: Store) -> str | None:
-    """Print a one-time setup token to the server console while no lead exists (once per process)."""
-    if store.url in _ANNOUNCED:
-        return _ANNOUNCED[store.url]
-    if store.has_lead():
-        return None
-    token = store.issue_setup_token()
-    if token is None:
-        return None
-    _ANNOUNCED[store.url] = token
-    print(f"Groundwork setup token: {token}", flush=True)
-    print("  (open the app and create the first lead account with it, or run "
-          "`python -m corpus users add NAME --role lead`)", file=sys.stdout, flush=True)
-    return token
 
 
 # -- the signed-in user -------------------------------------------------------------------------
@@ -157,8 +123,9 @@ def sign_in_form(store: Store) -> None:
         st.subheader("Set up Groundwork")
         st.write(
             "No lead account exists yet. The server printed a one-time **setup token** to its console "
-            "(the terminal running `streamlit run`) when this page was opened. Enter it to create the "
-            "first lead account; or run `python -m corpus users add NAME --role lead` on the server."
+            "(the terminal running `make run` or `streamlit run`) when it started. Enter it to create the "
+            "first lead account; or run `python -m corpus users add NAME --role lead` on the server "
+            "(`python -m corpus users setup-token` prints a new token)."
         )
         with st.form("setup_form"):
             st.text_input("Setup token", key="setup_token", type="password")

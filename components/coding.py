@@ -18,15 +18,16 @@ from __future__ import annotations
 import time
 import uuid
 
-import pandas as pd
 import streamlit as st
 
 from analysis.replay import time_label
 from components import grid_canvas
 from components.replay import session_frames
+from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.store import AccessDenied, Store, StoreError, Task, User
+from services.coding import order_and_items
 
 RESERVED_SHORTCUT_KEYS = {"c", "r"}  # Streamlit keeps these for itself
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}
@@ -189,25 +190,16 @@ def _next_uncoded(order: list[str], done: set[str], pos: int) -> int | None:
 def coding_screen(store: Store, user: User, task: Task, corpus: Corpus) -> None:
     """The whole coding screen for one task (reruns on its own when a code is given)."""
     st.caption(PHASE_TEXT.get(task.phase, task.phase))
-    if task.dataset != corpus.info.name:
-        st.warning(f"This task was made on the dataset '{task.dataset}', but the sidebar shows "
-                   f"'{corpus.info.name}'. Items are looked up in the dataset shown.")
+    if task.dataset_hash not in (None, corpus.content_hash):
+        st.warning(f"This task was made on the dataset '{md_text(task.dataset)}', but the sidebar shows "
+                   f"'{md_text(corpus.info.name)}' (other data). Items are looked up in the dataset shown.")
     _screen(store, user, task.id, corpus)
-
-
-def _order_and_items(store: Store, user: User, task_id: int) -> tuple[list[str], pd.DataFrame]:
-    """This coder's item order and the task's items: fixed once the task exists, so read once per
-    session rather than on every label."""
-    key = _k(task_id, f"order_{user.id}")
-    if key not in st.session_state:
-        st.session_state[key] = (store.coder_order(task_id, user), store.items(task_id).set_index("item_id"))
-    return st.session_state[key]
 
 
 @st.fragment
 def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
     task = store.task(task_id)
-    order, items = _order_and_items(store, user, task_id)
+    order, items = order_and_items(store, user, task_id)
     mine = store.my_labels(user, task.id)
     done = set(mine["item_id"])
     current = mine.set_index("item_id") if not mine.empty else mine

@@ -57,6 +57,14 @@ CELL_COLORS = {
 }
 GRID_COLOR = "#e2e8f0"
 MISPLACED_COLOR = "#db2777"
+
+
+def palette() -> dict:
+    """The colours as the replay player reads them (beside the payload's cell names and codes)."""
+    return {"colors": [CELL_COLORS[k] for k in range(N_CODES)], "grid_color": GRID_COLOR,
+            "misplaced_color": MISPLACED_COLOR}
+
+
 _RGB = np.array([[int(CELL_COLORS[k][i:i + 2], 16) for i in (1, 3, 5)] for k in range(N_CODES)], dtype=np.uint8)
 _GRID_RGB = np.array([int(GRID_COLOR[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
 

@@ -17,11 +17,10 @@ from components.map_editor_state import EditorState, commit, notice, plain
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
 from corpus.mapedit import checks
 from corpus.mapedit.draft import FOLLOWER, GUIDE, Draft, EditError
-from corpus.mapedit.image import MapImage
 from corpus.mapedit.strokes import CanvasFrame
 from corpus.mapedit.tools import LANDMARK_TOOLS, TOOLS, apply_stroke, canvas_mode
 from corpus.model import Cell
-from services.map_editor import fitted_image
+from services import map_editor as service
 
 MAX_WIDTH, MAX_HEIGHT = 620, 720
 SHARE = DEFAULT_INK_SHARE
@@ -56,18 +55,14 @@ def canvas_px(ed: EditorState, draft: Draft) -> tuple[int, int]:
     return view_image.canvas_size(cols, rows, MAX_WIDTH, MAX_HEIGHT)
 
 
-@st.cache_data(show_spinner=False, max_entries=24)
-def _view_png(draft: Draft, size: tuple[int, int], _image: MapImage | None, digest: str | None, view: str,
-              selected: str | None, problems: frozenset) -> bytes:
-    base = fitted_image(_image, size) if _image is not None else None
+def _draw(draft: Draft, size: tuple[int, int], base, view: str, selected: str | None, problems: frozenset) -> bytes:  # noqa: ANN001
     return view_image.png(view_image.render(draft, size, base, view=view, selected=selected, problems=problems))
 
 
 def view_png(ed: EditorState, draft: Draft, view: str = GUIDE, size: tuple[int, int] | None = None,
              problems: frozenset[Cell] = frozenset()) -> bytes:
     """The map's ``view`` over its image, as PNG (drawn again only when something in it changed)."""
-    image = ed.image
-    return _view_png(draft, size or canvas_px(ed, draft), image, image.digest if image else None, view, ed.selected, problems)
+    return service.view_png(draft, size or canvas_px(ed, draft), ed.image, view, ed.selected, problems, _draw)
 
 
 def _objects(value) -> list[dict]:

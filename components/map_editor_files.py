@@ -18,16 +18,11 @@ from corpus.importers.asciimap import grid_for_image, safe_id
 from corpus.mapedit import checks
 from corpus.mapedit import draft as dr
 from corpus.mapedit import mapfile
-from corpus.mapedit.image import MAX_IMAGE_BYTES, MapImage, limits_text, read_map_image
+from corpus.mapedit.image import MAX_IMAGE_BYTES, MapImage, limits_text
 from corpus.validate import DatasetError
 from services import map_editor as service
 
 NEW_GRID = "(a new grid)"
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _checked_image(data: bytes, name: str) -> MapImage:
-    return read_map_image(data, name)
 
 
 def _start(ed: EditorState, make, label: str, image: MapImage | None = None) -> None:
@@ -66,7 +61,7 @@ def _from_image(ed: EditorState, corpus: Corpus) -> None:
     if up is None:
         return
     try:
-        image = _checked_image(up.getvalue(), up.name)
+        image = service.checked_image(up.getvalue(), up.name)
     except dr.EditError as exc:
         st.error(f"{plain(exc)}. The current map is unchanged.")
         return

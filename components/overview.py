@@ -4,31 +4,20 @@ and the validation report of the last import."""
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 import streamlit as st
 
-from analysis.descriptive import dataset_stats, table1, table8
+from analysis.descriptive import table1, table8
+from components.dataset import show_report
+from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
-from components.dataset import REPORT_KEY, show_report
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _stats(_corpus: Corpus, key: str) -> dict:
-    return dataset_stats(_corpus.sessions_df, _corpus.actions_df)
-
-
-def corpus_key(corpus: Corpus) -> str:
-    """Cache key of a loaded corpus object (one per load)."""
-    return f"{corpus.root}#{id(corpus)}"
-
-
-def stats_of(corpus: Corpus) -> dict:
-    return _stats(corpus, corpus_key(corpus))
+from services.datasets import ImportOutcome
 
 
 def dataset_header(corpus: Corpus) -> None:
-    st.caption(corpus.info.description)
+    st.caption(md_text(corpus.info.description))
     df = corpus.sessions_df
     cols = st.columns(5)
     cols[0].metric("Sessions", len(df))
@@ -39,8 +28,7 @@ def dataset_header(corpus: Corpus) -> None:
     cols[4].metric("Mean final accuracy", f"{acc.mean():.2f}" if len(acc) else "-", help="Share of drawn cells on the route (the paper's task success)")
 
 
-def stats_tables(corpus: Corpus) -> None:
-    stats = stats_of(corpus)
+def stats_tables(corpus: Corpus, stats: dict) -> None:
     t1, t8 = st.tabs(["Actions per session (Table 1)", "Mental-model labels (Table 8)"])
     with t1:
         st.caption("Mean (SD) over sessions, overall, per condition and per condition x split.")
@@ -57,17 +45,27 @@ def stats_tables(corpus: Corpus) -> None:
     )
 
 
-def session_table(corpus: Corpus) -> None:
+def replay_links(corpus: Corpus, link_params: dict[str, str]) -> list[str]:
+    """Each session's Replay link, relative to the app (``replay?session=ID``, and the dataset when it
+    is not the default one, so that the link opens the same data in a new tab)."""
+    return [f"replay?{urlencode({'session': sid, **link_params})}" for sid in corpus.sessions_df["session_id"]]
+
+
+def session_table(corpus: Corpus, links: list[str]) -> None:
+    """The sessions, one row each; the first column opens the session in Replay."""
     st.subheader("Sessions")
     df = corpus.sessions_df[
         ["session_id", "condition", "split", "map_id", "duration_min", "n_actions", "n_message", "n_draw",
          "n_erase", "n_undo", "n_reset", "final_accuracy", "route_coverage", "distance_weighted"]
     ]
+    df.insert(0, "replay", links)
     st.dataframe(
         df,
         width="stretch",
         hide_index=True,
         column_config={
+            "replay": st.column_config.LinkColumn("Replay", display_text="Replay", width="small",
+                                                  help="Open the session in Replay"),
             "session_id": "Session",
             "condition": st.column_config.TextColumn("Condition", help="visible: the Guide saw the Follower's canvas"),
             "split": "Split",
@@ -87,15 +85,15 @@ def session_table(corpus: Corpus) -> None:
     )
 
 
-def import_report(corpus: Corpus) -> None:
-    last = st.session_state.get(REPORT_KEY)
+def import_report(corpus: Corpus, last: ImportOutcome | None) -> None:
+    """The validation report of this session's last upload or opening, and the dataset's warnings."""
     if last:
-        report = last["report"]
-        with st.expander(f"Validation report: {last['name']}", expanded=not last["imported"], icon=":material/fact_check:"):
-            if last["imported"]:
-                st.success(f"Imported {last['name']}: {len(report.warnings)} warning(s), no errors.")
+        report, name = last.report, md_text(last.name)
+        with st.expander(f"Validation report: {name}", expanded=not last.imported, icon=":material/fact_check:"):
+            if last.imported:
+                st.success(f"Imported {name}: {len(report.warnings)} warning(s), no errors.")
             else:
-                st.error(f"Nothing was imported from {last['name']}: {len(report.errors)} error(s). Fix them and upload again.")
+                st.error(f"Nothing was imported from {name}: {len(report.errors)} error(s). Fix them and try again.")
             show_report(report)
     if corpus.warnings:
         with st.expander(f"{len(corpus.warnings)} warning(s) in this dataset", icon=":material/warning:"):

@@ -11,12 +11,14 @@ import pandas as pd
 import streamlit as st
 
 from analysis import coding as ac
-from components.agreement_panel import human_panel
+from analysis.live_panel import human_panel
 from components.dataset import show_report
+from components.text import md_text
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
 from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User, safe_csv_text, to_csv
 from corpus.validate import DatasetError
+from services.coding import task_report
 
 ITEM_MODES = ("Random sample", "All actions", "Uploaded id list")
 UPLOAD = "Upload a codebook (YAML or JSON)"
@@ -114,7 +116,7 @@ def _codebook_choice(key: str) -> cbm.Codebook | None:
 def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
     """Create a coding task on the current dataset. Returns the new task once it is created."""
     key = "ta_new"
-    st.caption(f"Items come from the dataset shown in the sidebar: **{corpus.info.name}** "
+    st.caption(f"Items come from the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
                f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions).")
     codebook = _codebook_choice(key)
     c1, c2 = st.columns(2)
@@ -248,11 +250,6 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
             st.success(f"Imported {done.summary()} from {up.name}.")
 
 
-@st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
-def _report(token: tuple, _labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
-    return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
-
-
 def exports(store: Store, lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
@@ -271,8 +268,7 @@ def exports(store: Store, lead: User, task: Task) -> None:
                          key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
     n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
                               key=f"ta_boot_{task.id}")
-    token = (task.id, len(cur), int(cur["id"].max()) if len(cur) else 0)
-    rep = _report(token, cur, int(n_boot))
+    rep = task_report(store, task.id, cur, int(n_boot))
     cb = task.codebook
     meta = ac.ReportMeta(task=task.name, dataset=task.dataset, codebook_id=cb.id, codebook_name=cb.name,
                          codebook_version=cb.version, n_items_in_task=task.n_items)

@@ -5,8 +5,9 @@
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
-- ``users add|list|passwd|reset|disable|enable|delete``: the accounts of the label database the
-  app uses (see :mod:`corpus.cli_users`).
+- ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
+  database the app uses (see :mod:`corpus.cli_users`).
+- ``uploads list|reclaim``: the uploaded datasets the server keeps (:mod:`corpus.cli_uploads`).
 - ``maps attach DATASET MAP.json --sessions S1,S2 [--follower MAP_F.json]``, ``maps check MAP.json``:
   maps from the map editor (:mod:`corpus.mapedit.cli`).
 - ``split DATASET --test-size N [--seed S] OUT``: a copy of the dataset with the distribution-matched
@@ -163,6 +164,10 @@ def main(argv: list[str] | None = None) -> int:
     from corpus.cli_users import add_users_commands
 
     add_users_commands(sub)
+
+    from corpus.cli_uploads import add_uploads_commands
+
+    add_uploads_commands(sub)
 
     from corpus.mapedit.cli import add_parser as add_maps_parser
 

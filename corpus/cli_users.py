@@ -1,6 +1,6 @@
-"""``python -m corpus users add|list|passwd|reset|disable|enable|delete``: the accounts of the label
-database the app uses (``GROUNDWORK_DB_URL``, else the database url of .streamlit/secrets.toml,
-else the SQLite file in ``GROUNDWORK_DATA_DIR``).
+"""``python -m corpus users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of
+the label database the app uses (:mod:`corpus.settings`: ``GROUNDWORK_DB_URL``, else the database url
+of .streamlit/secrets.toml, else the SQLite file in ``GROUNDWORK_DATA_DIR``).
 
 Whoever runs these on the server acts as the operator, with a lead's rights over accounts;
 ``passwd`` is the exception: it changes one's own password and asks for the current one. Every
@@ -12,24 +12,12 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from pathlib import Path
-
-
-def _streamlit_secrets() -> dict:
-    """The app's secrets files (~/.streamlit/secrets.toml, then ./.streamlit/secrets.toml), merged."""
-    import tomllib
-
-    merged: dict = {}
-    for path in (Path.home() / ".streamlit" / "secrets.toml", Path(".streamlit") / "secrets.toml"):
-        if path.is_file():
-            merged.update(tomllib.loads(path.read_text(encoding="utf-8")))
-    return merged
 
 
 def _store():  # noqa: ANN202
-    from corpus.store import Store, configured_url, data_dir
+    from corpus.settings import Settings
 
-    return Store.open(data_dir(), configured_url(_streamlit_secrets()))
+    return Settings.load().open_store()
 
 
 def _where(store) -> str:  # noqa: ANN001
@@ -111,6 +99,16 @@ def _delete(args: argparse.Namespace) -> str:
             "labels, gold or tasks name it, and its username stays reserved")
 
 
+def _setup_token(args: argparse.Namespace) -> str:
+    from corpus.store import setup_notice
+
+    store = _store()
+    token = store.issue_setup_token()
+    if token is None:
+        return f"a lead account exists in {_where(store)}: no setup token is needed"
+    return setup_notice(token)
+
+
 def _run(action):  # noqa: ANN001, ANN202
     def run(args: argparse.Namespace) -> int:
         from corpus.store import AccessDenied, StoreError
@@ -157,6 +155,10 @@ def add_users_commands(sub: argparse._SubParsersAction) -> None:
         p = users.add_parser(name, help=text)
         p.add_argument("username")
         p.set_defaults(func=_run(action))
+
+    p = users.add_parser("setup-token", help="while no lead exists: print a one-time token that creates the first "
+                         "lead in the app (replaces any earlier token)")
+    p.set_defaults(func=_run(_setup_token))
 
     p = users.add_parser("delete", help="delete an account (kept as a tombstone if labels name it)")
     p.add_argument("username")

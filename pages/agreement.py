@@ -5,11 +5,11 @@ import json
 
 import streamlit as st
 
-from analysis.schemes import compare_schemes
+from analysis.agreement import LabelTableError
 from components import agreement_view as view
 from components.dataset import require_corpus, synthetic_banner
-from components.overview import corpus_key
 from corpus import schema
+from services import agreement
 
 corpus = require_corpus()
 st.title("Inter-coder agreement")
@@ -39,9 +39,10 @@ if len(coders) < 2:
 
 names = schema.CODING_SCHEMES.get(scheme, {})
 level, order = view.alpha_level(list(names) or sorted(labels["code"].unique()))
-rep = view.cached_report(f"{corpus_key(corpus)}:{scheme}", labels, coders, None if partition == "all" else partition,
-                         level, order)
-if rep is None:
+try:
+    rep = agreement.dataset_report(corpus, scheme, coders, None if partition == "all" else partition, level, order)
+except LabelTableError as exc:
+    view.level_error(level, exc)
     st.stop()
 view.headline(rep)
 view.diagnostics(rep)
@@ -65,7 +66,7 @@ if model_like:
     model = m1.selectbox("Model coder", model_like, key="agr_model")
     part = m2.selectbox("On", ["validation", "all"], key="agr_model_part",
                         help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.")
-    result = view.model_against_majority(labels, model, coders, None if part == "all" else part)
+    result = agreement.model_against_majority(corpus, scheme, model, coders, None if part == "all" else part)
     view.model_vs_humans(result, "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
                                  "and 0.76 for GPT against the human labels on 172 validation actions.")
 
@@ -73,6 +74,4 @@ others = [s for s in schemes if s != scheme]
 if others:
     st.header("Two coding schemes on the same actions")
     other = st.selectbox("Compare with", others, key="agr_other")
-    models = tuple(corpus.labels.loc[corpus.labels["coder_kind"] == "model", "coder"].unique())
-    cmp = compare_schemes(corpus.labels, other, scheme, exclude_coders=models)
-    view.scheme_comparison(cmp, other, scheme)
+    view.scheme_comparison(agreement.scheme_comparison(corpus, other, scheme), other, scheme)

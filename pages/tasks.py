@@ -1,4 +1,4 @@
-"""Tasks: accounts, coding tasks, the live agreement panel and the exports."""
+"""Tasks: accounts, uploaded datasets, coding tasks, the live agreement panel and the exports."""
 
 import streamlit as st
 
@@ -7,6 +7,7 @@ from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
 from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings, users_admin
+from components.uploads_admin import uploads_admin
 
 corpus = require_corpus()
 st.title("Tasks")
@@ -16,6 +17,8 @@ if st.session_state.get("ta_msg"):
 
 with st.expander("Accounts"):
     users_admin(store, lead)
+with st.expander("Uploaded datasets"):
+    uploads_admin(store, lead)
 with st.expander("New coding task", expanded=not store.tasks_for(lead)):
     new_task_form(store, lead, corpus)
 

@@ -1,21 +1,30 @@
-"""What the map editor needs from outside the browser session: the image at the canvas's size
-(decoded and scaled once), the drafts folder, and attaching a map to sessions of a dataset."""
+"""What the map editor needs from outside the browser session: an uploaded image checked and decoded
+once, the image at the canvas's size (scaled once), the drawn views (once per draft state, view and
+size), the drafts folder, and attaching a map to sessions of a dataset."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Callable
 
 import streamlit as st
 
 from corpus.mapedit.attach import AttachResult, attach_maps
-from corpus.mapedit.image import MapImage, fit_image
+from corpus.mapedit.draft import Draft
+from corpus.mapedit.image import MapImage, fit_image, read_map_image
 from corpus.model import GridMap
-from corpus.store import data_dir
+from services.settings import settings
 
 
 def drafts_dir() -> Path:
     """Where drafts are saved: ``map_drafts`` in the app's data directory."""
-    return data_dir() / "map_drafts"
+    return settings().data_dir / "map_drafts"
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def checked_image(data: bytes, name: str) -> MapImage:
+    """An uploaded map image, checked and decoded (raises as :func:`read_map_image` does)."""
+    return read_map_image(data, name)
 
 
 @st.cache_data(show_spinner=False, max_entries=6)
@@ -26,6 +35,19 @@ def _fitted(_image: MapImage, digest: str, size: tuple[int, int]):
 def fitted_image(image: MapImage, size: tuple[int, int]):
     """The map image scaled to the canvas (decoded once per image and size)."""
     return _fitted(image, image.digest, size)
+
+
+@st.cache_data(show_spinner=False, max_entries=24)
+def _view_png(draft: Draft, size: tuple[int, int], digest: str | None, view: str, selected: str | None,
+              problems: frozenset, _image: MapImage | None, _render: Callable) -> bytes:
+    return _render(draft, size, fitted_image(_image, size) if _image is not None else None, view, selected, problems)
+
+
+def view_png(draft: Draft, size: tuple[int, int], image: MapImage | None, view: str, selected: str | None,
+             problems: frozenset, render: Callable) -> bytes:
+    """The PNG ``render(draft, size, fitted image, view, selected, problems)`` draws, drawn again only
+    when the draft, its image, the view, the selection or the problems changed."""
+    return _view_png(draft, size, image.digest if image else None, view, selected, problems, image, render)
 
 
 def attach(dataset: Path, guide: GridMap, sessions: list[str]) -> AttachResult:

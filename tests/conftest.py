@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.request
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
@@ -121,11 +122,36 @@ def _wait_healthy(proc: subprocess.Popen, url: str, log_path: Path, timeout_s: f
     raise RuntimeError(f"streamlit did not become healthy within {timeout_s:g} s")
 
 
+@dataclass(frozen=True)
+class Served:
+    url: str
+    data_dir: Path
+
+    @property
+    def datasets(self) -> Path:
+        """Where a test puts a dataset for the app to offer (a dataset root by default)."""
+        return self.data_dir / "datasets"
+
+
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def app_server(tmp_path_factory) -> Iterator[Served]:
     """A served app on the sample corpus, one per test module."""
-    with served_app(tmp_path_factory.mktemp("appdata")) as url:
-        yield url
+    data = tmp_path_factory.mktemp("appdata")
+    with served_app(data) as url:
+        yield Served(url, data)
+
+
+@pytest.fixture(scope="module")
+def app_url(app_server) -> str:
+    return app_server.url
+
+
+def pick_dataset(page, name: str) -> None:
+    """Choose a dataset in the sidebar's picker by (the start of) its name, and wait for the app."""
+    sidebar = page.get_by_test_id("stSidebar")
+    sidebar.get_by_test_id("stSelectbox").first.click()  # the picker comes first
+    page.get_by_role("option").filter(has_text=name).first.click()
+    wait_idle(page)
 
 
 def wait_idle(page, timeout: float = 30_000) -> None:

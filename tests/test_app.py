@@ -1,119 +1,155 @@
-"""Every page runs under Streamlit's AppTest without an exception, on the sample corpus."""
+"""Every page of app.PAGES under Streamlit's AppTest, signed out and signed in as each role: no
+exception, and the page's main element (so Code, Tasks, Adjudicate and the Map editor are tested
+past the sign-in form). Then the router's own promises: every page answers at its own URL path,
+named after its file."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-
-import inspect
-import textwrap
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from analysis import coding as ac
+from corpus import codebook as cbm
+from corpus.dataset import load_sample
+from corpus.store import Store
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-
-# Every page registered in app.py (kept in step by test_every_page_is_listed).
-PAGES = ["pages/data.py", "pages/replay.py", "pages/alignment.py", "pages/acts.py", "pages/misalignment.py",
-         "pages/outcomes.py", "pages/split.py", "pages/agreement.py", "pages/compare.py", "pages/code.py",
-         "pages/adjudicate.py", "pages/tasks.py", "pages/map-editor.py"]
+ROLES = ("signed out", "lead", "coder", "viewer")
 
 
-def run_app(tmp_path, monkeypatch) -> AppTest:
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
-    return AppTest.from_file(APP, default_timeout=60).run()
+import app  # noqa: E402 - the router: importing it (outside a server) only defines the menu
+
+PAGES = {screen.file: screen for screens in app.PAGES.values() for screen in screens}
 
 
-def test_every_page_is_listed():
-    text = (ROOT / "app.py").read_text()
-    listed = {p for p in PAGES}
-    in_app = {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py") if f'"{p.name}"' in text}
-    assert in_app == listed
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    """One data directory for the module: a lead, a coder and a viewer, and a task on the sample
+    corpus that the coder codes (so the Code and Adjudicate pages show a task, not an empty list)."""
+    data = tmp_path_factory.mktemp("app")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GROUNDWORK_DATA_DIR", str(data))
+        mp.delenv("GROUNDWORK_DB_URL", raising=False)
+        store = Store.open(data)
+        corpus = load_sample()
+        users = {"lead": store.create_user("lead", "lead-password", "lead"),
+                 "coder": store.create_user("ann", "ann-password", "coder"),
+                 "viewer": store.create_user("guest", "guest-password", "viewer")}
+        items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 6, seed=1), 0, seed=1)
+        store.create_task(users["lead"], "pilot", corpus.info.name, cbm.default(), items, [users["coder"]],
+                          dataset_hash=corpus.content_hash)
+        yield store, users
 
 
-def test_every_url_path_is_its_file_name():
-    """A deep link that is a fresh server's first visit is resolved against the pages/ folder's file
-    names before app.py runs (components.router); a different url_path shows "Page not found"."""
-    import re
-
-    pages = re.findall(r'st\.Page\(HERE / "pages" / "([^"]+)\.py".*?url_path="([^"]+)"', (ROOT / "app.py").read_text())
-    assert len(pages) == len(PAGES)
-    assert [stem for stem, _ in pages] == [path for _, path in pages]
+@pytest.fixture
+def _clear_streamlit_caches():
+    """Every cache here is keyed by content (the dataset's hash, the database URL), so this module
+    shares them between its tests instead of clearing them before each one."""
+    yield
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_runs_without_exceptions(page, tmp_path, monkeypatch):
-    at = run_app(tmp_path, monkeypatch)
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
-def test_data_page_shows_the_sample_tables(tmp_path, monkeypatch):
-    at = run_app(tmp_path, monkeypatch)
-    assert not at.exception
-    assert "synthetic" in at.info[0].value
-    assert at.title[0].value.startswith("Data: ")
-    frames = at.dataframe
-    assert len(frames) >= 3
-    sessions = frames[-1].value
-    assert len(sessions) == 25
-    assert set(sessions["condition"]) == {"visible", "not_visible"}
-    assert sessions["final_accuracy"].between(0, 1).all()
-    table1 = frames[0].value
-    assert "# message/session" in table1.index
-
-
-def _sidebar_and_data_page():
-    import runpy
-
-    from components.dataset import sidebar
-
-    sidebar()
-    runpy.run_path("/ROOT/pages/data.py")
-
-
-def open_directory(tmp_path, monkeypatch, path) -> AppTest:
-    """Choose "Directory on the server", type the path and press Open.
-
-    Streamlit 1.67's AppTest reruns only the current page of an st.navigation app (not the
-    entrypoint), so the sidebar is exercised here together with the Data page as one script; the
-    browser test drives the real app.
-    """
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
-    src = inspect.getsource(_sidebar_and_data_page).replace("/ROOT", str(ROOT))
-    script = tmp_path / "sidebar_and_data.py"
-    script.write_text(textwrap.dedent(src) + "\n_sidebar_and_data_page()\n")
-    at = AppTest.from_file(str(script), default_timeout=60).run()
-    at.sidebar.radio(key="dataset_choice").set_value("Directory on the server").run()
-    at.sidebar.text_input(key="dataset_dir").input(str(path)).run()
-    at.sidebar.button(key="open_dir").click().run()
+def open_page(team, role: str, stem: str) -> AppTest:
+    store, users = team
+    at = AppTest.from_file(APP, default_timeout=60)
+    if role != "signed out":
+        at.session_state["auth_user"] = users[role]
+    at.run()
+    if stem != "home":
+        at.switch_page(f"pages/{stem}.py").run()
     return at
 
 
-def test_a_broken_directory_is_reported_and_the_app_stays_up(tmp_path, monkeypatch):
+def _texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def _subheaders(at: AppTest) -> list[str]:
+    return _texts(at.subheader)
+
+
+# What each page shows as its main element, per role: (title, a check of the body, what it is).
+SIGN_IN = (lambda at: [w.key for w in at.text_input][:2] == ["auth_username", "auth_password"], "the sign-in form")
+LEADS_ONLY = (lambda at: any(w.startswith("This page is for a lead") for w in _texts(at.warning)), "'for a lead' warning")
+MAIN = {
+    "home": ("Groundwork", lambda at: "Reviewing the demo" in _subheaders(at) and len(at.get("page_link")) == 6,
+             "the three entries"),
+    "data": ("Data: Groundwork sample corpus \\(synthetic\\)", lambda at: len(at.dataframe[-1].value) == 25,
+             "the session table"),
+    "replay": ("Replay", lambda at: at.selectbox(key="replay_session").value == "S01", "the session picker"),
+    "alignment": ("Alignment over task progress", lambda at: len(at.get("plotly_chart")) >= 2, "the figures"),
+    "acts": ("Grounding acts by condition", lambda at: len(at.get("plotly_chart")) == 2, "the figures"),
+    "misalignment": ("Why not aligned", lambda at: len(at.get("plotly_chart")) >= 1, "the figure"),
+    "outcomes": ("Outcomes by condition", lambda at: len(at.get("plotly_chart")) >= 1, "the figures"),
+    "split": ("Distribution-matched test split", lambda at: len(at.dataframe) >= 1, "the comparison table"),
+    "agreement": ("Inter-coder agreement", lambda at: len(at.metric) >= 4, "the headline numbers"),
+    "compare": ("Models against people", lambda at: len(at.tabs) >= 7, "the views"),
+    "code": ("Code", lambda at: any(p.startswith("Item **1** of 6") for p in _texts(at.markdown)), "the coding screen"),
+    "tasks": ("Tasks", lambda at: "Live agreement" in _subheaders(at), "the live panel"),
+    "adjudicate": ("Adjudicate", lambda at: at.selectbox(key="adj_task").value is not None, "the task picker"),
+    "map-editor": ("Map editor", lambda at: "Start or open a map" in [e.label for e in at.expander], "the start panel"),
+}
+VIEWER_CODE = (lambda at: any("signed in as a viewer" in i for i in _texts(at.info)), "the read-only notice")
+# Where the role changes what a page shows.
+BY_ROLE = {
+    ("code", "signed out"): SIGN_IN, ("tasks", "signed out"): SIGN_IN, ("adjudicate", "signed out"): SIGN_IN,
+    ("map-editor", "signed out"): SIGN_IN,
+    ("tasks", "coder"): LEADS_ONLY, ("tasks", "viewer"): LEADS_ONLY,
+    ("adjudicate", "coder"): LEADS_ONLY, ("adjudicate", "viewer"): LEADS_ONLY,
+}
+
+
+@pytest.mark.parametrize("role", ROLES)
+@pytest.mark.parametrize("stem", list(PAGES))
+def test_every_page_for_every_role(team, stem, role):
+    at = open_page(team, role, stem)
+    assert not at.exception, [e.value for e in at.exception]
+    title, body, what = MAIN[stem]
+    check, what = BY_ROLE.get((stem, role), (body, what))
+    assert _texts(at.title)[:1] == [title]
+    assert check(at), f"{stem} as {role}: no {what}"
+    if (stem, role) == ("code", "viewer"):
+        assert VIEWER_CODE[0](at), VIEWER_CODE[1]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _menu() -> None:
+    import streamlit as st
+
+    import app
+
+    for screens in app.streamlit_pages().values():
+        for page in screens:
+            st.write(f"{page.title}|{page.url_path}|{page._default}")
+
+
+def test_every_page_answers_at_its_own_url_named_after_its_file():
+    """A deep link that is a fresh server's first visit is resolved against the pages/ folder's file
+    names before app.py runs (components.router): each page's URL path is its file's name, and only
+    Home is the default page (a default page answers only at /)."""
+    assert sorted(PAGES) == sorted(p.stem for p in (ROOT / "pages").glob("*.py"))
+    at = AppTest.from_function(_menu, default_timeout=30).run()
+    menu = [m.value.split("|") for m in at.markdown]
+    assert menu == [[s.title, "" if s == app.DEFAULT else s.file, str(s == app.DEFAULT)] for s in PAGES.values()]
+    assert app.DEFAULT.file == "home"
+
+
+def test_a_dataset_name_is_shown_as_written(team):
+    """Names are data: a dataset called like Markdown shows its characters, never a link or bold."""
     from helpers import write_tiny
 
-    ds = write_tiny(tmp_path / "ds")
-    (ds / "sessions" / "s1" / "session.json").write_text("{ not json")
-    at = open_directory(tmp_path, monkeypatch, ds)
+    store, _ = team
+    hostile = "**[open me](javascript:alert(1))** <b>bold</b> _x_"
+    ds = write_tiny(Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "hostile")
+    meta = ds / "dataset.json"
+    meta.write_text(meta.read_text().replace('"tiny"', json.dumps(hostile)))
+    at = open_page(team, "signed out", "data")
+    picker = at.sidebar.selectbox(key="dataset_pick")
+    picker.set_value(str(ds.resolve())).run()
     assert not at.exception
-    assert at.session_state["import_report"]["imported"] is False
-    # The sample corpus is still shown, and the report names the broken file, record and field.
-    assert at.title[0].value.startswith("Data: ")
-    report = at.dataframe[0].value
-    row = report[report["file"] == "sessions/s1/session.json"].iloc[0]
-    assert (row["record"], row["field"]) == ("line 1", "(json)")
-    assert row["message"].startswith("bad JSON")
-    assert any("Nothing was imported" in e.value for e in at.error)
-    assert any("was not imported" in e.value for e in at.sidebar.error)
-
-
-def test_a_valid_directory_is_opened(tmp_path, monkeypatch):
-    from helpers import write_tiny
-
-    ds = write_tiny(tmp_path / "ds")
-    at = open_directory(tmp_path, monkeypatch, ds)
-    assert not at.exception
-    assert at.title[0].value == "Data: tiny"
-    assert len(at.dataframe[-1].value) == 2
+    escaped = "\\*\\*\\[open me\\]\\(javascript\\:alert\\(1\\)\\)\\*\\* \\<b\\>bold\\</b\\> \\_x\\_"
+    assert at.title[0].value == f"Data: {escaped}"
+    assert at.info[0].value.startswith(f"**{escaped}** is a synthetic corpus")

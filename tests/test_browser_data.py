@@ -1,37 +1,111 @@
-"""The app in headless chromium: the Data page shows the sample corpus tables."""
+"""The app's front door in headless chromium: Home with its ways in, the Data page at its own URL
+with a row that opens its session in Replay, every page's own URL on a fresh server, and no
+developer menu or Deploy button."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from conftest import wait_idle
+from conftest import served_app, wait_idle
 
 pytestmark = pytest.mark.browser
 
+SCREEN = {"width": 1440, "height": 900}
+HEADINGS = {"home": "Groundwork", "data": "Data: Groundwork sample corpus (synthetic)", "replay": "Replay",
+            "alignment": "Alignment over task progress", "agreement": "Inter-coder agreement",
+            "compare": "Models against people", "code": "Code", "adjudicate": "Adjudicate", "tasks": "Tasks",
+            "map-editor": "Map editor"}
 
-def test_data_page_shows_the_session_table(page, app_url, artifacts):
+
+def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, artifacts):
+    page.set_viewport_size(SCREEN)
     page.goto(app_url)
     wait_idle(page)
-    expect(page.get_by_role("heading", name="Data: ")).to_be_visible()
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Groundwork", exact=True)).to_be_visible()
+    expect(main.get_by_text("Dataset in use: Groundwork sample corpus (synthetic): 25 sessions")).to_be_visible()
+    expect(main.get_by_text("is a synthetic corpus")).to_be_visible()
+    for heading in ("Reviewing the demo", "Annotating", "Leading a coding round"):
+        expect(main.get_by_role("heading", name=heading)).to_be_visible()
+    for name, href in (("Code", "code"), ("Tasks", "tasks"), ("Adjudicate", "adjudicate")):
+        expect(main.get_by_role("link", name=name, exact=True)).to_have_attribute("href", href)
+    # No developer options: no Deploy button, and the menu has no rerun or cache entries.
+    expect(page.get_by_role("button", name="Deploy")).to_have_count(0)
+    page.get_by_test_id("stMainMenu").click()
+    expect(page.get_by_test_id("stMainMenuList")).to_be_visible()
+    expect(page.get_by_test_id("stMainMenuList").get_by_text(re.compile("Rerun|Clear cache|Deploy"))).to_have_count(0)
+    page.keyboard.press("Escape")
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(artifacts / "home.png"))
+
+    # The reviewer's path: one replay, the alignment figure, the agreement report.
+    tour = main.get_by_role("link", name=re.compile(r"^1\. Replay session "))
+    session = tour.inner_text().rsplit(" ", 1)[-1]
+    tour.click()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(f"/replay\\?session={session}"))
+    expect(page.locator(".rp-root")).to_have_attribute("data-step", "0")
+    for step, heading in (("2. The alignment figure", HEADINGS["alignment"]), ("3. The agreement report", HEADINGS["agreement"])):
+        page.get_by_test_id("stSidebarNavLink").filter(has_text="Home").click()
+        wait_idle(page)
+        page.get_by_role("link", name=step).click()
+        wait_idle(page)
+        expect(page.get_by_role("heading", name=heading)).to_be_visible()
+        expect(page.get_by_test_id("stException")).to_have_count(0)
+
+
+def test_data_page_at_its_own_url_and_a_row_opens_replay(page, app_url, artifacts):
+    page.set_viewport_size(SCREEN)
+    page.goto(f"{app_url}/data")
+    wait_idle(page)
+    expect(page.get_by_role("heading", name=HEADINGS["data"])).to_be_visible()
     expect(page.get_by_text("synthetic corpus").first).to_be_visible()
     frames = page.get_by_test_id("stDataFrame")
     expect(frames.first).to_be_visible()
     assert frames.count() >= 2
+    page.screenshot(path=str(artifacts / "data.png"))
     expect(page.get_by_role("heading", name="Sessions")).to_be_visible()
-    page.screenshot(path=str(artifacts / "data_page.png"), full_page=True)
+    sessions = frames.last
+    sessions.scroll_into_view_if_needed()
+    wait_idle(page)
+    replay = _click_opening_a_tab(page, sessions, {"x": 30, "y": 35 + 17})
+    replay.wait_for_load_state()
+    wait_idle(replay)
+    expect(replay).to_have_url(re.compile(r"/replay\?session=S01"))
+    expect(replay.get_by_role("combobox", name="Session")).to_have_value(re.compile("^S01"))
+    replay.close()
 
 
-def test_a_deep_link_is_the_first_visit_of_a_fresh_server(page, tmp_path):
-    """A shared link to a page must open with the app's sidebar, even as the server's first visit."""
-    from conftest import served_app
+def _click_opening_a_tab(page, locator, position: dict):
+    """Click at ``position`` in ``locator`` (the first row's "Replay" cell: the first column, rows are
+    35 px under a 35 px header) and return the tab it opens. The grid is drawn on a canvas and takes
+    clicks once it has painted; under load that can be after the page looks idle, so try again."""
+    for attempt in range(3):
+        try:
+            with page.context.expect_page(timeout=5_000) as opened:
+                locator.click(position=position)
+            return opened.value
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+    raise AssertionError("unreachable")
 
+
+def test_a_page_answers_at_its_own_url_from_a_fresh_server(page, tmp_path):
+    """The first visit to a fresh server is /data (the page once answered only at /), then the one
+    URL path that is not a plain word; each shows its heading and the app's sidebar (not the pages
+    folder's menu). (That every page's URL path is its file's name: tests/test_app.py.)"""
     with served_app(tmp_path / "data") as url:
-        page.goto(f"{url}/alignment")
-        wait_idle(page)
-        expect(page.get_by_role("heading", name="Alignment over task progress")).to_be_visible()
-        sidebar = page.get_by_test_id("stSidebar")
-        expect(sidebar.get_by_role("heading", name="Dataset")).to_be_visible()
-        expect(sidebar.get_by_role("link", name="Data")).to_be_visible()
-        # Not the folder's automatic menu (which would list the bare file names).
-        expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
+        for path in ("data", "map-editor"):
+            page.goto(url if path == "home" else f"{url}/{path}")
+            wait_idle(page)
+            expect(page.get_by_text("Page not found")).to_have_count(0)
+            expect(page.get_by_role("heading", name=HEADINGS[path]).first).to_be_visible()
+            sidebar = page.get_by_test_id("stSidebar")
+            expect(sidebar.get_by_role("heading", name="Dataset")).to_be_visible()
+            expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)

@@ -1,53 +1,45 @@
-"""The imported platform sample in headless chromium: opened from a directory on the server and
-replayed to its last action (the Follower's drawing complete, the chat interleaved with it)."""
+"""The imported platform sample in headless chromium: picked in the sidebar among the datasets the
+server offers and replayed to its last action (the Follower's drawing complete, the chat interleaved
+with it)."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, wait_idle
+from conftest import ROOT, pick_dataset, wait_idle
+from real_data import PLATFORM, absent
 
 pytestmark = pytest.mark.browser
 
-PLATFORM = ROOT.parent / "shared" / "real_data" / "neuhai_platform_sample"
-
 
 @pytest.fixture(scope="module")
-def imported(tmp_path_factory):
+def imported(app_server):
+    """The platform sample imported into a folder the served app offers (its datasets root)."""
     if not PLATFORM.is_dir():
-        pytest.skip(f"real platform sample not available at {PLATFORM} (shared/real_data is not part of this clone)")
+        pytest.skip(absent(PLATFORM, "real platform sample"))
     from corpus.dataset import load_dir
     from corpus.importers import run_import
 
-    dest = run_import("platform", PLATFORM, tmp_path_factory.mktemp("imported") / "platform",
-                      name="Platform sample (imported)")
+    dest = run_import("platform", PLATFORM, app_server.datasets / "platform", name="Platform sample (imported)")
     corpus = load_dir(dest)
     session = next(s for s in corpus.sessions.values() if len(s.actions) == 33)
     return dest, session
 
 
-def _open_directory(page, url: str, dest: Path) -> None:
-    page.goto(url)
+def open_dataset(page, url: str, name: str) -> None:
+    """Open the app's Data page and pick the dataset ``name`` in the sidebar."""
+    page.goto(f"{url}/data")
     wait_idle(page)
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_text("Directory on the server").click()
-    wait_idle(page)
-    sidebar.get_by_label("Dataset directory").fill(str(dest))
-    sidebar.get_by_label("Dataset directory").press("Enter")
-    wait_idle(page)
-    sidebar.get_by_role("button", name="Open directory").click()
-    wait_idle(page)
-    expect(sidebar.get_by_text(f"Showing: {dest}")).to_be_visible()
+    pick_dataset(page, name)
+    expect(page.get_by_role("heading", name=f"Data: {name}")).to_be_visible()
 
 
 def test_imported_platform_session_replays(page, app_url, imported, artifacts):
     dest, session = imported
-    _open_directory(page, app_url, dest)
-    expect(page.get_by_role("heading", name="Data: Platform sample (imported)")).to_be_visible()
+    open_dataset(page, app_url, "Platform sample (imported)")
     # Real data: no synthetic-corpus banner.
     expect(page.get_by_text("is a synthetic corpus")).to_have_count(0)
 

@@ -13,13 +13,11 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
 from conftest import ROOT, served_app, wait_idle
-from test_browser_import import _open_directory
+from real_data import PLATFORM, absent
+from test_browser_import import open_dataset
 
 pytestmark = pytest.mark.browser
 
-# ../shared/real_data next to the repository (or next to a folder of worktrees holding it).
-PLATFORM = next((base / "shared" / "real_data" / "neuhai_platform_sample" for base in ROOT.parents
-                 if (base / "shared" / "real_data").is_dir()), ROOT.parent / "shared" / "real_data" / "neuhai_platform_sample")
 
 INK = "fe0b9b18-3fb2-4d50-b6f1-f512028c8667_map_image.png"  # the Follower's ink after the last stroke
 LANDMARK = (2, 5, 2, 8)  # rows 2-5, columns 2-8: clear of the drawing
@@ -29,12 +27,13 @@ MAP_ID = "platform-ink-map"
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     if not (PLATFORM / "files" / INK).is_file():
-        pytest.skip(f"real platform sample not available at {PLATFORM} (shared/real_data is not part of this clone)")
+        pytest.skip(absent(PLATFORM, "real platform sample"))
     from corpus.dataset import load_dir
     from corpus.store import Store
 
     work = tmp_path_factory.mktemp("map_editor")
-    dest = work / "platform"
+    data = work / "data"
+    dest = data / "datasets" / "platform"  # a folder the app offers
     out = subprocess.run([sys.executable, "-m", "corpus", "import", "--from", "platform", str(PLATFORM), str(dest)],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
@@ -43,10 +42,9 @@ def setup(tmp_path_factory):
     assert corpus.scores(session.id).coverage is None  # the placeholder map: no route yet
     history = corpus.history(session.id)
     drawn = {(int(r), int(c)) for r, c in zip(*history.mask(len(history) - 1).nonzero())}
-    data = work / "data"
     Store.open(data).create_user("lead", "lead-password", "lead")
     with served_app(data) as url:
-        yield url, dest, session.id, corpus.maps[session.map_id].grid_size, drawn
+        yield url, dest, session.id, corpus.maps[session.map_id].grid_size, drawn, corpus.info.name
 
 
 def route_along(drawn: set) -> list[tuple[int, int]]:
@@ -109,11 +107,11 @@ def choose(page, label: str) -> None:
 
 
 def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
-    url, dest, session_id, grid, drawn = setup
+    url, dest, session_id, grid, drawn, corpus_name = setup
     route = route_along(drawn)
     context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
     page = context.new_page()
-    _open_directory(page, url, dest)
+    open_dataset(page, url, corpus_name)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Map editor").click()
     wait_idle(page)
     page.get_by_role("textbox", name="Username").fill("lead")
@@ -122,7 +120,7 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     wait_idle(page)
 
     # Start over the ink image, on the grid the importer rasterized it onto (60 x 41).
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))
     wait_idle(page)
     expect(page.get_by_text("1620 x 2360 pixels")).to_be_visible()
     expect(page.get_by_role("spinbutton", name="Rows")).to_have_value(str(grid[0]))
@@ -161,11 +159,11 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     wait_idle(page)
     not_png = tmp_path / "notes.png"
     not_png.write_text("these are notes, not a map image")
-    page.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(not_png))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(not_png))
     wait_idle(page)
     expect(page.get_by_text("notes.png: not an image")).to_be_visible()
     page.get_by_role("tab", name="Open a file or a draft").click()
-    page.get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(str(dest / "sessions" / session_id / "session.json"))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(str(dest / "sessions" / session_id / "session.json"))
     wait_idle(page)
     page.get_by_role("button", name="Open the map file").click()
     wait_idle(page)
@@ -207,9 +205,9 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     scroll_to(table)
     expect(table.locator("th", has_text="Route coverage")).to_have_count(1)
     headers = table.locator("th").all_text_contents()
-    expect(table.locator("td", has_text=session_id)).to_have_count(1)
+    expect(table.locator("td", has_text=session_id).first).to_be_attached()
     rows = [r.locator("td").all_text_contents() for r in table.locator("tbody tr").all()]
-    cells = next((r for r in rows if r and r[0] == session_id), None)
+    cells = next((r for r in rows if len(r) == len(headers) and r[headers.index("Session")] == session_id), None)
     assert cells is not None, (headers, rows)
     coverage = cells[headers.index("Route coverage")]
     assert float(coverage) == pytest.approx(expected, abs=1e-9), (headers, cells)

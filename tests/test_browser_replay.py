@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from analysis import replay as rp
 from components import grid_canvas
-from conftest import wait_idle
+from conftest import pick_dataset, wait_idle
 from corpus.dataset import load_sample
 
 pytestmark = pytest.mark.browser
@@ -193,13 +193,11 @@ def _assert_nothing_ran(page) -> None:
     assert page.locator("img[src=x]").count() == 0
 
 
-def test_data_that_looks_like_markup_stays_text_in_the_player_and_its_export(page, app_url, tmp_path, browser):
-    data_dir = _hostile_dataset(tmp_path / "hostile")
-    page.goto(f"{app_url}/replay")
+def test_data_that_looks_like_markup_stays_text_in_the_player_and_its_export(page, app_server, tmp_path, browser):
+    _hostile_dataset(app_server.datasets / "hostile")
+    page.goto(f"{app_server.url}/replay")
     wait_idle(page)
-    page.get_by_text("Directory on the server").click()
-    page.get_by_label("Dataset directory").fill(str(data_dir))
-    page.get_by_role("button", name="Open directory").click()
+    pick_dataset(page, "hostile")
     root = page.locator(".rp-root")
     expect(page.locator(".rp-row").first).to_contain_text(HOSTILE)  # the message, as text
     _focus_page(page)

@@ -1,9 +1,9 @@
 """Importers: the collaboration platform's raw logs and the HCRC Map Task corpus.
 
-The real samples are read from ../shared/real_data (or the folder GROUNDWORK_REAL_DATA names) at
-test time (never copied into the repository); tests that need them skip with the reason when that
-folder is absent. Expected values are recomputed here from the raw files (log rows, ink PNGs,
-transcript lines), not typed in.
+The real samples are read from shared/real_data beside the checkout or a folder above it (or the
+folder GROUNDWORK_REAL_DATA names; see tests/real_data.py) at test time, never copied into the
+repository; tests that need them skip with the reason when that folder is absent. Expected values
+are recomputed here from the raw files (log rows, ink PNGs, transcript lines), not typed in.
 """
 
 from __future__ import annotations
@@ -33,22 +33,14 @@ from corpus.importers.asciimap import (
 from corpus.importers.hcrc import normalise_move
 from corpus.importers.platform import parse_time
 from corpus.validate import DatasetError, Report
+from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
 ROOT = Path(__file__).resolve().parent.parent
-REAL = Path(os.environ.get("GROUNDWORK_REAL_DATA", ROOT.parent / "shared" / "real_data"))  # a checkout elsewhere names it
-PLATFORM = REAL / "neuhai_platform_sample"
-HCRC = REAL / "hcrc_maptask"
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 FOLLOWER_LOG = "cfc8ed53-40a6-4c79-a735-bb5fc0d21b15.follower_Alice.jsonl"
 OLDER_LOG = "older_schema_3998d45e.follower_David.stripped.jsonl"
 ASCII_MAP = "ascii_grid_map_7e106fb1.txt"
 
-needs_platform = pytest.mark.skipif(
-    not PLATFORM.is_dir(), reason=f"real platform sample not available at {PLATFORM} (shared/real_data is not part of this clone)"
-)
-needs_hcrc = pytest.mark.skipif(
-    not HCRC.is_dir(), reason=f"HCRC Map Task sample not available at {HCRC} (shared/real_data is not part of this clone)"
-)
 
 
 def raw_rows(path: Path) -> list[dict]:
@@ -745,6 +737,8 @@ def test_zip_source(tmp_path):
 def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
+    from corpus.store import Store
+
     _grid_export(tmp_path / "export")
     good, bad = tmp_path / "good.zip", tmp_path / "bad.zip"
     for archive, broken in ((good, False), (bad, True)):
@@ -755,23 +749,24 @@ def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatc
                     data = data.replace(b'"brush_release"', b'"brush_lift"', 1)
                 zf.writestr(f"export/{p.name}", data)
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    Store.open(tmp_path / "data").create_user("lead", "lead-password", "lead")
 
     def script(path: str, fmt: str) -> None:
         from pathlib import Path
 
         import streamlit as st
 
-        from components.dataset import REPORT_KEY, STATE_KEY, _import_upload
+        from services import datasets, uploads
+        from services.store import get_store
 
         if "done" not in st.session_state:
             st.session_state.done = True
-            _import_upload(Path(path).name, Path(path).read_bytes(), fmt)
-        last = st.session_state[REPORT_KEY]
-        st.write(f"imported={last['imported']} errors={len(last['report'].errors)}")
-        for i in last["report"].errors:
+            uploads.upload(Path(path).name, Path(path).read_bytes(), fmt, get_store().user("lead"))
+        last = datasets.last_outcome()
+        st.write(f"imported={last.imported} errors={len(last.report.errors)}")
+        for i in last.report.errors:
             st.write(f"{i.file}|{i.record}|{i.field}")
-        src = st.session_state.get(STATE_KEY)
-        st.write(f"path={src['path'] if src else ''}")
+        st.write(f"path={datasets.current_source().path if last.imported else ''}")
 
     at = AppTest.from_function(script, args=(str(good), "platform"), default_timeout=30).run()
     texts = [m.value for m in at.markdown]

@@ -20,8 +20,9 @@ from analysis import replay as rp
 from analysis.participants import teamq_profile
 from components import grid_canvas
 from components.replay.export import standalone_html
-from components.replay.header import md_text
-from components.replay.payload import clean_position, player_payload
+from components.text import md_text
+from analysis.replay_payload import clean_position, player_payload
+from components.replay.player import player_data
 from corpus.dataset import load_dir, load_sample
 from corpus.model import Action, Checkpoint
 from corpus.values import Undefined
@@ -223,7 +224,7 @@ def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
     s = tiny.session("s1")
     s.checkpoints = [Checkpoint(role="follower", index=1, progress=0.25, action_index=2, elapsed_s=9, team_goal="drawing")]
     f = rp.build_frames(s, tiny.map_of("s1"))
-    p = json.loads(json.dumps(player_payload(f)))  # what the browser gets
+    p = json.loads(json.dumps(player_data(player_payload(f), {"step": 0})))  # what the browser gets
     rows, cols = p["grid"]
     assert (rows, cols) == (10, 12) and p["steps"]["n"] == 6
     mask = np.zeros(rows * cols, dtype=bool)
@@ -234,7 +235,7 @@ def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
     for name, view, route in (("guide", "guide", True), ("follower", "follower", False), ("follower_route", "follower", True)):
         digits = np.frombuffer(p["bases"][name].encode(), dtype=np.uint8) - ord("0")
         assert np.array_equal(digits.reshape(rows, cols), rp.cell_codes(f.layers, None, view, route)), name
-    assert p["start"] == 0 and p["finish"] == 3 * 12 + 3
+    assert p["start_cell"] == 0 and p["finish"] == 3 * 12 + 3 and p["start"] == {"step": 0}  # the cell, the position
     assert sorted(p["route"]) == [0, 1, 2, 15, 27, 39]
     assert p["cells"]["colors"][rp.ADDED] == grid_canvas.CELL_COLORS[rp.ADDED]
     assert p["cells"]["codes"]["erased"] == rp.ERASED
@@ -292,7 +293,7 @@ def test_standalone_player_is_self_contained_and_its_data_stays_data(tiny):
     s = tiny.session("s1")
     s.actions[0].content = HOSTILE
     f = rp.build_frames(s, tiny.map_of("s1"))
-    data = {**player_payload(f), "start": {"step": 2, "view": "both", "route": False}, "title": HOSTILE, "note": ""}
+    data = player_data(player_payload(f), {"step": 2, "view": "both", "route": False}, title=HOSTILE)
     page = standalone_html(data, HOSTILE)
     parsed = _Tags()
     parsed.feed(page)

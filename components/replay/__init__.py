@@ -1,7 +1,8 @@
 """The Replay screen: one session step by step in the browser.
 
-- :mod:`.payload`: the session as the player receives it (pure);
-- :mod:`.frames`: that data, computed once per dataset and session;
+- the session as the player receives it: :mod:`analysis.replay_payload` (pure), computed once per
+  dataset and session by :mod:`services.replay`; :mod:`.frames` shows why a session cannot be
+  replayed;
 - :mod:`.position`: session, step and view in session state and the URL;
 - :mod:`.header`: the session picker, the session's facts and its participants;
 - :mod:`.player`: the player component (``assets/``: its HTML, CSS and JavaScript) and the downloads;

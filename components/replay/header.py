@@ -3,23 +3,15 @@ task scores) and who took part (each participant's persona and TeamQ profile).""
 
 from __future__ import annotations
 
-import re
-
 import streamlit as st
 
 from analysis.participants import ROLE_TITLES, TeamQProfile, persona_words, teamq_profile
 from analysis.replay import SessionFrames, time_label
 from components.replay import position
+from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.values import Undefined, is_defined
-
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
-def md_text(text: str) -> str:
-    """Text from a dataset, escaped so Markdown shows it as written (no links, images or styling)."""
-    return _MARKDOWN_SPECIALS.sub(r"\\\1", str(text))
 
 
 def condition_sentence(condition: str) -> str:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.replay import SessionFrames
+from analysis.replay_payload import clean_position
+from components import grid_canvas
 from components.replay import position
 from components.replay.assets import player_css, player_html, player_js
 from components.replay.export import downloads
-from components.replay.frames import session_payload
-from components.replay.payload import clean_position
 from corpus.dataset import Corpus
+from services.replay import session_payload
 
 KEY_PREFIX = "replay_player_"
 
@@ -29,6 +30,12 @@ def _reported() -> None:
     """A report from the browser: read in the fragment's body (see :func:`_player`)."""
 
 
+def player_data(payload: dict, start: dict, title: str = "", note: str = "") -> dict:
+    """What the player component (and its HTML export) receives: the session's payload with the
+    palette, where to start, and the export's title and note."""
+    return {**payload, "cells": {**payload["cells"], **grid_canvas.palette()}, "start": start, "title": title, "note": note}
+
+
 def player(corpus: Corpus, frames: SessionFrames) -> None:
     """The player of one session, starting at the position in session state (or the link's), and
     the session's downloads."""
@@ -36,7 +43,7 @@ def player(corpus: Corpus, frames: SessionFrames) -> None:
     position.sync_url(start)
     # The data (and so the start) stays the same while the fragment reruns on reports: the browser
     # keeps its player instead of building a new one.
-    data = {**session_payload(corpus, frames), "start": start, "title": "", "note": ""}
+    data = player_data(session_payload(corpus, frames), start)
     st.fragment(_player)(frames, data, corpus.synthetic)
 
 

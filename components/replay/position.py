@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.replay.payload import DEFAULT_POSITION, clean_position
+from analysis.replay_payload import DEFAULT_POSITION, clean_position
 
 SESSION = "replay_session"
 POSITION = "replay_position"

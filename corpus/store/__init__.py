@@ -24,10 +24,10 @@ from typing import Callable
 
 import sqlalchemy as sa
 
-from corpus.store.accounts import Accounts
+from corpus.store.accounts import Accounts, setup_notice
 from corpus.store.base import AccessDenied, StoreError, Task, User
 from corpus.store.csv_import import CsvImport, LabelImport
-from corpus.store.engine import configured_url, data_dir, default_url
+from corpus.store.engine import default_url
 from corpus.store.exports import Exports, safe_csv_text, spreadsheet_safe, to_csv
 from corpus.store.gold import Gold
 from corpus.store.labels import Labels
@@ -40,8 +40,8 @@ from corpus.store.tasks import Tasks
 
 __all__ = [
     "AccessDenied", "CODER_VIEWS", "ERROR_TYPES", "LabelImport", "PHASES", "PROVENANCE", "ROLES", "SCHEMA_VERSION",
-    "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "configured_url",
-    "data_dir", "default_url", "metadata", "safe_csv_text", "spreadsheet_safe", "to_csv",
+    "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "default_url",
+    "metadata", "safe_csv_text", "setup_notice", "spreadsheet_safe", "to_csv",
 ]
 
 
@@ -57,6 +57,8 @@ class Store(Accounts, SignIn, Tasks, Labels, Sharing, Gold, CsvImport, Exports):
 
     @classmethod
     def open(cls, directory: str | Path, url: str | None = None, **options) -> "Store":
+        """The store at ``url``, else the SQLite file in ``directory`` (the settings decide which:
+        :meth:`corpus.settings.Settings.open_store`)."""
         return cls(url or default_url(directory), **options)
 
     def schema_version(self) -> int:

@@ -27,6 +27,14 @@ def _check_password(password: str | None, kind: str = "human") -> None:
         raise StoreError(f"password: must be at least {passwords.MIN_LENGTH} characters")
 
 
+def setup_notice(token: str) -> str:
+    """What the server console shows with a setup token (the app's first run, or
+    ``python -m corpus users setup-token``, which ``make run`` runs before the server starts)."""
+    return (f"Groundwork setup token: {token}\n"
+            "  (open an Annotate page of the app, e.g. Tasks, and create the first lead account with it; "
+            "or run `python -m corpus users add NAME --role lead`)")
+
+
 class Accounts(StoreBase):
     def create_user(self, username: str, password: str | None, role: str, display_name: str | None = None,
                     kind: str = "human") -> User:

@@ -1,7 +1,7 @@
 """Where the label database is and how to talk to it.
 
-* SQLite file by default (``<data dir>/groundwork.sqlite``), PostgreSQL when ``GROUNDWORK_DB_URL``
-  (or the app's secrets) gives a URL.
+* SQLite file by default (``<data dir>/groundwork.sqlite``), PostgreSQL when the settings give a
+  URL (:mod:`corpus.settings`: ``GROUNDWORK_DB_URL`` or the secrets file).
 * SQLite runs in WAL mode with ``synchronous=FULL`` (an acknowledged label survives a killed
   server). A write transaction starts with ``BEGIN IMMEDIATE``, so it holds the write lock from
   its first statement and two writers never deadlock; a read starts with a plain ``BEGIN`` and
@@ -12,9 +12,7 @@
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -23,29 +21,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 READ_ONLY = "groundwork_read_only"
 
 
-def data_dir() -> Path:
-    """Where uploads and the SQLite label database live: ``GROUNDWORK_DATA_DIR``, default ./.groundwork."""
-    return Path(os.environ.get("GROUNDWORK_DATA_DIR", ".groundwork")).resolve()
-
-
-def configured_url(secrets: Any = None) -> str | None:
-    """The label database URL: ``GROUNDWORK_DB_URL``, else ``secrets["database"]["url"]`` (the app
-    passes ``st.secrets``; the command line the parsed secrets.toml), else None (SQLite)."""
-    url = os.environ.get("GROUNDWORK_DB_URL", "").strip()
-    if url:
-        return url
-    try:
-        secret = secrets["database"]["url"] if secrets is not None else None
-    except Exception:  # noqa: BLE001 - no secrets file, or no such key (st.secrets raises its own types)
-        return None
-    return str(secret).strip() or None if secret else None
-
-
 def default_url(directory: str | Path) -> str:
-    """``GROUNDWORK_DB_URL`` if set, else a SQLite file in the data directory."""
-    url = configured_url()
-    if url:
-        return url
+    """The SQLite file ``groundwork.sqlite`` in ``directory`` (created if missing)."""
     path = Path(directory).resolve() / "groundwork.sqlite"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"

@@ -90,7 +90,7 @@ class MapView {
     };
     ctx.strokeStyle = MARK_COLOR;
     ctx.lineWidth = Math.max(1.5, px / 6);
-    const [sx, sy] = center(data.start);
+    const [sx, sy] = center(data.start_cell);
     ctx.beginPath();
     ctx.arc(sx, sy, Math.max(2, px / 2 - 1), 0, 2 * Math.PI);
     ctx.stroke();

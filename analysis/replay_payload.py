@@ -1,7 +1,8 @@
 """What the replay player receives: one session as plain JSON, sent to the browser once.
 
-Pure (no streamlit), so the app's player and the self-contained HTML export send the same thing.
-The browser gets the maps once (one digit per cell, the categories of
+Pure (no streamlit), so the app's player and the self-contained HTML export send the same thing
+(the player adds its palette: :func:`components.replay.player.player_data`). The browser gets the
+maps once (one digit per cell, the categories of
 :data:`analysis.replay.CELL_NAMES`, already layered for each view), the Follower's canvas as the
 cells each action turned on and off, and every lookup a step needs, computed here so each rule
 lives in one place: the next jump target of each kind from every step, the actor's nearest
@@ -37,7 +38,6 @@ from analysis.replay import (
     nearest_checkpoint,
     next_targets,
 )
-from components.grid_canvas import CELL_COLORS, GRID_COLOR, MISPLACED_COLOR
 from corpus import schema
 
 VIEWS = ("guide", "follower", "both")
@@ -144,15 +144,13 @@ def player_payload(frames: SessionFrames) -> dict:
         "grid": [rows, cols],
         "cells": {
             "names": [CELL_NAMES[k] for k in range(len(CELL_NAMES))],
-            "colors": [CELL_COLORS[k] for k in range(len(CELL_NAMES))],
             "codes": {"empty": EMPTY, "landmark": LANDMARK, "blocked": BLOCKED, "route": ROUTE, "start": START, "finish": FINISH,
                       "drawn": DRAWN, "drawn_on_route": DRAWN_ON_ROUTE, "added": ADDED, "erased": ERASED},
-            "grid_color": GRID_COLOR, "misplaced_color": MISPLACED_COLOR,
         },
         "bases": {name: _digits(cell_codes(layers, None, view, route)) for name, (view, route) in BASES.items()},
         "views": _views(frames),
         "route": np.flatnonzero(layers.route.ravel()).tolist(),
-        "start": layers.start[0] * cols + layers.start[1],
+        "start_cell": layers.start[0] * cols + layers.start[1],
         "finish": None if layers.finish is None else layers.finish[0] * cols + layers.finish[1],
         "duration": frames.duration_s,
         "steps": {

@@ -1,0 +1,140 @@
+"""The current dataset: which one this browser session looks at, and the loaded corpus.
+
+- The datasets a server offers are those under the configured dataset roots
+  (:mod:`corpus.catalog`); :func:`offered` lists them (names re-read only when a dataset.json
+  changes). :func:`open_dataset` is the only way to change the current one, and refuses any path
+  outside the roots with one message that says nothing about what exists there.
+- A link can name the dataset (``?dataset=KEY``, :func:`link_params`) so that it opens in a new
+  browser session on the same data; the key is a digest of the folder, never its path.
+- A loaded corpus is kept once per server, keyed by the dataset's content hash (and its folder, where
+  the map editor writes); the hash itself is recomputed only when a file's name, size or time
+  changes. Every cached computation downstream keys on ``corpus.content_hash``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+
+from corpus import catalog
+from corpus.dataset import Corpus, content_hash, load_dir
+from corpus.validate import Report
+from services.settings import settings
+
+STATE_KEY = "dataset_source"
+REPORT_KEY = "import_report"
+QUERY_KEY = "dataset"
+
+
+@dataclass(frozen=True)
+class Source:
+    """The dataset a session looks at: its folder and how the picker names it."""
+
+    path: Path
+    label: str
+    uploaded: bool = False
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """The last upload or opening of this session, for the Data page's validation report."""
+
+    name: str
+    report: Report
+    imported: bool
+
+
+# -- what the server offers ---------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _offered(roots: tuple[str, ...], signature: tuple) -> list[catalog.DatasetEntry]:
+    return catalog.datasets_under(Path(r) for r in roots)
+
+
+def offered() -> list[catalog.DatasetEntry]:
+    """The datasets under the configured roots (the sample corpus first, by default)."""
+    roots = settings().dataset_roots
+    return _offered(tuple(map(str, roots)), catalog.signature(roots))
+
+
+def default_source() -> Source:
+    entries = offered()
+    if not entries:
+        raise catalog.OutsideRoots()
+    first = entries[0]
+    return Source(first.path, first.label)
+
+
+def current_source() -> Source:
+    """The dataset this session looks at (the first one offered until another is opened)."""
+    held = st.session_state.get(STATE_KEY)
+    if isinstance(held, Source) and held.path.is_dir():
+        return held
+    st.session_state.pop(STATE_KEY, None)  # never chosen, or reclaimed since
+    wanted = st.query_params.get(QUERY_KEY)  # a link from another session (e.g. the Data page's rows)
+    entry = next((e for e in offered() if e.key == wanted), None) if wanted else None
+    return open_dataset(entry.path) if entry else default_source()
+
+
+def link_params(source: Source) -> dict[str, str]:
+    """Query parameters that open ``source`` in a new browser session (none for the default)."""
+    return {} if source.path == default_source().path else {QUERY_KEY: catalog.key_of(source.path)}
+
+
+def open_dataset(path: str | Path) -> Source:
+    """Make the dataset at ``path`` this session's current one, if it is under a dataset root
+    (:class:`corpus.catalog.OutsideRoots` otherwise; nothing is read from outside)."""
+    s = settings()
+    resolved = catalog.within_roots(path, s.dataset_roots)
+    entry = next((e for e in offered() if e.path == resolved), None)
+    uploaded = s.datasets_dir in resolved.parents
+    source = Source(resolved, entry.label if entry else resolved.name, uploaded)
+    st.session_state[STATE_KEY] = source
+    return source
+
+
+def last_outcome() -> ImportOutcome | None:
+    held = st.session_state.get(REPORT_KEY)
+    return held if isinstance(held, ImportOutcome) else None
+
+
+def set_outcome(name: str, report: Report, imported: bool) -> None:
+    st.session_state[REPORT_KEY] = ImportOutcome(name, report, imported)
+
+
+# -- loading --------------------------------------------------------------------------------------
+
+
+def _signature(root: Path) -> tuple:
+    """A cheap change token for a dataset directory (names, sizes and mtimes of its files)."""
+    sig = []
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            st_ = path.stat()
+            sig.append((str(path.relative_to(root)), st_.st_size, st_.st_mtime_ns))
+    return tuple(sig)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _hash(root: str, signature: tuple) -> str:
+    return content_hash(root)
+
+
+@st.cache_resource(show_spinner="Loading and validating the dataset...", max_entries=4)
+def _load(digest: str, root: str) -> Corpus:
+    return load_dir(root)
+
+
+def load(root: Path) -> Corpus:
+    """The dataset at ``root`` (a folder under a dataset root), loaded and validated once per
+    content; raises :class:`corpus.validate.DatasetError` or ``OSError``."""
+    root = catalog.within_roots(root, settings().dataset_roots)
+    return _load(_hash(str(root), _signature(root)), str(root))
+
+
+def current_corpus() -> Corpus:
+    """The current dataset, loaded (raises as :func:`load` does)."""
+    return load(current_source().path)
