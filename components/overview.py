@@ -83,6 +83,11 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
         },
         key="sessions_table",
     )
+    no_route = int(df["final_accuracy"].isna().sum())
+    if no_route:
+        st.caption(f"{no_route} of {len(df)} sessions have a map without a route: their final accuracy, route "
+                   "coverage and distance-weighted score are undefined (shown as None). The Map editor gives "
+                   "such sessions a map with its route.")
 
 
 def import_report(corpus: Corpus, last: ImportOutcome | None) -> None:

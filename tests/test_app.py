@@ -153,3 +153,24 @@ def test_a_dataset_name_is_shown_as_written(team):
     escaped = "\\*\\*\\[open me\\]\\(javascript\\:alert\\(1\\)\\)\\*\\* \\<b\\>bold\\</b\\> \\_x\\_"
     assert at.title[0].value == f"Data: {escaped}"
     assert at.info[0].value.startswith(f"**{escaped}** is a synthetic corpus")
+
+
+def test_sessions_without_a_route_say_why_their_scores_are_undefined(team):
+    """A map without a route leaves accuracy, coverage and the distance-weighted score undefined:
+    the session table says how many sessions and why, and where to give them a route."""
+    from helpers import tiny_map, tiny_session
+
+    from corpus.model import DatasetInfo
+    from corpus.write import write_dataset
+
+    store, _ = team
+    dest = Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "no-route"
+    ds = write_dataset(dest, DatasetInfo(name="no route", description="a map without its route", synthetic=True),
+                       [tiny_map().model_copy(update={"route": []})],
+                       [tiny_session("s1"), tiny_session("s2", condition="not_visible")])
+    at = open_page(team, "signed out", "data")
+    at.sidebar.selectbox(key="dataset_pick").set_value(str(ds.resolve())).run()
+    assert not at.exception
+    sessions = at.dataframe[-1].value
+    assert sessions["final_accuracy"].isna().all() and len(sessions) == 2
+    assert any(c.value.startswith("2 of 2 sessions have a map without a route") for c in at.caption)
