@@ -23,6 +23,8 @@ ANALYSIS_PAGES = ["pages/alignment.py", "pages/acts.py", "pages/misalignment.py"
 
 def open_page(tmp_path, monkeypatch, page: str, dataset: Path | None = None) -> AppTest:
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    if dataset is not None:  # a dataset the server offers: under a configured dataset root
+        monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(dataset.parent))
     at = AppTest.from_file(APP, default_timeout=120)
     if dataset is not None:
         at.session_state["dataset_source"] = {"kind": "dir", "path": str(dataset), "label": "test"}

@@ -57,7 +57,9 @@ def test_imported_platform_session_replays(page, app_url, imported, artifacts):
         wait_idle(page)
     expect(picker).to_have_value(re.compile(re.escape(session.id)))
 
-    # To the last action: the whole drawing, and the chat that came with it.
+    # To the last action: the whole drawing, and the chat that came with it (once the player holds
+    # the session, so that the key reaches it).
+    expect(page.locator(".rp-root")).not_to_have_attribute("data-step", "", timeout=20_000)
     page.get_by_role("heading", name="Replay").click()  # focus on the page, not the session picker
     page.keyboard.press("End")
     n = len(session.actions)
