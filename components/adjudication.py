@@ -96,7 +96,7 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
     if st.session_state.get(pending) and warning is not None and task.phase != "revealed":
         with st.container(border=True, key=f"adj_reveal_confirm_{task.id}"):
             st.warning(f"Not revealed yet. {warning}", icon=":material/warning:")
-            b1, b2 = st.columns(2)
+            b1, b2, _ = st.columns([1, 1, 2])
             what = f"with {c.n_open} item{'s' if c.n_open != 1 else ''} open" if c.n_labelled else "without gold"
             b1.button(f"Reveal {what}", key=f"adj_reveal_yes_{task.id}", type="primary", on_click=_change,
                       args=("revealed",), icon=":material/lock:")

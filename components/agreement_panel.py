@@ -93,7 +93,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
     """Diagnostics, per-category kappa, per-version numbers, drift, matrices, most disagreed items."""
     rep = live.report
     for w in rep.diagnostics.warnings:
-        st.warning(w, icon=":material/warning:")
+        st.warning(w[0].upper() + w[1:], icon=":material/warning:")
     if not rep.diagnostics.warnings:
         st.caption("Diagnostics: no prevalence skew, coder bias, sparse categories or shortage of items found.")
     with st.expander("Per-category kappa and category shares"):

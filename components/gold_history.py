@@ -11,7 +11,7 @@ from corpus.store import Store, Task, User
 
 ERROR_LABELS = {None: "none", "ambiguous": "ambiguous", "codebook_gap": "codebook gap",
                 "coder_error": "coder error", "edge_case": "edge case"}
-FIRST = "nothing (first decision)"
+FIRST = "(first decision)"
 
 
 def history_table(history: pd.DataFrame, names: dict[str, str], with_item: bool = True) -> pd.DataFrame:
@@ -26,8 +26,8 @@ def history_table(history: pd.DataFrame, names: dict[str, str], with_item: bool 
         "gold": [code(c) for c in rows["code"]],
         "from": rows["provenance"].tolist(),
         "set by": rows["decided_by"].tolist(),
-        "replaced": [f"{code(c)}, {p}" if c else FIRST for c, p in zip(rows["replaced_code"], rows["replaced_provenance"])],
         "note": rows["note"].tolist(),
+        "replaced": [f"{code(c)}, {p}" if c else FIRST for c, p in zip(rows["replaced_code"], rows["replaced_provenance"])],
         "error type": [ERROR_LABELS.get(e if isinstance(e, str) else None, e) for e in rows["error_type"]],
         "codebook flag": rows["flag_codebook"].astype(bool).tolist(),
     })

@@ -130,7 +130,7 @@ def test_the_gold_history_says_who_when_from_what_and_what_it_replaced(round_):
     replacing = table[table["item"] == ids[0]]
     assert replacing["gold"].tolist() == ["Repair (repair)", "Initiate (initiate)"]
     assert replacing["from"].tolist() == ["adjudicated", "unanimous"]
-    assert replacing["replaced"].tolist() == ["Initiate (initiate), unanimous", "nothing (first decision)"]
+    assert replacing["replaced"].tolist() == ["Initiate (initiate), unanimous", "(first decision)"]
     assert replacing["note"].tolist() == ["a correction, not a start", ""]
     stamps = store.gold_history(lead, task.id, ids[0])["created_at"]
     assert replacing["when (UTC)"].tolist() == [f"{t:%Y-%m-%d %H:%M:%S}" for t in stamps.iloc[::-1]]
