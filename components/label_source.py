@@ -45,8 +45,7 @@ def small_gold_note(n: int) -> str | None:
     """The warning under a gold source resting on fewer than :data:`GOLD_MIN_ITEMS` items."""
     if n >= GOLD_MIN_ITEMS:
         return None
-    return (f"This gold covers {n} item{'s' if n != 1 else ''} only (fewer than {GOLD_MIN_ITEMS}): estimates "
-            "on it are imprecise and may rest on a few sessions. The dataset's own coders are one choice away.")
+    return f"Gold on {n} item{'s' if n != 1 else ''} only (under {GOLD_MIN_ITEMS}): estimates on it are imprecise."
 
 
 def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") -> str | None:

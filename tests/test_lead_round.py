@@ -153,12 +153,12 @@ def test_analyses_on_gold_say_its_size_and_warn_under_the_minimum(round_):
     assert picker.value == f"gold:{task.id}"
     assert picker.format_func(picker.value) == "Gold of the coding task 'round one' (14 items)"
     assert GOLD_MIN_ITEMS == 30
-    note = next(w.value for w in at.warning if "This gold covers" in w.value)
-    assert note.startswith("This gold covers 14 items only (fewer than 30)")
+    note = next(w.value for w in at.warning if w.value.startswith("Gold on "))
+    assert note == "Gold on 14 items only (under 30): estimates on it are imprecise."
     assert any("Gold labels of the closed coding task 'round one' on 14 actions" in c.value for c in at.caption)
     # The dataset's own coders: no gold, no warning.
     picker.set_value("majority").run()
-    assert not [w for w in at.warning if "This gold covers" in w.value]
+    assert not [w for w in at.warning if w.value.startswith("Gold on ")]
 
 
 def test_an_empty_coders_picker_offers_to_add_a_coder_account(data, corpus):
