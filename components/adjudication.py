@@ -1,30 +1,36 @@
 """Adjudication: the lead turns coder labels into gold.
 
+- Curation progress: items with gold among the labelled items (numbers and a bar).
 - Phase controls: coding (blind) -> adjudication (coders may see the labels) -> revealed (closed;
-  coders see where gold differs from their label, with the lead's note).
+  coders see where gold differs from their label, with the lead's note). Revealing while labelled
+  items have no gold asks for a confirmation that says how many.
 - One click accepts every unanimous item as gold; a majority threshold accepts more.
 - A queue of the remaining items, lowest per-item agreement first; each shows every coder's label,
   note, unsure flag and seconds (names can be hidden: "Coder 1", "Coder 2", ...) beside the item,
   and the lead picks the gold code with a note, an error type and, when the codebook itself is at
-  fault, a flag for its revision.
+  fault, a flag for its revision. Each item shows the history of its gold, and the task's whole
+  history is one table (:mod:`components.gold_history`).
 
 Session-state keys start with ``adj_``.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pandas as pd
 import streamlit as st
 
 from analysis import agreement as ag
+from analysis.curation import Curation, curation
 from components.coding import item_view
+from components.gold_history import ERROR_LABELS, item_history, task_history
 from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
+from corpus.values import is_defined
 
 PHASE_LABELS = {"coding": "Coding (blind)", "adjudication": "Adjudication", "revealed": "Revealed (closed)"}
-ERROR_LABELS = {None: "none", "ambiguous": "ambiguous", "codebook_gap": "codebook gap",
-                "coder_error": "coder error", "edge_case": "edge case"}
 
 
 def queue(cur: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
@@ -38,10 +44,44 @@ def queue(cur: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.Data
     return q.sort_values(["single", "agreement", "position"], kind="stable").reset_index(drop=True)
 
 
-def phase_controls(store: Store, lead: User, task: Task) -> None:
+@dataclass(frozen=True)
+class TaskState:
+    """What the Adjudicate page shows of a task, read once per run: current labels, gold, items,
+    the queue and the curation counts."""
+
+    labels: pd.DataFrame
+    gold: pd.DataFrame
+    items: pd.DataFrame
+    queue: pd.DataFrame
+    curation: Curation
+
+
+def task_state(store: Store, lead: User, task: Task) -> TaskState:
+    cur, gold, items = store.labels(lead, task.id), store.gold(lead, task.id), store.items(task.id)
+    return TaskState(cur, gold, items, queue(cur, gold, items), curation(cur, gold, task.n_items))
+
+
+def curation_progress(c: Curation) -> None:
+    """Items with gold among the labelled items, as numbers and a bar."""
+    share = c.share
+    st.progress(share if is_defined(share) else 0.0, text=f"Curation: {c.sentence()}.")
+
+
+def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
+    """The phase; revealing while labelled items have no gold waits for a confirmation."""
+    pending = f"adj_reveal_pending_{task.id}"
+
     def _set() -> None:
+        phase = st.session_state[f"adj_phase_{task.id}"]
+        if phase == "revealed" and task_state(store, lead, task).curation.reveal_warning() is not None:
+            st.session_state[pending] = True
+            return
+        _change(phase)
+
+    def _change(phase: str) -> None:
+        st.session_state.pop(pending, None)
         try:
-            store.set_phase(lead, task.id, st.session_state[f"adj_phase_{task.id}"])
+            store.set_phase(lead, task.id, phase)
         except (AccessDenied, StoreError) as exc:
             st.session_state[f"adj_phase_msg_{task.id}"] = str(exc)
 
@@ -52,6 +92,15 @@ def phase_controls(store: Store, lead: User, task: Task) -> None:
     problem = st.session_state.pop(f"adj_phase_msg_{task.id}", None)
     if problem:
         st.error(f"The phase was not changed: {problem}")
+    warning = c.reveal_warning()
+    if st.session_state.get(pending) and warning is not None and task.phase != "revealed":
+        with st.container(border=True, key=f"adj_reveal_confirm_{task.id}"):
+            st.warning(f"Not revealed yet. {warning}", icon=":material/warning:")
+            b1, b2, _ = st.columns([1, 1, 2])
+            what = f"with {c.n_open} item{'s' if c.n_open != 1 else ''} open" if c.n_labelled else "without gold"
+            b1.button(f"Reveal {what}", key=f"adj_reveal_yes_{task.id}", type="primary", on_click=_change,
+                      args=("revealed",), icon=":material/lock:")
+            b2.button("Keep adjudicating", key=f"adj_reveal_no_{task.id}", on_click=lambda: st.session_state.pop(pending, None))
 
 
 MAJORITY_SHARES = ("1/2", "3/5", "2/3", "3/4", "4/5")
@@ -91,18 +140,14 @@ def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str |
         s[f"adj_item_{task.id}"] = next_item
 
 
-def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) -> None:
+def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, state: TaskState) -> None:
     if task.phase == "coding":
         st.info("Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
                 "so coders may discuss the labels.", icon=":material/visibility_off:")
-    cur = store.labels(lead, task.id)
-    items = store.items(task.id)
-    q = queue(cur, store.gold(lead, task.id), items)
+    cur, items, q = state.labels, state.items, state.queue
     if q.empty:
         st.info("No labels yet: nothing to adjudicate.")
         return
-    n_gold = int(q["gold"].notna().sum())
-    st.progress(n_gold / max(len(q), 1), text=f"{n_gold} of {len(q)} labelled items have gold")
     only_open = st.toggle("Only items without gold", value=True, key=f"adj_open_{task.id}")
     hide = st.toggle("Hide coder names (blind adjudication)", value=True, key=f"adj_hide_{task.id}")
     view = q[q["gold"].isna()] if only_open else q
@@ -121,7 +166,7 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
         g = f", gold {r['gold']}" if isinstance(r["gold"], str) else ""
         return f"{i} ({a}{g})"
 
-    item = st.selectbox(f"Queue ({len(ids)} items, least agreement first)", ids, key=key, format_func=label)
+    item = st.selectbox(f"Queue ({len(ids)} item{'s' if len(ids) != 1 else ''}, least agreement first)", ids, key=key, format_func=label)
     pos = ids.index(item)
     next_item = ids[pos + 1] if pos + 1 < len(ids) else None
 
@@ -156,13 +201,13 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus) ->
             st.checkbox("Flag the codebook for revision", key=f"adj_flag_{task.id}_{item}")
             st.form_submit_button("Save gold", type="primary", on_click=_save_gold,
                                   args=(store, lead, task, item, next_item))
+        item_history(store, lead, task, item)
     msg = st.session_state.get(f"adj_gmsg_{task.id}")
     if msg:
         (st.error if msg.startswith("Not saved") else st.success)(msg)
 
 
-def gold_summary(store: Store, lead: User, task: Task) -> None:
-    gold = store.gold(lead, task.id)
+def gold_summary(store: Store, lead: User, task: Task, gold: pd.DataFrame) -> None:
     if gold.empty:
         st.caption("No gold labels yet.")
         return
@@ -172,3 +217,4 @@ def gold_summary(store: Store, lead: User, task: Task) -> None:
                + (f" · {flagged} flagged for codebook revision" if flagged else ""))
     with st.expander("Gold labels"):
         st.dataframe(gold, hide_index=True, width="stretch")
+    task_history(store, lead, task)

@@ -1,8 +1,10 @@
 """The live agreement panel: refreshes itself (a fragment with ``run_every``) as labels come in.
 
-- For the lead: one refresh (:func:`services.coding.live_agreement`, computed by
-  :func:`analysis.live_panel.lead_refresh`) gives the headline numbers, their interval, the
-  diagnostics, the matrices and the most disagreed items, so they always rest on the same labels.
+- For the lead: every :data:`CHECK_SECONDS` the panel asks the store for the task's labels version
+  (one cheap query) and recomputes only when it changed; one refresh
+  (:func:`services.coding.live_panel`, computed by :func:`analysis.live_panel.lead_refresh`) gives
+  the headline numbers, their interval, the progress, the diagnostics, the matrices, the most
+  disagreed items and the model coders, so they always rest on the same labels.
   Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items coded by every coder a statistic reads
   "too few items (n complete)" instead of a number.
   Then progress per coder, agreement per codebook version, and the model coders (an imported
@@ -21,12 +23,16 @@ import streamlit as st
 
 from analysis import agreement as ag
 from analysis.format import fmt, fmt_share
-from analysis.live_panel import COLS, LiveAgreement
+from analysis.live_panel import COLS, LiveAgreement, ModelCoders
 from components import agreement_view as view
-from corpus.store import AccessDenied, Store, User
-from services.coding import live_agreement, model_coders
+from corpus.store import AccessDenied, Store, Task, User
+from services.coding import live_panel
 
-REFRESH_SECONDS = 2
+# The lead's panel checks the labels version this often (one cheap query) and recomputes only when a
+# label came in, so a new label shows within a fraction of a second.
+CHECK_SECONDS = 0.3
+# A coder's view shows only snapshots the lead takes: read now and then.
+CODER_REFRESH_SECONDS = 6
 LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean pairwise Cohen's kappa", "Gwet's AC1")
 NO_LABELS = "there are no labels yet"
 
@@ -61,31 +67,33 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
 # -- the lead's panel ---------------------------------------------------------------------------
 
 
-def lead_panel(store: Store, user: User, task_id: int) -> None:
+def lead_panel(store: Store, user: User, task: Task) -> None:
     st.subheader("Live agreement")
-    _lead_fragment(store, user, task_id)
+    st.session_state[f"live_fresh_{task.id}"] = True  # the page ran: gold or coders may have changed
+    _lead_fragment(store, user, task, store.coders(task.id))
 
 
-@st.fragment(run_every=REFRESH_SECONDS)
-def _lead_fragment(store: Store, user: User, task_id: int) -> None:
-    """Headline numbers, progress and details from one refresh."""
-    cur, live = live_agreement(store, user, task_id)
-    numbers_row(live.headline)
+@st.fragment(run_every=CHECK_SECONDS)
+def _lead_fragment(store: Store, user: User, task: Task, coders: list[User]) -> None:
+    """Every :data:`CHECK_SECONDS`: one cheap check of the labels version; the headline, progress,
+    details and model coders all come from the one refresh it returns (recomputed only on change)."""
+    fresh = st.session_state.pop(f"live_fresh_{task.id}", False)
+    live = live_panel(store, user, task.id, task.n_items, fresh=fresh)
+    numbers_row(live.agreement.headline)
+    cur = live.labels
     counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
-    n_items = store.task(task_id).n_items
-    coders = store.coders(task_id)
     if coders:
-        st.caption("Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{n_items}" for u in coders))
-    if live.report is not None:
-        details(live, task_id)
-    model_view(store, user, task_id, cur)
+        st.caption("Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{task.n_items}" for u in coders))
+    if live.agreement.report is not None:
+        details(live.agreement, task.id)
+    model_view(live.models)
 
 
 def details(live: LiveAgreement, task_id: int) -> None:
     """Diagnostics, per-category kappa, per-version numbers, drift, matrices, most disagreed items."""
     rep = live.report
     for w in rep.diagnostics.warnings:
-        st.warning(w, icon=":material/warning:")
+        st.warning(w[0].upper() + w[1:], icon=":material/warning:")
     if not rep.diagnostics.warnings:
         st.caption("Diagnostics: no prevalence skew, coder bias, sparse categories or shortage of items found.")
     with st.expander("Per-category kappa and category shares"):
@@ -148,9 +156,8 @@ def by_version(humans: pd.DataFrame) -> None:
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
-def model_view(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> None:
+def model_view(found: ModelCoders | None) -> None:
     """Each model (or externally coded) coder against gold, else the human majority, on validation items."""
-    found = model_coders(store, user, task_id, cur)
     if found is None:
         return
     st.markdown("**Model coders** (on the validation partition)")
@@ -170,7 +177,7 @@ def coder_panel(store: Store, user: User, task_id: int) -> None:
     _coder_fragment(store, user, task_id)
 
 
-@st.fragment(run_every=REFRESH_SECONDS * 3)
+@st.fragment(run_every=CODER_REFRESH_SECONDS)
 def _coder_fragment(store: Store, user: User, task_id: int) -> None:
     try:
         snap = store.shared_snapshot(user, task_id)

@@ -3,7 +3,8 @@
 Gold from a closed (revealed) coding task on the dataset shown comes first among the grounding-act
 sources: it is the adjudicated result of the team's coding. The dataset's own coders (their
 majority, or one coder, person or model) remain available, and are the only sources when no task
-on the dataset has been closed. Mental models come from the participants' own annotations or from
+on the dataset has been closed. A gold source says how many items it covers and, under
+:data:`GOLD_MIN_ITEMS` items, warns that estimates on it are imprecise. Mental models come from the participants' own annotations or from
 a model run's predictions. :func:`revealed_gold` is the one place the gold is read.
 """
 
@@ -17,6 +18,8 @@ from components.remembered import is_restored, remembered
 from corpus.dataset import Corpus
 
 SCHEME = "grounding_acts"
+# Gold on fewer items than this is shown with a warning wherever an analysis uses it.
+GOLD_MIN_ITEMS = 30
 
 
 def revealed_gold(corpus: Corpus) -> pd.DataFrame:
@@ -31,9 +34,26 @@ def revealed_gold(corpus: Corpus) -> pd.DataFrame:
         return pd.DataFrame()
 
 
+def gold_counts(gold: pd.DataFrame | None) -> dict[str, int]:
+    """Items with gold per gold source key (``gold:TASK_ID``)."""
+    if gold is None or gold.empty:
+        return {}
+    return {f"gold:{t}": int(n) for t, n in gold.groupby("task_id")["item_id"].nunique().items()}
+
+
+def small_gold_note(n: int) -> str | None:
+    """The warning under a gold source resting on fewer than :data:`GOLD_MIN_ITEMS` items."""
+    if n >= GOLD_MIN_ITEMS:
+        return None
+    return f"Gold on {n} item{'s' if n != 1 else ''} only (under {GOLD_MIN_ITEMS}): estimates on it are imprecise."
+
+
 def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") -> str | None:
-    """The grounding-act source the user picks (None when the dataset and the store have none)."""
+    """The grounding-act source the user picks (None when the dataset and the store have none). A
+    gold source says how many items it covers, and warns under :data:`GOLD_MIN_ITEMS`."""
     sources = act_sources(corpus, gold)
+    counts = gold_counts(gold)
+    titles = {k: f"{t} ({counts[k]} items)" if k in counts else t for k, t in sources.items()}
     if not sources:
         st.selectbox("Grounding acts from", ["none in this dataset"], disabled=True, key=f"{key}_none",
                      help="The dataset has no labels/grounding_acts.csv and no coding task on it has been closed.")
@@ -41,8 +61,12 @@ def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") 
     options = list(sources)
     keep = remembered(key, options)
     index = None if is_restored(key) else options.index(default_act_source(sources))
-    return st.selectbox("Grounding acts from", options, key=key, format_func=sources.get, **({} if index is None else {"index": index}),
-                        help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).", **keep)
+    chosen = st.selectbox("Grounding acts from", options, key=key, format_func=titles.get, **({} if index is None else {"index": index}),
+                          help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).", **keep)
+    note = small_gold_note(counts[chosen]) if chosen in counts else None
+    if note:
+        st.warning(note, icon=":material/warning:")
+    return chosen
 
 
 def mental_model_picker(corpus: Corpus, key: str = "an_mm") -> str:

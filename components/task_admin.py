@@ -32,22 +32,45 @@ def users_admin(store: Store, lead: User) -> None:
     people = store.users(include_inactive=True)
     st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status}
                                for u in people]), hide_index=True, width="stretch")
-    with st.form("ta_new_user", clear_on_submit=True):
+    add_account_form(store, lead, "ta_new_user")
+    account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
+
+
+def add_account_form(store: Store, lead: User, key: str, role: str = "coder") -> None:
+    """A form to add one account (``role`` chosen at first); once added, the page reruns and says so."""
+    with st.form(key, clear_on_submit=True):
         c1, c2, c3 = st.columns(3)
         name = c1.text_input("Username")
         pw = c2.text_input("Password (8 characters or more)", type="password")
-        role = c3.selectbox("Role", ROLES, index=1)
+        chosen = c3.selectbox("Role", ROLES, index=ROLES.index(role))
         if st.form_submit_button("Add account", icon=":material/person_add:"):
             try:
                 if not lead.is_lead:
                     raise AccessDenied(f"{lead.username} is a {lead.role}; only a lead can add accounts")
-                store.create_user(name, pw, role)
+                store.create_user(name, pw, chosen)
             except (StoreError, AccessDenied) as exc:
                 st.error(str(exc))
             else:
-                st.session_state["ta_msg"] = f"Added {role} '{name.strip()}'."
+                st.session_state["ta_msg"] = f"Added {chosen} '{name.strip()}'."
                 st.rerun()
-    account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
+
+
+def coders_picker(store: Store, lead: User, key: str) -> tuple[list[User], list[str]]:
+    """The human coder accounts and the usernames chosen; with none yet, a button that opens the
+    form to add one."""
+    coders = [u for u in store.users() if u.role == "coder" and u.kind == "human"]
+    if not coders:
+        c1, c2 = st.columns([3, 1], vertical_alignment="center")
+        c1.info("No coder accounts yet: add coder accounts first (the task can also get its coders later).",
+                icon=":material/group_off:")
+        c2.button("Add a coder account", key=f"{key}_add", icon=":material/person_add:",
+                  on_click=lambda: st.session_state.update({f"{key}_adding": True}))
+        if st.session_state.get(f"{key}_adding"):
+            st.caption("Coders label the task's items on the Code page. Add each one, then choose them for the task.")
+            add_account_form(store, lead, f"{key}_form")
+        return coders, []
+    st.session_state.pop(f"{key}_adding", None)
+    return coders, st.multiselect("Coders", [u.username for u in coders], key=key)
 
 
 ACCOUNT_ACTIONS = ("Reset the password", "Disable", "Enable", "Delete")
@@ -146,8 +169,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
                           help="Kept apart as examples (e.g. for prompting a model); the rest is the validation partition.")
     k = c2.number_input("Context: actions before the item", 0, 20, 3, key=f"{key}_k")
     canvas = c3.toggle("Show the canvas", True, key=f"{key}_canvas")
-    coders = [u for u in store.users() if u.role == "coder" and u.kind == "human"]
-    chosen = st.multiselect("Coders", [u.username for u in coders], key=f"{key}_coders")
+    coders, chosen = coders_picker(store, lead, f"{key}_coders")
     if items is not None:
         st.caption(f"{len(items)} items, {min(int(few), len(items))} few-shot.")
     if st.button("Create task", key=f"{key}_create", type="primary", disabled=items is None or codebook is None,

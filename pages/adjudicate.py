@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from components.adjudication import adjudication_screen, consensus_controls, gold_summary, phase_controls
+from components.adjudication import (adjudication_screen, consensus_controls, curation_progress, gold_summary,
+                                     phase_controls, task_state)
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus, synthetic_banner
@@ -14,7 +15,9 @@ synthetic_banner(corpus)
 
 task = task_picker(store, lead, key="adj_task")
 if task is not None:
-    phase_controls(store, lead, task)
+    state = task_state(store, lead, task)
+    curation_progress(state.curation)
+    phase_controls(store, lead, task, state.curation)
     consensus_controls(store, lead, task)
-    gold_summary(store, lead, task)
-    adjudication_screen(store, lead, task, corpus)
+    gold_summary(store, lead, task, state.gold)
+    adjudication_screen(store, lead, task, corpus, state)

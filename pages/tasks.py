@@ -25,7 +25,7 @@ with st.expander("New coding task", expanded=not store.tasks_for(lead)):
 task = task_picker(store, lead, key="ta_task")
 if task is not None:
     task_settings(store, lead, task)
-    lead_panel(store, lead, task.id)
+    lead_panel(store, lead, task)
     with st.expander("Revise the codebook"):
         revise_codebook(store, lead, task)
     with st.expander("Import labels"):

@@ -2,15 +2,17 @@
 
 - :func:`order_and_items`: a coder's item order and the task's items, fixed once the task exists,
   so read once per browser session rather than on every label.
-- :func:`live_labels`, :func:`live_agreement`: the live panel's labels, read incrementally (only
-  rows added since the last refresh), and their agreement, recomputed only when a label was given
-  since (the session keeps the last result with the labels' count and newest id).
+- :func:`live_panel`: the live panel's labels (read incrementally: only rows added since the last
+  refresh), their agreement and the model coders, recomputed only when the task's labels version
+  changed (one cheap query per check; the session keeps the last refresh).
 - :func:`task_report`: the agreement report behind a task's exports, once per label state and
   number of resamples, shared by every session.
-- :func:`model_coders`: the model coders of a task against gold or the human majority.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import MutableMapping
 
 import pandas as pd
 import streamlit as st
@@ -34,24 +36,36 @@ def _token(task_id: int, cur: pd.DataFrame) -> tuple[int, int, int]:
     return task_id, len(cur), int(cur["id"].max()) if len(cur) else 0
 
 
-def live_labels(store: Store, user: User, task_id: int) -> pd.DataFrame:
-    """The task's current labels for this session, read incrementally, so a refresh costs the same
-    at 50 labels and at 50,000."""
-    key = f"live_labels_{task_id}"
-    cur = store.refresh_labels(user, task_id, st.session_state.get(key))
-    st.session_state[key] = cur
-    return cur
+@dataclass(frozen=True)
+class LivePanel:
+    """One refresh of the lead's live panel: the labels, their agreement and the model coders, all
+    read at one labels version (``Store.labels_version``), so every number the panel shows rests on
+    the same labels."""
+
+    version: tuple[int, int]
+    labels: pd.DataFrame
+    agreement: LiveAgreement
+    models: ModelCoders | None
 
 
-def live_agreement(store: Store, user: User, task_id: int) -> tuple[pd.DataFrame, LiveAgreement]:
-    """(current labels, their agreement), recomputed only when a label was given since the last refresh."""
-    cur = live_labels(store, user, task_id)
-    token = _token(task_id, cur)
-    held = st.session_state.get(f"live_agreement_{task_id}")
-    if held is None or held[0] != token:
-        held = (token, lead_refresh(cur, store.task(task_id).n_items))
-        st.session_state[f"live_agreement_{task_id}"] = held
-    return cur, held[1]
+def live_panel(store: Store, user: User, task_id: int, n_items: int, *, fresh: bool = False,
+               state: MutableMapping | None = None) -> LivePanel:
+    """The live panel's numbers. Each call costs one cheap query (``Store.labels_version``); only
+    when a label came in since the last call (or ``fresh``: the page itself ran, and gold may have
+    changed) are the new labels read (incrementally) and everything recomputed. ``state`` keeps the
+    last refresh (the browser session's state unless given)."""
+    state = st.session_state if state is None else state
+    key = f"live_panel_{task_id}"
+    held: LivePanel | None = state.get(key)
+    if held is not None and not fresh and store.labels_version(task_id) == held.version:
+        return held
+    cur = store.refresh_labels(user, task_id, None if held is None else held.labels)
+    models = None
+    if (cur["coder_kind"] != "human").any():
+        models = _model_coders(cur, store.items(task_id), store.gold(user, task_id))
+    held = LivePanel(tuple(cur.attrs["labels_version"]), cur, lead_refresh(cur, n_items), models)
+    state[key] = held
+    return held
 
 
 @st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
@@ -62,10 +76,3 @@ def _report(store_url: str, token: tuple, n_boot: int, _labels: pd.DataFrame) ->
 def task_report(store: Store, task_id: int, labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
     """The agreement report of a task's current ``labels`` (the exports' numbers)."""
     return _report(store.url, _token(task_id, labels), int(n_boot), labels)
-
-
-def model_coders(store: Store, user: User, task_id: int, cur: pd.DataFrame) -> ModelCoders | None:
-    """The task's model coders against gold, else the human majority (None: no model coder)."""
-    if not (cur["coder_kind"] != "human").any():
-        return None
-    return _model_coders(cur, store.items(task_id), store.gold(user, task_id))

@@ -165,8 +165,27 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     assert ann_code[adjudicated["item_id"].iat[0]] != bob_code[adjudicated["item_id"].iat[0]]
     lead_page.screenshot(path=str(artifacts / "coding_adjudicate.png"), full_page=True)
 
-    # Reveal: the coder whose label differs from gold sees the lead's note.
+    # The bar says how far curation has come; the task's gold history lists every decision.
+    n_open = N_ITEMS - unanimous - 1
+    expect(lead_page.get_by_text(f"Curation: {unanimous + 1} of {N_ITEMS} labelled items have gold ({n_open} open)")).to_be_visible()
+    lead_page.get_by_text("Gold history (").click()
+    expect(lead_page.get_by_text(f"Gold history ({unanimous + 1} decisions, 0 replacing an earlier one)")).to_be_visible()
+
+    # Reveal with an item still open: a confirmation saying how many, and nothing revealed until it is given.
+    phase = store.task(task.id).phase
     lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    verb = "has" if n_open == 1 else "have"
+    expect(lead_page.get_by_text(f"{n_open} of {N_ITEMS} labelled items {verb} no gold yet")).to_be_visible()
+    wait_idle(lead_page)
+    lead_page.wait_for_timeout(1000)
+    assert store.task(task.id).phase == phase
+    lead_page.screenshot(path=str(artifacts / "coding_reveal_confirm.png"), full_page=True)
+    lead_page.get_by_role("button", name="Keep adjudicating").click()
+    wait_idle(lead_page)
+    expect(lead_page.get_by_text("no gold yet. Revealing")).to_have_count(0)
+    assert store.task(task.id).phase == phase
+    lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    lead_page.get_by_role("button", name=f"Reveal with {n_open} item{'s' if n_open != 1 else ''} open").click()
     # The click reaches the server a moment later: wait for the store, not for an idle page (which
     # may be idle just before the rerun starts).
     deadline = time.monotonic() + 30
@@ -174,6 +193,7 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
         time.sleep(0.2)
     wait_idle(lead_page)
     assert store.task(task.id).phase == "revealed"
+    # The coder whose label differs from gold sees the lead's note.
     item = adjudicated["item_id"].iat[0]
     differs = ann_page if ann_code[item] != adjudicated["code"].iat[0] else bob_page
     _open(differs, "Code")

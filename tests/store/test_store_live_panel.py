@@ -1,0 +1,96 @@
+"""The live panel's refresh against a real database: a check costs one query (the labels version),
+everything is recomputed only when a label came in, and every number rests on the same labels."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pandas as pd
+import sqlalchemy as sa
+
+from analysis import agreement as ag
+from analysis.live_panel import lead_refresh
+from services.coding import live_panel
+
+
+@contextmanager
+def statements(store):
+    """The SQL statements the store runs inside the block."""
+    seen: list[str] = []
+
+    def count(conn, cursor, statement, *args):  # noqa: ANN001, ANN002
+        seen.append(statement)
+
+    sa.event.listen(store.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        sa.event.remove(store.engine, "before_cursor_execute", count)
+
+
+def _selects(seen: list[str]) -> list[str]:
+    return [s for s in seen if s.lstrip().upper().startswith(("SELECT", "WITH"))]
+
+
+def test_a_check_without_a_new_label_reads_only_the_version(team):
+    store, lead, ann, bob, viewer, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    store.add_label(ann, task.id, items[0], "initiate")
+    store.add_label(bob, task.id, items[0], "continue")
+    state: dict = {}
+    first = live_panel(store, lead, task.id, task.n_items, state=state)
+    assert first.version == store.labels_version(task.id) == (2, int(first.labels["id"].max()))
+    with statements(store) as seen:
+        again = live_panel(store, lead, task.id, task.n_items, state=state)
+    assert again is first  # nothing recomputed
+    assert len(_selects(seen)) == 1 and "count(" in _selects(seen)[0].lower()
+
+
+def test_a_new_label_is_read_and_everything_recomputed_on_the_same_labels(team):
+    store, lead, ann, bob, viewer, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    state: dict = {}
+    empty = live_panel(store, lead, task.id, task.n_items, state=state)
+    assert empty.agreement.headline is None and empty.version == (0, 0)
+    codes = [("initiate", "initiate"), ("continue", "repair"), ("repair", "repair")]
+    for it, (a, b) in zip(items, codes):
+        store.add_label(ann, task.id, it, a)
+        store.add_label(bob, task.id, it, b)
+    store.add_label(ann, task.id, items[1], "repair")  # a relabel replaces ann's earlier label
+    live = live_panel(store, lead, task.id, task.n_items, state=state)
+    assert live is not empty and live.version == store.labels_version(task.id)
+    assert live.version[0] == 7 and len(live.labels) == 6
+    head, rep = live.agreement.headline, live.agreement.report
+    # One refresh, one count: headline, report and progress rest on the same 6 labels on 3 items.
+    assert (head.n_labels, head.n_items, head.n_items_complete) == (6, 3, 3)
+    assert (rep.n_labels, rep.n_items) == (6, 3)
+    assert live.labels.groupby("coder").size().to_dict() == {"ann": 3, "bob": 3}
+    # Every pair agrees after the relabel: percent agreement 1, but under the panel's minimum.
+    full = ag.panel(ag.LabelTable(store.labels(lead, task.id), item="item_id", label="code"))
+    assert full.percent_agreement.estimate == 1.0
+    assert str(head.fleiss.estimate) == "undefined, because too few items (3 complete)"
+    again = lead_refresh(store.labels(lead, task.id), task.n_items).headline
+    assert [str(e.estimate) for e in again.statistics] == [str(e.estimate) for e in head.statistics]
+
+
+def test_the_page_running_again_recomputes_for_gold(team):
+    """Gold does not change the labels version: a run of the page itself (``fresh``) recomputes the
+    model coders against the new gold."""
+    store, lead, ann, bob, viewer, task = team
+    items = store.items(task.id)["item_id"].tolist()
+    csv = "item,coder,label\n" + "".join(f"{it},gpt,initiate\n" for it in items[1:4])
+    store.import_labels_csv(lead, task.id, csv.encode(), file="gpt.csv", create_coders=True, coder_kind="model")
+    for it in items[1:4]:
+        store.add_label(ann, task.id, it, "initiate")
+        store.add_label(bob, task.id, it, "continue")
+    state: dict = {}
+    before = live_panel(store, lead, task.id, task.n_items, state=state)
+    assert before.models.rows["against"].tolist() == ["majority of ann, bob"]
+    for it in items[1:4]:
+        store.set_gold(lead, task.id, it, "initiate")
+    assert live_panel(store, lead, task.id, task.n_items, state=state) is before
+    after = live_panel(store, lead, task.id, task.n_items, state=state, fresh=True)
+    rows = after.models.rows
+    assert rows["against"].tolist() == ["gold"] and rows["items"].tolist() == [3]
+    assert rows["percent_agreement"].tolist() == ["1.000"]
+    assert isinstance(after.labels, pd.DataFrame) and after.version == before.version
