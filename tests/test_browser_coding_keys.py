@@ -144,6 +144,30 @@ def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
+def test_a_refused_label_gives_the_note_back(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    item = pad.get_attribute("data-item")
+    before = len(store.history(ann, task.id))
+    page.get_by_role("heading", name="Code", exact=True).click()
+    page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
+    expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
+    page.keyboard.press("n")
+    page.keyboard.type("said before the freeze")
+    page.keyboard.press("Enter")
+    lead = store.user("lead")
+    store.set_phase(lead, task.id, "adjudication")  # the lead freezes the labels meanwhile
+    try:
+        page.keyboard.press("1")
+        expect(page.locator(".kp-status")).to_contain_text("labels are frozen", timeout=15_000)
+        expect(page.locator(".kp-note")).to_have_value("said before the freeze")
+        assert pad.get_attribute("data-item") == item
+        assert len(store.history(ann, task.id)) == before
+    finally:
+        store.set_phase(lead, task.id, "coding")
+
+
 def test_full_code_names_and_the_focused_codes_examples_are_on_screen(browser, team):
     store, task, ann, url = team
     page = _sign_in(browser, url, "ann", "ann-password")

@@ -99,8 +99,9 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
     if s.get(k(task.id, "shown"), (None,))[0] != item:
         s[k(task.id, "shown")] = (item, time.time())
 
+    notice = st.container()  # always there, so the keypad keeps its place (and its state) in the page
     if reason:
-        st.info(reason, icon=":material/lock:" if user.role != "viewer" else ":material/visibility:")
+        notice.info(reason, icon=":material/lock:" if user.role != "viewer" else ":material/visibility:")
     _navigation(task, order, done, pos)
 
     left, right = st.columns([3, 2], gap="large")

@@ -8,8 +8,10 @@
 const TEXT_INPUT_TYPES = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image"];
 const UNLOCK_AFTER_MS = 8000; // a reply that never comes must not lock the keypad for good
 
-// Notes and flags typed for an item and not yet sent, by item, while the page lives.
+// Notes and flags typed for an item and not yet sent, by item, and the label on its way to the
+// app, kept while the page lives (also when the app draws the keypad anew).
 const drafts = new Map();
+const sending = { label: null }; // {request_id, item, note, unsure, timer}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -45,7 +47,6 @@ class Keypad {
     this.q = (sel) => root.querySelector(sel);
     this.data = null;
     this.trigger = null;
-    this.pending = null; // {request_id, item, note, unsure, timer} while a label is on its way
     this.hovered = null;
     this.codesSignature = "";
     this.note = this.q(".kp-note");
@@ -100,26 +101,26 @@ class Keypad {
   update(data, trigger) {
     this.trigger = trigger;
     const previous = this.data;
-    const sameItem = previous !== null && previous.item === data.item;
-    let carried = null; // text typed into the note after the last label's key
-    if (this.pending && data.ack === this.pending.request_id) {
-      const sent = this.pending;
+    let reload = previous === null || previous.item !== data.item;
+    let carried = ""; // text typed into the note after the last label's key
+    if (sending.label && data.ack === sending.label.request_id) {
+      const sent = sending.label;
       clearTimeout(sent.timer);
-      this.pending = null;
-      carried = this.note.value;
+      sending.label = null;
+      reload = true;
       if (data.saved) {
         drafts.delete(sent.item);
+        carried = this.note.value; // belongs to the item shown now
       } else {
         // Refused: the note and the flag come back as they were sent, nothing typed since is lost.
-        drafts.set(sent.item, { note: [sent.note, carried].filter(Boolean).join(" "), unsure: sent.unsure });
-        carried = null;
+        drafts.set(sent.item, { note: [sent.note, this.note.value].filter(Boolean).join(" "), unsure: sent.unsure });
       }
     }
     this.data = data;
     this.buildCodes();
     const keys = this.commandKeys();
     this.root.dataset.noteKey = keys.note;
-    if (!sameItem || carried !== null) {
+    if (reload) {
       const draft = drafts.get(data.item) || { note: "", unsure: false };
       const note = [draft.note, carried].filter(Boolean).join(" ");
       this.note.value = note;
@@ -127,7 +128,7 @@ class Keypad {
       if (note || draft.unsure) drafts.set(data.item, { note, unsure: Boolean(draft.unsure) });
     }
     this.root.dataset.item = data.item;
-    this.root.dataset.state = this.pending ? "saving" : "ready";
+    this.root.dataset.state = sending.label ? "saving" : "ready";
     this.note.disabled = !data.enabled;
     this.unsure.disabled = !data.enabled;
     this.q(".kp-note-title").textContent = data.note_label;
@@ -166,7 +167,7 @@ class Keypad {
     }
     const chosen = this.data.current ? this.data.current.code : null;
     for (const [code, b] of this.buttons) {
-      b.disabled = !this.data.enabled || Boolean(this.pending);
+      b.disabled = !this.data.enabled || Boolean(sending.label);
       b.dataset.chosen = String(code === chosen);
       b.setAttribute("aria-pressed", String(code === chosen));
     }
@@ -286,7 +287,7 @@ class Keypad {
       this.setStatus("error", this.data.disabled_reason || "Labels cannot be given here.");
       return;
     }
-    if (this.pending) {
+    if (sending.label) {
       this.setStatus("busy", `Saving the last label… press ${c.key} again once the next item shows.`);
       return;
     }
@@ -296,8 +297,8 @@ class Keypad {
       return;
     }
     const request = { item: this.data.item, code: c.code, note, unsure: this.unsure.checked, request_id: requestId() };
-    this.pending = { request_id: request.request_id, item: request.item, note, unsure: request.unsure };
-    this.pending.timer = setTimeout(() => this.unlock(request.request_id), UNLOCK_AFTER_MS);
+    sending.label = { request_id: request.request_id, item: request.item, note, unsure: request.unsure };
+    sending.label.timer = setTimeout(() => this.unlock(request.request_id), UNLOCK_AFTER_MS);
     // What is typed from now on belongs to whatever item shows next, never to this label.
     drafts.delete(request.item);
     this.note.value = "";
@@ -309,9 +310,9 @@ class Keypad {
   }
 
   unlock(id) {
-    if (!this.pending || this.pending.request_id !== id) return;
-    const sent = this.pending;
-    this.pending = null;
+    if (!sending.label || sending.label.request_id !== id) return;
+    const sent = sending.label;
+    sending.label = null;
     drafts.set(sent.item, { note: [sent.note, this.note.value].filter(Boolean).join(" "), unsure: sent.unsure });
     this.note.value = drafts.get(sent.item).note;
     this.unsure.checked = sent.unsure;
