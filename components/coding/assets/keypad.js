@@ -132,7 +132,7 @@ class Keypad {
     this.note.disabled = !data.enabled;
     this.unsure.disabled = !data.enabled;
     this.q(".kp-note-title").textContent = data.note_label;
-    this.note.placeholder = `${keys.note}: write a note · Enter: back to the codes`;
+    this.note.placeholder = `${keys.note ? `${keys.note}: write a note` : "Click to write a note"} · Enter: back to the codes`;
     this.q(".kp-unsure-text").textContent = keys.unsure ? `Unsure (${keys.unsure})` : "Unsure";
     this.showCurrent();
     this.showKeys();
@@ -195,8 +195,9 @@ class Keypad {
     const parts = [];
     if (keys.length > 3) parts.push(kbd(keys[0]), "…", kbd(keys[keys.length - 1]));
     else keys.forEach((k, i) => parts.push(...(i ? [" ", kbd(k)] : [kbd(k)])));
-    parts.push(" give a code · ", kbd(note), " write a note · ", kbd("Enter"), " or ", kbd("Esc"),
-      " back to the codes");
+    parts.push(" give a code · ");
+    if (note) parts.push(kbd(note), " write a note · ");
+    parts.push(kbd("Enter"), " or ", kbd("Esc"), " back to the codes");
     if (unsure) parts.push(" · ", kbd(unsure), " unsure");
     parts.push(" · ", kbd("←"), " ", kbd("→"), " previous / next item");
     line.replaceChildren(...parts);
@@ -293,7 +294,8 @@ class Keypad {
     }
     const note = this.note.value.trim();
     if (c.requires_note && !note) {
-      this.setStatus("error", `${c.name} needs a note: press ${this.commandKeys().note}, write why, press Enter, then ${c.key}.`);
+      const open = this.commandKeys().note ? `press ${this.commandKeys().note}` : "click the note";
+      this.setStatus("error", `${c.name} needs a note: ${open}, write why, press Enter, then ${c.key}.`);
       return;
     }
     const request = { item: this.data.item, code: c.code, note, unsure: this.unsure.checked, request_id: requestId() };
