@@ -8,11 +8,13 @@ from components.coding import coding_screen, feedback_view, task_picker
 from components.dataset import require_corpus, synthetic_banner
 
 corpus = require_corpus()
-st.title("Code")
+heading, picker = st.columns([1, 2.4], vertical_alignment="bottom")
+heading.title("Code")
 store, user = require_user(roles=("coder", "lead", "viewer"))
 synthetic_banner(corpus)
 
-task = task_picker(store, user)
+with picker:
+    task = task_picker(store, user)
 if task is not None:
     coding_screen(store, user, task, corpus)
     coder_panel(store, user, task.id)

@@ -7,6 +7,8 @@
   changed (one cheap query per check; the session keeps the last refresh).
 - :func:`task_report`: the agreement report behind a task's exports, once per label state and
   number of resamples, shared by every session.
+- :func:`give_label`: a coder's label, written at once (the coding keypad's event).
+- :func:`feedback_counts`: after the reveal, how many of a coder's labels gold agrees with.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import streamlit as st
 from analysis import coding as ac
 from analysis.live_panel import LiveAgreement, ModelCoders, lead_refresh
 from analysis.live_panel import model_coders as _model_coders
-from corpus.store import Store, User
+from corpus.store import FeedbackCounts, Store, User
 
 
 def order_and_items(store: Store, user: User, task_id: int) -> tuple[list[str], pd.DataFrame]:
@@ -76,3 +78,15 @@ def _report(store_url: str, token: tuple, n_boot: int, _labels: pd.DataFrame) ->
 def task_report(store: Store, task_id: int, labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
     """The agreement report of a task's current ``labels`` (the exports' numbers)."""
     return _report(store.url, _token(task_id, labels), int(n_boot), labels)
+
+
+def give_label(store: Store, user: User, task_id: int, item_id: str, code: str, *, note: str, unsure: bool,
+               seconds: float | None, request_id: str) -> int:
+    """Write one label now, under the browser's request id (a repeated request writes nothing)."""
+    return store.add_label(user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds,
+                           request_id=request_id)
+
+
+def feedback_counts(store: Store, user: User, task_id: int) -> FeedbackCounts:
+    """This coder's labels, how many of their items have gold, and how many of those gold agrees with."""
+    return store.feedback_counts(user, task_id)

@@ -1,5 +1,6 @@
-"""The coding screens under AppTest (sign-in, coding, blind access, live panel, adjudication, task
-admin) and the pure parts behind them (item sampling, the agreement report, the users CLI)."""
+"""The annotation screens under AppTest (sign-in, live panel, adjudication, task admin) and the pure
+parts behind them (item sampling, the agreement report, the users CLI); the coding screen itself is
+in test_coding_screen.py."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -16,67 +16,10 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
 from analysis import coding as ac
-from analysis.live_panel import human_panel
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
 from corpus.store import Store
 
-ROOT = Path(__file__).resolve().parent.parent
-APP = str(ROOT / "app.py")
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    return load_sample()
-
-
-@pytest.fixture
-def team(tmp_path, monkeypatch, corpus):
-    """A data dir with a lead, two coders, a viewer and a 10-item task on the sample corpus."""
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
-    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
-    store = Store.open(data)
-    lead = store.create_user("lead", "lead-password", "lead")
-    ann = store.create_user("ann", "ann-password", "coder")
-    bob = store.create_user("bob", "bob-password", "coder")
-    guest = store.create_user("guest", "guest-password", "viewer")
-    items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
-    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3,
-                             dataset_hash=corpus.content_hash)
-    return store, lead, ann, bob, guest, task
-
-
-def signed_in(username: str, password: str, page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page(page).run()
-    at.text_input(key="auth_username").input(username)
-    at.text_input(key="auth_password").input(password)
-    at.button[0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def all_text(at: AppTest) -> str:
-    """Every element's content on the page (protos as text), to search for leaks."""
-    out = []
-
-    def walk(node):
-        proto = getattr(node, "proto", None)
-        if proto is not None:
-            out.append(str(proto))
-        children = getattr(node, "children", None)
-        if isinstance(children, dict):
-            for child in children.values():
-                walk(child)
-
-    walk(at._tree)
-    return "\n".join(out)
-
-
-def btn(at: AppTest, task_id: int, code: str):
-    return at.button(key=f"code_btn_{code}_{task_id}")
+from coding_team import APP, ROOT, corpus, signed_in, team  # noqa: F401 - fixtures
 
 
 # -- access -------------------------------------------------------------------------------------
@@ -116,7 +59,7 @@ def test_wrong_password_is_refused(team):
     at.text_input(key="auth_password").input("not-her-password")
     at.button[0].click().run()
     assert "wrong password" in at.error[0].value
-    assert not [b for b in at.button if str(b.key).startswith("code_btn_")]
+    assert not at.get("bidi_component")  # no coding keypad
 
 
 def test_coder_pages_are_closed_to_coders(team):
@@ -124,99 +67,6 @@ def test_coder_pages_are_closed_to_coders(team):
     assert "for a lead" in at.warning[0].value
     at.switch_page("pages/adjudicate.py").run()
     assert "for a lead" in at.warning[0].value
-
-
-# -- coding -------------------------------------------------------------------------------------
-
-
-def test_a_click_saves_the_label_and_relabel_keeps_history(team):
-    store, lead, ann, bob, guest, task = team
-    at = signed_in("ann", "ann-password", "pages/code.py")
-    order = store.coder_order(task.id, ann)
-    assert f"`{order[0]}`" in " ".join(m.value for m in at.markdown)  # starts at her first item
-    code_buttons = [b for b in at.button if str(b.key).startswith("code_btn_")]
-    assert [(b.proto.shortcut, b.label) for b in code_buttons] == [
-        ("1", "Initiate"), ("3", "Acknowledge"), ("5", "Request Repair"), ("7", "Cancel"),
-        ("2", "Continue"), ("4", "Repair"), ("6", "Request Acknowledgement"), ("8", "Other (not a grounding act)")]
-    at.checkbox(key=f"code_unsure_{order[0]}_{task.id}").check()
-    btn(at, task.id, "initiate").click().run()
-    mine = store.my_labels(ann, task.id)
-    assert mine[["item_id", "code", "unsure"]].values.tolist() == [[order[0], "initiate", True]]
-    assert mine["seconds"].iloc[0] >= 0
-    # Auto-advance: now on her second item, progress counts one.
-    assert f"`{order[1]}`" in " ".join(m.value for m in at.markdown)
-    assert "1 of 10 items coded" in at.get("progress")[0].proto.text
-    # Back to the first item and relabel it with a note: history keeps both.
-    at.button(key=f"code_back_{task.id}").click().run()
-    assert any("Your label: **Initiate**" in i.value for i in at.info)
-    at.text_input(key=f"code_note_{order[0]}_{task.id}").input("the Guide starts a new instruction")
-    btn(at, task.id, "continue").click().run()
-    hist = store.history(ann, task.id, order[0])
-    assert hist["code"].tolist() == ["initiate", "continue"]
-    assert hist["note"].tolist() == ["", "the Guide starts a new instruction"]
-    assert store.my_labels(ann, task.id).set_index("item_id").loc[order[0], "code"] == "continue"
-    at.button(key=f"code_back_{task.id}").click().run()
-    assert any(e.label.startswith("My history for this item (2 labels)") for e in at.expander)
-
-
-def test_resume_and_next_uncoded(team):
-    store, lead, ann, bob, guest, task = team
-    order = store.coder_order(task.id, ann)
-    for it in order[:3]:
-        store.add_label(ann, task.id, it, "continue")
-    at = signed_in("ann", "ann-password", "pages/code.py")
-    assert f"`{order[3]}`" in " ".join(m.value for m in at.markdown)  # resumes at the first uncoded item
-    at.button(key=f"code_back_{task.id}").click().run()
-    at.button(key=f"code_back_{task.id}").click().run()
-    assert f"`{order[1]}`" in " ".join(m.value for m in at.markdown)
-    at.button(key=f"code_uncoded_{task.id}").click().run()
-    assert f"`{order[3]}`" in " ".join(m.value for m in at.markdown)
-
-
-def test_a_code_that_needs_a_note_is_refused_without_one(team):
-    store, lead, ann, bob, guest, task = team
-    at = signed_in("ann", "ann-password", "pages/code.py")
-    btn(at, task.id, "other").click().run()
-    assert "needs a note" in at.error[0].value
-    assert store.my_labels(ann, task.id).empty
-    first = store.coder_order(task.id, ann)[0]
-    at.text_input(key=f"code_note_{first}_{task.id}").input("a greeting")
-    btn(at, task.id, "other").click().run()
-    assert store.my_labels(ann, task.id)["code"].tolist() == ["other"]
-
-
-def test_a_coder_never_sees_another_coders_labels(team):
-    store, lead, ann, bob, guest, task = team
-    secret = "bob-private-note-7741"
-    for it in store.items(task.id)["item_id"]:
-        store.add_label(bob, task.id, it, "cancel", note=secret)
-    store.add_label(ann, task.id, store.coder_order(task.id, ann)[-1], "cancel")  # one item both coded
-    store.set_share_agreement(lead, task.id, True, min_items=1)  # aggregates may be shown; labels never
-    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)).to_json())  # ... as the lead's snapshot
-    at = signed_in("ann", "ann-password", "pages/code.py")
-    order = store.coder_order(task.id, ann)
-    for i in range(len(order)):
-        text = all_text(at)
-        assert secret not in text
-        assert "bob" not in text
-        if i < len(order) - 1:
-            at.button(key=f"code_next_{task.id}").click().run()
-    # The shared team numbers are there, as numbers only.
-    assert "Team agreement" in [h.value for h in at.subheader]
-    assert any(m.label == "Fleiss' kappa" for m in at.metric)
-
-
-def test_a_viewer_cannot_label(team):
-    store, lead, ann, bob, guest, task = team
-    at = signed_in("guest", "guest-password", "pages/code.py")
-    assert any("viewer" in i.value for i in at.info)
-    codes = [b for b in at.button if str(b.key).startswith("code_btn_")]
-    assert codes and all(b.disabled for b in codes)
-    from streamlit.testing.v1.errors import AppTestError
-
-    with pytest.raises(AppTestError, match="disabled"):
-        btn(at, task.id, "initiate").click()
-    assert store.history(lead, task.id).empty
 
 
 # -- the lead's panel and adjudication ---------------------------------------------------------

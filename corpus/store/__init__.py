@@ -29,7 +29,7 @@ from corpus.store.base import AccessDenied, StoreError, Task, User
 from corpus.store.csv_import import CsvImport, LabelImport
 from corpus.store.engine import default_url
 from corpus.store.exports import Exports, safe_csv_text, spreadsheet_safe, to_csv
-from corpus.store.gold import Gold
+from corpus.store.gold import FeedbackCounts, Gold
 from corpus.store.labels import Labels
 from corpus.store.migrations import upgrade
 from corpus.store.sharing import Sharing, Snapshot
@@ -39,8 +39,8 @@ from corpus.store.tables import (CODER_VIEWS, ERROR_TYPES, PHASES, PROVENANCE, R
 from corpus.store.tasks import Tasks
 
 __all__ = [
-    "AccessDenied", "CODER_VIEWS", "ERROR_TYPES", "LabelImport", "PHASES", "PROVENANCE", "ROLES", "SCHEMA_VERSION",
-    "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "default_url",
+    "AccessDenied", "CODER_VIEWS", "ERROR_TYPES", "FeedbackCounts", "LabelImport", "PHASES", "PROVENANCE", "ROLES",
+    "SCHEMA_VERSION", "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "default_url",
     "metadata", "safe_csv_text", "setup_notice", "spreadsheet_safe", "to_csv",
 ]
 

@@ -3,6 +3,7 @@ the coders' feedback after the reveal, and the revealed gold the analysis pages 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import pandas as pd
@@ -12,6 +13,20 @@ from corpus.consensus import as_share, majority, reaches
 from corpus.store.access import require_feedback, require_lead, require_see_gold
 from corpus.store.base import StoreBase, StoreError, User
 from corpus.store.tables import ERROR_TYPES, PROVENANCE, codebook_rows, gold, task_items, tasks, users
+
+
+@dataclass(frozen=True)
+class FeedbackCounts:
+    """A coder's labels in a revealed task against gold: ``coded`` items, ``with_gold`` of them
+    with a gold label, ``agree`` of those where gold is the coder's label."""
+
+    coded: int
+    with_gold: int
+    agree: int
+
+    @property
+    def without_gold(self) -> int:
+        return self.coded - self.with_gold
 
 
 def _latest_per_item(*where):  # noqa: ANN002, ANN202 - SQL conditions in, a subquery out
@@ -122,12 +137,23 @@ class Gold(StoreBase):
                 c.execute(gold.insert(), rows)
         return len(rows)
 
-    def feedback(self, user: User, task_id: int) -> pd.DataFrame:
-        """After the reveal, if the lead shows it: the items where gold differs from this coder's
-        label, with the lead's note. Nothing about any other coder."""
+    def _mine_with_gold(self, user: User, task_id: int) -> tuple[int, pd.DataFrame]:
+        """(this coder's number of labels, their labels on the items with gold, beside the gold)."""
         require_feedback(user, self.task(task_id))
         mine = self.my_labels(user, task_id)[["item_id", "code", "note"]].rename(columns={"code": "my_code", "note": "my_note"})
         g = self._current_gold(task_id)[["item_id", "code", "provenance", "note", "error_type"]].rename(
             columns={"code": "gold_code", "note": "lead_note"})
-        both = mine.merge(g, on="item_id")
+        return len(mine), mine.merge(g, on="item_id")
+
+    def feedback(self, user: User, task_id: int) -> pd.DataFrame:
+        """After the reveal, if the lead shows it: the items where gold differs from this coder's
+        label, with the lead's note. Nothing about any other coder."""
+        both = self._mine_with_gold(user, task_id)[1]
         return both[both["my_code"] != both["gold_code"]].reset_index(drop=True)
+
+    def feedback_counts(self, user: User, task_id: int) -> FeedbackCounts:
+        """Under the same rule as :meth:`feedback`: how many items this coder labelled, how many of
+        them have gold, and on how many of those gold agrees with the coder (an item without gold
+        agrees with nothing)."""
+        coded, both = self._mine_with_gold(user, task_id)
+        return FeedbackCounts(coded, len(both), int((both["my_code"] == both["gold_code"]).sum()))

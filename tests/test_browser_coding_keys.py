@@ -1,0 +1,197 @@
+"""The coding keypad in a real browser: a note typed, Enter, then a code's key saves the label with
+exactly that note; text typed after a label's key never reaches that label; keys work wherever the
+focus is outside a text field; full code names and the focused code's examples are on screen; and
+the feedback after the reveal counts only the items that have gold."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import served_app, wait_idle
+
+from analysis import coding as ac
+from corpus import codebook as cbm
+from corpus.dataset import load_sample
+from corpus.store import Store
+
+pytest.importorskip("playwright")
+from playwright.sync_api import expect  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    """A coding task for ann, and a revealed task where cat gave 5 labels and 3 items have gold (2 agree)."""
+    data = tmp_path_factory.mktemp("coding_keys")
+    corpus = load_sample()
+    store = Store.open(data)
+    lead = store.create_user("lead", "lead-password", "lead")
+    ann = store.create_user("ann", "ann-password", "coder")
+    cat = store.create_user("cat", "cat-password", "coder")
+    items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 8, seed=21), 0, seed=21)
+    task = store.create_task(lead, "keys pilot", corpus.info.name, cbm.default(), items, [ann], seed=21,
+                             dataset_hash=corpus.content_hash)
+    done = store.create_task(lead, "closed round", corpus.info.name, cbm.default(), items, [cat], seed=22,
+                             dataset_hash=corpus.content_hash)
+    order = store.coder_order(done.id, cat)
+    for item, code in zip(order[:5], ["initiate", "continue", "repair", "cancel", "acknowledge"]):
+        store.add_label(cat, done.id, item, code)
+    for item, code in zip(order[:3], ["initiate", "continue", "request_repair"]):
+        store.set_gold(lead, done.id, item, code)
+    store.set_phase(lead, done.id, "revealed")
+    with served_app(data) as url:
+        yield store, task, ann, url
+
+
+def _sign_in(browser, url: str, username: str, password: str):
+    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+    page.goto(f"{url}/code")
+    wait_idle(page)
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    return page
+
+
+def _keypad(page):
+    pad = page.locator(".kp-root")
+    expect(pad).to_have_attribute("data-state", "ready")
+    return pad
+
+
+def _after_label(page, pad, item: str) -> str:
+    """Wait until the keypad shows the next item and the app is idle; the new item."""
+    expect(pad).not_to_have_attribute("data-item", item, timeout=15_000)
+    wait_idle(page)
+    expect(pad).to_have_attribute("data-state", "ready")
+    return pad.get_attribute("data-item")
+
+
+def test_note_enter_then_key_saves_the_label_with_exactly_that_note(browser, team, artifacts):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    order = store.coder_order(task.id, ann)
+    assert pad.get_attribute("data-item") == order[0]
+    page.get_by_role("heading", name="Code", exact=True).click()  # nothing focused
+    note = page.locator(".kp-note")
+    page.keyboard.press("n")
+    expect(note).to_be_focused()
+    page.keyboard.type("small talk, no grounding function")
+    page.keyboard.press("ArrowRight")  # moves the caret; the item stays
+    page.keyboard.press("Enter")
+    expect(note).not_to_be_focused()
+    expect(note).to_have_value("small talk, no grounding function")  # the opening key was not typed
+    page.keyboard.press("8")
+    second = _after_label(page, pad, order[0])
+    assert second == order[1]
+    mine = store.my_labels(ann, task.id)
+    assert mine[["item_id", "code", "note", "unsure"]].values.tolist() == [
+        [order[0], "other", "small talk, no grounding function", False]]
+    expect(page.locator(".kp-status")).to_have_text("Saved Other (not a grounding act) for item 1.")
+    expect(note).to_have_value("")  # the next item starts with an empty note
+    page.screenshot(path=str(artifacts / "coding_keypad.png"))
+
+
+def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    item = pad.get_attribute("data-item")
+    before = len(store.history(ann, task.id))
+    page.get_by_role("heading", name="Code", exact=True).click()
+    page.keyboard.press("n")
+    page.keyboard.type("the Follower goes on")
+    page.keyboard.press("Enter")
+    # The code's key, then at once more typing: a note for what comes next, and stray letters.
+    page.keyboard.press("2")
+    page.keyboard.type("xq")
+    page.keyboard.press("n")
+    page.keyboard.type("typed after the key")
+    following = _after_label(page, pad, item)
+    hist = store.history(ann, task.id)
+    assert len(hist) == before + 1
+    assert hist.iloc[-1][["item_id", "code", "note"]].tolist() == [item, "continue", "the Follower goes on"]
+    assert not hist["note"].str.contains("typed after|xq").any()
+    # What was typed after the key is kept, in the note of the item now shown, and saved with its label.
+    note = page.locator(".kp-note")
+    expect(note).to_have_value("typed after the key")
+    page.keyboard.press("Enter")
+    page.keyboard.press("3")
+    _after_label(page, pad, following)
+    last = store.history(ann, task.id).iloc[-1]
+    assert [last["item_id"], last["code"], last["note"]] == [following, "acknowledge", "typed after the key"]
+
+
+def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    item = pad.get_attribute("data-item")
+    page.get_by_role("heading", name="Code", exact=True).click()
+    page.keyboard.press("n")
+    page.keyboard.type("hesitant")
+    page.keyboard.press("Tab")  # out of the note, onto the Unsure box
+    unsure = page.locator(".kp-unsure")
+    expect(unsure).to_be_focused()
+    page.keyboard.press("Space")
+    expect(unsure).to_be_checked()
+    page.keyboard.press("4")
+    _after_label(page, pad, item)
+    last = store.history(ann, task.id).iloc[-1]
+    assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
+
+
+def test_a_refused_label_gives_the_note_back(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    item = pad.get_attribute("data-item")
+    before = len(store.history(ann, task.id))
+    page.get_by_role("heading", name="Code", exact=True).click()
+    page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
+    expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
+    page.keyboard.press("n")
+    page.keyboard.type("said before the freeze")
+    page.keyboard.press("Enter")
+    lead = store.user("lead")
+    store.set_phase(lead, task.id, "adjudication")  # the lead freezes the labels meanwhile
+    try:
+        page.keyboard.press("1")
+        expect(page.locator(".kp-status")).to_contain_text("labels are frozen", timeout=15_000)
+        expect(page.locator(".kp-note")).to_have_value("said before the freeze")
+        assert pad.get_attribute("data-item") == item
+        assert len(store.history(ann, task.id)) == before
+    finally:
+        store.set_phase(lead, task.id, "coding")
+
+
+def test_full_code_names_and_the_focused_codes_examples_are_on_screen(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "ann", "ann-password")
+    _keypad(page)
+    codes = task.codebook.codes
+    names = page.locator(".kp-code .kp-name")
+    expect(names).to_have_count(len(codes))
+    for i, c in enumerate(codes):
+        expect(names.nth(i)).to_contain_text(c.name)
+        clipped = names.nth(i).evaluate("n => n.scrollWidth > n.clientWidth || n.scrollHeight > n.clientHeight")
+        assert not clipped, c.name
+    repair = task.codebook.by_code("repair")
+    page.locator(".kp-code", has_text="Repair").first.hover()
+    detail = page.locator(".kp-detail")
+    expect(detail.locator(".kp-detail-title")).to_contain_text("Repair")
+    expect(detail).to_contain_text(repair.positive[0])
+    expect(detail).to_contain_text(repair.negative[0])
+    expect(detail.get_by_text(repair.positive[0])).to_be_visible()
+
+
+def test_feedback_counts_only_the_items_with_gold(browser, team):
+    store, task, ann, url = team
+    page = _sign_in(browser, url, "cat", "cat-password")
+    expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
+    expect(page.get_by_text(
+        "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label.")
+    ).to_be_visible()
