@@ -22,8 +22,10 @@ COOKIE = "groundwork_sign_in"
 _WRITE = "auth_cookie_write"      # the write the browser still has to do: (n, value or None, max-age)
 _IGNORED = "auth_cookie_ignored"  # the cookie value this session must not sign in with
 
+# No HTML or CSS to isolate: a plain element, not a shadow root beside the page's other components.
 _write_cookie = st.components.v2.component(
     "groundwork_sign_in_cookie", js=(Path(__file__).parent / "assets" / "sign_in_cookie.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
 )
 
 
