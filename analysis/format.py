@@ -57,7 +57,9 @@ def fmt_short(value: Any, digits: int = 3, **kw: bool) -> str:
 
 
 def fmt_p(p: Any) -> str:
-    """A p-value: "< 0.001" below 0.001, else three decimals."""
+    """A p-value: "< 0.001" below 0.001 (0 included), else three decimals."""
+    if isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_)):
+        p = float(p)
     if _number(p) and p < 0.001:
         return "< 0.001"
     return fmt(p, 3)

@@ -9,7 +9,7 @@ import streamlit as st
 
 from analysis.contingency import IndependenceTest
 from analysis.format import fmt, fmt_p, fmt_range, fmt_test, p_clause
-from components.chart import bar_with_interval, figure
+from components.chart import WILSON_BARS, bar_with_interval, figure, interval_key
 from components.palette import CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
 from corpus.values import Undefined
@@ -100,6 +100,7 @@ def alignment_by_act_figure(by_act: pd.DataFrame) -> go.Figure:
             [[cond, c, 0 if pd.isna(v) else int(v)] for c, v in zip(order, d["n"])], d["n"],
             "%{x}: %{y:.0%} judged the partner on the same page (p1)<br>n = %{customdata[2]}<br>click: list the actions<extra>"
             + CONDITION_NAMES[cond] + "</extra>", cond)
+    traces.append(interval_key(WILSON_BARS))
     layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "partner understood, p1 (% of actions)"}, "tickformat": ".0%", "range": [0, 1.05]},
               "xaxis": {"title": {"text": "grounding act"}}}
     return figure(traces, layout, height=420)

@@ -13,11 +13,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.alignment import MEASURES
-from analysis.format import fmt, fmt_range, fmt_test, p_clause
+from analysis.format import fmt, fmt_p, fmt_range, fmt_test, p_clause
 from analysis.progress import AXIS_TITLES
 from analysis.progress_model import METHODS, ProgressModel, summary_sentence
 from analysis.results import Test
-from components.chart import axis_suffix, figure, on_panel, panels
+from components.chart import WILSON_BANDS, axis_suffix, figure, interval_key, on_panel, panels
 from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
 from corpus.values import Undefined
@@ -56,6 +56,7 @@ def curve_panels(curves: pd.DataFrame, panel_col: str, panel_keys: list[str], ti
             c = d[d["condition"] == cond]
             if not c.empty:
                 traces += [on_panel(t, i) for t in curve_traces(c, cond, [key], legend=i == 1, what=what)]
+    traces.append(interval_key(WILSON_BANDS, band=True))
     layout = panels(len(panel_keys), titles if len(panel_keys) > 1 else None)
     for i in range(1, len(panel_keys) + 1):
         layout[f"xaxis{axis_suffix(i)}"].update(tickformat=".0%", range=[-0.02, 1.02], title={"text": AXIS_TITLES[progress] if i == (len(panel_keys) + 1) // 2 else ""})
@@ -88,6 +89,11 @@ def model_rows(fit: ProgressModel) -> pd.DataFrame:
     return pd.DataFrame([*(_effect_row(e) for e in fit.effects), _effect_row(fit.joint, log_odds=False)])
 
 
+def coefficient_rows(fit: ProgressModel) -> pd.DataFrame:
+    """The fitted coefficients as shown: p-values as text ("< 0.001", never 0.000)."""
+    return fit.coefficients.assign(p=[fmt_p(p) for p in fit.coefficients["p"]])
+
+
 def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) -> None:
     """The effects a reader means (per-condition slopes, condition differences, interaction, joint
     test), the plain sentence, and the raw coefficients in an expander."""
@@ -102,8 +108,8 @@ def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) ->
     for w in fit.warnings:
         st.warning(f"Fitting warned: {w}")
     with st.expander("Coefficients as fitted (reference condition: not visible)"):
-        st.dataframe(fit.coefficients, hide_index=True, width="stretch", key=f"{key}_coefs",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "p", "ci_low", "ci_high"]})
+        st.dataframe(coefficient_rows(fit), hide_index=True, width="stretch", key=f"{key}_coefs",
+                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "ci_low", "ci_high"]})
         st.caption("With the interaction in the model, 'progress' is the slope in not visible only and 'visible' the difference "
                    "at progress 0 only; the table above gives the slope in each condition and the difference at each moment.")
     st.download_button("Model table (CSV)", data=lambda: fit.table().to_csv(index=False).encode("utf-8"),

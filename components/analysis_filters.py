@@ -12,7 +12,7 @@ import streamlit as st
 
 from analysis.filters import Filters
 from components.label_source import act_source_picker, mental_model_picker, revealed_gold
-from components.markdown_text import escape
+from components.text import md_line
 from components.palette import CONDITION_NAMES, ROLE_NAMES
 from components.remembered import is_restored, remembered
 from corpus import schema
@@ -55,7 +55,7 @@ def scope_caption(scope: Scope, roles: bool = True, uses_acts: bool = False, use
         parts.append(labels.description if labels is not None else "No grounding-act labels.")
     if note:
         parts.append(note)
-    st.caption(escape(" ".join(parts)))
+    st.caption(md_line(" ".join(parts)))
 
 
 def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> tuple[str, int]:

@@ -8,6 +8,12 @@
   form (or the first-run form) and stops the page otherwise. The user lives in
   ``st.session_state["auth_user"]`` and is re-read from the store on every run, so a role change
   or a deleted account takes effect at once.
+- Signing in also gives the browser a signed, expiring token in a cookie
+  (:mod:`components.sign_in_cookie`), so a reload or a new tab stays signed in for
+  ``sign_in_hours``; a forged, expired or revoked token is refused and the cookie dropped. Signing
+  out drops the cookie. The store has no list of issued tokens, so a copy of the cookie taken
+  before signing out stays valid until it expires (or until the password is changed, which voids
+  every token of the account).
 - When an identity provider is configured in the secrets (an ``[auth]`` section), a
   "Sign in with ..." button uses ``st.login``; the provider's e-mail must match a store user's
   username (the lead creates those accounts without a password).
@@ -19,6 +25,8 @@ from typing import Iterable
 
 import streamlit as st
 
+from components import sign_in_cookie
+from components.text import md_text
 from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User
 from services.store import get_store
 
@@ -26,7 +34,7 @@ USER_KEY = "auth_user"
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
 __all__ = ["ROLE_NAMES", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
-           "user_badge"]
+           "signed_in_user", "user_badge"]
 
 
 def _secret(*path: str) -> object | None:
@@ -47,7 +55,8 @@ def current_user(store: Store | None = None) -> User | None:
     """The signed-in user, refreshed from the store (None if signed out or the account is gone)."""
     held = st.session_state.get(USER_KEY)
     if held is None:
-        return _provider_user(store or get_store())
+        store = store or get_store()
+        return _cookie_user(store) or _provider_user(store)
     store = store or get_store()
     fresh = store.user(held.username)
     if fresh is None:
@@ -58,7 +67,38 @@ def current_user(store: Store | None = None) -> User | None:
     return fresh
 
 
+def signed_in_user() -> User | None:
+    """:func:`current_user`, without opening the store when nobody can be signed in (no user in
+    the session, no sign-in cookie)."""
+    if st.session_state.get(USER_KEY) is None and sign_in_cookie.token() is None and not _provider_configured():
+        return None
+    return current_user()
+
+
+def _cookie_user(store: Store) -> User | None:
+    """The user the browser's sign-in cookie signs in (once per session); a bad token is dropped."""
+    token = sign_in_cookie.token()
+    if token is None:
+        return None
+    user = store.user_for_token(token)
+    if user is None:
+        sign_in_cookie.forget()
+        return None
+    st.session_state[USER_KEY] = user
+    return user
+
+
+def _signed_in(store: Store, user: User) -> None:
+    """``user`` is signed in to this session, and the browser keeps a token for the next ones."""
+    st.session_state[USER_KEY] = user
+    try:
+        sign_in_cookie.keep(store.issue_token(user), store.policy.token_ttl.total_seconds())
+    except AccessDenied:  # the account was disabled in between: signed in here only
+        pass
+
+
 def sign_out() -> None:
+    sign_in_cookie.forget()
     st.session_state.pop(USER_KEY, None)
     for key in [k for k in st.session_state if str(k).startswith(("code_", "adj_"))]:
         del st.session_state[key]
@@ -100,7 +140,7 @@ def _sign_in(store: Store) -> None:
         st.session_state["auth_error"] = str(exc)
         return
     st.session_state.pop("auth_error", None)
-    st.session_state[USER_KEY] = user
+    _signed_in(store, user)
 
 
 def _claim(store: Store) -> None:
@@ -114,7 +154,7 @@ def _claim(store: Store) -> None:
         s["setup_error"] = str(exc)
         return
     s.pop("setup_error", None)
-    s[USER_KEY] = user
+    _signed_in(store, user)
 
 
 def sign_in_form(store: Store) -> None:
@@ -141,8 +181,8 @@ def sign_in_form(store: Store) -> None:
         st.text_input("Username", key="auth_username")
         st.text_input("Password", key="auth_password", type="password")
         st.form_submit_button("Sign in", on_click=_sign_in, args=(store,), type="primary")
-    if st.session_state.get("auth_error"):
-        st.error(st.session_state["auth_error"])
+        if st.session_state.get("auth_error"):  # the store's words: never whether the account exists
+            st.error(st.session_state["auth_error"])
     if _provider_configured():
         providers = [k for k, v in (_secret("auth") or {}).items() if isinstance(v, dict) or hasattr(v, "keys")]
         provider = providers[0] if providers else None
@@ -161,7 +201,7 @@ def user_badge(user: User, store: Store) -> None:
     """Who is signed in, with a sign-out button and a form to change one's password, in the sidebar."""
     with st.sidebar:
         st.divider()
-        st.caption(f"Signed in as **{user.display_name}** ({ROLE_NAMES.get(user.role, user.role)})")
+        st.caption(f"Signed in as **{md_text(user.display_name)}** ({ROLE_NAMES.get(user.role, user.role)})")
         st.button("Sign out", key="auth_sign_out", on_click=sign_out, icon=":material/logout:")
         with st.expander("Change my password"), st.form("auth_passwd", clear_on_submit=True):
             current = st.text_input("Current password", type="password", key="auth_pw_current")
@@ -186,6 +226,7 @@ def require_user(roles: Iterable[str] | None = None) -> tuple[Store, User]:
         st.error(f"The label database cannot be opened: {exc}")
         st.stop()
     user = current_user(store)
+    sign_in_cookie.write_pending()
     if user is None:
         sign_in_form(store)
         st.stop()

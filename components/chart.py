@@ -110,6 +110,20 @@ def bar_with_interval(x: list[str], d: pd.DataFrame, name: str, color: str, patt
     return [bar, labels]
 
 
+WILSON_BARS = "whiskers: 95% Wilson interval; number: n"
+WILSON_BARS_K = "whiskers: 95% Wilson interval; number: k, actions counted"
+WILSON_BANDS = "bands: 95% Wilson interval; number: n"
+
+
+def interval_key(text: str, band: bool = False) -> dict:
+    """A legend entry that says what a chart's error bars (or bands) and numbers are, so the figure
+    says it on the screen and in its exported files alike."""
+    marker = ({"symbol": "square", "size": 12, "color": "rgba(68, 68, 68, 0.25)"} if band
+              else {"symbol": "line-ns-open", "size": 14, "color": "#444", "line": {"width": 1.5, "color": "#444"}})
+    return {"type": "scatter", "x": [None], "y": [None], "mode": "markers", "marker": marker, "name": text,
+            "hoverinfo": "skip", "showlegend": True, "legendgroup": "interval"}
+
+
 def print_figure(fig: go.Figure, columns: int = 1) -> go.Figure:
     """A copy of ``fig`` sized and lettered for a paper: one or two columns wide (see module doc)."""
     out = go.Figure(copy.deepcopy(fig.to_dict()))

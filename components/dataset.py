@@ -23,12 +23,10 @@ PICK_KEY = "dataset_pick"
 
 def _signed_in() -> User | None:
     """Who is signed in, for the upload policy (None when no one is, or the store cannot say)."""
-    from components.auth import USER_KEY, current_user
+    from components.auth import signed_in_user
 
-    if st.session_state.get(USER_KEY) is None:
-        return None
     try:
-        return current_user()
+        return signed_in_user()
     except Exception:  # noqa: BLE001 - an unreachable database: treat as signed out
         return None
 

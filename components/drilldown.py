@@ -11,13 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from analysis.drilldown import MAX_ROWS
-from components.markdown_text import escape
+from components.text import md_line
 
 
 def show_actions(rows: pd.DataFrame, title: str, key: str) -> None:
     """``rows`` from :func:`analysis.drilldown.actions_behind` under a heading saying what was clicked."""
     with st.container(border=True, key=f"{key}_box"):
-        st.markdown(f"**Actions behind: {escape(title)}** ({len(rows)}{'+' if len(rows) >= MAX_ROWS else ''} actions)")
+        st.markdown(f"**Actions behind: {md_line(title)}** ({len(rows)}{'+' if len(rows) >= MAX_ROWS else ''} actions)")
         if rows.empty:
             st.caption("No action is behind this point.")
             return

@@ -10,7 +10,7 @@ import streamlit as st
 from analysis.drilldown import replay_link
 from components.act_charts import act_name
 from components.alignment_charts import curve_panels
-from components.chart import bar_with_interval, figure
+from components.chart import WILSON_BARS_K, bar_with_interval, figure, interval_key
 from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
 
@@ -33,6 +33,7 @@ def reason_share_figure(shares: pd.DataFrame) -> go.Figure:
             [[cond, r, int(k), n] for r, k in zip(reasons, d["k"].fillna(0))], d["k"],
             "%{x}: %{y:.0%} of not-aligned actions<br>k = %{customdata[2]} of n = %{customdata[3]}<br>click: list the actions<extra>"
             + CONDITION_NAMES[cond] + "</extra>", cond)
+    traces.append(interval_key(WILSON_BARS_K))
     layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "not-aligned actions citing it (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
               "xaxis": {"title": {"text": "reason for not being on the same page"}}}
     return figure(traces, layout, height=400)
@@ -60,6 +61,7 @@ def acts_before_figure(before: pd.DataFrame) -> go.Figure:
             [[group, a, int(k), n] for a, k in zip(acts, d["k"].fillna(0))], d["k"],
             "%{x}: %{y:.0%} of the reports with a coded act before them<br>k = %{customdata[2]} of n = %{customdata[3]}"
             "<br>click: list the actions<extra>" + group + "</extra>", group)
+    traces.append(interval_key(WILSON_BARS_K))
     layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "reports preceded by the act (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
               "xaxis": {"title": {"text": "grounding act before the report"}}}
     return figure(traces, layout, height=400)

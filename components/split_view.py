@@ -10,7 +10,7 @@ import streamlit as st
 from analysis.format import fmt_mean_sd
 from analysis.split import SplitResult
 from components.chart import axis_suffix, figure, on_panel, panels
-from components.markdown_text import escape
+from components.text import md_line
 from components.palette import CONDITION, CONDITION_NAMES, LIGHT_GREY, rgba
 from corpus import schema
 
@@ -61,4 +61,4 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
 
 def search_notes(result: SplitResult) -> None:
     for cond, cs in result.by_condition.items():
-        st.caption(escape(f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {cs.objective:.3f}. Search: {cs.search}."))
+        st.caption(md_line(f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {cs.objective:.3f}. Search: {cs.search}."))

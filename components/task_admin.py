@@ -13,7 +13,7 @@ import streamlit as st
 from analysis import coding as ac
 from analysis.live_panel import human_panel
 from components.dataset import show_report
-from components.text import md_text
+from components.text import md_line, md_text
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
 from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User, safe_csv_text, to_csv
@@ -49,7 +49,7 @@ def add_account_form(store: Store, lead: User, key: str, role: str = "coder") ->
                     raise AccessDenied(f"{lead.username} is a {lead.role}; only a lead can add accounts")
                 store.create_user(name, pw, chosen)
             except (StoreError, AccessDenied) as exc:
-                st.error(str(exc))
+                st.error(md_line(exc))
             else:
                 st.session_state["ta_msg"] = f"Added {chosen} '{name.strip()}'."
                 st.rerun()
@@ -105,7 +105,7 @@ def account_actions(store: Store, lead: User, names: list[str]) -> None:
             try:
                 st.session_state["ta_msg"] = _account_action(store, lead, name, action, password, sure)
             except (StoreError, AccessDenied) as exc:
-                st.error(str(exc))
+                st.error(md_line(exc))
             else:
                 st.rerun()
 
@@ -162,7 +162,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
                 known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
                 items = ac.items_from_csv(up.getvalue(), up.name, known)
     except (ValueError, ac.ItemListError) as exc:
-        st.error(str(exc))
+        st.error(md_line(exc))
         items = None
     c1, c2, c3 = st.columns(3)
     few = c1.number_input("Few-shot items", 0, 1000, 8, key=f"{key}_few",
@@ -181,7 +181,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
                                      context_k=int(k), show_canvas=bool(canvas),
                                      dataset_hash=corpus.content_hash)
         except (ValueError, StoreError, AccessDenied) as exc:
-            st.error(str(exc))
+            st.error(md_line(exc))
             return None
         st.session_state["ta_msg"] = f"Created task '{task.name}' with {task.n_items} items."
         st.session_state["ta_task"] = task.id
@@ -201,7 +201,8 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
     if add and st.button("Assign", key=f"ta_assign_{task.id}"):
         store.assign(lead, task.id, [u for u in people if u.username in add])
         st.rerun()
-    st.caption("Coders: " + (", ".join(f"{u.username}" + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned) or "none yet"))
+    st.caption("Coders: " + (", ".join(md_text(u.username) + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned)
+                             or "none yet"))
     _setting(st.toggle, "Show coders the team's agreement numbers (snapshots you take)", f"ta_share_{task.id}",
              task.share_agreement, lambda v: store.set_share_agreement(lead, task.id, v))
     if task.share_agreement:
@@ -244,7 +245,7 @@ def share_snapshot(store: Store, lead: User, task: Task) -> None:
 def revise_codebook(store: Store, lead: User, task: Task) -> None:
     """Move the task to a revised codebook (same id, new version); labels keep their version."""
     cb = task.codebook
-    st.caption(f"Now coding with **{cb.name}** (`{cb.id}`) v{cb.version}. Upload the revised file with the same "
+    st.caption(f"Now coding with **{md_text(cb.name)}** ({md_text(cb.id)}) v{md_text(cb.version)}. Upload the revised file with the same "
                "id and a new version: labels given from then on record the new version, and agreement is "
                "reported per version.")
     key = f"ta_revise_{task.id}"
@@ -253,7 +254,7 @@ def revise_codebook(store: Store, lead: User, task: Task) -> None:
         try:
             store.revise_codebook(lead, task.id, new)
         except (StoreError, AccessDenied) as exc:
-            st.error(str(exc))
+            st.error(md_line(exc))
         else:
             st.session_state["ta_msg"] = f"Task '{task.name}' now codes with {new.name} v{new.version}."
             st.rerun()
@@ -267,7 +268,7 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
         try:
             done = store.import_labels_csv(lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model")
         except (StoreError, AccessDenied) as exc:
-            st.error(str(exc))
+            st.error(md_line(exc))
         else:
             st.success(f"Imported {done.summary()} from {up.name}.")
 

@@ -53,7 +53,8 @@ class Settings(BaseSettings):
     upload_session_bytes: ByteSize = Field(ByteSize(64 * 2**20), description="what one browser session that is not "
                                            "a lead's may upload, extracted")
     upload_session_count: PositiveInt = Field(3, description="uploads one browser session that is not a lead's may make")
-    sign_in_hours: PositiveFloat = Field(12.0, description="how long a sign-in lasts (hours)")
+    sign_in_hours: PositiveFloat = Field(12.0, description="how long a sign-in lasts (hours; a reload "
+                                           "or a new tab keeps it through a signed cookie)")
     announce_setup_token: bool = Field(True, description="print the one-time setup token on the app's first run "
                                        "while no lead exists (`make run` prints it before the server starts and "
                                        "turns this off)")

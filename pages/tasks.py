@@ -6,6 +6,7 @@ from components.agreement_panel import lead_panel
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
+from components.text import md_line
 from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings, users_admin
 from components.uploads_admin import uploads_admin
 
@@ -13,7 +14,7 @@ corpus = require_corpus()
 st.title("Tasks")
 store, lead = require_user(roles=("lead",))
 if st.session_state.get("ta_msg"):
-    st.success(st.session_state.pop("ta_msg"))
+    st.success(md_line(st.session_state.pop("ta_msg")))
 
 with st.expander("Accounts"):
     users_admin(store, lead)

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis.cli import main as analysis_main
+from components.text import md_line
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ["sim-llm-mental-model", "sim-llm-persona"]
@@ -50,7 +51,7 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
     for task, key in (("Next-action prediction (Tables 2, 9)", "next_action"),
                       ("Mental-model prediction (Tables 3, 10)", "mental_model")):
         at.radio(key="compare_lb_task").set_value(key).run()
-        labels = [f"{r['name']} · {r['setting']}" for r in out["runs"]]
+        labels = [md_line(f"{r['name']} · {r['setting']}") for r in out["runs"]]  # as Markdown shows them
         blocks = [m.value for m in at.markdown if m.value.startswith("**")]
         cli = out["leaderboard"][key]
         checked = 0

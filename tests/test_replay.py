@@ -22,7 +22,7 @@ from components import grid_canvas
 from components.replay.export import standalone_html
 from components.text import md_text
 from analysis.replay_payload import clean_position, player_payload
-from components.replay.player import player_data
+from components.replay.player import player_data, player_key
 from corpus.dataset import load_dir, load_sample
 from corpus.model import Action, Checkpoint
 from corpus.values import Undefined
@@ -349,7 +349,7 @@ def test_a_link_opens_its_session_step_and_view(tmp_path, monkeypatch):
     assert at.title[0].value == "Replay"
     assert at.selectbox(key="replay_session").value == sid
     key, data = _player(at)
-    assert key == f"replay_player_{sid}"
+    assert key == player_key(sid)
     assert data["session"] == sid and data["start"] == {"step": 7, "view": "both", "route": True}
     assert data["steps"]["n"] == len(corpus.sessions[sid].actions)
     assert dict(at.query_params) == {"session": sid, "step": "7", "view": "both", "route": "1"}

@@ -6,6 +6,7 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import MEASURES
+from components.text import md_line
 
 TASKS = {"next_action": "Next-action prediction (Tables 2, 9)", "mental_model": "Mental-model prediction (Tables 3, 10)"}
 BEST = "font-weight: 700; background-color: rgba(28, 131, 225, 0.12)"
@@ -22,6 +23,7 @@ def render(cmp: Comparison) -> None:
     lb = cmp.leaderboard(task, measure)
     for label, cells, best in lb.blocks():
         st.markdown(f"**{label}**")
+        cells = cells.rename(index=md_line)  # st.table renders its cells as Markdown: run names stay text
         st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
     st.caption("The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
                "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.replay import ReplayError, SessionFrames
+from components.text import md_line
 from corpus.dataset import Corpus
 from services import replay
 
@@ -15,7 +16,7 @@ def session_frames(corpus: Corpus, session_id: str) -> SessionFrames | None:
     try:
         return replay.session_frames(corpus, session_id)
     except ReplayError as exc:
-        st.error(str(exc), icon=":material/error:")
+        st.error(md_line(exc), icon=":material/error:")
     except (KeyError, ValueError, IndexError) as exc:
-        st.error(f"Session '{session_id}' cannot be replayed: {exc}", icon=":material/error:")
+        st.error(md_line(f"Session '{session_id}' cannot be replayed: {exc}"), icon=":material/error:")
     return None

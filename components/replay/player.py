@@ -8,6 +8,8 @@ reruns only the player's fragment, which keeps the position in session state and
 
 from __future__ import annotations
 
+import hashlib
+
 import streamlit as st
 
 from analysis.replay import SessionFrames
@@ -24,6 +26,13 @@ KEY_PREFIX = "replay_player_"
 _mount_player = st.components.v2.component(
     "groundwork_replay_player", html=player_html(), css=player_css(), js=player_js(), isolate_styles=True,
 )
+
+
+def player_key(session_id: str) -> str:
+    """The player's widget key for a session: one per session (the browser keeps the player while
+    the session stays), made of hex digits because a session id may hold anything, including the
+    ``__`` a component key must not contain."""
+    return KEY_PREFIX + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:16]
 
 
 def _reported() -> None:
@@ -48,7 +57,7 @@ def player(corpus: Corpus, frames: SessionFrames) -> None:
 
 
 def _player(frames: SessionFrames, data: dict, synthetic: bool) -> None:
-    result = _mount_player(data=data, key=KEY_PREFIX + frames.session_id, on_position_change=_reported,
+    result = _mount_player(data=data, key=player_key(frames.session_id), on_position_change=_reported,
                            width="stretch", height="content")
     reported = clean_position(result.get("position"), frames.n_steps)
     if reported is not None and reported != st.session_state.get(position.POSITION):

@@ -1,0 +1,158 @@
+"""Data is text, never markup, on every page: a dataset and a coding round with markup in every text
+field (tests/hostile_data.py), served as the only dataset root; the lead visits every page of the
+menu and the Replay player, the coder the Code page, and in headless chromium no script runs, no
+element is injected, and the text shows as written."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+import app
+from conftest import served_app, wait_idle
+from corpus.store import Store
+from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
+
+pytestmark = pytest.mark.browser
+
+# What any of the payloads would leave behind in the page if it were rendered as HTML or Markdown.
+INJECTED = {
+    "an iframe with srcdoc": "iframe[srcdoc]",
+    "an image with onerror": "img[onerror]",
+    "an element with the payload's class": ".pwn",
+    "a javascript: link": "a[href^='javascript:' i]",
+    "Markdown emphasis of the payload": "strong:text-is('md'), b:text-is('md')",
+    "an HTML form with a password field": "form:has(input[type=password])",
+}
+SHOWN_AS_TEXT = "**md** [l](javascript:alert(1))"
+
+
+# Pages whose renderers still interpret data as markup; strict, so the mark goes once they are fixed.
+SCREENS = [s.file for screens in app.PAGES.values() for s in screens]
+
+
+@pytest.fixture(scope="module")
+def hostile_app(tmp_path_factory):
+    data = tmp_path_factory.mktemp("hostile_app")
+    root = data / "roots"
+    dataset = write_hostile_dataset(root / "hostile")
+    store = Store.open(data)
+    lead, coder, task_id = coding_round(store, dataset)
+    with served_app(data, {"GROUNDWORK_DATASET_ROOTS": str(root)}) as url:
+        yield url, store, task_id
+
+
+@pytest.fixture(scope="module")
+def lead_context(browser, hostile_app):
+    """A browser signed in as the lead (the sign-in cookie carries over to every page opened)."""
+    url = hostile_app[0]
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    _sign_in(context.new_page(), url, "tasks", "lead", LEAD_PASSWORD)
+    yield context
+    context.close()
+
+
+def _watch(page) -> list[str]:
+    """Record every dialog the page opens (and dismiss it)."""
+    dialogs: list[str] = []
+
+    def on_dialog(dialog):
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    return dialogs
+
+
+def _sign_in(page, url: str, path: str, username: str, password: str) -> None:
+    page.goto(f"{url}/{path}")
+    wait_idle(page, 60_000)
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page, 60_000)
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+
+
+def _where_in_page(element) -> str:
+    """The test ids of an element's ancestors and its text: where a finding is."""
+    return element.evaluate("""e => {
+        const ids = [];
+        for (let a = e; a; a = a.parentElement) if (a.dataset && a.dataset.testid) ids.push(a.dataset.testid);
+        return ids.reverse().join(' > ') + ': ' + (e.parentElement || e).outerHTML.slice(0, 200);
+    }""")
+
+
+def _problems(page, where: str, dialogs: list[str]) -> list[str]:
+    """What ran or was injected on the page, and whether the payload shows as text (empty: none)."""
+    page.wait_for_timeout(500)  # an injected image's onerror fires once its load fails
+    found = []
+    errors = page.get_by_test_id("stException")
+    if errors.count():
+        found.append(f"{where}: an exception: {errors.first.inner_text()[:300]}")
+    if page.evaluate("window.__pwned") is not None:
+        found.append(f"{where}: script from the data ran")
+    if dialogs:
+        found.append(f"{where}: the data opened a dialog: {dialogs}")
+        dialogs.clear()
+    for what, selector in INJECTED.items():
+        n = page.locator(selector).count()
+        if n:
+            found.append(f"{where}: {what} was injected {n} times ({selector}), e.g. in "
+                         + _where_in_page(page.locator(selector).first))
+    # Shown as text: in the page's text, or as the value of a field (a select box shows its choice so).
+    values = page.evaluate("[...document.querySelectorAll('input')].map(i => i.value).join(' ')")
+    if SHOWN_AS_TEXT not in page.locator("body").inner_text() + values:
+        found.append(f"{where}: the hostile text is not shown as written")
+    return found
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_page_shows_hostile_data_as_text(lead_context, hostile_app, screen):
+    url = hostile_app[0]
+    page = lead_context.new_page()
+    dialogs = _watch(page)
+    page.goto(f"{url}/{'' if screen == app.DEFAULT.file else screen}")
+    wait_idle(page, 60_000)
+    expect(page.get_by_text("Page not found")).to_have_count(0)
+    problems = _problems(page, screen, dialogs)
+    page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_replay_player_shows_hostile_data_as_text(lead_context, hostile_app, artifacts):
+    url = hostile_app[0]
+    page = lead_context.new_page()
+    dialogs = _watch(page)
+    page.goto(f"{url}/replay")
+    wait_idle(page, 60_000)
+    root = page.locator(".rp-root")
+    expect(root).not_to_have_attribute("data-step", "", timeout=20_000)
+    page.get_by_role("heading", name="Replay").click()
+    page.keyboard.press("End")  # the last action: every message is in the transcript
+    expect(root).to_have_attribute("data-step", "5")
+    problems = _problems(page, "the replay player", dialogs)
+    assert HOSTILE in root.inner_text()
+    page.screenshot(path=str(artifacts / "hostile_replay.png"), full_page=True)
+    page.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_the_code_page_shows_hostile_data_as_text_to_the_coder(browser, hostile_app, artifacts):
+    url, store, task_id = hostile_app
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    dialogs = _watch(page)
+    _sign_in(page, url, "code", HOSTILE_USER, CODER_PASSWORD)
+    # The item left open is the hostile session's second action: its context is the hostile message.
+    expect(page.get_by_text(f"Session {HOSTILE_ID} · condition visible · action 1", exact=False)).to_be_visible()
+    problems = _problems(page, "code (coding)", dialogs)
+    page.screenshot(path=str(artifacts / "hostile_code.png"), full_page=True)
+    # Revealed: the coder sees gold with the lead's notes.
+    store.set_phase(store.user("lead"), task_id, "revealed")
+    page.reload()
+    wait_idle(page, 60_000)
+    expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
+    problems += _problems(page, "code (revealed)", dialogs)
+    context.close()
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,169 @@
+"""Signing in, in headless chromium: the sign-in survives a reload through a signed, expiring
+cookie (SameSite=Strict, path /), signing out drops it, a tampered or expired cookie is refused,
+the lifetime is the ``sign_in_hours`` setting, and after too many wrong passwords the form says
+so in the same words whether the account exists or not."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from components.sign_in_cookie import COOKIE
+from conftest import served_app, wait_idle
+from corpus.store import Store
+from corpus.store.signin import WRONG
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "ann-password"
+LOCKED = re.compile(r"^Too many failed sign-ins\. Try again in \d+ seconds\.$")
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    data = tmp_path_factory.mktemp("sign_in")
+    store = Store.open(data)
+    store.create_user("lead", "lead-password", "lead")
+    ann = store.create_user("ann", PASSWORD, "coder")
+    with served_app(data) as url:
+        yield url, store, ann
+
+
+def _sign_in(page, url: str, username: str = "ann", password: str = PASSWORD, path: str = "code") -> None:
+    page.goto(f"{url}/{path}")
+    wait_idle(page)
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
+
+
+def _signed_in(page) -> None:
+    expect(page.get_by_text("Signed in as")).to_be_visible()
+    expect(page.get_by_role("button", name="Sign in")).to_have_count(0)
+
+
+def _signed_out(page) -> None:
+    expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    expect(page.get_by_text("Signed in as")).to_have_count(0)
+
+
+def _cookie(context) -> dict | None:
+    """The sign-in cookie, once the page has written it (None if there is none)."""
+    return next((c for c in context.cookies() if c["name"] == COOKIE), None)
+
+
+def _wait_cookie(context, present: bool) -> dict | None:
+    deadline = time.monotonic() + 10
+    while (_cookie(context) is not None) != present and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert (_cookie(context) is not None) == present, context.cookies()
+    return _cookie(context)
+
+
+def _reload(page) -> None:
+    page.reload()
+    wait_idle(page)
+
+
+def test_a_sign_in_survives_a_reload_and_signing_out_ends_it(page, served):
+    url, store, ann = served
+    _sign_in(page, url)
+    _signed_in(page)
+    cookie = _wait_cookie(page.context, True)
+    assert cookie["sameSite"] == "Strict" and cookie["path"] == "/" and not cookie["secure"]
+    # It lasts the configured 12 hours (the token inside says the same).
+    assert abs(cookie["expires"] - (time.time() + 12 * 3600)) < 120
+    assert store.user_for_token(cookie["value"]) == store.user("ann")
+    _reload(page)
+    _signed_in(page)
+    page.goto(f"{url}/map-editor")  # a new browser session on another page: still signed in
+    wait_idle(page)
+    _signed_in(page)
+    page.get_by_role("button", name="Sign out").click()
+    wait_idle(page)
+    _signed_out(page)
+    _wait_cookie(page.context, False)
+    _reload(page)
+    _signed_out(page)
+
+
+def _refused(page, url: str, value: str) -> None:
+    page.context.add_cookies([{"name": COOKIE, "value": value, "url": url, "sameSite": "Strict"}])
+    page.goto(f"{url}/code")
+    wait_idle(page)
+    _signed_out(page)
+    _wait_cookie(page.context, False)  # the page drops the cookie it refused
+
+
+def test_a_tampered_or_expired_cookie_is_refused(page, served):
+    url, store, ann = served
+    lead = store.user("lead")
+    good = store.issue_token(ann)
+    uid, epoch, expires, signature = good.split(".")
+    _refused(page, url, f"{lead.id}.{epoch}.{expires}.{signature}")  # another account, same signature
+    _refused(page, url, f"{uid}.{epoch}.{int(expires) + 3600}.{signature}")  # a later expiry
+    _refused(page, url, good[:-2] + ("AA" if not good.endswith("AA") else "BB"))  # a changed signature
+    _refused(page, url, store.issue_token(ann, ttl=timedelta(seconds=-1)))  # expired
+    _refused(page, url, "not a token")
+    # The genuine token signs in (the refusals above were about the token, not the page).
+    page.context.add_cookies([{"name": COOKIE, "value": good, "url": url, "sameSite": "Strict"}])
+    page.goto(f"{url}/code")
+    wait_idle(page)
+    _signed_in(page)
+
+
+def test_a_changed_password_voids_the_cookie(page, served):
+    url, store, ann = served
+    store.create_user("cy", "cy-password", "coder")
+    _sign_in(page, url, "cy", "cy-password")
+    _wait_cookie(page.context, True)
+    store.change_password(store.user("cy"), "cy-password", "cy-password-2")
+    _reload(page)
+    _signed_out(page)
+
+
+def test_the_sign_in_lasts_as_long_as_the_setting_says(page, tmp_path):
+    store = Store.open(tmp_path)
+    store.create_user("lead", "lead-password", "lead")
+    store.create_user("ann", PASSWORD, "coder")
+    hours = 6 / 3600  # six seconds
+    with served_app(tmp_path, {"GROUNDWORK_SIGN_IN_HOURS": str(hours)}) as url:
+        _sign_in(page, url)
+        _signed_in(page)
+        cookie = _wait_cookie(page.context, True)
+        assert abs(cookie["expires"] - (time.time() + 6)) < 3
+        _reload(page)
+        _signed_in(page)
+        time.sleep(max(0.0, cookie["expires"] - time.time()) + 1)
+        _reload(page)
+        _signed_out(page)
+
+
+def _form_error(page):
+    return page.get_by_test_id("stForm").get_by_test_id("stAlertContentError")
+
+
+def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name(page, served):
+    url, store, ann = served
+    store.create_user("dee", "dee-password", "coder")
+    said = {}
+    for name in ("dee", "nobody-by-this-name"):
+        words = []
+        for _ in range(store.policy.free_attempts + 1):
+            _sign_in(page, url, name, "wrong password")
+            words.append(_form_error(page).inner_text())
+        said[name] = words
+        # While locked, even the right password is refused, with the lockout message in the form.
+        _sign_in(page, url, name, "dee-password")
+        _signed_out(page)
+        expect(_form_error(page)).to_have_text(LOCKED)
+    for words in said.values():
+        assert words[:-1] == [WRONG] * store.policy.free_attempts and LOCKED.match(words[-1]), words
+    seconds = re.compile(r"\d+ seconds")  # the wait counts down between the two rounds
+    assert [seconds.sub("N seconds", w) for w in said["dee"]] == [seconds.sub("N seconds", w) for w in said["nobody-by-this-name"]]
+    _wait_cookie(page.context, False)

@@ -1,0 +1,45 @@
+"""What the analysis charts and tables print: p-values never as 0.000, and every interval chart
+names its intervals in its legend."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from analysis.filters import Filters
+from analysis.format import fmt_p
+from components.act_charts import alignment_by_act_figure
+from components.alignment_charts import coefficient_rows, progress_figure
+from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
+from components.reason_charts import acts_before_figure, reason_share_figure
+from corpus.dataset import load_sample
+from services import alignment as svc
+
+
+def test_p_values_below_a_thousandth_print_as_less_than():
+    assert fmt_p(0.0) == fmt_p(0) == fmt_p(np.int64(0)) == fmt_p(4e-4) == "< 0.001"
+    assert fmt_p(1) == fmt_p(np.int64(1)) == "1.000" and fmt_p(0.0123) == "0.012" and fmt_p(0.001) == "0.001"
+
+
+def test_the_coefficient_table_prints_p_through_fmt_p():
+    fit = svc.fit_model(svc.Scope(load_sample(), Filters()), "team_goal", "coverage")
+    shown = coefficient_rows(fit)
+    assert shown["p"].tolist() == [fmt_p(p) for p in fit.coefficients["p"]]
+    assert (fit.coefficients["p"] < 0.001).any()  # the sample has such a p: it prints as "< 0.001"
+    assert "< 0.001" in shown["p"].tolist() and "0.000" not in shown["p"].tolist()
+    assert shown["coef"].tolist() == fit.coefficients["coef"].tolist()
+
+
+def _legend_names(fig: go.Figure) -> list[str]:
+    go.Figure(fig.to_dict())  # a valid figure
+    return [t.name for t in fig.data if t.showlegend is not False and t.name]
+
+
+def test_every_interval_chart_names_its_intervals():
+    scope = svc.Scope(load_sample(), Filters(), acts="majority")
+    shares, by_act, test = svc.acts_by_condition(scope)
+    assert WILSON_BARS in _legend_names(alignment_by_act_figure(by_act))
+    assert WILSON_BANDS in _legend_names(progress_figure(svc.progress_curves(scope, "coverage", 5), ["team_goal"], "coverage"))
+    reason_shares, _ = svc.misalignment_reasons(scope, "coverage", 5)
+    assert WILSON_BARS_K in _legend_names(reason_share_figure(reason_shares))
+    assert WILSON_BARS_K in _legend_names(acts_before_figure(svc.acts_before(scope, 1)))
