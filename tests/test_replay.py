@@ -433,7 +433,7 @@ def test_a_broken_session_shows_an_error_and_the_others_still_play(tmp_path):
     assert not at.exception, [e.value for e in at.exception]
     errors = [e.value for e in at.error]
     assert any("Session 's2'" in e and "map 'gone' is missing" in e for e in errors)
-    assert any("Session 's3'" in e and "[50, 50]" in e and "outside the 10x12 grid" in e for e in errors)
+    assert any("Session 's3'" in e and "\\[50, 50\\]" in e and "outside the 10x12 grid" in e for e in errors)
     _, data = _player(at)
     assert data["session"] == "s1" and data["steps"]["n"] == 6
 
