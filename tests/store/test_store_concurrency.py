@@ -8,6 +8,8 @@ import os
 import signal
 import subprocess
 import sys
+import types
+from contextlib import contextmanager
 from pathlib import Path
 
 from corpus import codebook as cbm
@@ -15,6 +17,19 @@ from corpus.store import Store
 from store.writers import write_labels
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def _plain_main():
+    """Children start without re-running this process's ``__main__``: under a test runner that is
+    whatever script ran last in this process (an AppTest script, a test worker's bootstrap), which
+    a child cannot run again."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _run_writers(url: str, task_id: int, jobs: list[tuple[str, list[str], list[str]]]) -> dict[str, tuple[list, list]]:
@@ -26,8 +41,9 @@ def _run_writers(url: str, task_id: int, jobs: list[tuple[str, list[str], list[s
     ctx.set_forkserver_preload(["corpus.store", "store.writers"])
     out, start = ctx.Queue(), ctx.Event()
     procs = [ctx.Process(target=write_labels, args=(url, task_id, user, items, rids, start, out)) for user, items, rids in jobs]
-    for p in procs:
-        p.start()
+    with _plain_main():
+        for p in procs:
+            p.start()
     start.set()
     results = {}
     for _ in procs:
