@@ -67,9 +67,9 @@ def picker(corpus: Corpus) -> list[Run]:
     if not valid:
         return []
     names = {r.run_id: f"{r.info.name} · {r.info.setting or 'no setting'} ({r.run_id})" for r in valid}
-    if PICKED in st.session_state:  # runs removed since the last choice
-        st.session_state[PICKED] = [r for r in st.session_state[PICKED] if r in names]
-    chosen = st.multiselect("Runs", list(names), default=list(names), key=PICKED, format_func=names.get)
+    # Every run at first; later the user's choice, less the runs removed since.
+    st.session_state[PICKED] = [r for r in st.session_state.get(PICKED, list(names)) if r in names]
+    chosen = st.multiselect("Runs", list(names), key=PICKED, format_func=names.get)
     return [r for r in valid if r.run_id in chosen]
 
 
