@@ -110,6 +110,13 @@ class Accounts(StoreBase):
             raise StoreError(f"username: no account '{username.strip()}'")
         return r
 
+    def _live_account(self, c: sa.Connection, username: str, deleted: str = ""):  # noqa: ANN202 - a users row
+        """The account's row; an error (ending with ``deleted``) if the account is deleted."""
+        r = self._account(c, username)
+        if r.status == "deleted":
+            raise StoreError(f"account '{r.username}' is deleted{deleted}")
+        return r
+
     @staticmethod
     def _update(c: sa.Connection, user_id: int, **values) -> None:
         """Change an account and void its sign-in tokens."""
@@ -146,9 +153,7 @@ class Accounts(StoreBase):
         """The account can no longer sign in (its labels stay); :meth:`enable_user` undoes it."""
         require_lead(actor)
         with self._write() as c:
-            r = self._account(c, username)
-            if r.status == "deleted":
-                raise StoreError(f"account '{r.username}' is deleted")
+            r = self._live_account(c, username)
             self._refuse_last_lead(c, r)
             self._update(c, r.id, status="disabled")
             return user_from_row(r)
@@ -156,9 +161,7 @@ class Accounts(StoreBase):
     def enable_user(self, actor: User | None, username: str) -> User:
         require_lead(actor)
         with self._write() as c:
-            r = self._account(c, username)
-            if r.status == "deleted":
-                raise StoreError(f"account '{r.username}' is deleted and cannot be enabled; add a new account")
+            r = self._live_account(c, username, " and cannot be enabled; add a new account")
             c.execute(users.update().where(users.c.id == r.id).values(status="active"))
             return user_from_row(r)
 
@@ -167,9 +170,7 @@ class Accounts(StoreBase):
         without password and unable to sign in, because labels, gold, tasks or snapshots name it."""
         require_lead(actor)
         with self._write() as c:
-            r = self._account(c, username)
-            if r.status == "deleted":
-                raise StoreError(f"account '{r.username}' is deleted already")
+            r = self._live_account(c, username, " already")
             self._refuse_last_lead(c, r)
             traces = [sa.select(labels.c.id).where(labels.c.coder_id == r.id),
                       sa.select(gold.c.id).where(gold.c.decided_by == r.id),
