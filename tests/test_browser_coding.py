@@ -102,6 +102,11 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     def code_next(page, user, keys, n_before, note: str | None = None):
         item = store.coder_order(task.id, user)[n_before]
         expect(page.get_by_text(f"Item {n_before + 1} of {N_ITEMS} · {item}")).to_be_visible()
+        # The keypad holds this item and has the last label's answer (a key pressed while it saves
+        # is refused, not given to an item the coder has not seen).
+        pad = page.locator(".kp-root")
+        expect(pad).to_have_attribute("data-item", item, timeout=15_000)
+        expect(pad).to_have_attribute("data-state", "ready", timeout=15_000)
         key = keys[position[item]]
         if note:
             box = page.get_by_label("Note", exact=False)
