@@ -26,18 +26,25 @@ def corpus():
     return load_sample()
 
 
-@pytest.fixture
-def team(tmp_path, monkeypatch, corpus):
-    """A data dir with a lead, two coders, a viewer and a 10-item task on the sample corpus."""
+def data_dir(tmp_path: Path, monkeypatch) -> Path:
+    """A fresh data directory that the app under AppTest uses (SQLite in it, no database URL)."""
     data = tmp_path / "data"
     data.mkdir()
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
     monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
-    store = Store.open(data)
-    lead = store.create_user("lead", "lead-password", "lead")
-    ann = store.create_user("ann", "ann-password", "coder")
-    bob = store.create_user("bob", "bob-password", "coder")
-    guest = store.create_user("guest", "guest-password", "viewer")
+    return data
+
+
+def people(store: Store, **roles: str) -> list:
+    """Accounts named by keyword with their role (password: the name and "-password"), in order."""
+    return [store.create_user(name, f"{name}-password", role) for name, role in roles.items()]
+
+
+@pytest.fixture
+def team(tmp_path, monkeypatch, corpus):
+    """A data dir with a lead, two coders, a viewer and a 10-item task on the sample corpus."""
+    store = Store.open(data_dir(tmp_path, monkeypatch))
+    lead, ann, bob, guest = people(store, lead="lead", ann="coder", bob="coder", guest="viewer")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
     task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3,
                              dataset_hash=corpus.content_hash)
@@ -45,6 +52,7 @@ def team(tmp_path, monkeypatch, corpus):
 
 
 def signed_in(username: str, password: str, page: str) -> AppTest:
+    """The app opened at ``page`` and signed in through its form."""
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page(page).run()
     at.text_input(key="auth_username").input(username)

@@ -8,6 +8,7 @@ import time
 
 import pandas as pd
 import pytest
+from coding_team import people
 from conftest import served_app, wait_idle
 
 from analysis import agreement as ag
@@ -31,9 +32,7 @@ def team(tmp_path_factory):
     data = tmp_path_factory.mktemp("coding_app")
     corpus = load_sample()
     store = Store.open(data)
-    lead = store.create_user("lead", "lead-password", "lead")
-    ann = store.create_user("ann", "ann-password", "coder")
-    bob = store.create_user("bob", "bob-password", "coder")
+    lead, ann, bob = people(store, lead="lead", ann="coder", bob="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
     task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11,
                              dataset_hash=corpus.content_hash)

@@ -6,6 +6,7 @@ the feedback after the reveal counts only the items that have gold."""
 from __future__ import annotations
 
 import pytest
+from coding_team import people
 from conftest import served_app, wait_idle
 
 from analysis import coding as ac
@@ -25,9 +26,7 @@ def team(tmp_path_factory):
     data = tmp_path_factory.mktemp("coding_keys")
     corpus = load_sample()
     store = Store.open(data)
-    lead = store.create_user("lead", "lead-password", "lead")
-    ann = store.create_user("ann", "ann-password", "coder")
-    cat = store.create_user("cat", "cat-password", "coder")
+    lead, ann, cat = people(store, lead="lead", ann="coder", cat="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 8, seed=21), 0, seed=21)
     task = store.create_task(lead, "keys pilot", corpus.info.name, cbm.default(), items, [ann], seed=21,
                              dataset_hash=corpus.content_hash)
@@ -59,6 +58,15 @@ def _keypad(page):
     pad = page.locator(".kp-root")
     expect(pad).to_have_attribute("data-state", "ready")
     return pad
+
+
+def _ann_at_the_keypad(browser, url: str):
+    """Ann signed in on the Code page, the keypad ready, the keys on the page (not in a field):
+    the page, the keypad and the item it shows."""
+    page = _sign_in(browser, url, "ann", "ann-password")
+    pad = _keypad(page)
+    page.get_by_role("heading", name="Code", exact=True).click()
+    return page, pad, pad.get_attribute("data-item")
 
 
 def _after_label(page, pad, item: str) -> str:
@@ -97,11 +105,8 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(browser, tea
 
 def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(browser, team):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "ann", "ann-password")
-    pad = _keypad(page)
-    item = pad.get_attribute("data-item")
+    page, pad, item = _ann_at_the_keypad(browser, url)
     before = len(store.history(ann, task.id))
-    page.get_by_role("heading", name="Code", exact=True).click()
     page.keyboard.press("n")
     page.keyboard.type("the Follower goes on")
     page.keyboard.press("Enter")
@@ -127,10 +132,7 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(browser, tea
 
 def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "ann", "ann-password")
-    pad = _keypad(page)
-    item = pad.get_attribute("data-item")
-    page.get_by_role("heading", name="Code", exact=True).click()
+    page, pad, item = _ann_at_the_keypad(browser, url)
     page.keyboard.press("n")
     page.keyboard.type("hesitant")
     page.keyboard.press("Tab")  # out of the note, onto the Unsure box
@@ -146,11 +148,8 @@ def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
 
 def test_a_refused_label_gives_the_note_back(browser, team):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "ann", "ann-password")
-    pad = _keypad(page)
-    item = pad.get_attribute("data-item")
+    page, pad, item = _ann_at_the_keypad(browser, url)
     before = len(store.history(ann, task.id))
-    page.get_by_role("heading", name="Code", exact=True).click()
     page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
     expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
     page.keyboard.press("n")

@@ -4,7 +4,6 @@ accounts from an empty coders picker."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,25 +12,16 @@ from analysis import coding as ac
 from analysis.curation import Curation, curation
 from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
 from corpus.store import Store
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from coding_team import APP, corpus, data_dir, people, signed_in  # noqa: F401 - fixtures
+
 N_ITEMS = 30
-
-
-@pytest.fixture(scope="module")
-def corpus():
-    return load_sample()
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
-    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
-    return data
+    return data_dir(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -39,9 +29,7 @@ def round_(data, corpus):
     """A 30-item task: 23 items labelled by two coders, 14 of them with gold (12 unanimous, then 2
     adjudicated, one of which replaces a unanimous decision... on an item counted once)."""
     store = Store.open(data)
-    lead = store.create_user("lead", "lead-password", "lead")
-    ann = store.create_user("ann", "ann-password", "coder")
-    bob = store.create_user("bob", "bob-password", "coder")
+    lead, ann, bob = people(store, lead="lead", ann="coder", bob="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=8), 0, seed=8)
     task = store.create_task(lead, "round one", corpus.info.name, cbm.default(), items, [ann, bob], seed=8,
                              dataset_hash=corpus.content_hash)
@@ -55,15 +43,6 @@ def round_(data, corpus):
     store.set_gold(lead, task.id, ids[13], "initiate")
     return store, lead, task, ids
 
-
-def signed_in(page: str, username: str = "lead", password: str = "lead-password") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page(page).run()
-    at.text_input(key="auth_username").input(username)
-    at.text_input(key="auth_password").input(password)
-    at.button[0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_curation_counts_labelled_items_by_humans():
@@ -85,7 +64,7 @@ def test_curation_counts_labelled_items_by_humans():
 
 def test_reveal_with_open_items_waits_for_a_confirmation(round_):
     store, lead, task, ids = round_
-    at = signed_in("pages/adjudicate.py")
+    at = signed_in("lead", "lead-password", "pages/adjudicate.py")
     bar = at.get("progress")[0].proto
     assert bar.text == "Curation: 14 of 23 labelled items have gold (9 open); 30 items in the task."
     assert bar.value == 100 * 14 // 23
@@ -109,7 +88,7 @@ def test_a_reveal_with_every_labelled_item_curated_needs_no_confirmation(round_)
     store, lead, task, ids = round_
     for it in ids[14:23]:
         store.set_gold(lead, task.id, it, "continue")
-    at = signed_in("pages/adjudicate.py")
+    at = signed_in("lead", "lead-password", "pages/adjudicate.py")
     assert at.get("progress")[0].proto.text == "Curation: 23 of 23 labelled items have gold; 30 items in the task."
     at.segmented_control(key=f"adj_phase_{task.id}").set_value("revealed").run()
     assert store.task(task.id).phase == "revealed"
@@ -122,7 +101,7 @@ def history(at: AppTest, with_item: bool):
 
 def test_the_gold_history_says_who_when_from_what_and_what_it_replaced(round_):
     store, lead, task, ids = round_
-    at = signed_in("pages/adjudicate.py")
+    at = signed_in("lead", "lead-password", "pages/adjudicate.py")
     table = history(at, with_item=True)
     assert len(table) == 15  # 12 unanimous + 3 adjudicated decisions
     newest = table.iloc[0]
@@ -164,7 +143,7 @@ def test_analyses_on_gold_say_its_size_and_warn_under_the_minimum(round_):
 def test_an_empty_coders_picker_offers_to_add_a_coder_account(data, corpus):
     store = Store.open(data)
     store.create_user("lead", "lead-password", "lead")
-    at = signed_in("pages/tasks.py")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
     assert any(i.value.startswith("No coder accounts yet: add coder accounts first") for i in at.info)
     assert not [m for m in at.multiselect if m.label == "Coders"]
     at.button(key="ta_new_coders_add").click().run()

@@ -5,7 +5,6 @@ shares agreement numbers as snapshots."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -13,33 +12,18 @@ from streamlit.testing.v1 import AppTest
 from corpus import codebook as cbm
 from corpus.store import Store
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+from coding_team import data_dir, people, signed_in
 
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
-    data = tmp_path / "data"
-    data.mkdir()
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(data))
-    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
-    s = Store.open(data)
-    lead = s.create_user("lead", "lead-password", "lead")
-    ann = s.create_user("ann", "ann-password", "coder")
-    s.create_user("bob", "bob-password", "coder")
+    s = Store.open(data_dir(tmp_path, monkeypatch))
+    lead, ann, _ = people(s, lead="lead", ann="coder", bob="coder")
     task = s.create_task(lead, "pilot", "sample", cbm.default(), [{"session_id": "S", "action_index": 0}], [ann],
                          dataset_hash="h")
     s.add_label(ann, task.id, "S:0", "initiate")
     return s
 
-
-def sign_in(username: str, password: str, page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60).run()
-    at.switch_page(page).run()
-    at.text_input(key="auth_username").input(username)
-    at.text_input(key="auth_password").input(password)
-    at.button[0].click().run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _by_label(widgets, label: str):
@@ -56,7 +40,7 @@ def _account_action(at: AppTest, name: str, action: str, password: str = "", sur
 
 
 def test_the_lead_manages_accounts_and_is_told_what_happened(store):
-    at = sign_in("lead", "lead-password", "pages/tasks.py")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
     _by_label(at.text_input, "Username").input("carl")
     _by_label(at.text_input, "Password (8 characters or more)").input("carl-password")
     _by_label(at.button, "Add account").click().run()
@@ -81,7 +65,7 @@ def test_the_lead_manages_accounts_and_is_told_what_happened(store):
 
 
 def test_a_coder_changes_their_own_password(store):
-    at = sign_in("ann", "ann-password", "pages/code.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
 
     def change(current: str, new: str, again: str) -> AppTest:
         at.text_input(key="auth_pw_current").input(current)
@@ -97,17 +81,17 @@ def test_a_coder_changes_their_own_password(store):
     assert store.authenticate("ann", "ann-next-password").username == "ann"
 
 
-def test_a_disabled_account_is_signed_out_and_cannot_sign_in(store):
-    at = sign_in("ann", "ann-password", "pages/code.py")
+def test_a_disabled_account_is_signed_out_and_cannot_signed_in(store):
+    at = signed_in("ann", "ann-password", "pages/code.py")
     store.disable_user(None, "ann")
     at.run()
     assert at.text_input(key="auth_username") is not None  # back at the sign-in form
-    at = sign_in("ann", "ann-password", "pages/code.py")
+    at = signed_in("ann", "ann-password", "pages/code.py")
     assert [e.value for e in at.error] == ["This account is disabled; ask a lead."]
 
 
 def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):
-    at = sign_in("lead", "lead-password", "pages/tasks.py")
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
     task = store.tasks_for(store.user("lead"))[0]
     at.radio(key=f"ta_view_{task.id}").set_value("nothing").run()
     assert store.task(task.id).coder_view == "nothing"
