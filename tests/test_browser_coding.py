@@ -20,6 +20,8 @@ from corpus.store import Store
 pytest.importorskip("playwright")
 from playwright.sync_api import expect  # noqa: E402
 
+pytestmark = pytest.mark.browser
+
 SECRET = "ANN-PRIVATE-7731"
 N_ITEMS = 6
 # The code each coder gives, by the item's place in the task (keys of the grounding-acts codebook).
