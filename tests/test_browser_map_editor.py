@@ -5,14 +5,12 @@ the imported session, its route coverage becomes a number on the Data page."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from cli_run import run_cli
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from conftest import ROOT, served_app, wait_idle
+from conftest import served_app, wait_idle
 from real_data import PLATFORM, absent
 from test_browser_import import open_dataset
 
@@ -34,8 +32,7 @@ def setup(tmp_path_factory):
     work = tmp_path_factory.mktemp("map_editor")
     data = work / "data"
     dest = data / "datasets" / "platform"  # a folder the app offers
-    out = subprocess.run([sys.executable, "-m", "corpus", "import", "--from", "platform", str(PLATFORM), str(dest)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = run_cli("import", "--from", "platform", str(PLATFORM), str(dest))
     assert out.returncode == 0, out.stderr
     corpus = load_dir(dest)
     session = next(s for s in corpus.sessions.values() if len(s.actions) == 33)

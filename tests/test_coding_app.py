@@ -12,6 +12,7 @@ import sys
 
 import pandas as pd
 import pytest
+from cli_run import run_cli
 from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
@@ -364,10 +365,8 @@ def test_long_export_as_jsonl():
 
 
 def test_cli_adds_a_lead(tmp_path):
-    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(tmp_path / "d")}
-    env.pop("GROUNDWORK_DB_URL", None)
-    run = lambda pw: subprocess.run([sys.executable, "-m", "corpus", "users", "add", "pi", "--role", "lead", "--password-stdin"],
-                                    input=pw, text=True, capture_output=True, cwd=ROOT, env=env)
+    env = {"GROUNDWORK_DATA_DIR": str(tmp_path / "d"), "GROUNDWORK_DB_URL": None}
+    run = lambda pw: run_cli("users", "add", "pi", "--role", "lead", "--password-stdin", stdin=pw, env=env)
     r = run("pi-password\n")
     assert r.returncode == 0, r.stderr
     store = Store.open(tmp_path / "d")

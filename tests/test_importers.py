@@ -9,16 +9,14 @@ are recomputed here from the raw files (log rows, ink PNGs, transcript lines), n
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 import zipfile
 from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_run import run_cli
 from PIL import Image, ImageDraw
 
 from corpus import schema
@@ -35,7 +33,6 @@ from corpus.importers.platform import parse_time
 from corpus.validate import DatasetError, Report
 from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
-ROOT = Path(__file__).resolve().parent.parent
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 FOLLOWER_LOG = "cfc8ed53-40a6-4c79-a735-bb5fc0d21b15.follower_Alice.jsonl"
 OLDER_LOG = "older_schema_3998d45e.follower_David.stripped.jsonl"
@@ -710,15 +707,12 @@ def test_hcrc_bad_lines_are_reported(tmp_path):
 
 @needs_hcrc
 def test_cli_import(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    ok = subprocess.run([sys.executable, "-m", "corpus", "import", "--from", "hcrc", str(HCRC), str(tmp_path / "ds")],
-                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    ok = run_cli("import", "--from", "hcrc", str(HCRC), str(tmp_path / "ds"))
     assert ok.returncode == 0, ok.stderr
     assert load_dir(tmp_path / "ds").session("q1ec1")
     (tmp_path / "bad").mkdir()
     (tmp_path / "bad" / "d.txt").write_text("g|go|instruct\nf|ok|grunt\n")
-    bad = subprocess.run([sys.executable, "-m", "corpus", "import", "--from", "hcrc", str(tmp_path / "bad"), str(tmp_path / "ds2")],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    bad = run_cli("import", "--from", "hcrc", str(tmp_path / "bad"), str(tmp_path / "ds2"))
     assert bad.returncode == 1
     assert "d.txt" in bad.stderr and "line 2" in bad.stderr and "move" in bad.stderr and "grunt" in bad.stderr
     assert not (tmp_path / "ds2").exists()
@@ -785,10 +779,7 @@ def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatc
 
 @needs_platform
 def test_cli_import_options_reach_the_importer(tmp_path):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    run = subprocess.run([sys.executable, "-m", "corpus", "import", "--from", "platform", "--condition", "visible",
-                          "--split", "test", str(PLATFORM), str(tmp_path / "ds")],
-                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = run_cli("import", "--from", "platform", "--condition", "visible", "--split", "test", str(PLATFORM), str(tmp_path / "ds"))
     assert run.returncode == 0, run.stderr
     sessions = load_dir(tmp_path / "ds").sessions_df
     assert set(sessions["condition"]) == {"visible"} and set(sessions["split"]) == {"test"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from cli_run import run_cli
 
 from corpus.dataset import content_hash, load_dir
 from corpus.importers.asciimap import placeholder_map
@@ -99,7 +99,7 @@ def test_a_follower_map_on_another_grid_is_refused(imported):
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "corpus", *args], cwd=cwd, capture_output=True, text=True, timeout=120)
+    return run_cli(*args, cwd=cwd)
 
 
 def test_the_command_line_attaches_and_prints_the_metrics(imported, tmp_path):

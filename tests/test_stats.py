@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 from analysis.descriptive import dataset_stats, label_shares, table1, table8
 from corpus.dataset import load_dir
 from helpers import write_tiny
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -67,7 +63,7 @@ def test_tables_render(corpus):
 
 def test_cli_stats_json(tmp_path):
     ds = write_tiny(tmp_path / "ds", n_sessions=3)
-    out = subprocess.run([sys.executable, "-m", "corpus", "stats", str(ds), "--json"], capture_output=True, text=True, cwd=ROOT)
+    out = run_cli("stats", str(ds), "--json")
     assert out.returncode == 0, out.stderr
     stats = json.loads(out.stdout)
     for level in ("overall",):
@@ -82,6 +78,6 @@ def test_cli_stats_json(tmp_path):
 def test_cli_stats_on_a_broken_dataset_exits_1(tmp_path):
     ds = write_tiny(tmp_path / "ds")
     (ds / "maps" / "m1.json").write_text("[")
-    out = subprocess.run([sys.executable, "-m", "corpus", "stats", str(ds)], capture_output=True, text=True, cwd=ROOT)
+    out = run_cli("stats", str(ds))
     assert out.returncode == 1
     assert "maps/m1.json" in out.stderr and "bad JSON" in out.stderr

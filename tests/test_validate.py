@@ -8,11 +8,10 @@ archives through every reader, the command line.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_run import run_cli
 
 from analysis.replay import build_frames, time_label
 from bad_inputs.recipes import damage_zip, zip_dataset
@@ -23,7 +22,6 @@ from corpus.importers import import_source
 from corpus.validate import MAX_SECONDS, DatasetError, read_dataset
 from helpers import write_tiny
 
-ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
@@ -137,7 +135,7 @@ def test_a_corrupt_zip_is_an_archive_error_naming_the_member_in_every_reader(ds,
 def test_a_corrupt_zip_on_the_command_line_is_a_message_not_a_traceback(ds, tmp_path):
     archive = damage_zip(zip_dataset(ds, tmp_path / "ds.zip"), DAMAGE["flipped byte"][0])
     for command in ("validate", "stats"):
-        out = subprocess.run([sys.executable, "-m", "corpus", command, str(archive)], capture_output=True, text=True, cwd=ROOT)
+        out = run_cli(command, str(archive))
         assert out.returncode == 1
         assert "Traceback" not in out.stderr
         assert "corrupt member: its compressed data does not decompress" in out.stdout + out.stderr
@@ -192,14 +190,14 @@ def test_timestamps_up_to_the_stated_limit_load_and_replay(ds):
 
 def test_cli_validate_exits_1_and_names_file_record_and_field(ds):
     edit_action(ds, 2, lambda o: o.__setitem__("content", [[0, 0], [10, 3]]))
-    out = subprocess.run([sys.executable, "-m", "corpus", "validate", str(ds)], capture_output=True, text=True, cwd=ROOT)
+    out = run_cli("validate", str(ds))
     assert out.returncode == 1
     line = next(l for l in out.stdout.splitlines() if "content[1]" in l)
     assert "sessions/s1/actions.jsonl" in line and "line 2 (action 1)" in line and "outside the 10x12 grid" in line
 
 
 def test_cli_validate_exits_0_on_good_data(ds):
-    out = subprocess.run([sys.executable, "-m", "corpus", "validate", str(ds)], capture_output=True, text=True, cwd=ROOT)
+    out = run_cli("validate", str(ds))
     assert out.returncode == 0, out.stdout + out.stderr
     assert "no problems found" in out.stdout
 
