@@ -25,8 +25,17 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
-@pytest.fixture(autouse=True)
+def pytest_collection_modifyitems(config, items):
+    """The browser tests first (each module in the order collected): they take the longest, so with
+    one test process per CPU the short tests fill the end of the run instead of one long module."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+
+
+@pytest.fixture(autouse=True, scope="module")
 def _clear_streamlit_caches():
+    """Each test module starts with empty Streamlit caches. Within a module the tests share them:
+    every cache is keyed by content (a dataset's hash, the database URL, the settings), so a test
+    reads what it would have computed; a test about caching itself clears them first."""
     import streamlit as st
 
     st.cache_data.clear()
@@ -48,6 +57,38 @@ def _apptest_runs_like_a_server(monkeypatch):
             PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(app_test, "PagesManager", RoutedPagesManager)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _component_manifests_scanned_once():
+    """Every AppTest scans all installed packages for component manifests (about 0.1 s of processor
+    time each, in a suite of hundreds); the installed packages do not change during a run, so the
+    first scan's answer serves every AppTest."""
+    import functools
+
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    manifest_scanner.scan_component_manifests = functools.cache(scan)
+    yield
+    manifest_scanner.scan_component_manifests = scan
+
+
+# Argon2id with the smallest cost it accepts: tests make and check hundreds of passwords, at ~20 ms
+# each with the production settings. Hashes keep their settings inside, so the app's own check and
+# upgrade paths work on them unchanged; a test of the production settings is marked.
+_TEST_HASHER_SETTINGS = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
+
+
+@pytest.fixture(autouse=True)
+def _cheap_password_hashes(request, monkeypatch):
+    if request.node.get_closest_marker("production_password_hashing"):
+        return
+    from argon2 import PasswordHasher
+
+    from corpus.store import passwords
+
+    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(**_TEST_HASHER_SETTINGS))
 
 
 def free_port() -> int:
@@ -79,6 +120,25 @@ def browser_type_launch_args():
 @pytest.fixture(scope="session")
 def browser_context_args():
     return {"viewport": {"width": 1440, "height": 1000}}
+
+
+@pytest.fixture(scope="session")
+def shared_context(browser, browser_context_args):
+    ctx = browser.new_context(**browser_context_args)
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def context(shared_context, browser_context_args):
+    """One browser context for the run (per test process): its cache keeps the app's scripts, so a page
+    opens for about a third of the processor time a new context needs. Each test starts with no
+    cookies, no open page and the default viewport."""
+    shared_context.clear_cookies()
+    yield shared_context
+    for page in list(shared_context.pages):
+        page.close()
+    shared_context.clear_cookies()
 
 
 @contextmanager
@@ -133,15 +193,16 @@ class Served:
         return self.data_dir / "datasets"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_server(tmp_path_factory) -> Iterator[Served]:
-    """A served app on the sample corpus, one per test module."""
+    """A served app on the sample corpus, one per test process (a test that adds a dataset to it
+    gives it a name of its own; the sample corpus stays the one opened first)."""
     data = tmp_path_factory.mktemp("appdata")
     with served_app(data) as url:
         yield Served(url, data)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def app_url(app_server) -> str:
     return app_server.url
 
@@ -167,6 +228,21 @@ def wait_idle(page, timeout: float = 30_000) -> None:
         }""",
         timeout=timeout,
     )
+
+
+def rerun_after(page, action, timeout: float = 30_000) -> None:
+    """Do ``action`` (a click, a key) and wait until the app has run the script it caused and is idle
+    again: unlike wait_idle alone, never satisfied by the idle state from before the action."""
+    page.evaluate("""() => {
+        window.__gwRan = false;
+        const app = document.querySelector('[data-testid=stApp]');
+        new MutationObserver((_, obs) => {
+            if (app.getAttribute('data-test-script-state') === 'running') { window.__gwRan = true; obs.disconnect(); }
+        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+    }""")
+    action()
+    page.wait_for_function("() => window.__gwRan === true", timeout=timeout)
+    wait_idle(page, timeout)
 
 
 @pytest.fixture(scope="session")

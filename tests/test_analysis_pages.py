@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from corpus.dataset import SAMPLE_DATA, load_dir
@@ -70,6 +71,8 @@ def test_the_model_table_reports_slopes_per_condition_and_a_sentence(tmp_path, m
 
 
 def test_a_rerun_that_changed_nothing_does_not_refit(tmp_path, monkeypatch, caplog):
+    st.cache_data.clear()  # the first run fits: nothing from an earlier test in the cache
+    st.cache_resource.clear()
     caplog.set_level(logging.INFO, logger="groundwork.services")
     at = open_page(tmp_path, monkeypatch, "pages/alignment.py")
 

@@ -45,13 +45,6 @@ def team(tmp_path_factory):
         yield store, users
 
 
-@pytest.fixture
-def _clear_streamlit_caches():
-    """Every cache here is keyed by content (the dataset's hash, the database URL), so this module
-    shares them between its tests instead of clearing them before each one."""
-    yield
-
-
 def open_page(team, role: str, stem: str) -> AppTest:
     store, users = team
     at = AppTest.from_file(APP, default_timeout=60)

@@ -42,8 +42,9 @@ def team(tmp_path_factory):
         yield store, task, ann, url
 
 
-def _sign_in(browser, url: str, username: str, password: str):
-    page = browser.new_context(viewport={"width": 1440, "height": 900}).new_page()
+def _sign_in(context, url: str, username: str, password: str):
+    page = context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{url}/code")
     wait_idle(page)
     page.get_by_role("textbox", name="Username").fill(username)
@@ -60,10 +61,10 @@ def _keypad(page):
     return pad
 
 
-def _ann_at_the_keypad(browser, url: str):
+def _ann_at_the_keypad(context, url: str):
     """Ann signed in on the Code page, the keypad ready, the keys on the page (not in a field):
     the page, the keypad and the item it shows."""
-    page = _sign_in(browser, url, "ann", "ann-password")
+    page = _sign_in(context, url, "ann", "ann-password")
     pad = _keypad(page)
     page.get_by_role("heading", name="Code", exact=True).click()
     return page, pad, pad.get_attribute("data-item")
@@ -77,9 +78,9 @@ def _after_label(page, pad, item: str) -> str:
     return pad.get_attribute("data-item")
 
 
-def test_note_enter_then_key_saves_the_label_with_exactly_that_note(browser, team, artifacts):
+def test_note_enter_then_key_saves_the_label_with_exactly_that_note(context, team, artifacts):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "ann", "ann-password")
+    page = _sign_in(context, url, "ann", "ann-password")
     pad = _keypad(page)
     order = store.coder_order(task.id, ann)
     assert pad.get_attribute("data-item") == order[0]
@@ -103,9 +104,9 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(browser, tea
     page.screenshot(path=str(artifacts / "coding_keypad.png"))
 
 
-def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(browser, team):
+def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(context, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(browser, url)
+    page, pad, item = _ann_at_the_keypad(context, url)
     before = len(store.history(ann, task.id))
     page.keyboard.press("n")
     page.keyboard.type("the Follower goes on")
@@ -130,9 +131,9 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(browser, tea
     assert [last["item_id"], last["code"], last["note"]] == [following, "acknowledge", "typed after the key"]
 
 
-def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
+def test_keys_work_with_the_focus_on_the_unsure_box(context, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(browser, url)
+    page, pad, item = _ann_at_the_keypad(context, url)
     page.keyboard.press("n")
     page.keyboard.type("hesitant")
     page.keyboard.press("Tab")  # out of the note, onto the Unsure box
@@ -146,9 +147,9 @@ def test_keys_work_with_the_focus_on_the_unsure_box(browser, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
-def test_a_refused_label_gives_the_note_back(browser, team):
+def test_a_refused_label_gives_the_note_back(context, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(browser, url)
+    page, pad, item = _ann_at_the_keypad(context, url)
     before = len(store.history(ann, task.id))
     page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
     expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
@@ -167,9 +168,9 @@ def test_a_refused_label_gives_the_note_back(browser, team):
         store.set_phase(lead, task.id, "coding")
 
 
-def test_full_code_names_and_the_focused_codes_examples_are_on_screen(browser, team):
+def test_full_code_names_and_the_focused_codes_examples_are_on_screen(context, team):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "ann", "ann-password")
+    page = _sign_in(context, url, "ann", "ann-password")
     _keypad(page)
     codes = task.codebook.codes
     names = page.locator(".kp-code .kp-name")
@@ -187,9 +188,9 @@ def test_full_code_names_and_the_focused_codes_examples_are_on_screen(browser, t
     expect(detail.get_by_text(repair.positive[0])).to_be_visible()
 
 
-def test_feedback_counts_only_the_items_with_gold(browser, team):
+def test_feedback_counts_only_the_items_with_gold(context, team):
     store, task, ann, url = team
-    page = _sign_in(browser, url, "cat", "cat-password")
+    page = _sign_in(context, url, "cat", "cat-password")
     expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
     expect(page.get_by_text(
         "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label.")

@@ -47,7 +47,9 @@ def lead_context(browser, hostile_app):
     """A browser signed in as the lead (the sign-in cookie carries over to every page opened)."""
     url = hostile_app[0]
     context = browser.new_context(viewport={"width": 1440, "height": 900})
-    _sign_in(context.new_page(), url, "tasks", "lead", LEAD_PASSWORD)
+    page = context.new_page()
+    _sign_in(page, url, "tasks", "lead", LEAD_PASSWORD)
+    page.close()
     yield context
     context.close()
 

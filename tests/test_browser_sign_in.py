@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from components.sign_in_cookie import COOKIE
-from conftest import served_app, wait_idle
+from conftest import rerun_after, served_app, wait_idle
 from corpus.store import Store
 from corpus.store.signin import WRONG
 
@@ -36,10 +36,14 @@ def served(tmp_path_factory):
 def _sign_in(page, url: str, username: str = "ann", password: str = PASSWORD, path: str = "code") -> None:
     page.goto(f"{url}/{path}")
     wait_idle(page)
+    _submit(page, username, password)
+
+
+def _submit(page, username: str, password: str) -> None:
+    """Fill in the sign-in form on the page and send it."""
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
+    rerun_after(page, page.get_by_role("button", name="Sign in").click)
 
 
 def _signed_in(page) -> None:
@@ -152,14 +156,16 @@ def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name
     url, store, ann = served
     store.create_user("dee", "dee-password", "coder")
     said = {}
+    page.goto(f"{url}/code")
+    wait_idle(page)
     for name in ("dee", "nobody-by-this-name"):
         words = []
         for _ in range(store.policy.free_attempts + 1):
-            _sign_in(page, url, name, "wrong password")
+            _submit(page, name, "wrong password")  # again in the form that said no
             words.append(_form_error(page).inner_text())
         said[name] = words
         # While locked, even the right password is refused, with the lockout message in the form.
-        _sign_in(page, url, name, "dee-password")
+        _submit(page, name, "dee-password")
         _signed_out(page)
         expect(_form_error(page)).to_have_text(LOCKED)
     for words in said.values():

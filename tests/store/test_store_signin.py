@@ -46,6 +46,7 @@ def test_passwords_are_argon2id_hashes(store):
         store.create_user("ann", "another-password", "coder")
 
 
+@pytest.mark.production_password_hashing
 def test_a_pbkdf2_hash_is_upgraded_at_the_next_successful_sign_in(store):
     salt = bytes(range(16))
     digest = hashlib.pbkdf2_hmac("sha256", b"old-password", salt, 200_000).hex()
