@@ -28,9 +28,10 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-## Install everything the tests need and run every test.
+## Install everything the tests need and run every test, one test process per CPU (a module's tests
+## stay in one process, with its served app). `.venv/bin/python -m pytest` alone runs them in one.
 test: install chromium
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadscope
 
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium
