@@ -1,6 +1,8 @@
-"""The analysis pages in headless chromium: every figure is drawn with its download buttons and
-saved as a screenshot (tests/artifacts/analysis_*.png, 1440 x 900), and clicking a point lists
-the actions behind it, whose link opens that moment in Replay."""
+"""The analysis pages in headless chromium at 1440 x 900: every figure is drawn with its download
+buttons, reads right (no axis label runs into the legend, error bars and bands say what they are in
+the legend, bars carry their n, no p-value prints as 0.000) and is saved as a screenshot
+(tests/artifacts/analysis_*.png); clicking a point lists the actions behind it, whose link opens
+that moment in Replay; a chart downloads as PNG, SVG and CSV."""
 
 from __future__ import annotations
 
@@ -9,17 +11,54 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
 from conftest import wait_idle
 
 pytestmark = pytest.mark.browser
 
+# page -> its figures: (chart key, what its interval legend entry says; None: a chart without
+# intervals, "" a chart without a legend)
 PAGES = {
-    "alignment": ["align_progress", "align_dyads"],
-    "acts": ["acts_shares", "acts_alignment"],
-    "misalignment": ["why_reasons", "why_curves", "why_before"],
-    "outcomes": ["out_figure"],
-    "split": ["split_objective"],
+    "alignment": [("align_progress", WILSON_BANDS), ("align_dyads", WILSON_BANDS)],
+    "acts": [("acts_shares", None), ("acts_alignment", WILSON_BARS)],
+    "misalignment": [("why_reasons", WILSON_BARS_K), ("why_curves", WILSON_BANDS), ("why_before", WILSON_BARS_K)],
+    "outcomes": [("out_figure", None)],
+    "split": [("split_objective", "")],
 }
+
+
+def _boxes(locator) -> list[dict]:
+    return [locator.nth(i).bounding_box() for i in range(locator.count())]
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def _reads_right(plot, key: str, interval: str | None) -> None:
+    """No tick label or axis title overlaps a legend entry; an interval chart names its interval."""
+    ticks = _boxes(plot.locator(".xtick text"))
+    titles = _boxes(plot.locator(".g-xtitle text, .g-x2title text, .g-x3title text"))
+    legend = plot.locator(".legend .traces")
+    assert ticks and legend.count(), key
+    for entry in _boxes(legend):
+        clash = [t for t in ticks + titles if _overlap(t, entry)]
+        assert not clash, f"{key}: an axis label overlaps the legend"
+    entries = [legend.nth(i).text_content() for i in range(legend.count())]
+    if interval:
+        assert interval in entries, entries
+
+
+def _act_bar_counts() -> list[int]:
+    """What the act chart's bars must print: one n per act and condition, 0 where a condition has
+    no such act, computed here from the same data."""
+    from analysis.filters import Filters
+    from corpus.dataset import load_sample
+    from services.alignment import Scope, acts_by_condition
+
+    shares, _, _ = acts_by_condition(Scope(load_sample(), Filters(), acts="majority"))
+    expected = shares.pivot(index="code", columns="condition", values="n").fillna(0).astype(int).to_numpy().ravel()
+    return sorted(expected.tolist())
 
 
 def expected_first_action() -> dict:
@@ -45,7 +84,7 @@ def test_every_figure_is_drawn_with_its_downloads(page_1440, app_url, artifacts,
     wait_idle(page, 60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
-    for key in PAGES[name]:
+    for key, interval in PAGES[name]:
         block = page.locator(f".st-key-{key}_block")
         block.scroll_into_view_if_needed()
         plot = block.locator(".js-plotly-plot")
@@ -55,7 +94,14 @@ def test_every_figure_is_drawn_with_its_downloads(page_1440, app_url, artifacts,
             expect(block.get_by_role("button", name=label)).to_be_visible()
         expect(block.locator(".g-ytitle")).not_to_have_count(0)  # axis titles drawn
         page.wait_for_timeout(400)  # let plotly finish its transitions
+        if interval != "":
+            _reads_right(plot, key, interval)
         block.screenshot(path=str(artifacts / f"analysis_{name}_{key}.png"))
+    main_text = page.get_by_test_id("stMain").inner_text()
+    assert "0.000" not in main_text.replace("0.0000", "")  # p-values print as "< 0.001"
+    if name == "acts":
+        bars = page.locator(".st-key-acts_shares_block .js-plotly-plot .bartext")
+        assert sorted(int(t) for t in bars.all_text_contents() if t.strip()) == _act_bar_counts()
 
 
 def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1440, app_url, artifacts):
