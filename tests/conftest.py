@@ -230,21 +230,6 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     )
 
 
-def rerun_after(page, action, timeout: float = 30_000) -> None:
-    """Do ``action`` (a click, a key) and wait until the app has run the script it caused and is idle
-    again: unlike wait_idle alone, never satisfied by the idle state from before the action."""
-    page.evaluate("""() => {
-        window.__gwRan = false;
-        const app = document.querySelector('[data-testid=stApp]');
-        new MutationObserver((_, obs) => {
-            if (app.getAttribute('data-test-script-state') === 'running') { window.__gwRan = true; obs.disconnect(); }
-        }).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-    }""")
-    action()
-    page.wait_for_function("() => window.__gwRan === true", timeout=timeout)
-    wait_idle(page, timeout)
-
-
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

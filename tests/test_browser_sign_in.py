@@ -10,12 +10,14 @@ import time
 from datetime import timedelta
 
 import pytest
+import sqlalchemy as sa
 from playwright.sync_api import expect
 
 from components.sign_in_cookie import COOKIE
-from conftest import rerun_after, served_app, wait_idle
+from conftest import served_app, wait_idle
 from corpus.store import Store
 from corpus.store.signin import WRONG
+from corpus.store.tables import signin_throttle
 
 pytestmark = pytest.mark.browser
 
@@ -43,7 +45,8 @@ def _submit(page, username: str, password: str) -> None:
     """Fill in the sign-in form on the page and send it."""
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
-    rerun_after(page, page.get_by_role("button", name="Sign in").click)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page)
 
 
 def _signed_in(page) -> None:
@@ -152,20 +155,41 @@ def _form_error(page):
     return page.get_by_test_id("stForm").get_by_test_id("stAlertContentError")
 
 
+def _failures(store, name: str) -> int:
+    """The failed sign-ins the store has counted against a name."""
+    with store.engine.connect() as c:
+        return c.execute(sa.select(signin_throttle.c.failures).where(signin_throttle.c.key == f"account:{name}")).scalar() or 0
+
+
+def _until(condition, seconds: float = 15) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert condition()
+
+
 def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name(page, served):
     url, store, ann = served
     store.create_user("dee", "dee-password", "coder")
     said = {}
+    free = store.policy.free_attempts
     page.goto(f"{url}/code")
     wait_idle(page)
     for name in ("dee", "nobody-by-this-name"):
         words = []
-        for _ in range(store.policy.free_attempts + 1):
+        for k in range(1, free + 1):
             _submit(page, name, "wrong password")  # again in the form that said no
+            _until(lambda: _failures(store, name) == k)  # this attempt was checked and counted
+            expect(_form_error(page)).to_have_text(WRONG)
             words.append(_form_error(page).inner_text())
+        _submit(page, name, "wrong password")
+        expect(_form_error(page)).to_have_text(LOCKED)
+        words.append(_form_error(page).inner_text())
+        assert _failures(store, name) == free  # refused while locked: not checked, not counted
         said[name] = words
-        # While locked, even the right password is refused, with the lockout message in the form.
-        _submit(page, name, "dee-password")
+        # While locked, even the right password is refused, with the lockout message in the form
+        # (of a page opened afresh: no message from before).
+        _sign_in(page, url, name, "dee-password")
         _signed_out(page)
         expect(_form_error(page)).to_have_text(LOCKED)
     for words in said.values():
