@@ -3,6 +3,7 @@ chromium for Playwright, and a throwaway PostgreSQL server."""
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import socket
@@ -64,8 +65,6 @@ def _component_manifests_scanned_once():
     """Every AppTest scans all installed packages for component manifests (about 0.1 s of processor
     time each, in a suite of hundreds); the installed packages do not change during a run, so the
     first scan's answer serves every AppTest."""
-    import functools
-
     from streamlit.components.v2 import manifest_scanner
 
     scan = manifest_scanner.scan_component_manifests
@@ -77,18 +76,20 @@ def _component_manifests_scanned_once():
 # Argon2id with the smallest cost it accepts: tests make and check hundreds of passwords, at ~20 ms
 # each with the production settings. Hashes keep their settings inside, so the app's own check and
 # upgrade paths work on them unchanged; a test of the production settings is marked.
-_TEST_HASHER_SETTINGS = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
-
-
 @pytest.fixture(autouse=True)
 def _cheap_password_hashes(request, monkeypatch):
     if request.node.get_closest_marker("production_password_hashing"):
         return
-    from argon2 import PasswordHasher
-
     from corpus.store import passwords
 
-    monkeypatch.setattr(passwords, "_hasher", PasswordHasher(**_TEST_HASHER_SETTINGS))
+    monkeypatch.setattr(passwords, "_hasher", _cheap_hasher())
+
+
+@functools.cache
+def _cheap_hasher():
+    from argon2 import PasswordHasher
+
+    return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
 def free_port() -> int:
@@ -130,15 +131,14 @@ def shared_context(browser, browser_context_args):
 
 
 @pytest.fixture
-def context(shared_context, browser_context_args):
+def context(shared_context):
     """One browser context for the run (per test process): its cache keeps the app's scripts, so a page
     opens for about a third of the processor time a new context needs. Each test starts with no
-    cookies, no open page and the default viewport."""
+    cookies and no open page."""
     shared_context.clear_cookies()
     yield shared_context
     for page in list(shared_context.pages):
         page.close()
-    shared_context.clear_cookies()
 
 
 @contextmanager

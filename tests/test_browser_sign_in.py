@@ -64,11 +64,16 @@ def _cookie(context) -> dict | None:
     return next((c for c in context.cookies() if c["name"] == COOKIE), None)
 
 
+def _until(condition, seconds: float = 15, what=lambda: None) -> None:
+    """Wait until ``condition()`` holds (polling); fail with ``what()`` if it does not in time."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert condition(), what()
+
+
 def _wait_cookie(context, present: bool) -> dict | None:
-    deadline = time.monotonic() + 10
-    while (_cookie(context) is not None) != present and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert (_cookie(context) is not None) == present, context.cookies()
+    _until(lambda: (_cookie(context) is not None) == present, seconds=10, what=lambda: context.cookies())
     return _cookie(context)
 
 
@@ -159,13 +164,6 @@ def _failures(store, name: str) -> int:
     """The failed sign-ins the store has counted against a name."""
     with store.engine.connect() as c:
         return c.execute(sa.select(signin_throttle.c.failures).where(signin_throttle.c.key == f"account:{name}")).scalar() or 0
-
-
-def _until(condition, seconds: float = 15) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert condition()
 
 
 def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name(page, served):
