@@ -230,6 +230,21 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     )
 
 
+def submit_sign_in(page, username: str, password: str, timeout: float = 30_000) -> None:
+    """Fill in the sign-in form that the page shows and send it."""
+    page.get_by_role("textbox", name="Username").fill(username)
+    page.get_by_role("textbox", name="Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    wait_idle(page, timeout)
+
+
+def sign_in(page, url: str, path: str, username: str, password: str, timeout: float = 30_000) -> None:
+    """Open the app at ``path`` (a page that asks a visitor to sign in) and sign in there."""
+    page.goto(f"{url}/{path}")
+    wait_idle(page, timeout)
+    submit_sign_in(page, username, password, timeout)
+
+
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

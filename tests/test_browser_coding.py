@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 from coding_team import people
-from conftest import served_app, wait_idle
+from conftest import served_app, submit_sign_in, wait_idle
 
 from analysis import agreement as ag
 from analysis import coding as ac
@@ -47,10 +47,7 @@ def _sign_in(context, url: str, path: str, username: str, password: str):
     page.goto(f"{url}/{path}")
     wait_idle(page)
     expect(page.get_by_text("Page not found")).to_have_count(0)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
+    submit_sign_in(page, username, password)
     expect(page.get_by_text("Signed in as")).to_be_visible()
     return page
 

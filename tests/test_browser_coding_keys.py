@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from coding_team import people
-from conftest import served_app, wait_idle
+from conftest import served_app, sign_in, wait_idle
 
 from analysis import coding as ac
 from corpus import codebook as cbm
@@ -45,12 +45,7 @@ def team(tmp_path_factory):
 def _sign_in(context, url: str, username: str, password: str):
     page = context.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(f"{url}/code")
-    wait_idle(page)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
+    sign_in(page, url, "code", username, password)
     expect(page.get_by_text("Signed in as")).to_be_visible()
     return page
 

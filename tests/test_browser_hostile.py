@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 import app
-from conftest import served_app, wait_idle
+from conftest import served_app, sign_in, wait_idle
 from corpus.store import Store
 from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
 
@@ -67,12 +67,7 @@ def _watch(page) -> list[str]:
 
 
 def _sign_in(page, url: str, path: str, username: str, password: str) -> None:
-    page.goto(f"{url}/{path}")
-    wait_idle(page, 60_000)
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page, 60_000)
+    sign_in(page, url, path, username, password, timeout=60_000)
     expect(page.get_by_text("Signed in as")).to_be_visible()
 
 

@@ -10,7 +10,7 @@ from cli_run import run_cli
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from conftest import served_app, wait_idle
+from conftest import served_app, submit_sign_in, wait_idle
 from real_data import PLATFORM, absent
 from test_browser_import import open_dataset
 
@@ -111,10 +111,7 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     open_dataset(page, url, corpus_name)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Map editor").click()
     wait_idle(page)
-    page.get_by_role("textbox", name="Username").fill("lead")
-    page.get_by_role("textbox", name="Password").fill("lead-password")
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
+    submit_sign_in(page, "lead", "lead-password")
 
     # Start over the ink image, on the grid the importer rasterized it onto (60 x 41).
     page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))

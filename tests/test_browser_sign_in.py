@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from playwright.sync_api import expect
 
 from components.sign_in_cookie import COOKIE
-from conftest import served_app, wait_idle
+from conftest import served_app, sign_in, submit_sign_in, wait_idle
 from corpus.store import Store
 from corpus.store.signin import WRONG
 from corpus.store.tables import signin_throttle
@@ -35,18 +35,8 @@ def served(tmp_path_factory):
         yield url, store, ann
 
 
-def _sign_in(page, url: str, username: str = "ann", password: str = PASSWORD, path: str = "code") -> None:
-    page.goto(f"{url}/{path}")
-    wait_idle(page)
-    _submit(page, username, password)
-
-
-def _submit(page, username: str, password: str) -> None:
-    """Fill in the sign-in form on the page and send it."""
-    page.get_by_role("textbox", name="Username").fill(username)
-    page.get_by_role("textbox", name="Password").fill(password)
-    page.get_by_role("button", name="Sign in").click()
-    wait_idle(page)
+def _sign_in(page, url: str, username: str = "ann", password: str = PASSWORD) -> None:
+    sign_in(page, url, "code", username, password)
 
 
 def _signed_in(page) -> None:
@@ -176,11 +166,11 @@ def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name
     for name in ("dee", "nobody-by-this-name"):
         words = []
         for k in range(1, free + 1):
-            _submit(page, name, "wrong password")  # again in the form that said no
+            submit_sign_in(page, name, "wrong password")  # again in the form that said no
             _until(lambda: _failures(store, name) == k)  # this attempt was checked and counted
             expect(_form_error(page)).to_have_text(WRONG)
             words.append(_form_error(page).inner_text())
-        _submit(page, name, "wrong password")
+        submit_sign_in(page, name, "wrong password")
         expect(_form_error(page)).to_have_text(LOCKED)
         words.append(_form_error(page).inner_text())
         assert _failures(store, name) == free  # refused while locked: not checked, not counted
