@@ -134,11 +134,30 @@ def shared_context(browser, browser_context_args):
 def context(shared_context):
     """One browser context for the run (per test process): its cache keeps the app's scripts, so a page
     opens for about a third of the processor time a new context needs. Each test starts with no
-    cookies and no open page."""
+    cookies, and the pages it opened (all but the shared tab) are closed after it."""
     shared_context.clear_cookies()
     yield shared_context
     for page in list(shared_context.pages):
-        page.close()
+        if page is not _tab.get("page"):
+            page.close()
+
+
+_tab: dict = {}
+
+
+@pytest.fixture
+def page(context, browser_context_args):
+    """One tab for the run (per test process), on about:blank between tests (which ends the app's
+    session), with the storage of the site it showed cleared, and at the context's viewport. A new tab starts a new renderer process, which costs
+    about as much processor time again as the app's page it then opens."""
+    tab = _tab.get("page")
+    if tab is None or tab.is_closed():
+        tab = _tab["page"] = context.new_page()
+    yield tab
+    if not tab.is_closed():
+        tab.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
+        tab.goto("about:blank")
+        tab.set_viewport_size(browser_context_args["viewport"])
 
 
 @contextmanager

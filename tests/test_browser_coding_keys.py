@@ -42,12 +42,10 @@ def team(tmp_path_factory):
         yield store, task, ann, url
 
 
-def _sign_in(context, url: str, username: str, password: str):
-    page = context.new_page()
+def _sign_in(page, url: str, username: str, password: str):
     page.set_viewport_size({"width": 1440, "height": 900})
     sign_in(page, url, "code", username, password)
     expect(page.get_by_text("Signed in as")).to_be_visible()
-    return page
 
 
 def _keypad(page):
@@ -56,13 +54,13 @@ def _keypad(page):
     return pad
 
 
-def _ann_at_the_keypad(context, url: str):
+def _ann_at_the_keypad(page, url: str):
     """Ann signed in on the Code page, the keypad ready, the keys on the page (not in a field):
-    the page, the keypad and the item it shows."""
-    page = _sign_in(context, url, "ann", "ann-password")
+    the keypad and the item it shows."""
+    _sign_in(page, url, "ann", "ann-password")
     pad = _keypad(page)
     page.get_by_role("heading", name="Code", exact=True).click()
-    return page, pad, pad.get_attribute("data-item")
+    return pad, pad.get_attribute("data-item")
 
 
 def _after_label(page, pad, item: str) -> str:
@@ -73,9 +71,9 @@ def _after_label(page, pad, item: str) -> str:
     return pad.get_attribute("data-item")
 
 
-def test_note_enter_then_key_saves_the_label_with_exactly_that_note(context, team, artifacts):
+def test_note_enter_then_key_saves_the_label_with_exactly_that_note(page, team, artifacts):
     store, task, ann, url = team
-    page = _sign_in(context, url, "ann", "ann-password")
+    _sign_in(page, url, "ann", "ann-password")
     pad = _keypad(page)
     order = store.coder_order(task.id, ann)
     assert pad.get_attribute("data-item") == order[0]
@@ -99,9 +97,9 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(context, tea
     page.screenshot(path=str(artifacts / "coding_keypad.png"))
 
 
-def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(context, team):
+def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(page, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(context, url)
+    pad, item = _ann_at_the_keypad(page, url)
     before = len(store.history(ann, task.id))
     page.keyboard.press("n")
     page.keyboard.type("the Follower goes on")
@@ -126,9 +124,9 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(context, tea
     assert [last["item_id"], last["code"], last["note"]] == [following, "acknowledge", "typed after the key"]
 
 
-def test_keys_work_with_the_focus_on_the_unsure_box(context, team):
+def test_keys_work_with_the_focus_on_the_unsure_box(page, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(context, url)
+    pad, item = _ann_at_the_keypad(page, url)
     page.keyboard.press("n")
     page.keyboard.type("hesitant")
     page.keyboard.press("Tab")  # out of the note, onto the Unsure box
@@ -142,9 +140,9 @@ def test_keys_work_with_the_focus_on_the_unsure_box(context, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
-def test_a_refused_label_gives_the_note_back(context, team):
+def test_a_refused_label_gives_the_note_back(page, team):
     store, task, ann, url = team
-    page, pad, item = _ann_at_the_keypad(context, url)
+    pad, item = _ann_at_the_keypad(page, url)
     before = len(store.history(ann, task.id))
     page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
     expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
@@ -163,9 +161,9 @@ def test_a_refused_label_gives_the_note_back(context, team):
         store.set_phase(lead, task.id, "coding")
 
 
-def test_full_code_names_and_the_focused_codes_examples_are_on_screen(context, team):
+def test_full_code_names_and_the_focused_codes_examples_are_on_screen(page, team):
     store, task, ann, url = team
-    page = _sign_in(context, url, "ann", "ann-password")
+    _sign_in(page, url, "ann", "ann-password")
     _keypad(page)
     codes = task.codebook.codes
     names = page.locator(".kp-code .kp-name")
@@ -183,9 +181,9 @@ def test_full_code_names_and_the_focused_codes_examples_are_on_screen(context, t
     expect(detail.get_by_text(repair.positive[0])).to_be_visible()
 
 
-def test_feedback_counts_only_the_items_with_gold(context, team):
+def test_feedback_counts_only_the_items_with_gold(page, team):
     store, task, ann, url = team
-    page = _sign_in(context, url, "cat", "cat-password")
+    _sign_in(page, url, "cat", "cat-password")
     expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
     expect(page.get_by_text(
         "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label.")

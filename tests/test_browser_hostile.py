@@ -5,6 +5,8 @@ element is injected, and the text shows as written."""
 
 from __future__ import annotations
 
+from typing import Iterator
+
 import pytest
 from playwright.sync_api import expect
 
@@ -43,27 +45,38 @@ def hostile_app(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lead_context(browser, hostile_app):
-    """A browser signed in as the lead (the sign-in cookie carries over to every page opened)."""
-    url = hostile_app[0]
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    _sign_in(page, url, "tasks", "lead", LEAD_PASSWORD)
+def lead_cookies(shared_context, hostile_app) -> list:
+    """The lead's sign-in cookie (a test that adds it to the browser opens every page as the lead)."""
+    shared_context.clear_cookies()
+    page = shared_context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
+    _sign_in(page, hostile_app[0], "tasks", "lead", LEAD_PASSWORD)
     page.close()
-    yield context
-    context.close()
+    cookies = shared_context.cookies()
+    shared_context.clear_cookies()
+    return cookies
 
 
-def _watch(page) -> list[str]:
-    """Record every dialog the page opens (and dismiss it)."""
-    dialogs: list[str] = []
+@pytest.fixture
+def lead_page(page, lead_cookies):
+    """The test's tab at 1440 x 900, signed in as the lead."""
+    page.context.add_cookies(lead_cookies)
+    page.set_viewport_size({"width": 1440, "height": 900})
+    return page
+
+
+@pytest.fixture
+def dialogs(page) -> Iterator[list[str]]:
+    """Every dialog the test's tab opens (each one dismissed)."""
+    seen: list[str] = []
 
     def on_dialog(dialog):
-        dialogs.append(dialog.message)
+        seen.append(dialog.message)
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    return dialogs
+    yield seen
+    page.remove_listener("dialog", on_dialog)
 
 
 def _sign_in(page, url: str, path: str, username: str, password: str) -> None:
@@ -105,22 +118,17 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("screen", SCREENS)
-def test_a_page_shows_hostile_data_as_text(lead_context, hostile_app, screen):
-    url = hostile_app[0]
-    page = lead_context.new_page()
-    dialogs = _watch(page)
+def test_a_page_shows_hostile_data_as_text(lead_page, dialogs, hostile_app, screen):
+    url, page = hostile_app[0], lead_page
     page.goto(f"{url}/{'' if screen == app.DEFAULT.file else screen}")
     wait_idle(page, 60_000)
     expect(page.get_by_text("Page not found")).to_have_count(0)
     problems = _problems(page, screen, dialogs)
-    page.close()
     assert not problems, "\n".join(problems)
 
 
-def test_the_replay_player_shows_hostile_data_as_text(lead_context, hostile_app, artifacts):
-    url = hostile_app[0]
-    page = lead_context.new_page()
-    dialogs = _watch(page)
+def test_the_replay_player_shows_hostile_data_as_text(lead_page, dialogs, hostile_app, artifacts):
+    url, page = hostile_app[0], lead_page
     page.goto(f"{url}/replay")
     wait_idle(page, 60_000)
     root = page.locator(".rp-root")
@@ -131,15 +139,12 @@ def test_the_replay_player_shows_hostile_data_as_text(lead_context, hostile_app,
     problems = _problems(page, "the replay player", dialogs)
     assert HOSTILE in root.inner_text()
     page.screenshot(path=str(artifacts / "hostile_replay.png"), full_page=True)
-    page.close()
     assert not problems, "\n".join(problems)
 
 
-def test_the_code_page_shows_hostile_data_as_text_to_the_coder(browser, hostile_app, artifacts):
+def test_the_code_page_shows_hostile_data_as_text_to_the_coder(page, dialogs, hostile_app, artifacts):
     url, store, task_id = hostile_app
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    dialogs = _watch(page)
+    page.set_viewport_size({"width": 1440, "height": 900})
     _sign_in(page, url, "code", HOSTILE_USER, CODER_PASSWORD)
     # The item left open is the hostile session's second action: its context is the hostile message.
     expect(page.get_by_text(f"Session {HOSTILE_ID} · condition visible · action 1", exact=False)).to_be_visible()
@@ -151,5 +156,4 @@ def test_the_code_page_shows_hostile_data_as_text_to_the_coder(browser, hostile_
     wait_idle(page, 60_000)
     expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
     problems += _problems(page, "code (revealed)", dialogs)
-    context.close()
     assert not problems, "\n".join(problems)

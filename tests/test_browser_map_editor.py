@@ -103,11 +103,10 @@ def choose(page, label: str) -> None:
     wait_idle(page)
 
 
-def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
+def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     url, dest, session_id, grid, drawn, corpus_name = setup
     route = route_along(drawn)
-    context = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    page = context.new_page()
+    page.set_viewport_size({"width": 1440, "height": 900})
     open_dataset(page, url, corpus_name)
     page.get_by_test_id("stSidebarNavLink").filter(has_text="Map editor").click()
     wait_idle(page)
@@ -213,4 +212,3 @@ def test_map_editor_over_the_platform_ink(browser, setup, artifacts, tmp_path):
     wait_idle(page)
     scroll_to(page.get_by_role("heading", name="Sessions"))
     page.screenshot(path=str(artifacts / "map_editor_data_page.png"))
-    context.close()

@@ -76,13 +76,12 @@ def test_keys_step_and_the_url_after_stopping_reopens_the_same_moment(page, app_
     # Reported once the user stops: the URL names the session, the step and the view.
     expect(page).to_have_url(re.compile(rf"session={sid}&step=6&view=follower&route=1$"))
 
-    again = page.context.new_page()
-    root2 = _open(again, app_url, page.url.split("?", 1)[1])
-    expect(root2).to_have_attribute("data-step", "6")
-    expect(root2).to_have_attribute("data-view", "follower")
-    expect(again.locator(".rp-route")).to_be_checked()
-    expect(again.locator(".rp-map canvas")).to_have_attribute("data-view", "follower")
-    again.close()
+    # Opened again (a new session of the app): the same moment.
+    root = _open(page, app_url, page.url.split("?", 1)[1])
+    expect(root).to_have_attribute("data-step", "6")
+    expect(root).to_have_attribute("data-view", "follower")
+    expect(page.locator(".rp-route")).to_be_checked()
+    expect(page.locator(".rp-map canvas")).to_have_attribute("data-view", "follower")
 
 
 def test_space_plays_forward_only_and_pauses_at_once(page, app_url, sample):
@@ -102,9 +101,7 @@ def test_space_plays_forward_only_and_pauses_at_once(page, app_url, sample):
     assert all(b >= a for a, b in zip(steps, steps[1:])), steps  # never backwards
     expect(page).to_have_url(re.compile(rf"session={sid}&step={stopped}&view=guide$"))
     assert int(root.get_attribute("data-step")) == stopped  # and nothing moved after the pause
-    again = page.context.new_page()
-    expect(_open(again, app_url, page.url.split("?", 1)[1])).to_have_attribute("data-step", str(stopped))
-    again.close()
+    reported = page.url.split("?", 1)[1]
 
     # Real time: the session's own pace, 20 times faster; forward only as well.
     page.locator(".rp-mode").select_option("real_time")
@@ -115,6 +112,9 @@ def test_space_plays_forward_only_and_pauses_at_once(page, app_url, sample):
     expect(root).to_have_attribute("data-playing", "false")
     steps = page.evaluate("window.__steps")
     assert all(b >= a for a, b in zip(steps, steps[1:])), steps
+
+    # The URL reported at the first pause, opened again (a new session of the app): that moment.
+    expect(_open(page, app_url, reported)).to_have_attribute("data-step", str(stopped))
 
 
 def test_a_timeline_click_seeks(page, app_url, sample):
