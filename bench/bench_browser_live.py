@@ -4,7 +4,8 @@
   lead on the Tasks page. The coder presses a code's key; the time runs from that keydown event to
   the lead's panel painting the new label count ("N labels from ..."): the coder's page writes the
   label, the lead's panel sees the task's labels version change at its next check
-  (``components.agreement_panel.CHECK_SECONDS``), reads the new label and redraws. Both times are
+  (``components.agreement_panel.CHECK_SECONDS``) and runs the Tasks page again, which reads the new
+  label and redraws the panel. Both times are
   read on one clock (``performance.timeOrigin + performance.now()`` in each page). Median over
   ``LABELS`` labels, the presses spread over the check interval.
 """

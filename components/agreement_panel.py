@@ -1,10 +1,11 @@
-"""The live agreement panel: refreshes itself (a fragment with ``run_every``) as labels come in.
+"""The live agreement panel: it follows the labels as they come in (a fragment with ``run_every``).
 
-- For the lead: every :data:`CHECK_SECONDS` the panel asks the store for the task's labels version
-  (one cheap query) and recomputes only when it changed; one refresh
-  (:func:`services.coding.live_panel`, computed by :func:`analysis.live_panel.lead_refresh`) gives
-  the headline numbers, their interval, the progress, the diagnostics, the matrices, the most
-  disagreed items and the model coders, so they always rest on the same labels.
+- For the lead: every :data:`CHECK_SECONDS` a watch asks the store for the task's labels version
+  (one cheap query); only when it changed does the page run again, and the panel recompute and
+  redraw. One refresh (:func:`services.coding.live_panel`, computed by
+  :func:`analysis.live_panel.lead_refresh`) gives the headline numbers, their interval, the
+  progress, the diagnostics, the matrices, the most disagreed items and the model coders, so they
+  always rest on the same labels.
   Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items coded by every coder a statistic reads
   "too few items (n complete)" instead of a number.
   Then progress per coder, agreement per codebook version, and the model coders (an imported
@@ -28,7 +29,7 @@ from components import agreement_view as view
 from corpus.store import AccessDenied, Store, Task, User
 from services.coding import live_panel
 
-# The lead's panel checks the labels version this often (one cheap query) and recomputes only when a
+# The lead's panel checks the labels version this often (one cheap query) and is redrawn only when a
 # label came in, so a new label shows within a fraction of a second.
 CHECK_SECONDS = 0.3
 # A coder's view shows only snapshots the lead takes: read now and then.
@@ -68,17 +69,11 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
 
 
 def lead_panel(store: Store, user: User, task: Task) -> None:
+    """The panel, from one refresh (the page ran: gold or coders may have changed), and a watch on
+    the task's labels that runs the page again when a label comes in."""
     st.subheader("Live agreement")
-    st.session_state[f"live_fresh_{task.id}"] = True  # the page ran: gold or coders may have changed
-    _lead_fragment(store, user, task, store.coders(task.id))
-
-
-@st.fragment(run_every=CHECK_SECONDS)
-def _lead_fragment(store: Store, user: User, task: Task, coders: list[User]) -> None:
-    """Every :data:`CHECK_SECONDS`: one cheap check of the labels version; the headline, progress,
-    details and model coders all come from the one refresh it returns (recomputed only on change)."""
-    fresh = st.session_state.pop(f"live_fresh_{task.id}", False)
-    live = live_panel(store, user, task.id, task.n_items, fresh=fresh)
+    live = live_panel(store, user, task.id, task.n_items, fresh=True)
+    coders = store.coders(task.id)
     numbers_row(live.agreement.headline)
     cur = live.labels
     counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
@@ -87,6 +82,16 @@ def _lead_fragment(store: Store, user: User, task: Task, coders: list[User]) -> 
     if live.agreement.report is not None:
         details(live.agreement, task.id)
     model_view(live.models)
+    _follow_labels(store, task.id, live.version)
+
+
+@st.fragment(run_every=CHECK_SECONDS)
+def _follow_labels(store: Store, task_id: int, version: tuple) -> None:
+    """Every :data:`CHECK_SECONDS`, one cheap query: the task's labels version. When it differs from
+    the one the panel was drawn from, the page runs again; until then nothing is drawn or sent, so an
+    open panel costs next to nothing while no one codes."""
+    if store.labels_version(task_id) != version:
+        st.rerun()
 
 
 def details(live: LiveAgreement, task_id: int) -> None:
