@@ -291,12 +291,17 @@ def exports(store: Store, lead: User, task: Task) -> None:
                          key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
     n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
                               key=f"ta_boot_{task.id}")
-    rep = task_report(store, task.id, cur, int(n_boot))
     cb = task.codebook
     meta = ac.ReportMeta(task=task.name, dataset=task.dataset, codebook_id=cb.id, codebook_name=cb.name,
                          codebook_version=cb.version, n_items_in_task=task.n_items)
+
+    def report() -> ac.TaskAgreement:
+        """Computed when a report is downloaded (its bootstrap is not redone on every run of the
+        page, which runs again with each new label), once per label state."""
+        return task_report(store, task.id, cur, int(n_boot))
+
     c = st.columns(4)
-    c[0].download_button("Agreement report (Markdown)", ac.report_markdown(rep, meta), f"{safe}_agreement.md",
+    c[0].download_button("Agreement report (Markdown)", lambda: ac.report_markdown(report(), meta), f"{safe}_agreement.md",
                          "text/markdown", key=f"ta_dl_md_{task.id}", on_click="ignore", icon=":material/description:")
-    c[1].download_button("Agreement report (CSV)", safe_csv_text(ac.report_csv(rep, meta)), f"{safe}_agreement.csv", "text/csv",
-                         key=f"ta_dl_repcsv_{task.id}", on_click="ignore", icon=":material/description:")
+    c[1].download_button("Agreement report (CSV)", lambda: safe_csv_text(ac.report_csv(report(), meta)), f"{safe}_agreement.csv",
+                         "text/csv", key=f"ta_dl_repcsv_{task.id}", on_click="ignore", icon=":material/description:")
