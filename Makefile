@@ -31,7 +31,7 @@ chromium:
 ## Install everything the tests need and run every test, one test process per CPU (a module's tests
 ## stay in one process, with its served app). `.venv/bin/python -m pytest` alone runs them in one.
 test: install chromium
-	$(PY) -m pytest -n auto --dist loadscope
+	$(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
 
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium

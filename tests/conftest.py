@@ -134,11 +134,12 @@ def shared_context(browser, browser_context_args):
 def context(shared_context):
     """One browser context for the run (per test process): its cache keeps the app's scripts, so a page
     opens for about a third of the processor time a new context needs. Each test starts with no
-    cookies, and the pages it opened (all but the shared tab) are closed after it."""
+    cookies, and the pages it opened (other than the shared tab) are closed after it."""
     shared_context.clear_cookies()
+    before = set(shared_context.pages)
     yield shared_context
     for page in list(shared_context.pages):
-        if page is not _tab.get("page"):
+        if page not in before and page is not _tab.get("page"):
             page.close()
 
 
@@ -234,18 +235,35 @@ def pick_dataset(page, name: str) -> None:
     wait_idle(page)
 
 
+# The app is connected, not running a script, and shows no skeletons (a JavaScript expression).
+_IDLE = """(() => {
+    const app = document.querySelector('[data-testid=stApp]');
+    return !!app && app.getAttribute('data-test-connection-state') === 'CONNECTED'
+        && app.getAttribute('data-test-script-state') === 'notRunning'
+        && !document.querySelector('[data-testid=stSkeleton]');
+})()"""
+
+
 def wait_idle(page, timeout: float = 30_000) -> None:
     """Wait until the app is connected, not running, and shows no skeletons."""
-    app = page.get_by_test_id("stApp")
-    app.wait_for(timeout=timeout)
+    page.get_by_test_id("stApp").wait_for(timeout=timeout)
+    page.wait_for_function(f"() => {_IDLE}", timeout=timeout)
+
+
+def open_from_menu(page, title: str, timeout: float = 30_000) -> None:
+    """Open a screen from the sidebar's menu, as a user does: the app's session (and with it a
+    sign-in) is kept, and the app is not loaded again. Returns once the screen has drawn its own
+    title (every screen starts with one, and no two are alike) and its run is done; so the screen
+    is another than the one shown (to show that one again, reload the page)."""
+    heading = page.get_by_test_id("stMain").locator("h1").first
+    before = heading.text_content() if heading.count() else None
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
     page.wait_for_function(
-        """() => {
-            const a = document.querySelector('[data-testid=stApp]');
-            return a && a.getAttribute('data-test-connection-state') === 'CONNECTED'
-                && a.getAttribute('data-test-script-state') === 'notRunning'
-                && !document.querySelector('[data-testid=stSkeleton]');
-        }""",
-        timeout=timeout,
+        f"""(before) => {{
+            const heading = document.querySelector('[data-testid=stMain] h1');
+            return !!heading && heading.textContent !== before && {_IDLE};
+        }}""",
+        arg=before, timeout=timeout,
     )
 
 

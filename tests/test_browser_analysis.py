@@ -11,8 +11,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+import app
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
-from conftest import wait_idle
+from conftest import open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -25,6 +26,8 @@ PAGES = {
     "outcomes": [("out_figure", None)],
     "split": [("split_objective", "")],
 }
+
+TITLES = {s.file: s.title for screens in app.PAGES.values() for s in screens}
 
 
 def _boxes(locator) -> list[dict]:
@@ -71,17 +74,23 @@ def expected_first_action() -> dict:
     return rows.iloc[0].to_dict()
 
 
-@pytest.fixture
-def page_1440(page):
+@pytest.fixture(scope="module")
+def tab(shared_context, app_url):
+    """One tab for the module, at 1440 x 900 on the sample corpus, which goes from page to page through
+    the menu as a reader does (one session of the app)."""
+    shared_context.clear_cookies()
+    page = shared_context.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
-    return page
+    page.goto(app_url)
+    wait_idle(page, 60_000)
+    yield page
+    page.close()
 
 
 @pytest.mark.parametrize("name", list(PAGES))
-def test_every_figure_is_drawn_with_its_downloads(page_1440, app_url, artifacts, name):
-    page = page_1440
-    page.goto(f"{app_url}/{name}")
-    wait_idle(page, 60_000)
+def test_every_figure_is_drawn_with_its_downloads(tab, artifacts, name):
+    page = tab
+    open_from_menu(page, TITLES[name], 60_000)
     expect(page.get_by_test_id("stException")).to_have_count(0)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     for key, interval in PAGES[name]:
@@ -104,10 +113,9 @@ def test_every_figure_is_drawn_with_its_downloads(page_1440, app_url, artifacts,
         assert sorted(int(t) for t in bars.all_text_contents() if t.strip()) == _act_bar_counts()
 
 
-def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1440, app_url, artifacts):
-    page = page_1440
-    page.goto(f"{app_url}/alignment")
-    wait_idle(page, 60_000)
+def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(tab, artifacts):
+    page = tab
+    open_from_menu(page, TITLES["alignment"], 60_000)
     chart = page.locator(".st-key-align_progress .js-plotly-plot")
     chart.scroll_into_view_if_needed()
     # The third point of the first line: the team-goal share of not-visible sessions at 40-60 % of the route.
@@ -134,12 +142,12 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(page_1
     expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step), timeout=30_000)
     expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step))
     replay.screenshot(path=str(artifacts / "analysis_click_through_replay.png"))
+    replay.close()
 
 
-def test_a_chart_downloads_as_png_svg_and_csv(page_1440, app_url, tmp_path):
-    page = page_1440
-    page.goto(f"{app_url}/outcomes")
-    wait_idle(page, 60_000)
+def test_a_chart_downloads_as_png_svg_and_csv(tab, tmp_path):
+    page = tab
+    open_from_menu(page, TITLES["outcomes"], 60_000)
     block = page.locator(".st-key-out_figure_block")
     expect(block.locator(".js-plotly-plot")).to_be_visible(timeout=30_000)
     got = {}

@@ -9,7 +9,7 @@ import time
 import pandas as pd
 import pytest
 from coding_team import people
-from conftest import served_app, submit_sign_in, wait_idle
+from conftest import open_from_menu, served_app, submit_sign_in, wait_idle
 
 from analysis import agreement as ag
 from analysis import coding as ac
@@ -52,15 +52,15 @@ def _sign_in(context, url: str, path: str, username: str, password: str):
     return page
 
 
-def _press(page, key: str) -> None:
-    page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.keyboard.press(key)
+def _reload(page) -> None:
+    """Open the page again (its sign-in comes back from the cookie)."""
+    page.reload()
     wait_idle(page)
 
 
-def _open(page, nav_title: str) -> None:
-    """Go to a page through the sidebar (the session, and so the sign-in, is kept)."""
-    page.get_by_test_id("stSidebarNavLink").filter(has_text=nav_title).click()
+def _press(page, key: str) -> None:
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press(key)
     wait_idle(page)
 
 
@@ -143,7 +143,7 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     assert sorted(zip(stored["item_id"], stored["coder"], stored["code"])) == sorted(given)
     assert stored["seconds"].notna().all() and (stored["seconds"] > 0).all()
     assert stored.loc[stored["coder"] == "ann", "note"].tolist().count(SECRET) == 1
-    _open(bob_page, "Code")
+    _reload(bob_page)
     expect(bob_page.get_by_text(f"{N_ITEMS} of {N_ITEMS} items coded")).to_be_visible()
     assert SECRET not in bob_page.content()
     lead_page.screenshot(path=str(artifacts / "coding_lead_panel.png"), full_page=True)
@@ -152,7 +152,7 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     ann_code = {i: c for i, u, c in given if u == "ann"}
     bob_code = {i: c for i, u, c in given if u == "bob"}
     unanimous = sum(ann_code[i] == bob_code[i] for i in ann_code)
-    _open(lead_page, "Adjudicate")
+    open_from_menu(lead_page, "Adjudicate")
     lead_page.get_by_role("button", name="Accept all unanimous").click()
     wait_idle(lead_page)
     expect(lead_page.get_by_text(f"Accepted {unanimous} item(s) as gold (unanimous).")).to_be_visible()
@@ -199,12 +199,12 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
     # The coder whose label differs from gold sees the lead's note.
     item = adjudicated["item_id"].iat[0]
     differs = ann_page if ann_code[item] != adjudicated["code"].iat[0] else bob_page
-    _open(differs, "Code")
+    _reload(differs)
     expect(differs.get_by_role("heading", name="Feedback")).to_be_visible()
     expect(differs.get_by_text("the Guide corrects the route")).to_be_attached()
 
     # Exports download from the Tasks page.
-    _open(lead_page, "Tasks")
+    open_from_menu(lead_page, "Tasks")
     with lead_page.expect_download() as dl:
         lead_page.get_by_role("button", name="Labels, long (CSV)").click()
     long = pd.read_csv(dl.value.path())

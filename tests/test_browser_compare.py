@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import wait_idle
+from conftest import open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -37,8 +37,7 @@ def _open_compare(page, app_url: str) -> None:
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{app_url}/replay?session=S01&step=3")
     wait_idle(page, timeout=60_000)
-    page.locator("[data-testid=stSidebarNavLink]", has_text="Compare").click()
-    wait_idle(page, timeout=240_000)
+    open_from_menu(page, "Compare", timeout=240_000)
     expect(page.get_by_role("heading", name="Models against people")).to_be_visible(timeout=60_000)
 
 

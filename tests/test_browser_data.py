@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from conftest import served_app, wait_idle
+from conftest import open_from_menu, served_app, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -50,8 +50,7 @@ def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, 
     expect(page).to_have_url(re.compile(f"/replay\\?session={session}"))
     expect(page.locator(".rp-root")).to_have_attribute("data-step", "0")
     for step, heading in (("2. The alignment figure", HEADINGS["alignment"]), ("3. The agreement report", HEADINGS["agreement"])):
-        page.get_by_test_id("stSidebarNavLink").filter(has_text="Home").click()
-        wait_idle(page)
+        open_from_menu(page, "Home")
         page.get_by_role("link", name=step).click()
         wait_idle(page)
         expect(page.get_by_role("heading", name=heading)).to_be_visible()

@@ -1,17 +1,17 @@
 """Data is text, never markup, on every page: a dataset and a coding round with markup in every text
 field (tests/hostile_data.py), served as the only dataset root; the lead visits every page of the
-menu and the Replay player, the coder the Code page, and in headless chromium no script runs, no
+menu (through the menu) and the Replay player, the coder the Code page, and in headless chromium no script runs, no
 element is injected, and the text shows as written."""
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from playwright.sync_api import expect
 
 import app
-from conftest import served_app, sign_in, wait_idle
+from conftest import open_from_menu, served_app, sign_in, wait_idle
 from corpus.store import Store
 from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
 
@@ -29,8 +29,8 @@ INJECTED = {
 SHOWN_AS_TEXT = "**md** [l](javascript:alert(1))"
 
 
-# Pages whose renderers still interpret data as markup; strict, so the mark goes once they are fixed.
-SCREENS = [s.file for screens in app.PAGES.values() for s in screens]
+# Every screen in the menu: its URL path (the test's id) and its title.
+SCREENS = [(s.file, s.title) for screens in app.PAGES.values() for s in screens]
 
 
 @pytest.fixture(scope="module")
@@ -45,38 +45,42 @@ def hostile_app(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def lead_cookies(shared_context, hostile_app) -> list:
-    """The lead's sign-in cookie (a test that adds it to the browser opens every page as the lead)."""
+def lead_tab(shared_context, hostile_app) -> Iterator[tuple]:
+    """A tab signed in as the lead, which goes from screen to screen through the menu (one session of
+    the app, as a lead's visit is), and the dialogs it opens (each one dismissed)."""
     shared_context.clear_cookies()
     page = shared_context.new_page()
     page.set_viewport_size({"width": 1440, "height": 900})
+    dialogs, _ = _watch(page)
     _sign_in(page, hostile_app[0], "tasks", "lead", LEAD_PASSWORD)
+    yield page, dialogs
     page.close()
-    cookies = shared_context.cookies()
-    shared_context.clear_cookies()
-    return cookies
-
-
-@pytest.fixture
-def lead_page(page, lead_cookies):
-    """The test's tab at 1440 x 900, signed in as the lead."""
-    page.context.add_cookies(lead_cookies)
-    page.set_viewport_size({"width": 1440, "height": 900})
-    return page
 
 
 @pytest.fixture
 def dialogs(page) -> Iterator[list[str]]:
-    """Every dialog the test's tab opens (each one dismissed)."""
-    seen: list[str] = []
+    """The dialogs the test's tab opens (each one dismissed)."""
+    seen, handler = _watch(page)
+    yield seen
+    page.remove_listener("dialog", handler)
+
+
+def _watch(page) -> tuple[list[str], Callable]:
+    """Record every dialog the page opens, and dismiss it: the record, and the listener."""
+    dialogs: list[str] = []
 
     def on_dialog(dialog):
-        seen.append(dialog.message)
+        dialogs.append(dialog.message)
         dialog.dismiss()
 
     page.on("dialog", on_dialog)
-    yield seen
-    page.remove_listener("dialog", on_dialog)
+    return dialogs, on_dialog
+
+
+def _open(page, title: str) -> None:
+    """Open a screen from the menu; what the screens before it ran, they reported themselves."""
+    page.evaluate("delete window.__pwned")
+    open_from_menu(page, title, 60_000)
 
 
 def _sign_in(page, url: str, path: str, username: str, password: str) -> None:
@@ -95,7 +99,8 @@ def _where_in_page(element) -> str:
 
 def _problems(page, where: str, dialogs: list[str]) -> list[str]:
     """What ran or was injected on the page, and whether the payload shows as text (empty: none)."""
-    page.wait_for_timeout(500)  # an injected image's onerror fires once its load fails
+    # An injected image's onerror fires as its load fails, which is when it counts as complete.
+    page.wait_for_function("() => [...document.images].every(image => image.complete)")
     found = []
     errors = page.get_by_test_id("stException")
     if errors.count():
@@ -117,20 +122,18 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("screen", SCREENS)
-def test_a_page_shows_hostile_data_as_text(lead_page, dialogs, hostile_app, screen):
-    url, page = hostile_app[0], lead_page
-    page.goto(f"{url}/{'' if screen == app.DEFAULT.file else screen}")
-    wait_idle(page, 60_000)
+@pytest.mark.parametrize("title", [pytest.param(title, id=file) for file, title in SCREENS])
+def test_a_page_shows_hostile_data_as_text(lead_tab, title):
+    page, dialogs = lead_tab
+    _open(page, title)
     expect(page.get_by_text("Page not found")).to_have_count(0)
-    problems = _problems(page, screen, dialogs)
+    problems = _problems(page, title, dialogs)
     assert not problems, "\n".join(problems)
 
 
-def test_the_replay_player_shows_hostile_data_as_text(lead_page, dialogs, hostile_app, artifacts):
-    url, page = hostile_app[0], lead_page
-    page.goto(f"{url}/replay")
-    wait_idle(page, 60_000)
+def test_the_replay_player_shows_hostile_data_as_text(lead_tab, artifacts):
+    page, dialogs = lead_tab
+    _open(page, "Replay")
     root = page.locator(".rp-root")
     expect(root).not_to_have_attribute("data-step", "", timeout=20_000)
     page.get_by_role("heading", name="Replay").click()

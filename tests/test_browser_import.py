@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, pick_dataset, wait_idle
+from conftest import ROOT, open_from_menu, pick_dataset, wait_idle
 from real_data import PLATFORM, absent
 
 pytestmark = pytest.mark.browser
@@ -47,8 +47,7 @@ def test_imported_platform_session_replays(page, app_url, imported, artifacts):
         page.screenshot(path=str(artifacts / "import_platform.png"), full_page=True)
         return
 
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Replay").click()
-    wait_idle(page)
+    open_from_menu(page, "Replay")
     expect(page.get_by_role("heading", name="Replay")).to_be_visible()
     picker = page.get_by_role("combobox", name="Session")
     if session.id not in picker.input_value():

@@ -10,7 +10,7 @@ from cli_run import run_cli
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
 
-from conftest import served_app, submit_sign_in, wait_idle
+from conftest import open_from_menu, served_app, submit_sign_in, wait_idle
 from real_data import PLATFORM, absent
 from test_browser_import import open_dataset
 
@@ -72,10 +72,19 @@ def scroll_to(locator) -> None:
 
 
 def canvas_box(page) -> dict:
+    """Where the canvas is, once it stays put (under load the page can still shift it a moment after
+    it looked idle, and a click would land one cell off)."""
     canvas = page.get_by_test_id("stBidiComponentIsolated").locator("canvas.upper-canvas")
     scroll_to(canvas)
     wait_idle(page)
-    return canvas.bounding_box()
+    box = canvas.bounding_box()
+    for _ in range(30):
+        page.wait_for_timeout(100)
+        again = canvas.bounding_box()
+        if again == box:
+            break
+        box = again
+    return box
 
 
 def cell_xy(box: dict, grid, cell) -> tuple[float, float]:
@@ -108,8 +117,7 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     route = route_along(drawn)
     page.set_viewport_size({"width": 1440, "height": 900})
     open_dataset(page, url, corpus_name)
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Map editor").click()
-    wait_idle(page)
+    open_from_menu(page, "Map editor")
     submit_sign_in(page, "lead", "lead-password")
 
     # Start over the ink image, on the grid the importer rasterized it onto (60 x 41).
@@ -194,8 +202,7 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     assert load_dir(dest).maps[MAP_ID] == gm
 
     expected = len(set(route) & drawn) / len(set(route))
-    page.get_by_test_id("stSidebarNavLink").filter(has_text="Data").click()
-    wait_idle(page)
+    open_from_menu(page, "Data")
     expect(page.get_by_role("heading", name="Data: platform (imported)")).to_be_visible()
     table = page.get_by_test_id("stDataFrame").last
     scroll_to(table)
