@@ -29,7 +29,8 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 ## Install everything the tests need and run every test, one test process per CPU (a module's tests
-## stay in one process, with its served app). `.venv/bin/python -m pytest` alone runs them in one.
+## stay in one process, with its served app; the browser modules go first, in the order conftest
+## gives). `.venv/bin/python -m pytest` alone runs them in one.
 test: install chromium
 	$(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
 
