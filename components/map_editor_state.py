@@ -35,7 +35,8 @@ class EditorState:
     generation: int = 0  # the canvas's key changes after every stroke taken in (a fresh canvas)
     context: dict | None = None  # frame, tool, target and view of the canvas last shown
     selected: str | None = None  # the landmark being edited
-    notices: list[tuple[str, str]] = field(default_factory=list)
+    notices: list[tuple[str, str]] = field(default_factory=list)  # about the latest action
+    notices_shown: bool = False  # the notices have been on screen (the next action replaces them)
     can_edit: bool = False
     last_attach: Any = None  # the last AttachResult, shown under the attach button
 
@@ -65,6 +66,9 @@ def commit(ed: EditorState, draft: Draft, label: str, image: MapImage | None = N
     """Make ``draft`` the current map (undoable); keep ``image`` if one comes with it."""
     if image is not None:
         ed.images[image.digest] = image
+    if ed.notices_shown:  # what an earlier action said is about the map before this edit
+        ed.notices.clear()
+        ed.notices_shown = False
     if ed.history is None:
         ed.history = History.starting(draft, label)
     else:
@@ -74,14 +78,19 @@ def commit(ed: EditorState, draft: Draft, label: str, image: MapImage | None = N
 
 
 def notice(ed: EditorState, kind: str, text: str) -> None:
-    """A message for the next run (``kind``: success, info, warning, error)."""
+    """A message about the action just taken (``kind``: success, info, warning, error). It stays on
+    screen until the next action says something or edits the map: a run the canvas asks for on its
+    own does not take it away before it is read."""
+    if ed.notices_shown:
+        ed.notices.clear()
+        ed.notices_shown = False
     ed.notices.append((kind, text))
 
 
 def show_notices(ed: EditorState) -> None:
     for kind, text in ed.notices:
         getattr(st, kind)(plain(text))
-    ed.notices.clear()
+    ed.notices_shown = True
 
 
 def controlled(key: str, value: Any) -> None:

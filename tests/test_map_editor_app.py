@@ -1,12 +1,13 @@
 """The Map editor page under AppTest: strokes injected as the canvas sends them become landmarks,
 route, start and finish; rename, blocked, undo/redo; the work survives a page switch; a stroke that
-cannot be read leaves the map as it was; viewers look but do not edit."""
+cannot be read leaves the map as it was, and what the editor says about it stays until the next
+action; viewers look but do not edit."""
 
 from __future__ import annotations
 
 import pytest
 
-from corpus.mapedit.draft import FOLLOWER
+from corpus.mapedit.draft import FOLLOWER, GUIDE
 from corpus.store import Store
 from test_coding_app import signed_in
 from test_mapedit_strokes import centre, free_path, rect
@@ -107,12 +108,20 @@ def test_a_stroke_that_cannot_be_read_is_reported_and_the_map_kept(accounts):
     stroke(at, {"type": "IText", "text": "hello"})
     assert editor(at).draft == before
     assert any("Stroke not taken" in w.value and "IText" in w.value for w in at.warning)
+    at.run()  # a run the canvas asks for on its own: the message stays until the next action
+    assert any("Stroke not taken" in w.value and "IText" in w.value for w in at.warning)
     # A landmark stroke on the Follower's map with no landmark to move.
     at.radio(key="me_view").set_value(FOLLOWER).run()
     f = frame_of(at)
     stroke(at, rect(*centre(f, (1, 1)), *centre(f, (2, 2))))
     assert editor(at).draft == before
     assert any("choose the landmark to move" in w.value for w in at.warning)
+    assert not any("IText" in w.value for w in at.warning)  # replaced by the newer message
+    # An edit: what was said about the map before it goes.
+    at.radio(key="me_view").set_value(GUIDE).run()
+    stroke(at, rect(*centre(f, (1, 1)), *centre(f, (2, 2))))
+    assert editor(at).draft != before
+    assert not any("choose the landmark to move" in w.value for w in at.warning)
 
 
 def test_moving_a_landmark_on_the_follower_s_map(accounts):
