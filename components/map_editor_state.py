@@ -66,9 +66,7 @@ def commit(ed: EditorState, draft: Draft, label: str, image: MapImage | None = N
     """Make ``draft`` the current map (undoable); keep ``image`` if one comes with it."""
     if image is not None:
         ed.images[image.digest] = image
-    if ed.notices_shown:  # what an earlier action said is about the map before this edit
-        ed.notices.clear()
-        ed.notices_shown = False
+    _forget_shown_notices(ed)  # what an earlier action said was about the map before this edit
     if ed.history is None:
         ed.history = History.starting(draft, label)
     else:
@@ -81,10 +79,15 @@ def notice(ed: EditorState, kind: str, text: str) -> None:
     """A message about the action just taken (``kind``: success, info, warning, error). It stays on
     screen until the next action says something or edits the map: a run the canvas asks for on its
     own does not take it away before it is read."""
+    _forget_shown_notices(ed)
+    ed.notices.append((kind, text))
+
+
+def _forget_shown_notices(ed: EditorState) -> None:
+    """Drop the notices once they have been on screen (a new action is speaking)."""
     if ed.notices_shown:
         ed.notices.clear()
         ed.notices_shown = False
-    ed.notices.append((kind, text))
 
 
 def show_notices(ed: EditorState) -> None:

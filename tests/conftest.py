@@ -149,8 +149,9 @@ _tab: dict = {}
 @pytest.fixture
 def page(context, browser_context_args):
     """One tab for the run (per test process), on about:blank between tests (which ends the app's
-    session), with the storage of the site it showed cleared, and at the context's viewport. A new tab starts a new renderer process, which costs
-    about as much processor time again as the app's page it then opens."""
+    session), with the storage of the site it showed cleared, and at the context's viewport. A new
+    tab starts a new renderer process, which costs about as much processor time again as the app's
+    page it then opens."""
     tab = _tab.get("page")
     if tab is None or tab.is_closed():
         tab = _tab["page"] = context.new_page()
@@ -159,6 +160,19 @@ def page(context, browser_context_args):
         tab.evaluate("() => { try { localStorage.clear(); sessionStorage.clear(); } catch (e) {} }")
         tab.goto("about:blank")
         tab.set_viewport_size(browser_context_args["viewport"])
+
+
+@contextmanager
+def module_tab(shared_context, viewport: dict | None = None) -> Iterator:
+    """A tab of its own (1440 x 900 unless told), with no cookies to start from, for a module whose
+    tests go through one session of the app; closed afterwards."""
+    shared_context.clear_cookies()
+    tab = shared_context.new_page()
+    tab.set_viewport_size(viewport or {"width": 1440, "height": 900})
+    try:
+        yield tab
+    finally:
+        tab.close()
 
 
 @contextmanager

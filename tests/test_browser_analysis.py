@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 import app
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
-from conftest import open_from_menu, wait_idle
+from conftest import module_tab, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -78,13 +78,10 @@ def expected_first_action() -> dict:
 def tab(shared_context, app_url):
     """One tab for the module, at 1440 x 900 on the sample corpus, which goes from page to page through
     the menu as a reader does (one session of the app)."""
-    shared_context.clear_cookies()
-    page = shared_context.new_page()
-    page.set_viewport_size({"width": 1440, "height": 900})
-    page.goto(app_url)
-    wait_idle(page, 60_000)
-    yield page
-    page.close()
+    with module_tab(shared_context) as page:
+        page.goto(app_url)
+        wait_idle(page, 60_000)
+        yield page
 
 
 @pytest.mark.parametrize("name", list(PAGES))

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 import app
-from conftest import open_from_menu, served_app, sign_in, wait_idle
+from conftest import module_tab, open_from_menu, served_app, sign_in, wait_idle
 from corpus.store import Store
 from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
 
@@ -48,13 +48,10 @@ def hostile_app(tmp_path_factory):
 def lead_tab(shared_context, hostile_app) -> Iterator[tuple]:
     """A tab signed in as the lead, which goes from screen to screen through the menu (one session of
     the app, as a lead's visit is), and the dialogs it opens (each one dismissed)."""
-    shared_context.clear_cookies()
-    page = shared_context.new_page()
-    page.set_viewport_size({"width": 1440, "height": 900})
-    dialogs, _ = _watch(page)
-    _sign_in(page, hostile_app[0], "tasks", "lead", LEAD_PASSWORD)
-    yield page, dialogs
-    page.close()
+    with module_tab(shared_context) as page:
+        dialogs, _ = _watch(page)
+        _sign_in(page, hostile_app[0], "tasks", "lead", LEAD_PASSWORD)
+        yield page, dialogs
 
 
 @pytest.fixture
