@@ -37,7 +37,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.genmod import cov_struct, families
+from statsmodels.genmod.generalized_estimating_equations import GEE
+from statsmodels.genmod.generalized_linear_model import GLM
 
 from analysis.alignment import MEASURES, grounded_indicators
 from analysis.format import csv_cells, fmt, fmt_range, fmt_test, p_clause, package_version
@@ -119,11 +121,11 @@ def _why_not(df: pd.DataFrame) -> Undefined | None:
 def _fit(df: pd.DataFrame, method: str, small: bool):
     X = pd.DataFrame({"Intercept": 1.0, "progress": df["p"], "visible": df["v"], "progress:visible": df["p"] * df["v"]})
     groups = pd.factorize(df["session"])[0]
-    fam = sm.families.Binomial()
+    fam = families.Binomial()
     if method == "glm":
-        return sm.GLM(df["y"], X, family=fam).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=small)
+        return GLM(df["y"], X, family=fam).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=small)
     if method == "gee":
-        model = sm.GEE(df["y"], X, groups=groups, family=fam, cov_struct=sm.cov_struct.Exchangeable())
+        model = GEE(df["y"], X, groups=groups, family=fam, cov_struct=cov_struct.Exchangeable())
         return model.fit(cov_type="bias_reduced" if small else "robust")
     raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
 
