@@ -30,9 +30,11 @@ chromium:
 
 ## Install everything the tests need and run every test, one test process per CPU (a module's tests
 ## stay in one process, with its served app; the browser modules go first, in the order conftest
-## gives). `.venv/bin/python -m pytest` alone runs them in one.
+## gives). `.venv/bin/python -m pytest` alone runs them in one. Python's bytecode caches are written
+## even where the environment turns them off: every test process and served app would otherwise
+## compile (and pytest rewrite) the same modules again.
 test: install chromium
-	$(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
 
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium

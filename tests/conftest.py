@@ -27,9 +27,10 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 def pytest_collection_modifyitems(config, items):
-    """The browser tests first (each module in the order collected): they take the longest, so with
-    one test process per CPU the short tests fill the end of the run instead of one long module."""
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)
+    """The browser tests first, then the modules marked long, then the rest (each group in the order
+    collected): with one test process per CPU, short tests fill the end of the run instead of one
+    long module."""
+    items.sort(key=lambda item: (item.get_closest_marker("browser") is None, item.get_closest_marker("long") is None))
 
 
 @pytest.fixture(autouse=True, scope="module")

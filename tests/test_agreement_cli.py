@@ -19,6 +19,8 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 from analysis import agreement as ag
 from analysis.cli import main as cli_main
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

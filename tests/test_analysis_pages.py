@@ -17,6 +17,8 @@ from streamlit.testing.v1 import AppTest
 
 from corpus.dataset import SAMPLE_DATA, load_dir
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 ANALYSIS_PAGES = ["pages/alignment.py", "pages/acts.py", "pages/misalignment.py", "pages/outcomes.py", "pages/split.py"]

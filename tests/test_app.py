@@ -16,6 +16,8 @@ from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 ROLES = ("signed out", "lead", "coder", "viewer")

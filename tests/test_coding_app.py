@@ -22,6 +22,8 @@ from corpus.store import Store
 
 from coding_team import APP, ROOT, corpus, signed_in, team  # noqa: F401 - fixtures
 
+pytestmark = pytest.mark.long
+
 
 # -- access -------------------------------------------------------------------------------------
 

@@ -13,6 +13,8 @@ from streamlit.testing.v1 import AppTest
 from analysis.cli import main as analysis_main
 from components.text import md_line
 
+pytestmark = pytest.mark.long
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = ["sim-llm-mental-model", "sim-llm-persona"]
 

@@ -20,6 +20,8 @@ from corpus.prediction_sources import read_upload
 from corpus.predictions import read_run_dir
 from corpus.validate import read_dataset
 
+pytestmark = pytest.mark.long
+
 
 @pytest.fixture(scope="module")
 def sample():

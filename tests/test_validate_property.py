@@ -25,6 +25,8 @@ from hypothesis import strategies as st
 from bad_inputs.recipes import set_value, with_fragment
 from corpus.dataset import SAMPLE_DATA, validate
 
+pytestmark = pytest.mark.long
+
 SESSIONS = ("S05", "S06")  # one per map, with predictions
 FREE_FORM = ("generator",)  # dataset.json's record of how it was made: any JSON is valid there
 RETYPED = {str: [7, True, [1], {"x": 1}], int: ["5", True, [1], {"x": 1}], float: ["0.5", False, [1], {"x": 1}],

@@ -12,9 +12,13 @@ import types
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from corpus import codebook as cbm
 from corpus.store import Store
 from store.writers import write_labels
+
+pytestmark = pytest.mark.long
 
 ROOT = Path(__file__).resolve().parents[2]
 
