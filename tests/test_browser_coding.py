@@ -42,8 +42,7 @@ def team(tmp_path_factory):
         yield store, task, (lead, ann, bob), url
 
 
-def _sign_in(context, url: str, path: str, username: str, password: str):
-    page = context.new_page()
+def _sign_in(page, url: str, path: str, username: str, password: str):
     page.goto(f"{url}/{path}")
     wait_idle(page)
     expect(page.get_by_text("Page not found")).to_have_count(0)
@@ -82,17 +81,18 @@ def _lead_kappa(lead_page):
     return lead_page.get_by_test_id("stMetric").filter(has_text="Fleiss' kappa").get_by_test_id("stMetricValue")
 
 
-def test_two_coders_blind_live_kappa_gold_and_exports(browser, team, artifacts):
+def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artifacts):
     store, task, (lead, ann, bob), url = team
     codes = {c.key: c.code for c in task.codebook.codes}
     position = dict(zip(store.items(task.id)["item_id"], store.items(task.id)["position"]))
-    ctx = {name: browser.new_context(viewport={"width": 1440, "height": 1000}) for name in ("lead", "ann", "bob")}
+    # Three people, three browsers (each with its own sign-in cookie): the lead in the run's tab.
+    ctx = {name: browser.new_context(viewport={"width": 1440, "height": 1000}) for name in ("ann", "bob")}
     # The first visit to the fresh server is a coder's deep link.
-    ann_page = _sign_in(ctx["ann"], url, "code", "ann", "ann-password")
-    lead_page = _sign_in(ctx["lead"], url, "tasks", "lead", "lead-password")
+    ann_page = _sign_in(ctx["ann"].new_page(), url, "code", "ann", "ann-password")
+    lead_page = _sign_in(page, url, "tasks", "lead", "lead-password")
     expect(lead_page.get_by_role("heading", name="Live agreement")).to_be_visible()
     expect(_lead_kappa(lead_page)).to_have_text("undefined")
-    bob_page = _sign_in(ctx["bob"], url, "code", "bob", "bob-password")
+    bob_page = _sign_in(ctx["bob"].new_page(), url, "code", "bob", "bob-password")
 
     given: list[tuple[str, str, str]] = []
     seen_kappas = []
