@@ -1,13 +1,14 @@
 """The coding keypad in a real browser: a note typed, Enter, then a code's key saves the label with
 exactly that note; text typed after a label's key never reaches that label; keys work wherever the
 focus is outside a text field; full code names and the focused code's examples are on screen; and
-the feedback after the reveal counts only the items that have gold."""
+the feedback after the reveal counts only the items that have gold. Ann signs in once and codes on
+through the module's tests, as a coder works through a task."""
 
 from __future__ import annotations
 
 import pytest
 from coding_team import people
-from conftest import served_app, sign_in, wait_idle
+from conftest import module_tab, served_app, sign_in, wait_idle
 
 from analysis import coding as ac
 from corpus import codebook as cbm
@@ -48,16 +49,22 @@ def _sign_in(page, url: str, username: str, password: str):
     expect(page.get_by_text("Signed in as")).to_be_visible()
 
 
+@pytest.fixture(scope="module")
+def ann(shared_context, team):
+    """A tab where Ann has signed in on the Code page (once for the module)."""
+    with module_tab(shared_context) as page:
+        _sign_in(page, team[3], "ann", "ann-password")
+        yield page
+
+
 def _keypad(page):
     pad = page.locator(".kp-root")
     expect(pad).to_have_attribute("data-state", "ready")
     return pad
 
 
-def _ann_at_the_keypad(page, url: str):
-    """Ann signed in on the Code page, the keypad ready, the keys on the page (not in a field):
-    the keypad and the item it shows."""
-    _sign_in(page, url, "ann", "ann-password")
+def _ann_at_the_keypad(page):
+    """The keypad ready, the keys on the page (not in a field): the keypad and the item it shows."""
     pad = _keypad(page)
     page.get_by_role("heading", name="Code", exact=True).click()
     return pad, pad.get_attribute("data-item")
@@ -71,13 +78,12 @@ def _after_label(page, pad, item: str) -> str:
     return pad.get_attribute("data-item")
 
 
-def test_note_enter_then_key_saves_the_label_with_exactly_that_note(page, team, artifacts):
+def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann, team, artifacts):
+    page = ann
     store, task, ann, url = team
-    _sign_in(page, url, "ann", "ann-password")
-    pad = _keypad(page)
+    pad, first = _ann_at_the_keypad(page)  # nothing focused
     order = store.coder_order(task.id, ann)
-    assert pad.get_attribute("data-item") == order[0]
-    page.get_by_role("heading", name="Code", exact=True).click()  # nothing focused
+    assert first == order[0]
     note = page.locator(".kp-note")
     page.keyboard.press("n")
     expect(note).to_be_focused()
@@ -97,9 +103,10 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(page, team, 
     page.screenshot(path=str(artifacts / "coding_keypad.png"))
 
 
-def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(page, team):
+def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann, team):
+    page = ann
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page, url)
+    pad, item = _ann_at_the_keypad(page)
     before = len(store.history(ann, task.id))
     page.keyboard.press("n")
     page.keyboard.type("the Follower goes on")
@@ -124,9 +131,10 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(page, team):
     assert [last["item_id"], last["code"], last["note"]] == [following, "acknowledge", "typed after the key"]
 
 
-def test_keys_work_with_the_focus_on_the_unsure_box(page, team):
+def test_keys_work_with_the_focus_on_the_unsure_box(ann, team):
+    page = ann
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page, url)
+    pad, item = _ann_at_the_keypad(page)
     page.keyboard.press("n")
     page.keyboard.type("hesitant")
     page.keyboard.press("Tab")  # out of the note, onto the Unsure box
@@ -140,9 +148,10 @@ def test_keys_work_with_the_focus_on_the_unsure_box(page, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
-def test_a_refused_label_gives_the_note_back(page, team):
+def test_a_refused_label_gives_the_note_back(ann, team):
+    page = ann
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page, url)
+    pad, item = _ann_at_the_keypad(page)
     before = len(store.history(ann, task.id))
     page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
     expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
@@ -161,9 +170,9 @@ def test_a_refused_label_gives_the_note_back(page, team):
         store.set_phase(lead, task.id, "coding")
 
 
-def test_full_code_names_and_the_focused_codes_examples_are_on_screen(page, team):
+def test_full_code_names_and_the_focused_codes_examples_are_on_screen(ann, team):
+    page = ann
     store, task, ann, url = team
-    _sign_in(page, url, "ann", "ann-password")
     _keypad(page)
     codes = task.codebook.codes
     names = page.locator(".kp-code .kp-name")
