@@ -43,9 +43,14 @@ def team(tmp_path_factory):
 
 
 def _sign_in(page, url: str, path: str, username: str, password: str):
+    """Open ``path`` and sign in there: the page answers at its own URL (on the first visit to a
+    fresh server too) with the app's sidebar, not the menu Streamlit makes of the pages folder."""
     page.goto(f"{url}/{path}")
     wait_idle(page)
     expect(page.get_by_text("Page not found")).to_have_count(0)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_role("heading", name="Dataset")).to_be_visible()
+    expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
     submit_sign_in(page, username, password)
     expect(page.get_by_text("Signed in as")).to_be_visible()
     return page

@@ -1,6 +1,7 @@
 """The app's front door in headless chromium: Home with its ways in, the Data page at its own URL
-with a row that opens its session in Replay, every page's own URL on a fresh server, and no
-developer menu or Deploy button."""
+with a row that opens its session in Replay, the one URL path that is not a plain word, and no
+developer menu or Deploy button. (A fresh server's first visit at a page's own URL:
+test_browser_coding; that every page's URL path is its file's name: test_app.)"""
 
 from __future__ import annotations
 
@@ -10,15 +11,13 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from conftest import open_from_menu, served_app, wait_idle
+from conftest import open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
 SCREEN = {"width": 1440, "height": 900}
-HEADINGS = {"home": "Groundwork", "data": "Data: Groundwork sample corpus (synthetic)", "replay": "Replay",
-            "alignment": "Alignment over task progress", "agreement": "Inter-coder agreement",
-            "compare": "Models against people", "code": "Code", "adjudicate": "Adjudicate", "tasks": "Tasks",
-            "map-editor": "Map editor"}
+HEADINGS = {"data": "Data: Groundwork sample corpus (synthetic)", "alignment": "Alignment over task progress",
+            "agreement": "Inter-coder agreement", "map-editor": "Map editor"}
 
 
 def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, artifacts):
@@ -77,6 +76,11 @@ def test_data_page_at_its_own_url_and_a_row_opens_replay(page, app_url, artifact
     expect(replay).to_have_url(re.compile(r"/replay\?session=S01"))
     expect(replay.get_by_role("combobox", name="Session")).to_have_value(re.compile("^S01"))
     replay.close()
+    # The one URL path that is not a plain word answers too, with the app's sidebar.
+    page.goto(f"{app_url}/map-editor")
+    wait_idle(page)
+    expect(page.get_by_role("heading", name=HEADINGS["map-editor"]).first).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_role("heading", name="Dataset")).to_be_visible()
 
 
 def _click_opening_a_tab(page, locator, position: dict):
@@ -93,18 +97,3 @@ def _click_opening_a_tab(page, locator, position: dict):
                 raise
             page.keyboard.press("Escape")
     raise AssertionError("unreachable")
-
-
-def test_a_page_answers_at_its_own_url_from_a_fresh_server(page, tmp_path):
-    """The first visit to a fresh server is /data (the page once answered only at /), then the one
-    URL path that is not a plain word; each shows its heading and the app's sidebar (not the pages
-    folder's menu). (That every page's URL path is its file's name: tests/test_app.py.)"""
-    with served_app(tmp_path / "data") as url:
-        for path in ("data", "map-editor"):
-            page.goto(url if path == "home" else f"{url}/{path}")
-            wait_idle(page)
-            expect(page.get_by_text("Page not found")).to_have_count(0)
-            expect(page.get_by_role("heading", name=HEADINGS[path]).first).to_be_visible()
-            sidebar = page.get_by_test_id("stSidebar")
-            expect(sidebar.get_by_role("heading", name="Dataset")).to_be_visible()
-            expect(sidebar.get_by_role("link", name="app", exact=True)).to_have_count(0)
