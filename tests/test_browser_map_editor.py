@@ -92,9 +92,7 @@ def cell_xy(box: dict, grid, cell) -> tuple[float, float]:
     return box["x"] + (cell[1] + 0.5) * box["width"] / cols, box["y"] + (cell[0] + 0.5) * box["height"] / rows
 
 
-def drag(page, grid, cells, steps: int = 1) -> None:
-    """Press at the first cell's centre, move through the others (``steps`` mouse moves to each: one
-    reaches a neighbouring cell, as a hand drawing a path does), and let go."""
+def drag(page, grid, cells, steps: int = 3) -> None:
     box = canvas_box(page)
     page.mouse.move(*cell_xy(box, grid, cells[0]))
     page.mouse.down()
