@@ -1,6 +1,6 @@
 """Data is text, never markup, on every page: a dataset and a coding round with markup in every text
-field (tests/hostile_data.py), served as the only dataset root; the lead visits every page of the
-menu (through the menu) and the Replay player, the coder the Code page, and in headless chromium no script runs, no
+field (tests/hostile_data.py), served as the only dataset root; the lead goes through every screen of
+the menu and the Replay player, the coder the Code page, and in headless chromium no script runs, no
 element is injected, and the text shows as written."""
 
 from __future__ import annotations
