@@ -49,6 +49,11 @@ def _refuse_constant(name: str) -> Any:
     raise _Refused(f"{name} is not a JSON number (give a finite number)", name)
 
 
+# Digits enough for an integer :func:`_parse_int` refuses. Only a text that has such a run is parsed
+# with that hook: a hook called for every integer makes parsing about twice as slow.
+_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS + 1))
+
+
 def _parse_int(text: str) -> int:
     digits = len(text.lstrip("-"))
     if digits > MAX_INT_DIGITS:
@@ -139,7 +144,8 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     if isinstance(text, (bytes, bytearray)):
         text = text.decode("utf-8")
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_int=_parse_int)
+        hook = _parse_int if _LONG_DIGITS.search(text) else None
+        value = json.loads(text, parse_constant=_refuse_constant, parse_int=hook)
     except _Refused as exc:
         raise _located(text, exc) from None
     except json.JSONDecodeError as exc:
