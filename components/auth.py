@@ -11,9 +11,8 @@
 - Signing in also gives the browser a signed, expiring token in a cookie
   (:mod:`components.sign_in_cookie`), so a reload or a new tab stays signed in for
   ``sign_in_hours``; a forged, expired or revoked token is refused and the cookie dropped. Signing
-  out drops the cookie. The store has no list of issued tokens, so a copy of the cookie taken
-  before signing out stays valid until it expires (or until the password is changed, which voids
-  every token of the account).
+  out drops the cookie and revokes its token in the store, so a copy of the cookie taken before
+  is refused as well (a changed password voids every token of the account).
 - When an identity provider is configured in the secrets (an ``[auth]`` section), a
   "Sign in with ..." button uses ``st.login``; the provider's e-mail must match a store user's
   username (the lead creates those accounts without a password).
@@ -98,6 +97,11 @@ def _signed_in(store: Store, user: User) -> None:
 
 
 def sign_out() -> None:
+    held = sign_in_cookie.held()
+    if held:
+        store = get_store()
+        for token in held:
+            store.revoke_token(token)
     sign_in_cookie.forget()
     st.session_state.pop(USER_KEY, None)
     for key in [k for k in st.session_state if str(k).startswith(("code_", "adj_"))]:

@@ -9,7 +9,8 @@ opened in a new tab) keeps the user signed in until the token expires (``sign_in
   is readable by the page's scripts (a cookie written by a script cannot be HttpOnly).
 - The app reads it once per browser session from ``st.context.cookies`` (the cookies of the
   request that opened the session, which a later write does not change): a token this session
-  has signed out of, or found invalid, is remembered and not used again.
+  has signed out of, or found invalid, is remembered and not used again. Signing out also revokes
+  the tokens the session held (:func:`held`) in the store, so a copy of the cookie is refused too.
 """
 
 from __future__ import annotations
@@ -52,6 +53,13 @@ def _queue(value: str | None, max_age: int) -> None:
 def keep(new_token: str, seconds: float) -> None:
     """Have the browser keep ``new_token`` for ``seconds``."""
     _queue(new_token, int(seconds))
+
+
+def held() -> list[str]:
+    """The tokens this session's browser may hold: the one it sent and the last one it was given."""
+    pending = st.session_state.get(_WRITE)
+    given = pending[1] if pending else None
+    return [t for t in dict.fromkeys((_sent(), given)) if t]
 
 
 def forget() -> None:

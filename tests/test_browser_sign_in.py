@@ -1,7 +1,8 @@
 """Signing in, in headless chromium: the sign-in survives a reload through a signed, expiring
-cookie (SameSite=Strict, path /), signing out drops it, a tampered or expired cookie is refused,
-the lifetime is the ``sign_in_hours`` setting, and after too many wrong passwords the form says
-so in the same words whether the account exists or not."""
+cookie (SameSite=Strict, path /), signing out drops it and revokes its token (a copy taken before
+is refused), a tampered or expired cookie is refused, the lifetime is the ``sign_in_hours``
+setting, and after too many wrong passwords the form says so in the same words whether the
+account exists or not."""
 
 from __future__ import annotations
 
@@ -94,6 +95,9 @@ def test_a_sign_in_survives_a_reload_and_signing_out_ends_it(page, served):
     _wait_cookie(page.context, False)
     _reload(page)
     _signed_out(page)
+    # A copy of the cookie taken before signing out is refused too: signing out revoked its token.
+    assert store.user_for_token(cookie["value"]) is None
+    _refused(page, url, cookie["value"])
 
 
 def _refused(page, url: str, value: str) -> None:

@@ -1,7 +1,7 @@
 """The store's rules as the app offers them (AppTest): the lead adds, resets, disables, enables and
 deletes accounts and is told what happened; anyone signed in changes their own password; a
-disabled account is signed out at once and cannot sign in; the lead chooses what coders see and
-shares agreement numbers as snapshots."""
+disabled account is signed out at once and cannot sign in; signing out revokes the browser's token;
+the lead chooses what coders see and shares agreement numbers as snapshots."""
 
 from __future__ import annotations
 
@@ -88,6 +88,15 @@ def test_a_disabled_account_is_signed_out_and_cannot_signed_in(store):
     assert at.text_input(key="auth_username") is not None  # back at the sign-in form
     at = signed_in("ann", "ann-password", "pages/code.py")
     assert [e.value for e in at.error] == ["This account is disabled; ask a lead."]
+
+
+def test_signing_out_revokes_the_token_the_sign_in_gave_the_browser(store):
+    at = signed_in("ann", "ann-password", "pages/code.py")
+    _, token, _ = at.session_state["auth_cookie_write"]  # what the browser was given to keep
+    assert store.user_for_token(token) == store.user("ann")
+    at.button(key="auth_sign_out").click().run()
+    assert not at.exception and at.text_input(key="auth_username") is not None
+    assert store.user_for_token(token) is None  # a copy of that cookie no longer signs in
 
 
 def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):

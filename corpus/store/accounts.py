@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from corpus.store import passwords
 from corpus.store.access import require_lead
 from corpus.store.base import AccessDenied, StoreBase, StoreError, User, user_from_row
-from corpus.store.tables import ROLES, agreement_snapshots, gold, labels, settings, task_coders, tasks, users
+from corpus.store.tables import ROLES, agreement_snapshots, gold, labels, revoked_tokens, settings, task_coders, tasks, users
 
 
 def _check_password(password: str | None, kind: str = "human") -> None:
@@ -180,5 +180,6 @@ class Accounts(StoreBase):
                 self._update(c, r.id, status="deleted", password_hash=None)
                 return "tombstone"
             c.execute(task_coders.delete().where(task_coders.c.user_id == r.id))
+            c.execute(revoked_tokens.delete().where(revoked_tokens.c.user_id == r.id))
             c.execute(users.delete().where(users.c.id == r.id))
             return "removed"

@@ -49,9 +49,14 @@ def _v2(c: sa.Connection) -> None:
         table.create(c)
 
 
+def _v3(c: sa.Connection) -> None:
+    t.revoked_tokens.create(c)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "tasks name their dataset by content hash; account status and sign-in epochs; what coders "
                  "see after adjudication starts; sign-in backoff; shared agreement snapshots", _v2),
+    Migration(3, "signing out revokes the browser's sign-in token", _v3),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"
 

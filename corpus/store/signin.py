@@ -15,7 +15,9 @@ Failures and locks are logged (logger ``groundwork.signin``).
 cookie: ``<user id>.<epoch>.<expiry>.<HMAC-SHA256 signature>``, signed with a random server secret
 kept in the database's settings table. It is valid until it expires and while the account is
 active with the same epoch: changing or resetting the password, disabling or deleting the
-account raises the epoch and voids every token issued before.
+account raises the epoch and voids every token issued before. :meth:`SignIn.revoke_token` voids one
+token (its browser signed out): a copy of it taken before is refused from then on. A revoked token is
+remembered until it would have expired, and only a token the server signed is remembered.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import sqlalchemy as sa
 from corpus.store import passwords
 from corpus.store.base import AccessDenied, StoreBase, User, as_utc, user_from_row
 from corpus.store.engine import dialect_insert
-from corpus.store.tables import settings, signin_throttle, users
+from corpus.store.tables import revoked_tokens, settings, signin_throttle, users
 
 log = logging.getLogger("groundwork.signin")
 
@@ -164,8 +166,8 @@ class SignIn(StoreBase):
         payload = f"{user.id}.{r.auth_epoch}.{expires}"
         return f"{payload}.{self._signature(payload)}"
 
-    def user_for_token(self, token: str | None) -> User | None:
-        """The user a token signs in, or None (malformed, forged, expired or revoked)."""
+    def _token_parts(self, token: str | None) -> tuple[int, int, int, str] | None:
+        """User id, epoch, expiry and signature of a token the server signed that has not expired."""
         try:
             uid, epoch, expires, signature = (token or "").split(".")
             ids = int(uid), int(epoch), int(expires)
@@ -175,7 +177,40 @@ class SignIn(StoreBase):
             return None
         if ids[2] <= self._now().timestamp():
             return None
+        return (*ids, signature)
+
+    def user_for_token(self, token: str | None) -> User | None:
+        """The user a token signs in, or None (malformed, forged, expired or revoked)."""
+        parts = self._token_parts(token)
+        if parts is None:
+            return None
+        uid, epoch, _, signature = parts
+        revoked = sa.select(revoked_tokens.c.signature).where(revoked_tokens.c.signature == signature)
         with self._read() as c:
-            r = c.execute(sa.select(users).where(users.c.id == ids[0], users.c.auth_epoch == ids[1],
-                                                 users.c.status == "active")).first()
+            r = c.execute(sa.select(users).where(users.c.id == uid, users.c.auth_epoch == epoch,
+                                                 users.c.status == "active", ~revoked.exists())).first()
         return user_from_row(r) if r else None
+
+    def revoke_token(self, token: str | None) -> bool:
+        """Void one sign-in token (its browser signed out): True once it is revoked, False for what is
+        no valid token (malformed, forged, expired, or its account deleted). Revoked tokens past their
+        expiry are forgotten at the same time (they are refused anyway)."""
+        parts = self._token_parts(token)
+        if parts is None:
+            return False
+        uid, _, expires, signature = parts
+        now = self._now()
+        until = sa.literal(datetime.fromtimestamp(expires, now.tzinfo), revoked_tokens.c.expires_at.type)
+        # Only for an account that still exists: a deleted account's tokens are void anyway.
+        row = sa.select(sa.literal(signature, revoked_tokens.c.signature.type), users.c.id, until).where(users.c.id == uid)
+        try:
+            with self._write() as c:
+                c.execute(revoked_tokens.delete().where(revoked_tokens.c.expires_at <= now))
+                c.execute(dialect_insert(c, revoked_tokens).from_select(["signature", "user_id", "expires_at"], row)
+                          .on_conflict_do_nothing(index_elements=["signature"]))
+                revoked = c.execute(sa.select(revoked_tokens.c.user_id).where(revoked_tokens.c.signature == signature)).first()
+        except sa.exc.IntegrityError:  # the account was deleted in between
+            return False
+        if revoked:
+            log.info("sign-in token revoked: account id %d", uid)
+        return revoked is not None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 ROLES = ("lead", "coder", "viewer")
 PHASES = ("coding", "adjudication", "revealed")
@@ -147,6 +147,16 @@ agreement_snapshots = sa.Table(
     sa.Column("taken_by", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
     sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_snapshots_task", "task_id", "id"),
+)
+
+# v3: sign-in tokens given up before they expire (their browser signed out), kept until they would
+# have expired.
+revoked_tokens = sa.Table(
+    "revoked_tokens", metadata,
+    sa.Column("signature", sa.String(64), primary_key=True),  # the token's signature part
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
+    sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_revoked_tokens_expires_at", "expires_at"),
 )
 
 # The tables version 2 added, created as they are by the migration.

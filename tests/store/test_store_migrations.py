@@ -1,6 +1,7 @@
 """Schema migrations: a version-1 database, written with version 1's DDL, is upgraded in place on
-SQLite and PostgreSQL with every row kept; the result has the current schema; a failed upgrade
-changes nothing; racing openers upgrade once; a newer database is refused."""
+SQLite and PostgreSQL with every row kept; the result has the current schema; a version-2 database
+gets the revoked tokens' table; a failed upgrade changes nothing; racing openers upgrade once; a
+newer database is refused."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ def _write_v1(url: str, extra_ddl: str = "") -> None:
 def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     _write_v1(url)
     store = Store(url)
-    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2], 2, 2)
+    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3], 3, 3)
     lead = store.sign_in("lead", "lead-password")  # a version-1 (PBKDF2) password still signs in
     hist = store.history(lead, 1)
     assert hist[["item_id", "coder", "code", "note", "seconds"]].values.tolist() == [
@@ -98,12 +99,26 @@ def test_openers_racing_on_an_old_database_upgrade_it_once(url):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and sorted(done) == [[], [], [], [2]]
+    assert errors == [] and sorted(done) == [[], [], [], [2, 3]]
+
+
+def test_a_version_2_database_gets_the_revoked_tokens_and_keeps_its_tokens(url):
+    store = Store(url)
+    ann = store.create_user("ann", "ann-password", "coder")
+    token = store.issue_token(ann)
+    with store.engine.begin() as c:  # the database as version 2 left it
+        c.execute(sa.text("DROP TABLE revoked_tokens"))
+        c.execute(sa.text("UPDATE schema_meta SET value = '2' WHERE \"key\" = 'schema_version'"))
+    store.engine.dispose()
+    upgraded = Store(url)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([3], 3)
+    assert upgraded.user_for_token(token) == ann  # a sign-in from before the upgrade lasts
+    assert upgraded.revoke_token(token) and upgraded.user_for_token(token) is None
 
 
 def test_a_newer_database_is_refused(url):
     store = Store(url)
     with store.engine.begin() as c:
-        c.execute(sa.text("UPDATE schema_meta SET value = '3' WHERE \"key\" = 'schema_version'"))
-    with pytest.raises(StoreError, match="schema version 3, newer than this app's 2; upgrade the app"):
+        c.execute(sa.text("UPDATE schema_meta SET value = '4' WHERE \"key\" = 'schema_version'"))
+    with pytest.raises(StoreError, match="schema version 4, newer than this app's 3; upgrade the app"):
         Store(url)

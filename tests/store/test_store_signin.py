@@ -178,3 +178,39 @@ def test_a_token_is_revoked_by_a_password_change_disable_or_delete(store, change
     if change == "disable":
         store.enable_user(lead, "ann")
         assert store.user_for_token(token) is None  # enabling again does not revive old tokens
+
+
+def _revoked(store: Store) -> list[tuple]:
+    with store.engine.connect() as c:
+        return c.execute(sa.text("SELECT user_id, signature FROM revoked_tokens ORDER BY expires_at")).all()
+
+
+def test_signing_out_revokes_that_token_only_until_it_would_have_expired(store, clock):
+    ann, lead = store.user("ann"), store.user("lead")
+    here = store.issue_token(ann, ttl=timedelta(hours=2))
+    elsewhere = store.issue_token(ann, ttl=timedelta(hours=3))  # the same account in another browser
+    theirs = store.issue_token(lead)
+    assert store.revoke_token(here) is True
+    assert store.user_for_token(here) is None  # a copy of the cookie is refused from now on
+    assert store.user_for_token(elsewhere) == ann and store.user_for_token(theirs) == lead
+    assert store.revoke_token(here) is True  # signing out twice changes nothing
+    assert _revoked(store) == [(ann.id, here.split(".")[3])]
+    # Only a token the server signed, and not yet expired, is remembered.
+    uid, epoch, expires, signature = elsewhere.split(".")
+    for junk in ("", None, "a.b.c.d", f"{uid}.{epoch}.{int(expires) + 1}.{signature}", f"{uid}.{epoch}.{expires}.x" * 50):
+        assert store.revoke_token(junk) is False
+    assert len(_revoked(store)) == 1
+    # A revoked token is forgotten once it would have expired (at the next sign-out).
+    clock.advance(hours=2)
+    assert store.revoke_token(elsewhere) is True
+    assert _revoked(store) == [(ann.id, signature)]
+    assert store.user_for_token(elsewhere) is None and store.user_for_token(theirs) == lead
+
+
+def test_an_account_with_revoked_tokens_can_be_deleted_and_then_sign_out(store):
+    ann, lead = store.user("ann"), store.user("lead")
+    store.revoke_token(store.issue_token(ann))
+    still_open = store.issue_token(ann)  # a browser still signed in when the lead deletes the account
+    assert store.delete_user(lead, "ann") == "removed"
+    assert store.user("ann") is None and _revoked(store) == []
+    assert store.revoke_token(still_open) is False and _revoked(store) == []  # void anyway
