@@ -23,9 +23,26 @@ from corpus import schema
 from corpus.values import Undefined
 
 
-def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share") -> list[dict]:
-    """One condition's line with its Wilson band and n beside each point. ``d`` has progress, share,
-    n, ci_low, ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
+def label_sides(d: pd.DataFrame, cond: str, other: pd.DataFrame | None = None) -> list[str]:
+    """Where each point's n goes: on the side away from the other condition's point in the same bin
+    (above the higher of the two, below the lower), so the two numbers never print over each other;
+    visible above and not visible below where the two tie or the other has no point there."""
+    d = d.sort_values("progress")
+    theirs = dict(zip(other["bin"], other["share"])) if other is not None else {}
+    sides = []
+    for b, y in zip(d["bin"], d["share"]):
+        o = theirs.get(b)
+        above = cond == "visible" if o is None or pd.isna(o) or pd.isna(y) or y == o else y > o
+        sides.append("top center" if above else "bottom center")
+    return sides
+
+
+def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share",
+                 other: pd.DataFrame | None = None) -> list[dict]:
+    """One condition's line with its Wilson band and n beside each point (away from ``other``, the
+    other condition's points: see :func:`label_sides`). ``d`` has progress, share, n, ci_low,
+    ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
+    sides = label_sides(d, cond, other)
     d = d.sort_values("progress")
     color = CONDITION[cond]
     x = d["progress"].tolist()
@@ -37,7 +54,7 @@ def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, wha
         "type": "scatter", "x": x, "y": d["share"].tolist(), "mode": "lines+markers+text", "name": CONDITION_NAMES[cond],
         "line": {"color": color, "width": 2, "dash": CONDITION_DASH[cond]},
         "marker": {"symbol": CONDITION_SYMBOLS[cond], "size": 8, "color": color},
-        "text": [str(int(n)) for n in d["n"]], "textposition": "top center" if cond == "visible" else "bottom center",
+        "text": [str(int(n)) for n in d["n"]], "textposition": sides,
         "textfont": {"size": 10, "color": color}, "legendgroup": cond, "showlegend": legend,
         "customdata": [[*ids, cond, int(b), int(n), float(lo), float(hi)] for b, n, lo, hi in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"])],
         "hovertemplate": (f"%{{x:.0%}}<br>{what} %{{y:.0%}} (95% CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.0%}})"
@@ -53,9 +70,9 @@ def curve_panels(curves: pd.DataFrame, panel_col: str, panel_keys: list[str], ti
     for i, key in enumerate(panel_keys, start=1):
         d = curves[curves[panel_col] == key]
         for cond in schema.CONDITIONS:
-            c = d[d["condition"] == cond]
+            c, other = d[d["condition"] == cond], d[d["condition"] != cond]
             if not c.empty:
-                traces += [on_panel(t, i) for t in curve_traces(c, cond, [key], legend=i == 1, what=what)]
+                traces += [on_panel(t, i) for t in curve_traces(c, cond, [key], legend=i == 1, what=what, other=other)]
     traces.append(interval_key(WILSON_BANDS, band=True))
     layout = panels(len(panel_keys), titles if len(panel_keys) > 1 else None)
     for i in range(1, len(panel_keys) + 1):

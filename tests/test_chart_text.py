@@ -43,3 +43,17 @@ def test_every_interval_chart_names_its_intervals():
     reason_shares, _ = svc.misalignment_reasons(scope, "coverage", 5)
     assert WILSON_BARS_K in _legend_names(reason_share_figure(reason_shares))
     assert WILSON_BARS_K in _legend_names(acts_before_figure(svc.acts_before(scope, 1)))
+
+
+def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point():
+    scope = svc.Scope(load_sample(), Filters())
+    curves = svc.progress_curves(scope, "coverage", 5)
+    fig = progress_figure(curves, ["team_goal"], "coverage")
+    lines = {t.legendgroup: t for t in fig.data if t.mode == "lines+markers+text"}
+    vis, notvis = lines["visible"], lines["not_visible"]
+    assert list(vis.x) == list(notvis.x)
+    for k, (a, b) in enumerate(zip(vis.y, notvis.y)):
+        higher, lower = ("visible", "not_visible") if a >= b else ("not_visible", "visible")
+        assert lines[higher].textposition[k] == "top center" and lines[lower].textposition[k] == "bottom center", k
+    # The sample's last bin is one where visible sessions are below the others: the numbers swap sides.
+    assert vis.y[-1] < notvis.y[-1] and (vis.textposition[-1], notvis.textposition[-1]) == ("bottom center", "top center")
