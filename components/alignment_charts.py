@@ -24,10 +24,10 @@ from corpus.values import Undefined
 
 
 def label_sides(d: pd.DataFrame, cond: str, other: pd.DataFrame | None = None) -> list[str]:
-    """Where each point's n goes: on the side away from the other condition's point in the same bin
-    (above the higher of the two, below the lower), so the two numbers never print over each other;
-    visible above and not visible below where the two tie or the other has no point there."""
-    d = d.sort_values("progress")
+    """Where each point's n goes, in ``d``'s order: on the side away from the other condition's point
+    in the same bin (above the higher of the two, below the lower), so the two numbers never print
+    over each other; visible above and not visible below where the two tie or the other has no point
+    there."""
     theirs = dict(zip(other["bin"], other["share"])) if other is not None else {}
     sides = []
     for b, y in zip(d["bin"], d["share"]):
@@ -42,8 +42,8 @@ def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, wha
     """One condition's line with its Wilson band and n beside each point (away from ``other``, the
     other condition's points: see :func:`label_sides`). ``d`` has progress, share, n, ci_low,
     ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
-    sides = label_sides(d, cond, other)
     d = d.sort_values("progress")
+    sides = label_sides(d, cond, other)
     color = CONDITION[cond]
     x = d["progress"].tolist()
     band = {"type": "scatter", "x": x + x[::-1], "y": d["ci_high"].tolist() + d["ci_low"].tolist()[::-1], "mode": "lines",

@@ -50,7 +50,7 @@ def _sign_in(page, url: str, username: str, password: str):
 
 
 @pytest.fixture(scope="module")
-def ann(shared_context, team):
+def ann_tab(shared_context, team):
     """A tab where Ann has signed in on the Code page (once for the module)."""
     with module_tab(shared_context) as page:
         _sign_in(page, team[3], "ann", "ann-password")
@@ -78,8 +78,8 @@ def _after_label(page, pad, item: str) -> str:
     return pad.get_attribute("data-item")
 
 
-def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann, team, artifacts):
-    page = ann
+def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann_tab, team, artifacts):
+    page = ann_tab
     store, task, ann, url = team
     pad, first = _ann_at_the_keypad(page)  # nothing focused
     order = store.coder_order(task.id, ann)
@@ -103,8 +103,8 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann, team, a
     page.screenshot(path=str(artifacts / "coding_keypad.png"))
 
 
-def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann, team):
-    page = ann
+def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann_tab, team):
+    page = ann_tab
     store, task, ann, url = team
     pad, item = _ann_at_the_keypad(page)
     before = len(store.history(ann, task.id))
@@ -131,8 +131,8 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann, team):
     assert [last["item_id"], last["code"], last["note"]] == [following, "acknowledge", "typed after the key"]
 
 
-def test_keys_work_with_the_focus_on_the_unsure_box(ann, team):
-    page = ann
+def test_keys_work_with_the_focus_on_the_unsure_box(ann_tab, team):
+    page = ann_tab
     store, task, ann, url = team
     pad, item = _ann_at_the_keypad(page)
     page.keyboard.press("n")
@@ -148,8 +148,8 @@ def test_keys_work_with_the_focus_on_the_unsure_box(ann, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
-def test_a_refused_label_gives_the_note_back(ann, team):
-    page = ann
+def test_a_refused_label_gives_the_note_back(ann_tab, team):
+    page = ann_tab
     store, task, ann, url = team
     pad, item = _ann_at_the_keypad(page)
     before = len(store.history(ann, task.id))
@@ -170,8 +170,8 @@ def test_a_refused_label_gives_the_note_back(ann, team):
         store.set_phase(lead, task.id, "coding")
 
 
-def test_full_code_names_and_the_focused_codes_examples_are_on_screen(ann, team):
-    page = ann
+def test_full_code_names_and_the_focused_codes_examples_are_on_screen(ann_tab, team):
+    page = ann_tab
     store, task, ann, url = team
     _keypad(page)
     codes = task.codebook.codes
