@@ -29,17 +29,20 @@ def _multi(container, label: str, options: list[str], key: str, names: dict | No
 def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:
     """The filters and label sources the user picks, as a :class:`services.alignment.Scope`."""
     with st.container(border=True, key="an_filters"):
-        c = st.columns([1, 1, 1, 2, 2, 2] if acts else [1, 1, 1, 2, 2])
+        # The filters on one row, the label sources on the next: a row of six leaves a chosen value
+        # ("not visible", "Follower") too little room to be read.
+        c = st.columns([1.2, 1.4, 1, 2.4])
         roles = _multi(c[0], "Role", list(schema.ROLES), "an_roles", ROLE_NAMES, "both")
         conditions = _multi(c[1], "Condition", list(schema.CONDITIONS), "an_conditions", CONDITION_NAMES, "both")
         splits = _multi(c[2], "Split", list(schema.SPLITS), "an_splits", None, "both")
         sessions = _multi(c[3], "Sessions", list(corpus.sessions), "an_sessions", None, "all sessions")
-        with c[4]:
+        sources = st.columns(2)
+        with sources[0]:
             mm = mental_model_picker(corpus)
         act_key = None
         gold = None
         if acts:
-            with c[5]:
+            with sources[1]:
                 gold = revealed_gold(corpus)
                 act_key = act_source_picker(corpus, gold)
     return Scope(corpus=corpus, filters=Filters(roles, conditions, splits, sessions), mm=mm, acts=act_key, gold=gold)
