@@ -18,7 +18,7 @@ import sqlalchemy as sa
 
 from corpus.store import passwords
 from corpus.store.access import require_lead
-from corpus.store.base import AccessDenied, StoreBase, StoreError, User, user_from_row
+from corpus.store.base import AccessDenied, StoreBase, StoreError, User, new_sign_in_key, user_from_row
 from corpus.store.tables import ROLES, agreement_snapshots, gold, labels, revoked_tokens, settings, task_coders, tasks, users
 
 
@@ -57,7 +57,7 @@ class Accounts(StoreBase):
         uid = c.execute(users.insert().values(
             username=username, display_name=(display_name or username)[:128], role=role, kind=kind,
             password_hash=passwords.hash_password(password) if password else None, created_at=self._now(),
-            status="active", auth_epoch=0,
+            status="active", auth_epoch=0, sign_in_key=new_sign_in_key(),
         )).inserted_primary_key[0]
         return User(int(uid), username, (display_name or username)[:128], role, kind)
 
@@ -135,7 +135,7 @@ class Accounts(StoreBase):
         """A lead sets a new password for an account (e.g. one whose owner forgot it)."""
         require_lead(actor)
         _check_password(new)
-        with self._write() as c:
+        with self._write_as(actor) as c:
             r = self._account(c, username)
             if r.status == "deleted":
                 raise StoreError(f"account '{r.username}' is deleted; add a new account instead")
@@ -152,7 +152,7 @@ class Accounts(StoreBase):
     def disable_user(self, actor: User | None, username: str) -> User:
         """The account can no longer sign in (its labels stay); :meth:`enable_user` undoes it."""
         require_lead(actor)
-        with self._write() as c:
+        with self._write_as(actor) as c:
             r = self._live_account(c, username)
             self._refuse_last_lead(c, r)
             self._update(c, r.id, status="disabled")
@@ -160,7 +160,7 @@ class Accounts(StoreBase):
 
     def enable_user(self, actor: User | None, username: str) -> User:
         require_lead(actor)
-        with self._write() as c:
+        with self._write_as(actor) as c:
             r = self._live_account(c, username, " and cannot be enabled; add a new account")
             c.execute(users.update().where(users.c.id == r.id).values(status="active"))
             return user_from_row(r)
@@ -169,7 +169,7 @@ class Accounts(StoreBase):
         """Delete an account: ``"removed"`` if it left no trace, ``"tombstone"`` if it is kept,
         without password and unable to sign in, because labels, gold, tasks or snapshots name it."""
         require_lead(actor)
-        with self._write() as c:
+        with self._write_as(actor) as c:
             r = self._live_account(c, username, " already")
             self._refuse_last_lead(c, r)
             traces = [sa.select(labels.c.id).where(labels.c.coder_id == r.id),

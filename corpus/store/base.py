@@ -3,6 +3,7 @@ the database and the clock."""
 
 from __future__ import annotations
 
+import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -12,7 +13,7 @@ import sqlalchemy as sa
 
 from corpus.codebook import Codebook
 from corpus.store.engine import READ_ONLY, make_engine
-from corpus.store.tables import DEFAULT_CODER_VIEW, DEFAULT_SHARE_MIN_ITEMS
+from corpus.store.tables import DEFAULT_CODER_VIEW, DEFAULT_SHARE_MIN_ITEMS, users
 
 
 class AccessDenied(PermissionError):
@@ -52,6 +53,11 @@ class Task:
     dataset_hash: str | None = None
     coder_view: str = DEFAULT_CODER_VIEW
     share_min_items: int = DEFAULT_SHARE_MIN_ITEMS
+
+
+def new_sign_in_key() -> str:
+    """An account's sign-in key: 128 random bits, made once per account (see :mod:`corpus.store.signin`)."""
+    return secrets.token_hex(16)
 
 
 def utc_now() -> datetime:
@@ -103,3 +109,30 @@ class StoreBase:
         """One short write transaction (on SQLite it holds the write lock from its start)."""
         with self.engine.begin() as c:
             yield c
+
+    @contextmanager
+    def _write_as(self, actor: User | None, roles: tuple[str, ...] = ("lead",)) -> Iterator[sa.Connection]:
+        """A write transaction for ``actor``, who must be, as the database has it at this moment, an
+        active account with one of ``roles`` (a disabled, deleted or demoted account changes nothing
+        from a page it still has open). ``None`` is the server's operator at the command line."""
+        with self._write() as c:
+            if actor is not None:
+                require_active(c, actor, roles)
+            yield c
+
+
+    def _require_active(self, actor: User | None, roles: tuple[str, ...] = ("lead",)) -> None:
+        """:func:`require_active` before a step that writes on its own (a codebook saved for a task)."""
+        if actor is not None:
+            with self._read() as c:
+                require_active(c, actor, roles)
+
+
+def require_active(c: sa.Connection, actor: User, roles: tuple[str, ...]) -> None:
+    """Raise :class:`AccessDenied` unless ``actor`` is now an active account with one of ``roles``."""
+    # By id and name: an id may be given again to an account created after this one was removed.
+    r = c.execute(sa.select(users.c.status, users.c.role).where(users.c.id == actor.id, users.c.username == actor.username)).first()
+    if r is None or r.status != "active":
+        raise AccessDenied(f"the account '{actor.username}' is {'deleted' if r is None else r.status}")
+    if r.role not in roles:
+        raise AccessDenied(f"{actor.username} is a {r.role}; only a {' or '.join(roles)} can do this")

@@ -14,6 +14,7 @@ import csv
 import io
 from dataclasses import dataclass
 
+from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
 from corpus.store.base import StoreBase, StoreError, User
 from corpus.store.tables import labels, task_coders, users
@@ -87,6 +88,9 @@ class CsvImport(StoreBase):
         t = self.task(task_id)
         if t.phase == "revealed":
             raise StoreError(f"task '{t.name}' is closed: the labels have been revealed")
+        if len(data) > LABELS_CSV_BYTES:
+            raise StoreError(f"nothing imported: {file} is {len(data) / 2**20:.1f} MiB; a label file is at most "
+                             f"{LABELS_CSV_BYTES // 2**20} MiB")
         rows = read_rows(decode(data, file), file, (item_col, coder_col, label_col))
         items = set(self.items(task_id)["item_id"])
         known = {u.username: u for u in self.users(include_inactive=True)}
@@ -123,7 +127,7 @@ class CsvImport(StoreBase):
             more = f"\n... and {len(problems) - MAX_PROBLEMS} more" if len(problems) > MAX_PROBLEMS else ""
             raise StoreError("nothing imported:\n" + "\n".join(problems[:MAX_PROBLEMS]) + more)
         new_coders = tuple(sorted({k for _, k, _ in good} - set(known)))
-        with self._write() as c:
+        with self._write_as(actor) as c:
             ids = {name: u.id for name, u in known.items()}
             for name in new_coders:
                 ids[name] = self._insert_user(c, name, None, "coder", kind=coder_kind).id

@@ -10,6 +10,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from corpus.consensus import as_share, majority, reaches
+from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import require_feedback, require_lead, require_see_gold
 from corpus.store.base import StoreBase, StoreError, User
 from corpus.store.tables import ERROR_TYPES, PROVENANCE, codebook_rows, gold, task_items, tasks, users
@@ -35,6 +36,10 @@ def _latest_per_item(*where):  # noqa: ANN002, ANN202 - SQL conditions in, a sub
             .group_by(gold.c.task_id, gold.c.item_id).subquery())
 
 
+# The note that accepting a majority wrote before version 4 ("2 of 3 coders"): not the lead's words.
+_COUNT_NOTE = r"\d+ of \d+ coders"
+
+
 class Gold(StoreBase):
     def set_gold(self, actor: User, task_id: int, item_id: str, code: str, provenance: str = "adjudicated",
                  note: str = "", error_type: str | None = None, flag_codebook: bool = False) -> int:
@@ -44,9 +49,11 @@ class Gold(StoreBase):
             raise StoreError(f"code: '{code}' is not in codebook {t.codebook.id} v{t.codebook.version}")
         if provenance not in PROVENANCE:
             raise StoreError(f"provenance: '{provenance}' is not one of {', '.join(PROVENANCE)}")
+        if (why := too_long("note", note or "", NOTE_CHARS)) is not None:
+            raise StoreError(why)
         if error_type is not None and error_type not in ERROR_TYPES:
             raise StoreError(f"error_type: '{error_type}' is not one of {', '.join(ERROR_TYPES)}")
-        with self._write() as c:
+        with self._write_as(actor) as c:
             return int(c.execute(gold.insert().values(
                 task_id=task_id, item_id=item_id, code=code, provenance=provenance, note=note or "",
                 error_type=error_type, flag_codebook=bool(flag_codebook), decided_by=actor.id, created_at=self._now(),
@@ -129,20 +136,23 @@ class Gold(StoreBase):
             rows.append({
                 "task_id": task_id, "item_id": item, "code": code,
                 "provenance": "unanimous" if k == n else "majority",
-                "note": "" if k == n else f"{k} of {n} coders",
+                "note": "",  # the lead's words to the coders; how many agreed is in the labels
                 "error_type": None, "flag_codebook": False, "decided_by": actor.id, "created_at": self._now(),
             })
-        if rows:
-            with self._write() as c:
+        with self._write_as(actor) as c:
+            if rows:
                 c.execute(gold.insert(), rows)
         return len(rows)
 
     def _mine_with_gold(self, user: User, task_id: int) -> tuple[int, pd.DataFrame]:
-        """(this coder's number of labels, their labels on the items with gold, beside the gold)."""
+        """(this coder's number of labels, their labels on the items with gold, beside the gold).
+        Nothing that tells how other coders labelled: not the provenance (unanimous, majority,
+        adjudicated), nor the count a majority decision once wrote as its note."""
         require_feedback(user, self.task(task_id))
         mine = self.my_labels(user, task_id)[["item_id", "code", "note"]].rename(columns={"code": "my_code", "note": "my_note"})
-        g = self._current_gold(task_id)[["item_id", "code", "provenance", "note", "error_type"]].rename(
-            columns={"code": "gold_code", "note": "lead_note"})
+        g = self._current_gold(task_id)
+        g["note"] = g["note"].where(~((g["provenance"] == "majority") & g["note"].str.fullmatch(_COUNT_NOTE)), "")
+        g = g[["item_id", "code", "note", "error_type"]].rename(columns={"code": "gold_code", "note": "lead_note"})
         return len(mine), mine.merge(g, on="item_id")
 
     def feedback(self, user: User, task_id: int) -> pd.DataFrame:

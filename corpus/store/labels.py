@@ -15,6 +15,7 @@ from dataclasses import replace
 import pandas as pd
 import sqlalchemy as sa
 
+from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import may_see_all_labels, require_label_write, require_see_all_labels
 from corpus.store.base import AccessDenied, StoreBase, StoreError, User
 from corpus.store.engine import insert_unless_present
@@ -39,6 +40,7 @@ _CHECK = sa.select(
     sa.exists().where(task_items.c.task_id == tasks.c.id, task_items.c.item_id == sa.bindparam("item_id"))
     .label("has_item"),
     sa.select(users.c.status).where(users.c.id == sa.bindparam("coder_id")).scalar_subquery().label("status"),
+    sa.select(users.c.role).where(users.c.id == sa.bindparam("coder_id")).scalar_subquery().label("role"),
     sa.select(labels.c.id).where(labels.c.request_id == sa.bindparam("request_id"),
                                  labels.c.coder_id == sa.bindparam("coder_id"), labels.c.task_id == tasks.c.id)
     .scalar_subquery().label("prior"),
@@ -53,6 +55,8 @@ class Labels(StoreBase):
         if user.role == "viewer":
             raise AccessDenied(f"{user.username} is a viewer; viewers cannot label")
         note = (note or "").strip()
+        if (why := too_long("note", note, NOTE_CHARS)) is not None:
+            raise StoreError(why)
         if request_id is not None and not 0 < len(request_id) <= labels.c.request_id.type.length:
             raise StoreError(f"request id: must be 1 to {labels.c.request_id.type.length} characters")
         with self._write() as c:
@@ -62,7 +66,8 @@ class Labels(StoreBase):
                 raise StoreError(f"task #{task_id} does not exist")
             if row.prior is not None:
                 return int(row.prior)
-            require_label_write(replace(user, status=row.status or "deleted"), row.phase, row.name)
+            # The account as it is now, not as the page that sends the label last read it.
+            require_label_write(replace(user, status=row.status or "deleted", role=row.role or user.role), row.phase, row.name)
             cb = self._codebook(int(row.codebook_id))
             if code not in cb.code_ids:
                 raise StoreError(f"code: '{code}' is not in codebook {cb.id} v{cb.version} (codes: {', '.join(cb.code_ids)})")

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.schema import CreateColumn
 
 from corpus.store import tables as t
-from corpus.store.base import StoreError
+from corpus.store.base import StoreError, new_sign_in_key
 
 _PG_LOCK = 7_413_325_019  # any constant: the advisory lock that serializes schema changes
 
@@ -53,10 +53,22 @@ def _v3(c: sa.Connection) -> None:
     t.revoked_tokens.create(c)
 
 
+def _v4(c: sa.Connection) -> None:
+    _add_column(c, t.users.c.sign_in_key)
+    for (uid,) in c.execute(sa.select(t.users.c.id)).all():
+        c.execute(t.users.update().where(t.users.c.id == uid).values(sign_in_key=new_sign_in_key()))
+    # The backoff now counts per (account, client) pair: the old per-name and per-client rows go.
+    c.execute(t.signin_throttle.delete())
+    next(ix for ix in t.signin_throttle.indexes if ix.name == "ix_signin_throttle_last_failure").create(c, checkfirst=True)
+    t.signin_failures.create(c)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(2, "tasks name their dataset by content hash; account status and sign-in epochs; what coders "
                  "see after adjudication starts; sign-in backoff; shared agreement snapshots", _v2),
     Migration(3, "signing out revokes the browser's sign-in token", _v3),
+    Migration(4, "sign-in tokens name a key never given to another account (sign-ins from before end); failed "
+                 "sign-ins are throttled per account and client, and kept for the lead to see", _v4),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"
 

@@ -73,7 +73,7 @@ class Sharing(StoreBase):
             if int(min_items) < 1:
                 raise StoreError("min_items: must be at least 1")
             values["share_min_items"] = int(min_items)
-        self._set(task_id, **values)
+        self._set(actor, task_id, **values)
 
     def share_snapshot(self, actor: User, task_id: int, numbers: dict[str, Any]) -> Snapshot:
         """Record agreement numbers (computed by the caller) for the task's coders to read."""
@@ -82,7 +82,7 @@ class Sharing(StoreBase):
         human = sa.select(users.c.id).where(users.c.kind == "human")
         covered = (sa.select(labels.c.item_id).where(labels.c.task_id == task_id, labels.c.coder_id.in_(human))
                    .group_by(labels.c.item_id).having(sa.func.count(sa.distinct(labels.c.coder_id)) >= 2).subquery())
-        with self._write() as c:
+        with self._write_as(actor) as c:
             if c.execute(sa.select(tasks.c.id).where(tasks.c.id == task_id)).first() is None:
                 raise StoreError(f"task #{task_id} does not exist")
             n_items = c.execute(sa.select(sa.func.count()).select_from(covered)).scalar_one()

@@ -1,4 +1,4 @@
-"""The label database's tables (schema version 2) and the words its columns may hold.
+"""The label database's tables (schema version 4) and the words its columns may hold.
 
 A fresh database is created from these definitions; an older one is brought here, step by step,
 by :mod:`corpus.store.migrations`. A change to a table needs a new schema version and a migration.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 ROLES = ("lead", "coder", "viewer")
 PHASES = ("coding", "adjudication", "revealed")
@@ -45,6 +45,9 @@ users = sa.Table(
     # Raised by a password change, a reset, disabling or deleting: sign-in tokens carry it, so
     # every token issued before is void at once.
     sa.Column("auth_epoch", sa.Integer, nullable=False, server_default="0"),
+    # v4: a random value made with the account and never given to another: sign-in tokens carry it,
+    # so a token of a deleted account never signs in an account created later with the same id.
+    sa.Column("sign_in_key", sa.String(32), nullable=True),
 )
 codebook_rows = sa.Table(
     "codebooks", metadata,
@@ -127,13 +130,14 @@ settings = sa.Table(
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
-# v2: failed sign-ins per account name and per client, for the backoff.
+# v2: failed sign-ins in a row, for the backoff; since v4 one row per (account name, client) pair.
 signin_throttle = sa.Table(
     "signin_throttle", metadata,
-    sa.Column("key", sa.String(200), primary_key=True),  # "account:<name>" or "client:<address>"
+    sa.Column("key", sa.String(200), primary_key=True),  # "pair:<client>\n<account name>"
     sa.Column("failures", sa.Integer, nullable=False),
     sa.Column("last_failure", sa.DateTime(timezone=True), nullable=False),
     sa.Column("locked_until", sa.DateTime(timezone=True), nullable=True),
+    sa.Index("ix_signin_throttle_last_failure", "last_failure"),  # v4
 )
 # v2: agreement numbers the lead chose to show the coders, as taken at one moment.
 agreement_snapshots = sa.Table(
@@ -157,6 +161,19 @@ revoked_tokens = sa.Table(
     sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
     sa.Index("ix_revoked_tokens_expires_at", "expires_at"),
+)
+
+# v4: every failed sign-in (kept 30 days, at most MAX_FAILURES_KEPT rows): what the backoff counts per
+# account and per client, and what a lead is shown.
+signin_failures = sa.Table(
+    "signin_failures", metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("account", sa.String(200), nullable=False),  # the name typed (lower case), an account or not
+    sa.Column("client", sa.String(200), nullable=False),
+    sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    sa.Index("ix_signin_failures_account", "account", "at"),
+    sa.Index("ix_signin_failures_client", "client", "at"),
+    sa.Index("ix_signin_failures_at", "at"),
 )
 
 # The tables version 2 added, created as they are by the migration.

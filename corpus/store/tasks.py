@@ -13,6 +13,7 @@ import sqlalchemy as sa
 
 from corpus import codebook as codebooks
 from corpus.codebook import Codebook
+from corpus.limits import NAME_CHARS, too_long
 from corpus.store.access import check_phase, require_lead, require_open_for_revision
 from corpus.store.base import StoreBase, StoreError, Task, User, user_from_row
 from corpus.store.tables import CODER_VIEWS, codebook_rows, task_coders, task_items, tasks, users
@@ -68,8 +69,11 @@ class Tasks(StoreBase):
             raise StoreError("items: a task needs at least one item")
         if not name.strip():
             raise StoreError("name: must not be empty")
+        if (why := too_long("name", name, NAME_CHARS)) is not None:
+            raise StoreError(why)
         if not (dataset_hash or "").strip():
             raise StoreError("dataset_hash: a task must name its dataset's content hash")
+        self._require_active(actor)
         cb_id = self.save_codebook(codebook)
         rows, seen = [], set()
         for pos, it in enumerate(items):
@@ -82,7 +86,7 @@ class Tasks(StoreBase):
                 "action_index": int(it["action_index"]), "partition": it.get("partition") or "validation",
                 "stratum": it.get("stratum") or "",
             })
-        with self._write() as c:
+        with self._write_as(actor) as c:
             if c.execute(sa.select(tasks.c.id).where(tasks.c.name == name)).first():
                 raise StoreError(f"name: a task called '{name}' exists already")
             tid = int(c.execute(tasks.insert().values(
@@ -98,7 +102,7 @@ class Tasks(StoreBase):
 
     def assign(self, actor: User, task_id: int, coders: Iterable[User]) -> None:
         require_lead(actor)
-        with self._write() as c:
+        with self._write_as(actor) as c:
             have = {r[0] for r in c.execute(sa.select(task_coders.c.user_id).where(task_coders.c.task_id == task_id))}
             new = [{"task_id": task_id, "user_id": u.id} for u in coders if u.id not in have]
             if new:
@@ -134,8 +138,8 @@ class Tasks(StoreBase):
                              .where(task_coders.c.task_id == task_id).order_by(users.c.id))
             return [user_from_row(r) for r in rows]
 
-    def _set(self, task_id: int, **values) -> None:
-        with self._write() as c:
+    def _set(self, actor: User, task_id: int, **values) -> None:
+        with self._write_as(actor) as c:
             if c.execute(tasks.update().where(tasks.c.id == task_id).values(**values)).rowcount == 0:
                 raise StoreError(f"task #{task_id} does not exist")
 
@@ -143,7 +147,7 @@ class Tasks(StoreBase):
         """Coding, adjudication (labels freeze) or revealed (closed: gold goes to the analysis pages)."""
         require_lead(actor)
         check_phase(phase)
-        self._set(task_id, phase=phase)
+        self._set(actor, task_id, phase=phase)
 
     def set_coder_view(self, actor: User, task_id: int, view: str) -> None:
         """What the task's coders may see once adjudication starts: ``"nothing"`` beyond their own
@@ -151,7 +155,7 @@ class Tasks(StoreBase):
         require_lead(actor)
         if view not in CODER_VIEWS:
             raise StoreError(f"coder view: '{view}' is not one of {', '.join(CODER_VIEWS)}")
-        self._set(task_id, coder_view=view)
+        self._set(actor, task_id, coder_view=view)
 
     def revise_codebook(self, actor: User, task_id: int, codebook: Codebook) -> Task:
         """Move a task to a revised version of its codebook (a guideline change). Labels keep the
@@ -165,8 +169,9 @@ class Tasks(StoreBase):
             raise StoreError(f"id: the task codes with '{current.id}'; a revision must keep that id, not '{codebook.id}'")
         if codebook.version == current.version:
             raise StoreError(f"version: the task already uses version {current.version}; give the revision a new version")
+        self._require_active(actor)
         stored = self.save_codebook(codebook)  # refuses a stored version with other content
-        with self._write() as c:
+        with self._write_as(actor) as c:
             done = c.execute(tasks.update().where(tasks.c.id == task_id, tasks.c.phase != "revealed")
                              .values(codebook_id=stored))
             if done.rowcount == 0:

@@ -1,14 +1,16 @@
 """Blind coding, enforced by the store: what coders and viewers may read in each phase, what the
 lead lets coders see after the reveal, and shared agreement numbers that cannot be used to infer
-another coder's label; on SQLite and PostgreSQL."""
+another coder's label; an account disabled or deleted that acts from a page still open; the limits
+of a note; on SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
 from analysis import agreement as ag
 from corpus import codebook as cbm
-from corpus.store import AccessDenied, StoreError
+from corpus.store import AccessDenied, Store, StoreError
 from corpus.values import Undefined
 
 CODES = cbm.default().code_ids
@@ -166,3 +168,67 @@ def test_coders_read_only_the_latest_snapshot_and_only_on_enough_items(team):
     store.set_share_agreement(lead, task.id, False)
     with pytest.raises(AccessDenied, match="not shared"):
         store.shared_snapshot(ann, task.id)
+
+
+def _lead_writes(store: Store, actor, task) -> dict:
+    """Every write a lead makes, each a call that would change the database."""
+    cb = cbm.default().to_dict()
+    cb["version"] = "9.9"
+    return {
+        "set_gold": lambda: store.set_gold(actor, task.id, "S01:1", "initiate"),
+        "accept_consensus": lambda: store.accept_consensus(actor, task.id),
+        "create_task": lambda: store.create_task(actor, "another", "sample", cbm.default(),
+                                                 [{"session_id": "S01", "action_index": 1}], [], dataset_hash="ab" * 32),
+        "assign": lambda: store.assign(actor, task.id, [store.user("dan") or store.create_user("dan", "dan-password", "coder")]),
+        "set_phase": lambda: store.set_phase(actor, task.id, "adjudication"),
+        "set_coder_view": lambda: store.set_coder_view(actor, task.id, "nothing"),
+        "set_share_agreement": lambda: store.set_share_agreement(actor, task.id, True),
+        "share_snapshot": lambda: store.share_snapshot(actor, task.id, {"kappa": 0.5}),
+        "revise_codebook": lambda: store.revise_codebook(actor, task.id, cbm.parse(cb)),
+        "import_labels_csv": lambda: store.import_labels_csv(actor, task.id, "item,coder,label\nS01:1,ann,initiate\n"),
+        "reset_password": lambda: store.reset_password(actor, "ann", "reset-password"),
+        "disable_user": lambda: store.disable_user(actor, "bob"),
+        "delete_user": lambda: store.delete_user(actor, "guest"),
+    }
+
+
+@pytest.mark.parametrize("write", list(_lead_writes(None, None, None)))
+@pytest.mark.parametrize("change", ["disabled", "deleted"])
+def test_a_lead_disabled_or_deleted_changes_nothing_from_a_page_still_open(team, write, change):
+    """The page holds the lead's User from before; the store checks the account as it is at the
+    moment of the write."""
+    store, lead, ann, bob, viewer, task = team
+    gone = store.create_user("second", "second-password", "lead")
+    (store.disable_user if change == "disabled" else store.delete_user)(lead, "second")
+    with store.engine.connect() as c:
+        before = {t: c.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in store_tables()}
+        epochs = c.execute(sa.text("SELECT username, auth_epoch, status FROM users ORDER BY id")).all()
+    with pytest.raises(AccessDenied, match=f"the account 'second' is {change}"):
+        _lead_writes(store, gone, task)[write]()
+    with store.engine.connect() as c:
+        after = {t: c.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in store_tables()}
+        assert c.execute(sa.text("SELECT username, auth_epoch, status FROM users ORDER BY id")).all()[:len(epochs)] == epochs
+    assert {t: n for t, n in after.items() if t != "users"} == {t: n for t, n in before.items() if t != "users"}
+    assert store.task(task.id) == task
+    assert _lead_writes(store, lead, task)[write]() is not False  # the active lead still can
+
+
+def store_tables() -> list[str]:
+    return ["labels", "gold", "tasks", "task_coders", "codebooks", "agreement_snapshots"]
+
+
+def test_a_label_note_and_a_gold_note_have_a_stated_limit(team):
+    store, lead, ann, bob, viewer, task = team
+    with pytest.raises(StoreError, match="note: 2,001 characters; at most 2,000"):
+        store.add_label(ann, task.id, "S01:1", "initiate", note="x" * 2001)
+    with pytest.raises(StoreError, match="note: 104,857,600 characters; at most 2,000"):
+        store.add_label(ann, task.id, "S01:1", "initiate", note="x" * 100 * 2**20)
+    assert store.add_label(ann, task.id, "S01:1", "initiate", note="x" * 2000)
+    with pytest.raises(StoreError, match="note: 2,001 characters; at most 2,000"):
+        store.set_gold(lead, task.id, "S01:1", "initiate", note="y" * 2001)
+    with pytest.raises(StoreError, match="name: 201 characters; at most 200"):
+        store.create_task(lead, "n" * 201, "sample", cbm.default(), [{"session_id": "S01", "action_index": 1}], [],
+                          dataset_hash="ab" * 32)
+    with pytest.raises(StoreError, match="nothing imported: labels.csv is 17.0 MiB; a label file is at most 16 MiB"):
+        store.import_labels_csv(lead, task.id, b"item,coder,label\n" + b"S01:1,ann,initiate\n" * (17 * 2**20 // 19 + 1))
+    assert store.my_labels(ann, task.id)["note"].str.len().tolist() == [2000]

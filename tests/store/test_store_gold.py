@@ -4,6 +4,7 @@ the revealed gold the analysis pages read by the dataset's content hash; on SQLi
 from __future__ import annotations
 
 import pytest
+import sqlalchemy as sa
 
 from corpus import codebook as cbm
 from corpus.store import Store, StoreError
@@ -27,12 +28,32 @@ def test_consensus_adjudication_and_reveal(team):
     store.set_gold(lead, task.id, "S01:3", "repair", note="the Guide corrects the route", error_type="ambiguous", flag_codebook=True)
     g = store.gold(lead, task.id).set_index("item_id")
     assert g.loc["S01:1", ["code", "provenance"]].tolist() == ["initiate", "unanimous"]
-    assert g.loc["S01:2", ["code", "provenance", "note"]].tolist() == ["continue", "majority", "2 of 3 coders"]
+    # The note is the lead's words to the coders: accepting a majority writes none.
+    assert g.loc["S01:2", ["code", "provenance", "note"]].tolist() == ["continue", "majority", ""]
     assert g.loc["S01:3", ["code", "provenance", "error_type"]].tolist() == ["repair", "adjudicated", "ambiguous"]
     store.set_phase(lead, task.id, "revealed")
     fb = store.feedback(carl, task.id).set_index("item_id")
     assert fb.index.tolist() == ["S01:2", "S01:3"]
     assert fb.loc["S01:3", "lead_note"] == "the Guide corrects the route"
+
+
+def test_a_coders_feedback_tells_nothing_of_the_other_coders(team):
+    """After the reveal a coder sees gold beside their own label and the lead's note: not whether gold
+    was unanimous, a majority or adjudicated, nor the "2 of 3 coders" that accepting a majority wrote
+    as its note before schema version 4."""
+    store, lead, ann, bob, viewer, task = team
+    carl = store.create_user("carl", "carl-password", "coder")
+    store.assign(lead, task.id, [carl])
+    for coder, code in zip((ann, bob, carl), ("continue", "continue", "acknowledge")):
+        store.add_label(coder, task.id, "S01:2", code)
+    store.accept_consensus(lead, task.id, threshold="2/3")
+    with store.engine.begin() as c:  # the note as an older version wrote it
+        c.execute(sa.text("UPDATE gold SET note = '2 of 3 coders' WHERE item_id = 'S01:2'"))
+    store.set_phase(lead, task.id, "revealed")
+    fb = store.feedback(carl, task.id)
+    assert fb.columns.tolist() == ["item_id", "my_code", "my_note", "gold_code", "lead_note", "error_type"]
+    assert fb[["item_id", "my_code", "gold_code", "lead_note"]].values.tolist() == [["S01:2", "acknowledge", "continue", ""]]
+    assert store.gold(lead, task.id)["note"].tolist() == ["2 of 3 coders"]  # the lead still sees what was written
 
 
 def test_gold_history_says_who_decided_when_how_and_what_it_replaced(team, clock):

@@ -1,6 +1,6 @@
 """Schema migrations: a version-1 database, written with version 1's DDL, is upgraded in place on
 SQLite and PostgreSQL with every row kept; the result has the current schema; a version-2 database
-gets the revoked tokens' table; a failed upgrade changes nothing; racing openers upgrade once; a
+gets the revoked tokens' table; a version-3 database gets sign-in keys; a failed upgrade changes nothing; racing openers upgrade once; a
 newer database is refused."""
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _write_v1(url: str, extra_ddl: str = "") -> None:
 def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     _write_v1(url)
     store = Store(url)
-    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3], 3, 3)
+    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3, 4], 4, 4)
     lead = store.sign_in("lead", "lead-password")  # a version-1 (PBKDF2) password still signs in
     hist = store.history(lead, 1)
     assert hist[["item_id", "coder", "code", "note", "seconds"]].values.tolist() == [
@@ -99,26 +99,55 @@ def test_openers_racing_on_an_old_database_upgrade_it_once(url):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and sorted(done) == [[], [], [], [2, 3]]
+    assert errors == [] and sorted(done) == [[], [], [], [2, 3, 4]]
 
 
-def test_a_version_2_database_gets_the_revoked_tokens_and_keeps_its_tokens(url):
+def _as_version(store: Store, version: int, *statements: str) -> None:
+    with store.engine.begin() as c:
+        for sql in statements:
+            c.execute(sa.text(sql))
+        c.execute(sa.text(f"UPDATE schema_meta SET value = '{version}' WHERE \"key\" = 'schema_version'"))
+    store.engine.dispose()
+
+
+_V3 = ("DROP TABLE signin_failures", "DROP INDEX ix_signin_throttle_last_failure", "ALTER TABLE users DROP COLUMN sign_in_key")
+
+
+def test_a_version_2_database_gets_the_revoked_tokens(url):
     store = Store(url)
     ann = store.create_user("ann", "ann-password", "coder")
-    token = store.issue_token(ann)
-    with store.engine.begin() as c:  # the database as version 2 left it
-        c.execute(sa.text("DROP TABLE revoked_tokens"))
-        c.execute(sa.text("UPDATE schema_meta SET value = '2' WHERE \"key\" = 'schema_version'"))
-    store.engine.dispose()
+    _as_version(store, 2, "DROP TABLE revoked_tokens", *_V3)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([3], 3)
-    assert upgraded.user_for_token(token) == ann  # a sign-in from before the upgrade lasts
+    assert (upgraded.migrated, upgraded.schema_version()) == ([3, 4], 4)
+    token = upgraded.issue_token(ann)
     assert upgraded.revoke_token(token) and upgraded.user_for_token(token) is None
+
+
+def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
+    """Version 4 ends the sign-ins of version 3 (their tokens name no key), starts the backoff's
+    counts afresh per (account, client) and keeps failed sign-ins from then on."""
+    store = Store(url)
+    ann = store.create_user("ann", "ann-password", "coder")
+    store.create_user("bob", "bob-password", "coder")
+    store.authenticate("ann", "wrong-password", client="203.0.113.9")
+    payload = f"{ann.id}.0.{2**40}"
+    v3_token = f"{payload}.{store._signature(payload)}"  # a version-3 token, signed with the same secret
+    _as_version(store, 3, *_V3, "INSERT INTO signin_throttle (key, failures, last_failure) "
+                                "VALUES ('account:ann', 9, CURRENT_TIMESTAMP)")
+    upgraded = Store(url)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([4], 4)
+    with upgraded.engine.connect() as c:
+        keys = c.execute(sa.text("SELECT sign_in_key FROM users")).scalars().all()
+        assert c.execute(sa.text("SELECT count(*) FROM signin_throttle")).scalar_one() == 0
+    assert len(set(keys)) == 2 and all(len(k) == 32 for k in keys)
+    assert upgraded.user_for_token(v3_token) is None
+    assert upgraded.user_for_token(upgraded.issue_token(ann)) == ann
+    assert upgraded.sign_in("ann", "ann-password", client="203.0.113.9") == ann
 
 
 def test_a_newer_database_is_refused(url):
     store = Store(url)
     with store.engine.begin() as c:
-        c.execute(sa.text("UPDATE schema_meta SET value = '4' WHERE \"key\" = 'schema_version'"))
-    with pytest.raises(StoreError, match="schema version 4, newer than this app's 3; upgrade the app"):
+        c.execute(sa.text("UPDATE schema_meta SET value = '5' WHERE \"key\" = 'schema_version'"))
+    with pytest.raises(StoreError, match="schema version 5, newer than this app's 4; upgrade the app"):
         Store(url)
