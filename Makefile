@@ -16,10 +16,12 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 ## Serve the app on the bundled (synthetic) sample corpus. While no lead account exists, the one-time
-## setup token is printed first (the app itself then does not print another).
+## setup token is printed first (the app itself then does not print another). The server takes no
+## client address from X-Forwarded-For (FORWARDED_ALLOW_IPS empty); a reverse proxy is named in
+## GROUNDWORK_TRUSTED_PROXIES instead (docs/security.md).
 run: install
 	-$(PY) -m corpus users setup-token
-	GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false $(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false FORWARDED_ALLOW_IPS= $(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
 
 ## Debian's chromium for the browser tests (no browser download is possible here).
 chromium:

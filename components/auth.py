@@ -6,8 +6,11 @@
   ``python -m corpus users add NAME --role lead`` does the same from the command line.
 - :func:`require_user` is how a page asks for a signed-in user of some roles; it shows the sign-in
   form (or the first-run form) and stops the page otherwise. The user lives in
-  ``st.session_state["auth_user"]`` and is re-read from the store on every run, so a role change
-  or a deleted account takes effect at once.
+  ``st.session_state["auth_user"]`` beside the sign-in token the session was opened with
+  (``"auth_token"``), and every run checks that token in the store (signature, expiry, revocation,
+  the account's key, epoch and status): signing out elsewhere with the same cookie, a password
+  change or reset, disabling or deleting the account, or the token's expiry ends an open session at
+  its next run, and a role change takes effect at once.
 - Signing in also gives the browser a signed, expiring token in a cookie
   (:mod:`components.sign_in_cookie`), so a reload or a new tab stays signed in for
   ``sign_in_hours``; a forged, expired or revoked token is refused and the cookie dropped. Signing
@@ -27,12 +30,14 @@ import streamlit as st
 from components import sign_in_cookie
 from components.text import md_text
 from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User
+from services.client import client_key
 from services.store import get_store
 
 USER_KEY = "auth_user"
+TOKEN_KEY = "auth_token"  # the sign-in token this session was opened with
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
-__all__ = ["ROLE_NAMES", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
+__all__ = ["ROLE_NAMES", "TOKEN_KEY", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
            "signed_in_user", "user_badge"]
 
 
@@ -51,19 +56,28 @@ def _secret(*path: str) -> object | None:
 
 
 def current_user(store: Store | None = None) -> User | None:
-    """The signed-in user, refreshed from the store (None if signed out or the account is gone)."""
+    """The signed-in user, as the session's token signs in now (None if signed out, or if the token
+    no longer signs anyone in: the session ends)."""
     held = st.session_state.get(USER_KEY)
-    if held is None:
-        store = store or get_store()
-        return _cookie_user(store) or _provider_user(store)
     store = store or get_store()
-    fresh = store.user(held.username)
-    if fresh is None:
-        st.session_state.pop(USER_KEY, None)
+    if held is None:
+        return _cookie_user(store) or _provider_user(store)
+    token = st.session_state.get(TOKEN_KEY)
+    fresh = store.user_for_token(token)
+    if fresh is None or fresh.id != held.id:
+        _end_session(token)
         return None
     if fresh != held:
         st.session_state[USER_KEY] = fresh
     return fresh
+
+
+def _end_session(token: str | None) -> None:
+    """This session's token no longer signs in: forget the user, and have the browser drop the
+    cookie if it still holds that token (not one a sign-in in another tab gave it since)."""
+    st.session_state.pop(USER_KEY, None)
+    st.session_state.pop(TOKEN_KEY, None)
+    sign_in_cookie.forget(only_if=token)
 
 
 def signed_in_user() -> User | None:
@@ -84,26 +98,33 @@ def _cookie_user(store: Store) -> User | None:
         sign_in_cookie.forget()
         return None
     st.session_state[USER_KEY] = user
+    st.session_state[TOKEN_KEY] = token
     return user
 
 
-def _signed_in(store: Store, user: User) -> None:
-    """``user`` is signed in to this session, and the browser keeps a token for the next ones."""
-    st.session_state[USER_KEY] = user
+def _signed_in(store: Store, user: User, cookie: bool = True) -> bool:
+    """``user`` is signed in to this session with a new token, which the browser keeps for the next
+    ones (``cookie``); False if the account cannot sign in any more (disabled in between)."""
     try:
-        sign_in_cookie.keep(store.issue_token(user), store.policy.token_ttl.total_seconds())
-    except AccessDenied:  # the account was disabled in between: signed in here only
-        pass
+        token = store.issue_token(user)
+    except AccessDenied:
+        return False
+    st.session_state[USER_KEY] = user
+    st.session_state[TOKEN_KEY] = token
+    if cookie:
+        sign_in_cookie.keep(token, store.policy.token_ttl.total_seconds())
+    return True
 
 
 def sign_out() -> None:
-    held = sign_in_cookie.held()
-    if held:
+    held = list(dict.fromkeys([*sign_in_cookie.held(), st.session_state.get(TOKEN_KEY)]))
+    if any(held):
         store = get_store()
-        for token in held:
+        for token in filter(None, held):
             store.revoke_token(token)
     sign_in_cookie.forget()
     st.session_state.pop(USER_KEY, None)
+    st.session_state.pop(TOKEN_KEY, None)
     for key in [k for k in st.session_state if str(k).startswith(("code_", "adj_"))]:
         del st.session_state[key]
     if _provider_configured() and _provider_logged_in():
@@ -130,8 +151,8 @@ def _provider_user(store: Store) -> User | None:
     except Exception:  # noqa: BLE001
         return None
     user = store.user(email) if email else None
-    if user is not None:
-        st.session_state[USER_KEY] = user
+    if user is None or not _signed_in(store, user, cookie=False):  # the provider keeps its own sign-in
+        return None
     return user
 
 
@@ -139,12 +160,14 @@ def _sign_in(store: Store) -> None:
     username = st.session_state.get("auth_username", "")
     password = st.session_state.get("auth_password", "")
     try:
-        user = store.sign_in(username, password, client=st.context.ip_address)
+        user = store.sign_in(username, password, client=client_key())
     except SignInRefused as exc:
         st.session_state["auth_error"] = str(exc)
         return
+    if not _signed_in(store, user):
+        st.session_state["auth_error"] = "This account cannot sign in now; ask a lead."
+        return
     st.session_state.pop("auth_error", None)
-    _signed_in(store, user)
 
 
 def _claim(store: Store) -> None:

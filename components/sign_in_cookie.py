@@ -20,7 +20,7 @@ from pathlib import Path
 import streamlit as st
 
 COOKIE = "groundwork_sign_in"
-_WRITE = "auth_cookie_write"      # the write the browser still has to do: (n, value or None, max-age)
+_WRITE = "auth_cookie_write"      # the write the browser still has to do: (n, value or None, max-age, only if)
 _IGNORED = "auth_cookie_ignored"  # the cookie value this session must not sign in with
 
 # No HTML or CSS to isolate: a plain element, not a shadow root beside the page's other components.
@@ -45,9 +45,9 @@ def token() -> str | None:
     return sent if sent and sent != st.session_state.get(_IGNORED) else None
 
 
-def _queue(value: str | None, max_age: int) -> None:
+def _queue(value: str | None, max_age: int, only_if: str | None = None) -> None:
     n = (st.session_state.get(_WRITE) or (0,))[0] + 1
-    st.session_state[_WRITE] = (n, value, max_age)
+    st.session_state[_WRITE] = (n, value, max_age, only_if)
 
 
 def keep(new_token: str, seconds: float) -> None:
@@ -62,11 +62,12 @@ def held() -> list[str]:
     return [t for t in dict.fromkeys((_sent(), given)) if t]
 
 
-def forget() -> None:
-    """Have the browser drop the cookie, and never sign this session in with the one it sent."""
+def forget(only_if: str | None = None) -> None:
+    """Have the browser drop the cookie (only while it holds ``only_if``, when given), and never sign
+    this session in with the one it sent."""
     if _sent():
         st.session_state[_IGNORED] = _sent()
-    _queue(None, 0)
+    _queue(None, 0, only_if)
 
 
 def write_pending() -> None:
@@ -75,7 +76,7 @@ def write_pending() -> None:
     pending = st.session_state.get(_WRITE)
     if pending is None:
         return
-    n, value, max_age = pending
+    n, value, max_age, only_if = pending
     with st.sidebar:
-        _write_cookie(data={"name": COOKIE, "value": value, "max_age": max_age}, key=f"auth_cookie_{n}",
-                      width="content", height="content")
+        _write_cookie(data={"name": COOKIE, "value": value, "max_age": max_age, "only_if": only_if},
+                      key=f"auth_cookie_{n}", width="content", height="content")

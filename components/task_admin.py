@@ -34,6 +34,31 @@ def users_admin(store: Store, lead: User) -> None:
                                for u in people]), hide_index=True, width="stretch")
     add_account_form(store, lead, "ta_new_user")
     account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
+    failed_sign_ins(store.failed_sign_ins(lead))
+
+
+def failed_sign_ins(failed: pd.DataFrame) -> None:
+    """The failed sign-ins of the last 30 days per name typed (the server log has each one)."""
+    st.markdown("**Failed sign-ins** (last 30 days)")
+    if failed.empty:
+        st.caption("None.")
+        return
+    shown = failed.assign(account=[name if known else f"{name} (no such account)"
+                                   for name, known in zip(failed["account"], failed["is_account"])])
+    st.dataframe(shown.drop(columns="is_account"), hide_index=True, width="stretch", key="ta_failed_sign_ins",
+                 column_config={"account": "Name typed", "failures_24h": "Last 24 h", "failures_30d": "Last 30 days",
+                                "clients": "Clients", "last_failure": "Last failure",
+                                "clients_waiting": "Clients waiting now"})
+    st.caption("A client that fails on a name waits before it may try again (30 s, doubling up to 15 minutes); the "
+               "owner's right password from a client that has not failed is never refused. Each failure is in the "
+               "server log (groundwork.signin).")
+
+
+def accounts_title(store: Store, lead: User) -> str:
+    """The Accounts section's title, with the failed sign-ins of the last day when there are any."""
+    failed = store.failed_sign_ins(lead, days=1)
+    n = int(failed["failures_24h"].sum()) if not failed.empty else 0
+    return f"Accounts ({n} failed sign-in{'s' * (n != 1)} in the last 24 h)" if n else "Accounts"
 
 
 def add_account_form(store: Store, lead: User, key: str, role: str = "coder") -> None:

@@ -14,6 +14,7 @@ The app passes ``st.secrets`` (:func:`services.settings.settings`); a command li
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from datetime import timedelta
@@ -55,6 +56,10 @@ class Settings(BaseSettings):
     upload_session_count: PositiveInt = Field(3, description="uploads one browser session that is not a lead's may make")
     sign_in_hours: PositiveFloat = Field(12.0, description="how long a sign-in lasts (hours; a reload "
                                            "or a new tab keeps it through a signed cookie)")
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list, description="the reverse proxies whose `X-Forwarded-For` names the client for the "
+        "sign-in backoff (addresses or networks, separated by `,`; none by default: the header is never "
+        "believed). See docs/security.md")
     announce_setup_token: bool = Field(True, description="print the one-time setup token on the app's first run "
                                        "while no lead exists (`make run` prints it before the server starts and "
                                        "turns this off)")
@@ -71,6 +76,23 @@ class Settings(BaseSettings):
     def _split_roots(cls, value: Any) -> Any:
         if isinstance(value, str):
             return [part for part in value.split(os.pathsep) if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = value.split(",")
+        return [str(part).strip() for part in value or [] if str(part).strip()]
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies_are_networks(cls, value: list[str]) -> list[str]:
+        for part in value:
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(f"'{part}' is not an IP address or network (e.g. 127.0.0.1 or 10.0.0.0/8)") from None
         return value
 
     @field_validator("db_url", mode="before")

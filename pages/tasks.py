@@ -7,7 +7,8 @@ from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
 from components.text import md_line
-from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings, users_admin
+from components.task_admin import (accounts_title, exports, import_labels, new_task_form, revise_codebook, task_settings,
+                                   users_admin)
 from components.uploads_admin import uploads_admin
 
 corpus = require_corpus()
@@ -16,7 +17,7 @@ store, lead = require_user(roles=("lead",))
 if st.session_state.get("ta_msg"):
     st.success(md_line(st.session_state.pop("ta_msg")))
 
-with st.expander("Accounts"):
+with st.expander(accounts_title(store, lead), icon=":material/group:"):
     users_admin(store, lead)
 with st.expander("Uploaded datasets"):
     uploads_admin(store, lead)

@@ -204,7 +204,8 @@ def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
     up and stall the server)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), **(env_extra or {})}
+    # As make run serves it: the server never takes a client's address from X-Forwarded-For itself.
+    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), "FORWARDED_ALLOW_IPS": "", **(env_extra or {})}
     log_path = data_dir / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(

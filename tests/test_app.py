@@ -52,6 +52,7 @@ def open_page(team, role: str, stem: str) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=60)
     if role != "signed out":
         at.session_state["auth_user"] = users[role]
+        at.session_state["auth_token"] = store.issue_token(users[role])
     at.run()
     if stem != "home":
         at.switch_page(f"pages/{stem}.py").run()

@@ -1,8 +1,9 @@
 """Signing in, in headless chromium: the sign-in survives a reload through a signed, expiring
 cookie (SameSite=Strict, path /), signing out drops it and revokes its token (a copy taken before
 is refused), a tampered or expired cookie is refused, the lifetime is the ``sign_in_hours``
-setting, and after too many wrong passwords the form says so in the same words whether the
-account exists or not."""
+setting, a cookie that is no token (a foreign character) is dropped without a traceback, after too
+many wrong passwords the form says so in the same words whether the account exists or not, and a
+forged X-Forwarded-For header is not believed."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from components.sign_in_cookie import COOKIE
 from conftest import served_app, sign_in, submit_sign_in, wait_idle
 from corpus.store import Store
 from corpus.store.signin import WRONG
-from corpus.store.tables import signin_throttle
+from corpus.store.tables import signin_failures
 
 pytestmark = pytest.mark.browser
 
@@ -82,7 +83,7 @@ def test_a_sign_in_survives_a_reload_and_signing_out_ends_it(page, served):
     assert cookie["sameSite"] == "Strict" and cookie["path"] == "/" and not cookie["secure"]
     # It lasts as long as the app's sign_in_hours setting says, and the token inside says the same.
     assert abs(cookie["expires"] - (time.time() + HOURS * 3600)) < 120
-    assert abs(int(cookie["value"].split(".")[2]) - cookie["expires"]) < 5
+    assert abs(int(cookie["value"].split(".")[3]) - cookie["expires"]) < 5
     assert store.user_for_token(cookie["value"]) == store.user("ann")
     _reload(page)
     _signed_in(page)
@@ -112,12 +113,14 @@ def test_a_tampered_or_expired_cookie_is_refused(page, served):
     url, store, ann = served
     lead = store.user("lead")
     good = store.issue_token(ann)
-    uid, epoch, expires, signature = good.split(".")
-    _refused(page, url, f"{lead.id}.{epoch}.{expires}.{signature}")  # another account, same signature
-    _refused(page, url, f"{uid}.{epoch}.{int(expires) + 3600}.{signature}")  # a later expiry
+    uid, key, epoch, expires, signature = good.split(".")
+    _refused(page, url, f"{lead.id}.{key}.{epoch}.{expires}.{signature}")  # another account, same signature
+    _refused(page, url, f"{uid}.{key}.{epoch}.{int(expires) + 3600}.{signature}")  # a later expiry
     _refused(page, url, good[:-2] + ("AA" if not good.endswith("AA") else "BB"))  # a changed signature
     _refused(page, url, store.issue_token(ann, ttl=timedelta(seconds=-1)))  # expired
     _refused(page, url, "not a token")
+    _refused(page, url, good[:-1] + "é")  # once a TypeError traceback on every Annotate page
+    expect(page.get_by_test_id("stException")).to_have_count(0)
     # The genuine token signs in (the refusals above were about the token, not the page).
     page.context.add_cookies([{"name": COOKIE, "value": good, "url": url, "sameSite": "Strict"}])
     page.goto(f"{url}/code")
@@ -139,13 +142,14 @@ def _form_error(page):
     return page.get_by_test_id("stForm").get_by_test_id("stAlertContentError")
 
 
-def _failures(store, name: str) -> int:
-    """The failed sign-ins the store has counted against a name."""
+def _failures(store, name: str) -> list[str]:
+    """The clients of the failed sign-ins the store has counted against a name."""
     with store.engine.connect() as c:
-        return c.execute(sa.select(signin_throttle.c.failures).where(signin_throttle.c.key == f"account:{name}")).scalar() or 0
+        return c.execute(sa.select(signin_failures.c.client).where(signin_failures.c.account == name)
+                         .order_by(signin_failures.c.id)).scalars().all()
 
 
-def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name(page, served):
+def test_too_many_wrong_passwords_make_the_client_wait_with_the_same_words_for_any_name(page, served):
     url, store, ann = served
     store.create_user("dee", "dee-password", "coder")
     said = {}
@@ -156,13 +160,13 @@ def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name
         words = []
         for k in range(1, free + 1):
             submit_sign_in(page, name, "wrong password")  # again in the form that said no
-            _until(lambda: _failures(store, name) == k)  # this attempt was checked and counted
+            _until(lambda: len(_failures(store, name)) == k)  # this attempt was checked and counted
             expect(_form_error(page)).to_have_text(WRONG)
             words.append(_form_error(page).inner_text())
         submit_sign_in(page, name, "wrong password")
         expect(_form_error(page)).to_have_text(LOCKED)
         words.append(_form_error(page).inner_text())
-        assert _failures(store, name) == free  # refused while locked: not checked, not counted
+        assert len(_failures(store, name)) == free  # refused while waiting: not checked, not counted
         said[name] = words
         # While locked, even the right password is refused, with the lockout message in the form
         # (of a page opened afresh: no message from before).
@@ -174,3 +178,21 @@ def test_too_many_wrong_passwords_lock_the_name_with_the_same_words_for_any_name
     seconds = re.compile(r"\d+ seconds")  # the wait counts down between the two rounds
     assert [seconds.sub("N seconds", w) for w in said["dee"]] == [seconds.sub("N seconds", w) for w in said["nobody-by-this-name"]]
     _wait_cookie(page.context, False)
+
+
+def test_a_forged_forwarded_for_header_is_not_believed(browser, served):
+    """With no trusted proxy, X-Forwarded-For changes nothing: the client is the connection's own
+    address, so a guesser cannot make up a new client for each guess (nor be counted as another)."""
+    url, store, ann = served
+    store.create_user("eli", "eli-password", "coder")
+    for k, forged in enumerate(["203.0.113.7", "198.51.100.8, 203.0.113.9", "10.0.0.1"] * 2, start=1):
+        context = browser.new_context(extra_http_headers={"X-Forwarded-For": forged})
+        page = context.new_page()
+        try:
+            _sign_in(page, url, "eli", "wrong password")
+            _until(lambda: len(_failures(store, "eli")) == min(k, store.policy.free_attempts))
+        finally:
+            context.close()
+    assert set(_failures(store, "eli")) == {"127.0.0.1"}
+    assert store.authenticate("eli", "eli-password", client="127.0.0.1") is None  # that client waits now
+    assert store.authenticate("eli", "eli-password", client="198.51.100.8").username == "eli"

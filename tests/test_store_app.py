@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from corpus import codebook as cbm
 from corpus.store import Store
 
-from coding_team import data_dir, people, signed_in
+from coding_team import ROOT, data_dir, people, signed_in
 
 
 @pytest.fixture
@@ -92,11 +92,41 @@ def test_a_disabled_account_is_signed_out_and_cannot_signed_in(store):
 
 def test_signing_out_revokes_the_token_the_sign_in_gave_the_browser(store):
     at = signed_in("ann", "ann-password", "pages/code.py")
-    _, token, _ = at.session_state["auth_cookie_write"]  # what the browser was given to keep
+    _, token, _, _ = at.session_state["auth_cookie_write"]  # what the browser was given to keep
     assert store.user_for_token(token) == store.user("ann")
     at.button(key="auth_sign_out").click().run()
     assert not at.exception and at.text_input(key="auth_username") is not None
     assert store.user_for_token(token) is None  # a copy of that cookie no longer signs in
+
+
+@pytest.mark.parametrize("ending", ["signed out in another tab", "password reset", "password changed elsewhere",
+                                    "token expired", "account deleted"])
+def test_an_open_session_ends_when_its_token_stops_signing_in(store, ending, monkeypatch):
+    """The session that was signed in keeps nothing of its own: every run asks the store whether its
+    token still signs in (another tab with the same cookie signing out, a reset, an expiry ...)."""
+    at = signed_in("bob", "bob-password", "pages/code.py")
+    token = at.session_state["auth_token"]
+    assert at.session_state["auth_cookie_write"][1] == token  # the same token the cookie keeps
+    lead = store.user("lead")
+    if ending == "signed out in another tab":
+        other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+        other.session_state["auth_user"], other.session_state["auth_token"] = store.user("bob"), token
+        other.run()
+        other.switch_page("pages/code.py").run()
+        other.button(key="auth_sign_out").click().run()
+    elif ending == "password reset":
+        store.reset_password(lead, "bob", "bob-reset-password")
+    elif ending == "password changed elsewhere":
+        store.change_password(store.user("bob"), "bob-password", "bob-changed-password")
+    elif ending == "token expired":
+        real_now = store.__class__._now
+        monkeypatch.setattr(store.__class__, "_now", lambda self: real_now(self) + store.policy.token_ttl)
+    else:
+        store.delete_user(lead, "bob")
+    at.run()
+    assert not at.exception
+    assert at.text_input(key="auth_username") is not None and "auth_user" not in at.session_state
+    assert at.session_state["auth_cookie_write"][1:] == (None, 0, token)  # dropped only if it still holds that token
 
 
 def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):

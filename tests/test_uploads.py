@@ -320,6 +320,7 @@ def test_a_lead_reclaims_uploads_on_the_tasks_page(settings, tmp_path):
     kept, _ = Uploads(settings.data_dir).add("tiny.zip", tiny_zip(tmp_path), Quota.from_settings(settings), by="lead")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.session_state["auth_user"] = store.user("lead")
+    at.session_state["auth_token"] = store.issue_token(store.user("lead"))
     at.run()
     at.switch_page("pages/tasks.py").run()
     table = next(d.value for d in at.dataframe if "coding tasks" in d.value.columns)

@@ -48,6 +48,6 @@ def feedback_view(store: Store, user: User, task: Task) -> None:
         return
     names = {c.code: c.name for c in task.codebook.codes}
     view = fb.assign(my_code=fb["my_code"].map(lambda c: names.get(c, c)), gold_code=fb["gold_code"].map(lambda c: names.get(c, c)))
-    st.dataframe(view[["item_id", "my_code", "gold_code", "provenance", "lead_note", "error_type", "my_note"]],
+    st.dataframe(view[["item_id", "my_code", "gold_code", "lead_note", "error_type", "my_note"]],
                  hide_index=True, width="stretch",
                  column_config={"my_code": "My label", "gold_code": "Gold", "lead_note": "Lead's note", "my_note": "My note"})
