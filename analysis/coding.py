@@ -27,6 +27,7 @@ import pandas as pd
 
 from analysis import agreement as ag
 from analysis.format import csv_cells, fmt, fmt_interval
+from corpus.csvsafe import to_csv
 
 STRATIFY_COLUMNS = ("condition", "role")
 
@@ -250,12 +251,17 @@ def _provenance(report: TaskAgreement, meta: ReportMeta) -> list[tuple[str, Any]
     ] + [(f"package:{k}", v) for k, v in report.packages().items()]
 
 
-def report_csv(report: TaskAgreement, meta: ReportMeta) -> str:
-    """Every statistic as CSV rows (scope, statistic, estimate, n, interval, procedure, what
-    computed it, note) plus provenance rows (scope "meta")."""
+def report_table(report: TaskAgreement, meta: ReportMeta) -> pd.DataFrame:
+    """Every statistic as rows (scope, statistic, estimate, n, interval, procedure, what computed
+    it, note) plus provenance rows (scope "meta"); undefined cells empty."""
     frames = [rep.to_frame().assign(scope=title) for title, rep in report.scopes(meta.codebook_version)]
     frames.append(pd.DataFrame([{"scope": "meta", "statistic": k, "estimate": v} for k, v in _provenance(report, meta)]))
-    return csv_cells(pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS)).to_csv(index=False)
+    return csv_cells(pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS))
+
+
+def report_csv(report: TaskAgreement, meta: ReportMeta) -> str:
+    """:func:`report_table` as spreadsheet-safe CSV."""
+    return to_csv(report_table(report, meta))
 
 
 def md_text(value: Any) -> str:

@@ -19,6 +19,7 @@ from analysis.progress_model import METHODS, ProgressModel, summary_sentence
 from analysis.results import Test
 from components.chart import WILSON_BANDS, axis_suffix, figure, interval_key, on_panel, panels
 from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
+from components.download import csv_button
 from corpus import schema
 from corpus.values import Undefined
 
@@ -129,6 +130,4 @@ def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) ->
                      column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "ci_low", "ci_high"]})
         st.caption("With the interaction in the model, 'progress' is the slope in not visible only and 'visible' the difference "
                    "at progress 0 only; the table above gives the slope in each condition and the difference at each moment.")
-    st.download_button("Model table (CSV)", data=lambda: fit.table().to_csv(index=False).encode("utf-8"),
-                       file_name=f"progress_model_{fit.measure}_{fit.method}.csv", mime="text/csv", key=f"{key}_csv",
-                       on_click="ignore", icon=":material/table:")
+    csv_button("Model table (CSV)", fit.table, f"progress_model_{fit.measure}_{fit.method}.csv", key=f"{key}_csv")

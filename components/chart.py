@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
+from components.download import csv_button
 
 log = logging.getLogger("groundwork.export")
 
@@ -182,6 +183,5 @@ def show_chart(fig: go.Figure, data: pd.DataFrame, name: str, key: str, columns:
                              key=f"{key}_png", on_click="ignore", icon=":material/image:")
         c[1].download_button("SVG", data=lambda: figure_bytes(fig, "svg", columns), file_name=f"{name}.svg", mime="image/svg+xml",
                              key=f"{key}_svg", on_click="ignore", icon=":material/draw:")
-        c[2].download_button("CSV", data=lambda: data.to_csv(index=False).encode("utf-8"), file_name=f"{name}.csv", mime="text/csv",
-                             key=f"{key}_csv", on_click="ignore", icon=":material/table:")
+        csv_button("CSV", lambda: data, f"{name}.csv", key=f"{key}_csv", where=c[2])
     return _points(event) if clickable else []

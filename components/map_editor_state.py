@@ -8,11 +8,12 @@ is kept as it was.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 import streamlit as st
+
+from components.text import md_text
 
 from corpus.mapedit.draft import GUIDE, Draft
 from corpus.mapedit.history import History
@@ -20,12 +21,7 @@ from corpus.mapedit.image import MapImage
 
 STATE_KEY = "map_editor"
 EDIT_ROLES = ("lead", "coder")
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:])")
-
-
-def plain(text: Any) -> str:
-    """Text from a map or a file, safe inside Streamlit markdown (every markup character escaped)."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
+plain = md_text  # text from a map or a file, safe inside Streamlit Markdown
 
 
 @dataclass

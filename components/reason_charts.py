@@ -12,6 +12,7 @@ from components.act_charts import act_name
 from components.alignment_charts import curve_panels
 from components.chart import WILSON_BARS_K, bar_with_interval, figure, interval_key
 from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, PATTERN
+from components.download import csv_button
 from corpus import schema
 
 REASON_SHORT = {
@@ -79,6 +80,4 @@ def checkpoint_table(table: pd.DataFrame, key: str) -> None:
         "drawing_progress": st.column_config.NumberColumn("checkpoint at", format="percent"),
         **{c: st.column_config.TextColumn(c.replace("_", " "), width="medium") for c in table.columns if c.startswith(("answer_", "label_"))},
     })
-    st.download_button("Checkpoints and labels (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"),
-                       file_name="checkpoints_beside_labels.csv", mime="text/csv", key=f"{key}_csv", on_click="ignore",
-                       icon=":material/table:")
+    csv_button("Checkpoints and labels (CSV)", lambda: table, "checkpoints_beside_labels.csv", key=f"{key}_csv")

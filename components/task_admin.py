@@ -14,9 +14,11 @@ from analysis import coding as ac
 from analysis.live_panel import human_panel
 from components.dataset import show_report
 from components.text import md_line, md_text
+from components.download import csv_button
+from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
-from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User, safe_csv_text, to_csv
+from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User
 from corpus.validate import DatasetError
 from services.coding import task_report
 
@@ -140,9 +142,13 @@ def account_actions(store: Store, lead: User, names: list[str]) -> None:
 
 def _uploaded_codebook(key: str) -> cbm.Codebook | None:
     """A codebook from an uploaded YAML/JSON file, or None (its problems shown as a table)."""
-    up = st.file_uploader("Codebook file", type=["yaml", "yml", "json"], key=f"{key}_cbfile")
+    up = st.file_uploader("Codebook file", type=["yaml", "yml", "json"], key=f"{key}_cbfile",
+                          max_upload_size=max(1, CODEBOOK_BYTES // 2**20))
     if up is None:
         st.caption("Codebook format: see `corpus/codebooks/grounding_acts.yaml`.")
+        return None
+    if up.size > CODEBOOK_BYTES:
+        st.error(f"{md_text(up.name)} is {up.size / 2**20:.1f} MiB; a codebook file is at most {CODEBOOK_BYTES // 2**20} MiB.")
         return None
     try:
         return cbm.loads(up.getvalue().decode("utf-8", errors="replace"), up.name)
@@ -168,7 +174,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
                f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions).")
     codebook = _codebook_choice(key)
     c1, c2 = st.columns(2)
-    name = c1.text_input("Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1")
+    name = c1.text_input("Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1", max_chars=NAME_CHARS)
     seed = c2.number_input("Seed", 0, 2**31 - 1, 180, key=f"{key}_seed",
                            help="Fixes the sample, the few-shot split and every coder's order.")
     mode = st.radio("Items", ITEM_MODES, horizontal=True, key=f"{key}_mode")
@@ -182,7 +188,10 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
         elif mode == "All actions":
             items = ac.all_items(corpus.actions_df)
         else:
-            up = st.file_uploader("Id list (CSV with session_id,action_index or item_id)", type=["csv"], key=f"{key}_ids")
+            up = st.file_uploader("Id list (CSV with session_id,action_index or item_id)", type=["csv"], key=f"{key}_ids",
+                                  max_upload_size=ID_LIST_BYTES // 2**20)
+            if up is not None and up.size > ID_LIST_BYTES:
+                raise ValueError(f"{up.name} is {up.size / 2**20:.1f} MiB; an id list is at most {ID_LIST_BYTES // 2**20} MiB")
             if up is not None:
                 known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
                 items = ac.items_from_csv(up.getvalue(), up.name, known)
@@ -287,7 +296,8 @@ def revise_codebook(store: Store, lead: User, task: Task) -> None:
 
 def import_labels(store: Store, lead: User, task: Task) -> None:
     """Labels coded elsewhere (an LLM, another tool) as more coders of this task; all or nothing."""
-    up = st.file_uploader("Labels CSV (columns item, coder, label)", type=["csv"], key=f"ta_import_{task.id}")
+    up = st.file_uploader("Labels CSV (columns item, coder, label)", type=["csv"], key=f"ta_import_{task.id}",
+                          max_upload_size=LABELS_CSV_BYTES // 2**20)
     create = st.checkbox("Create unknown coders as model coders", value=True, key=f"ta_import_create_{task.id}")
     if up is not None and st.button("Import labels", key=f"ta_import_go_{task.id}"):
         try:
@@ -301,19 +311,22 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
 def exports(store: Store, lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
-    cur, items = store.labels(lead, task.id), store.items(task.id)
-    long, wide = Store.long_table(cur, items), Store.wide_table(cur, items)
-    gold = store.gold(lead, task.id)
+    # Read when clicked, not on every run of the page.
+    def long():
+        return Store.long_table(store.labels(lead, task.id), store.items(task.id))
+
+    def wide():
+        return Store.wide_table(store.labels(lead, task.id), store.items(task.id))
+
     c = st.columns(4)
-    c[0].download_button("Labels, long (CSV)", to_csv(long), f"{safe}_labels_long.csv", "text/csv",
-                         key=f"ta_dl_long_{task.id}", on_click="ignore", icon=":material/download:")
-    c[1].download_button("Labels, long (JSONL)", ac.long_jsonl(long), f"{safe}_labels.jsonl", "application/jsonl",
+    csv_button("Labels, long (CSV)", long, f"{safe}_labels_long.csv", key=f"ta_dl_long_{task.id}", where=c[0],
+               icon=":material/download:")
+    c[1].download_button("Labels, long (JSONL)", lambda: ac.long_jsonl(long()), f"{safe}_labels.jsonl", "application/jsonl",
                          key=f"ta_dl_jsonl_{task.id}", on_click="ignore", icon=":material/download:")
-    c[2].download_button("Labels, wide (CSV)", to_csv(wide), f"{safe}_labels_wide.csv", "text/csv",
-                         key=f"ta_dl_wide_{task.id}", on_click="ignore", icon=":material/download:",
-                         help="Items x coders, ready for R's irr package.")
-    c[3].download_button("Gold (CSV)", to_csv(gold), f"{safe}_gold.csv", "text/csv",
-                         key=f"ta_dl_gold_{task.id}", on_click="ignore", icon=":material/download:")
+    csv_button("Labels, wide (CSV)", wide, f"{safe}_labels_wide.csv", key=f"ta_dl_wide_{task.id}", where=c[2],
+               icon=":material/download:", help="Items x coders, ready for R's irr package.")
+    csv_button("Gold (CSV)", lambda: store.gold(lead, task.id), f"{safe}_gold.csv", key=f"ta_dl_gold_{task.id}", where=c[3],
+               icon=":material/download:")
     n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
                               key=f"ta_boot_{task.id}")
     cb = task.codebook
@@ -323,10 +336,10 @@ def exports(store: Store, lead: User, task: Task) -> None:
     def report() -> ac.TaskAgreement:
         """Computed when a report is downloaded (its bootstrap is not redone on every run of the
         page, which runs again with each new label), once per label state."""
-        return task_report(store, task.id, cur, int(n_boot))
+        return task_report(store, task.id, store.labels(lead, task.id), int(n_boot))
 
     c = st.columns(4)
     c[0].download_button("Agreement report (Markdown)", lambda: ac.report_markdown(report(), meta), f"{safe}_agreement.md",
                          "text/markdown", key=f"ta_dl_md_{task.id}", on_click="ignore", icon=":material/description:")
-    c[1].download_button("Agreement report (CSV)", lambda: safe_csv_text(ac.report_csv(report(), meta)), f"{safe}_agreement.csv",
-                         "text/csv", key=f"ta_dl_repcsv_{task.id}", on_click="ignore", icon=":material/description:")
+    csv_button("Agreement report (CSV)", lambda: ac.report_table(report(), meta), f"{safe}_agreement.csv",
+               key=f"ta_dl_repcsv_{task.id}", where=c[1], icon=":material/description:")

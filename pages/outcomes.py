@@ -8,6 +8,7 @@ from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
 from components.outcome_charts import outcome_caption, outcome_figure, outcome_table
+from components.download import csv_button
 from services import alignment as svc
 from services.alignment import TESTS
 
@@ -34,5 +35,4 @@ results = svc.session_outcomes(scope, test)
 table = outcome_table(results, test)
 st.dataframe(table, hide_index=True, width="stretch", key="out_table")
 outcome_caption(results, test)
-st.download_button("Tests (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"), file_name=f"outcome_tests_{test}.csv",
-                   mime="text/csv", key="out_table_csv", on_click="ignore", icon=":material/table:")
+csv_button("Tests (CSV)", lambda: table, f"outcome_tests_{test}.csv", key="out_table_csv")

@@ -9,6 +9,7 @@ from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
 from components.palette import CONDITION_NAMES
 from components.split_view import comparison_view, objective_data, objective_figure, search_notes
+from components.download import csv_button
 from services import alignment as svc
 from services.alignment import CONDITIONS
 
@@ -57,8 +58,7 @@ st.dataframe(table, hide_index=True, width="stretch", height=420, key="split_tab
              column_config={"abs_mean_diff": st.column_config.NumberColumn("|mean diff|", format="%.1f"),
                             "abs_sd_diff": st.column_config.NumberColumn("|SD diff|", format="%.1f")})
 c = st.columns(2)
-c[0].download_button("Comparison (CSV)", data=lambda: table.to_csv(index=False).encode("utf-8"), file_name="test_split_comparison.csv",
-                     mime="text/csv", key="split_table_csv", on_click="ignore", icon=":material/table:")
+csv_button("Comparison (CSV)", lambda: table, "test_split_comparison.csv", key="split_table_csv", where=c[0])
 c[1].download_button("The dataset with this split (.zip)", data=lambda: svc.dataset_with_split_zip(scope, result.assignment()),
                      file_name="dataset_with_split.zip", mime="application/zip", key="split_zip", on_click="ignore",
                      icon=":material/download:", help="A copy of the dataset in which only the split of these sessions changed.")

@@ -3,7 +3,9 @@ inject elements if any page rendered it as HTML or Markdown.
 
 The markers: script sets ``window.__pwned`` (or calls ``alert``), injected elements carry the class
 ``pwn``, an ``iframe[srcdoc]`` or an ``img[onerror]``; ``**md**`` and a ``javascript:`` link show
-whether Markdown was interpreted.
+whether Markdown was interpreted; bare addresses (``https://evil.example/bare``, ``www.``, an
+e-mail) whether data text became a link; the text starts with a spreadsheet formula
+(``=HYPERLINK(...)``), which no CSV download may leave live.
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ from corpus.store import Store, User
 from corpus.write import write_dataset
 from helpers import mm, tiny_map, tiny_session
 
-HOSTILE = ('<img src=x onerror="window.__pwned=1"><iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
-           '<b class=pwn>x</b> **md** [l](javascript:alert(1))')
+HOSTILE = ('=HYPERLINK("https://evil.example/f","x") <img src=x onerror="window.__pwned=1">'
+           '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
+           '<b class=pwn>x</b> **md** [l](javascript:alert(1)) https://evil.example/bare www.evil.example mail@evil.example')
+# A task's name is at most 200 characters: the same without the iframe.
+HOSTILE_TASK = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "")
 # A session id names a folder: the same attack without a slash.
 HOSTILE_ID = '<img src=x onerror="window.__pwned=2"><b class=pwn>s'
 # Account names are at most 64 characters.
@@ -85,7 +90,7 @@ def coding_round(store: Store, dataset: Path) -> tuple[User, User, int]:
     coder = store.create_user(HOSTILE_USER, CODER_PASSWORD, "coder", display_name=HOSTILE[:128])
     plain = store.create_user("plain", CODER_PASSWORD, "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, len(corpus.actions_df), seed=1), 0, seed=1)
-    task = store.create_task(lead, HOSTILE, corpus.info.name, hostile_codebook(), items, [coder, plain], seed=1,
+    task = store.create_task(lead, HOSTILE_TASK, corpus.info.name, hostile_codebook(), items, [coder, plain], seed=1,
                              dataset_hash=corpus.content_hash)
     left_open = f"{HOSTILE_ID}:1"
     for n, item in enumerate(store.items(task.id)["item_id"]):

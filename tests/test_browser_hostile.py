@@ -1,7 +1,9 @@
 """Data is text, never markup, on every page: a dataset and a coding round with markup in every text
 field (tests/hostile_data.py), served as the only dataset root; the lead goes through every screen of
 the menu and the Replay player, the coder the Code page, and in headless chromium no script runs, no
-element is injected, and the text shows as written."""
+element is injected, no address in the text becomes a link, no page fails, and the text shows as
+written. On every screen the lead downloads every CSV the page offers: no cell of any starts a
+formula (the data's text starts with one)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from playwright.sync_api import expect
 
 import app
 from conftest import module_tab, open_from_menu, served_app, sign_in, wait_idle
+from test_csv_exports import formula_cells
 from corpus.store import Store
 from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
 
@@ -23,6 +26,7 @@ INJECTED = {
     "an image with onerror": "img[onerror]",
     "an element with the payload's class": ".pwn",
     "a javascript: link": "a[href^='javascript:' i]",
+    "a link made from an address in the data": "a[href*='evil.example' i]",
     "Markdown emphasis of the payload": "strong:text-is('md'), b:text-is('md')",
     "an HTML form with a password field": "form:has(input[type=password])",
 }
@@ -102,6 +106,9 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
     errors = page.get_by_test_id("stException")
     if errors.count():
         found.append(f"{where}: an exception: {errors.first.inner_text()[:300]}")
+    failed = page.locator(".st-key-gw-page-error")
+    if failed.count():
+        found.append(f"{where}: the page failed: {failed.first.inner_text()[:300]}")
     if page.evaluate("window.__pwned") is not None:
         found.append(f"{where}: script from the data ran")
     if dialogs:
@@ -119,13 +126,43 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
     return found
 
 
+# Every CSV downloaded on the screens, by file name: its cells that a spreadsheet would run.
+DOWNLOADED: dict[str, list[str]] = {}
+# The CSV downloads the screens offer on this dataset, at least (each chart's CSV besides; with two
+# sessions the Test split screen has no split to offer).
+EXPECTED_CSV = {"checkpoints_beside_labels.csv", "leaderboard_", "_labels_long.csv", "_labels_wide.csv", "_gold.csv",
+                "_agreement.csv", "outcome_tests_", "alignment_over_progress.csv"}
+
+
+def _download_every_csv(page) -> None:
+    """Click every CSV download button the screen shows and keep what each file holds."""
+    buttons = page.get_by_test_id("stDownloadButton").locator("button")
+    for i in range(buttons.count()):
+        button = buttons.nth(i)
+        if "CSV" not in button.inner_text() or not button.is_visible():
+            continue
+        with page.expect_download(timeout=60_000) as download:
+            button.click()
+        text = open(download.value.path(), encoding="utf-8").read()
+        DOWNLOADED[download.value.suggested_filename] = formula_cells(text)
+
+
 @pytest.mark.parametrize("title", [pytest.param(title, id=file) for file, title in SCREENS])
 def test_a_page_shows_hostile_data_as_text(lead_tab, title):
     page, dialogs = lead_tab
     _open(page, title)
     expect(page.get_by_text("Page not found")).to_have_count(0)
     problems = _problems(page, title, dialogs)
+    _download_every_csv(page)
     assert not problems, "\n".join(problems)
+
+
+def test_no_csv_download_leaves_a_formula(lead_tab):
+    names = sorted(DOWNLOADED)
+    missing = [want for want in EXPECTED_CSV if not any(want in name for name in names)]
+    assert not missing, (missing, names)
+    live = {name: cells for name, cells in DOWNLOADED.items() if cells}
+    assert not live, live
 
 
 def test_the_replay_player_shows_hostile_data_as_text(lead_tab, artifacts):

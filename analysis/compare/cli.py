@@ -83,7 +83,7 @@ def _compare(args: argparse.Namespace) -> int:
         print(json.dumps(cmp.to_json(), indent=2))
     elif args.csv:
         for k, task in enumerate(("next_action", "mental_model")):
-            csv = cmp.leaderboard(task, args.measure if task == "mental_model" else "accuracy").to_csv()
+            csv = cmp.leaderboard(task, args.measure if task == "mental_model" else "accuracy").csv_text()
             print(csv if k == 0 else csv.split("\n", 1)[1], end="")
     elif args.latex:
         for task in ("next_action", "mental_model"):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.format import csv_cells, fmt, to_json
+from corpus.csvsafe import to_csv
 from corpus.predictions import RunInfo
 from corpus.values import Undefined, is_defined
 
@@ -86,10 +87,15 @@ class Leaderboard:
             out.append((label, cells, marks))
         return out
 
-    def to_csv(self) -> str:
+    def csv_table(self) -> pd.DataFrame:
+        """The long table the CSV download holds (intervals and methods included)."""
         cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
                 "ci_low", "ci_high", "n", "best", "method", "interval_method"]
-        return csv_cells(self.cells.assign(task=self.task)[cols]).to_csv(index=False)
+        return csv_cells(self.cells.assign(task=self.task)[cols])
+
+    def csv_text(self) -> str:
+        """:meth:`csv_table` as spreadsheet-safe CSV."""
+        return to_csv(self.csv_table())
 
     def to_latex(self, caption: str = "") -> str:
         """booktabs LaTeX of the table; the best value of each column in bold."""

@@ -7,6 +7,7 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import MEASURES
 from components.text import md_line
+from components.download import csv_button
 
 TASKS = {"next_action": "Next-action prediction (Tables 2, 9)", "mental_model": "Mental-model prediction (Tables 3, 10)"}
 BEST = "font-weight: 700; background-color: rgba(28, 131, 225, 0.12)"
@@ -30,7 +31,7 @@ def render(cmp: Comparison) -> None:
                "Follower's canvas; G: Guide, F: Follower. The downloads hold the whole table; the CSV adds intervals "
                "and methods.")
     d1, d2, _ = st.columns([1, 1, 3])
-    d1.download_button("Download CSV", lb.to_csv(), file_name=f"leaderboard_{task}.csv", mime="text/csv",
-                       icon=":material/download:", key=f"compare_lb_csv_{task}")
+    csv_button("Download CSV", lb.csv_table, f"leaderboard_{task}.csv", key=f"compare_lb_csv_{task}", where=d1,
+               icon=":material/download:")
     d2.download_button("Download LaTeX", lb.to_latex(caption=f"{TASKS[task]}"), file_name=f"leaderboard_{task}.tex",
                        mime="text/x-tex", icon=":material/download:", key=f"compare_lb_tex_{task}")

@@ -28,7 +28,8 @@ from corpus.store.accounts import Accounts, setup_notice
 from corpus.store.base import AccessDenied, StoreError, Task, User
 from corpus.store.csv_import import CsvImport, LabelImport
 from corpus.store.engine import default_url
-from corpus.store.exports import Exports, safe_csv_text, spreadsheet_safe, to_csv
+from corpus.csvsafe import safe_csv_text, spreadsheet_safe, to_csv
+from corpus.store.exports import Exports
 from corpus.store.gold import FeedbackCounts, Gold
 from corpus.store.labels import Labels
 from corpus.store.migrations import upgrade

@@ -1,0 +1,25 @@
+"""Download buttons for tables: every CSV a page offers is written by :func:`corpus.csvsafe.to_csv`
+(a spreadsheet opens it as data, never as formulas)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from corpus.csvsafe import to_csv
+
+Table = pd.DataFrame | Callable[[], pd.DataFrame]
+
+
+def csv_bytes(table: Table) -> bytes:
+    """The table (or what the function returns) as spreadsheet-safe CSV."""
+    return to_csv(table() if callable(table) else table).encode("utf-8")
+
+
+def csv_button(label: str, table: Table, file_name: str, key: str | None = None, where: Any = st, **options) -> None:
+    """A download button for ``table`` as CSV; a function is called only when the button is clicked."""
+    data = (lambda: csv_bytes(table)) if callable(table) else csv_bytes(table)
+    options.setdefault("icon", ":material/table:")
+    where.download_button(label, data=data, file_name=file_name, mime="text/csv", key=key, on_click="ignore", **options)
