@@ -59,11 +59,12 @@ def main() -> None:
     # Navigation first: nothing before it may raise (see the notes on st.navigation).
     page = st.navigation(streamlit_pages(), expanded=True)
     from components.dataset import sidebar
+    from components.errors import guarded
     from services.store import announce_at_start
 
     announce_at_start()
-    sidebar()
-    page.run()
+    guarded(sidebar, "the sidebar")
+    guarded(page.run, f"page {page.url_path or '/'}")
 
 
 if __name__ == "__main__":  # streamlit runs the entry point as __main__; tests import PAGES

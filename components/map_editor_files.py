@@ -13,12 +13,14 @@ import pandas as pd
 import streamlit as st
 
 from components.map_editor_state import EditorState, commit, controlled, notice, plain
+from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT, NAME_CHARS
 from corpus.dataset import SAMPLE_DATA, Corpus
 from corpus.importers.asciimap import grid_for_image, safe_id
 from corpus.mapedit import checks
 from corpus.mapedit import draft as dr
 from corpus.mapedit import mapfile
 from corpus.mapedit.image import MAX_IMAGE_BYTES, MapImage, limits_text
+from corpus.store import AccessDenied, Store, StoreError, User
 from corpus.validate import DatasetError
 from services import map_editor as service
 
@@ -120,19 +122,29 @@ def _open_draft(ed: EditorState, path: Path) -> None:
     _start(ed, lambda: draft, f"open draft {path.stem}", image)
 
 
-def _open(ed: EditorState) -> None:
+def _delete_draft(ed: EditorState, info: mapfile.DraftInfo) -> None:
+    mapfile.delete_draft(info.path)
+    notice(ed, "success", f"Draft {info.name} deleted.")
+
+
+def _open(ed: EditorState, user: User) -> None:
     st.file_uploader("A map JSON file (the format of docs/data-format.md, e.g. exported here)", type=["json"], key="me_json")
     st.button("Open the map file", key="me_json_open", on_click=_open_file, args=(ed,))
     drafts = mapfile.list_drafts(service.drafts_dir())
     if drafts:
         pick = st.selectbox("Saved drafts", drafts, key="me_draft_pick",
                             format_func=lambda i: f"{i.name} ({i.map_id}, {i.grid_size[0]} x {i.grid_size[1]}, saved {i.saved_at} by {i.saved_by or '?'})")
-        st.button("Open the draft", key="me_draft_open", on_click=_open_draft, args=(ed, pick.path))
+        c1, c2 = st.columns(2)
+        c1.button("Open the draft", key="me_draft_open", on_click=_open_draft, args=(ed, pick.path))
+        if pick.saved_by == user.username or user.is_lead:
+            c2.button("Delete the draft", key="me_draft_delete", on_click=_delete_draft, args=(ed, pick),
+                      icon=":material/delete:", help="Drafts are kept per account (at most "
+                      f"{DRAFTS_PER_ACCOUNT} and {DRAFT_BYTES_PER_ACCOUNT // 2**20} MiB each); a lead may delete any.")
     else:
         st.caption("No saved drafts yet.")
 
 
-def start_panel(ed: EditorState, corpus: Corpus) -> None:
+def start_panel(ed: EditorState, corpus: Corpus, user: User) -> None:
     with st.expander("Start or open a map", expanded=ed.draft is None, icon=":material/add_photo_alternate:"):
         if not ed.can_edit:
             st.caption("Viewers open the dataset's maps, map files and drafts to look at them; leads and coders "
@@ -145,28 +157,38 @@ def start_panel(ed: EditorState, corpus: Corpus) -> None:
         with tabs[2]:
             _blank(ed)
         with tabs[3]:
-            _open(ed)
+            _open(ed, user)
 
 
 # -- where the map goes ------------------------------------------------------------------------
 
 
 def _save_draft(ed: EditorState, user_name: str) -> None:
-    name = str(st.session_state.get("me_draft_name") or ed.draft.map_id)
-    path = mapfile.save_draft(service.drafts_dir(), name, ed.draft, ed.image, saved_by=user_name)
+    name = str(st.session_state.get("me_draft_name") or ed.draft.map_id)[:NAME_CHARS]
+    try:
+        path = mapfile.save_draft(service.drafts_dir(), name, ed.draft, ed.image, saved_by=user_name)
+    except dr.EditError as exc:
+        notice(ed, "error", f"{exc}.")
+        return
     notice(ed, "success", f"Draft saved as {path.stem}.")
 
 
-def _attach(ed: EditorState, corpus: Corpus) -> None:
+def _attach(ed: EditorState, corpus: Corpus, store: Store, user: User) -> None:
     sessions = list(st.session_state.get("me_attach_sessions") or [])
     try:
-        result = service.attach(Path(corpus.root), dr.to_gridmap(ed.draft), sessions)
+        result, moved = service.attach(store, user, Path(corpus.root), dr.to_gridmap(ed.draft), sessions)
     except DatasetError as exc:
         issues = "; ".join(f"{i.record} {i.field}: {i.message}" for i in exc.report.errors[:5])
         notice(ed, "error", f"Not attached: {issues}. The dataset is unchanged.")
         return
+    except (AccessDenied, StoreError) as exc:
+        notice(ed, "error", f"Not attached: {exc}.")
+        return
     ed.last_attach = result
-    notice(ed, "success", f"Map {result.map_id} attached to {', '.join(result.scores)}; the dataset was written again and validated.")
+    tasks = (f" The coding tasks on it now name the rewritten dataset, labels and gold kept: {', '.join(moved)}."
+             if moved else "")
+    notice(ed, "success", f"Map {result.map_id} attached to {', '.join(result.scores)}; the dataset was written again "
+                          f"and validated.{tasks}")
 
 
 def _set_id(ed: EditorState) -> None:
@@ -181,7 +203,7 @@ def _fmt(v) -> str:
     return "undefined" if v is None else f"{v:.2f}"
 
 
-def output_panel(ed: EditorState, corpus: Corpus, user_name: str) -> None:
+def output_panel(ed: EditorState, corpus: Corpus, store: Store, user: User) -> None:
     draft = ed.draft
     problems = checks.errors(checks.check(draft))
     st.subheader("Save and use the map")
@@ -190,9 +212,9 @@ def output_panel(ed: EditorState, corpus: Corpus, user_name: str) -> None:
                   help="Names the map's file in a dataset; sessions point to it by this id.")
     c1, c2 = st.columns(2)
     with c1:
-        st.text_input("Draft name", draft.map_id, key="me_draft_name")
+        st.text_input("Draft name", draft.map_id, key="me_draft_name", max_chars=NAME_CHARS)
         st.button("Save draft", key="me_save", icon=":material/save:", disabled=not ed.can_edit,
-                  on_click=_save_draft, args=(ed, user_name), help="Work in progress, problems and all, with its image.")
+                  on_click=_save_draft, args=(ed, user.username), help="Work in progress, problems and all, with its image.")
     with c2:
         text = None if problems else mapfile.export_text(draft)
         st.download_button("Download the map JSON", text or "", file_name=f"{draft.map_id}.json", mime="application/json",
@@ -205,12 +227,16 @@ def output_panel(ed: EditorState, corpus: Corpus, user_name: str) -> None:
         st.caption("The bundled sample corpus (and a dataset read from a .zip) is not rewritten here; "
                    "use `python -m corpus maps attach` on a copy.")
         return
+    if not user.is_lead:
+        st.caption("Attaching rewrites the dataset (its coding tasks move with it), which is a lead's action: "
+                   "save the map as a draft and ask a lead to attach it.")
+        return
     same_grid = [s.id for s in corpus.sessions.values() if tuple(corpus.maps[s.map_id].grid_size) == tuple(draft.grid_size)]
     default = [sid for sid in same_grid if not corpus.maps[corpus.sessions[sid].map_id].route]
     st.multiselect("Sessions", same_grid, default=default, key="me_attach_sessions",
                    help=f"Sessions drawn on a {draft.grid_size[0]} x {draft.grid_size[1]} grid; those whose map has no route are chosen.")
     st.button("Attach the map", key="me_attach", type="primary", disabled=not ed.can_edit or bool(problems),
-              on_click=_attach, args=(ed, corpus))
+              on_click=_attach, args=(ed, corpus, store, user))
     result = ed.last_attach
     if result is not None and Path(result.dest) == Path(corpus.root):
         st.dataframe(pd.DataFrame([

@@ -21,7 +21,7 @@ synthetic_banner(corpus)
 ed = editor_state()
 ed.can_edit = user.role in EDIT_ROLES
 editor.take_strokes(ed)
-files.start_panel(ed, corpus)
+files.start_panel(ed, corpus, user)
 show_notices(ed)
 
 if ed.draft is not None:
@@ -35,4 +35,4 @@ if ed.draft is not None:
         editor.canvas(ed, tool, target, brush, problems)
     panels.checks_panel(problems)
     panels.follower(ed)
-    files.output_panel(ed, corpus, user.username)
+    files.output_panel(ed, corpus, store, user)

@@ -13,6 +13,7 @@ from corpus.mapedit.attach import AttachResult, attach_maps
 from corpus.mapedit.draft import Draft
 from corpus.mapedit.image import MapImage, fit_image, read_map_image
 from corpus.model import GridMap
+from corpus.store import AccessDenied, Store, User
 from services.settings import settings
 
 
@@ -50,6 +51,11 @@ def view_png(draft: Draft, size: tuple[int, int], image: MapImage | None, view: 
     return _view_png(draft, size, image.digest if image else None, view, selected, problems, image, render)
 
 
-def attach(dataset: Path, guide: GridMap, sessions: list[str]) -> AttachResult:
-    """Give ``sessions`` the map; the dataset's loader sees the rewritten files on the next run."""
-    return attach_maps(dataset, guide, sessions)
+def attach(store: Store, lead: User, dataset: Path, guide: GridMap, sessions: list[str]) -> tuple[AttachResult, list[str]]:
+    """Give ``sessions`` the map (a lead's action: the dataset is written again) and move the coding
+    tasks on the dataset to its new content hash; the result and the names of the tasks moved. The
+    dataset's loader sees the rewritten files on the next run."""
+    if not lead.is_lead:
+        raise AccessDenied(f"{lead.username} is a {lead.role}; attaching a map rewrites the dataset, which only a lead can do")
+    result = attach_maps(dataset, guide, sessions)
+    return result, store.move_dataset(lead, result.old_hash, result.content_hash)

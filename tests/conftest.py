@@ -26,6 +26,14 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
+def pytest_configure(config):
+    """AppTest runs the pages with an error's details shown, so a failing page is an exception the
+    test sees (the served app, as a visitor meets it, shows a short message with an error id)."""
+    from streamlit import config as st_config
+
+    st_config.set_option("client.showErrorDetails", "full")
+
+
 def pytest_collection_modifyitems(config, items):
     """The browser tests first, then the modules marked long, then the rest (each group in the order
     collected): with one test process per CPU, short tests fill the end of the run instead of one
@@ -287,6 +295,14 @@ def wait_idle(page, timeout: float = 30_000) -> None:
     """Wait until the app is connected, not running, and shows no skeletons."""
     page.get_by_test_id("stApp").wait_for(timeout=timeout)
     page.wait_for_function(f"() => {_IDLE}", timeout=timeout, polling=50)
+
+
+def expect_no_error(page) -> None:
+    """Neither a Streamlit exception nor the app's own message for a failed page (an error id) shows."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect(page.locator(".st-key-gw-page-error")).to_have_count(0)
 
 
 def open_from_menu(page, title: str, timeout: float = 30_000) -> None:

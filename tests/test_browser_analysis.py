@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 import app
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
-from conftest import module_tab, open_from_menu, wait_idle
+from conftest import expect_no_error, module_tab, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -88,7 +88,7 @@ def tab(shared_context, app_url):
 def test_every_figure_is_drawn_with_its_downloads(tab, artifacts, name):
     page = tab
     open_from_menu(page, TITLES[name], 60_000)
-    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect_no_error(page)
     expect(page.get_by_test_id("stAlertContentError")).to_have_count(0)
     for key, interval in PAGES[name]:
         block = page.locator(f".st-key-{key}_block")

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import open_from_menu, wait_idle
+from conftest import expect_no_error, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -28,7 +28,7 @@ def _panel(page):
 
 
 def _no_error_boxes(page) -> None:
-    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect_no_error(page)
     expect(page.locator("[data-testid=stAlertContentError]")).to_have_count(0)
 
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
-from conftest import open_from_menu, wait_idle
+from conftest import expect_no_error, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +53,7 @@ def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, 
         page.get_by_role("link", name=step).click()
         wait_idle(page)
         expect(page.get_by_role("heading", name=heading)).to_be_visible()
-        expect(page.get_by_test_id("stException")).to_have_count(0)
+        expect_no_error(page)
 
 
 def test_data_page_at_its_own_url_and_a_row_opens_replay(page, app_url, artifacts):

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from conftest import ROOT, open_from_menu, pick_dataset, wait_idle
+from conftest import ROOT, expect_no_error, open_from_menu, pick_dataset, wait_idle
 from real_data import PLATFORM, absent
 
 pytestmark = pytest.mark.browser
@@ -65,5 +65,5 @@ def test_imported_platform_session_replays(page, app_url, imported, artifacts):
     expect(page.get_by_text(f"Action {n} of {n}").first).to_be_visible()
     first_follower = next(a.content for a in session.actions if a.type == "message" and a.role == "follower")
     expect(page.get_by_text(first_follower).first).to_be_attached()
-    expect(page.get_by_test_id("stException")).to_have_count(0)
+    expect_no_error(page)
     page.screenshot(path=str(artifacts / "import_platform.png"), full_page=True)

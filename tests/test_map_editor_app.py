@@ -152,3 +152,24 @@ def test_a_viewer_looks_but_does_not_edit(accounts):
     before = editor(at).draft
     stroke(at, rect(10, 10, 200, 200))  # a drawing sent anyway is not taken
     assert editor(at).draft == before
+
+
+def test_only_a_lead_attaches_a_map(accounts, tmp_path, monkeypatch):
+    """Attaching rewrites the dataset (and moves its coding tasks): a coder draws and saves a draft,
+    and is told to ask a lead; the lead gets the button."""
+    from corpus.model import DatasetInfo
+    from corpus.write import write_dataset
+    from helpers import tiny_map, tiny_session
+
+    root = accounts / "datasets"
+    write_dataset(root / "tiny", DatasetInfo(name="tiny", description="", synthetic=True), [tiny_map()],
+                  [tiny_session("s1")])
+    monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(root))
+    for who, sees_button in (("ann", False), ("lead", True)):
+        at = signed_in(who, f"{who}-password", PAGE)
+        at.button(key="me_ds_start").click().run()  # the dataset's map
+        assert not at.exception, [e.value for e in at.exception]
+        assert (at.button(key="me_attach") is not None if sees_button else
+                not [b for b in at.button if b.key == "me_attach"])
+        captions = " ".join(c.value for c in at.caption)
+        assert ("which is a lead's action: save the map as a draft and ask a lead" in captions) is not sees_button

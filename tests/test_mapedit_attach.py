@@ -135,3 +135,56 @@ def test_the_command_line_checks_a_map(tmp_path):
     out = _cli("maps", "check", str(bad))
     assert out.returncode == 1
     assert "the route crosses the blocked landmark 'wall'  cells: [1, 3]" in out.stdout
+
+
+def test_a_dataset_with_prediction_runs_gets_its_map_and_keeps_its_runs(tmp_path):
+    """The bundled sample has a predictions/ folder: attaching once failed there with "'Run' object
+    is not subscriptable"; the runs are carried over byte for byte."""
+    import shutil
+
+    from corpus.dataset import SAMPLE_DATA
+
+    copy = shutil.copytree(SAMPLE_DATA, tmp_path / "sample")
+    before = load_dir(copy)
+    sid = sorted(before.sessions)[0]
+    runs = {p.relative_to(copy): p.read_bytes() for p in (copy / "predictions").rglob("*") if p.is_file()}
+    assert runs and before.predictions
+    gm = before.maps[before.sessions[sid].map_id].model_copy(update={"id": "redrawn"})
+    result = attach_maps(copy, gm, [sid])
+    after = load_dir(copy)
+    assert after.sessions[sid].map_id == "redrawn"
+    assert {p.relative_to(copy): p.read_bytes() for p in (copy / "predictions").rglob("*") if p.is_file()} == runs
+    assert sorted(after.predictions) == sorted(before.predictions) and all(r.ok for r in after.predictions.values())
+    assert (result.old_hash, result.content_hash) == (before.content_hash, after.content_hash)
+    assert result.old_hash != result.content_hash
+
+
+def test_attaching_in_place_moves_the_coding_tasks_to_the_rewritten_dataset(imported, tmp_path, monkeypatch):
+    """Tasks name their dataset by its content hash, which attaching changes: the command line moves
+    them (labels and gold stay with the task), so the rewritten dataset keeps them."""
+    from corpus import codebook as cbm
+    from corpus.store import Store
+
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.delenv("GROUNDWORK_DB_URL", raising=False)
+    store = Store.open(tmp_path / "data")
+    lead, ann = store.create_user("lead", "lead-password", "lead"), store.create_user("ann", "ann-password", "coder")
+    old = load_dir(imported).content_hash
+    task = store.create_task(lead, "round 1", "imported", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann],
+                             dataset_hash=old)
+    store.add_label(ann, task.id, "s1:1", "initiate")
+    store.set_gold(lead, task.id, "s1:1", "initiate")
+    other = store.create_task(lead, "elsewhere", "x", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann],
+                              dataset_hash="f" * 64)
+    map_file = tmp_path / "annotated.json"
+    map_file.write_text(map_text(annotated()))
+    out = _cli("maps", "attach", str(imported), str(map_file), "--sessions", "s1")
+    assert out.returncode == 0, out.stderr
+    assert "coding tasks moved to the rewritten dataset (labels and gold kept): round 1" in out.stdout
+    new = load_dir(imported).content_hash
+    assert new != old
+    assert (store.task(task.id).dataset_hash, store.task(other.id).dataset_hash) == (new, "f" * 64)
+    assert store.labels(lead, task.id)["code"].tolist() == ["initiate"]
+    assert store.gold(lead, task.id)["code"].tolist() == ["initiate"]
+    with pytest.raises(Exception, match="only a lead"):
+        store.move_dataset(ann, new, old)

@@ -13,6 +13,7 @@ from PIL import Image
 from corpus.dataset import SAMPLE_DATA
 from corpus.mapedit import draft as dr
 from corpus.mapedit import image as mi
+from corpus.mapedit import mapfile
 from corpus.mapedit.checks import ERROR, WARNING, check, problem_cells
 from corpus.mapedit.history import History
 from corpus.mapedit.mapfile import export_text, list_drafts, map_text, open_draft, read_map, read_map_file, save_draft
@@ -225,7 +226,7 @@ def test_map_images_are_checked_before_use(monkeypatch):
     assert mi.read_map_image(png_bytes(mode="RGB", fmt="JPEG"), "scan.jpg").format == "JPEG"
     with pytest.raises(dr.EditError, match="notes.txt: not an image"):
         mi.read_map_image(b"these are my notes", "notes.txt")
-    with pytest.raises(dr.EditError, match="a GIF image; map images are PNG or JPEG, at most 20 MiB and 40 megapixels"):
+    with pytest.raises(dr.EditError, match="a GIF image; map images are PNG or JPEG, at most 20 MiB and 20 megapixels"):
         mi.read_map_image(png_bytes(mode="RGB", fmt="GIF"), "anim.gif")
     with pytest.raises(dr.EditError, match="cannot be read"):
         mi.read_map_image(png_bytes((400, 400))[:200], "cut.png")
@@ -236,3 +237,82 @@ def test_map_images_are_checked_before_use(monkeypatch):
     monkeypatch.setattr(mi, "MAX_IMAGE_PIXELS", 999)
     with pytest.raises(dr.EditError, match="40 x 25 pixels"):
         mi.read_map_image(png_bytes((40, 25)), "map.png")
+
+
+def _png16(side: int) -> bytes:
+    """A 16-bit greyscale PNG of side x side pixels that compresses to a few kilobytes."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    a = np.zeros((side, side), dtype=np.uint16)
+    a[::97, :] = 40_000
+    buf = io.BytesIO()
+    Image.fromarray(a).save(buf, format="PNG", compress_level=9)
+    return buf.getvalue()
+
+
+def test_a_huge_image_in_a_small_file_is_refused_before_a_pixel_is_decoded(monkeypatch):
+    """6,324 x 6,324 16-bit pixels in 76 KB once cost 5 s and 650 MB to decode and fit; the size is
+    read from the header and refused first."""
+    from PIL import ImageFile
+
+    data = _png16(6324)
+    assert len(data) < 100_000
+
+    def no_decoding(self):  # noqa: ANN001
+        raise AssertionError("pixels were decoded")
+
+    monkeypatch.setattr(ImageFile.ImageFile, "load", no_decoding)
+    with pytest.raises(dr.EditError, match=r"big\.png: 6324 x 6324 pixels \(40 megapixels\); map images are PNG or JPEG, "
+                                           r"at most 20 MiB and 20 megapixels"):
+        mi.read_map_image(data, "big.png")
+
+
+def test_an_accepted_image_keeps_a_working_copy_and_is_not_decoded_again(monkeypatch):
+    from PIL import ImageFile
+
+    image = mi.read_map_image(_png16(4400), "scan.png")  # 19.4 megapixels, 16-bit
+    assert (image.width, image.height) == (4400, 4400)
+    assert image.working.size == (2048, 2048) and image.working.mode == "RGBA"
+    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: (_ for _ in ()).throw(AssertionError("decoded again")))
+    fitted = mi.fit_image(image, (620, 620))
+    assert fitted.size == (620, 620) and fitted.getpixel((300, 1))[3] == 255
+
+
+def test_a_draft_of_the_same_name_by_another_person_is_another_draft(tmp_path):
+    """Saving under a name another person used once overwrote their draft; each account keeps its own."""
+    mine, theirs = good_draft(), dr.set_start(good_draft(), (1, 1))
+    save_draft(tmp_path, "route", mine, saved_by="ann")
+    save_draft(tmp_path, "route", theirs, saved_by="bob")
+    drafts = {i.saved_by: i for i in list_drafts(tmp_path)}
+    assert sorted(drafts) == ["ann", "bob"] and {i.name for i in drafts.values()} == {"route"}
+    assert open_draft(drafts["ann"].path)[0] == mine and open_draft(drafts["bob"].path)[0] == theirs
+    save_draft(tmp_path, "route", theirs, saved_by="ann")  # ann replaces her own
+    assert open_draft({i.saved_by: i for i in list_drafts(tmp_path)}["ann"].path)[0] == theirs
+    assert len(list_drafts(tmp_path)) == 2
+    # Names that read the same once made safe for a file are still two accounts.
+    assert mapfile.owner_folder(tmp_path, "a b") != mapfile.owner_folder(tmp_path, "a_b")
+
+
+def test_drafts_have_a_quota_per_account(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.setattr(mapfile, "DRAFTS_PER_ACCOUNT", 3)
+    monkeypatch.setattr(mapfile, "DRAFT_BYTES_PER_ACCOUNT", 2 * 2**20)
+    for i in range(3):
+        save_draft(tmp_path, f"d{i}", good_draft(), saved_by="ann")
+    with pytest.raises(dr.EditError, match="not saved: you keep 3 drafts, the most one account may keep; delete one first"):
+        save_draft(tmp_path, "d3", good_draft(), saved_by="ann")
+    save_draft(tmp_path, "d2", good_draft(), saved_by="ann")  # replacing one is no new draft
+    buf = io.BytesIO()
+    Image.frombytes("RGB", (1000, 500), os.urandom(1_500_000)).save(buf, format="PNG")  # noise: 1.4 MiB
+    image = mi.read_map_image(buf.getvalue(), "scan.png")
+    save_draft(tmp_path, "d0", good_draft(), image, saved_by="bob")  # another account has its own quota
+    with pytest.raises(dr.EditError, match=r"not saved: your drafts take 1\.4 MiB and this one 1\.4 MiB more; one "
+                                           r"account keeps at most 2 MiB of drafts; delete one first"):
+        save_draft(tmp_path, "d1", good_draft(), image, saved_by="bob")
+    mapfile.delete_draft(next(i.path for i in list_drafts(tmp_path) if i.saved_by == "ann" and i.name == "d1"))
+    save_draft(tmp_path, "d3", good_draft(), saved_by="ann")
+    assert sorted(i.name for i in list_drafts(tmp_path) if i.saved_by == "ann") == ["d0", "d2", "d3"]

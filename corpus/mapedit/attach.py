@@ -7,6 +7,9 @@ produce, e.g. a README, are carried over). Any problem (an unknown session, a se
 another grid, a map id already used by other sessions for another map) raises
 :class:`corpus.validate.DatasetError` listing every problem, and nothing is written.
 
+The dataset's content hash changes with it: coding tasks name their dataset by that hash, so the
+caller moves them to the new one (:meth:`corpus.store.Store.move_dataset`), gold and all.
+
 The Follower's drawing was recorded as cells of the grid of the session's current map, so the new
 map must have the same grid; the importer's placeholder for an image map is ``canvas-<rows>x<cols>``.
 """
@@ -35,6 +38,8 @@ class AttachResult:
     previous: dict[str, str]  # session -> the map it had
     scores: dict[str, DrawingScores]  # session -> accuracy, coverage, distance-weighted after
     warnings: list = field(default_factory=list)
+    old_hash: str = ""  # the dataset's content hash before (coding tasks name their dataset by it)
+    content_hash: str = ""  # and after
 
 
 def combine(guide: GridMap, follower: GridMap | None, report: Report, file: str = "follower map") -> GridMap | None:
@@ -106,6 +111,7 @@ def attach_maps(
     return AttachResult(
         dest=dest, map_id=gm.id, previous=previous,
         scores={sid: after.scores(sid) for sid in ids}, warnings=written.warnings,
+        old_hash=corpus.content_hash, content_hash=after.content_hash,
     )
 
 
@@ -114,9 +120,10 @@ def _rewrite(src: Path, dest: Path, corpus, maps: list[GridMap], sessions) -> Re
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{dest.name}-maps-", dir=dest.parent))
     try:
+        # Prediction runs (predictions/) are carried over as files below, as they were.
         staged = write_dataset(
             staging / "dataset", corpus.info, maps, sessions,
-            labels=corpus.labels.drop(columns="item_id").to_dict("records"), predictions=corpus.predictions,
+            labels=corpus.labels.drop(columns="item_id").to_dict("records"),
         )
         for path in sorted(p for p in src.rglob("*") if p.is_file()):
             target = staged / path.relative_to(src)

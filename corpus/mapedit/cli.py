@@ -31,10 +31,28 @@ def _attach(args: argparse.Namespace) -> int:
         print(f"\n{exc}; nothing was changed", file=sys.stderr)
         return 1
     print(f"map '{result.map_id}' attached in {result.dest}")
+    if args.out is None:
+        _move_tasks(result.old_hash, result.content_hash)
+    else:
+        print(f"the coding tasks on {args.dataset} stay with it; {result.dest} is a new dataset")
     print(f"{'session':<24} {'previous map':<24} {'accuracy':>9} {'coverage':>9} {'distance-weighted':>18}")
     for sid, sc in result.scores.items():
         print(f"{sid:<24} {result.previous[sid]:<24} {_score(sc.accuracy):>9} {_score(sc.coverage):>9} {_score(sc.distance_weighted):>18}")
     return 0
+
+
+def _move_tasks(old_hash: str, new_hash: str) -> None:
+    """Move the label database's coding tasks on the dataset to its new content hash, and say so."""
+    from corpus.settings import Settings
+
+    try:
+        moved = Settings.load().open_store().move_dataset(None, old_hash, new_hash)
+    except Exception as exc:  # noqa: BLE001 - the dataset is written; the tasks can be moved later
+        print(f"the coding tasks could not be moved to the rewritten dataset ({exc}); "
+              f"they still name its content hash {old_hash[:12]}", file=sys.stderr)
+        return
+    if moved:
+        print(f"coding tasks moved to the rewritten dataset (labels and gold kept): {', '.join(moved)}")
 
 
 def _check(args: argparse.Namespace) -> int:

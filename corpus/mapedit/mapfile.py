@@ -4,13 +4,17 @@
   ``start_cell``, ``finish_cell``, ``landmarks`` with ``cells``, ``type`` and ``summary``, ``route``,
   ``follower_landmarks``), written by :func:`corpus.write.map_json` and read back through the
   dataset's own validation: ``read_map(map_text(m)) == m``.
-- :func:`save_draft` / :func:`open_draft` / :func:`list_drafts`: work in progress, which may still
-  have problems, kept as ``<name>.json`` (the draft, same field names as a map, no checks) and
-  ``<name>.image`` (the background image's bytes) in a drafts folder.
+- :func:`save_draft` / :func:`open_draft` / :func:`list_drafts` / :func:`delete_draft`: work in
+  progress, which may still have problems, kept as ``<name>.json`` (the draft, same field names as a
+  map, no checks) and ``<name>.image`` (the background image's bytes) in the saver's own folder of
+  the drafts folder: a draft is replaced only by its own author saving under the same name, and
+  each account keeps at most :data:`corpus.limits.DRAFTS_PER_ACCOUNT` drafts and
+  :data:`corpus.limits.DRAFT_BYTES_PER_ACCOUNT` bytes. Everyone may open every draft.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -21,6 +25,7 @@ from typing import Any
 
 from corpus.importers.asciimap import safe_id
 from corpus.jsonsafe import JsonError, loads
+from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT
 from corpus.mapedit.checks import check, errors, fmt_cells
 from corpus.mapedit.draft import Draft, EditError, LandmarkDraft, to_gridmap
 from corpus.mapedit.image import MapImage, read_map_image
@@ -164,11 +169,31 @@ def _write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def owner_folder(folder: str | Path, owner: str) -> Path:
+    """Where ``owner``'s drafts are kept in the drafts ``folder`` (its name readable, and unique even
+    where two names read the same once made safe for a file name)."""
+    digest = hashlib.sha256(owner.encode("utf-8")).hexdigest()[:10]
+    return Path(folder) / f"{safe_id(owner or 'anyone')[:40]}-{digest}"
+
+
+def _size(stem_path: Path) -> int:
+    return sum(p.stat().st_size for p in (stem_path.with_suffix(".json"), stem_path.with_suffix(".image")) if p.is_file())
+
+
 def save_draft(folder: str | Path, name: str, draft: Draft, image: MapImage | None = None, saved_by: str = "") -> Path:
-    """Write ``<name>.json`` (and ``<name>.image``) into ``folder``; a draft of that name is replaced."""
+    """Write ``<name>.json`` (and ``<name>.image``) into ``saved_by``'s folder of ``folder``; their own
+    draft of that name is replaced. Raises :class:`EditError` past the account's quota."""
     stem = safe_id(name)
-    folder = Path(folder)
+    folder = owner_folder(folder, saved_by)
     folder.mkdir(parents=True, exist_ok=True)
+    kept = {p.with_suffix("") for p in folder.glob("*.json")} - {folder / stem}
+    if len(kept) >= DRAFTS_PER_ACCOUNT:
+        raise EditError(f"not saved: you keep {len(kept)} drafts, the most one account may keep; delete one first")
+    used = sum(_size(p) for p in kept)
+    adding = len(image.data) if image is not None else 0
+    if used + adding > DRAFT_BYTES_PER_ACCOUNT:
+        raise EditError(f"not saved: your drafts take {used / 2**20:.1f} MiB and this one {adding / 2**20:.1f} MiB more; "
+                        f"one account keeps at most {DRAFT_BYTES_PER_ACCOUNT // 2**20} MiB of drafts; delete one first")
     doc = {
         "format": DRAFT_FORMAT, "version": 1, "name": name.strip() or stem, "saved_by": saved_by,
         "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -208,10 +233,18 @@ def open_draft(path: str | Path) -> tuple[Draft, MapImage | None]:
     return draft, image
 
 
+def delete_draft(path: str | Path) -> None:
+    """Remove a draft and its image."""
+    path = Path(path)
+    path.with_suffix(".image").unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
+
+
 def list_drafts(folder: str | Path) -> list[DraftInfo]:
-    """The drafts in ``folder``, newest first (unreadable files are left out)."""
+    """The drafts of every account in ``folder`` (and any kept there before drafts had owners), newest
+    first (unreadable files are left out)."""
     out = []
-    for path in Path(folder).glob("*.json"):
+    for path in [*Path(folder).glob("*.json"), *Path(folder).glob("*/*.json")]:
         try:
             doc = loads(path.read_bytes())
             d = doc["draft"]

@@ -100,6 +100,16 @@ class Tasks(StoreBase):
                 c.execute(task_coders.insert(), coder_rows)
         return self.task(tid)
 
+    def move_dataset(self, actor: User | None, old_hash: str, new_hash: str) -> list[str]:
+        """The tasks on the dataset whose content hash was ``old_hash`` now name ``new_hash`` (the
+        same dataset, written again: a map attached); their names. Items, labels and gold stay."""
+        require_lead(actor)
+        with self._write_as(actor) as c:
+            names = c.execute(sa.select(tasks.c.name).where(tasks.c.dataset_hash == old_hash).order_by(tasks.c.id)).scalars().all()
+            if old_hash != new_hash:
+                c.execute(tasks.update().where(tasks.c.dataset_hash == old_hash).values(dataset_hash=new_hash))
+        return list(names)
+
     def assign(self, actor: User, task_id: int, coders: Iterable[User]) -> None:
         require_lead(actor)
         with self._write_as(actor) as c:
