@@ -25,6 +25,7 @@ from analysis import agreement as ag
 from analysis.curation import Curation, curation
 from components.coding import item_view
 from components.gold_history import ERROR_LABELS, item_history, task_history
+from corpus.limits import NOTE_CHARS
 from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
@@ -196,7 +197,7 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, st
             st.session_state[ck] = modal if modal in codes else codes[0]
         with st.form(f"adj_form_{task.id}_{item}", border=True):
             st.selectbox("Gold code", codes, key=ck, format_func=lambda c: f"{names[c]} ({c})")
-            st.text_input("Note for the coders", key=f"adj_note_{task.id}_{item}")
+            st.text_input("Note for the coders", key=f"adj_note_{task.id}_{item}", max_chars=NOTE_CHARS)
             st.selectbox("Error type", [None, *ERROR_TYPES], key=f"adj_error_{task.id}_{item}", format_func=ERROR_LABELS.get)
             st.checkbox("Flag the codebook for revision", key=f"adj_flag_{task.id}_{item}")
             st.form_submit_button("Save gold", type="primary", on_click=_save_gold,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from corpus.jsonsafe import JsonError, loads
+from corpus.limits import PREDICTION_UPLOAD_BYTES
 from corpus.predictions import DIMENSIONS, FILES, JUDGE_TASK, Run, RunInfo, read_run_dir, read_runs_dir, run_files
 from corpus.validate import Report
 
@@ -58,7 +59,11 @@ def _run_id_of(name: str) -> str:
 
 def read_upload(name: str, data: bytes, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> list[Run]:
     """Runs from an uploaded ``.jsonl`` (one task of one run, named after the file) or ``.zip`` (run
-    folders, a dataset's ``predictions/`` folder, or one run's files at its top level)."""
+    folders, a dataset's ``predictions/`` folder, or one run's files at its top level), each at most
+    :data:`corpus.limits.PREDICTION_UPLOAD_BYTES` (a .zip: what it holds, too)."""
+    limit = f"an upload of predictions is at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB"
+    if len(data) > PREDICTION_UPLOAD_BYTES:
+        return _refused(name, "-", "(file)", f"{len(data) / 2**20:.1f} MiB; {limit}")
     if name.lower().endswith(".jsonl"):
         task = _task_of_jsonl(name, data.decode("utf-8", errors="replace"))
         if task is None:
@@ -78,6 +83,10 @@ def read_upload(name: str, data: bytes, sessions: Mapping[str, Any], maps: Mappi
         archive = Path(tmp) / "upload.zip"
         archive.write_bytes(data)
         try:
+            with zipfile.ZipFile(archive) as zf:  # what it says it holds (the extraction checks it holds no more)
+                held = sum(i.file_size for i in zf.infolist())
+            if held > PREDICTION_UPLOAD_BYTES:
+                return _refused(name, "-", "(archive)", f"holds {held / 2**20:.1f} MiB; {limit}")
             with extracted(archive) as root:
                 return _runs_in_folder(root, name, sessions, maps)
         except (ArchiveError, zipfile.BadZipFile) as exc:
@@ -96,6 +105,25 @@ def _runs_in_folder(root: Path, name: str, sessions, maps) -> list[Run]:
         return runs
     return _refused(name, "-", "(archive)", "no run found: expected run folders holding mental_model.jsonl, "
                     "next_action.jsonl or judge_scores.jsonl")
+
+
+_LOADED: dict[str, Any] = {}  # in a worker process: the dataset last read, by content hash
+
+
+def read_uploads_for(root: str, digest: str, files: list[tuple[str, bytes]]) -> list[Run]:
+    """:func:`read_upload` of each (name, bytes) against the dataset at ``root`` whose content hash is
+    ``digest`` (read once per process and dataset): what a worker process runs for the Compare page."""
+    corpus = _LOADED.get(digest)
+    if corpus is None:
+        from corpus.dataset import load
+
+        corpus = load(root)
+        if corpus.content_hash != digest:
+            return [run for name, _ in files for run in _refused(
+                name, "-", "(dataset)", "the dataset changed while the upload waited; upload it again")]
+        _LOADED.clear()
+        _LOADED[digest] = corpus
+    return [run for name, data in files for run in read_upload(name, data, corpus.sessions, corpus.maps)]
 
 
 def read_paths(paths: Iterable[str | Path], sessions, maps) -> list[Run]:

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 import pandas as pd
 
+from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus import schema
 from corpus.jsonsafe import JsonError, loads
 from corpus.validate import ERROR, WARNING, Report, read_text
@@ -280,12 +281,23 @@ Failed = Callable[[str, str], bool]
 
 def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], maps: Mapping[str, Any],
                    report: Report, failed: Failed | None = None) -> pd.DataFrame:
-    """Validate the lines of one task file; one row per valid line (problems go to ``report``)."""
+    """Validate the lines of one task file; one row per valid line (problems go to ``report``). A
+    file of more than :data:`corpus.limits.PREDICTION_LINES` lines is refused unread, and reading
+    stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows)."""
     rows: list[dict] = []
     seen: dict[tuple, int] = {}
     odd_extras: set[str] = set()
     core = CORE_FIELDS[task]
+    n_lines = text.count("\n") + (not text.endswith("\n"))
+    if n_lines > PREDICTION_LINES:
+        report.add(rel, "-", "(file)", f"{n_lines:,} lines; a predictions file has at most {PREDICTION_LINES:,}")
+        return pd.DataFrame(rows)
+    errors_before = report.error_count
     for lineno, raw in enumerate(text.splitlines(), start=1):
+        if report.error_count - errors_before >= PREDICTION_ERRORS:
+            report.add(rel, f"line {lineno}", "(file)", f"reading stopped after {PREDICTION_ERRORS} problems; "
+                       "the lines from here on were not checked")
+            break
         if not raw.strip():
             continue
         try:

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from components.compare import ablation, confusions, instances, judges, leaderboard, overlay, runs, slices
+from components.auth import signed_in_user
 from components.dataset import require_corpus, synthetic_banner
 from services import compare as svc
 
@@ -22,7 +23,7 @@ synthetic_banner(corpus)
 st.caption("Model predictions of the two benchmark tasks of the ALMANAC paper (next action, mental model) scored "
            "against what the people did and reported.")
 
-chosen = runs.picker(corpus)
+chosen = runs.picker(corpus, signed_in_user())
 if not chosen:
     st.info("No run to compare. A dataset's predictions/ folder holds one folder per run (see docs/data-format.md); "
             "add runs above, or export the benchmark instances with `python -m analysis instances`.")

@@ -4,20 +4,21 @@ A comparison is keyed by the dataset's content hash and by the run set (each run
 digest of its files), so the same runs on the same data are scored once per server, whoever asks;
 the :class:`analysis.compare.comparison.Comparison` then remembers every view it has computed
 (leaderboards, paired tests, slices, disagreements), so switching tabs recomputes nothing.
-Uploaded runs are validated once per (dataset, upload bytes).
+Uploaded runs are validated in a worker process (:mod:`services.jobs`), one upload at a time per
+visitor.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Iterable
 
 import streamlit as st
 
 from analysis.compare.comparison import Comparison, compare
 from corpus.dataset import Corpus
-from corpus.prediction_sources import read_upload
+from corpus.prediction_sources import read_uploads_for
 from corpus.predictions import Run
+from services import jobs
 
 
 def run_set_key(runs: Iterable[Run]) -> tuple[tuple[str, str, bool], ...]:
@@ -36,11 +37,8 @@ def comparison(corpus: Corpus, runs: Iterable[Run]) -> Comparison:
     return _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
 
 
-@st.cache_resource(max_entries=32, show_spinner="Validating the uploaded predictions...")
-def _upload(content_hash: str, digest: str, name: str, _data: bytes, _corpus: Corpus) -> list[Run]:
-    return read_upload(name, _data, _corpus.sessions, _corpus.maps)
-
-
-def read_uploaded(corpus: Corpus, name: str, data: bytes) -> list[Run]:
-    """The runs in an uploaded .zip or .jsonl, validated against ``corpus`` (refused ones included)."""
-    return _upload(corpus.content_hash, hashlib.sha256(data).hexdigest(), name, data, corpus)
+def start_upload_check(corpus: Corpus, files: list[tuple[str, bytes]], owner: str) -> jobs.Job:
+    """Validate uploaded .zip or .jsonl files against ``corpus`` in the worker (raises
+    :class:`services.jobs.Busy` past its limits); the job's result is the runs, refused ones included."""
+    names = ", ".join(name for name, _ in files)
+    return jobs.submit(owner, f"Validating {names}", read_uploads_for, str(corpus.root), corpus.content_hash, files)

@@ -31,10 +31,11 @@ def _is_lead(user: User | None) -> bool:
     return user is not None and user.role == "lead"
 
 
-def refusal(user: User | None) -> str | None:
-    """Why ``user`` (None: not signed in) may not upload now, or None if they may."""
+def refusal(user: User | None, datasets: bool = True) -> str | None:
+    """Why ``user`` (None: not signed in) may not upload now, or None if they may (``datasets``:
+    an upload that is kept as a dataset, which needs the datasets folder among the roots)."""
     s = settings()
-    if s.datasets_dir not in s.dataset_roots:
+    if datasets and s.datasets_dir not in s.dataset_roots:
         return "Uploading is turned off on this server."
     if _is_lead(user):
         return None
@@ -46,6 +47,25 @@ def refusal(user: User | None) -> str | None:
     if count >= s.upload_session_count:
         return f"This session has made {count} uploads, the most one session may make ({s.upload_session_count})."
     return None
+
+
+def refusal_of_bytes(user: User | None, n_bytes: int) -> str | None:
+    """Why ``n_bytes`` more would go over this session's allowance (None: they would not)."""
+    if _is_lead(user):
+        return None
+    allowed = int(settings().upload_session_bytes)
+    _, used = st.session_state.get(SESSION_KEY, (0, 0))
+    if used + n_bytes > allowed:
+        return (f"This session has uploaded {mib(used)}; {mib(n_bytes)} more would go over the {mib(allowed)} "
+                "one session may upload.")
+    return None
+
+
+def charge(user: User | None, n_bytes: int) -> None:
+    """Count one upload of ``n_bytes`` against this session's allowance (a lead's are not counted)."""
+    if not _is_lead(user):
+        count, used = st.session_state.get(SESSION_KEY, (0, 0))
+        st.session_state[SESSION_KEY] = (count + 1, used + n_bytes)
 
 
 def allowance_text(user: User | None) -> str:
@@ -104,7 +124,3 @@ def reclaim(keys: list[str]) -> list[Upload]:
     """Delete the kept uploads ``keys`` (and any leftover of an interrupted upload)."""
     gone, _ = Uploads(settings().data_dir).reclaim(keys)
     return gone
-
-
-def dataset_path(up: Upload) -> Path:
-    return Uploads(settings().data_dir).path(up)

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from corpus.limits import NOTE_CHARS
 from corpus.codebook import Codebook
 from corpus.store import AccessDenied, Store, StoreError, Task, User
 from services.coding import give_label
@@ -139,6 +140,7 @@ def keypad_data(task: Task, item: str, current: pd.Series | None, enabled: bool,
         "note_key": note_key,
         "unsure_key": unsure_key,
         "note_label": "Note" + (f" · needed for {', '.join(needs)}" if needs else " (optional)"),
+        "note_max": NOTE_CHARS,
         "status": {"kind": status["kind"], "text": status["text"]} if status else None,
         "ack": status.get("ack") if status else None,
         "saved": bool(status.get("saved")) if status else False,

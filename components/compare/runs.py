@@ -1,5 +1,9 @@
 """Which runs are compared: the dataset's own, plus uploads; refused runs with every problem; and
-how many predictions were scored, had no human label, or were missing."""
+how many predictions were scored, had no human label, or were missing.
+
+Uploading runs follows the server's upload policy and the per-session allowance of dataset uploads
+(:mod:`services.uploads`); the files are validated in a worker process (:mod:`services.jobs`), one
+upload at a time per visitor, while the page shows how long it has been at it."""
 
 from __future__ import annotations
 
@@ -7,44 +11,116 @@ from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.compare.comparison import Comparison
 from components.compare.common import run_label
+from components.text import md_line
 from corpus.dataset import Corpus
+from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES, PREDICTION_UPLOAD_BYTES
 from corpus.predictions import Run, issues_frame
+from corpus.store import User
 from services import compare as svc
+from services import jobs, uploads
 
 UPLOADS_KEY = "compare_uploads"  # {dataset content hash: {run id: Run}}
 PICKED = "compare_runs"
+JOB = "compare_upload_job"  # (job id, dataset content hash) of the upload being validated
+NOTICE = "compare_upload_notice"  # (kind, text) of the last upload attempt
 
 
 def _uploads(corpus: Corpus) -> dict[str, Run]:
     return st.session_state.setdefault(UPLOADS_KEY, {}).setdefault(corpus.content_hash, {})
 
 
-def _add_uploads(corpus: Corpus) -> None:
-    files = st.session_state.get("compare_upload") or []
+def _owner(user: User | None) -> str:
+    """Whom a validation job belongs to: the account, else this browser session."""
+    if user is not None:
+        return f"user:{user.id}"
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id if ctx else 'none'}"
+
+
+def _start(corpus: Corpus, user: User | None) -> None:
+    """Send the chosen files to the worker, within the upload policy and allowance."""
+    files = [(f.name, f.getvalue()) for f in st.session_state.get("compare_upload") or []]
+    if not files:
+        st.session_state[NOTICE] = ("warning", "Choose one or more .zip or .jsonl files first.")
+        return
+    n_bytes = sum(len(data) for _, data in files)
+    why = uploads.refusal(user, datasets=False) or uploads.refusal_of_bytes(user, n_bytes)
+    if why is None:
+        too_big = [name for name, data in files if len(data) > PREDICTION_UPLOAD_BYTES]
+        why = (f"{', '.join(too_big)}: an upload of predictions is at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB"
+               if too_big else None)
+    if why is not None:
+        st.session_state[NOTICE] = ("error", why)
+        return
+    try:
+        job = svc.start_upload_check(corpus, files, _owner(user))
+    except jobs.Busy as exc:
+        st.session_state[NOTICE] = ("warning", f"Not started: {exc}.")
+        return
+    uploads.charge(user, n_bytes)
+    st.session_state[JOB] = (job.id, corpus.content_hash)
+    st.session_state.pop(NOTICE, None)
+
+
+def _finish(corpus: Corpus, found: list[Run]) -> None:
     kept = _uploads(corpus)
     added = []
-    for f in files:
-        for run in svc.read_uploaded(corpus, f.name, f.getvalue()):
-            if run.run_id in corpus.predictions:
-                run = replace(run, run_id=f"{run.run_id} (upload)")
-            kept[run.run_id] = run
-            added += [run.run_id] if run.ok else []
+    for run in found:
+        if run.run_id in corpus.predictions:
+            run = replace(run, run_id=f"{run.run_id} (upload)")
+        kept[run.run_id] = run
+        added += [run.run_id] if run.ok else []
     if PICKED in st.session_state:  # show the new runs at once
         st.session_state[PICKED] = list(dict.fromkeys([*st.session_state[PICKED], *added]))
 
 
-def uploader(corpus: Corpus) -> None:
-    with st.expander("Add runs: a .zip of run folders, or one task's .jsonl", icon=":material/upload:"):
-        st.file_uploader("Prediction files", type=["zip", "jsonl"], accept_multiple_files=True, key="compare_upload",
-                         help="A .zip holds run folders (model.json, next_action.jsonl, mental_model.jsonl, "
-                              "judge_scores.jsonl) or a dataset's predictions/ folder; a .jsonl named "
-                              "<run>.mental_model.jsonl holds one task of one run. Each run is validated against "
-                              "this dataset and refused whole if any line is wrong.")
-        if st.button("Validate and add", key="compare_add", icon=":material/playlist_add:"):
-            _add_uploads(corpus)
+@st.fragment(run_every=0.5)
+def _pending(corpus: Corpus) -> None:
+    """While the upload is validated: how long it has taken; once done, its runs join the page."""
+    job_id, digest = st.session_state[JOB]
+    job = jobs.get(job_id)
+    if job is None or digest != corpus.content_hash:
+        st.session_state.pop(JOB, None)
+        return
+    if not job.done:
+        st.info(f"{md_line(job.what)}: {job.seconds:.0f} s so far. The page stays usable meanwhile.",
+                icon=":material/hourglass_top:")
+        return
+    st.session_state.pop(JOB, None)
+    try:
+        _finish(corpus, jobs.take(job_id))
+    except Exception as exc:  # noqa: BLE001 - the worker failed: reported, the page goes on
+        st.session_state[NOTICE] = ("error", f"The upload could not be validated ({type(exc).__name__}); try again.")
+    st.rerun(scope="app")
+
+
+def uploader(corpus: Corpus, user: User | None) -> None:
+    with st.expander("Add runs: a .zip of run folders, or one task's .jsonl", icon=":material/upload:",
+                     expanded=JOB in st.session_state or NOTICE in st.session_state):
+        why = uploads.refusal(user, datasets=False)
+        if why is not None:
+            st.caption(why)
+        else:
+            st.file_uploader("Prediction files", type=["zip", "jsonl"], accept_multiple_files=True, key="compare_upload",
+                             max_upload_size=PREDICTION_UPLOAD_BYTES // 2**20,
+                             help="A .zip holds run folders (model.json, next_action.jsonl, mental_model.jsonl, "
+                                  "judge_scores.jsonl) or a dataset's predictions/ folder; a .jsonl named "
+                                  "<run>.mental_model.jsonl holds one task of one run. Each run is validated against "
+                                  "this dataset and refused whole if any line is wrong.")
+            st.caption(f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {PREDICTION_LINES:,} lines per "
+                       f"predictions file; a run's first {PREDICTION_ERRORS} problems are listed. "
+                       + uploads.allowance_text(user))
+            st.button("Validate and add", key="compare_add", icon=":material/playlist_add:",
+                      on_click=_start, args=(corpus, user), disabled=JOB in st.session_state)
+        if NOTICE in st.session_state:
+            kind, text = st.session_state.pop(NOTICE)
+            (st.error if kind == "error" else st.warning)(md_line(text))
+        if JOB in st.session_state:
+            _pending(corpus)
         if _uploads(corpus) and st.button("Remove uploaded runs", key="compare_clear_uploads"):
             _uploads(corpus).clear()
 
@@ -58,9 +134,9 @@ def refused(runs: list[Run]) -> None:
     st.dataframe(issues_frame(bad), hide_index=True, width="stretch", key="compare_refused")
 
 
-def picker(corpus: Corpus) -> list[Run]:
+def picker(corpus: Corpus, user: User | None = None) -> list[Run]:
     """The dataset's runs and the uploaded ones; returns the valid runs the user keeps."""
-    uploader(corpus)
+    uploader(corpus, user)
     runs = [*corpus.predictions.values(), *_uploads(corpus).values()]
     refused(runs)
     valid = [r for r in runs if r.ok]

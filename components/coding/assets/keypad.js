@@ -122,13 +122,14 @@ class Keypad {
     this.root.dataset.noteKey = keys.note;
     if (reload) {
       const draft = drafts.get(data.item) || { note: "", unsure: false };
-      const note = [draft.note, carried].filter(Boolean).join(" ");
+      const note = [draft.note, carried].filter(Boolean).join(" ").slice(0, data.note_max || undefined);
       this.note.value = note;
       this.unsure.checked = Boolean(draft.unsure);
       if (note || draft.unsure) drafts.set(data.item, { note, unsure: Boolean(draft.unsure) });
     }
     this.root.dataset.item = data.item;
     this.root.dataset.state = sending.label ? "saving" : "ready";
+    if (data.note_max) this.note.maxLength = data.note_max;
     this.note.disabled = !data.enabled;
     this.unsure.disabled = !data.enabled;
     this.q(".kp-note-title").textContent = data.note_label;
