@@ -68,15 +68,21 @@ def charge(user: User | None, n_bytes: int) -> None:
         st.session_state[SESSION_KEY] = (count + 1, used + n_bytes)
 
 
+def session_allowance_text(user: User | None) -> str:
+    """What is left of this session's allowance (empty for a lead, who has none)."""
+    if _is_lead(user):
+        return ""
+    s = settings()
+    count, used = st.session_state.get(SESSION_KEY, (0, 0))
+    return (f"This session: {count} of {s.upload_session_count} uploads, "
+            f"{mib(used)} of {mib(int(s.upload_session_bytes))} used.")
+
+
 def allowance_text(user: User | None) -> str:
-    """The limits that apply to ``user``'s next upload, in one line."""
+    """The limits that apply to ``user``'s next dataset upload, in one line."""
     s = settings()
     text = f"Up to {mib(int(s.upload_max_bytes))} and {s.upload_max_members:,} files unpacked per upload."
-    if not _is_lead(user):
-        count, used = st.session_state.get(SESSION_KEY, (0, 0))
-        text += (f" This session: {count} of {s.upload_session_count} uploads, "
-                 f"{mib(used)} of {mib(int(s.upload_session_bytes))} used.")
-    return text
+    return " ".join(filter(None, (text, session_allowance_text(user))))
 
 
 def upload(name: str, data: bytes, fmt: str | None, user: User | None) -> bool:

@@ -113,7 +113,7 @@ def uploader(corpus: Corpus, user: User | None) -> None:
                                   "this dataset and refused whole if any line is wrong.")
             st.caption(f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {PREDICTION_LINES:,} lines per "
                        f"predictions file; a run's first {PREDICTION_ERRORS} problems are listed. "
-                       + uploads.allowance_text(user))
+                       + uploads.session_allowance_text(user))
             st.button("Validate and add", key="compare_add", icon=":material/playlist_add:",
                       on_click=_start, args=(corpus, user), disabled=JOB in st.session_state)
         if NOTICE in st.session_state:
