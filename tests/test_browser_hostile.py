@@ -1,6 +1,6 @@
 """Data is text, never markup, on every page: a dataset and a coding round with markup in every text
 field (tests/hostile_data.py), served as the only dataset root; the lead goes through every screen of
-the menu and the Replay player, the coder the Code page, and in headless chromium no script runs, no
+the menu (a failed sign-in and a map draft named with markup too) and the Replay player, the coder the Code page, and in headless chromium no script runs, no
 element is injected, no address in the text becomes a link, no page fails, and the text shows as
 written. On every screen the lead downloads every CSV the page offers: no cell of any starts a
 formula (the data's text starts with one)."""
@@ -44,6 +44,11 @@ def hostile_app(tmp_path_factory):
     dataset = write_hostile_dataset(root / "hostile")
     store = Store.open(data)
     lead, coder, task_id = coding_round(store, dataset)
+    store.authenticate(HOSTILE, "a wrong password", client="203.0.113.9")  # the lead's table of failed sign-ins
+    from corpus.mapedit import draft as dr
+    from corpus.mapedit.mapfile import save_draft
+
+    save_draft(data / "map_drafts", HOSTILE, dr.new_draft("m", (5, 5)), saved_by=HOSTILE_USER)  # the drafts list
     with served_app(data, {"GROUNDWORK_DATASET_ROOTS": str(root)}) as url:
         yield url, store, task_id
 
