@@ -48,8 +48,10 @@ DEFAULT = PAGES[""][0]
 def streamlit_pages() -> dict[str, list[st.Page]]:
     """The menu as Streamlit pages (in a running app), each at its own URL path."""
     return {
-        section: [st.Page(HERE / "pages" / f"{s.file}.py", title=s.title, icon=s.icon, url_path=s.file,
-                          default=s == DEFAULT) for s in screens]
+        section: [
+            st.Page(HERE / "pages" / f"{s.file}.py", title=s.title, icon=s.icon, url_path=s.file, default=s == DEFAULT)
+            for s in screens
+        ]
         for section, screens in PAGES.items()
     }
 

@@ -31,7 +31,20 @@ MEASURES = {
     "self_reasoning": "Executing the plan (r1)",
     "aligned": "Perceived aligned (yes)",
 }
-CURVE_COLUMNS = ["measure", "label", "condition", "bin", "progress", "bin_low", "bin_high", "k", "n", "share", "ci_low", "ci_high"]
+CURVE_COLUMNS = [
+    "measure",
+    "label",
+    "condition",
+    "bin",
+    "progress",
+    "bin_low",
+    "bin_high",
+    "k",
+    "n",
+    "share",
+    "ci_low",
+    "ci_high",
+]
 
 
 def grounded_indicators(actions: pd.DataFrame) -> pd.DataFrame:
@@ -44,8 +57,12 @@ def grounded_indicators(actions: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def progress_curves(actions: pd.DataFrame, progress_col: str = "progress", bins: int = 5,
-                    measures: list[str] | tuple[str, ...] = tuple(MEASURES)) -> pd.DataFrame:
+def progress_curves(
+    actions: pd.DataFrame,
+    progress_col: str = "progress",
+    bins: int = 5,
+    measures: list[str] | tuple[str, ...] = tuple(MEASURES),
+) -> pd.DataFrame:
     """Share grounded per measure x condition x progress bin, with k, n and a Wilson 95 % CI.
 
     Progress (0 to 1) is cut into ``bins`` equal-width bins (closed on the right) labelled by their
@@ -61,8 +78,12 @@ def progress_curves(actions: pd.DataFrame, progress_col: str = "progress", bins:
         ok = ~np.isnan(y) & (b >= 0)
         if not ok.any():
             continue
-        g = (pd.DataFrame({"condition": cond[ok], "bin": b[ok], "y": y[ok]})
-             .groupby(["condition", "bin"])["y"].agg(k="sum", n="count").reset_index())
+        g = (
+            pd.DataFrame({"condition": cond[ok], "bin": b[ok], "y": y[ok]})
+            .groupby(["condition", "bin"])["y"]
+            .agg(k="sum", n="count")
+            .reset_index()
+        )
         g.insert(0, "measure", measure)
         g.insert(1, "label", MEASURES[measure])
         frames.append(g)
@@ -108,8 +129,12 @@ def alignment_by_act(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFram
     cols = ["condition", "code", "k", "n", "share_aligned", "ci_low", "ci_high"]
     if df.empty:
         return pd.DataFrame(columns=cols)
-    g = (df.assign(y=(df["partner_intent"] == "p1").astype(int), condition=df["condition"].astype(str))
-         .groupby(["condition", "code"])["y"].agg(k="sum", n="count").reset_index())
+    g = (
+        df.assign(y=(df["partner_intent"] == "p1").astype(int), condition=df["condition"].astype(str))
+        .groupby(["condition", "code"])["y"]
+        .agg(k="sum", n="count")
+        .reset_index()
+    )
     g["share_aligned"] = g["k"] / g["n"]
     g["ci_low"], g["ci_high"] = wilson_columns(g["k"], g["n"])
     return g[cols]

@@ -27,7 +27,8 @@ def _columns(cols: set[str], args: argparse.Namespace) -> tuple[str, str, str]:
     item = args.item_col
     if item is None:
         item = next((c for c in ("item", "item_id") if c in cols), None) or (
-            "session_id,action_index" if {"session_id", "action_index"} <= cols else "item")
+            "session_id,action_index" if {"session_id", "action_index"} <= cols else "item"
+        )
     label = args.label_col or ("label" if "label" in cols or "code" not in cols else "code")
     return item, args.coder_col, label
 
@@ -42,7 +43,9 @@ def _read_table(path: Path, args: argparse.Namespace):
     try:
         df = read_labels_csv(path)
     except pd.errors.EmptyDataError:
-        raise UsageError(f"{path}: the file is empty (expected a header row with item, coder and label columns)") from None
+        raise UsageError(
+            f"{path}: the file is empty (expected a header row with item, coder and label columns)"
+        ) from None
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise UsageError(f"{path}: not a readable CSV file ({exc})") from None
     cols = set(df.columns)
@@ -84,18 +87,35 @@ def _agreement(args: argparse.Namespace) -> int:
         df, item_col, coder_col, label_col = _read_table(path, args)
         excluded = [c.strip() for arg in args.exclude_coder for c in arg.split(",") if c.strip()]
         try:
-            table = LabelTable(df, item=item_col, coder=coder_col, label=label_col,
-                               categories=_categories(args.categories, df[label_col], path))
-            r = report(table, level=args.level, n_boot=args.bootstrap, seed=args.seed, exclude_coders=excluded,
-                       top_disagreements=args.top)
+            table = LabelTable(
+                df,
+                item=item_col,
+                coder=coder_col,
+                label=label_col,
+                categories=_categories(args.categories, df[label_col], path),
+            )
+            r = report(
+                table,
+                level=args.level,
+                n_boot=args.bootstrap,
+                seed=args.seed,
+                exclude_coders=excluded,
+                top_disagreements=args.top,
+            )
         except LabelTableError as exc:
             raise UsageError(f"{path}: {exc}") from None
     except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.json:
-        out = {"file": str(path), "item_col": item_col, "coder_col": coder_col, "label_col": label_col,
-               "partition": args.partition, **r.to_json()}
+        out = {
+            "file": str(path),
+            "item_col": item_col,
+            "coder_col": coder_col,
+            "label_col": label_col,
+            "partition": args.partition,
+            **r.to_json(),
+        }
         print(json.dumps(out, indent=2))
     else:
         print(r.summary(str(path)))
@@ -111,19 +131,32 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("agreement", help="inter-coder agreement of a label CSV (one row per item and coder)")
     p.add_argument("labels", help="CSV with item, coder and label columns")
     p.add_argument("--json", action="store_true", help="print every number as JSON")
-    p.add_argument("--item-col", default=None,
-                   help="item column, or several joined by commas (default: item, item_id or session_id,action_index)")
+    p.add_argument(
+        "--item-col",
+        default=None,
+        help="item column, or several joined by commas (default: item, item_id or session_id,action_index)",
+    )
     p.add_argument("--coder-col", default="coder")
     p.add_argument("--label-col", default=None, help="label column (default: label, else code)")
     p.add_argument("--level", choices=LEVELS, default="nominal", help="level of measurement for Krippendorff's alpha")
-    p.add_argument("--categories", default=None,
-                   help="comma-separated category list in order, low to high (the ordinal level's order; "
-                        "needed when the labels do not sort by themselves)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the intervals (0: none)")
+    p.add_argument(
+        "--categories",
+        default=None,
+        help="comma-separated category list in order, low to high (the ordinal level's order; "
+        "needed when the labels do not sort by themselves)",
+    )
+    p.add_argument(
+        "--bootstrap", type=int, default=1000, metavar="N", help="bootstrap resamples for the intervals (0: none)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--partition", default=None, help="keep only rows whose partition column equals this")
-    p.add_argument("--exclude-coder", action="append", default=[], metavar="CODER",
-                   help="leave a coder out (repeatable, or comma-separated)")
+    p.add_argument(
+        "--exclude-coder",
+        action="append",
+        default=[],
+        metavar="CODER",
+        help="leave a coder out (repeatable, or comma-separated)",
+    )
     p.add_argument("--top", type=int, default=10, help="how many of the most disagreed items to list")
     p.set_defaults(func=_agreement)
 

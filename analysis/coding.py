@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -73,8 +74,9 @@ def _allocate(sizes: pd.Series, n: int) -> pd.Series:
     return alloc
 
 
-def sample_items(actions: pd.DataFrame, n: int = 180, seed: int = 0,
-                 stratify: Sequence[str] = ()) -> list[dict[str, Any]]:
+def sample_items(
+    actions: pd.DataFrame, n: int = 180, seed: int = 0, stratify: Sequence[str] = ()
+) -> list[dict[str, Any]]:
     """A seeded random sample of ``n`` actions (all of them if there are fewer).
 
     ``actions`` is ``Corpus.actions_df`` (columns session_id, index and the stratify columns).
@@ -111,8 +113,9 @@ def all_items(actions: pd.DataFrame) -> list[dict[str, Any]]:
     return [_item(r, ()) for _, r in df.iterrows()]
 
 
-def items_from_csv(data: bytes | str, file: str = "items.csv",
-                   known: Iterable[str] | None = None) -> list[dict[str, Any]]:
+def items_from_csv(
+    data: bytes | str, file: str = "items.csv", known: Iterable[str] | None = None
+) -> list[dict[str, Any]]:
     """Items from an uploaded list: columns ``session_id,action_index`` or ``item_id`` (``S01:12``).
 
     ``known``: the item ids of the current dataset; ids not in it are refused. Every problem is
@@ -126,7 +129,9 @@ def items_from_csv(data: bytes | str, file: str = "items.csv",
     reader.fieldnames = cols
     by_pair = "session_id" in cols and "action_index" in cols
     if not by_pair and "item_id" not in cols:
-        raise ItemListError(file, [f"needs columns session_id,action_index or item_id (found: {', '.join(cols) or 'none'})"])
+        raise ItemListError(
+            file, [f"needs columns session_id,action_index or item_id (found: {', '.join(cols) or 'none'})"]
+        )
     known_set = set(known) if known is not None else None
     problems: list[str] = []
     items: list[dict[str, Any]] = []
@@ -192,7 +197,7 @@ class ReportMeta:
 
     def __post_init__(self) -> None:
         if not self.generated_at:
-            self.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+            self.generated_at = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 @dataclass(frozen=True)
@@ -217,8 +222,9 @@ class TaskAgreement:
         return dict(sorted(out.items()))
 
 
-def agreement_report(labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
-                     human_only: bool = True) -> TaskAgreement:
+def agreement_report(
+    labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, human_only: bool = True
+) -> TaskAgreement:
     """Every statistic on the current labels (a store's ``labels()`` frame), overall and per
     codebook version, on the human coders unless ``human_only`` is False."""
     df = labels
@@ -233,19 +239,36 @@ def agreement_report(labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0,
     if "codebook_version" in df.columns:
         versions = sorted(df["codebook_version"].unique().tolist())
         if len(versions) > 1:
-            by_version = {v: ag.report(table.where(df["codebook_version"] == v), n_boot=n_boot, seed=seed)
-                          for v in versions}
+            by_version = {
+                v: ag.report(table.where(df["codebook_version"] == v), n_boot=n_boot, seed=seed) for v in versions
+            }
     return TaskAgreement(ag.report(table, n_boot=n_boot, seed=seed), by_version, excluded)
 
 
-REPORT_COLUMNS = ["scope", "statistic", "estimate", "n", "n_of", "ci_low", "ci_high", "se", "confidence",
-                  "interval_method", "method", "computed_by", "note"]
+REPORT_COLUMNS = [
+    "scope",
+    "statistic",
+    "estimate",
+    "n",
+    "n_of",
+    "ci_low",
+    "ci_high",
+    "se",
+    "confidence",
+    "interval_method",
+    "method",
+    "computed_by",
+    "note",
+]
 
 
 def _provenance(report: TaskAgreement, meta: ReportMeta) -> list[tuple[str, Any]]:
     return [
-        ("task", meta.task), ("dataset", meta.dataset), ("codebook", f"{meta.codebook_id} v{meta.codebook_version}"),
-        ("codebook_name", meta.codebook_name), ("items_in_task", meta.n_items_in_task),
+        ("task", meta.task),
+        ("dataset", meta.dataset),
+        ("codebook", f"{meta.codebook_id} v{meta.codebook_version}"),
+        ("codebook_name", meta.codebook_name),
+        ("items_in_task", meta.n_items_in_task),
         ("generated_at", meta.generated_at),
         ("excluded_coders", ", ".join(report.excluded_coders) or "none"),
     ] + [(f"package:{k}", v) for k, v in report.packages().items()]
@@ -255,7 +278,9 @@ def report_table(report: TaskAgreement, meta: ReportMeta) -> pd.DataFrame:
     """Every statistic as rows (scope, statistic, estimate, n, interval, procedure, what computed
     it, note) plus provenance rows (scope "meta"); undefined cells empty."""
     frames = [rep.to_frame().assign(scope=title) for title, rep in report.scopes(meta.codebook_version)]
-    frames.append(pd.DataFrame([{"scope": "meta", "statistic": k, "estimate": v} for k, v in _provenance(report, meta)]))
+    frames.append(
+        pd.DataFrame([{"scope": "meta", "statistic": k, "estimate": v} for k, v in _provenance(report, meta)])
+    )
     return csv_cells(pd.concat(frames, ignore_index=True).reindex(columns=REPORT_COLUMNS))
 
 
@@ -309,8 +334,10 @@ def report_markdown(report: TaskAgreement, meta: ReportMeta) -> str:
         lines += [f"- {md_text(w)}" for w in rep.diagnostics.warnings] or ["- none"]
         if not rep.most_disagreed.empty:
             lines += ["", "### Most disagreed items", "", "| item | agreement | labels |", "|---|---|---|"]
-            lines += [f"| {md_text(r.item)} | {fmt(r.agreement, 2)} | {md_text(r.labels)} |"
-                      for r in rep.most_disagreed.itertuples(index=False)]
+            lines += [
+                f"| {md_text(r.item)} | {fmt(r.agreement, 2)} | {md_text(r.labels)} |"
+                for r in rep.most_disagreed.itertuples(index=False)
+            ]
         lines.append("")
     return "\n".join(lines) + "\n"
 

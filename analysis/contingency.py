@@ -49,28 +49,50 @@ class IndependenceTest:
     warnings: tuple[str, ...] = ()
 
 
-def cross_table_test(observed, n_of: str, what: str, unit: str,
-                     reason: str | None = None) -> tuple[ChiSquare, Estimate]:
+def cross_table_test(
+    observed, n_of: str, what: str, unit: str, reason: str | None = None
+) -> tuple[ChiSquare, Estimate]:
     """Pearson's chi-square test of independence (no continuity correction) and Cramér's V (no
     bias correction) of a cross-table of ``what``, counting ``unit``; the test warns when more than
     a fifth of the cells expect fewer than 5. With ``reason`` (why there is no test) both are
     undefined."""
     observed = np.asarray(observed)
     n = int(observed.sum())
-    chi2_fields = dict(key="chi2", statistic="Chi-square test of independence", n=n, n_of=n_of,
-                       method=f"Pearson chi-square test of independence of {what} (no continuity correction)",
-                       computed_by="scipy.stats.chi2_contingency", package="scipy")
-    v_fields = dict(key="cramers_v", statistic="Cramér's V", n=n, n_of=n_of,
-                    method=f"Cramér's V of {what} (no bias correction)",
-                    computed_by="scipy.stats.contingency.association", package="scipy")
+    chi2_fields = dict(
+        key="chi2",
+        statistic="Chi-square test of independence",
+        n=n,
+        n_of=n_of,
+        method=f"Pearson chi-square test of independence of {what} (no continuity correction)",
+        computed_by="scipy.stats.chi2_contingency",
+        package="scipy",
+    )
+    v_fields = dict(
+        key="cramers_v",
+        statistic="Cramér's V",
+        n=n,
+        n_of=n_of,
+        method=f"Cramér's V of {what} (no bias correction)",
+        computed_by="scipy.stats.contingency.association",
+        package="scipy",
+    )
     if reason is not None:
         return ChiSquare.undefined(reason, **chi2_fields), Estimate.undefined(reason, **v_fields)
     res = chi2_contingency(observed, correction=False)
     small = np.asarray(res.expected_freq) < 5
-    warnings = (f"{int(small.sum())} of {small.size} cells expect fewer than 5 {unit}: the chi-square "
-                "approximation is rough",) if small.mean() > 0.2 else ()
-    chi2 = ChiSquare(**chi2_fields, estimate=float(res.statistic), dof=int(res.dof), p_value=float(res.pvalue),
-                     min_expected=float(np.min(res.expected_freq)), warnings=warnings)
+    warnings = (
+        (f"{int(small.sum())} of {small.size} cells expect fewer than 5 {unit}: the chi-square approximation is rough",)
+        if small.mean() > 0.2
+        else ()
+    )
+    chi2 = ChiSquare(
+        **chi2_fields,
+        estimate=float(res.statistic),
+        dof=int(res.dof),
+        p_value=float(res.pvalue),
+        min_expected=float(np.min(res.expected_freq)),
+        warnings=warnings,
+    )
     v = Estimate(**v_fields, estimate=float(association(observed, method="cramer", correction=False)))
     return chi2, v
 
@@ -109,7 +131,9 @@ def _tables(counts: np.ndarray, cond_index: np.ndarray, n_rows: int) -> np.ndarr
     return np.einsum("bsr,sc->brc", onehot, counts)
 
 
-def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM) -> IndependenceTest | Undefined:
+def independence_test(
+    coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> IndependenceTest | Undefined:
     """The tests above on coded actions (columns session_id, condition, code)."""
     if coded.empty:
         return Undefined("no coded actions")
@@ -120,8 +144,10 @@ def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, 
         return Undefined("every coded action has the same act")
     obs = table.to_numpy()
     chi2, v = cross_table_test(obs, "coded actions", "condition and grounding act", "actions")
-    warn = ["every coded action counts as independent in the chi-square p-value; the permutation test over sessions does not assume it",
-            *chi2.warnings]
+    warn = [
+        "every coded action counts as independent in the chi-square p-value; the permutation test over sessions does not assume it",
+        *chi2.warnings,
+    ]
     codes = list(table.columns)
     counts, cond, conditions = _session_counts(coded, codes)
     cond_idx = np.searchsorted(conditions, cond)
@@ -134,8 +160,11 @@ def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, 
         boot_tables[:, r, :] = counts[members][draw].sum(axis=1)
     _, boot_v = chi2_many(boot_tables)
     boot_v = boot_v[np.isfinite(boot_v)]
-    interval = (float(np.percentile(boot_v, 2.5)), float(np.percentile(boot_v, 97.5))) if len(boot_v) \
+    interval = (
+        (float(np.percentile(boot_v, 2.5)), float(np.percentile(boot_v, 97.5)))
+        if len(boot_v)
         else Undefined("no bootstrap table had two categories")
+    )
     # Permutation of condition labels across sessions.
     perm_idx = np.array([rng.permutation(cond_idx) for _ in range(n_perm)])
     perm_chi2, _ = chi2_many(_tables(counts, perm_idx, len(conditions)))
@@ -143,12 +172,20 @@ def independence_test(coded: pd.DataFrame, seed: int = 0, n_boot: int = N_BOOT, 
     n_sessions = len(cond)
     if min(np.bincount(cond_idx)) < 5:
         warn.append("fewer than 5 sessions in a condition: the session bootstrap interval is rough")
-    v = replace(v, interval=interval, interval_method=f"percentile session bootstrap within condition, {n_boot} resamples, "
-                                                       f"seed {seed}")
+    v = replace(
+        v,
+        interval=interval,
+        interval_method=f"percentile session bootstrap within condition, {n_boot} resamples, seed {seed}",
+    )
     resid = Table(obs).standardized_resids
     return IndependenceTest(
-        table=table, expected=pd.DataFrame(Table(obs).fittedvalues, index=table.index, columns=table.columns),
+        table=table,
+        expected=pd.DataFrame(Table(obs).fittedvalues, index=table.index, columns=table.columns),
         residuals=pd.DataFrame(np.asarray(resid), index=table.index, columns=table.columns),
-        chi2=replace(chi2, warnings=tuple(warn)), cramers_v=v, permutation_p=perm_p, n_permutations=n_perm, n_sessions=n_sessions,
+        chi2=replace(chi2, warnings=tuple(warn)),
+        cramers_v=v,
+        permutation_p=perm_p,
+        n_permutations=n_perm,
+        n_sessions=n_sessions,
         warnings=tuple(warn),
     )

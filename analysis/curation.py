@@ -37,8 +37,7 @@ class Curation:
     def sentence(self) -> str:
         """E.g. "14 of 23 labelled items have gold (9 open); 40 items in the task"."""
         open_ = f" ({self.n_open} open)" if self.n_open else ""
-        return (f"{self.n_gold} of {self.n_labelled} labelled items have gold{open_}; "
-                f"{self.n_items} items in the task")
+        return f"{self.n_gold} of {self.n_labelled} labelled items have gold{open_}; {self.n_items} items in the task"
 
     def reveal_warning(self) -> str | None:
         """Why revealing now needs a confirmation, or None when every labelled item has gold."""
@@ -47,9 +46,11 @@ class Curation:
         if self.n_open == 0:
             return None
         verb = "has" if self.n_open == 1 else "have"
-        return (f"{self.n_open} of {self.n_labelled} labelled items {verb} no gold yet. Revealing closes the task: "
-                f"no label or gold can be added, and the analysis pages will use the gold of {self.n_gold} "
-                f"item{'s' if self.n_gold != 1 else ''} only.")
+        return (
+            f"{self.n_open} of {self.n_labelled} labelled items {verb} no gold yet. Revealing closes the task: "
+            f"no label or gold can be added, and the analysis pages will use the gold of {self.n_gold} "
+            f"item{'s' if self.n_gold != 1 else ''} only."
+        )
 
 
 def curation(labels: pd.DataFrame, gold: pd.DataFrame, n_items: int) -> Curation:

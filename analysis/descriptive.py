@@ -59,7 +59,9 @@ def _group_stats(sessions: pd.DataFrame, shares: pd.DataFrame) -> dict[str, Any]
     out: dict[str, Any] = {
         "n_sessions": int(len(sessions)),
         "n_actions": int(sessions["n_actions"].sum()),
-        "per_session": {c.removeprefix("n_") if c != "n_actions" else "actions": _mean_sd(sessions[c]) for c in COUNT_COLUMNS},
+        "per_session": {
+            c.removeprefix("n_") if c != "n_actions" else "actions": _mean_sd(sessions[c]) for c in COUNT_COLUMNS
+        },
         "duration_min": _mean_sd(sessions["duration_min"]),
         "final_accuracy": _mean_sd(sessions["final_accuracy"]),
         "route_coverage": _mean_sd(sessions["route_coverage"]),
@@ -129,7 +131,9 @@ def table8(stats: dict[str, Any]) -> pd.DataFrame:
         for code in [*codes, schema.OTHER]:
             index.append((schema.DIMENSION_TITLES[dim], f"{code} {schema.SHORT_NAMES[code]}"))
             data.append([_fmt(g["mental_model_pct"][dim][code]) for _, g in cols])
-    return pd.DataFrame(data, index=pd.MultiIndex.from_tuples(index, names=["dimension", "label"]), columns=[n for n, _ in cols])
+    return pd.DataFrame(
+        data, index=pd.MultiIndex.from_tuples(index, names=["dimension", "label"]), columns=[n for n, _ in cols]
+    )
 
 
 def format_stats(stats: dict[str, Any]) -> str:

@@ -23,8 +23,9 @@ def replay_link(session_id: str, step: int) -> str:
     return "replay?" + urlencode({"session": str(session_id), "step": int(step)})
 
 
-def actions_behind(corpus: Corpus, rows: pd.DataFrame, extra: dict[str, str] | None = None,
-                   limit: int = MAX_ROWS) -> pd.DataFrame:
+def actions_behind(
+    corpus: Corpus, rows: pd.DataFrame, extra: dict[str, str] | None = None, limit: int = MAX_ROWS
+) -> pd.DataFrame:
     """``rows`` (session_id, index and any columns named in ``extra``) as a list of actions in
     session order: a Replay link, session, step, time (m:ss), role, type, what the action was, and
     the ``extra`` columns renamed to their titles. At most ``limit`` rows."""
@@ -35,8 +36,13 @@ def actions_behind(corpus: Corpus, rows: pd.DataFrame, extra: dict[str, str] | N
         sid, step = str(r["session_id"]), int(r["index"])
         a = corpus.session(sid).actions[step]
         row = {
-            "replay": replay_link(sid, step), "session_id": sid, "step": step,
-            "time": time_label(a.timestamp), "role": a.role, "type": a.type, "action": action_text(a),
+            "replay": replay_link(sid, step),
+            "session_id": sid,
+            "step": step,
+            "time": time_label(a.timestamp),
+            "role": a.role,
+            "type": a.type,
+            "action": action_text(a),
         }
         row.update({title: r[col] for col, title in extra.items()})
         out.append(row)

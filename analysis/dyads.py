@@ -40,9 +40,18 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
     ok = b >= 0
     if not ok.any():
         return pd.DataFrame(columns=DYAD_COLUMNS)
-    g = (pd.DataFrame({"condition": moments["condition"].astype(str).to_numpy()[ok], "bin": b[ok],
-                       "y": moments["agree"].to_numpy()[ok]})
-         .groupby(["condition", "bin"])["y"].agg(k="sum", n="count").reset_index())
+    g = (
+        pd.DataFrame(
+            {
+                "condition": moments["condition"].astype(str).to_numpy()[ok],
+                "bin": b[ok],
+                "y": moments["agree"].to_numpy()[ok],
+            }
+        )
+        .groupby(["condition", "bin"])["y"]
+        .agg(k="sum", n="count")
+        .reset_index()
+    )
     edges = bin_edges(bins)
     g["progress"] = bin_midpoints(bins)[g["bin"]].round(4)
     g["bin_low"], g["bin_high"] = edges[g["bin"]], edges[g["bin"] + 1]
@@ -54,8 +63,11 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
 def dyad_share_by_condition(moments: pd.DataFrame) -> pd.DataFrame:
     """Share of agreeing moments per condition over the whole session (k, n, Wilson CI) and the
     number of sessions behind it."""
-    g = moments.groupby(moments["condition"].astype(str)).agg(k=("agree", "sum"), n=("agree", "count"),
-                                                                 sessions=("session_id", "nunique")).reset_index()
+    g = (
+        moments.groupby(moments["condition"].astype(str))
+        .agg(k=("agree", "sum"), n=("agree", "count"), sessions=("session_id", "nunique"))
+        .reset_index()
+    )
     g["share"] = g["k"] / g["n"]
     g["ci_low"], g["ci_high"] = wilson_columns(g["k"], g["n"])
     return g

@@ -21,7 +21,12 @@ class Filters:
     sessions: tuple[str, ...] = ()
 
     def key(self) -> tuple:
-        return (tuple(sorted(self.roles)), tuple(sorted(self.conditions)), tuple(sorted(self.splits)), tuple(sorted(self.sessions)))
+        return (
+            tuple(sorted(self.roles)),
+            tuple(sorted(self.conditions)),
+            tuple(sorted(self.splits)),
+            tuple(sorted(self.sessions)),
+        )
 
     def sessions_mask(self, sessions: pd.DataFrame) -> pd.Series:
         """Which rows of a per-session table (session_id, condition, split) are selected."""
@@ -51,7 +56,13 @@ class Filters:
             bits.append(part(self.roles if set(self.roles) != set(schema.ROLES) else (), "both roles", "role"))
         else:
             bits.append("both roles (the role filter does not apply)")
-        bits.append(part(self.conditions if set(self.conditions) != set(schema.CONDITIONS) else (), "both conditions", "condition"))
+        bits.append(
+            part(
+                self.conditions if set(self.conditions) != set(schema.CONDITIONS) else (),
+                "both conditions",
+                "condition",
+            )
+        )
         bits.append(part(self.splits if set(self.splits) != set(schema.SPLITS) else (), "train and test", "split"))
         if self.sessions:
             shown = sorted(self.sessions)

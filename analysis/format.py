@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 import sys
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 from typing import Any
 
@@ -66,7 +66,7 @@ def fmt_p(p: Any) -> str:
 
 
 def p_clause(p: Any) -> str:
-    """"p < 0.001" or "p = 0.012"."""
+    """ "p < 0.001" or "p = 0.012"."""
     text = fmt_p(p)
     return f"p {text}" if text.startswith("<") else f"p = {text}"
 
@@ -94,14 +94,14 @@ def fmt_range(ci: Any, digits: int = 2, missing: str | None = None, **kw: bool) 
 
 
 def fmt_ci(est: Any, digits: int = 2) -> str:
-    """"95% CI 0.73 to 0.84" of an estimate, or "" when it has no interval."""
+    """ "95% CI 0.73 to 0.84" of an estimate, or "" when it has no interval."""
     if not (est.defined and _bounds(est.interval)):
         return ""
     return f"{est.confidence:.0%} CI {fmt_range(est.interval, digits)}"
 
 
 def fmt_mean_sd(mean: Any, sd: Any, digits: int = 1, missing: str = "-", **kw: bool) -> str:
-    """"12.3 (4.5)": a mean and its SD; the mean alone without an SD; ``missing`` without a mean."""
+    """ "12.3 (4.5)": a mean and its SD; the mean alone without an SD; ``missing`` without a mean."""
     if not _present(mean):
         return missing
     return fmt(mean, digits, **kw) + (f" ({fmt(sd, digits, **kw)})" if _present(sd) else "")
@@ -178,7 +178,7 @@ def csv_cells(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def package_version(name: str) -> str:
     """The installed version of a package (its module's ``__version__`` when it has one: reading
     the installed distributions' metadata costs tens of milliseconds)."""
@@ -192,6 +192,19 @@ def package_version(name: str) -> str:
         return "not installed"
 
 
-__all__ = ["fmt", "fmt_short", "fmt_p", "p_clause", "fmt_interval", "fmt_range", "fmt_ci", "fmt_share", "fmt_mean_sd",
-           "fmt_test",
-           "to_json", "frame_to_json", "csv_cells", "package_version"]
+__all__ = [
+    "fmt",
+    "fmt_short",
+    "fmt_p",
+    "p_clause",
+    "fmt_interval",
+    "fmt_range",
+    "fmt_ci",
+    "fmt_share",
+    "fmt_mean_sd",
+    "fmt_test",
+    "to_json",
+    "frame_to_json",
+    "csv_cells",
+    "package_version",
+]

@@ -71,18 +71,30 @@ def act_labels(corpus: Corpus, key: str, gold: pd.DataFrame | None = None) -> La
         g = gold[gold["task_id"].astype(str) == key.removeprefix("gold:")]
         how = ", ".join(f"{n} {p}" for p, n in g["provenance"].value_counts().items())
         frame = g[["session_id", "action_index", "code"]].reset_index(drop=True)
-        return Labels(key, title, frame, f"Gold labels of the closed coding task '{g['task'].iloc[0]}' on {len(g)} actions ({how}).")
+        return Labels(
+            key,
+            title,
+            frame,
+            f"Gold labels of the closed coding task '{g['task'].iloc[0]}' on {len(g)} actions ({how}).",
+        )
     coded = corpus.coded(SCHEME)
     if key == MAJORITY:
         models = corpus.model_coders(SCHEME)
         humans = sorted(set(coded["coder"]) - set(models))
         frame = majority(coded, exclude_coders=models)[["session_id", "action_index", "code"]]
-        return Labels(key, title, frame, f"Majority label of the human coders ({', '.join(humans)}) on {len(frame)} actions; "
-                                         "items without a majority are left out.")
+        return Labels(
+            key,
+            title,
+            frame,
+            f"Majority label of the human coders ({', '.join(humans)}) on {len(frame)} actions; "
+            "items without a majority are left out.",
+        )
     coder = key.removeprefix("coder:")
     mine = coded[coded["coder"] == coder]
     frame = mine[["session_id", "action_index", "code"]].reset_index(drop=True)
-    return Labels(key, title, frame, f"Labels of the coder {coder} ({mine['coder_kind'].iloc[0]}) on {len(frame)} actions.")
+    return Labels(
+        key, title, frame, f"Labels of the coder {coder} ({mine['coder_kind'].iloc[0]}) on {len(frame)} actions."
+    )
 
 
 def default_act_source(sources: dict[str, str]) -> str | None:
@@ -119,19 +131,32 @@ def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
     if key == PARTICIPANTS:
         frame = corpus.actions_df[["session_id", "index", *MM_COLUMNS]]
         n = int(frame["team_goal"].notna().sum())
-        return Labels(key, sources[key], frame, f"Mental models as the participants annotated them ({n} annotated actions).")
+        return Labels(
+            key, sources[key], frame, f"Mental models as the participants annotated them ({n} annotated actions)."
+        )
     run = key.removeprefix("run:")
     prediction_run = corpus.predictions[run]
     rows = prediction_run.table("mental_model")
-    frame = pd.DataFrame({
-        "session_id": rows["session_id"].astype(str), "index": rows["action_index"].astype("int64"),
-        **{dim: rows[dim] if dim in rows else None for dim in schema.DIMENSIONS},
-        "aligned": None, "misalignment_reasons": "", "rationale": rows.get("rationale", ""),
-    })
+    frame = pd.DataFrame(
+        {
+            "session_id": rows["session_id"].astype(str),
+            "index": rows["action_index"].astype("int64"),
+            **{dim: rows[dim] if dim in rows else None for dim in schema.DIMENSIONS},
+            "aligned": None,
+            "misalignment_reasons": "",
+            "rationale": rows.get("rationale", ""),
+        }
+    )
     n_sessions = frame["session_id"].nunique()
-    return Labels(key, sources[key], frame, (
-        f"Mental models predicted by the model run '{prediction_run.info.name or run}' on {len(frame)} actions of "
-        f"{n_sessions} sessions; a model run does not predict perceived alignment or its reasons."))
+    return Labels(
+        key,
+        sources[key],
+        frame,
+        (
+            f"Mental models predicted by the model run '{prediction_run.info.name or run}' on {len(frame)} actions of "
+            f"{n_sessions} sessions; a model run does not predict perceived alignment or its reasons."
+        ),
+    )
 
 
 def with_mental_models(actions: pd.DataFrame, labels: Labels) -> pd.DataFrame:

@@ -77,18 +77,40 @@ def model_coders(cur: pd.DataFrame, items: pd.DataFrame, gold: pd.DataFrame) -> 
     df = cur.merge(items[["item_id", "partition"]], on="item_id", how="left")
     gold_map = dict(zip(gold["item_id"], gold["code"])) if not gold.empty else None
     humans_val = df[(df["coder_kind"] == "human") & (df["partition"] == "validation")]
-    human_k = ag.panel(ag.LabelTable(humans_val, **COLS)).fleiss.estimate if len(humans_val) \
+    human_k = (
+        ag.panel(ag.LabelTable(humans_val, **COLS)).fleiss.estimate
+        if len(humans_val)
         else ag.Undefined("no human labels on validation items")
+    )
     table = ag.LabelTable(df, **COLS)
     rows = []
     for m in models:
         try:
-            r = ag.coder_vs_gold(table, m, gold=gold_map if gold_map else "majority", partition="validation",
-                                 exclude_coders=[x for x in models if x != m])
+            r = ag.coder_vs_gold(
+                table,
+                m,
+                gold=gold_map if gold_map else "majority",
+                partition="validation",
+                exclude_coders=[x for x in models if x != m],
+            )
         except KeyError as exc:
-            rows.append({"coder": m, "against": "-", "items": 0, "cohen_kappa": f"undefined, because {exc.args[0]}",
-                         "percent_agreement": ""})
+            rows.append(
+                {
+                    "coder": m,
+                    "against": "-",
+                    "items": 0,
+                    "cohen_kappa": f"undefined, because {exc.args[0]}",
+                    "percent_agreement": "",
+                }
+            )
             continue
-        rows.append({"coder": m, "against": "gold" if gold_map else r.gold, "items": r.cohen.n,
-                     "cohen_kappa": ag.fmt(r.cohen.estimate), "percent_agreement": ag.fmt(r.percent_agreement.estimate)})
+        rows.append(
+            {
+                "coder": m,
+                "against": "gold" if gold_map else r.gold,
+                "items": r.cohen.n,
+                "cohen_kappa": ag.fmt(r.cohen.estimate),
+                "percent_agreement": ag.fmt(r.percent_agreement.estimate),
+            }
+        )
     return ModelCoders(pd.DataFrame(rows), human_k)

@@ -74,7 +74,9 @@ def _groups(values: pd.Series, condition: pd.Series) -> pd.DataFrame:
     return g.reindex([c for c in GROUPS if c in g.index]).reset_index(names="condition")
 
 
-def compare_outcome(sessions: pd.DataFrame, outcome: str, test: str = "welch", seed: int = 0) -> OutcomeComparison | Undefined:
+def compare_outcome(
+    sessions: pd.DataFrame, outcome: str, test: str = "welch", seed: int = 0
+) -> OutcomeComparison | Undefined:
     """Compare ``outcome`` (a column of the per-session table) between visible and not visible."""
     if outcome not in OUTCOMES or test not in TESTS:
         raise ValueError(f"unknown outcome {outcome!r} or test {test!r}")
@@ -88,48 +90,95 @@ def compare_outcome(sessions: pd.DataFrame, outcome: str, test: str = "welch", s
     x = values[(cond == GROUPS[0]) & values.notna()].to_numpy(dtype=float)
     y = values[(cond == GROUPS[1]) & values.notna()].to_numpy(dtype=float)
     if len(x) < 2 or len(y) < 2:
-        return Undefined(f"each condition needs at least 2 sessions with a value (visible {len(x)}, not visible {len(y)})")
+        return Undefined(
+            f"each condition needs at least 2 sessions with a value (visible {len(x)}, not visible {len(y)})"
+        )
     if np.ptp(np.concatenate([x, y])) == 0:
         return Undefined("every session has the same value")
     if len(x) < 10 or len(y) < 10:
-        warn.append(f"few sessions (visible {len(x)}, not visible {len(y)}): tests have little power and intervals are wide")
+        warn.append(
+            f"few sessions (visible {len(x)}, not visible {len(y)}): tests have little power and intervals are wide"
+        )
     n = len(x) + len(y)
     common = dict(n=n, n_of="sessions with a value", package="scipy")
     if test == "welch":
         res = stats.ttest_ind(x, y, equal_var=False)
         ci = res.confidence_interval(0.95)
         welch = "scipy.stats.ttest_ind(equal_var=False)"
-        test_est = Test(**common, key="welch_t", statistic="Welch's t-test", estimate=float(res.statistic),
-                        method="two-sided test of equal means without assuming equal variances", computed_by=welch,
-                        distribution="t", dof=float(res.df), p_value=float(res.pvalue))
-        diff = Estimate(**common, key="difference", statistic="difference of means (visible - not visible)",
-                        estimate=float(x.mean() - y.mean()), method="difference of the sample means", computed_by=welch,
-                        interval=(float(ci.low), float(ci.high)), interval_method="Welch's 95 % interval")
+        test_est = Test(
+            **common,
+            key="welch_t",
+            statistic="Welch's t-test",
+            estimate=float(res.statistic),
+            method="two-sided test of equal means without assuming equal variances",
+            computed_by=welch,
+            distribution="t",
+            dof=float(res.df),
+            p_value=float(res.pvalue),
+        )
+        diff = Estimate(
+            **common,
+            key="difference",
+            statistic="difference of means (visible - not visible)",
+            estimate=float(x.mean() - y.mean()),
+            method="difference of the sample means",
+            computed_by=welch,
+            interval=(float(ci.low), float(ci.high)),
+            interval_method="Welch's 95 % interval",
+        )
         statistic, key, name, how = hedges_g, "hedges_g", "Hedges' g", "pooled SD, ddof=1, small-sample factor J"
     else:
         res = stats.mannwhitneyu(x, y, alternative="two-sided")
-        test_est = Test(**common, key="mann_whitney_u", statistic="Mann-Whitney U test", estimate=float(res.statistic),
-                        method="two-sided, U of the visible sessions", computed_by="scipy.stats.mannwhitneyu",
-                        distribution="U", p_value=float(res.pvalue))
-        diff = Estimate(**{**common, "package": "numpy"}, key="difference",
-                        statistic="difference of medians (visible - not visible)",
-                        estimate=float(np.median(x) - np.median(y)), method="difference of the sample medians",
-                        computed_by="numpy.median",
-                        interval=Undefined("no interval is computed for a difference of medians"))
+        test_est = Test(
+            **common,
+            key="mann_whitney_u",
+            statistic="Mann-Whitney U test",
+            estimate=float(res.statistic),
+            method="two-sided, U of the visible sessions",
+            computed_by="scipy.stats.mannwhitneyu",
+            distribution="U",
+            p_value=float(res.pvalue),
+        )
+        diff = Estimate(
+            **{**common, "package": "numpy"},
+            key="difference",
+            statistic="difference of medians (visible - not visible)",
+            estimate=float(np.median(x) - np.median(y)),
+            method="difference of the sample medians",
+            computed_by="numpy.median",
+            interval=Undefined("no interval is computed for a difference of medians"),
+        )
         statistic, key, name, how = rank_biserial, "rank_biserial", "rank-biserial correlation", "2U/(n1 n2) - 1"
     value = float(statistic(x, y))
-    boot = stats.bootstrap((x, y), statistic, n_resamples=N_BOOT, method="percentile", vectorized=True,
-                           rng=np.random.default_rng(seed))
+    boot = stats.bootstrap(
+        (x, y), statistic, n_resamples=N_BOOT, method="percentile", vectorized=True, rng=np.random.default_rng(seed)
+    )
     lo, hi = boot.confidence_interval
-    effect = Estimate(**{**common, "package": OURS}, key=key, statistic=name, estimate=value, method=how,
-                      computed_by=f"analysis.outcomes.{statistic.__name__}",
-                      checked_against="scipy.stats.mannwhitneyu (U)" if statistic is rank_biserial else "",
-                      interval=(float(lo), float(hi)),
-                      interval_method=f"percentile bootstrap over sessions within condition, {N_BOOT} resamples, "
-                                      f"seed {seed} (scipy.stats.bootstrap)")
-    return OutcomeComparison(outcome=outcome, label=label, unit=unit, groups=_groups(values, cond), test=test_est,
-                             difference=diff, effect=effect, warnings=tuple(warn))
+    effect = Estimate(
+        **{**common, "package": OURS},
+        key=key,
+        statistic=name,
+        estimate=value,
+        method=how,
+        computed_by=f"analysis.outcomes.{statistic.__name__}",
+        checked_against="scipy.stats.mannwhitneyu (U)" if statistic is rank_biserial else "",
+        interval=(float(lo), float(hi)),
+        interval_method=f"percentile bootstrap over sessions within condition, {N_BOOT} resamples, "
+        f"seed {seed} (scipy.stats.bootstrap)",
+    )
+    return OutcomeComparison(
+        outcome=outcome,
+        label=label,
+        unit=unit,
+        groups=_groups(values, cond),
+        test=test_est,
+        difference=diff,
+        effect=effect,
+        warnings=tuple(warn),
+    )
 
 
-def compare_outcomes(sessions: pd.DataFrame, test: str = "welch", seed: int = 0) -> dict[str, OutcomeComparison | Undefined]:
+def compare_outcomes(
+    sessions: pd.DataFrame, test: str = "welch", seed: int = 0
+) -> dict[str, OutcomeComparison | Undefined]:
     return {o: compare_outcome(sessions, o, test, seed) for o in OUTCOMES}

@@ -57,10 +57,17 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
             cov = coverage_curve(corpus.history(sid), corpus.route_mask(sid)).astype(float)
         else:
             cov = np.full(n, np.nan)
-        parts.append(pd.DataFrame({
-            "session_id": sid, "index": np.fromiter((a.index for a in s.actions), dtype=np.int64, count=n),
-            COLUMNS["coverage"]: cov, COLUMNS["index"]: index, COLUMNS["time"]: time,
-        }))
+        parts.append(
+            pd.DataFrame(
+                {
+                    "session_id": sid,
+                    "index": np.fromiter((a.index for a in s.actions), dtype=np.int64, count=n),
+                    COLUMNS["coverage"]: cov,
+                    COLUMNS["index"]: index,
+                    COLUMNS["time"]: time,
+                }
+            )
+        )
     if not parts:
         return pd.DataFrame(columns=["session_id", "index", *COLUMNS.values()])
     return pd.concat(parts, ignore_index=True)

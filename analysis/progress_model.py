@@ -94,12 +94,14 @@ class ProgressModel:
 
 def _design(actions: pd.DataFrame, measure: str, progress_col: str) -> pd.DataFrame:
     y = grounded_indicators(actions)[measure]
-    df = pd.DataFrame({
-        "y": y.to_numpy(),
-        "p": actions[progress_col].to_numpy(dtype=float),
-        "v": (actions["condition"].astype(str) == "visible").to_numpy(dtype=float),
-        "session": actions["session_id"].astype(str).to_numpy(),
-    })
+    df = pd.DataFrame(
+        {
+            "y": y.to_numpy(),
+            "p": actions[progress_col].to_numpy(dtype=float),
+            "v": (actions["condition"].astype(str) == "visible").to_numpy(dtype=float),
+            "session": actions["session_id"].astype(str).to_numpy(),
+        }
+    )
     return df.dropna()
 
 
@@ -134,13 +136,17 @@ def _inference(method: str, small: bool, n_sessions: int) -> str:
     if method == "glm":
         base = "logistic GLM (statsmodels GLM, binomial), cluster-robust covariance by session"
         if small:
-            return (f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): "
-                    f"t-based intervals and tests with {n_sessions - 1} df, F test for the joint Wald test")
+            return (
+                f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): "
+                f"t-based intervals and tests with {n_sessions - 1} df, F test for the joint Wald test"
+            )
         return f"{base}; normal-based intervals, chi-square Wald test"
     base = "GEE (statsmodels GEE, binomial, exchangeable working correlation)"
     if small:
-        return (f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): Mancl-DeRouen "
-                "bias-reduced robust covariance, normal-based intervals, chi-square Wald test")
+        return (
+            f"{base}; small-sample correction for {n_sessions} sessions (< {FEW_SESSIONS}): Mancl-DeRouen "
+            "bias-reduced robust covariance, normal-based intervals, chi-square Wald test"
+        )
     return f"{base}; robust covariance, normal-based intervals, chi-square Wald test"
 
 
@@ -148,16 +154,33 @@ def _contrast(res, key: str, name: str, L: list[float], n: int, inference: str, 
     t = res.t_test(np.atleast_2d(L))
     lo, hi = np.asarray(t.conf_int(alpha=0.05)).ravel()
     student = t.distribution == "t"
-    return Test(key=key, statistic=name, estimate=float(np.ravel(t.effect)[0]), n=n, n_of="labelled actions",
-                method="linear contrast of the model's coefficients (log-odds), tested against 0",
-                computed_by=f"statsmodels {type(res.model).__name__} t_test", package="statsmodels",
-                se=float(np.ravel(t.sd)[0]), interval=(float(lo), float(hi)), interval_method=inference,
-                distribution="t" if student else "z", test_statistic=float(np.ravel(t.tvalue)[0]),
-                dof=float(t.df_denom) if student else NO_DOF, p_value=float(np.ravel(t.pvalue)[0]), warnings=warn)
+    return Test(
+        key=key,
+        statistic=name,
+        estimate=float(np.ravel(t.effect)[0]),
+        n=n,
+        n_of="labelled actions",
+        method="linear contrast of the model's coefficients (log-odds), tested against 0",
+        computed_by=f"statsmodels {type(res.model).__name__} t_test",
+        package="statsmodels",
+        se=float(np.ravel(t.sd)[0]),
+        interval=(float(lo), float(hi)),
+        interval_method=inference,
+        distribution="t" if student else "z",
+        test_statistic=float(np.ravel(t.tvalue)[0]),
+        dof=float(t.df_denom) if student else NO_DOF,
+        p_value=float(np.ravel(t.pvalue)[0]),
+        warnings=warn,
+    )
 
 
-def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress_col: str = "progress",
-                       method: str = "glm", small_sample: bool | None = None) -> ProgressModel | Undefined:
+def fit_progress_model(
+    actions: pd.DataFrame,
+    measure: str = "aligned",
+    progress_col: str = "progress",
+    method: str = "glm",
+    small_sample: bool | None = None,
+) -> ProgressModel | Undefined:
     """Fit the model of ``measure`` on ``progress_col`` x condition (see the module docstring).
 
     ``small_sample=None`` applies the small-sample correction when there are fewer than 40
@@ -177,9 +200,17 @@ def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress
             res = _fit(df, method, small)
         except (np.linalg.LinAlgError, ValueError) as exc:
             return Undefined(f"the model could not be fitted ({exc})")
-    warn = tuple(sorted({str(w.message).split("\n")[0] for w in caught
-                         if issubclass(w.category, (RuntimeWarning, UserWarning)) or "Convergence" in w.category.__name__
-                         or "Separation" in w.category.__name__}))
+    warn = tuple(
+        sorted(
+            {
+                str(w.message).split("\n")[0]
+                for w in caught
+                if issubclass(w.category, (RuntimeWarning, UserWarning))
+                or "Convergence" in w.category.__name__
+                or "Separation" in w.category.__name__
+            }
+        )
+    )
     if not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(np.diag(res.cov_params()))):
         return Undefined("the fit gave no finite estimates (perfect separation?)")
     text = _inference(method, small, n_sessions)
@@ -190,34 +221,75 @@ def fit_progress_model(actions: pd.DataFrame, measure: str = "aligned", progress
         _contrast(res, "slope_visible", "progress slope, visible", [0, 1, 0, 1], n, text),
     ]
     for moment, p in MOMENTS.items():
-        extrapolated = () if lo_p - 0.05 <= p <= hi_p + 0.05 else (
-            f"progress {p:.0%} lies outside the observed range ({lo_p:.0%} to {hi_p:.0%}): an extrapolation",)
-        effects.append(_contrast(res, f"difference_{moment}", f"visible - not visible at the {moment} ({p:.0%})",
-                                 [0, 0, 1, p], n, text, extrapolated))
-    effects.append(_contrast(res, "interaction", "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text))
+        extrapolated = (
+            ()
+            if lo_p - 0.05 <= p <= hi_p + 0.05
+            else (f"progress {p:.0%} lies outside the observed range ({lo_p:.0%} to {hi_p:.0%}): an extrapolation",)
+        )
+        effects.append(
+            _contrast(
+                res,
+                f"difference_{moment}",
+                f"visible - not visible at the {moment} ({p:.0%})",
+                [0, 0, 1, p],
+                n,
+                text,
+                extrapolated,
+            )
+        )
+    effects.append(
+        _contrast(res, "interaction", "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text)
+    )
     wald = res.wald_test(np.array([[0, 1, 0, 0], [0, 0, 0, 1]]), use_f=(method == "glm" and small), scalar=True)
     f_test = wald.distribution == "F"
-    joint = Test(key="joint_wald", statistic="joint Wald test of progress (both slopes 0)", estimate=float(wald.statistic),
-                 n=n, n_of="labelled actions", method=f"{text}; {'F' if f_test else 'chi-square'} test",
-                 computed_by=f"statsmodels {type(res.model).__name__} wald_test", package="statsmodels",
-                 distribution="F" if f_test else "chi2", p_value=float(wald.pvalue),
-                 dof=(float(wald.df_num), float(wald.df_denom)) if f_test else float(wald.df_denom))
+    joint = Test(
+        key="joint_wald",
+        statistic="joint Wald test of progress (both slopes 0)",
+        estimate=float(wald.statistic),
+        n=n,
+        n_of="labelled actions",
+        method=f"{text}; {'F' if f_test else 'chi-square'} test",
+        computed_by=f"statsmodels {type(res.model).__name__} wald_test",
+        package="statsmodels",
+        distribution="F" if f_test else "chi2",
+        p_value=float(wald.pvalue),
+        dof=(float(wald.df_num), float(wald.df_denom)) if f_test else float(wald.df_denom),
+    )
     ci = np.asarray(res.conf_int())
-    coefficients = pd.DataFrame({
-        "term": TERMS, "meaning": [TERM_MEANINGS[t] for t in TERMS], "coef": np.asarray(res.params),
-        "se": np.asarray(res.bse), "stat": np.asarray(res.tvalues), "p": np.asarray(res.pvalues),
-        "ci_low": ci[:, 0], "ci_high": ci[:, 1],
-    })
-    return ProgressModel(measure=measure, method=method, n=n, n_sessions=n_sessions, small_sample=small, inference=text,
-                         package=f"statsmodels {package_version('statsmodels')}", coefficients=coefficients,
-                         effects=tuple(effects), joint=joint, progress_range=(lo_p, hi_p), warnings=warn)
+    coefficients = pd.DataFrame(
+        {
+            "term": TERMS,
+            "meaning": [TERM_MEANINGS[t] for t in TERMS],
+            "coef": np.asarray(res.params),
+            "se": np.asarray(res.bse),
+            "stat": np.asarray(res.tvalues),
+            "p": np.asarray(res.pvalues),
+            "ci_low": ci[:, 0],
+            "ci_high": ci[:, 1],
+        }
+    )
+    return ProgressModel(
+        measure=measure,
+        method=method,
+        n=n,
+        n_sessions=n_sessions,
+        small_sample=small,
+        inference=text,
+        package=f"statsmodels {package_version('statsmodels')}",
+        coefficients=coefficients,
+        effects=tuple(effects),
+        joint=joint,
+        progress_range=(lo_p, hi_p),
+        warnings=warn,
+    )
 
 
 def _slope_words(e: Test) -> str:
     direction = "rise" if e.estimate > 0 else "fall"
     odds = tuple(np.exp(e.interval))
-    return (f"{direction} by a factor of {fmt(np.exp(e.estimate), 2)} (95 % CI {fmt_range(odds, 2)}, "
-            f"{p_clause(e.p_value)})")
+    return (
+        f"{direction} by a factor of {fmt(np.exp(e.estimate), 2)} (95 % CI {fmt_range(odds, 2)}, {p_clause(e.p_value)})"
+    )
 
 
 def summary_sentence(fit: ProgressModel, progress_name: str) -> str:

@@ -60,7 +60,21 @@ def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd
     na = na.assign(condition=na["condition"].astype(str), bin=assign_bins(na[progress_col].to_numpy(dtype=float), bins))
     na = na[na["bin"] >= 0]
     if na.empty:
-        return pd.DataFrame(columns=["condition", "bin", "n", "reason", "k", "share", "ci_low", "ci_high", "progress", "bin_low", "bin_high"])
+        return pd.DataFrame(
+            columns=[
+                "condition",
+                "bin",
+                "n",
+                "reason",
+                "k",
+                "share",
+                "ci_low",
+                "ci_high",
+                "progress",
+                "bin_low",
+                "bin_high",
+            ]
+        )
     out = _shares(reasons_long(na), na, ["condition", "bin"])
     edges = bin_edges(bins)
     out["progress"] = bin_midpoints(bins)[out["bin"]].round(4)
@@ -119,25 +133,70 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
     participant's action-level labels at that moment (latest annotation at or before the
     checkpoint's action; none if they had not annotated yet)."""
     roles = set(actions["role"].astype(str))
-    cps = pd.DataFrame([
-        {"session_id": sid, "condition": corpus.session(sid).condition, "role": cp.role, "checkpoint": cp.index,
-         "drawing_progress": cp.progress, "step": int(cp.action_index), "elapsed_s": cp.elapsed_s,
-         "answer_team_goal": cp.team_goal, "answer_partner_intent": cp.partner_intent, "answer_self_reasoning": cp.self_reasoning}
-        for sid in actions["session_id"].unique() for cp in corpus.session(sid).checkpoints if cp.role in roles
-    ])
-    label_cols = ["label_team_goal", "label_partner_intent", "label_self_reasoning", "label_aligned", "label_reasons", "label_rationale"]
+    cps = pd.DataFrame(
+        [
+            {
+                "session_id": sid,
+                "condition": corpus.session(sid).condition,
+                "role": cp.role,
+                "checkpoint": cp.index,
+                "drawing_progress": cp.progress,
+                "step": int(cp.action_index),
+                "elapsed_s": cp.elapsed_s,
+                "answer_team_goal": cp.team_goal,
+                "answer_partner_intent": cp.partner_intent,
+                "answer_self_reasoning": cp.self_reasoning,
+            }
+            for sid in actions["session_id"].unique()
+            for cp in corpus.session(sid).checkpoints
+            if cp.role in roles
+        ]
+    )
+    label_cols = [
+        "label_team_goal",
+        "label_partner_intent",
+        "label_self_reasoning",
+        "label_aligned",
+        "label_reasons",
+        "label_rationale",
+    ]
     if cps.empty:
-        return pd.DataFrame(columns=["session_id", "condition", "role", "checkpoint", "drawing_progress", "step", "elapsed_s",
-                                     "answer_team_goal", "answer_partner_intent", "answer_self_reasoning", "labelled_step", *label_cols])
+        return pd.DataFrame(
+            columns=[
+                "session_id",
+                "condition",
+                "role",
+                "checkpoint",
+                "drawing_progress",
+                "step",
+                "elapsed_s",
+                "answer_team_goal",
+                "answer_partner_intent",
+                "answer_self_reasoning",
+                "labelled_step",
+                *label_cols,
+            ]
+        )
     ann = actions[actions["team_goal"].notna()]
-    ann = pd.DataFrame({
-        "session_id": ann["session_id"].astype(str), "role": ann["role"].astype(str), "labelled_step": ann["index"].astype("int64"),
-        **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
-        "label_aligned": ann["aligned"].astype(object), "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
-        "label_rationale": ann["rationale"].fillna("").astype(str),
-    }).sort_values("labelled_step")
-    out = pd.merge_asof(cps.sort_values("step"), ann, left_on="step", right_on="labelled_step", by=["session_id", "role"],
-                        direction="backward")
+    ann = pd.DataFrame(
+        {
+            "session_id": ann["session_id"].astype(str),
+            "role": ann["role"].astype(str),
+            "labelled_step": ann["index"].astype("int64"),
+            **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
+            "label_aligned": ann["aligned"].astype(object),
+            "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
+            "label_rationale": ann["rationale"].fillna("").astype(str),
+        }
+    ).sort_values("labelled_step")
+    out = pd.merge_asof(
+        cps.sort_values("step"),
+        ann,
+        left_on="step",
+        right_on="labelled_step",
+        by=["session_id", "role"],
+        direction="backward",
+    )
     for dim in schema.DIMENSIONS:  # codes with their wording, on the few matched rows only
         out[f"label_{dim}"] = [_wording(dim, c) for c in out[f"label_{dim}"]]
     out["labelled_step"] = out["labelled_step"].astype("Int64")

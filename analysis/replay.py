@@ -96,7 +96,9 @@ def landmark_layer(landmarks, shape: tuple[int, int]) -> np.ndarray:
 
 def map_layers(grid_map: GridMap) -> MapLayers:
     shape = (int(grid_map.grid_size[0]), int(grid_map.grid_size[1]))
-    finish = grid_map.finish_cell if grid_map.finish_cell is not None else (grid_map.route[-1] if grid_map.route else None)
+    finish = (
+        grid_map.finish_cell if grid_map.finish_cell is not None else (grid_map.route[-1] if grid_map.route else None)
+    )
     return MapLayers(
         shape=shape,
         base={
@@ -123,12 +125,12 @@ class StepState:
     removed: np.ndarray
 
     @classmethod
-    def empty(cls, shape: tuple[int, int]) -> "StepState":
+    def empty(cls, shape: tuple[int, int]) -> StepState:
         z = np.zeros(shape, dtype=bool)
         return cls(step=-1, drawn=z, added=z, removed=z)
 
     @classmethod
-    def from_history(cls, history: CanvasHistory, t: int) -> "StepState":
+    def from_history(cls, history: CanvasHistory, t: int) -> StepState:
         if t < 0 or len(history) == 0:
             return cls.empty(history.shape)
         t = min(t, len(history) - 1)
@@ -137,14 +139,18 @@ class StepState:
         removed = np.zeros(rows * cols, dtype=bool)
         added[history.added[t]] = True
         removed[history.removed[t]] = True
-        return cls(step=t, drawn=history.mask(t), added=added.reshape(history.shape), removed=removed.reshape(history.shape))
+        return cls(
+            step=t, drawn=history.mask(t), added=added.reshape(history.shape), removed=removed.reshape(history.shape)
+        )
 
     @property
     def n_drawn(self) -> int:
         return int(self.drawn.sum())
 
 
-def cell_codes(layers: MapLayers, state: StepState | None, view: str = "guide", show_route: bool | None = None) -> np.ndarray:
+def cell_codes(
+    layers: MapLayers, state: StepState | None, view: str = "guide", show_route: bool | None = None
+) -> np.ndarray:
     """The category of every cell (int8 H x W, values in :data:`CELL_NAMES`) for one view.
 
     Order of precedence, lowest first: landmarks, route (when shown), start and finish, the
@@ -164,7 +170,9 @@ def cell_codes(layers: MapLayers, state: StepState | None, view: str = "guide", 
     codes[layers.start] = START
     if state is not None:
         if state.drawn.shape != layers.shape:
-            raise ValueError(f"the drawing is {state.drawn.shape[0]}x{state.drawn.shape[1]} but the map is {layers.shape[0]}x{layers.shape[1]}")
+            raise ValueError(
+                f"the drawing is {state.drawn.shape[0]}x{state.drawn.shape[1]} but the map is {layers.shape[0]}x{layers.shape[1]}"
+            )
         if show_route:
             codes[state.drawn & layers.route] = DRAWN_ON_ROUTE
             codes[state.drawn & ~layers.route] = DRAWN
@@ -230,7 +238,11 @@ class SessionFrames:
 
     def final_scores(self) -> dict:
         last = self.n_steps - 1
-        return {"accuracy": self.accuracy(last), "coverage": self.coverage(last), "n_drawn": int(self.history.counts[-1]) if self.n_steps else 0}
+        return {
+            "accuracy": self.accuracy(last),
+            "coverage": self.coverage(last),
+            "n_drawn": int(self.history.counts[-1]) if self.n_steps else 0,
+        }
 
     def row(self, t: int) -> dict:
         return self.transcript[self.clamp(t)]
@@ -241,7 +253,7 @@ def check_replayable(session: Session, grid_map: GridMap | None) -> None:
     if grid_map is None:
         raise ReplayError(session.id, f"its map '{session.map_id}' is missing")
     rows, cols = grid_map.grid_size
-    for pos, a in enumerate(session.actions):
+    for a in session.actions:
         for k, cell in enumerate(a.cells):
             r, c = int(cell[0]), int(cell[1])
             if not (0 <= r < rows and 0 <= c < cols):
@@ -300,7 +312,8 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
     n_route = max(int(route_flat.sum()), 1)
     on_route_delta = np.fromiter(
         (int(route_flat[a].sum()) - int(route_flat[r].sum()) for a, r in zip(history.added, history.removed)),
-        dtype=np.int64, count=n,
+        dtype=np.int64,
+        count=n,
     )
     on_route = np.cumsum(on_route_delta)
     counts = history.counts.astype(float)
@@ -311,34 +324,38 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
 
     mms = [a.mental_model for a in actions]
     aligned = [None if m is None else bool(m.aligned) for m in mms]
-    timeline = pd.DataFrame({
-        "pos": np.arange(n, dtype=np.int64),
-        "index": [a.index for a in actions],
-        "time": np.asarray([a.timestamp for a in actions], dtype=float),
-        "role": [a.role for a in actions],
-        "type": [a.type for a in actions],
-        "n_cells": [len(a.cells) for a in actions],
-        "aligned": pd.array(aligned, dtype="boolean"),
-        "alignment": ["no label" if v is None else ("aligned" if v else "not aligned") for v in aligned],
-        "coverage": on_route / n_route if has_route else np.full(n, np.nan),
-        "accuracy": accuracy,
-        "n_drawn": history.counts.astype(np.int64),
-    })
+    timeline = pd.DataFrame(
+        {
+            "pos": np.arange(n, dtype=np.int64),
+            "index": [a.index for a in actions],
+            "time": np.asarray([a.timestamp for a in actions], dtype=float),
+            "role": [a.role for a in actions],
+            "type": [a.type for a in actions],
+            "n_cells": [len(a.cells) for a in actions],
+            "aligned": pd.array(aligned, dtype="boolean"),
+            "alignment": ["no label" if v is None else ("aligned" if v else "not aligned") for v in aligned],
+            "coverage": on_route / n_route if has_route else np.full(n, np.nan),
+            "accuracy": accuracy,
+            "n_drawn": history.counts.astype(np.int64),
+        }
+    )
 
     transcript = []
     for pos, a in enumerate(actions):
-        transcript.append({
-            "pos": pos,
-            "index": a.index,
-            "time": a.timestamp,
-            "time_label": time_label(a.timestamp),
-            "role": a.role,
-            "type": a.type,
-            "icon": TYPE_ICONS.get(a.type, ""),
-            "text": action_text(a),
-            "n_cells": len(a.cells),
-            "aligned": aligned[pos],
-        })
+        transcript.append(
+            {
+                "pos": pos,
+                "index": a.index,
+                "time": a.timestamp,
+                "time_label": time_label(a.timestamp),
+                "role": a.role,
+                "type": a.type,
+                "icon": TYPE_ICONS.get(a.type, ""),
+                "text": action_text(a),
+                "n_cells": len(a.cells),
+                "aligned": aligned[pos],
+            }
+        )
 
     checkpoints = _checkpoint_positions(session.model_copy(update={"actions": actions}))
     types = timeline["type"].to_numpy()

@@ -73,8 +73,12 @@ def _views(frames: SessionFrames) -> dict:
             "labels": [[name, *lm.summary.centroid] for name, lm in here.items()],
             # Solid where this map has the landmark, dashed where the other map has it.
             "misplaced": [
-                {"name": name, "here": _bbox(here[name]) if name in here else None,
-                 "there": _bbox(there[name]) if name in there else None, "other": VIEW_TITLES[other]}
+                {
+                    "name": name,
+                    "here": _bbox(here[name]) if name in here else None,
+                    "there": _bbox(there[name]) if name in there else None,
+                    "other": VIEW_TITLES[other],
+                }
                 for name in frames.layers.misplaced
             ],
         }
@@ -88,7 +92,10 @@ def _label(label) -> list[str]:
 
 def _mental_model(mm) -> dict:
     return {
-        "labels": [[schema.DIMENSION_TITLES[d], *_label(getattr(mm, d))] for d in ("team_goal", "partner_intent", "self_reasoning")],
+        "labels": [
+            [schema.DIMENSION_TITLES[d], *_label(getattr(mm, d))]
+            for d in ("team_goal", "partner_intent", "self_reasoning")
+        ],
         "aligned": bool(mm.aligned),
         "reasons": [_label(r) for r in mm.misalignment_reasons],
         "rationale": mm.rationale,
@@ -115,14 +122,19 @@ def _mental_models(frames: SessionFrames) -> tuple[list[dict], list[int | None]]
 def _checkpoints(frames: SessionFrames) -> list[dict]:
     out = []
     for pos, cp in frames.checkpoints:
-        out.append({
-            "pos": pos,
-            "role": cp.role,
-            "index": cp.index,
-            "progress": cp.progress,
-            "time_label": frames.transcript[pos]["time_label"] if frames.n_steps else "0:00",
-            "answers": [[schema.DIMENSION_TITLES[d], getattr(cp, d)] for d in ("team_goal", "partner_intent", "self_reasoning")],
-        })
+        out.append(
+            {
+                "pos": pos,
+                "role": cp.role,
+                "index": cp.index,
+                "progress": cp.progress,
+                "time_label": frames.transcript[pos]["time_label"] if frames.n_steps else "0:00",
+                "answers": [
+                    [schema.DIMENSION_TITLES[d], getattr(cp, d)]
+                    for d in ("team_goal", "partner_intent", "self_reasoning")
+                ],
+            }
+        )
     return out
 
 
@@ -144,8 +156,18 @@ def player_payload(frames: SessionFrames) -> dict:
         "grid": [rows, cols],
         "cells": {
             "names": [CELL_NAMES[k] for k in range(len(CELL_NAMES))],
-            "codes": {"empty": EMPTY, "landmark": LANDMARK, "blocked": BLOCKED, "route": ROUTE, "start": START, "finish": FINISH,
-                      "drawn": DRAWN, "drawn_on_route": DRAWN_ON_ROUTE, "added": ADDED, "erased": ERASED},
+            "codes": {
+                "empty": EMPTY,
+                "landmark": LANDMARK,
+                "blocked": BLOCKED,
+                "route": ROUTE,
+                "start": START,
+                "finish": FINISH,
+                "drawn": DRAWN,
+                "drawn_on_route": DRAWN_ON_ROUTE,
+                "added": ADDED,
+                "erased": ERASED,
+            },
         },
         "bases": {name: _digits(cell_codes(layers, None, view, route)) for name, (view, route) in BASES.items()},
         "views": _views(frames),

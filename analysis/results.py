@@ -22,8 +22,9 @@ estimate and in its standard error and interval (:meth:`Estimate.undefined`). Va
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -43,8 +44,21 @@ NO_TEST = Undefined("no test was made")
 NO_DOF = Undefined("the test's distribution has no degrees of freedom")
 OURS = "groundwork"  # the package name of this project, for numbers our own code computes
 
-ROW_COLUMNS = ["statistic", "name", "estimate", "n", "n_of", "ci_low", "ci_high", "se", "confidence",
-               "interval_method", "method", "computed_by", "note"]
+ROW_COLUMNS = [
+    "statistic",
+    "name",
+    "estimate",
+    "n",
+    "n_of",
+    "ci_low",
+    "ci_high",
+    "se",
+    "confidence",
+    "interval_method",
+    "method",
+    "computed_by",
+    "note",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -107,9 +121,11 @@ class Estimate:
 
     def summary(self) -> str:
         conf = f"{self.confidence:.0%} CI"
-        lines = [f"{self.statistic}: {fmt(self.estimate)}"
-                 + (f"  ({conf} {fmt_interval(self.interval)})" if is_defined(self.interval) else "")
-                 + f"  n = {self.n} {self.n_of}"]
+        lines = [
+            f"{self.statistic}: {fmt(self.estimate)}"
+            + (f"  ({conf} {fmt_interval(self.interval)})" if is_defined(self.interval) else "")
+            + f"  n = {self.n} {self.n_of}"
+        ]
         if self.interval_method:
             lines.append(f"  SE {fmt(self.se)}; interval: {self.interval_method}")
         lines += [f"  {d}" for d in self.details()]
@@ -122,9 +138,18 @@ class Estimate:
         """One row of a statistics table (:data:`ROW_COLUMNS`; an undefined value stays
         :class:`Undefined`, see :func:`analysis.format.csv_cells` for CSV)."""
         return {
-            "statistic": self.key, "name": self.statistic, "estimate": self.estimate, "n": self.n, "n_of": self.n_of,
-            "ci_low": self.low, "ci_high": self.high, "se": self.se, "confidence": self.confidence,
-            "interval_method": self.interval_method, "method": self.method, "computed_by": self.provenance(),
+            "statistic": self.key,
+            "name": self.statistic,
+            "estimate": self.estimate,
+            "n": self.n,
+            "n_of": self.n_of,
+            "ci_low": self.low,
+            "ci_high": self.high,
+            "se": self.se,
+            "confidence": self.confidence,
+            "interval_method": self.interval_method,
+            "method": self.method,
+            "computed_by": self.provenance(),
             "note": self.note(),
         }
 
@@ -190,19 +215,36 @@ WILSON = "Wilson score interval"
 
 def wilson_columns(k, n, confidence: float = CONFIDENCE) -> tuple[np.ndarray, np.ndarray]:
     """Wilson bounds for arrays of successes and trials (statsmodels' ``proportion_confint``)."""
-    lo, hi = proportion_confint(np.asarray(k, dtype=float), np.asarray(n, dtype=float), alpha=1 - confidence,
-                                method="wilson")
+    lo, hi = proportion_confint(
+        np.asarray(k, dtype=float), np.asarray(n, dtype=float), alpha=1 - confidence, method="wilson"
+    )
     return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 
-def wilson(k: int, n: int, *, key: str = "share", statistic: str = "share", n_of: str = "observations",
-           method: str = "share of the observations", confidence: float = CONFIDENCE,
-           empty: str = "no observations") -> Estimate:
+def wilson(
+    k: int,
+    n: int,
+    *,
+    key: str = "share",
+    statistic: str = "share",
+    n_of: str = "observations",
+    method: str = "share of the observations",
+    confidence: float = CONFIDENCE,
+    empty: str = "no observations",
+) -> Estimate:
     """The proportion ``k / n`` with its Wilson score interval (undefined, saying ``empty``, when
     n is 0)."""
-    base = dict(key=key, statistic=statistic, n=int(n), n_of=n_of, method=method, interval_method=WILSON,
-                computed_by="statsmodels.stats.proportion.proportion_confint", package="statsmodels",
-                confidence=confidence)
+    base = dict(
+        key=key,
+        statistic=statistic,
+        n=int(n),
+        n_of=n_of,
+        method=method,
+        interval_method=WILSON,
+        computed_by="statsmodels.stats.proportion.proportion_confint",
+        package="statsmodels",
+        confidence=confidence,
+    )
     if n <= 0:
         return Estimate.undefined(empty, **base)
     lo, hi = wilson_columns(k, n, confidence)
@@ -223,8 +265,13 @@ class EstimateTable:
     notes: tuple[str, ...] = ()
 
     @classmethod
-    def build(cls, items: Iterable[tuple[dict[str, Any], Estimate]], keys: Iterable[str], title: str = "",
-              notes: Iterable[str] = ()) -> EstimateTable:
+    def build(
+        cls,
+        items: Iterable[tuple[dict[str, Any], Estimate]],
+        keys: Iterable[str],
+        title: str = "",
+        notes: Iterable[str] = (),
+    ) -> EstimateTable:
         rows = tuple({**k, **e.row()} for k, e in items)
         return cls(rows=rows, keys=tuple(keys), title=title, notes=tuple(notes))
 
@@ -250,5 +297,22 @@ class EstimateTable:
         return len(self.rows)
 
 
-__all__ = ["Estimate", "Test", "ChiSquare", "EstimateTable", "Value", "Interval", "Dof", "CONFIDENCE", "NO_INTERVAL",
-           "NO_SE", "NO_TEST", "NO_DOF", "OURS", "ROW_COLUMNS", "WILSON", "wilson", "wilson_columns"]
+__all__ = [
+    "Estimate",
+    "Test",
+    "ChiSquare",
+    "EstimateTable",
+    "Value",
+    "Interval",
+    "Dof",
+    "CONFIDENCE",
+    "NO_INTERVAL",
+    "NO_SE",
+    "NO_TEST",
+    "NO_DOF",
+    "OURS",
+    "ROW_COLUMNS",
+    "WILSON",
+    "wilson",
+    "wilson_columns",
+]

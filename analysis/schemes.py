@@ -32,8 +32,9 @@ class SchemeComparison:
         return pd.DataFrame([self.cramers_v.row(), self.chi2.row()])
 
 
-def compare_schemes(labels: pd.DataFrame, scheme_a: str, scheme_b: str,
-                    exclude_coders: tuple[str, ...] = ()) -> SchemeComparison:
+def compare_schemes(
+    labels: pd.DataFrame, scheme_a: str, scheme_b: str, exclude_coders: tuple[str, ...] = ()
+) -> SchemeComparison:
     """Cross-tabulate the majority labels of two schemes on the actions both cover.
 
     ``labels``: long table with scheme, session_id, action_index, coder, code.
@@ -44,13 +45,24 @@ def compare_schemes(labels: pd.DataFrame, scheme_a: str, scheme_b: str,
     both = a.merge(b, on=keys, suffixes=("_a", "_b"))
     table = pd.crosstab(both["code_a"], both["code_b"]).rename_axis(index=scheme_a, columns=scheme_b)
     n = len(both)
-    best = pd.DataFrame({
-        "code": table.index,
-        "n": table.sum(axis=1).to_numpy(),
-        "most_often": table.idxmax(axis=1).to_numpy(),
-        "share": (table.max(axis=1) / table.sum(axis=1)).to_numpy(),
-    }) if n else pd.DataFrame()
-    reason = "no action has a label in both schemes" if n == 0 else (
-        "one scheme uses a single code on the shared actions" if min(table.shape) < 2 else None)
-    chi2, v = cross_table_test(table.to_numpy(), "actions in both schemes", "the two schemes' labels", "actions", reason)
+    best = (
+        pd.DataFrame(
+            {
+                "code": table.index,
+                "n": table.sum(axis=1).to_numpy(),
+                "most_often": table.idxmax(axis=1).to_numpy(),
+                "share": (table.max(axis=1) / table.sum(axis=1)).to_numpy(),
+            }
+        )
+        if n
+        else pd.DataFrame()
+    )
+    reason = (
+        "no action has a label in both schemes"
+        if n == 0
+        else ("one scheme uses a single code on the shared actions" if min(table.shape) < 2 else None)
+    )
+    chi2, v = cross_table_test(
+        table.to_numpy(), "actions in both schemes", "the two schemes' labels", "actions", reason
+    )
     return SchemeComparison(table, n, len(a) - n, len(b) - n, v, chi2, best)

@@ -62,7 +62,10 @@ def session_features(actions: pd.DataFrame) -> pd.DataFrame:
     blocks, names = [], []
     for role in schema.ROLES:
         mine = roles == role
-        groups = {"type": list(schema.ACTION_TYPES), **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()}}
+        groups = {
+            "type": list(schema.ACTION_TYPES),
+            **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()},
+        }
         for kind, cats in groups.items():
             column = actions[kind].astype(str).where(actions[kind].notna()).to_numpy()[mine]
             blocks.append(_shares(idx[mine], column, cats, len(sessions)))
@@ -81,7 +84,7 @@ def objective(features: np.ndarray, test: np.ndarray) -> float:
 def _from_sums(s1: np.ndarray, s2: np.ndarray, tot1: np.ndarray, tot2: np.ndarray, n: int, k: int) -> np.ndarray:
     """L from the test sessions' feature sums ``s1`` and sums of squares ``s2`` (last axis: features)."""
     mean_te, mean_tr = s1 / k, (tot1 - s1) / (n - k)
-    var_te = np.maximum(s2 - s1 ** 2 / k, 0) / (k - 1)
+    var_te = np.maximum(s2 - s1**2 / k, 0) / (k - 1)
     var_tr = np.maximum((tot2 - s2) - (tot1 - s1) ** 2 / (n - k), 0) / (n - k - 1)
     return np.abs(mean_tr - mean_te).sum(-1) + np.abs(np.sqrt(var_tr) - np.sqrt(var_te)).sum(-1)
 
@@ -89,7 +92,7 @@ def _from_sums(s1: np.ndarray, s2: np.ndarray, tot1: np.ndarray, tot2: np.ndarra
 def _objectives(F: np.ndarray, subsets: np.ndarray) -> np.ndarray:
     """L for many subsets at once (rows of ``subsets`` hold k indices)."""
     gathered = F[subsets]
-    return _from_sums(gathered.sum(1), (gathered ** 2).sum(1), F.sum(0), (F ** 2).sum(0), len(F), subsets.shape[1])
+    return _from_sums(gathered.sum(1), (gathered**2).sum(1), F.sum(0), (F**2).sum(0), len(F), subsets.shape[1])
 
 
 def _exhaustive(F: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -116,7 +119,7 @@ def _local_search(F: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.n
     Returns the distinct end points (best first) and how many subsets were scored. A swap's L comes
     from the test sums updated by the two sessions swapped."""
     n = len(F)
-    F2 = F ** 2
+    F2 = F**2
     tot1, tot2 = F.sum(0), F2.sum(0)
     seen: dict[tuple, float] = {}
     scored = 0
@@ -183,7 +186,9 @@ def split_condition(features: pd.DataFrame, condition: str, k: int, seed: int = 
     ids = list(features.index)
     n = len(ids)
     if not 2 <= k <= n - 2:
-        raise ValueError(f"{condition}: a test set of {k} of {n} sessions leaves fewer than 2 on a side (SDs need 2 or more)")
+        raise ValueError(
+            f"{condition}: a test set of {k} of {n} sessions leaves fewer than 2 on a side (SDs need 2 or more)"
+        )
     F = features.to_numpy(dtype=float)
     total = math.comb(n, k)
     if total <= EXHAUSTIVE_LIMIT:
@@ -193,21 +198,36 @@ def split_condition(features: pd.DataFrame, condition: str, k: int, seed: int = 
     else:
         subs, objs, scored = _local_search(F, k, np.random.default_rng(seed))
         exhaustive = False
-        search = (f"seeded local search (seed {seed}): C({n}, {k}) = {float(total):.3g} subsets exceed the exhaustive bound "
-                  f"of {EXHAUSTIVE_LIMIT:,}; {RESTARTS} random starts improved by swapping a test and a train session "
-                  f"(best of {SWAPS_PER_STEP} random swaps a step, until {PATIENCE} steps bring nothing), {scored:,} subsets "
-                  "scored; the best end point, not guaranteed to be the global optimum")
-    runners = pd.DataFrame({
-        "rank": np.arange(1, len(subs) + 1),
-        "test_sessions": [", ".join(ids[i] for i in s) for s in subs],
-        "objective": objs,
-    })
-    return ConditionSplit(condition=condition, sessions=tuple(ids), test=tuple(ids[i] for i in subs[0]),
-                          objective=float(objs[0]), runners_up=runners, subsets=tuple(tuple(ids[i] for i in s) for s in subs), n_candidates=total, n_scored=int(scored),
-                          exhaustive=exhaustive, search=search)
+        search = (
+            f"seeded local search (seed {seed}): C({n}, {k}) = {float(total):.3g} subsets exceed the exhaustive bound "
+            f"of {EXHAUSTIVE_LIMIT:,}; {RESTARTS} random starts improved by swapping a test and a train session "
+            f"(best of {SWAPS_PER_STEP} random swaps a step, until {PATIENCE} steps bring nothing), {scored:,} subsets "
+            "scored; the best end point, not guaranteed to be the global optimum"
+        )
+    runners = pd.DataFrame(
+        {
+            "rank": np.arange(1, len(subs) + 1),
+            "test_sessions": [", ".join(ids[i] for i in s) for s in subs],
+            "objective": objs,
+        }
+    )
+    return ConditionSplit(
+        condition=condition,
+        sessions=tuple(ids),
+        test=tuple(ids[i] for i in subs[0]),
+        objective=float(objs[0]),
+        runners_up=runners,
+        subsets=tuple(tuple(ids[i] for i in s) for s in subs),
+        n_candidates=total,
+        n_scored=int(scored),
+        exhaustive=exhaustive,
+        search=search,
+    )
 
 
-def distribution_matched_split(actions: pd.DataFrame, sessions: pd.DataFrame, test_size: dict[str, int], seed: int = 0) -> SplitResult:
+def distribution_matched_split(
+    actions: pd.DataFrame, sessions: pd.DataFrame, test_size: dict[str, int], seed: int = 0
+) -> SplitResult:
     """The split per condition of ``sessions`` (session_id, condition) with ``test_size[condition]``
     test sessions, from the actions of those sessions."""
     feats = session_features(actions)
@@ -236,12 +256,18 @@ def comparison_table(result: SplitResult) -> pd.DataFrame:
         for col in f.columns:
             role, kind, value = col.split(":")
             label = schema.SHORT_NAMES.get(value, value) if kind != "type" else value
-            rows.append({
-                "condition": cond, "role": role, "dimension": "action type" if kind == "type" else schema.DIMENSION_TITLES[kind],
-                "label": label if kind == "type" else f"{value} {label}",
-                "train_mean": tr[col].mean(), "train_sd": tr[col].std(ddof=1),
-                "test_mean": te[col].mean(), "test_sd": te[col].std(ddof=1),
-            })
+            rows.append(
+                {
+                    "condition": cond,
+                    "role": role,
+                    "dimension": "action type" if kind == "type" else schema.DIMENSION_TITLES[kind],
+                    "label": label if kind == "type" else f"{value} {label}",
+                    "train_mean": tr[col].mean(),
+                    "train_sd": tr[col].std(ddof=1),
+                    "test_mean": te[col].mean(),
+                    "test_sd": te[col].std(ddof=1),
+                }
+            )
     out = pd.DataFrame(rows)
     if not out.empty:
         out["abs_mean_diff"] = (out["train_mean"] - out["test_mean"]).abs()

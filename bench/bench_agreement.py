@@ -35,15 +35,19 @@ def labels_frame(n_items: int = 10_000, n_coders: int = 5, seed: int = 5) -> pd.
     """Coders who agree with a latent category 80 % of the time, in the dataset's label layout."""
     rng = np.random.default_rng(seed)
     truth = rng.choice(len(CODES), n_items, p=[0.3, 0.25, 0.2, 0.1, 0.05, 0.04, 0.02, 0.04])
-    codes = np.where(rng.random((n_items, n_coders)) < 0.8, truth[:, None], rng.integers(0, len(CODES), (n_items, n_coders)))
+    codes = np.where(
+        rng.random((n_items, n_coders)) < 0.8, truth[:, None], rng.integers(0, len(CODES), (n_items, n_coders))
+    )
     sessions = np.array([f"S{i // 100:03d}" for i in range(n_items)])
-    return pd.DataFrame({
-        "session_id": np.repeat(sessions, n_coders),
-        "action_index": np.repeat(np.arange(n_items) % 100, n_coders),
-        "coder": np.tile([f"coder_{c}" for c in range(n_coders)], n_items),
-        "code": np.asarray(CODES)[codes.ravel()],
-        "partition": "validation",
-    })
+    return pd.DataFrame(
+        {
+            "session_id": np.repeat(sessions, n_coders),
+            "action_index": np.repeat(np.arange(n_items) % 100, n_coders),
+            "coder": np.tile([f"coder_{c}" for c in range(n_coders)], n_items),
+            "code": np.asarray(CODES)[codes.ravel()],
+            "partition": "validation",
+        }
+    )
 
 
 def _panel_after_one_label(df: pd.DataFrame, repeats: int = 21) -> float:
@@ -74,8 +78,9 @@ def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> fl
         lead = store.create_user("lead", "lead-password", "lead")
         items = df[["session_id", "action_index"]].drop_duplicates().to_dict("records")
         task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1, dataset_hash="bench")
-        csv = pd.DataFrame({"item": df["session_id"] + ":" + df["action_index"].astype(str),
-                            "coder": df["coder"], "label": df["code"]})
+        csv = pd.DataFrame(
+            {"item": df["session_id"] + ":" + df["action_index"].astype(str), "coder": df["coder"], "label": df["code"]}
+        )
         store.import_labels_csv(lead, task.id, csv.to_csv(index=False), create_coders=True, coder_kind="human")
         coder = store.user("coder_0")
         view = store.refresh_labels(lead, task.id)
@@ -85,8 +90,15 @@ def _label_to_kappa_through_the_store(df: pd.DataFrame, repeats: int = 21) -> fl
         times = []
         for k in range(repeats):
             t0 = time.perf_counter()
-            store.add_label(coder, task.id, str(item_ids[k]), codes[k % len(codes)], note="bench", seconds=3.0,
-                            request_id=uuid.uuid4().hex)
+            store.add_label(
+                coder,
+                task.id,
+                str(item_ids[k]),
+                codes[k % len(codes)],
+                note="bench",
+                seconds=3.0,
+                request_id=uuid.uuid4().hex,
+            )
             view = store.refresh_labels(lead, task.id, view)
             live = lead_refresh(view, task.n_items)
             times.append((time.perf_counter() - t0) * 1000)
@@ -102,8 +114,12 @@ def _cli_ms(df: pd.DataFrame, runs: int = 3) -> float:
         times = []
         for _ in range(runs):
             t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "analysis", "agreement", str(path), "--json"], cwd=ROOT,
-                           check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "analysis", "agreement", str(path), "--json"],
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+            )
             times.append((time.perf_counter() - t0) * 1000)
     return statistics.median(times)
 

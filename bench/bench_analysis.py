@@ -12,7 +12,6 @@ benchmark reports the slowest page (``analysis_screen_ms_*``) and each page sepa
 from __future__ import annotations
 
 import json
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -57,8 +56,12 @@ print(json.dumps(out))
 def screen_times(dataset: Path) -> dict[str, float]:
     """Median cold-cache run time (ms) of each analysis page on ``dataset``."""
     with tempfile.TemporaryDirectory() as data_dir:
-        proc = subprocess.run([sys.executable, "-c", _CHILD, str(dataset), str(ROOT), data_dir, json.dumps(PAGES), str(REPEATS)],
-                              capture_output=True, text=True, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, "-c", _CHILD, str(dataset), str(ROOT), data_dir, json.dumps(PAGES), str(REPEATS)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+        )
     if proc.returncode != 0:
         raise RuntimeError(f"analysis bench failed on {dataset}:\n{proc.stderr[-3000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])

@@ -54,9 +54,11 @@ _RECORD_STEPS = """(root) => {
         .observe(root, { attributes: true, attributeFilter: ["data-step"] });
 }"""
 
+
 def _dataset(dest: Path) -> Path:
     """A dataset with the two benchmark sessions."""
     from bench_replay import synthetic_session
+
     from corpus.model import DatasetInfo
     from corpus.write import write_dataset
 
@@ -65,7 +67,9 @@ def _dataset(dest: Path) -> Path:
         session, grid_map = synthetic_session(rows, cols, n, seed=seed, session_id=f"bench-{name}")
         maps.append(grid_map)
         sessions.append(session)
-    info = DatasetInfo(name="replay benchmark", description="generated sessions for the browser benchmark", synthetic=True)
+    info = DatasetInfo(
+        name="replay benchmark", description="generated sessions for the browser benchmark", synthetic=True
+    )
     return write_dataset(dest, info, maps, sessions)
 
 

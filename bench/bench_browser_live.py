@@ -60,8 +60,9 @@ def _team(data: Path, n_items: int):
     lead = store.create_user("lead", "lead-password", "lead")
     ann = store.create_user("ann", "ann-password", "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, n_items, seed=21), 0, seed=21)
-    store.create_task(lead, "live benchmark", corpus.info.name, cbm.default(), items, [ann], seed=21,
-                      dataset_hash=corpus.content_hash)
+    store.create_task(
+        lead, "live benchmark", corpus.info.name, cbm.default(), items, [ann], seed=21, dataset_hash=corpus.content_hash
+    )
     store.engine.dispose()
 
 
@@ -111,8 +112,9 @@ def run() -> dict[str, dict]:
             lead.get_by_role("heading", name="Live agreement").wait_for(timeout=30_000)
             times = label_to_panel(coder, lead)
             browser.close()
-    print(f"  label_to_lead_panel_ms: {len(times)} labels, min {min(times):.0f}, max {max(times):.0f} ms",
-          file=sys.stderr)
+    print(
+        f"  label_to_lead_panel_ms: {len(times)} labels, min {min(times):.0f}, max {max(times):.0f} ms", file=sys.stderr
+    )
     return {"label_to_lead_panel_ms": {"value": statistics.median(times), "unit": "ms", "target": 1000}}
 
 

@@ -27,8 +27,11 @@ N_RUNS = 10
 N_PREDICTIONS = 3000
 N_SESSIONS = 130
 VIEWS = ["Leaderboard", "Overlay", "Confusions", "Slices", "Ablation", "Instances", "Judges"]
-CODES = {"team_goal": ["t1", "t2", "t3", "t4"], "partner_intent": ["p1", "p2", "p3", "p4", "p5"],
-         "self_reasoning": ["r1", "r2", "r3", "r4", "r5", "r6"]}
+CODES = {
+    "team_goal": ["t1", "t2", "t3", "t4"],
+    "partner_intent": ["p1", "p2", "p3", "p4", "p5"],
+    "self_reasoning": ["r1", "r2", "r3", "r4", "r5", "r6"],
+}
 
 
 def _cut(path: Path, n: int) -> list[dict]:
@@ -42,8 +45,9 @@ def _derived_run(folder: Path, mm: list[dict], na: list[dict], k: int, setting: 
     rng = random.Random(k)
     noise = 0.05 + 0.04 * k
     folder.mkdir(parents=True)
-    (folder / "model.json").write_text(json.dumps({"name": f"Bench model {k // 2}", "model": f"bench-{k // 2}",
-                                                   "setting": setting, "simulated": True}))
+    (folder / "model.json").write_text(
+        json.dumps({"name": f"Bench model {k // 2}", "model": f"bench-{k // 2}", "setting": setting, "simulated": True})
+    )
     with open(folder / "mental_model.jsonl", "w") as f:
         for r in mm:
             r = dict(r)
@@ -55,8 +59,11 @@ def _derived_run(folder: Path, mm: list[dict], na: list[dict], k: int, setting: 
         for r in na:
             r = dict(r)
             if r["role"] == "follower" and r["action_type"] in ("message", "undo") and rng.random() < noise:
-                r = {**r, "action_type": "undo" if r["action_type"] == "message" else "message",
-                     "content": None if r["action_type"] == "message" else "ok"}
+                r = {
+                    **r,
+                    "action_type": "undo" if r["action_type"] == "message" else "message",
+                    "content": None if r["action_type"] == "message" else "ok",
+                }
             f.write(json.dumps(r) + "\n")
 
 
@@ -81,8 +88,8 @@ def make_dataset(dest: Path) -> Path:
 
 
 def _open(root: Path):
-    from streamlit.testing.v1 import AppTest
     from streamlit.runtime.pages_manager import PagesManager
+    from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
     at.session_state["dataset_source"] = {"kind": "dir", "path": str(root), "label": "bench"}
@@ -116,9 +123,13 @@ def run() -> dict[str, dict]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     slowest = max(again, key=again.get)
-    print(f"  first load {first:.0f} ms; first visit per view: "
-          + ", ".join(f"{v} {ms:.0f}" for v, ms in first_visit.items())
-          + "; again: " + ", ".join(f"{v} {ms:.0f}" for v, ms in again.items()), file=sys.stderr)
+    print(
+        f"  first load {first:.0f} ms; first visit per view: "
+        + ", ".join(f"{v} {ms:.0f}" for v, ms in first_visit.items())
+        + "; again: "
+        + ", ".join(f"{v} {ms:.0f}" for v, ms in again.items()),
+        file=sys.stderr,
+    )
     return {
         "compare_page_ms_10x3000": {"value": again[slowest], "unit": "ms", "target": 2000},
         "compare_first_load_ms_10x3000": {"value": first, "unit": "ms", "target": None},

@@ -28,7 +28,9 @@ print(json.dumps({"ms": ms, "peak_mb": peak_mb, "n_actions": int(c.sessions_df["
 
 
 def _cold_load(path: Path) -> dict:
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), str(ROOT)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(path), str(ROOT)], capture_output=True, text=True, check=True
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 

@@ -17,8 +17,8 @@ from PIL import Image
 from components.map_editor_image import canvas_size, render
 from corpus.mapedit import draft as dr
 from corpus.mapedit.checks import check
-from corpus.mapedit.tools import apply_stroke
 from corpus.mapedit.strokes import CanvasFrame, brush_path
+from corpus.mapedit.tools import apply_stroke
 
 
 def _best_ms(fn, repeat: int = 7) -> float:
@@ -57,8 +57,17 @@ def run() -> dict:
     platform = _stroke_ms((60, 41), lambda f: _path(f, route), "route", (1620, 2360))
 
     def big_rect(f: CanvasFrame) -> dict:
-        return {"type": "Rect", "originX": "left", "originY": "top", "left": 100, "top": 100, "width": 300,
-                "height": 200, "strokeWidth": 2, "strokeUniform": True}
+        return {
+            "type": "Rect",
+            "originX": "left",
+            "originY": "top",
+            "left": 100,
+            "top": 100,
+            "width": 300,
+            "height": 200,
+            "strokeWidth": 2,
+            "strokeUniform": True,
+        }
 
     huge = _stroke_ms((1000, 1000), big_rect, "rect", (1000, 1000))
     return {

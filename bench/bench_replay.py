@@ -39,14 +39,29 @@ def _route(rng: random.Random, rows: int, cols: int) -> list[tuple[int, int]]:
     return path
 
 
-def synthetic_session(rows: int, cols: int, n_actions: int, seed: int = 0, session_id: str = "bench") -> tuple[Session, GridMap]:
+def synthetic_session(
+    rows: int, cols: int, n_actions: int, seed: int = 0, session_id: str = "bench"
+) -> tuple[Session, GridMap]:
     """A session of ``n_actions`` actions on a ``rows`` x ``cols`` map with landmarks, one of them
     misplaced on the Follower's map, mental models on every action and six checkpoints."""
     rng = random.Random(seed)
     route = _route(rng, rows, cols)
     on_route = set(route)
     landmarks: dict[str, Landmark] = {}
-    names = ["lake", "old mill", "church", "forest", "bridge", "tower", "farm", "cave", "well", "quarry", "ruins", "orchard"]
+    names = [
+        "lake",
+        "old mill",
+        "church",
+        "forest",
+        "bridge",
+        "tower",
+        "farm",
+        "cave",
+        "well",
+        "quarry",
+        "ruins",
+        "orchard",
+    ]
     side = max(2, min(rows, cols) // 10)
     for name in names[: max(4, min(len(names), rows * cols // 150))]:
         for _ in range(50):
@@ -62,7 +77,14 @@ def synthetic_session(rows: int, cols: int, n_actions: int, seed: int = 0, sessi
     r0, c0 = min(r for r, _ in cells), min(c for _, c in cells)
     nr, nc = (r0 + side + 2) % (rows - side), (c0 + 2 * side + 2) % (cols - side)
     follower[moved] = Landmark(cells=[(r - r0 + nr, c - c0 + nc) for r, c in cells], type=landmarks[moved].type)
-    grid_map = GridMap(id=f"map-{rows}x{cols}-{seed}", grid_size=(rows, cols), start_cell=route[0], landmarks=landmarks, route=route, follower_landmarks=follower)
+    grid_map = GridMap(
+        id=f"map-{rows}x{cols}-{seed}",
+        grid_size=(rows, cols),
+        start_cell=route[0],
+        landmarks=landmarks,
+        route=route,
+        follower_landmarks=follower,
+    )
 
     actions: list[Action] = []
     t = 0.0
@@ -74,36 +96,61 @@ def synthetic_session(rows: int, cols: int, n_actions: int, seed: int = 0, sessi
         role = "guide" if rng.random() < 0.5 else "follower"
         aligned = rng.random() < 0.75
         mm = MentalModel(
-            team_goal="t3" if aligned else "t4", partner_intent="p1" if aligned else "p4",
-            self_reasoning="r1" if aligned else "r5", aligned=aligned,
-            misalignment_reasons=[] if aligned else ["n2"], rationale="synthetic",
+            team_goal="t3" if aligned else "t4",
+            partner_intent="p1" if aligned else "p4",
+            self_reasoning="r1" if aligned else "r5",
+            aligned=aligned,
+            misalignment_reasons=[] if aligned else ["n2"],
+            rationale="synthetic",
         )
         u = rng.random()
         if role == "guide" or u < 0.35:
-            actions.append(Action(index=i, timestamp=round(t, 2), role=role, type="message", content=f"message {i}", mental_model=mm))
+            actions.append(
+                Action(
+                    index=i, timestamp=round(t, 2), role=role, type="message", content=f"message {i}", mental_model=mm
+                )
+            )
             continue
         if u < 0.85 or not drawn:
-            cells = route[k:k + per_draw] or route[-per_draw:]
+            cells = route[k : k + per_draw] or route[-per_draw:]
             if rng.random() < 0.2:  # a detour off the route
                 r, c = cells[-1]
                 cells = cells + [(min(r + 1, rows - 1), c), (min(r + 2, rows - 1), c)]
             k = min(len(route), k + per_draw)
             drawn.extend(cells)
-            actions.append(Action(index=i, timestamp=round(t, 2), role="follower", type="draw", content=cells, mental_model=mm))
+            actions.append(
+                Action(index=i, timestamp=round(t, 2), role="follower", type="draw", content=cells, mental_model=mm)
+            )
         elif u < 0.95:
-            cells = drawn[-min(len(drawn), 3):]
-            actions.append(Action(index=i, timestamp=round(t, 2), role="follower", type="erase", content=cells, mental_model=mm))
+            cells = drawn[-min(len(drawn), 3) :]
+            actions.append(
+                Action(index=i, timestamp=round(t, 2), role="follower", type="erase", content=cells, mental_model=mm)
+            )
         else:
             actions.append(Action(index=i, timestamp=round(t, 2), role="follower", type="undo", mental_model=mm))
     checkpoints = [
-        Checkpoint(role=role, index=j + 1, progress=p, action_index=int(p * (n_actions - 1)), elapsed_s=round(p * t, 1),
-                   team_goal="heading down the route", partner_intent="understood", self_reasoning="following the plan")
-        for role in ("guide", "follower") for j, p in enumerate((0.25, 0.5, 0.75))
+        Checkpoint(
+            role=role,
+            index=j + 1,
+            progress=p,
+            action_index=int(p * (n_actions - 1)),
+            elapsed_s=round(p * t, 1),
+            team_goal="heading down the route",
+            partner_intent="understood",
+            self_reasoning="following the plan",
+        )
+        for role in ("guide", "follower")
+        for j, p in enumerate((0.25, 0.5, 0.75))
     ]
     session = Session(
-        id=session_id, condition="visible" if seed % 2 == 0 else "not_visible", split="test", map_id=grid_map.id,
-        duration_s=round(t + 5, 1), participants=[Participant(role="guide", id="G"), Participant(role="follower", id="F")],
-        checkpoints=checkpoints, actions=actions,
+        id=session_id,
+        condition="visible" if seed % 2 == 0 else "not_visible",
+        split="test",
+        map_id=grid_map.id,
+        duration_s=round(t + 5, 1),
+        participants=[Participant(role="guide", id="G"), Participant(role="follower", id="F")],
+        checkpoints=checkpoints,
+        actions=actions,
     )
     return session, grid_map
 

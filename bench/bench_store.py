@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 
 def _store_with_labels(tmp: str):
     from bench_agreement import labels_frame
+
     from corpus import codebook as cbm
     from corpus.store import Store
 
@@ -35,8 +36,9 @@ def _store_with_labels(tmp: str):
     items = df[["session_id", "action_index"]].drop_duplicates().to_dict("records")
     task = store.create_task(lead, "bench", "bench", cbm.default(), items, [], seed=1, dataset_hash="bench")
     csv = df.assign(item=df["session_id"] + ":" + df["action_index"].astype(str))[["item", "coder", "code"]]
-    store.import_labels_csv(lead, task.id, csv.rename(columns={"code": "label"}).to_csv(index=False),
-                            create_coders=True, coder_kind="human")
+    store.import_labels_csv(
+        lead, task.id, csv.rename(columns={"code": "label"}).to_csv(index=False), create_coders=True, coder_kind="human"
+    )
     return store, task, store.user("coder_0"), sorted(set(csv["item"]))
 
 
@@ -69,14 +71,23 @@ def _ten_writers_s(n: int = 500) -> float:
         store = Store.open(tmp)
         lead = store.create_user("lead", "lead-password", "lead")
         coders = [store.create_user(f"c{i}", None, "coder", kind="model") for i in range(10)]
-        task = store.create_task(lead, "load", "x", cbm.default(), [{"session_id": "S", "action_index": i} for i in range(n)],
-                                 coders, dataset_hash="x")
+        task = store.create_task(
+            lead,
+            "load",
+            "x",
+            cbm.default(),
+            [{"session_id": "S", "action_index": i} for i in range(n)],
+            coders,
+            dataset_hash="x",
+        )
         ctx = mp.get_context("forkserver")
         out, start = ctx.Queue(), ctx.Event()
         import bench_store  # the writer as the child processes will import it (run.py loads this file apart)
 
-        procs = [ctx.Process(target=bench_store._writer, args=(store.url, task.id, c.username, n, start, out))
-                 for c in coders]
+        procs = [
+            ctx.Process(target=bench_store._writer, args=(store.url, task.id, c.username, n, start, out))
+            for c in coders
+        ]
         for p in procs:
             p.start()
         start.set()

@@ -41,7 +41,10 @@ def main(argv: list[str]) -> int:
         status = "-" if target is None else ("met" if ok else "MISSED")
         tgt = "" if target is None else (f"{low:g}-{target:g}" if low is not None else f"<= {target:g}")
         print(f"{name.ljust(width)}  {r['value']:>10.1f}  {r['unit']:<4}  {tgt:>8}  {status}")
-    out = {k: {kk: v for kk, v in r.items() if kk in ("value", "unit", "target", "min") and v is not None} for k, r in results.items()}
+    out = {
+        k: {kk: v for kk, v in r.items() if kk in ("value", "unit", "target", "min") and v is not None}
+        for k, r in results.items()
+    }
     (HERE / "results.json").write_text(json.dumps(out, indent=2) + "\n")
     print(f"\nwrote {HERE / 'results.json'}", file=sys.stderr)
     return 1 if failed else 0

@@ -42,24 +42,47 @@ def act_share_figure(shares: pd.DataFrame, test: IndependenceTest | Undefined) -
             continue
         n = d["n"].fillna(0).astype(int).tolist()
         total = int(d["total"].dropna().iloc[0])
-        traces.append({
-            "type": "bar", "x": x, "y": d["share"].fillna(0).tolist(), "name": f"{CONDITION_NAMES[cond]} (n = {total})",
-            "marker": {"color": CONDITION[cond], "pattern": {"shape": PATTERN[cond]}},
-            "text": [str(v) for v in n], "textposition": "outside", "textfont": {"size": 11},
-            "customdata": [[cond, c, v, total] for c, v in zip(order, n)],
-            "hovertemplate": "%{x}: %{y:.1%} of coded actions<br>n = %{customdata[2]} of %{customdata[3]}<br>click: list the actions<extra>"
-                             + CONDITION_NAMES[cond] + "</extra>",
-        })
+        traces.append(
+            {
+                "type": "bar",
+                "x": x,
+                "y": d["share"].fillna(0).tolist(),
+                "name": f"{CONDITION_NAMES[cond]} (n = {total})",
+                "marker": {"color": CONDITION[cond], "pattern": {"shape": PATTERN[cond]}},
+                "text": [str(v) for v in n],
+                "textposition": "outside",
+                "textfont": {"size": 11},
+                "customdata": [[cond, c, v, total] for c, v in zip(order, n)],
+                "hovertemplate": "%{x}: %{y:.1%} of coded actions<br>n = %{customdata[2]} of %{customdata[3]}<br>click: list the actions<extra>"
+                + CONDITION_NAMES[cond]
+                + "</extra>",
+            }
+        )
     notes = []
     if not isinstance(test, Undefined) and "visible" in test.residuals.index:
         for code, name in zip(order, x):
             if code in test.residuals.columns:
                 r = float(test.residuals.loc["visible", code])
-                notes.append({"x": name, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                              "text": f"<b>{r:+.1f}</b>" if abs(r) >= SIGNIFICANT else f"{r:+.1f}", "font": {"size": 12}})
-    layout = {"barmode": "group", "scattermode": "group", "margin": {"l": 10, "r": 10, "t": 50, "b": 10}, "annotations": notes,
-              "yaxis": {"title": {"text": "share of coded actions (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
-              "xaxis": {"title": {"text": "grounding act"}}}
+                notes.append(
+                    {
+                        "x": name,
+                        "y": 1.0,
+                        "xref": "x",
+                        "yref": "paper",
+                        "yanchor": "bottom",
+                        "showarrow": False,
+                        "text": f"<b>{r:+.1f}</b>" if abs(r) >= SIGNIFICANT else f"{r:+.1f}",
+                        "font": {"size": 12},
+                    }
+                )
+    layout = {
+        "barmode": "group",
+        "scattermode": "group",
+        "margin": {"l": 10, "r": 10, "t": 50, "b": 10},
+        "annotations": notes,
+        "yaxis": {"title": {"text": "share of coded actions (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
+        "xaxis": {"title": {"text": "grounding act"}},
+    }
     return figure(traces, layout, height=420)
 
 
@@ -74,15 +97,19 @@ def test_summary(test: IndependenceTest | Undefined) -> None:
     c[0].caption(f"df = {fmt(chi2.dof)}, {p_clause(chi2.p_value)} (actions as independent)")
     c[1].metric("Cramér's V", fmt(v.estimate, 2), help=f"{v.method}; 95 % interval: {v.interval_method}")
     c[1].caption(f"95 % CI {fmt_range(v.interval, 2)} (session bootstrap)")
-    c[2].metric("Permutation p", fmt_p(test.permutation_p),
-                help=f"Condition labels shuffled across sessions {test.n_permutations:,} times (seed 0)")
+    c[2].metric(
+        "Permutation p",
+        fmt_p(test.permutation_p),
+        help=f"Condition labels shuffled across sessions {test.n_permutations:,} times (seed 0)",
+    )
     c[2].caption(f"{test.n_sessions} sessions, condition labels shuffled {test.n_permutations:,} times")
     st.caption(
         f"Pearson's chi-square test of independence of condition and act on {chi2.n} coded actions in "
         f"{test.n_sessions} sessions ({chi2.provenance()}). Numbers above the acts: adjusted standardized residuals of "
         "visible (positive: more frequent when the Guide saw the canvas than independence predicts; bold beyond +-1.96, "
         "i.e. that act clearly differs; not visible has the same residual with the opposite sign). "
-        f"Cramér's V: {v.method}; its interval: {v.interval_method}.")
+        f"Cramér's V: {v.method}; its interval: {v.interval_method}."
+    )
     for w in test.warnings[1:]:
         st.warning(w)
 
@@ -96,11 +123,23 @@ def alignment_by_act_figure(by_act: pd.DataFrame) -> go.Figure:
         if d["n"].isna().all():
             continue
         traces += bar_with_interval(
-            [act_name(c) for c in order], d.rename(columns={"share_aligned": "share"}), CONDITION_NAMES[cond], CONDITION[cond], PATTERN[cond],
-            [[cond, c, 0 if pd.isna(v) else int(v)] for c, v in zip(order, d["n"])], d["n"],
+            [act_name(c) for c in order],
+            d.rename(columns={"share_aligned": "share"}),
+            CONDITION_NAMES[cond],
+            CONDITION[cond],
+            PATTERN[cond],
+            [[cond, c, 0 if pd.isna(v) else int(v)] for c, v in zip(order, d["n"])],
+            d["n"],
             "%{x}: %{y:.0%} judged the partner on the same page (p1)<br>n = %{customdata[2]}<br>click: list the actions<extra>"
-            + CONDITION_NAMES[cond] + "</extra>", cond)
+            + CONDITION_NAMES[cond]
+            + "</extra>",
+            cond,
+        )
     traces.append(interval_key(WILSON_BARS))
-    layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "partner understood, p1 (% of actions)"}, "tickformat": ".0%", "range": [0, 1.05]},
-              "xaxis": {"title": {"text": "grounding act"}}}
+    layout = {
+        "barmode": "group",
+        "scattermode": "group",
+        "yaxis": {"title": {"text": "partner understood, p1 (% of actions)"}, "tickformat": ".0%", "range": [0, 1.05]},
+        "xaxis": {"title": {"text": "grounding act"}},
+    }
     return figure(traces, layout, height=420)

@@ -25,9 +25,9 @@ from analysis import agreement as ag
 from analysis.curation import Curation, curation
 from components.coding import item_view
 from components.gold_history import ERROR_LABELS, item_history, task_history
-from corpus.limits import NOTE_CHARS
 from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
+from corpus.limits import NOTE_CHARS
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
 from corpus.values import is_defined
 
@@ -87,9 +87,15 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
             st.session_state[f"adj_phase_msg_{task.id}"] = str(exc)
 
     st.session_state[f"adj_phase_{task.id}"] = task.phase
-    st.segmented_control("Phase", list(PHASES), format_func=PHASE_LABELS.get, key=f"adj_phase_{task.id}",
-                         on_change=_set, help="Coding: coders are blind. Adjudication: labels are visible to "
-                         "the coders of this task. Revealed: the task is closed and coders see their feedback.")
+    st.segmented_control(
+        "Phase",
+        list(PHASES),
+        format_func=PHASE_LABELS.get,
+        key=f"adj_phase_{task.id}",
+        on_change=_set,
+        help="Coding: coders are blind. Adjudication: labels are visible to "
+        "the coders of this task. Revealed: the task is closed and coders see their feedback.",
+    )
     problem = st.session_state.pop(f"adj_phase_msg_{task.id}", None)
     if problem:
         st.error(f"The phase was not changed: {problem}")
@@ -99,9 +105,19 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
             st.warning(f"Not revealed yet. {warning}", icon=":material/warning:")
             b1, b2, _ = st.columns([1, 1, 2])
             what = f"with {c.n_open} item{'s' if c.n_open != 1 else ''} open" if c.n_labelled else "without gold"
-            b1.button(f"Reveal {what}", key=f"adj_reveal_yes_{task.id}", type="primary", on_click=_change,
-                      args=("revealed",), icon=":material/lock:")
-            b2.button("Keep adjudicating", key=f"adj_reveal_no_{task.id}", on_click=lambda: st.session_state.pop(pending, None))
+            b1.button(
+                f"Reveal {what}",
+                key=f"adj_reveal_yes_{task.id}",
+                type="primary",
+                on_click=_change,
+                args=("revealed",),
+                icon=":material/lock:",
+            )
+            b2.button(
+                "Keep adjudicating",
+                key=f"adj_reveal_no_{task.id}",
+                on_click=lambda: st.session_state.pop(pending, None),
+            )
 
 
 MAJORITY_SHARES = ("1/2", "3/5", "2/3", "3/4", "4/5")
@@ -116,11 +132,22 @@ def consensus_controls(store: Store, lead: User, task: Task) -> None:
         st.session_state[key] = f"Accepted {n} item(s) as gold ({what})."
 
     c1, c2, c3 = st.columns([1.2, 1.6, 1.2])
-    c1.button("Accept all unanimous", key=f"adj_unanimous_{task.id}", on_click=_accept, args=("1",),
-              icon=":material/done_all:", type="primary")
-    thr = c2.select_slider("Majority of at least", MAJORITY_SHARES, value="2/3", key=f"adj_threshold_{task.id}",
-                           help="The share of an item's coders who must give its majority code, compared exactly "
-                                "(2 of 3 coders reach 2/3; 3 of 5 reach 3/5). A tie at the top never counts.")
+    c1.button(
+        "Accept all unanimous",
+        key=f"adj_unanimous_{task.id}",
+        on_click=_accept,
+        args=("1",),
+        icon=":material/done_all:",
+        type="primary",
+    )
+    thr = c2.select_slider(
+        "Majority of at least",
+        MAJORITY_SHARES,
+        value="2/3",
+        key=f"adj_threshold_{task.id}",
+        help="The share of an item's coders who must give its majority code, compared exactly "
+        "(2 of 3 coders reach 2/3; 3 of 5 reach 3/5). A tie at the top never counts.",
+    )
     c3.button(f"Accept majority ≥ {thr}", key=f"adj_majority_{task.id}", on_click=_accept, args=(thr,))
     if st.session_state.get(key):
         st.success(st.session_state[key])
@@ -130,9 +157,16 @@ def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str |
     s = st.session_state
     et = s.get(f"adj_error_{task.id}_{item}")
     try:
-        store.set_gold(lead, task.id, item, s[f"adj_code_{task.id}_{item}"], provenance="adjudicated",
-                       note=s.get(f"adj_note_{task.id}_{item}", ""), error_type=et,
-                       flag_codebook=bool(s.get(f"adj_flag_{task.id}_{item}", False)))
+        store.set_gold(
+            lead,
+            task.id,
+            item,
+            s[f"adj_code_{task.id}_{item}"],
+            provenance="adjudicated",
+            note=s.get(f"adj_note_{task.id}_{item}", ""),
+            error_type=et,
+            flag_codebook=bool(s.get(f"adj_flag_{task.id}_{item}", False)),
+        )
     except (AccessDenied, StoreError) as exc:
         s[f"adj_gmsg_{task.id}"] = f"Not saved: {exc}"
         return
@@ -143,8 +177,11 @@ def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str |
 
 def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, state: TaskState) -> None:
     if task.phase == "coding":
-        st.info("Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
-                "so coders may discuss the labels.", icon=":material/visibility_off:")
+        st.info(
+            "Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
+            "so coders may discuss the labels.",
+            icon=":material/visibility_off:",
+        )
     cur, items, q = state.labels, state.items, state.queue
     if q.empty:
         st.info("No labels yet: nothing to adjudicate.")
@@ -167,29 +204,37 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, st
         g = f", gold {r['gold']}" if isinstance(r["gold"], str) else ""
         return f"{i} ({a}{g})"
 
-    item = st.selectbox(f"Queue ({len(ids)} item{'s' if len(ids) != 1 else ''}, least agreement first)", ids, key=key, format_func=label)
+    item = st.selectbox(
+        f"Queue ({len(ids)} item{'s' if len(ids) != 1 else ''}, least agreement first)", ids, key=key, format_func=label
+    )
     pos = ids.index(item)
     next_item = ids[pos + 1] if pos + 1 < len(ids) else None
 
     mine = cur[cur["item_id"] == item]
     coder_ids = {c: i + 1 for i, c in enumerate(sorted(cur["coder"].unique()))}
     names = {c.code: c.name for c in task.codebook.codes}
-    shown = pd.DataFrame({
-        "coder": [f"Coder {coder_ids[c]}" if hide else c for c in mine["coder"]],
-        "kind": mine["coder_kind"].tolist(),
-        "label": [names.get(c, c) for c in mine["code"]],
-        "note": mine["note"].tolist(),
-        "unsure": mine["unsure"].tolist(),
-        "seconds": mine["seconds"].tolist(),
-    })
+    shown = pd.DataFrame(
+        {
+            "coder": [f"Coder {coder_ids[c]}" if hide else c for c in mine["coder"]],
+            "kind": mine["coder_kind"].tolist(),
+            "label": [names.get(c, c) for c in mine["code"]],
+            "note": mine["note"].tolist(),
+            "unsure": mine["unsure"].tolist(),
+            "seconds": mine["seconds"].tolist(),
+        }
+    )
     row = items.set_index("item_id").loc[item]
     left, right = st.columns([1, 1], gap="large")
     with left:
         item_view(corpus, task, str(row["session_id"]), int(row["action_index"]), key=f"adj_view_{task.id}")
     with right:
         st.markdown("**Labels**")
-        st.dataframe(shown, hide_index=True, width="stretch",
-                     column_config={"seconds": st.column_config.NumberColumn(format="%.1f s")})
+        st.dataframe(
+            shown,
+            hide_index=True,
+            width="stretch",
+            column_config={"seconds": st.column_config.NumberColumn(format="%.1f s")},
+        )
         codes = task.codebook.code_ids
         modal = info.loc[item, "modal_code"]
         ck = f"adj_code_{task.id}_{item}"
@@ -198,10 +243,13 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, st
         with st.form(f"adj_form_{task.id}_{item}", border=True):
             st.selectbox("Gold code", codes, key=ck, format_func=lambda c: f"{names[c]} ({c})")
             st.text_input("Note for the coders", key=f"adj_note_{task.id}_{item}", max_chars=NOTE_CHARS)
-            st.selectbox("Error type", [None, *ERROR_TYPES], key=f"adj_error_{task.id}_{item}", format_func=ERROR_LABELS.get)
+            st.selectbox(
+                "Error type", [None, *ERROR_TYPES], key=f"adj_error_{task.id}_{item}", format_func=ERROR_LABELS.get
+            )
             st.checkbox("Flag the codebook for revision", key=f"adj_flag_{task.id}_{item}")
-            st.form_submit_button("Save gold", type="primary", on_click=_save_gold,
-                                  args=(store, lead, task, item, next_item))
+            st.form_submit_button(
+                "Save gold", type="primary", on_click=_save_gold, args=(store, lead, task, item, next_item)
+            )
         item_history(store, lead, task, item)
     msg = st.session_state.get(f"adj_gmsg_{task.id}")
     if msg:
@@ -214,8 +262,11 @@ def gold_summary(store: Store, lead: User, task: Task, gold: pd.DataFrame) -> No
         return
     counts = gold["provenance"].value_counts()
     flagged = int(gold["flag_codebook"].sum())
-    st.caption(f"Gold: {len(gold)} items · " + " · ".join(f"{k} {v}" for k, v in counts.items())
-               + (f" · {flagged} flagged for codebook revision" if flagged else ""))
+    st.caption(
+        f"Gold: {len(gold)} items · "
+        + " · ".join(f"{k} {v}" for k, v in counts.items())
+        + (f" · {flagged} flagged for codebook revision" if flagged else "")
+    )
     with st.expander("Gold labels"):
         st.dataframe(gold, hide_index=True, width="stretch")
     task_history(store, lead, task)

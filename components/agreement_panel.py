@@ -48,20 +48,37 @@ def numbers_row(head: ag.Headline | None, who: str = "") -> None:
         return
     for col, est, label in zip(cols, head.statistics, LABELS):
         view.metric(col, est, label, digits=3)
-    st.caption(f"{who}{head.n_labels} labels from {head.n_coders} coders on {head.n_items} items; "
-               f"Fleiss' kappa on the {head.n_items_complete} items coded by every coder "
-               f"(numbers shown from {ag.PANEL_MIN_ITEMS} such items on).")
+    st.caption(
+        f"{who}{head.n_labels} labels from {head.n_coders} coders on {head.n_items} items; "
+        f"Fleiss' kappa on the {head.n_items_complete} items coded by every coder "
+        f"(numbers shown from {ag.PANEL_MIN_ITEMS} such items on)."
+    )
 
 
 def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
-    fig = go.Figure(go.Scatter(x=drift["n_items"], y=drift["kappa"], mode="lines+markers", name="Fleiss' kappa",
-                               hovertemplate="first %{x} items: kappa %{y:.3f}<extra></extra>"))
-    fig.update_layout(
-        height=260, margin={"l": 40, "r": 10, "t": 30, "b": 40},
-        title={"text": f"Kappa as coding proceeds (first {step}, {2 * step}, ... complete items)", "font": {"size": 13}},
-        xaxis_title="items coded by every coder", yaxis_title="Fleiss' kappa", yaxis_range=[-0.2, 1.0],
+    fig = go.Figure(
+        go.Scatter(
+            x=drift["n_items"],
+            y=drift["kappa"],
+            mode="lines+markers",
+            name="Fleiss' kappa",
+            hovertemplate="first %{x} items: kappa %{y:.3f}<extra></extra>",
+        )
     )
-    fig.add_hline(y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="bottom left")
+    fig.update_layout(
+        height=260,
+        margin={"l": 40, "r": 10, "t": 30, "b": 40},
+        title={
+            "text": f"Kappa as coding proceeds (first {step}, {2 * step}, ... complete items)",
+            "font": {"size": 13},
+        },
+        xaxis_title="items coded by every coder",
+        yaxis_title="Fleiss' kappa",
+        yaxis_range=[-0.2, 1.0],
+    )
+    fig.add_hline(
+        y=0.8, line_dash="dot", line_color="#16a34a", annotation_text="0.8", annotation_position="bottom left"
+    )
     return fig
 
 
@@ -78,7 +95,9 @@ def lead_panel(store: Store, user: User, task: Task) -> None:
     cur = live.labels
     counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
     if coders:
-        st.caption("Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{task.n_items}" for u in coders))
+        st.caption(
+            "Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{task.n_items}" for u in coders)
+        )
     if live.agreement.report is not None:
         details(live.agreement, task.id)
     model_view(live.models)
@@ -105,11 +124,22 @@ def details(live: LiveAgreement, task_id: int) -> None:
         uses = rep.diagnostics.category_uses
         total = max(sum(uses.values()), 1)
         per_cat = live.headline.fleiss.per_category
-        st.dataframe(pd.DataFrame({"category": list(uses), "labels": list(uses.values()),
-                                   "share": [u / total for u in uses.values()],
-                                   "kappa": [fmt(per_cat.get(c)) for c in uses]}), hide_index=True, width="stretch")
-        st.caption(f"Most common: {rep.diagnostics.prevalence_category} "
-                   f"({fmt_share(rep.diagnostics.prevalence_share)} of labels).")
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "category": list(uses),
+                    "labels": list(uses.values()),
+                    "share": [u / total for u in uses.values()],
+                    "kappa": [fmt(per_cat.get(c)) for c in uses],
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        st.caption(
+            f"Most common: {rep.diagnostics.prevalence_category} "
+            f"({fmt_share(rep.diagnostics.prevalence_share)} of labels)."
+        )
     by_version(live.humans)
     c1, c2 = st.columns(2)
     with c1:
@@ -118,7 +148,9 @@ def details(live: LiveAgreement, task_id: int) -> None:
             st.plotly_chart(drift_figure(drift, live.step), key=f"drift_{task_id}", width="stretch")
             undefined = drift[drift["kappa"].isna()]
             if len(undefined):
-                st.caption("; ".join(f"first {r.n_items}: undefined, because {r.reason}" for r in undefined.itertuples()))
+                st.caption(
+                    "; ".join(f"first {r.n_items}: undefined, because {r.reason}" for r in undefined.itertuples())
+                )
         else:
             st.caption("Kappa's drift appears once items are coded by every coder.")
     with c2:
@@ -133,8 +165,11 @@ def matrices(live: LiveAgreement, task_id: int) -> None:
     coders = live.report.coders
     if len(coders) < 2:
         return
-    pick = st.selectbox("Matrix", ["Coincidence (all coders)"] + [f"{a} vs {b}" for i, a in enumerate(coders) for b in coders[i + 1:]],
-                        key=f"adj_matrix_{task_id}")
+    pick = st.selectbox(
+        "Matrix",
+        ["Coincidence (all coders)"] + [f"{a} vs {b}" for i, a in enumerate(coders) for b in coders[i + 1 :]],
+        key=f"adj_matrix_{task_id}",
+    )
     if pick.startswith("Coincidence"):
         view.matrix(view.coincidence_table(live.report), "", "", "Coincidence matrix", key=f"coinc_{task_id}")
         return
@@ -155,8 +190,14 @@ def by_version(humans: pd.DataFrame) -> None:
     rows = []
     for v in versions:
         head = ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS)
-        rows.append({"codebook version": v, "labels": head.n_labels, "items": head.n_items,
-                     **{label: fmt(est.estimate) for label, est in zip(LABELS, head.statistics)}})
+        rows.append(
+            {
+                "codebook version": v,
+                "labels": head.n_labels,
+                "items": head.n_items,
+                **{label: fmt(est.estimate) for label, est in zip(LABELS, head.statistics)},
+            }
+        )
     st.markdown("**By codebook version** (current labels, by the version each was given under)")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 

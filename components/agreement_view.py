@@ -4,7 +4,7 @@ against gold, and a scheme comparison. Values print through the one formatter,
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -26,8 +26,13 @@ LEVEL_HELP = {
 
 def estimate_help(est: Estimate) -> str:
     """What a tile's number rests on and how it was computed, for its help text."""
-    parts = [f"n = {est.n} {est.n_of}.", fmt_ci(est, 3), est.interval_method, f"Method: {est.method}.",
-             f"Computed by {est.provenance()}."]
+    parts = [
+        f"n = {est.n} {est.n_of}.",
+        fmt_ci(est, 3),
+        est.interval_method,
+        f"Method: {est.method}.",
+        f"Computed by {est.provenance()}.",
+    ]
     return " ".join(p for p in parts if p)
 
 
@@ -44,10 +49,17 @@ def metric(col, est: Estimate, label: str | None = None, digits: int = 2) -> Non
 def headline(rep: ag.Headline) -> None:
     """The main numbers, each with its n and interval, and the reason when undefined."""
     c = st.columns(6)
-    c[0].metric("Items", rep.n_items, help=f"{rep.n_coders} coders, {rep.n_labels} labels, "
-                                          f"{rep.n_missing_labels} missing labels, {rep.n_items_complete} items coded by every coder")
-    for col, est, label in zip(c[1:], rep.statistics, ["Fleiss' kappa", "Krippendorff's alpha", "Percent agreement",
-                                                       "Mean Cohen's kappa", "Gwet's AC1"]):
+    c[0].metric(
+        "Items",
+        rep.n_items,
+        help=f"{rep.n_coders} coders, {rep.n_labels} labels, "
+        f"{rep.n_missing_labels} missing labels, {rep.n_items_complete} items coded by every coder",
+    )
+    for col, est, label in zip(
+        c[1:],
+        rep.statistics,
+        ["Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean Cohen's kappa", "Gwet's AC1"],
+    ):
         metric(col, est, label)
 
 
@@ -69,31 +81,55 @@ def diagnostics(rep: ag.AgreementReport) -> None:
 
 def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
     uses = rep.diagnostics.category_uses
-    rows = [{"code": c, "name": names.get(c, c), "labels": uses.get(c, 0),
-             "share": uses.get(c, 0) / max(rep.n_labels, 1),
-             "kappa": v if is_defined(v) else None,
-             "note": "" if is_defined(v) else str(v)} for c, v in rep.fleiss.per_category.items()]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config={
-        "share": st.column_config.ProgressColumn("share of labels", format="percent", min_value=0, max_value=1),
-        "kappa": st.column_config.NumberColumn("per-category kappa", format="%.2f"),
-    })
+    rows = [
+        {
+            "code": c,
+            "name": names.get(c, c),
+            "labels": uses.get(c, 0),
+            "share": uses.get(c, 0) / max(rep.n_labels, 1),
+            "kappa": v if is_defined(v) else None,
+            "note": "" if is_defined(v) else str(v),
+        }
+        for c, v in rep.fleiss.per_category.items()
+    ]
+    st.dataframe(
+        pd.DataFrame(rows),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "share": st.column_config.ProgressColumn("share of labels", format="percent", min_value=0, max_value=1),
+            "kappa": st.column_config.NumberColumn("per-category kappa", format="%.2f"),
+        },
+    )
 
 
 def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None) -> go.Figure:
-    fig = go.Figure(go.Heatmap(
-        z=m.to_numpy(), x=[str(c) for c in m.columns], y=[str(i) for i in m.index], colorscale="Blues",
-        text=m.round(1).to_numpy(), texttemplate="%{text}", hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.1f}}<extra></extra>",
-        showscale=False,
-    ))
-    fig.update_layout(height=max(320, 34 * len(m) + 120), margin={"l": 10, "r": 10, "t": 30 if title else 10, "b": 10},
-                      xaxis={"title": x_title, "side": "bottom"}, yaxis={"title": y_title, "autorange": "reversed"})
+    fig = go.Figure(
+        go.Heatmap(
+            z=m.to_numpy(),
+            x=[str(c) for c in m.columns],
+            y=[str(i) for i in m.index],
+            colorscale="Blues",
+            text=m.round(1).to_numpy(),
+            texttemplate="%{text}",
+            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.1f}}<extra></extra>",
+            showscale=False,
+        )
+    )
+    fig.update_layout(
+        height=max(320, 34 * len(m) + 120),
+        margin={"l": 10, "r": 10, "t": 30 if title else 10, "b": 10},
+        xaxis={"title": x_title, "side": "bottom"},
+        yaxis={"title": y_title, "autorange": "reversed"},
+    )
     if title:
         fig.update_layout(title={"text": title, "font": {"size": 13}})
     return fig
 
 
-def matrix(frame: pd.DataFrame | Exception, x_title: str, y_title: str, title: str | None = None,
-           key: str | None = None) -> None:
+def matrix(
+    frame: pd.DataFrame | Exception, x_title: str, y_title: str, title: str | None = None, key: str | None = None
+) -> None:
     """A heatmap of a categories x categories table, or why there is none (too many categories)."""
     if isinstance(frame, Exception):
         st.info(str(frame))
@@ -110,8 +146,10 @@ def coincidence_table(rep: ag.AgreementReport) -> pd.DataFrame | ag.MatrixTooLar
 
 def coincidence(rep: ag.AgreementReport) -> None:
     matrix(coincidence_table(rep), "code", "code")
-    st.caption("Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
-               "Off the diagonal: which codes get confused.")
+    st.caption(
+        "Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
+        "Off the diagonal: which codes get confused."
+    )
 
 
 def pairwise(rep: ag.AgreementReport) -> None:
@@ -121,24 +159,36 @@ def pairwise(rep: ag.AgreementReport) -> None:
         return
     pairs["note"] = [fmt(k) if not is_defined(k) else "" for k in pairs["kappa"]]
     pairs["kappa"] = [k if is_defined(k) else None for k in pairs["kappa"]]
-    st.dataframe(pairs, hide_index=True, width="stretch",
-                 column_config={"kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f")})
+    st.dataframe(
+        pairs,
+        hide_index=True,
+        width="stretch",
+        column_config={"kappa": st.column_config.NumberColumn("Cohen's kappa", format="%.2f")},
+    )
 
 
 def disagreements(rep: ag.AgreementReport) -> None:
     if rep.most_disagreed.empty:
         st.success("The coders agree on every item.")
         return
-    st.dataframe(rep.most_disagreed, hide_index=True, width="stretch",
-                 column_config={"agreement": st.column_config.NumberColumn(format="%.2f"),
-                                "modal_share": st.column_config.NumberColumn(format="%.2f")})
+    st.dataframe(
+        rep.most_disagreed,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "agreement": st.column_config.NumberColumn(format="%.2f"),
+            "modal_share": st.column_config.NumberColumn(format="%.2f"),
+        },
+    )
 
 
 def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
     c = st.columns(3)
     metric(c[0], result.cohen, "Cohen's kappa vs gold")
     metric(c[1], result.percent_agreement, "Percent agreement")
-    c[2].metric("Items compared", result.cohen.n, help=f"gold: {result.gold}; {result.n_unmatched} of its labels had no gold")
+    c[2].metric(
+        "Items compared", result.cohen.n, help=f"gold: {result.gold}; {result.n_unmatched} of its labels had no gold"
+    )
     if paper_note:
         st.caption(paper_note)
     try:
@@ -150,23 +200,37 @@ def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
 
 def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:
     c = st.columns(3)
-    c[0].metric("Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}")
+    c[0].metric(
+        "Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}"
+    )
     metric(c[1], cmp.cramers_v)
-    c[2].metric("Chi-square p", fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
-                help=f"{fmt_test(cmp.chi2)}. {estimate_help(cmp.chi2)}")
+    c[2].metric(
+        "Chi-square p",
+        fmt_p(cmp.chi2.p_value) if cmp.chi2.defined else "undefined",
+        help=f"{fmt_test(cmp.chi2)}. {estimate_help(cmp.chi2)}",
+    )
     for w in cmp.chi2.warnings:
         st.info(w)
     if not cmp.table.empty:
         st.plotly_chart(matrix_figure(cmp.table.astype(float), name_b, name_a), width="stretch")
-        st.dataframe(cmp.best_match, hide_index=True, width="stretch",
-                     column_config={"share": st.column_config.NumberColumn("share of its actions", format="%.2f")})
+        st.dataframe(
+            cmp.best_match,
+            hide_index=True,
+            width="stretch",
+            column_config={"share": st.column_config.NumberColumn("share of its actions", format="%.2f")},
+        )
 
 
 def alpha_level(codes: Sequence[str], key: str = "agr_level") -> tuple[str, list[str] | None]:
     """The level of measurement for Krippendorff's alpha and, for ordinal, the category order."""
     c1, c2 = st.columns([1, 3])
-    level = c1.selectbox("Krippendorff's alpha level", ag.LEVELS, key=key, format_func=str.capitalize,
-                         help="; ".join(f"{k}: {v}" for k, v in LEVEL_HELP.items()))
+    level = c1.selectbox(
+        "Krippendorff's alpha level",
+        ag.LEVELS,
+        key=key,
+        format_func=str.capitalize,
+        help="; ".join(f"{k}: {v}" for k, v in LEVEL_HELP.items()),
+    )
     if level != "ordinal":
         return level, None
     text = c2.text_input("Category order, low to high (comma-separated)", ", ".join(codes), key=f"{key}_order")

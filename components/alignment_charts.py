@@ -18,8 +18,8 @@ from analysis.progress import AXIS_TITLES
 from analysis.progress_model import METHODS, ProgressModel, summary_sentence
 from analysis.results import Test
 from components.chart import WILSON_BANDS, axis_suffix, figure, interval_key, on_panel, panels
-from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from components.download import csv_button
+from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
 from corpus.values import Undefined
 
@@ -38,8 +38,9 @@ def label_sides(d: pd.DataFrame, cond: str, other: pd.DataFrame | None = None) -
     return sides
 
 
-def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share",
-                 other: pd.DataFrame | None = None) -> list[dict]:
+def curve_traces(
+    d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share", other: pd.DataFrame | None = None
+) -> list[dict]:
     """One condition's line with its Wilson band and n beside each point (away from ``other``, the
     other condition's points: see :func:`label_sides`). ``d`` has progress, share, n, ci_low,
     ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
@@ -47,25 +48,54 @@ def curve_traces(d: pd.DataFrame, cond: str, ids: list, legend: bool = True, wha
     sides = label_sides(d, cond, other)
     color = CONDITION[cond]
     x = d["progress"].tolist()
-    band = {"type": "scatter", "x": x + x[::-1], "y": d["ci_high"].tolist() + d["ci_low"].tolist()[::-1], "mode": "lines",
-            "fill": "toself", "fillcolor": rgba(color, 0.15), "line": {"width": 0}, "hoverinfo": "skip", "showlegend": False,
-            "legendgroup": cond}
+    band = {
+        "type": "scatter",
+        "x": x + x[::-1],
+        "y": d["ci_high"].tolist() + d["ci_low"].tolist()[::-1],
+        "mode": "lines",
+        "fill": "toself",
+        "fillcolor": rgba(color, 0.15),
+        "line": {"width": 0},
+        "hoverinfo": "skip",
+        "showlegend": False,
+        "legendgroup": cond,
+    }
     k = len(ids)
     line = {
-        "type": "scatter", "x": x, "y": d["share"].tolist(), "mode": "lines+markers+text", "name": CONDITION_NAMES[cond],
+        "type": "scatter",
+        "x": x,
+        "y": d["share"].tolist(),
+        "mode": "lines+markers+text",
+        "name": CONDITION_NAMES[cond],
         "line": {"color": color, "width": 2, "dash": CONDITION_DASH[cond]},
         "marker": {"symbol": CONDITION_SYMBOLS[cond], "size": 8, "color": color},
-        "text": [str(int(n)) for n in d["n"]], "textposition": sides,
-        "textfont": {"size": 10, "color": color}, "legendgroup": cond, "showlegend": legend,
-        "customdata": [[*ids, cond, int(b), int(n), float(lo), float(hi)] for b, n, lo, hi in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"])],
-        "hovertemplate": (f"%{{x:.0%}}<br>{what} %{{y:.0%}} (95% CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.0%}})"
-                          f"<br>n = %{{customdata[{k + 2}]}}<br>click: list the actions<extra>{CONDITION_NAMES[cond]}</extra>"),
+        "text": [str(int(n)) for n in d["n"]],
+        "textposition": sides,
+        "textfont": {"size": 10, "color": color},
+        "legendgroup": cond,
+        "showlegend": legend,
+        "customdata": [
+            [*ids, cond, int(b), int(n), float(lo), float(hi)]
+            for b, n, lo, hi in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"])
+        ],
+        "hovertemplate": (
+            f"%{{x:.0%}}<br>{what} %{{y:.0%}} (95% CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.0%}})"
+            f"<br>n = %{{customdata[{k + 2}]}}<br>click: list the actions<extra>{CONDITION_NAMES[cond]}</extra>"
+        ),
     }
     return [band, line]
 
 
-def curve_panels(curves: pd.DataFrame, panel_col: str, panel_keys: list[str], titles: list[str], progress: str, y_title: str,
-                 what: str = "share", height: int = 400) -> go.Figure:
+def curve_panels(
+    curves: pd.DataFrame,
+    panel_col: str,
+    panel_keys: list[str],
+    titles: list[str],
+    progress: str,
+    y_title: str,
+    what: str = "share",
+    height: int = 400,
+) -> go.Figure:
     """One panel per key of ``panel_col``: a line per condition against progress (shared y axis)."""
     traces = []
     for i, key in enumerate(panel_keys, start=1):
@@ -77,19 +107,33 @@ def curve_panels(curves: pd.DataFrame, panel_col: str, panel_keys: list[str], ti
     traces.append(interval_key(WILSON_BANDS, band=True))
     layout = panels(len(panel_keys), titles if len(panel_keys) > 1 else None)
     for i in range(1, len(panel_keys) + 1):
-        layout[f"xaxis{axis_suffix(i)}"].update(tickformat=".0%", range=[-0.02, 1.02], title={"text": AXIS_TITLES[progress] if i == (len(panel_keys) + 1) // 2 else ""})
+        layout[f"xaxis{axis_suffix(i)}"].update(
+            tickformat=".0%",
+            range=[-0.02, 1.02],
+            title={"text": AXIS_TITLES[progress] if i == (len(panel_keys) + 1) // 2 else ""},
+        )
     layout["yaxis"].update(title={"text": y_title}, tickformat=".0%", range=[-0.02, 1.08])
     return figure(traces, layout, height=height)
 
 
 def progress_figure(curves: pd.DataFrame, measures: list[str], progress: str) -> go.Figure:
     """One panel per measure: share grounded against progress, a line per condition with its 95 % CI."""
-    return curve_panels(curves, "measure", measures, [MEASURES[m] for m in measures], progress, "share of labelled actions (%)")
+    return curve_panels(
+        curves, "measure", measures, [MEASURES[m] for m in measures], progress, "share of labelled actions (%)"
+    )
 
 
 def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
-    return curve_panels(curves.assign(panel="dyad"), "panel", ["dyad"], [], progress, "moments with the same team goal (%)",
-                        what="same team goal", height=380)
+    return curve_panels(
+        curves.assign(panel="dyad"),
+        "panel",
+        ["dyad"],
+        [],
+        progress,
+        "moments with the same team goal (%)",
+        what="same team goal",
+        height=380,
+    )
 
 
 # -- the model ---------------------------------------------------------------------------------
@@ -97,10 +141,16 @@ def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
 
 def _effect_row(e: Test, log_odds: bool = True) -> dict:
     odds = f"{fmt(np.exp(e.estimate), 2)} ({fmt_range(tuple(np.exp(e.interval)), 2)})" if log_odds else "-"
-    return {"quantity": e.statistic,
-            "log-odds (95 % CI)": f"{fmt(e.estimate, 2, signed=True)} ({fmt_range(e.interval, 2, missing='-')})"
-            if log_odds else "-",
-            "odds ratio (95 % CI)": odds, "test": fmt_test(e), "p": p_clause(e.p_value), "note": "; ".join(e.warnings)}
+    return {
+        "quantity": e.statistic,
+        "log-odds (95 % CI)": f"{fmt(e.estimate, 2, signed=True)} ({fmt_range(e.interval, 2, missing='-')})"
+        if log_odds
+        else "-",
+        "odds ratio (95 % CI)": odds,
+        "test": fmt_test(e),
+        "p": p_clause(e.p_value),
+        "note": "; ".join(e.warnings),
+    }
 
 
 def model_rows(fit: ProgressModel) -> pd.DataFrame:
@@ -118,16 +168,35 @@ def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) ->
     if isinstance(fit, Undefined):
         st.info(f"Model: {fit}.")
         return
-    st.dataframe(model_rows(fit), hide_index=True, width="stretch", key=f"{key}_table",
-                 column_config={"quantity": st.column_config.TextColumn(width="large"), "note": st.column_config.TextColumn(width="medium")})
+    st.dataframe(
+        model_rows(fit),
+        hide_index=True,
+        width="stretch",
+        key=f"{key}_table",
+        column_config={
+            "quantity": st.column_config.TextColumn(width="large"),
+            "note": st.column_config.TextColumn(width="medium"),
+        },
+    )
     st.markdown(summary_sentence(fit, progress_name))
-    st.caption(f"{METHODS[fit.method]} on {fit.n:,} labelled actions in {fit.n_sessions} sessions: {fit.inference}. "
-               f"Slopes are the change in log-odds from 0 % to 100 % {progress_name}. Computed by {fit.package}.")
+    st.caption(
+        f"{METHODS[fit.method]} on {fit.n:,} labelled actions in {fit.n_sessions} sessions: {fit.inference}. "
+        f"Slopes are the change in log-odds from 0 % to 100 % {progress_name}. Computed by {fit.package}."
+    )
     for w in fit.warnings:
         st.warning(f"Fitting warned: {w}")
     with st.expander("Coefficients as fitted (reference condition: not visible)"):
-        st.dataframe(coefficient_rows(fit), hide_index=True, width="stretch", key=f"{key}_coefs",
-                     column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "ci_low", "ci_high"]})
-        st.caption("With the interaction in the model, 'progress' is the slope in not visible only and 'visible' the difference "
-                   "at progress 0 only; the table above gives the slope in each condition and the difference at each moment.")
+        st.dataframe(
+            coefficient_rows(fit),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_coefs",
+            column_config={
+                c: st.column_config.NumberColumn(format="%.3f") for c in ["coef", "se", "stat", "ci_low", "ci_high"]
+            },
+        )
+        st.caption(
+            "With the interaction in the model, 'progress' is the slope in not visible only and 'visible' the difference "
+            "at progress 0 only; the table above gives the slope in each condition and the difference at each moment."
+        )
     csv_button("Model table (CSV)", fit.table, f"progress_model_{fit.measure}_{fit.method}.csv", key=f"{key}_csv")

@@ -12,17 +12,25 @@ import streamlit as st
 
 from analysis.filters import Filters
 from components.label_source import act_source_picker, mental_model_picker, revealed_gold
-from components.text import md_line
 from components.palette import CONDITION_NAMES, ROLE_NAMES
 from components.remembered import is_restored, remembered
+from components.text import md_line
 from corpus import schema
 from corpus.dataset import Corpus
 from services.alignment import Scope, grounding_acts, mental_models
 
 
-def _multi(container, label: str, options: list[str], key: str, names: dict | None = None, placeholder: str = "all") -> tuple[str, ...]:
-    chosen = container.multiselect(label, options, key=key, placeholder=placeholder, format_func=names.get if names else str,
-                                   **remembered(key, options))
+def _multi(
+    container, label: str, options: list[str], key: str, names: dict | None = None, placeholder: str = "all"
+) -> tuple[str, ...]:
+    chosen = container.multiselect(
+        label,
+        options,
+        key=key,
+        placeholder=placeholder,
+        format_func=names.get if names else str,
+        **remembered(key, options),
+    )
     return tuple(chosen)
 
 
@@ -48,7 +56,9 @@ def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:
     return Scope(corpus=corpus, filters=Filters(roles, conditions, splits, sessions), mm=mm, acts=act_key, gold=gold)
 
 
-def scope_caption(scope: Scope, roles: bool = True, uses_acts: bool = False, uses_mm: bool = True, note: str = "") -> None:
+def scope_caption(
+    scope: Scope, roles: bool = True, uses_acts: bool = False, uses_mm: bool = True, note: str = ""
+) -> None:
     """Under a chart: the filters and label sources it was drawn with."""
     parts = [f"Filters: {scope.filters.describe(roles=roles)}."]
     if uses_mm:
@@ -69,10 +79,21 @@ def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> t
     kinds = list(PROGRESS_KINDS)
     keep = remembered(key, kinds)
     first = {} if is_restored(key) else {"default": default}
-    kind = c[0].segmented_control("Progress measured by", kinds, key=key, format_func=PROGRESS_KINDS.get, **first, **keep, help=(
-                                      "Route coverage: share of the route's cells on the Follower's canvas after the action (the "
-                                      "paper's drawing progress; default where the map has a route). Action position: place in "
-                                      "the session's action sequence. Elapsed time: share of the session's duration."))
+    kind = c[0].segmented_control(
+        "Progress measured by",
+        kinds,
+        key=key,
+        format_func=PROGRESS_KINDS.get,
+        **first,
+        **keep,
+        help=(
+            "Route coverage: share of the route's cells on the Follower's canvas after the action (the "
+            "paper's drawing progress; default where the map has a route). Action position: place in "
+            "the session's action sequence. Elapsed time: share of the session's duration."
+        ),
+    )
     bins_keep = remembered(f"{key}_bins", list(range(3, 11)))
-    bins = c[1].slider("Progress bins", 3, 10, **({} if is_restored(f"{key}_bins") else {"value": 5}), key=f"{key}_bins", **bins_keep)
+    bins = c[1].slider(
+        "Progress bins", 3, 10, **({} if is_restored(f"{key}_bins") else {"value": 5}), key=f"{key}_bins", **bins_keep
+    )
     return kind or default, bins

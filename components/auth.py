@@ -23,7 +23,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import streamlit as st
 
@@ -37,8 +37,18 @@ USER_KEY = "auth_user"
 TOKEN_KEY = "auth_token"  # the sign-in token this session was opened with
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
-__all__ = ["ROLE_NAMES", "TOKEN_KEY", "USER_KEY", "current_user", "get_store", "require_user", "sign_in_form", "sign_out",
-           "signed_in_user", "user_badge"]
+__all__ = [
+    "ROLE_NAMES",
+    "TOKEN_KEY",
+    "USER_KEY",
+    "current_user",
+    "get_store",
+    "require_user",
+    "sign_in_form",
+    "sign_out",
+    "signed_in_user",
+    "user_badge",
+]
 
 
 def _secret(*path: str) -> object | None:
@@ -220,7 +230,9 @@ def sign_in_form(store: Store) -> None:
             except Exception as exc:  # noqa: BLE001 - a misconfigured provider must not crash the page
                 st.error(f"The identity provider is not usable: {exc}")
         if _provider_logged_in():
-            st.warning("Your identity provider account has no Groundwork account yet: ask a lead to add your e-mail as a user.")
+            st.warning(
+                "Your identity provider account has no Groundwork account yet: ask a lead to add your e-mail as a user."
+            )
     st.caption("Accounts are created by a lead on the Tasks page.")
 
 

@@ -29,6 +29,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
+
 from components.download import csv_button
 
 log = logging.getLogger("groundwork.export")
@@ -66,8 +67,19 @@ def panels(n: int, titles: list[str] | None = None, shared_y: bool = True, spaci
         if not shared_y or i == 1:
             layout[f"yaxis{s}"] = {"domain": [0, 1], "anchor": f"x{s}"}
         if titles:
-            layout["annotations"].append({"text": titles[i - 1], "x": x0 + width / 2, "xref": "paper", "y": 1.0, "yref": "paper",
-                                          "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 14}})
+            layout["annotations"].append(
+                {
+                    "text": titles[i - 1],
+                    "x": x0 + width / 2,
+                    "xref": "paper",
+                    "y": 1.0,
+                    "yref": "paper",
+                    "xanchor": "center",
+                    "yanchor": "bottom",
+                    "showarrow": False,
+                    "font": {"size": 14},
+                }
+            )
     return layout
 
 
@@ -78,11 +90,13 @@ def figure(traces: list[dict], layout: dict | None = None, height: int = 380) ->
     the dicts here are built by this package's chart functions (whose output the tests validate
     with ``go.Figure(fig.to_dict())``), so validation is skipped on the screen. Exports validate."""
     base = {
-        "template": _template(), "height": height,
+        "template": _template(),
+        "height": height,
         "font": {"size": SCREEN_FONT, "family": "Arial, Helvetica, sans-serif"},
         "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
         "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "x": 0},
-        "clickmode": "event+select", "hoverlabel": {"font": {"size": 13}},
+        "clickmode": "event+select",
+        "hoverlabel": {"font": {"size": 13}},
     }
     merged = {**base, **(layout or {})}
     for key, value in list(merged.items()):
@@ -91,22 +105,51 @@ def figure(traces: list[dict], layout: dict | None = None, height: int = 380) ->
     return go.Figure(data=traces, layout=merged, _validate=False)
 
 
-def bar_with_interval(x: list[str], d: pd.DataFrame, name: str, color: str, pattern: str, customdata: list, counts: pd.Series,
-                      hovertemplate: str, group: str) -> list[dict]:
+def bar_with_interval(
+    x: list[str],
+    d: pd.DataFrame,
+    name: str,
+    color: str,
+    pattern: str,
+    customdata: list,
+    counts: pd.Series,
+    hovertemplate: str,
+    group: str,
+) -> list[dict]:
     """A bar trace of ``d["share"]`` with its Wilson interval (``ci_low``/``ci_high``) as error bars,
     and ``counts`` printed above each interval (a text trace in the same offset group; the layout
     needs ``scattermode="group"`` so the text sits over its own bar)."""
     bar = {
-        "type": "bar", "x": x, "y": d["share"].fillna(0).tolist(), "name": name, "offsetgroup": group, "legendgroup": group,
+        "type": "bar",
+        "x": x,
+        "y": d["share"].fillna(0).tolist(),
+        "name": name,
+        "offsetgroup": group,
+        "legendgroup": group,
         "marker": {"color": color, "pattern": {"shape": pattern}},
-        "error_y": {"type": "data", "symmetric": False, "array": (d["ci_high"] - d["share"]).fillna(0).tolist(),
-                    "arrayminus": (d["share"] - d["ci_low"]).fillna(0).tolist(), "color": "#444", "thickness": 1},
-        "customdata": customdata, "hovertemplate": hovertemplate,
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": (d["ci_high"] - d["share"]).fillna(0).tolist(),
+            "arrayminus": (d["share"] - d["ci_low"]).fillna(0).tolist(),
+            "color": "#444",
+            "thickness": 1,
+        },
+        "customdata": customdata,
+        "hovertemplate": hovertemplate,
     }
     labels = {
-        "type": "scatter", "mode": "text", "x": x, "y": d["ci_high"].fillna(d["share"]).fillna(0).tolist(), "offsetgroup": group,
-        "legendgroup": group, "showlegend": False, "hoverinfo": "skip", "textposition": "top center",
-        "text": [("" if pd.isna(v) else str(int(v))) for v in counts], "textfont": {"size": 11, "color": color},
+        "type": "scatter",
+        "mode": "text",
+        "x": x,
+        "y": d["ci_high"].fillna(d["share"]).fillna(0).tolist(),
+        "offsetgroup": group,
+        "legendgroup": group,
+        "showlegend": False,
+        "hoverinfo": "skip",
+        "textposition": "top center",
+        "text": [("" if pd.isna(v) else str(int(v))) for v in counts],
+        "textfont": {"size": 11, "color": color},
     }
     return [bar, labels]
 
@@ -119,18 +162,34 @@ WILSON_BANDS = "bands: 95% Wilson interval; number: n"
 def interval_key(text: str, band: bool = False) -> dict:
     """A legend entry that says what a chart's error bars (or bands) and numbers are, so the figure
     says it on the screen and in its exported files alike."""
-    marker = ({"symbol": "square", "size": 12, "color": "rgba(68, 68, 68, 0.25)"} if band
-              else {"symbol": "line-ns-open", "size": 14, "color": "#444", "line": {"width": 1.5, "color": "#444"}})
-    return {"type": "scatter", "x": [None], "y": [None], "mode": "markers", "marker": marker, "name": text,
-            "hoverinfo": "skip", "showlegend": True, "legendgroup": "interval"}
+    marker = (
+        {"symbol": "square", "size": 12, "color": "rgba(68, 68, 68, 0.25)"}
+        if band
+        else {"symbol": "line-ns-open", "size": 14, "color": "#444", "line": {"width": 1.5, "color": "#444"}}
+    )
+    return {
+        "type": "scatter",
+        "x": [None],
+        "y": [None],
+        "mode": "markers",
+        "marker": marker,
+        "name": text,
+        "hoverinfo": "skip",
+        "showlegend": True,
+        "legendgroup": "interval",
+    }
 
 
 def print_figure(fig: go.Figure, columns: int = 1) -> go.Figure:
     """A copy of ``fig`` sized and lettered for a paper: one or two columns wide (see module doc)."""
     out = go.Figure(copy.deepcopy(fig.to_dict()))
     size = PRINT[columns]
-    out.update_layout(width=size["width"], height=size["height"], font={"size": PRINT_FONT},
-                      margin={"l": 20, "r": 20, "t": 60, "b": 20})
+    out.update_layout(
+        width=size["width"],
+        height=size["height"],
+        font={"size": PRINT_FONT},
+        margin={"l": 20, "r": 20, "t": 60, "b": 20},
+    )
     out.update_annotations(font_size=PRINT_FONT)
     for trace in out.data:
         if getattr(trace, "textfont", None) is not None and trace.type in ("bar", "scatter"):
@@ -170,18 +229,44 @@ def _points(event) -> list[dict]:
     return [p for p in points if p.get("customdata") is not None]
 
 
-def show_chart(fig: go.Figure, data: pd.DataFrame, name: str, key: str, columns: int = 1, clickable: bool = True) -> list[dict]:
+def show_chart(
+    fig: go.Figure, data: pd.DataFrame, name: str, key: str, columns: int = 1, clickable: bool = True
+) -> list[dict]:
     """Draw ``fig`` with its PNG / SVG / CSV downloads; return the clicked points (each a dict
     with the point's ``customdata`` among others; empty when nothing is selected)."""
-    config = {"displaylogo": False, "toImageButtonOptions": {"format": "svg", "filename": name},
-              "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+    config = {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "svg", "filename": name},
+        "modeBarButtonsToRemove": ["lasso2d", "select2d"],
+    }
     with st.container(key=f"{key}_block"):
-        event = st.plotly_chart(fig, key=key, theme=None, config=config, width="stretch",
-                                on_select="rerun" if clickable else "ignore", selection_mode="points")
+        event = st.plotly_chart(
+            fig,
+            key=key,
+            theme=None,
+            config=config,
+            width="stretch",
+            on_select="rerun" if clickable else "ignore",
+            selection_mode="points",
+        )
         c = st.columns([1, 1, 1, 5])
-        c[0].download_button("PNG", data=lambda: figure_bytes(fig, "png", columns), file_name=f"{name}.png", mime="image/png",
-                             key=f"{key}_png", on_click="ignore", icon=":material/image:")
-        c[1].download_button("SVG", data=lambda: figure_bytes(fig, "svg", columns), file_name=f"{name}.svg", mime="image/svg+xml",
-                             key=f"{key}_svg", on_click="ignore", icon=":material/draw:")
+        c[0].download_button(
+            "PNG",
+            data=lambda: figure_bytes(fig, "png", columns),
+            file_name=f"{name}.png",
+            mime="image/png",
+            key=f"{key}_png",
+            on_click="ignore",
+            icon=":material/image:",
+        )
+        c[1].download_button(
+            "SVG",
+            data=lambda: figure_bytes(fig, "svg", columns),
+            file_name=f"{name}.svg",
+            mime="image/svg+xml",
+            key=f"{key}_svg",
+            on_click="ignore",
+            icon=":material/draw:",
+        )
         csv_button("CSV", lambda: data, f"{name}.csv", key=f"{key}_csv", where=c[2])
     return _points(event) if clickable else []

@@ -67,10 +67,16 @@ def _picker() -> bool:
     labels.setdefault(str(current.path), current.label)
     if st.session_state.get(PICK_KEY) != str(current.path):
         st.session_state[PICK_KEY] = str(current.path)
-    st.selectbox("Dataset", list(labels), key=PICK_KEY, format_func=labels.get, on_change=_picked,
-                 label_visibility="collapsed",
-                 help="The datasets this server offers: the sample corpus, uploads, and the folders its "
-                      "settings name (GROUNDWORK_DATASET_ROOTS).")
+    st.selectbox(
+        "Dataset",
+        list(labels),
+        key=PICK_KEY,
+        format_func=labels.get,
+        on_change=_picked,
+        label_visibility="collapsed",
+        help="The datasets this server offers: the sample corpus, uploads, and the folders its "
+        "settings name (GROUNDWORK_DATASET_ROOTS).",
+    )
     return any(e.synthetic and e.path == current.path for e in entries)
 
 
@@ -90,9 +96,13 @@ def _upload_box() -> None:
         if why is not None:
             st.caption(why)
             return
-        st.selectbox("Archive holds", list(uploads.FORMATS), key="dataset_zip_format",
-                     help="A Groundwork dataset, a session folder exported by the collaboration platform, "
-                          "or HCRC Map Task transcripts / NXT move files (see docs/importers.md).")
+        st.selectbox(
+            "Archive holds",
+            list(uploads.FORMATS),
+            key="dataset_zip_format",
+            help="A Groundwork dataset, a session folder exported by the collaboration platform, "
+            "or HCRC Map Task transcripts / NXT move files (see docs/importers.md).",
+        )
         up = st.file_uploader("Dataset archive", type=["zip"], key="dataset_zip")
         st.caption(uploads.allowance_text(user))
         st.button("Validate and import", key="import_zip", on_click=_import, disabled=up is None)

@@ -22,11 +22,15 @@ def show_actions(rows: pd.DataFrame, title: str, key: str) -> None:
             st.caption("No action is behind this point.")
             return
         st.dataframe(
-            rows, hide_index=True, width="stretch", key=f"{key}_table",
+            rows,
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_table",
             height=min(36 * (len(rows) + 1) + 4, 360),
             column_config={
-                "replay": st.column_config.LinkColumn("Replay", display_text="open", width="small",
-                                                      help="Open this moment in Replay (new tab)"),
+                "replay": st.column_config.LinkColumn(
+                    "Replay", display_text="open", width="small", help="Open this moment in Replay (new tab)"
+                ),
                 "session_id": st.column_config.TextColumn("session"),
                 "action": st.column_config.TextColumn("action", width="large"),
             },

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -30,9 +30,12 @@ def show_failure(exc: BaseException, where: str) -> str:
     error_id = uuid.uuid4().hex[:8]
     log.error("error %s in %s: %s: %s", error_id, where, type(exc).__name__, exc, exc_info=exc)
     with st.container(key=CONTAINER_KEY):
-        st.error(f"Something went wrong on this page (error {error_id}). Nothing you saved is lost. "
-                 "Reload the page to go on; if it happens again, give the error id to whoever runs this "
-                 "server: the details are in its log.", icon=":material/error:")
+        st.error(
+            f"Something went wrong on this page (error {error_id}). Nothing you saved is lost. "
+            "Reload the page to go on; if it happens again, give the error id to whoever runs this "
+            "server: the details are in its log.",
+            icon=":material/error:",
+        )
     return error_id
 
 

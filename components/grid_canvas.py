@@ -16,7 +16,7 @@ browser needed): the session as an animated GIF, one frame per step.
 from __future__ import annotations
 
 import io
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 import plotly.graph_objects as go
@@ -61,12 +61,15 @@ MISPLACED_COLOR = "#db2777"
 
 def palette() -> dict:
     """The colours as the replay player reads them (beside the payload's cell names and codes)."""
-    return {"colors": [CELL_COLORS[k] for k in range(N_CODES)], "grid_color": GRID_COLOR,
-            "misplaced_color": MISPLACED_COLOR}
+    return {
+        "colors": [CELL_COLORS[k] for k in range(N_CODES)],
+        "grid_color": GRID_COLOR,
+        "misplaced_color": MISPLACED_COLOR,
+    }
 
 
-_RGB = np.array([[int(CELL_COLORS[k][i:i + 2], 16) for i in (1, 3, 5)] for k in range(N_CODES)], dtype=np.uint8)
-_GRID_RGB = np.array([int(GRID_COLOR[i:i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
+_RGB = np.array([[int(CELL_COLORS[k][i : i + 2], 16) for i in (1, 3, 5)] for k in range(N_CODES)], dtype=np.uint8)
+_GRID_RGB = np.array([int(GRID_COLOR[i : i + 2], 16) for i in (1, 3, 5)], dtype=np.uint8)
 
 
 def _colorscale() -> list[list]:
@@ -121,11 +124,16 @@ def figure(
     data: list = [
         go.Heatmap(
             z=codes,
-            x0=0, dx=1, y0=0, dy=1,
-            zmin=-0.5, zmax=N_CODES - 0.5,
+            x0=0,
+            dx=1,
+            y0=0,
+            dy=1,
+            zmin=-0.5,
+            zmax=N_CODES - 0.5,
             colorscale=COLORSCALE,
             showscale=False,
-            xgap=gap, ygap=gap,
+            xgap=gap,
+            ygap=gap,
             hovertemplate="row %{y}, col %{x}<extra></extra>",
             name="cells",
             showlegend=False,
@@ -136,21 +144,42 @@ def figure(
     if show_route and layers.finish is not None:
         marks.append((layers.finish, "finish", "x-thin-open"))
     marker_px = max(6, min(18, int(640 / max(rows, cols))))
-    data.append(go.Scatter(
-        x=[c for (r, c), _, _ in marks], y=[r for (r, c), _, _ in marks],
-        mode="markers", showlegend=False, name="start/finish",
-        marker={"symbol": [s for _, _, s in marks], "size": marker_px, "color": "#111827", "line": {"width": 2, "color": "#111827"}},
-        text=[n for _, n, _ in marks], hovertemplate="%{text}: row %{y}, col %{x}<extra></extra>",
-    ))
+    data.append(
+        go.Scatter(
+            x=[c for (r, c), _, _ in marks],
+            y=[r for (r, c), _, _ in marks],
+            mode="markers",
+            showlegend=False,
+            name="start/finish",
+            marker={
+                "symbol": [s for _, _, s in marks],
+                "size": marker_px,
+                "color": "#111827",
+                "line": {"width": 2, "color": "#111827"},
+            },
+            text=[n for _, n, _ in marks],
+            hovertemplate="%{text}: row %{y}, col %{x}<extra></extra>",
+        )
+    )
     if show_legend:
         present = set(np.unique(codes).tolist()) - {EMPTY}
         for k in range(N_CODES):
             if k in present:
-                data.append(go.Scatter(
-                    x=[None], y=[None], mode="markers", name=CELL_NAMES[k],
-                    marker={"symbol": "square", "size": 11, "color": CELL_COLORS[k], "line": {"width": 1, "color": "#94a3b8"}},
-                    hoverinfo="skip",
-                ))
+                data.append(
+                    go.Scatter(
+                        x=[None],
+                        y=[None],
+                        mode="markers",
+                        name=CELL_NAMES[k],
+                        marker={
+                            "symbol": "square",
+                            "size": 11,
+                            "color": CELL_COLORS[k],
+                            "line": {"width": 1, "color": "#94a3b8"},
+                        },
+                        hoverinfo="skip",
+                    )
+                )
 
     annotations: list[dict] = []
     shapes: list[dict] = []
@@ -158,39 +187,92 @@ def figure(
         font_px = 11 if max(rows, cols) <= 60 else 9
         for name, lm in _view_landmarks(grid_map, view).items():
             r, c = lm.summary.centroid
-            annotations.append({
-                "x": c, "y": r, "text": name, "showarrow": False,
-                "font": {"size": font_px, "color": "#0f172a"}, "bgcolor": "rgba(255,255,255,0.75)", "borderpad": 1,
-            })
+            annotations.append(
+                {
+                    "x": c,
+                    "y": r,
+                    "text": name,
+                    "showarrow": False,
+                    "font": {"size": font_px, "color": "#0f172a"},
+                    "bgcolor": "rgba(255,255,255,0.75)",
+                    "borderpad": 1,
+                }
+            )
     here, there = _view_landmarks(grid_map, view), _view_landmarks(grid_map, _other_view(view))
     for name in layers.misplaced:
         for lms, dash, where in ((here, "solid", None), (there, "dash", _other_view(view))):
             if name not in lms:
                 continue
             r0, r1, c0, c1 = _bbox(lms[name])
-            shapes.append({
-                "type": "rect", "xref": "x", "yref": "y", "x0": c0 - 0.5, "x1": c1 + 0.5, "y0": r0 - 0.5, "y1": r1 + 0.5,
-                "line": {"color": MISPLACED_COLOR, "width": 2.5, "dash": dash}, "fillcolor": "rgba(0,0,0,0)",
-            })
+            shapes.append(
+                {
+                    "type": "rect",
+                    "xref": "x",
+                    "yref": "y",
+                    "x0": c0 - 0.5,
+                    "x1": c1 + 0.5,
+                    "y0": r0 - 0.5,
+                    "y1": r1 + 0.5,
+                    "line": {"color": MISPLACED_COLOR, "width": 2.5, "dash": dash},
+                    "fillcolor": "rgba(0,0,0,0)",
+                }
+            )
             if where is not None:
-                annotations.append({
-                    "x": c0 - 0.5, "y": r1 + 0.5, "xanchor": "left", "yanchor": "top", "showarrow": False,
-                    "text": f"{name} on the {where}'s map", "font": {"size": 10, "color": MISPLACED_COLOR},
-                    "bgcolor": "rgba(255,255,255,0.8)",
-                })
+                annotations.append(
+                    {
+                        "x": c0 - 0.5,
+                        "y": r1 + 0.5,
+                        "xanchor": "left",
+                        "yanchor": "top",
+                        "showarrow": False,
+                        "text": f"{name} on the {where}'s map",
+                        "font": {"size": 10, "color": MISPLACED_COLOR},
+                        "bgcolor": "rgba(255,255,255,0.8)",
+                    }
+                )
 
     if height is None:
         height = int(min(760, max(380, 560 * rows / max(cols, 1) + 90)))
     layout = dict(
-        title={"text": title if title is not None else VIEW_TITLES.get(view, view), "x": 0, "xanchor": "left", "font": {"size": 15}},
+        title={
+            "text": title if title is not None else VIEW_TITLES.get(view, view),
+            "x": 0,
+            "xanchor": "left",
+            "font": {"size": 15},
+        },
         height=height,
         margin={"l": 36, "r": 8, "t": 36, "b": 8},
         plot_bgcolor=GRID_COLOR if gap else "#ffffff",
         paper_bgcolor="#ffffff",
-        xaxis={"range": [-0.5, cols - 0.5], "showgrid": False, "zeroline": False, "side": "top", "constrain": "domain", "ticks": "", "tickfont": {"size": 9}},
-        yaxis={"range": [rows - 0.5, -0.5], "showgrid": False, "zeroline": False, "scaleanchor": "x", "scaleratio": 1, "constrain": "domain", "ticks": "", "tickfont": {"size": 9}},
+        xaxis={
+            "range": [-0.5, cols - 0.5],
+            "showgrid": False,
+            "zeroline": False,
+            "side": "top",
+            "constrain": "domain",
+            "ticks": "",
+            "tickfont": {"size": 9},
+        },
+        yaxis={
+            "range": [rows - 0.5, -0.5],
+            "showgrid": False,
+            "zeroline": False,
+            "scaleanchor": "x",
+            "scaleratio": 1,
+            "constrain": "domain",
+            "ticks": "",
+            "tickfont": {"size": 9},
+        },
         showlegend=show_legend,
-        legend={"orientation": "h", "yanchor": "top", "y": -0.01, "x": 0, "font": {"size": 11}, "itemclick": False, "itemdoubleclick": False},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -0.01,
+            "x": 0,
+            "font": {"size": 11},
+            "itemclick": False,
+            "itemdoubleclick": False,
+        },
         annotations=annotations,
         shapes=shapes,
         uirevision=f"{grid_map.id}:{view}",  # keep a zoom while stepping
@@ -219,7 +301,16 @@ def _grid_pixels(codes: np.ndarray, cell_px: int) -> np.ndarray:
     return img
 
 
-def _decorate(draw: ImageDraw.ImageDraw, grid_map: GridMap, layers: MapLayers, view: str, cell_px: int, ox: int, oy: int, show_route: bool) -> None:
+def _decorate(
+    draw: ImageDraw.ImageDraw,
+    grid_map: GridMap,
+    layers: MapLayers,
+    view: str,
+    cell_px: int,
+    ox: int,
+    oy: int,
+    show_route: bool,
+) -> None:
     font = _font(max(10, min(16, cell_px + 2)))
 
     def box(r0, r1, c0, c1):
@@ -295,8 +386,15 @@ def to_gif(
         cell_px = max(3, min(12, 480 // max(rows, cols)))
     captions = iter(captions) if captions is not None else None
     frames = [
-        frame_image(grid_map, s, view=view, show_route=show_route, layers=layers, cell_px=cell_px,
-                    caption=next(captions, "") if captions is not None else "")
+        frame_image(
+            grid_map,
+            s,
+            view=view,
+            show_route=show_route,
+            layers=layers,
+            cell_px=cell_px,
+            caption=next(captions, "") if captions is not None else "",
+        )
         for s in states
     ]
     if not frames:
@@ -311,5 +409,14 @@ def to_gif(
     pal = sample.quantize(colors=64, method=Image.Quantize.MEDIANCUT)
     quantized = [f.quantize(palette=pal, dither=Image.Dither.NONE) for f in frames]
     buf = io.BytesIO()
-    quantized[0].save(buf, format="GIF", save_all=True, append_images=quantized[1:], duration=frame_ms, loop=0, optimize=False, disposal=1)
+    quantized[0].save(
+        buf,
+        format="GIF",
+        save_all=True,
+        append_images=quantized[1:],
+        duration=frame_ms,
+        loop=0,
+        optimize=False,
+        disposal=1,
+    )
     return buf.getvalue()

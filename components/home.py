@@ -21,8 +21,10 @@ def introduction() -> None:
 
 def dataset_in_use(corpus: Corpus, facts: DatasetFacts) -> None:
     conditions = " and ".join(c.replace("_", " ") for c in facts.conditions) or "none"
-    st.markdown(f"**Dataset in use:** {md_text(corpus.info.name)}: {facts.n_sessions:,} sessions, "
-                f"{facts.n_actions:,} actions, conditions {md_text(conditions)} (another one: the sidebar).")
+    st.markdown(
+        f"**Dataset in use:** {md_text(corpus.info.name)}: {facts.n_sessions:,} sessions, "
+        f"{facts.n_actions:,} actions, conditions {md_text(conditions)} (another one: the sidebar)."
+    )
 
 
 def _step(page: str, label: str, text: str, icon: str, **query) -> None:
@@ -36,23 +38,45 @@ def entries(facts: DatasetFacts) -> None:
     with review:
         st.subheader("Reviewing the demo", anchor=False)
         if facts.tour_session:
-            _step("pages/replay.py", f"1. Replay session {facts.tour_session}",
-                  "The route, the drawing as it grows, the chat, and what each person reported thinking.",
-                  ":material/play_circle:", session=facts.tour_session)
-        _step("pages/alignment.py", "2. The alignment figure",
-              "Shared understanding over task progress, with and without the Guide seeing the drawing.",
-              ":material/trending_up:")
-        _step("pages/agreement.py", "3. The agreement report",
-              "How reliably actions were coded: kappa and alpha, their intervals, what to check first.",
-              ":material/handshake:")
+            _step(
+                "pages/replay.py",
+                f"1. Replay session {facts.tour_session}",
+                "The route, the drawing as it grows, the chat, and what each person reported thinking.",
+                ":material/play_circle:",
+                session=facts.tour_session,
+            )
+        _step(
+            "pages/alignment.py",
+            "2. The alignment figure",
+            "Shared understanding over task progress, with and without the Guide seeing the drawing.",
+            ":material/trending_up:",
+        )
+        _step(
+            "pages/agreement.py",
+            "3. The agreement report",
+            "How reliably actions were coded: kappa and alpha, their intervals, what to check first.",
+            ":material/handshake:",
+        )
     with annotate:
         st.subheader("Annotating", anchor=False)
-        _step("pages/code.py", "Code",
-              "Sign in with the account your lead made and code one action at a time by keyboard; each label is "
-              "saved as its key is pressed, blind to the other coders.", ":material/label:")
+        _step(
+            "pages/code.py",
+            "Code",
+            "Sign in with the account your lead made and code one action at a time by keyboard; each label is "
+            "saved as its key is pressed, blind to the other coders.",
+            ":material/label:",
+        )
     with lead:
         st.subheader("Leading a coding round", anchor=False)
-        _step("pages/tasks.py", "Tasks", "Accounts, coding tasks, the live agreement panel, exports.",
-              ":material/assignment:")
-        _step("pages/adjudicate.py", "Adjudicate", "Turn the labels into gold, then show each coder where they "
-              "differed.", ":material/gavel:")
+        _step(
+            "pages/tasks.py",
+            "Tasks",
+            "Accounts, coding tasks, the live agreement panel, exports.",
+            ":material/assignment:",
+        )
+        _step(
+            "pages/adjudicate.py",
+            "Adjudicate",
+            "Turn the labels into gold, then show each coder where they differed.",
+            ":material/gavel:",
+        )

@@ -55,14 +55,26 @@ def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") 
     counts = gold_counts(gold)
     titles = {k: f"{t} ({counts[k]} items)" if k in counts else t for k, t in sources.items()}
     if not sources:
-        st.selectbox("Grounding acts from", ["none in this dataset"], disabled=True, key=f"{key}_none",
-                     help="The dataset has no labels/grounding_acts.csv and no coding task on it has been closed.")
+        st.selectbox(
+            "Grounding acts from",
+            ["none in this dataset"],
+            disabled=True,
+            key=f"{key}_none",
+            help="The dataset has no labels/grounding_acts.csv and no coding task on it has been closed.",
+        )
         return None
     options = list(sources)
     keep = remembered(key, options)
     index = None if is_restored(key) else options.index(default_act_source(sources))
-    chosen = st.selectbox("Grounding acts from", options, key=key, format_func=titles.get, **({} if index is None else {"index": index}),
-                          help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).", **keep)
+    chosen = st.selectbox(
+        "Grounding acts from",
+        options,
+        key=key,
+        format_func=titles.get,
+        **({} if index is None else {"index": index}),
+        help="Gold from a coding task appears here once its lead reveals it (Adjudicate page).",
+        **keep,
+    )
     note = small_gold_note(counts[chosen]) if chosen in counts else None
     if note:
         st.warning(note, icon=":material/warning:")
@@ -73,6 +85,12 @@ def mental_model_picker(corpus: Corpus, key: str = "an_mm") -> str:
     """The mental-model source: the participants' annotations or a model run's predictions."""
     sources = mental_model_sources(corpus)
     options = list(sources)
-    return st.selectbox("Mental models from", options, key=key, format_func=sources.get, **remembered(key, options),
-                        help="A model run predicts team goal, partner intent and self-reasoning on the actions it covers; "
-                             "it does not predict perceived alignment or its reasons.")
+    return st.selectbox(
+        "Mental models from",
+        options,
+        key=key,
+        format_func=sources.get,
+        **remembered(key, options),
+        help="A model run predicts team goal, partner intent and self-reasoning on the actions it covers; "
+        "it does not predict perceived alignment or its reasons.",
+    )

@@ -38,9 +38,11 @@ _COLORS = {  # stroke, fill
 
 
 def rule_text(share: float = SHARE) -> str:
-    return (f"A cell counts when the stroke covers at least {share:.0%} of it (the rule the platform importer "
-            "uses for ink). Rectangles and polygons cover their area, a free stroke its ink (closed, the area it "
-            "encloses), a point the cell under it.")
+    return (
+        f"A cell counts when the stroke covers at least {share:.0%} of it (the rule the platform importer "
+        "uses for ink). Rectangles and polygons cover their area, a free stroke its ink (closed, the area it "
+        "encloses), a point the cell under it."
+    )
 
 
 def canvas_key(ed: EditorState) -> str:
@@ -59,8 +61,13 @@ def _draw(draft: Draft, size: tuple[int, int], base, view: str, selected: str | 
     return view_image.png(view_image.render(draft, size, base, view=view, selected=selected, problems=problems))
 
 
-def view_png(ed: EditorState, draft: Draft, view: str = GUIDE, size: tuple[int, int] | None = None,
-             problems: frozenset[Cell] = frozenset()) -> bytes:
+def view_png(
+    ed: EditorState,
+    draft: Draft,
+    view: str = GUIDE,
+    size: tuple[int, int] | None = None,
+    problems: frozenset[Cell] = frozenset(),
+) -> bytes:
     """The map's ``view`` over its image, as PNG (drawn again only when something in it changed)."""
     return service.view_png(draft, size or canvas_px(ed, draft), ed.image, view, ed.selected, problems, _draw)
 
@@ -87,7 +94,9 @@ def take_strokes(ed: EditorState) -> None:
         objects = []  # the map changed under the canvas (undo, a new map): the stroke is void
     for obj in objects:
         try:
-            draft, label = apply_stroke(draft, obj, frame, ctx["tool"], target=ctx["target"], view=ctx["view"], share=SHARE)
+            draft, label = apply_stroke(
+                draft, obj, frame, ctx["tool"], target=ctx["target"], view=ctx["view"], share=SHARE
+            )
         except EditError as exc:
             notice(ed, "warning", f"Stroke not taken: {exc}")
             continue
@@ -117,8 +126,13 @@ def tool_bar(ed: EditorState) -> tuple[str, str | None, int]:
         default = int(max(2, min(40, round(cell * 0.6))))
         if "me_brush" not in st.session_state:
             st.session_state["me_brush"] = default
-        brush = st.slider("Brush width (canvas pixels)", 1, 40, key="me_brush",
-                          help=f"About {default} px, 0.6 of a cell, draws a route one cell wide.")
+        brush = st.slider(
+            "Brush width (canvas pixels)",
+            1,
+            40,
+            key="me_brush",
+            help=f"About {default} px, 0.6 of a cell, draws a route one cell wide.",
+        )
     return tool, target, brush
 
 
@@ -131,7 +145,12 @@ def canvas(ed: EditorState, tool: str, target: str | None, brush: int, problems:
     width, height = canvas_px(ed, draft)
     marks = frozenset(checks.problem_cells(problems))
     background = view_png(ed, draft, view, (width, height), marks)
-    ed.context = {"frame": (width, height, draft.grid_size[0], draft.grid_size[1]), "tool": tool, "target": target, "view": view}
+    ed.context = {
+        "frame": (width, height, draft.grid_size[0], draft.grid_size[1]),
+        "tool": tool,
+        "target": target,
+        "view": view,
+    }
     stroke, fill = _COLORS[tool]
     st_canvas(
         fill_color=fill,
@@ -147,9 +166,11 @@ def canvas(ed: EditorState, tool: str, target: str | None, brush: int, problems:
         initial_drawing={"objects": []},
     )
     rows, cols = draft.grid_size
-    st.caption(f"{rows} x {cols} grid over {'the image ' + str(ed.image.width) + ' x ' + str(ed.image.height) if ed.image else 'a blank canvas'}; "
-               f"{width} x {height} px on screen. {rule_text()} Each stroke is taken into the map at once; "
-               "Undo and Redo above step through the map's edits.")
+    st.caption(
+        f"{rows} x {cols} grid over {'the image ' + str(ed.image.width) + ' x ' + str(ed.image.height) if ed.image else 'a blank canvas'}; "
+        f"{width} x {height} px on screen. {rule_text()} Each stroke is taken into the map at once; "
+        "Undo and Redo above step through the map's edits."
+    )
 
 
 def _step(ed: EditorState, back: bool) -> None:
@@ -163,9 +184,25 @@ def undo_bar(ed: EditorState) -> None:
     """Undo, redo, the last edit, and which map the canvas shows."""
     h = ed.history
     cols = st.columns(2)
-    cols[0].button("Undo", key="me_undo", icon=":material/undo:", on_click=_step, args=(ed, True), width="stretch",
-                   disabled=not (ed.can_edit and h.can_undo), help=f"Undo: {plain(h.undo_label)}" if h.can_undo else "Nothing to undo")
-    cols[1].button("Redo", key="me_redo", icon=":material/redo:", on_click=_step, args=(ed, False), width="stretch",
-                   disabled=not (ed.can_edit and h.can_redo), help=f"Redo: {plain(h.redo_label)}" if h.can_redo else "Nothing to redo")
+    cols[0].button(
+        "Undo",
+        key="me_undo",
+        icon=":material/undo:",
+        on_click=_step,
+        args=(ed, True),
+        width="stretch",
+        disabled=not (ed.can_edit and h.can_undo),
+        help=f"Undo: {plain(h.undo_label)}" if h.can_undo else "Nothing to undo",
+    )
+    cols[1].button(
+        "Redo",
+        key="me_redo",
+        icon=":material/redo:",
+        on_click=_step,
+        args=(ed, False),
+        width="stretch",
+        disabled=not (ed.can_edit and h.can_redo),
+        help=f"Redo: {plain(h.redo_label)}" if h.can_redo else "Nothing to redo",
+    )
     st.caption(f"Last edit: {plain(h.entries[h.pos][0])} · step {h.pos} of {len(h.entries) - 1}")
     st.radio("Map on the canvas", [GUIDE, FOLLOWER], format_func=VIEW_LABELS.get, horizontal=True, key="me_view")

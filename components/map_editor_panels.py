@@ -51,15 +51,17 @@ def landmark_rows(draft: dr.Draft) -> list[dict]:
     rows = []
     for name, lm in draft.landmarks:
         s = summarize_cells(list(lm.cells)) if lm.cells else None
-        rows.append({
-            "landmark": name,
-            "type": lm.type,
-            "cells": len(lm.cells),
-            "rows": _span(s.bbox.row_min, s.bbox.row_max) if s else "",
-            "columns": _span(s.bbox.col_min, s.bbox.col_max) if s else "",
-            "centroid": f"{s.centroid[0]:g}, {s.centroid[1]:g}" if s else "",
-            "moved for the Follower": name in moved,
-        })
+        rows.append(
+            {
+                "landmark": name,
+                "type": lm.type,
+                "cells": len(lm.cells),
+                "rows": _span(s.bbox.row_min, s.bbox.row_max) if s else "",
+                "columns": _span(s.bbox.col_min, s.bbox.col_max) if s else "",
+                "centroid": f"{s.centroid[0]:g}, {s.centroid[1]:g}" if s else "",
+                "moved for the Follower": name in moved,
+            }
+        )
     return rows
 
 
@@ -76,11 +78,18 @@ def landmarks(ed: EditorState) -> None:
     if not ed.can_edit:
         return
     lm = draft.landmark(name)
-    st.text_input("Name", value=name, key=f"me_name_{name}", on_change=_rename, args=(ed, name),
-                  help="Press Enter to rename.")
+    st.text_input(
+        "Name", value=name, key=f"me_name_{name}", on_change=_rename, args=(ed, name), help="Press Enter to rename."
+    )
     c2, c3 = st.columns(2, vertical_alignment="center")
-    c2.toggle("Blocked", value=lm.blocked, key=f"me_blocked_{name}", on_change=_retype, args=(ed, name),
-              help="The route may not cross a blocked landmark.")
+    c2.toggle(
+        "Blocked",
+        value=lm.blocked,
+        key=f"me_blocked_{name}",
+        on_change=_retype,
+        args=(ed, name),
+        help="The route may not cross a blocked landmark.",
+    )
     c3.button("Delete", key="me_delete", icon=":material/delete:", on_click=_delete, args=(ed, name))
 
 
@@ -92,14 +101,25 @@ def problems(ed: EditorState) -> list[checks.Problem]:
 def checks_panel(problems: list[checks.Problem]) -> None:
     st.subheader("Checks")
     if not problems:
-        st.success("No problems: the route is connected, runs from the start to the finish and crosses no blocked "
-                   "landmark; the landmarks lie inside the grid and do not overlap.")
+        st.success(
+            "No problems: the route is connected, runs from the start to the finish and crosses no blocked "
+            "landmark; the landmarks lie inside the grid and do not overlap."
+        )
         return
     n_err = len(checks.errors(problems))
-    st.caption(f"{n_err} error(s), {len(problems) - n_err} warning(s). Cells with an error are boxed in red on the map.")
-    st.dataframe([p.as_dict() for p in problems], hide_index=True, width="stretch", key="me_problems",
-                 column_config={"severity": st.column_config.TextColumn(width="small"),
-                                "problem": st.column_config.TextColumn(width="large")})
+    st.caption(
+        f"{n_err} error(s), {len(problems) - n_err} warning(s). Cells with an error are boxed in red on the map."
+    )
+    st.dataframe(
+        [p.as_dict() for p in problems],
+        hide_index=True,
+        width="stretch",
+        key="me_problems",
+        column_config={
+            "severity": st.column_config.TextColumn(width="small"),
+            "problem": st.column_config.TextColumn(width="large"),
+        },
+    )
 
 
 def _shift(ed: EditorState, name: str) -> None:
@@ -116,21 +136,36 @@ def follower(ed: EditorState) -> None:
     draft = ed.draft
     st.subheader("The Follower's map")
     moved = draft.moved()
-    st.caption("In the task the Follower's map differs from the Guide's in one landmark. Select it, pick "
-               "\"Follower's map\" above the canvas and draw it where the Follower sees it, or move it here. "
-               + (f"Moved: {plain(', '.join(moved))}." if moved else "No landmark is moved yet."))
+    st.caption(
+        "In the task the Follower's map differs from the Guide's in one landmark. Select it, pick "
+        '"Follower\'s map" above the canvas and draw it where the Follower sees it, or move it here. '
+        + (f"Moved: {plain(', '.join(moved))}." if moved else "No landmark is moved yet.")
+    )
     if ed.can_edit and ed.selected is not None:
         c1, c2, c3, c4 = st.columns([1, 1, 2, 2], vertical_alignment="bottom")
         c1.number_input("Rows down", -draft.grid_size[0], draft.grid_size[0], 0, key="me_shift_rows")
         c2.number_input("Columns right", -draft.grid_size[1], draft.grid_size[1], 0, key="me_shift_cols")
-        c3.button("Move the selected landmark", key="me_shift", on_click=_shift, args=(ed, ed.selected),
-                  help="On the Follower's map only.")
-        c4.button("Follower's map = Guide's", key="me_reset_follower", on_click=_reset_follower, args=(ed,),
-                  disabled=draft.follower is None)
+        c3.button(
+            "Move the selected landmark",
+            key="me_shift",
+            on_click=_shift,
+            args=(ed, ed.selected),
+            help="On the Follower's map only.",
+        )
+        c4.button(
+            "Follower's map = Guide's",
+            key="me_reset_follower",
+            on_click=_reset_follower,
+            args=(ed,),
+            disabled=draft.follower is None,
+        )
     left, right = st.columns(2)
     for col, view in ((left, dr.GUIDE), (right, dr.FOLLOWER)):
         with col:
-            st.image(view_png(ed, draft, view, _small(ed, draft)), caption=checks.VIEW_NAMES[view].removeprefix("the ").capitalize())
+            st.image(
+                view_png(ed, draft, view, _small(ed, draft)),
+                caption=checks.VIEW_NAMES[view].removeprefix("the ").capitalize(),
+            )
 
 
 def _small(ed: EditorState, draft: dr.Draft) -> tuple[int, int]:

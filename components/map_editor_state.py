@@ -14,7 +14,6 @@ from typing import Any
 import streamlit as st
 
 from components.text import md_text
-
 from corpus.mapedit.draft import GUIDE, Draft
 from corpus.mapedit.history import History
 from corpus.mapedit.image import MapImage

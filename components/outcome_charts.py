@@ -15,8 +15,13 @@ from corpus import schema
 from corpus.values import Undefined
 
 SHORT = {"not_visible": "not visible", "visible": "visible"}
-AXIS_UNITS = {"final_accuracy": "share (0 to 1)", "route_coverage": "share (0 to 1)", "distance_weighted": "score (0 to 1)",
-              "n_actions": "actions", "duration_min": "minutes"}
+AXIS_UNITS = {
+    "final_accuracy": "share (0 to 1)",
+    "route_coverage": "share (0 to 1)",
+    "distance_weighted": "score (0 to 1)",
+    "n_actions": "actions",
+    "duration_min": "minutes",
+}
 
 
 def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
@@ -33,26 +38,62 @@ def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
                 continue
             x = [f"{SHORT[cond]}<br>n = {n}"] * n
             y = values[ok].tolist()
-            traces.append(on_panel({"type": "box", "x": x, "y": y, "name": CONDITION_NAMES[cond], "marker": {"color": CONDITION[cond]},
-                                    "fillcolor": rgba(CONDITION[cond], 0.15), "boxpoints": False, "hoverinfo": "skip",
-                                    "legendgroup": cond, "showlegend": False}, i, shared_y=False))
-            traces.append(on_panel({
-                "type": "scatter", "x": x, "y": y, "mode": "markers", "name": CONDITION_NAMES[cond], "legendgroup": cond,
-                "showlegend": i == 1, "marker": {"color": CONDITION[cond], "symbol": CONDITION_SYMBOLS[cond], "size": 7,
-                                                 "line": {"width": 0.5, "color": "white"}},
-                "customdata": [[sid, outcome] for sid in d.loc[ok, "session_id"]],
-                "hovertemplate": "%{customdata[0]}: %{y:.3~f}<br>click: list its actions<extra>" + CONDITION_NAMES[cond] + "</extra>",
-            }, i, shared_y=False))
+            traces.append(
+                on_panel(
+                    {
+                        "type": "box",
+                        "x": x,
+                        "y": y,
+                        "name": CONDITION_NAMES[cond],
+                        "marker": {"color": CONDITION[cond]},
+                        "fillcolor": rgba(CONDITION[cond], 0.15),
+                        "boxpoints": False,
+                        "hoverinfo": "skip",
+                        "legendgroup": cond,
+                        "showlegend": False,
+                    },
+                    i,
+                    shared_y=False,
+                )
+            )
+            traces.append(
+                on_panel(
+                    {
+                        "type": "scatter",
+                        "x": x,
+                        "y": y,
+                        "mode": "markers",
+                        "name": CONDITION_NAMES[cond],
+                        "legendgroup": cond,
+                        "showlegend": i == 1,
+                        "marker": {
+                            "color": CONDITION[cond],
+                            "symbol": CONDITION_SYMBOLS[cond],
+                            "size": 7,
+                            "line": {"width": 0.5, "color": "white"},
+                        },
+                        "customdata": [[sid, outcome] for sid in d.loc[ok, "session_id"]],
+                        "hovertemplate": "%{customdata[0]}: %{y:.3~f}<br>click: list its actions<extra>"
+                        + CONDITION_NAMES[cond]
+                        + "</extra>",
+                    },
+                    i,
+                    shared_y=False,
+                )
+            )
     layout = panels(len(outcomes), [OUTCOMES[o][0] for o in outcomes], shared_y=False, spacing=0.07)
     layout["scattermode"] = "group"  # each condition's points beside its box
     for i, outcome in enumerate(outcomes, start=1):
-        layout[f"yaxis{axis_suffix(i)}"].update(title={"text": AXIS_UNITS[outcome]}, rangemode="tozero",
-                                                **({"range": [0, 1.02]} if AXIS_UNITS[outcome].endswith("(0 to 1)") else {}))
+        layout[f"yaxis{axis_suffix(i)}"].update(
+            title={"text": AXIS_UNITS[outcome]},
+            rangemode="tozero",
+            **({"range": [0, 1.02]} if AXIS_UNITS[outcome].endswith("(0 to 1)") else {}),
+        )
     return figure(traces, layout, height=420)
 
 
 def _with_interval(e, digits: int = 2, significant: bool = False) -> str:
-    """"+0.18 (0.05 to 0.31)": an estimate with its interval, where it has one."""
+    """ "+0.18 (0.05 to 0.31)": an estimate with its interval, where it has one."""
     ci = fmt_range(e.interval, digits, missing="", significant=significant)
     return fmt(e.estimate, digits, signed=True, significant=significant) + (f" ({ci})" if ci else "")
 
@@ -83,6 +124,8 @@ def outcome_caption(results: dict, test: str) -> None:
     first = next((r for r in results.values() if not isinstance(r, Undefined)), None)
     if first is None:
         return
-    st.caption(f"{TESTS[test]}: {first.test.method}. Effect size: {first.effect.statistic}, {first.effect.method}; "
-               f"95 % interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
-               "Positive differences and effects: higher in visible sessions.")
+    st.caption(
+        f"{TESTS[test]}: {first.test.method}. Effect size: {first.effect.statistic}, {first.effect.method}; "
+        f"95 % interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
+        "Positive differences and effects: higher in visible sessions."
+    )

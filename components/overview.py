@@ -23,9 +23,15 @@ def dataset_header(corpus: Corpus) -> None:
     cols[0].metric("Sessions", len(df))
     cols[1].metric("Actions", int(df["n_actions"].sum()))
     for i, cond in enumerate(schema.CONDITIONS, start=2):
-        cols[i].metric(f"Sessions, {cond}", int((df["condition"] == cond).sum()), help=schema.CONDITION_DESCRIPTIONS[cond])
+        cols[i].metric(
+            f"Sessions, {cond}", int((df["condition"] == cond).sum()), help=schema.CONDITION_DESCRIPTIONS[cond]
+        )
     acc = df["final_accuracy"].dropna()
-    cols[4].metric("Mean final accuracy", f"{acc.mean():.2f}" if len(acc) else "-", help="Share of drawn cells on the route (the paper's task success)")
+    cols[4].metric(
+        "Mean final accuracy",
+        f"{acc.mean():.2f}" if len(acc) else "-",
+        help="Share of drawn cells on the route (the paper's task success)",
+    )
 
 
 def stats_tables(corpus: Corpus, stats: dict) -> None:
@@ -55,8 +61,22 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
     """The sessions, one row each; the first column opens the session in Replay."""
     st.subheader("Sessions")
     df = corpus.sessions_df[
-        ["session_id", "condition", "split", "map_id", "duration_min", "n_actions", "n_message", "n_draw",
-         "n_erase", "n_undo", "n_reset", "final_accuracy", "route_coverage", "distance_weighted"]
+        [
+            "session_id",
+            "condition",
+            "split",
+            "map_id",
+            "duration_min",
+            "n_actions",
+            "n_message",
+            "n_draw",
+            "n_erase",
+            "n_undo",
+            "n_reset",
+            "final_accuracy",
+            "route_coverage",
+            "distance_weighted",
+        ]
     ]
     df.insert(0, "replay", links)
     st.dataframe(
@@ -64,8 +84,9 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
         width="stretch",
         hide_index=True,
         column_config={
-            "replay": st.column_config.LinkColumn("Replay", display_text="Replay", width="small",
-                                                  help="Open the session in Replay"),
+            "replay": st.column_config.LinkColumn(
+                "Replay", display_text="Replay", width="small", help="Open the session in Replay"
+            ),
             "session_id": "Session",
             "condition": st.column_config.TextColumn("Condition", help="visible: the Guide saw the Follower's canvas"),
             "split": "Split",
@@ -77,17 +98,25 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
             "n_erase": "Erase",
             "n_undo": "Undo",
             "n_reset": "Reset",
-            "final_accuracy": st.column_config.NumberColumn("Final accuracy", format="%.2f", help="Share of drawn cells on the route"),
-            "route_coverage": st.column_config.NumberColumn("Route coverage", format="%.2f", help="Share of route cells drawn"),
-            "distance_weighted": st.column_config.NumberColumn("Distance-weighted", format="%.2f", help="Chebyshev distance-weighted drawing score (Sec. 4.2)"),
+            "final_accuracy": st.column_config.NumberColumn(
+                "Final accuracy", format="%.2f", help="Share of drawn cells on the route"
+            ),
+            "route_coverage": st.column_config.NumberColumn(
+                "Route coverage", format="%.2f", help="Share of route cells drawn"
+            ),
+            "distance_weighted": st.column_config.NumberColumn(
+                "Distance-weighted", format="%.2f", help="Chebyshev distance-weighted drawing score (Sec. 4.2)"
+            ),
         },
         key="sessions_table",
     )
     no_route = int(df["final_accuracy"].isna().sum())
     if no_route:
-        st.caption(f"{no_route} of {len(df)} sessions have a map without a route: their final accuracy, route "
-                   "coverage and distance-weighted score are undefined (shown as None). The Map editor gives "
-                   "such sessions a map with its route.")
+        st.caption(
+            f"{no_route} of {len(df)} sessions have a map without a route: their final accuracy, route "
+            "coverage and distance-weighted score are undefined (shown as None). The Map editor gives "
+            "such sessions a map with its route."
+        )
 
 
 def import_report(corpus: Corpus, last: ImportOutcome | None) -> None:

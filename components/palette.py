@@ -41,7 +41,7 @@ SEQUENCE = (BLUE, ORANGE, BLUISH_GREEN, VERMILLION, REDDISH_PURPLE, SKY_BLUE, YE
 def rgba(hex_color: str, alpha: float) -> str:
     """A ``#rrggbb`` colour as a CSS ``rgba(...)`` string with the given opacity."""
     h = hex_color.lstrip("#")
-    r, g, b = (int(h[i:i + 2], 16) for i in (0, 2, 4))
+    r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
 
 

@@ -11,12 +11,16 @@ from analysis.drilldown import replay_link
 from components.act_charts import act_name
 from components.alignment_charts import curve_panels
 from components.chart import WILSON_BARS_K, bar_with_interval, figure, interval_key
-from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, PATTERN
 from components.download import csv_button
+from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
 
 REASON_SHORT = {
-    "n1": "n1 task goal", "n2": "n2 current state", "n3": "n3 missing info", "n4": "n4 unclear talk", "n5": "n5 interface",
+    "n1": "n1 task goal",
+    "n2": "n2 current state",
+    "n3": "n3 missing info",
+    "n4": "n4 unclear talk",
+    "n5": "n5 interface",
 }
 
 
@@ -30,21 +34,41 @@ def reason_share_figure(shares: pd.DataFrame) -> go.Figure:
             continue
         n = int(d["n"].dropna().iloc[0])
         traces += bar_with_interval(
-            [REASON_SHORT[r] for r in reasons], d, f"{CONDITION_NAMES[cond]} (n = {n} not aligned)", CONDITION[cond], PATTERN[cond],
-            [[cond, r, int(k), n] for r, k in zip(reasons, d["k"].fillna(0))], d["k"],
+            [REASON_SHORT[r] for r in reasons],
+            d,
+            f"{CONDITION_NAMES[cond]} (n = {n} not aligned)",
+            CONDITION[cond],
+            PATTERN[cond],
+            [[cond, r, int(k), n] for r, k in zip(reasons, d["k"].fillna(0))],
+            d["k"],
             "%{x}: %{y:.0%} of not-aligned actions<br>k = %{customdata[2]} of n = %{customdata[3]}<br>click: list the actions<extra>"
-            + CONDITION_NAMES[cond] + "</extra>", cond)
+            + CONDITION_NAMES[cond]
+            + "</extra>",
+            cond,
+        )
     traces.append(interval_key(WILSON_BARS_K))
-    layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "not-aligned actions citing it (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
-              "xaxis": {"title": {"text": "reason for not being on the same page"}}}
+    layout = {
+        "barmode": "group",
+        "scattermode": "group",
+        "yaxis": {"title": {"text": "not-aligned actions citing it (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
+        "xaxis": {"title": {"text": "reason for not being on the same page"}},
+    }
     return figure(traces, layout, height=400)
 
 
 def reason_curve_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
     """One panel per reason: its share of the not-aligned actions over progress, per condition."""
     reasons = list(schema.MISALIGNMENT_REASON)
-    return curve_panels(curves, "reason", reasons, [REASON_SHORT[r] for r in reasons], progress,
-                        "not-aligned actions citing it (%)", what="cites it", height=380)
+    return curve_panels(
+        curves,
+        "reason",
+        reasons,
+        [REASON_SHORT[r] for r in reasons],
+        progress,
+        "not-aligned actions citing it (%)",
+        what="cites it",
+        height=380,
+    )
 
 
 def acts_before_figure(before: pd.DataFrame) -> go.Figure:
@@ -57,14 +81,24 @@ def acts_before_figure(before: pd.DataFrame) -> go.Figure:
             continue
         n = int(d["n"].dropna().iloc[0])
         traces += bar_with_interval(
-            [act_name(a) for a in acts], d.fillna({"share": 0}),
-            f"before '{group}' reports (n = {n})", ALIGNMENT[group], PATTERN[group],
-            [[group, a, int(k), n] for a, k in zip(acts, d["k"].fillna(0))], d["k"],
+            [act_name(a) for a in acts],
+            d.fillna({"share": 0}),
+            f"before '{group}' reports (n = {n})",
+            ALIGNMENT[group],
+            PATTERN[group],
+            [[group, a, int(k), n] for a, k in zip(acts, d["k"].fillna(0))],
+            d["k"],
             "%{x}: %{y:.0%} of the reports with a coded act before them<br>k = %{customdata[2]} of n = %{customdata[3]}"
-            "<br>click: list the actions<extra>" + group + "</extra>", group)
+            "<br>click: list the actions<extra>" + group + "</extra>",
+            group,
+        )
     traces.append(interval_key(WILSON_BARS_K))
-    layout = {"barmode": "group", "scattermode": "group", "yaxis": {"title": {"text": "reports preceded by the act (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
-              "xaxis": {"title": {"text": "grounding act before the report"}}}
+    layout = {
+        "barmode": "group",
+        "scattermode": "group",
+        "yaxis": {"title": {"text": "reports preceded by the act (%)"}, "tickformat": ".0%", "rangemode": "tozero"},
+        "xaxis": {"title": {"text": "grounding act before the report"}},
+    }
     return figure(traces, layout, height=400)
 
 
@@ -75,9 +109,20 @@ def checkpoint_table(table: pd.DataFrame, key: str) -> None:
         return
     shown = table.assign(replay=[replay_link(s, t) for s, t in zip(table["session_id"], table["step"])])
     shown = shown[["replay", *[c for c in table.columns]]]
-    st.dataframe(shown, hide_index=True, width="stretch", key=key, height=420, column_config={
-        "replay": st.column_config.LinkColumn("Replay", display_text="open", width="small"),
-        "drawing_progress": st.column_config.NumberColumn("checkpoint at", format="percent"),
-        **{c: st.column_config.TextColumn(c.replace("_", " "), width="medium") for c in table.columns if c.startswith(("answer_", "label_"))},
-    })
+    st.dataframe(
+        shown,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        height=420,
+        column_config={
+            "replay": st.column_config.LinkColumn("Replay", display_text="open", width="small"),
+            "drawing_progress": st.column_config.NumberColumn("checkpoint at", format="percent"),
+            **{
+                c: st.column_config.TextColumn(c.replace("_", " "), width="medium")
+                for c in table.columns
+                if c.startswith(("answer_", "label_"))
+            },
+        },
+    )
     csv_button("Checkpoints and labels (CSV)", lambda: table, "checkpoints_beside_labels.csv", key=f"{key}_csv")

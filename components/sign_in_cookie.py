@@ -20,12 +20,13 @@ from pathlib import Path
 import streamlit as st
 
 COOKIE = "groundwork_sign_in"
-_WRITE = "auth_cookie_write"      # the write the browser still has to do: (n, value or None, max-age, only if)
+_WRITE = "auth_cookie_write"  # the write the browser still has to do: (n, value or None, max-age, only if)
 _IGNORED = "auth_cookie_ignored"  # the cookie value this session must not sign in with
 
 # No HTML or CSS to isolate: a plain element, not a shadow root beside the page's other components.
 _write_cookie = st.components.v2.component(
-    "groundwork_sign_in_cookie", js=(Path(__file__).parent / "assets" / "sign_in_cookie.js").read_text(encoding="utf-8"),
+    "groundwork_sign_in_cookie",
+    js=(Path(__file__).parent / "assets" / "sign_in_cookie.js").read_text(encoding="utf-8"),
     isolate_styles=False,
 )
 
@@ -78,5 +79,9 @@ def write_pending() -> None:
         return
     n, value, max_age, only_if = pending
     with st.sidebar:
-        _write_cookie(data={"name": COOKIE, "value": value, "max_age": max_age, "only_if": only_if},
-                      key=f"auth_cookie_{n}", width="content", height="content")
+        _write_cookie(
+            data={"name": COOKIE, "value": value, "max_age": max_age, "only_if": only_if},
+            key=f"auth_cookie_{n}",
+            width="content",
+            height="content",
+        )

@@ -10,8 +10,8 @@ import streamlit as st
 from analysis.format import fmt_mean_sd
 from analysis.split import SplitResult
 from components.chart import axis_suffix, figure, on_panel, panels
-from components.text import md_line
 from components.palette import CONDITION, CONDITION_NAMES, LIGHT_GREY, rgba
+from components.text import md_line
 from corpus import schema
 
 CURRENT = "current"
@@ -23,9 +23,20 @@ def objective_data(result: SplitResult, current: dict[str, float]) -> pd.DataFra
     for cond, cs in result.by_condition.items():
         k, n = len(cs.test), len(cs.sessions)
         for r in cs.runners_up.itertuples(index=False):
-            rows.append({"condition": cond, "rank": int(r.rank), "test_sessions": r.test_sessions, "objective": float(r.objective), "k": k, "n": n})
+            rows.append(
+                {
+                    "condition": cond,
+                    "rank": int(r.rank),
+                    "test_sessions": r.test_sessions,
+                    "objective": float(r.objective),
+                    "k": k,
+                    "n": n,
+                }
+            )
         if cond in current:
-            rows.append({"condition": cond, "rank": 0, "test_sessions": CURRENT, "objective": current[cond], "k": k, "n": n})
+            rows.append(
+                {"condition": cond, "rank": 0, "test_sessions": CURRENT, "objective": current[cond], "k": k, "n": n}
+            )
     return pd.DataFrame(rows)
 
 
@@ -37,28 +48,57 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
     for i, cond in enumerate(conds, start=1):
         d = data[data["condition"] == cond]
         d = pd.concat([d[d["rank"] > 0].sort_values("rank"), d[d["rank"] == 0]])
-        traces.append(on_panel({
-            "type": "bar", "x": [CURRENT if r == 0 else f"#{r}" for r in d["rank"]], "y": d["objective"].tolist(), "showlegend": False,
-            "marker": {"color": [LIGHT_GREY if r == 0 else (CONDITION[cond] if r == 1 else rgba(CONDITION[cond], 0.45)) for r in d["rank"]]},
-            "text": [f"{v:.2f}" for v in d["objective"]], "textposition": "outside", "textfont": {"size": 10},
-            "customdata": [[cond, int(r), s, int(k), int(n)] for r, s, k, n in zip(d["rank"], d["test_sessions"], d["k"], d["n"])],
-            "hovertemplate": "test: %{customdata[2]}<br>L = %{y:.3f}<br>%{customdata[3]} test of n = %{customdata[4]} sessions"
-                             "<br>click: list the test sessions<extra></extra>",
-        }, i, shared_y=False))
+        traces.append(
+            on_panel(
+                {
+                    "type": "bar",
+                    "x": [CURRENT if r == 0 else f"#{r}" for r in d["rank"]],
+                    "y": d["objective"].tolist(),
+                    "showlegend": False,
+                    "marker": {
+                        "color": [
+                            LIGHT_GREY if r == 0 else (CONDITION[cond] if r == 1 else rgba(CONDITION[cond], 0.45))
+                            for r in d["rank"]
+                        ]
+                    },
+                    "text": [f"{v:.2f}" for v in d["objective"]],
+                    "textposition": "outside",
+                    "textfont": {"size": 10},
+                    "customdata": [
+                        [cond, int(r), s, int(k), int(n)]
+                        for r, s, k, n in zip(d["rank"], d["test_sessions"], d["k"], d["n"])
+                    ],
+                    "hovertemplate": "test: %{customdata[2]}<br>L = %{y:.3f}<br>%{customdata[3]} test of n = %{customdata[4]} sessions"
+                    "<br>click: list the test sessions<extra></extra>",
+                },
+                i,
+                shared_y=False,
+            )
+        )
         k, n = int(d["k"].iloc[0]), int(d["n"].iloc[0])
         s = axis_suffix(i)
-        layout[f"xaxis{s}"].update(title={"text": f"candidate test sets ({k} of n = {n} sessions)"}, type="category", tickangle=0)
-        layout[f"yaxis{s}"].update(rangemode="tozero", title={"text": "objective L (sum of |mean diff| + |SD diff|)" if i == 1 else ""})
+        layout[f"xaxis{s}"].update(
+            title={"text": f"candidate test sets ({k} of n = {n} sessions)"}, type="category", tickangle=0
+        )
+        layout[f"yaxis{s}"].update(
+            rangemode="tozero", title={"text": "objective L (sum of |mean diff| + |SD diff|)" if i == 1 else ""}
+        )
     return figure(traces, layout, height=400)
 
 
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """Table 8 style: rows (condition, role, dimension, label), train and test as 'mean (SD)' in %."""
-    out = table.assign(train=[fmt_mean_sd(m, s) for m, s in zip(table["train_mean"], table["train_sd"])],
-                       test=[fmt_mean_sd(m, s) for m, s in zip(table["test_mean"], table["test_sd"])])
+    out = table.assign(
+        train=[fmt_mean_sd(m, s) for m, s in zip(table["train_mean"], table["train_sd"])],
+        test=[fmt_mean_sd(m, s) for m, s in zip(table["test_mean"], table["test_sd"])],
+    )
     return out[["condition", "role", "dimension", "label", "train", "test", "abs_mean_diff", "abs_sd_diff"]]
 
 
 def search_notes(result: SplitResult) -> None:
     for cond, cs in result.by_condition.items():
-        st.caption(md_line(f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {cs.objective:.3f}. Search: {cs.search}."))
+        st.caption(
+            md_line(
+                f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {cs.objective:.3f}. Search: {cs.search}."
+            )
+        )

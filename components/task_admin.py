@@ -13,11 +13,11 @@ import streamlit as st
 from analysis import coding as ac
 from analysis.live_panel import human_panel
 from components.dataset import show_report
-from components.text import md_line, md_text
 from components.download import csv_button
-from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
+from components.text import md_line, md_text
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
+from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
 from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User
 from corpus.validate import DatasetError
 from services.coding import task_report
@@ -32,8 +32,11 @@ UPLOAD = "Upload a codebook (YAML or JSON)"
 def users_admin(store: Store, lead: User) -> None:
     """The accounts, a form to add one, and one to reset, disable, enable or delete one."""
     people = store.users(include_inactive=True)
-    st.dataframe(pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status}
-                               for u in people]), hide_index=True, width="stretch")
+    st.dataframe(
+        pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status} for u in people]),
+        hide_index=True,
+        width="stretch",
+    )
     add_account_form(store, lead, "ta_new_user")
     account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
     failed_sign_ins(store.failed_sign_ins(lead))
@@ -45,15 +48,31 @@ def failed_sign_ins(failed: pd.DataFrame) -> None:
     if failed.empty:
         st.caption("None.")
         return
-    shown = failed.assign(account=[name if known else f"{name} (no such account)"
-                                   for name, known in zip(failed["account"], failed["is_account"])])
-    st.dataframe(shown.drop(columns="is_account"), hide_index=True, width="stretch", key="ta_failed_sign_ins",
-                 column_config={"account": "Name typed", "failures_24h": "Last 24 h", "failures_30d": "Last 30 days",
-                                "clients": "Clients", "last_failure": "Last failure",
-                                "clients_waiting": "Clients waiting now"})
-    st.caption("A client that fails on a name waits before it may try again (30 s, doubling up to 15 minutes); the "
-               "owner's right password from a client that has not failed is never refused. Each failure is in the "
-               "server log (groundwork.signin).")
+    shown = failed.assign(
+        account=[
+            name if known else f"{name} (no such account)"
+            for name, known in zip(failed["account"], failed["is_account"])
+        ]
+    )
+    st.dataframe(
+        shown.drop(columns="is_account"),
+        hide_index=True,
+        width="stretch",
+        key="ta_failed_sign_ins",
+        column_config={
+            "account": "Name typed",
+            "failures_24h": "Last 24 h",
+            "failures_30d": "Last 30 days",
+            "clients": "Clients",
+            "last_failure": "Last failure",
+            "clients_waiting": "Clients waiting now",
+        },
+    )
+    st.caption(
+        "A client that fails on a name waits before it may try again (30 s, doubling up to 15 minutes); the "
+        "owner's right password from a client that has not failed is never refused. Each failure is in the "
+        "server log (groundwork.signin)."
+    )
 
 
 def accounts_title(store: Store, lead: User) -> str:
@@ -88,10 +107,16 @@ def coders_picker(store: Store, lead: User, key: str) -> tuple[list[User], list[
     coders = [u for u in store.users() if u.role == "coder" and u.kind == "human"]
     if not coders:
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
-        c1.info("No coder accounts yet: add coder accounts first (the task can also get its coders later).",
-                icon=":material/group_off:")
-        c2.button("Add a coder account", key=f"{key}_add", icon=":material/person_add:",
-                  on_click=lambda: st.session_state.update({f"{key}_adding": True}))
+        c1.info(
+            "No coder accounts yet: add coder accounts first (the task can also get its coders later).",
+            icon=":material/group_off:",
+        )
+        c2.button(
+            "Add a coder account",
+            key=f"{key}_add",
+            icon=":material/person_add:",
+            on_click=lambda: st.session_state.update({f"{key}_adding": True}),
+        )
         if st.session_state.get(f"{key}_adding"):
             st.caption("Coders label the task's items on the Code page. Add each one, then choose them for the task.")
             add_account_form(store, lead, f"{key}_form")
@@ -142,13 +167,19 @@ def account_actions(store: Store, lead: User, names: list[str]) -> None:
 
 def _uploaded_codebook(key: str) -> cbm.Codebook | None:
     """A codebook from an uploaded YAML/JSON file, or None (its problems shown as a table)."""
-    up = st.file_uploader("Codebook file", type=["yaml", "yml", "json"], key=f"{key}_cbfile",
-                          max_upload_size=max(1, CODEBOOK_BYTES // 2**20))
+    up = st.file_uploader(
+        "Codebook file",
+        type=["yaml", "yml", "json"],
+        key=f"{key}_cbfile",
+        max_upload_size=max(1, CODEBOOK_BYTES // 2**20),
+    )
     if up is None:
         st.caption("Codebook format: see `corpus/codebooks/grounding_acts.yaml`.")
         return None
     if up.size > CODEBOOK_BYTES:
-        st.error(f"{md_text(up.name)} is {up.size / 2**20:.1f} MiB; a codebook file is at most {CODEBOOK_BYTES // 2**20} MiB.")
+        st.error(
+            f"{md_text(up.name)} is {up.size / 2**20:.1f} MiB; a codebook file is at most {CODEBOOK_BYTES // 2**20} MiB."
+        )
         return None
     try:
         return cbm.loads(up.getvalue().decode("utf-8", errors="replace"), up.name)
@@ -160,8 +191,12 @@ def _uploaded_codebook(key: str) -> cbm.Codebook | None:
 
 def _codebook_choice(key: str) -> cbm.Codebook | None:
     books = cbm.bundled()
-    choice = st.selectbox("Codebook", [*books, UPLOAD], key=f"{key}_cb",
-                          format_func=lambda k: k if k == UPLOAD else f"{books[k].name} v{books[k].version}")
+    choice = st.selectbox(
+        "Codebook",
+        [*books, UPLOAD],
+        key=f"{key}_cb",
+        format_func=lambda k: k if k == UPLOAD else f"{books[k].name} v{books[k].version}",
+    )
     if choice != UPLOAD:
         return books[choice]
     return _uploaded_codebook(key)
@@ -170,28 +205,46 @@ def _codebook_choice(key: str) -> cbm.Codebook | None:
 def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
     """Create a coding task on the current dataset. Returns the new task once it is created."""
     key = "ta_new"
-    st.caption(f"Items come from the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
-               f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions).")
+    st.caption(
+        f"Items come from the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
+        f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions)."
+    )
     codebook = _codebook_choice(key)
     c1, c2 = st.columns(2)
-    name = c1.text_input("Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1", max_chars=NAME_CHARS)
-    seed = c2.number_input("Seed", 0, 2**31 - 1, 180, key=f"{key}_seed",
-                           help="Fixes the sample, the few-shot split and every coder's order.")
+    name = c1.text_input(
+        "Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1", max_chars=NAME_CHARS
+    )
+    seed = c2.number_input(
+        "Seed",
+        0,
+        2**31 - 1,
+        180,
+        key=f"{key}_seed",
+        help="Fixes the sample, the few-shot split and every coder's order.",
+    )
     mode = st.radio("Items", ITEM_MODES, horizontal=True, key=f"{key}_mode")
     items: list[dict] | None = None
     try:
         if mode == "Random sample":
             c1, c2 = st.columns(2)
-            n = c1.number_input("Number of actions", 1, max(len(corpus.actions_df), 1), min(180, len(corpus.actions_df)), key=f"{key}_n")
+            n = c1.number_input(
+                "Number of actions", 1, max(len(corpus.actions_df), 1), min(180, len(corpus.actions_df)), key=f"{key}_n"
+            )
             strat = c2.multiselect("Stratify by", list(ac.STRATIFY_COLUMNS), key=f"{key}_strat")
             items = ac.sample_items(corpus.actions_df, int(n), int(seed), strat)
         elif mode == "All actions":
             items = ac.all_items(corpus.actions_df)
         else:
-            up = st.file_uploader("Id list (CSV with session_id,action_index or item_id)", type=["csv"], key=f"{key}_ids",
-                                  max_upload_size=ID_LIST_BYTES // 2**20)
+            up = st.file_uploader(
+                "Id list (CSV with session_id,action_index or item_id)",
+                type=["csv"],
+                key=f"{key}_ids",
+                max_upload_size=ID_LIST_BYTES // 2**20,
+            )
             if up is not None and up.size > ID_LIST_BYTES:
-                raise ValueError(f"{up.name} is {up.size / 2**20:.1f} MiB; an id list is at most {ID_LIST_BYTES // 2**20} MiB")
+                raise ValueError(
+                    f"{up.name} is {up.size / 2**20:.1f} MiB; an id list is at most {ID_LIST_BYTES // 2**20} MiB"
+                )
             if up is not None:
                 known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
                 items = ac.items_from_csv(up.getvalue(), up.name, known)
@@ -199,21 +252,40 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
         st.error(md_line(exc))
         items = None
     c1, c2, c3 = st.columns(3)
-    few = c1.number_input("Few-shot items", 0, 1000, 8, key=f"{key}_few",
-                          help="Kept apart as examples (e.g. for prompting a model); the rest is the validation partition.")
+    few = c1.number_input(
+        "Few-shot items",
+        0,
+        1000,
+        8,
+        key=f"{key}_few",
+        help="Kept apart as examples (e.g. for prompting a model); the rest is the validation partition.",
+    )
     k = c2.number_input("Context: actions before the item", 0, 20, 3, key=f"{key}_k")
     canvas = c3.toggle("Show the canvas", True, key=f"{key}_canvas")
     coders, chosen = coders_picker(store, lead, f"{key}_coders")
     if items is not None:
         st.caption(f"{len(items)} items, {min(int(few), len(items))} few-shot.")
-    if st.button("Create task", key=f"{key}_create", type="primary", disabled=items is None or codebook is None,
-                 icon=":material/add_task:"):
+    if st.button(
+        "Create task",
+        key=f"{key}_create",
+        type="primary",
+        disabled=items is None or codebook is None,
+        icon=":material/add_task:",
+    ):
         try:
             parted = ac.assign_partitions(items, int(few), int(seed))
-            task = store.create_task(lead, name, corpus.info.name, codebook, parted,
-                                     [u for u in coders if u.username in chosen], seed=int(seed),
-                                     context_k=int(k), show_canvas=bool(canvas),
-                                     dataset_hash=corpus.content_hash)
+            task = store.create_task(
+                lead,
+                name,
+                corpus.info.name,
+                codebook,
+                parted,
+                [u for u in coders if u.username in chosen],
+                seed=int(seed),
+                context_k=int(k),
+                show_canvas=bool(canvas),
+                dataset_hash=corpus.content_hash,
+            )
         except (ValueError, StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
             return None
@@ -235,22 +307,47 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
     if add and st.button("Assign", key=f"ta_assign_{task.id}"):
         store.assign(lead, task.id, [u for u in people if u.username in add])
         st.rerun()
-    st.caption("Coders: " + (", ".join(md_text(u.username) + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned)
-                             or "none yet"))
-    _setting(st.toggle, "Show coders the team's agreement numbers (snapshots you take)", f"ta_share_{task.id}",
-             task.share_agreement, lambda v: store.set_share_agreement(lead, task.id, v))
+    st.caption(
+        "Coders: "
+        + (
+            ", ".join(md_text(u.username) + (f" ({u.kind})" if u.kind != "human" else "") for u in assigned)
+            or "none yet"
+        )
+    )
+    _setting(
+        st.toggle,
+        "Show coders the team's agreement numbers (snapshots you take)",
+        f"ta_share_{task.id}",
+        task.share_agreement,
+        lambda v: store.set_share_agreement(lead, task.id, v),
+    )
     if task.share_agreement:
-        _setting(st.number_input, "Shown to coders once a snapshot rests on this many items", f"ta_min_{task.id}",
-                 task.share_min_items, lambda v: store.set_share_agreement(lead, task.id, True, min_items=v), min_value=1)
+        _setting(
+            st.number_input,
+            "Shown to coders once a snapshot rests on this many items",
+            f"ta_min_{task.id}",
+            task.share_min_items,
+            lambda v: store.set_share_agreement(lead, task.id, True, min_items=v),
+            min_value=1,
+        )
         share_snapshot(store, lead, task)
-    _setting(st.radio, "From adjudication on, coders see", f"ta_view_{task.id}", task.coder_view,
-             lambda v: store.set_coder_view(lead, task.id, v), options=list(CODER_VIEW_NAMES),
-             format_func=CODER_VIEW_NAMES.get, horizontal=True,
-             help="Never another coder's labels. Labels freeze when adjudication starts.")
+    _setting(
+        st.radio,
+        "From adjudication on, coders see",
+        f"ta_view_{task.id}",
+        task.coder_view,
+        lambda v: store.set_coder_view(lead, task.id, v),
+        options=list(CODER_VIEW_NAMES),
+        format_func=CODER_VIEW_NAMES.get,
+        horizontal=True,
+        help="Never another coder's labels. Labels freeze when adjudication starts.",
+    )
 
 
-CODER_VIEW_NAMES = {"own_disagreements": "their own disagreements with gold, after the reveal",
-                    "nothing": "nothing beyond their own labels"}
+CODER_VIEW_NAMES = {
+    "own_disagreements": "their own disagreements with gold, after the reveal",
+    "nothing": "nothing beyond their own labels",
+}
 
 
 def _setting(widget, label: str, key: str, value, save, **options) -> None:  # noqa: ANN001
@@ -263,11 +360,17 @@ def share_snapshot(store: Store, lead: User, task: Task) -> None:
     """Coders see only numbers the lead takes as a snapshot, never numbers recomputed on demand."""
     try:
         latest = store.shared_snapshot(lead, task.id)
-        st.caption(f"Coders see the snapshot of {latest.taken_at:%Y-%m-%d %H:%M} UTC on {latest.n_items} items "
-                   f"(shown to them from {task.share_min_items} items).")
+        st.caption(
+            f"Coders see the snapshot of {latest.taken_at:%Y-%m-%d %H:%M} UTC on {latest.n_items} items "
+            f"(shown to them from {task.share_min_items} items)."
+        )
     except AccessDenied:
-        st.caption(f"No snapshot yet: coders see the numbers once you take one on at least {task.share_min_items} items.")
-    if st.button("Share the current numbers with the coders", key=f"ta_snapshot_{task.id}", icon=":material/photo_camera:"):
+        st.caption(
+            f"No snapshot yet: coders see the numbers once you take one on at least {task.share_min_items} items."
+        )
+    if st.button(
+        "Share the current numbers with the coders", key=f"ta_snapshot_{task.id}", icon=":material/photo_camera:"
+    ):
         head = human_panel(store.labels(lead, task.id))
         if head is None:
             st.warning("There is nothing to share yet: no coder has given a label.")
@@ -279,9 +382,11 @@ def share_snapshot(store: Store, lead: User, task: Task) -> None:
 def revise_codebook(store: Store, lead: User, task: Task) -> None:
     """Move the task to a revised codebook (same id, new version); labels keep their version."""
     cb = task.codebook
-    st.caption(f"Now coding with **{md_text(cb.name)}** ({md_text(cb.id)}) v{md_text(cb.version)}. Upload the revised file with the same "
-               "id and a new version: labels given from then on record the new version, and agreement is "
-               "reported per version.")
+    st.caption(
+        f"Now coding with **{md_text(cb.name)}** ({md_text(cb.id)}) v{md_text(cb.version)}. Upload the revised file with the same "
+        "id and a new version: labels given from then on record the new version, and agreement is "
+        "reported per version."
+    )
     key = f"ta_revise_{task.id}"
     new = _uploaded_codebook(key)
     if new is not None and st.button(f"Code from now on with v{new.version}", key=f"{key}_go", type="primary"):
@@ -296,12 +401,18 @@ def revise_codebook(store: Store, lead: User, task: Task) -> None:
 
 def import_labels(store: Store, lead: User, task: Task) -> None:
     """Labels coded elsewhere (an LLM, another tool) as more coders of this task; all or nothing."""
-    up = st.file_uploader("Labels CSV (columns item, coder, label)", type=["csv"], key=f"ta_import_{task.id}",
-                          max_upload_size=LABELS_CSV_BYTES // 2**20)
+    up = st.file_uploader(
+        "Labels CSV (columns item, coder, label)",
+        type=["csv"],
+        key=f"ta_import_{task.id}",
+        max_upload_size=LABELS_CSV_BYTES // 2**20,
+    )
     create = st.checkbox("Create unknown coders as model coders", value=True, key=f"ta_import_create_{task.id}")
     if up is not None and st.button("Import labels", key=f"ta_import_go_{task.id}"):
         try:
-            done = store.import_labels_csv(lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model")
+            done = store.import_labels_csv(
+                lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model"
+            )
         except (StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
         else:
@@ -311,6 +422,7 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
 def exports(store: Store, lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
+
     # Read when clicked, not on every run of the page.
     def long():
         return Store.long_table(store.labels(lead, task.id), store.items(task.id))
@@ -319,19 +431,52 @@ def exports(store: Store, lead: User, task: Task) -> None:
         return Store.wide_table(store.labels(lead, task.id), store.items(task.id))
 
     c = st.columns(4)
-    csv_button("Labels, long (CSV)", long, f"{safe}_labels_long.csv", key=f"ta_dl_long_{task.id}", where=c[0],
-               icon=":material/download:")
-    c[1].download_button("Labels, long (JSONL)", lambda: ac.long_jsonl(long()), f"{safe}_labels.jsonl", "application/jsonl",
-                         key=f"ta_dl_jsonl_{task.id}", on_click="ignore", icon=":material/download:")
-    csv_button("Labels, wide (CSV)", wide, f"{safe}_labels_wide.csv", key=f"ta_dl_wide_{task.id}", where=c[2],
-               icon=":material/download:", help="Items x coders, ready for R's irr package.")
-    csv_button("Gold (CSV)", lambda: store.gold(lead, task.id), f"{safe}_gold.csv", key=f"ta_dl_gold_{task.id}", where=c[3],
-               icon=":material/download:")
-    n_boot = st.select_slider("Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000,
-                              key=f"ta_boot_{task.id}")
+    csv_button(
+        "Labels, long (CSV)",
+        long,
+        f"{safe}_labels_long.csv",
+        key=f"ta_dl_long_{task.id}",
+        where=c[0],
+        icon=":material/download:",
+    )
+    c[1].download_button(
+        "Labels, long (JSONL)",
+        lambda: ac.long_jsonl(long()),
+        f"{safe}_labels.jsonl",
+        "application/jsonl",
+        key=f"ta_dl_jsonl_{task.id}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    csv_button(
+        "Labels, wide (CSV)",
+        wide,
+        f"{safe}_labels_wide.csv",
+        key=f"ta_dl_wide_{task.id}",
+        where=c[2],
+        icon=":material/download:",
+        help="Items x coders, ready for R's irr package.",
+    )
+    csv_button(
+        "Gold (CSV)",
+        lambda: store.gold(lead, task.id),
+        f"{safe}_gold.csv",
+        key=f"ta_dl_gold_{task.id}",
+        where=c[3],
+        icon=":material/download:",
+    )
+    n_boot = st.select_slider(
+        "Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000, key=f"ta_boot_{task.id}"
+    )
     cb = task.codebook
-    meta = ac.ReportMeta(task=task.name, dataset=task.dataset, codebook_id=cb.id, codebook_name=cb.name,
-                         codebook_version=cb.version, n_items_in_task=task.n_items)
+    meta = ac.ReportMeta(
+        task=task.name,
+        dataset=task.dataset,
+        codebook_id=cb.id,
+        codebook_name=cb.name,
+        codebook_version=cb.version,
+        n_items_in_task=task.n_items,
+    )
 
     def report() -> ac.TaskAgreement:
         """Computed when a report is downloaded (its bootstrap is not redone on every run of the
@@ -339,7 +484,20 @@ def exports(store: Store, lead: User, task: Task) -> None:
         return task_report(store, task.id, store.labels(lead, task.id), int(n_boot))
 
     c = st.columns(4)
-    c[0].download_button("Agreement report (Markdown)", lambda: ac.report_markdown(report(), meta), f"{safe}_agreement.md",
-                         "text/markdown", key=f"ta_dl_md_{task.id}", on_click="ignore", icon=":material/description:")
-    csv_button("Agreement report (CSV)", lambda: ac.report_table(report(), meta), f"{safe}_agreement.csv",
-               key=f"ta_dl_repcsv_{task.id}", where=c[1], icon=":material/description:")
+    c[0].download_button(
+        "Agreement report (Markdown)",
+        lambda: ac.report_markdown(report(), meta),
+        f"{safe}_agreement.md",
+        "text/markdown",
+        key=f"ta_dl_md_{task.id}",
+        on_click="ignore",
+        icon=":material/description:",
+    )
+    csv_button(
+        "Agreement report (CSV)",
+        lambda: ac.report_table(report(), meta),
+        f"{safe}_agreement.csv",
+        key=f"ta_dl_repcsv_{task.id}",
+        where=c[1],
+        icon=":material/description:",
+    )

@@ -16,8 +16,8 @@ import shutil
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import Iterator
 
 from corpus.validate import MAX_FILE_BYTES, DatasetError, Report
 
@@ -92,7 +92,9 @@ def _extract(archive: Path, dest: Path) -> None:
     name = archive.name
     size = archive.stat().st_size
     if size > MAX_ARCHIVE_BYTES:
-        raise ArchiveError(name, f"archive is {size / 2**20:.1f} MiB; uploads over {MAX_ARCHIVE_BYTES / 2**20:.0f} MiB are refused")
+        raise ArchiveError(
+            name, f"archive is {size / 2**20:.1f} MiB; uploads over {MAX_ARCHIVE_BYTES / 2**20:.0f} MiB are refused"
+        )
     if not zipfile.is_zipfile(archive):
         raise ArchiveError(name, "not a zip archive")
     dest.mkdir(parents=True, exist_ok=True)
@@ -107,7 +109,8 @@ def _extract(archive: Path, dest: Path) -> None:
         declared = sum(i.file_size for i in infos)
         if declared > MAX_UNCOMPRESSED_BYTES:
             raise ArchiveError(
-                name, f"archive would unpack to {declared / 2**20:.0f} MiB; more than {MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MiB is refused (zip bomb?)"
+                name,
+                f"archive would unpack to {declared / 2**20:.0f} MiB; more than {MAX_UNCOMPRESSED_BYTES / 2**20:.0f} MiB is refused (zip bomb?)",
             )
         total = 0
         for info in infos:
@@ -125,11 +128,15 @@ def _check_member(name: str, info: zipfile.ZipInfo) -> None:
         raise ArchiveError(name, "member path leaves the archive folder", info.filename)
     if info.file_size > MAX_FILE_BYTES:
         raise ArchiveError(
-            name, f"member is {info.file_size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused", info.filename
+            name,
+            f"member is {info.file_size / 2**20:.1f} MiB; files over {MAX_FILE_BYTES / 2**20:.0f} MiB are refused",
+            info.filename,
         )
     if info.compress_size and info.file_size > 1_000_000 and info.file_size / info.compress_size > MAX_RATIO:
         raise ArchiveError(
-            name, f"compression ratio {info.file_size / info.compress_size:.0f}:1 is beyond {MAX_RATIO}:1 (zip bomb?)", info.filename
+            name,
+            f"compression ratio {info.file_size / info.compress_size:.0f}:1 is beyond {MAX_RATIO}:1 (zip bomb?)",
+            info.filename,
         )
 
 
@@ -146,7 +153,9 @@ def _extract_member(name: str, zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest:
             written += len(chunk)
             total += len(chunk)
             if written > MAX_FILE_BYTES or total > MAX_UNCOMPRESSED_BYTES:
-                raise ArchiveError(name, "member unpacks beyond its declared size or the limits (zip bomb?)", info.filename)
+                raise ArchiveError(
+                    name, "member unpacks beyond its declared size or the limits (zip bomb?)", info.filename
+                )
             out.write(chunk)
     return total
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 OUTSIDE_ROOTS = "that folder is not one of the datasets this server offers; pick one from the list"
 
@@ -85,8 +85,9 @@ def datasets_under(roots: Iterable[Path]) -> list[DatasetEntry]:
             found.setdefault(here.path, here)
             continue
         try:
-            children = sorted((p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")),
-                              key=lambda p: p.name)
+            children = sorted(
+                (p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")), key=lambda p: p.name
+            )
         except OSError:  # a root that does not exist (yet): nothing offered from it
             continue
         inside = []

@@ -141,10 +141,16 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("import", help="convert another format into a dataset directory")
     p.add_argument("--from", dest="source_format", required=True, choices=["platform", "hcrc"])
     p.add_argument("--overwrite", action="store_true")
-    p.add_argument("--condition", choices=["not_visible", "visible"], help="the sessions' condition (default: not_visible)")
+    p.add_argument(
+        "--condition", choices=["not_visible", "visible"], help="the sessions' condition (default: not_visible)"
+    )
     p.add_argument("--split", choices=["train", "test"], help="the sessions' split (default: train)")
-    p.add_argument("--ink-share", type=float, help="platform: share of a cell the ink must cover to fill it (default 0.10)")
-    p.add_argument("--grid", type=int, nargs=2, metavar=("ROWS", "COLS"), help="platform: the grid to rasterize ink onto")
+    p.add_argument(
+        "--ink-share", type=float, help="platform: share of a cell the ink must cover to fill it (default 0.10)"
+    )
+    p.add_argument(
+        "--grid", type=int, nargs=2, metavar=("ROWS", "COLS"), help="platform: the grid to rasterize ink onto"
+    )
     p.add_argument("--map", help="platform: an annotated map (our JSON format or an ASCII grid map)")
     p.add_argument("--landmark-names", help="platform: names for the ASCII map's landmarks (JSON list or one per line)")
     p.add_argument("--map-id", help="hcrc: the map id the dialogues point to")
@@ -155,11 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("split", help="a copy of a dataset with the distribution-matched test split (Appendix E)")
     p.add_argument("dataset")
     p.add_argument("--test-size", type=int, required=True, help="test sessions per condition")
-    p.add_argument("--seed", type=int, default=0, help="seed of the search when there are too many subsets to score all")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the search when there are too many subsets to score all"
+    )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument("out")
     p.set_defaults(func=_split)
-
 
     from corpus.cli_users import add_users_commands
 

@@ -27,19 +27,27 @@ def _list(args: argparse.Namespace) -> int:
     settings, uploads = _uploads()
     kept = uploads.list()
     rows = [("key", "name", "format", "size", "files", "uploaded", "by")]
-    rows += [(u.key, u.name, u.fmt or "dataset", mib(u.bytes), f"{u.members:,}", u.uploaded_at, u.uploaded_by) for u in kept]
+    rows += [
+        (u.key, u.name, u.fmt or "dataset", mib(u.bytes), f"{u.members:,}", u.uploaded_at, u.uploaded_by) for u in kept
+    ]
     if kept:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         print("\n".join("  ".join(v.ljust(w) for v, w in zip(r, widths)).rstrip() for r in rows))
     else:
         print(f"no uploads kept in {settings.data_dir}")
     used, files = uploads.usage()
-    print(f"\n{len(kept)} upload(s): {mib(used)} of {mib(int(settings.uploads_total_bytes))}, "
-          f"{files:,} of {settings.uploads_total_members:,} files", file=sys.stderr)
+    print(
+        f"\n{len(kept)} upload(s): {mib(used)} of {mib(int(settings.uploads_total_bytes))}, "
+        f"{files:,} of {settings.uploads_total_members:,} files",
+        file=sys.stderr,
+    )
     stray = uploads.leftovers()
     if stray:
-        print(f"{len(stray)} leftover(s) from interrupted uploads (`uploads reclaim` deletes them): "
-              + ", ".join(p.name for p in stray), file=sys.stderr)
+        print(
+            f"{len(stray)} leftover(s) from interrupted uploads (`uploads reclaim` deletes them): "
+            + ", ".join(p.name for p in stray),
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -50,8 +58,10 @@ def _reclaim(args: argparse.Namespace) -> int:
     known = {u.key for u in uploads.list()}
     unknown = [k for k in args.keys if k not in known]
     if unknown:
-        print(f"reclaim: no kept upload {', '.join(repr(k) for k in unknown)} (see `uploads list`); nothing was deleted",
-              file=sys.stderr)
+        print(
+            f"reclaim: no kept upload {', '.join(repr(k) for k in unknown)} (see `uploads list`); nothing was deleted",
+            file=sys.stderr,
+        )
         return 1
     older = timedelta(days=args.older_than) if args.older_than is not None else None
     gone, stray = uploads.reclaim(args.keys, older_than=older)

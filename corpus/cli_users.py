@@ -95,8 +95,10 @@ def _delete(args: argparse.Namespace) -> str:
     outcome = _store().delete_user(None, args.username)
     if outcome == "removed":
         return f"deleted '{args.username}' (it had no labels, gold or tasks)"
-    return (f"deleted '{args.username}': it can never sign in again; the account is kept as a tombstone because "
-            "labels, gold or tasks name it, and its username stays reserved")
+    return (
+        f"deleted '{args.username}': it can never sign in again; the account is kept as a tombstone because "
+        "labels, gold or tasks name it, and its username stays reserved"
+    )
 
 
 def _setup_token(args: argparse.Namespace) -> str:
@@ -150,14 +152,19 @@ def add_users_commands(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--password-stdin", action="store_true", help=stdin_help)
     p.set_defaults(func=_run(_reset))
 
-    for name, action, text in (("disable", _disable, "stop an account from signing in (its labels stay)"),
-                               ("enable", _enable, "let a disabled account sign in again")):
+    for name, action, text in (
+        ("disable", _disable, "stop an account from signing in (its labels stay)"),
+        ("enable", _enable, "let a disabled account sign in again"),
+    ):
         p = users.add_parser(name, help=text)
         p.add_argument("username")
         p.set_defaults(func=_run(action))
 
-    p = users.add_parser("setup-token", help="while no lead exists: print a one-time token that creates the first "
-                         "lead in the app (replaces any earlier token)")
+    p = users.add_parser(
+        "setup-token",
+        help="while no lead exists: print a one-time token that creates the first "
+        "lead in the app (replaces any earlier token)",
+    )
     p.set_defaults(func=_run(_setup_token))
 
     p = users.add_parser("delete", help="delete an account (kept as a tombstone if labels name it)")

@@ -24,9 +24,10 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import yaml
 
@@ -64,7 +65,9 @@ class Codebook:
         for c in self.codes:
             if c.code == code:
                 return c
-        raise KeyError(f"code '{code}' is not in codebook {self.id} v{self.version} (codes: {', '.join(self.code_ids)})")
+        raise KeyError(
+            f"code '{code}' is not in codebook {self.id} v{self.version} (codes: {', '.join(self.code_ids)})"
+        )
 
     def by_key(self, key: str) -> Code | None:
         return next((c for c in self.codes if c.key == key), None)
@@ -77,8 +80,13 @@ class Codebook:
             "description": self.description,
             "codes": [
                 {
-                    "code": c.code, "name": c.name, "key": c.key, "definition": c.definition,
-                    "positive": list(c.positive), "negative": list(c.negative), "requires_note": c.requires_note,
+                    "code": c.code,
+                    "name": c.name,
+                    "key": c.key,
+                    "definition": c.definition,
+                    "positive": list(c.positive),
+                    "negative": list(c.negative),
+                    "requires_note": c.requires_note,
                 }
                 for c in self.codes
             ],
@@ -97,8 +105,17 @@ def _strings(value: Any, report: Report, file: str, record: str, fld: str) -> tu
     return tuple(value)
 
 
-def _unique(report: Report, file: str, record: str, fld: str, value: str, i: int, seen: dict[str, int],
-            invalid: str | None, repeated: Callable[[int], str]) -> None:
+def _unique(
+    report: Report,
+    file: str,
+    record: str,
+    fld: str,
+    value: str,
+    i: int,
+    seen: dict[str, int],
+    invalid: str | None,
+    repeated: Callable[[int], str],
+) -> None:
     """Report ``invalid`` (when given), or ``repeated(j)`` when code ``j`` already has ``value``;
     else remember that code ``i`` has it."""
     if invalid:
@@ -138,15 +155,38 @@ def parse(data: Any, file: str = "<codebook>") -> Codebook:
         for u in sorted(unknown):
             report.add(file, rec, u, "unknown field")
         code = str(c.get("code") or "").strip()
-        bad_code = "missing" if not code else (
-            None if _CODE_RE.match(code) else f"'{code}' must be lowercase letters, digits and underscores")
-        _unique(report, file, rec, "code", code, i, seen_codes, bad_code, lambda j: f"'{code}' repeats codes[{j}]")
+        bad_code = (
+            "missing"
+            if not code
+            else (None if _CODE_RE.match(code) else f"'{code}' must be lowercase letters, digits and underscores")
+        )
+        _unique(
+            report,
+            file,
+            rec,
+            "code",
+            code,
+            i,
+            seen_codes,
+            bad_code,
+            lambda j, code=code: f"'{code}' repeats codes[{j}]",
+        )
         name = str(c.get("name") or "").strip()
         if not name:
             report.add(file, rec, "name", "missing")
         key = str(c.get("key") if c.get("key") is not None else "").strip()
         bad_key = None if len(key) == 1 else f"must be one character, got '{key}'"
-        _unique(report, file, rec, "key", key, i, seen_keys, bad_key, lambda j: f"'{key}' is already the key of codes[{j}]")
+        _unique(
+            report,
+            file,
+            rec,
+            "key",
+            key,
+            i,
+            seen_keys,
+            bad_key,
+            lambda j, key=key: f"'{key}' is already the key of codes[{j}]",
+        )
         definition = str(c.get("definition") or "").strip()
         if not definition:
             report.add(file, rec, "definition", "missing")
@@ -154,17 +194,26 @@ def parse(data: Any, file: str = "<codebook>") -> Codebook:
         if not isinstance(rn, bool):
             report.add(file, rec, "requires_note", "must be true or false")
             rn = False
-        codes.append(Code(
-            code=code, name=name, key=key, definition=definition,
-            positive=_strings(c.get("positive"), report, file, rec, "positive"),
-            negative=_strings(c.get("negative"), report, file, rec, "negative"),
-            requires_note=rn,
-        ))
+        codes.append(
+            Code(
+                code=code,
+                name=name,
+                key=key,
+                definition=definition,
+                positive=_strings(c.get("positive"), report, file, rec, "positive"),
+                negative=_strings(c.get("negative"), report, file, rec, "negative"),
+                requires_note=rn,
+            )
+        )
     if not report.ok:
         raise DatasetError(report)
     return Codebook(
-        id=cid, name=str(data["name"]).strip(), version=str(data["version"]).strip(),
-        description=str(data.get("description") or "").strip(), codes=tuple(codes), source=file,
+        id=cid,
+        name=str(data["name"]).strip(),
+        version=str(data["version"]).strip(),
+        description=str(data.get("description") or "").strip(),
+        codes=tuple(codes),
+        source=file,
     )
 
 

@@ -14,8 +14,8 @@ Pure pandas; nothing here touches the database.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fractions import Fraction
-from typing import Sequence
 
 import pandas as pd
 

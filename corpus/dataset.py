@@ -36,7 +36,9 @@ class Corpus:
     info: DatasetInfo
     maps: dict[str, GridMap]
     sessions: dict[str, Session]
-    labels: pd.DataFrame  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
+    labels: (
+        pd.DataFrame
+    )  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
     predictions: dict[str, Any]  # run id -> corpus.predictions.Run (refused runs included; see Run.ok)
     warnings: list[Issue] = field(default_factory=list)
     content_hash: str = ""  # of every file's path and bytes: the dataset's identity (tasks, caches)
@@ -88,11 +90,27 @@ class Corpus:
     @functools.cached_property
     def actions_df(self) -> pd.DataFrame:
         """One row per action, with its session's condition and split and the mental model."""
-        cols: dict[str, list] = {k: [] for k in (
-            "session_id", "condition", "split", "index", "timestamp", "role", "type", "n_cells",
-            "text", "team_goal", "partner_intent", "self_reasoning", "aligned",
-            "misalignment_reasons", "rationale", "progress",
-        )}
+        cols: dict[str, list] = {
+            k: []
+            for k in (
+                "session_id",
+                "condition",
+                "split",
+                "index",
+                "timestamp",
+                "role",
+                "type",
+                "n_cells",
+                "text",
+                "team_goal",
+                "partner_intent",
+                "self_reasoning",
+                "aligned",
+                "misalignment_reasons",
+                "rationale",
+                "progress",
+            )
+        }
         for s in self.sessions.values():
             n = len(s.actions)
             for a in s.actions:
@@ -123,7 +141,8 @@ class Corpus:
         """One row per session: condition, split, duration, action counts by type, task metrics."""
         counts = (
             self.actions_df.groupby(["session_id", "type"], observed=False).size().unstack(fill_value=0)
-            if len(self.actions_df) else pd.DataFrame()
+            if len(self.actions_df)
+            else pd.DataFrame()
         )
         rows = []
         for s in self.sessions.values():
@@ -184,7 +203,9 @@ def content_hash(root: str | Path) -> str:
 
 
 def _labels_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    df = pd.DataFrame(rows, columns=["scheme", "session_id", "action_index", "coder", "coder_kind", "code", "partition"])
+    df = pd.DataFrame(
+        rows, columns=["scheme", "session_id", "action_index", "coder", "coder_kind", "code", "partition"]
+    )
     df.insert(0, "item_id", [item_id(s, i) for s, i in zip(df["session_id"], df["action_index"])])
     return df
 

@@ -46,9 +46,7 @@ def summarize_cells(cells: list[Cell]) -> LandmarkSummary:
     n = len(cells)
     return LandmarkSummary(
         bbox=BBox(row_min=r0, row_max=r1, col_min=c0, col_max=c1),
-        corners=Corners(
-            top_left=(r0, c0), top_right=(r0, c1), bottom_left=(r1, c0), bottom_right=(r1, c1)
-        ),
+        corners=Corners(top_left=(r0, c0), top_right=(r0, c1), bottom_left=(r1, c0), bottom_right=(r1, c1)),
         centroid=(round(sum(rows) / n, 2), round(sum(cols) / n, 2)),
         boundary_cells=sorted(boundary),
     )
@@ -69,7 +67,9 @@ def _check_summary(given: LandmarkSummary, computed: LandmarkSummary) -> None:
             f"(whose centroid is {list(computed.centroid)})"
         )
     if set(given.boundary_cells) != set(computed.boundary_cells):
-        raise ValueError("summary.boundary_cells: do not match the cells (give the cells with a side outside the landmark, or omit the summary)")
+        raise ValueError(
+            "summary.boundary_cells: do not match the cells (give the cells with a side outside the landmark, or omit the summary)"
+        )
 
 
 class Landmark(_Strict):
@@ -78,7 +78,7 @@ class Landmark(_Strict):
     summary: LandmarkSummary | None = None
 
     @model_validator(mode="after")
-    def _fill_summary(self) -> "Landmark":
+    def _fill_summary(self) -> Landmark:
         if len(set(self.cells)) != len(self.cells):
             raise ValueError("cells: lists the same cell twice")
         computed = summarize_cells(self.cells)
@@ -118,7 +118,7 @@ class GridMap(_Strict):
         return v
 
     @model_validator(mode="after")
-    def _cells_inside(self) -> "GridMap":
+    def _cells_inside(self) -> GridMap:
         rows, cols = self.grid_size
 
         def outside(cell: Cell) -> bool:
@@ -142,9 +142,7 @@ class GridMap(_Strict):
             for name, lm in landmarks.items():
                 for cell in lm.cells:
                     if outside(cell):
-                        raise ValueError(
-                            f"{view}.{name}.cells: {list(cell)} is outside the {rows}x{cols} grid"
-                        )
+                        raise ValueError(f"{view}.{name}.cells: {list(cell)} is outside the {rows}x{cols} grid")
         return self
 
     @property

@@ -51,7 +51,7 @@ def _refuse_constant(name: str) -> Any:
 
 # Digits enough for an integer :func:`_parse_int` refuses. Only a text that has such a run is parsed
 # with that hook: a hook called for every integer makes parsing about twice as slow.
-_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_INT_DIGITS + 1))
+_LONG_DIGITS = re.compile(rf"\d{{{MAX_INT_DIGITS + 1}}}")
 
 
 def _parse_int(text: str) -> int:
@@ -127,7 +127,9 @@ def _lone_surrogate(text: str) -> JsonError | None:
         if not high and start == low_expected_at:
             continue
         line, column = _line_column(text, start)
-        return JsonError(f"{m.group()} is half of a character (a lone surrogate) at line {line} column {column}", line, column)
+        return JsonError(
+            f"{m.group()} is half of a character (a lone surrogate) at line {line} column {column}", line, column
+        )
     return None
 
 

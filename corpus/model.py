@@ -12,7 +12,7 @@ the limits on seconds live in :mod:`corpus.validate`.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -36,7 +36,6 @@ from corpus.gridmap import (  # noqa: F401  (re-exported: the map model is part 
 )
 from corpus.modelbase import StrictModel as _Strict
 from corpus.report import describe
-
 
 # ---------------------------------------------------------------------------------------------
 # Labels
@@ -83,15 +82,14 @@ class Label(_Strict):
         text = value.get("text") or ""
         if text and isinstance(text, str) and text.strip() != expected_text:
             raise ValueError(
-                f"wording '{text}' does not match {dimension} code '{code}' "
-                f"(which reads '{expected_text}')"
+                f"wording '{text}' does not match {dimension} code '{code}' (which reads '{expected_text}')"
             )
         other = value.get("other_text")
         if code == schema.OTHER and not (other or "").strip():
             raise ValueError(f"{dimension} is 'other' but other_text is empty")
         return {**value, "code": code, "text": expected_text, "dimension": dimension}
 
-    def check(self, dimension: str) -> "Label":
+    def check(self, dimension: str) -> Label:
         """Check an already built label (for labels made in code)."""
         return Label.model_validate(Label.normalize(dimension, self.model_dump(include={"code", "text", "other_text"})))
 
@@ -128,7 +126,9 @@ def _dimension_label(dimension: str):
         if isinstance(value, Label):
             value = value.model_dump(include={"code", "text", "other_text"})
         if not isinstance(value, (str, dict)):
-            raise ValueError(f"expected a {dimension} code such as '{next(iter(_codes(dimension)))}' or an object with a code, got {describe(value)}")
+            raise ValueError(
+                f"expected a {dimension} code such as '{next(iter(_codes(dimension)))}' or an object with a code, got {describe(value)}"
+            )
         if isinstance(value, str):
             return _normalized(dimension, value, None, None)
         if isinstance(value, dict) and value.keys() <= _LABEL_FIELDS:
@@ -157,7 +157,7 @@ class MentalModel(_Strict):
     rationale: str = ""
 
     @model_validator(mode="after")
-    def _reasons_only_when_not_aligned(self) -> "MentalModel":
+    def _reasons_only_when_not_aligned(self) -> MentalModel:
         if self.aligned and self.misalignment_reasons:
             raise ValueError("misalignment_reasons: given although aligned is true")
         return self
@@ -217,7 +217,7 @@ def _content_kind(value: Any) -> str | None:
 # Message text or the cells of a stroke, chosen by the value's JSON type, so a wrong value gets
 # one message about what was expected instead of one per alternative.
 Content = Annotated[
-    Union[Annotated[str, Tag("<text>")], Annotated[list[Cell], Tag("<cells>")]],
+    Annotated[str, Tag("<text>")] | Annotated[list[Cell], Tag("<cells>")],
     Discriminator(
         _content_kind,
         custom_error_type="content_discriminator",
@@ -247,7 +247,7 @@ class Action(_Strict):
     mental_model: MentalModel | None = None
 
     @model_validator(mode="after")
-    def _content_fits_type(self) -> "Action":
+    def _content_fits_type(self) -> Action:
         _check_content(self.type, self.content)
         return self
 
@@ -316,9 +316,7 @@ class DatasetInfo(_Strict):
     @classmethod
     def _known_schema(cls, v: str) -> str:
         if v != schema.LABEL_SCHEMA_VERSION:
-            raise ValueError(
-                f"unknown label_schema_version '{v}' (this version reads '{schema.LABEL_SCHEMA_VERSION}')"
-            )
+            raise ValueError(f"unknown label_schema_version '{v}' (this version reads '{schema.LABEL_SCHEMA_VERSION}')")
         return v
 
     @field_validator("conditions")

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import tempfile
 import zipfile
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from corpus.jsonsafe import JsonError, loads
 from corpus.limits import PREDICTION_UPLOAD_BYTES
@@ -67,8 +68,13 @@ def read_upload(name: str, data: bytes, sessions: Mapping[str, Any], maps: Mappi
     if name.lower().endswith(".jsonl"):
         task = _task_of_jsonl(name, data.decode("utf-8", errors="replace"))
         if task is None:
-            return _refused(name, "line 1", "(file)", "cannot tell the task: name the file <run>.next_action.jsonl, "
-                            "<run>.mental_model.jsonl or <run>.judge_scores.jsonl")
+            return _refused(
+                name,
+                "line 1",
+                "(file)",
+                "cannot tell the task: name the file <run>.next_action.jsonl, "
+                "<run>.mental_model.jsonl or <run>.judge_scores.jsonl",
+            )
         run_id = _run_id_of(name)
         with tempfile.TemporaryDirectory(prefix="groundwork-run-") as tmp:
             folder = Path(tmp) / run_id
@@ -98,13 +104,19 @@ def _runs_in_folder(root: Path, name: str, sessions, maps) -> list[Run]:
         return list(read_runs_dir(root / "predictions", sessions, maps, prefix=f"{name}: predictions/").values())
     if run_files(root):
         return [read_run_dir(root, sessions, maps, run_id=Path(name).stem, prefix=f"{name}: ")]
-    runs = [read_run_dir(d, sessions, maps, prefix=f"{name}: {d.name}/")
-            for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("__MACOSX", ".")))
-            if run_files(d)]
+    runs = [
+        read_run_dir(d, sessions, maps, prefix=f"{name}: {d.name}/")
+        for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(("__MACOSX", ".")))
+        if run_files(d)
+    ]
     if runs:
         return runs
-    return _refused(name, "-", "(archive)", "no run found: expected run folders holding mental_model.jsonl, "
-                    "next_action.jsonl or judge_scores.jsonl")
+    return _refused(
+        name,
+        "-",
+        "(archive)",
+        "no run found: expected run folders holding mental_model.jsonl, next_action.jsonl or judge_scores.jsonl",
+    )
 
 
 _LOADED: dict[str, Any] = {}  # in a worker process: the dataset last read, by content hash
@@ -119,8 +131,13 @@ def read_uploads_for(root: str, digest: str, files: list[tuple[str, bytes]]) -> 
 
         corpus = load(root)
         if corpus.content_hash != digest:
-            return [run for name, _ in files for run in _refused(
-                name, "-", "(dataset)", "the dataset changed while the upload waited; upload it again")]
+            return [
+                run
+                for name, _ in files
+                for run in _refused(
+                    name, "-", "(dataset)", "the dataset changed while the upload waited; upload it again"
+                )
+            ]
         _LOADED.clear()
         _LOADED[digest] = corpus
     return [run for name, data in files for run in read_upload(name, data, corpus.sessions, corpus.maps)]
@@ -131,8 +148,11 @@ def read_paths(paths: Iterable[str | Path], sessions, maps) -> list[Run]:
     out: list[Run] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out.extend(_runs_in_folder(p, p.name, sessions, maps) if not run_files(p)
-                       else [read_run_dir(p, sessions, maps, prefix=f"{p.name}/")])
+            out.extend(
+                _runs_in_folder(p, p.name, sessions, maps)
+                if not run_files(p)
+                else [read_run_dir(p, sessions, maps, prefix=f"{p.name}/")]
+            )
         else:
             out.extend(read_upload(p.name, p.read_bytes(), sessions, maps))
     return out

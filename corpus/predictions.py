@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import pandas as pd
 
-from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus import schema
 from corpus.jsonsafe import JsonError, loads
+from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus.validate import ERROR, WARNING, Report, read_text
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
@@ -43,8 +44,21 @@ CORE_FIELDS = {
     JUDGE_TASK: {"session_id", "action_index", "task", "criterion", "judge", "score"},
 }
 # Names the comparison gives its own columns: an extra field by one of these names is left out.
-RESERVED_FIELDS = {"condition", "split", "progress", "annotated", "line", "cells", "run", "dimension", "truth", "pred",
-                   "t_code", "p_code", "correct"}
+RESERVED_FIELDS = {
+    "condition",
+    "split",
+    "progress",
+    "annotated",
+    "line",
+    "cells",
+    "run",
+    "dimension",
+    "truth",
+    "pred",
+    "t_code",
+    "p_code",
+    "correct",
+}
 INFO_FIELDS = {"name": str, "setting": str, "model": str, "description": str, "simulated": bool}
 
 # The answer options as the paper's prompts word them (Appendix H), besides the schema's wording.
@@ -106,8 +120,14 @@ class RunInfo:
         return self.model or self.name
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "setting": self.setting, "model": self.model_id, "simulated": self.simulated,
-                "description": self.description, **dict(self.metadata)}
+        return {
+            "name": self.name,
+            "setting": self.setting,
+            "model": self.model_id,
+            "simulated": self.simulated,
+            "description": self.description,
+            **dict(self.metadata),
+        }
 
 
 @dataclass
@@ -168,8 +188,14 @@ class _Line:
 
 
 def _kind(v: Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string", list: "a list",
-            dict: "an object"}.get(type(v), type(v).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(v), type(v).__name__)
 
 
 def _action(line: _Line, sessions: Mapping[str, Any]):
@@ -203,8 +229,11 @@ def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[i
     rows, cols = grid or (float("inf"), float("inf"))
     out = []
     for k, cell in enumerate(value):
-        ok = (isinstance(cell, list) and len(cell) == 2
-              and all(isinstance(x, int) and not isinstance(x, bool) for x in cell))
+        ok = (
+            isinstance(cell, list)
+            and len(cell) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
+        )
         if not ok:
             line.error(f"content[{k}]", f"expected a [row, col] pair of integers, got {cell!r:.40}")
             return None
@@ -221,7 +250,10 @@ def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> 
         return
     t = t.strip().lower()
     if t not in schema.ACTION_TYPES:
-        line.error("action_type", f"unknown action type '{line.obj['action_type']}' (expected one of {', '.join(schema.ACTION_TYPES)})")
+        line.error(
+            "action_type",
+            f"unknown action type '{line.obj['action_type']}' (expected one of {', '.join(schema.ACTION_TYPES)})",
+        )
         return
     row["action_type"] = t
     content = line.obj.get("content")
@@ -234,7 +266,7 @@ def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> 
     elif t in schema.CELL_TYPES:
         row["cells"] = _cells(line, content, grid)
     elif content not in (None, "", []):
-        line.error("content", f"a {t} prediction takes no content (null or \"\"), got {_kind(content)}")
+        line.error("content", f'a {t} prediction takes no content (null or ""), got {_kind(content)}')
 
 
 def _check_mental_model(line: _Line, row: dict) -> None:
@@ -249,8 +281,11 @@ def _check_mental_model(line: _Line, row: dict) -> None:
         code = label_code(dim, v)
         if code is None:
             shown = v.get("code") if isinstance(v, dict) else v
-            line.error(dim, f"unknown {dim} label '{shown!s:.80}' (expected one of "
-                            f"{', '.join([*schema.DIMENSIONS[dim], schema.OTHER])} or its wording)")
+            line.error(
+                dim,
+                f"unknown {dim} label '{shown!s:.80}' (expected one of "
+                f"{', '.join([*schema.DIMENSIONS[dim], schema.OTHER])} or its wording)",
+            )
             continue
         row[dim] = code
 
@@ -279,8 +314,15 @@ def _key(task: str, row: dict) -> tuple:
 Failed = Callable[[str, str], bool]
 
 
-def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], maps: Mapping[str, Any],
-                   report: Report, failed: Failed | None = None) -> pd.DataFrame:
+def read_task_text(
+    text: str,
+    task: str,
+    rel: str,
+    sessions: Mapping[str, Any],
+    maps: Mapping[str, Any],
+    report: Report,
+    failed: Failed | None = None,
+) -> pd.DataFrame:
     """Validate the lines of one task file; one row per valid line (problems go to ``report``). A
     file of more than :data:`corpus.limits.PREDICTION_LINES` lines is refused unread, and reading
     stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows)."""
@@ -295,8 +337,12 @@ def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], 
     errors_before = report.error_count
     for lineno, raw in enumerate(text.splitlines(), start=1):
         if report.error_count - errors_before >= PREDICTION_ERRORS:
-            report.add(rel, f"line {lineno}", "(file)", f"reading stopped after {PREDICTION_ERRORS} problems; "
-                       "the lines from here on were not checked")
+            report.add(
+                rel,
+                f"line {lineno}",
+                "(file)",
+                f"reading stopped after {PREDICTION_ERRORS} problems; the lines from here on were not checked",
+            )
             break
         if not raw.strip():
             continue
@@ -340,13 +386,18 @@ def read_task_text(text: str, task: str, rel: str, sessions: Mapping[str, Any], 
                 row[k] = v
             elif k not in odd_extras:
                 odd_extras.add(k)
-                why = ("has a name the comparison uses for its own columns" if reserved else
-                       "holds a list or an object; only strings, numbers and booleans become slices")
+                why = (
+                    "has a name the comparison uses for its own columns"
+                    if reserved
+                    else "holds a list or an object; only strings, numbers and booleans become slices"
+                )
                 report.add(rel, f"line {lineno}", k, f"extra field {why}, so it is left out", WARNING)
         key = _key(task, row)
         if key in seen:
-            line.error("action_index" if task != JUDGE_TASK else "judge",
-                       f"duplicate prediction for {s.id}:{action.index} (also line {seen[key]})")
+            line.error(
+                "action_index" if task != JUDGE_TASK else "judge",
+                f"duplicate prediction for {s.id}:{action.index} (also line {seen[key]})",
+            )
         if line.bad:
             continue
         seen[key] = lineno
@@ -380,8 +431,15 @@ def run_files(folder: Path) -> dict[str, Path]:
     return {n: folder / n for n in names if (folder / n).is_file()}
 
 
-def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], run_id: str | None = None,
-                 prefix: str | None = None, source: str = "", failed: Failed | None = None) -> Run:
+def read_run_dir(
+    folder: str | Path,
+    sessions: Mapping[str, Any],
+    maps: Mapping[str, Any],
+    run_id: str | None = None,
+    prefix: str | None = None,
+    source: str = "",
+    failed: Failed | None = None,
+) -> Run:
     """One run folder, checked against the dataset's sessions and maps.
 
     ``prefix`` is put before file names in the problems (default ``<folder name>/``)."""
@@ -402,30 +460,46 @@ def read_run_dir(folder: str | Path, sessions: Mapping[str, Any], maps: Mapping[
         except JsonError as exc:
             report.add(prefix + "model.json", f"line {exc.line or 1}", "(json)", str(exc))
     info = _read_info(info_obj, prefix + "model.json", run_id, report)
-    tables = {task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
-              for task in FILES if texts.get(f"{task}.jsonl") is not None}
+    tables = {
+        task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
+        for task in FILES
+        if texts.get(f"{task}.jsonl") is not None
+    }
     if not any(f"{t}.jsonl" in files for t in FILES):
-        report.add(prefix.rstrip("/: ") or run_id, "-", "(folder)",
-                   "no predictions: a run holds next_action.jsonl, mental_model.jsonl or judge_scores.jsonl")
-    run = Run(run_id=run_id, info=info, source=source or str(folder), report=report, tables=tables,
-              digest=digest.hexdigest())
+        report.add(
+            prefix.rstrip("/: ") or run_id,
+            "-",
+            "(folder)",
+            "no predictions: a run holds next_action.jsonl, mental_model.jsonl or judge_scores.jsonl",
+        )
+    run = Run(
+        run_id=run_id, info=info, source=source or str(folder), report=report, tables=tables, digest=digest.hexdigest()
+    )
     if not report.ok:
         run.tables = {}  # all or nothing: a refused run keeps only its report
     return run
 
 
-def read_runs_dir(pred_dir: str | Path, sessions: Mapping[str, Any], maps: Mapping[str, Any],
-                  prefix: str = "predictions/", failed: Failed | None = None) -> dict[str, Run]:
+def read_runs_dir(
+    pred_dir: str | Path,
+    sessions: Mapping[str, Any],
+    maps: Mapping[str, Any],
+    prefix: str = "predictions/",
+    failed: Failed | None = None,
+) -> dict[str, Run]:
     """Every run folder of a ``predictions/`` folder, by run id (refused runs included)."""
     pred_dir = Path(pred_dir)
     if not pred_dir.is_dir():
         return {}
-    return {d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed)
-            for d in sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))}
+    return {
+        d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed)
+        for d in sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    }
 
 
-def read_dataset_runs(root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report,
-                      failed: Failed | None = None) -> dict[str, Run]:
+def read_dataset_runs(
+    root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report, failed: Failed | None = None
+) -> dict[str, Run]:
     """A dataset's runs, for the dataset reader. A refused run does not stop the dataset from loading:
     its problems are listed in the dataset's report as warnings, and it is left out. A line naming a
     session with errors is passed to ``failed`` and skipped (the dataset does not load anyway)."""
@@ -433,8 +507,13 @@ def read_dataset_runs(root: Path, sessions: Mapping[str, Any], maps: Mapping[str
     for run in runs.values():
         if not run.report.ok:
             n = len(run.report.errors)
-            report.add(f"predictions/{run.run_id}/", "-", "(run)",
-                       f"run '{run.run_id}' has {n} error(s) and is left out of comparisons", WARNING)
+            report.add(
+                f"predictions/{run.run_id}/",
+                "-",
+                "(run)",
+                f"run '{run.run_id}' has {n} error(s) and is left out of comparisons",
+                WARNING,
+            )
         for issue in run.report.issues:
             report.add(issue.file, issue.record, issue.field, issue.message, WARNING)
     return runs
@@ -446,5 +525,17 @@ def issues_frame(runs: Iterable[Run]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["run", "file", "record", "field", "message", "severity"])
 
 
-__all__ = ["Run", "RunInfo", "read_run_dir", "read_runs_dir", "read_dataset_runs", "label_code", "issues_frame",
-           "ERROR", "WARNING", "TASKS", "DIMENSIONS", "JUDGE_TASK"]
+__all__ = [
+    "Run",
+    "RunInfo",
+    "read_run_dir",
+    "read_runs_dir",
+    "read_dataset_runs",
+    "label_code",
+    "issues_frame",
+    "ERROR",
+    "WARNING",
+    "TASKS",
+    "DIMENSIONS",
+    "JUDGE_TASK",
+]

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -99,7 +100,9 @@ def iter_jsonl(path: Path, report: Report, rel: str) -> Iterator[tuple[int, Any]
         yield lineno, obj
 
 
-def parse(model: type[BaseModel], obj: Any, report: Report, rel: str, record: Any, prefix: str = "", text: str | None = None):
+def parse(
+    model: type[BaseModel], obj: Any, report: Report, rel: str, record: Any, prefix: str = "", text: str | None = None
+):
     """``model`` validated strictly from a parsed JSON object (and its ``text`` when at hand), or
     None with every problem reported."""
     if not isinstance(obj, dict):
@@ -112,7 +115,7 @@ def parse(model: type[BaseModel], obj: Any, report: Report, rel: str, record: An
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _list_of(model: type[BaseModel]) -> TypeAdapter:
     return TypeAdapter(list[model])
 
@@ -216,4 +219,8 @@ def pydantic_issues(report: Report, file: str, record: Any, err: ValidationError
 
 def _compact(loc: list[str]) -> list[str]:
     """Drop pydantic's union-branch names (e.g. 'list[tuple[int, int]]', '<cells>') from a location."""
-    return [x for x in loc if not (("[" in x and "]" in x and not x.startswith("route")) or (x[:1] == "<" and x[-1:] == ">"))]
+    return [
+        x
+        for x in loc
+        if not (("[" in x and "]" in x and not x.startswith("route")) or (x[:1] == "<" and x[-1:] == ">"))
+    ]

@@ -122,7 +122,10 @@ TEAMQ_ITEMS = (
     ("Coordination", "Report to team on progress."),
     ("Interpersonal Expression", "Ensure consistency between words, tone, facial expression, and body language."),
     ("Team Climate", "Express positivity and optimism about team members and project."),
-    ("Conflict Management", "Display appropriate assertiveness: neither dominating, submissive, nor passive aggressive."),
+    (
+        "Conflict Management",
+        "Display appropriate assertiveness: neither dominating, submissive, nor passive aggressive.",
+    ),
     ("Conflict Management", "Contribute appropriately to healthy debate."),
     ("Conflict Management", "Respond to and manage direct/indirect conflict constructively and effectively."),
 )

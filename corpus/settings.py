@@ -17,9 +17,10 @@ from __future__ import annotations
 import ipaddress
 import os
 import tomllib
+from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Annotated, Any, Literal, Mapping
+from typing import Annotated, Any, Literal
 
 from pydantic import ByteSize, Field, PositiveFloat, PositiveInt, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -36,38 +37,61 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="GROUNDWORK_", extra="ignore", validate_default=True)
 
-    data_dir: Path = Field(Path(".groundwork"), description="uploads, imported datasets, map editor drafts and the "
-                           "SQLite label database")
-    db_url: str | None = Field(None, description="the label database: a PostgreSQL URL, e.g. "
-                               "`postgresql+psycopg://user:pw@host/db` (default: SQLite in the data directory)")
+    data_dir: Path = Field(
+        Path(".groundwork"), description="uploads, imported datasets, map editor drafts and the SQLite label database"
+    )
+    db_url: str | None = Field(
+        None,
+        description="the label database: a PostgreSQL URL, e.g. "
+        "`postgresql+psycopg://user:pw@host/db` (default: SQLite in the data directory)",
+    )
     dataset_roots: Annotated[list[Path], NoDecode] = Field(
-        default_factory=list, description="the folders datasets may be opened from (separated by `:`); each is a "
+        default_factory=list,
+        description="the folders datasets may be opened from (separated by `:`); each is a "
         "dataset or holds datasets one level down (default: the bundled sample corpus and the data directory's "
-        "`datasets/`)")
-    upload_policy: UploadPolicy = Field("lead", description="who may upload a dataset: `lead` (a signed-in lead), "
-                                        "`signed-in` (anyone signed in) or `anyone` (also visitors who are not "
-                                        "signed in); everyone but a lead within the per-session quota")
+        "`datasets/`)",
+    )
+    upload_policy: UploadPolicy = Field(
+        "lead",
+        description="who may upload a dataset: `lead` (a signed-in lead), "
+        "`signed-in` (anyone signed in) or `anyone` (also visitors who are not "
+        "signed in); everyone but a lead within the per-session quota",
+    )
     upload_max_bytes: ByteSize = Field(ByteSize(512 * 2**20), description="one upload, extracted (e.g. `512MiB`)")
     upload_max_members: PositiveInt = Field(20_000, description="files in one upload")
     uploads_total_bytes: ByteSize = Field(ByteSize(4 * 2**30), description="all kept uploads together, extracted")
     uploads_total_members: PositiveInt = Field(100_000, description="files in all kept uploads together")
-    upload_session_bytes: ByteSize = Field(ByteSize(64 * 2**20), description="what one browser session that is not "
-                                           "a lead's may upload, extracted")
-    upload_session_count: PositiveInt = Field(3, description="uploads one browser session that is not a lead's may make")
-    sign_in_hours: PositiveFloat = Field(12.0, description="how long a sign-in lasts (hours; a reload "
-                                           "or a new tab keeps it through a signed cookie)")
+    upload_session_bytes: ByteSize = Field(
+        ByteSize(64 * 2**20), description="what one browser session that is not a lead's may upload, extracted"
+    )
+    upload_session_count: PositiveInt = Field(
+        3, description="uploads one browser session that is not a lead's may make"
+    )
+    sign_in_hours: PositiveFloat = Field(
+        12.0, description="how long a sign-in lasts (hours; a reload or a new tab keeps it through a signed cookie)"
+    )
     trusted_proxies: Annotated[list[str], NoDecode] = Field(
-        default_factory=list, description="the reverse proxies whose `X-Forwarded-For` names the client for the "
+        default_factory=list,
+        description="the reverse proxies whose `X-Forwarded-For` names the client for the "
         "sign-in backoff (addresses or networks, separated by `,`; none by default: the header is never "
-        "believed). See docs/security.md")
-    announce_setup_token: bool = Field(True, description="print the one-time setup token on the app's first run "
-                                       "while no lead exists (`make run` prints it before the server starts and "
-                                       "turns this off)")
+        "believed). See docs/security.md",
+    )
+    announce_setup_token: bool = Field(
+        True,
+        description="print the one-time setup token on the app's first run "
+        "while no lead exists (`make run` prints it before the server starts and "
+        "turns this off)",
+    )
 
     @classmethod
-    def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
-                                   env_settings: PydanticBaseSettingsSource, dotenv_settings: PydanticBaseSettingsSource,
-                                   file_secret_settings: PydanticBaseSettingsSource) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
         # The environment first; the values given to the constructor are the secrets file's.
         return env_settings, init_settings
 
@@ -101,7 +125,7 @@ class Settings(BaseSettings):
         return (str(value).strip() or None) if value is not None else None
 
     @model_validator(mode="after")
-    def _resolve(self) -> "Settings":
+    def _resolve(self) -> Settings:
         self.data_dir = self.data_dir.expanduser().resolve()
         roots = self.dataset_roots or [SAMPLE_DATA, self.data_dir / "datasets"]
         self.dataset_roots = list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
@@ -143,7 +167,7 @@ class Settings(BaseSettings):
     # -- reading ----------------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, secrets: Mapping[str, Any] | None = None) -> "Settings":
+    def load(cls, secrets: Mapping[str, Any] | None = None) -> Settings:
         """The settings from the environment, then ``secrets`` (the parsed secrets file; read from
         :data:`SECRETS_FILES` when None), then the defaults."""
         return cls(**from_secrets(read_secrets_files() if secrets is None else secrets))
@@ -155,8 +179,9 @@ class Settings(BaseSettings):
         for name, field in cls.model_fields.items():
             default = field.get_default(call_default_factory=True)
             shown = default.human_readable(decimal=False) if isinstance(default, ByteSize) else default
-            rows.append((f"GROUNDWORK_{name.upper()}", "" if default in (None, []) else str(shown),
-                         field.description or ""))
+            rows.append(
+                (f"GROUNDWORK_{name.upper()}", "" if default in (None, []) else str(shown), field.description or "")
+            )
         return rows
 
 

@@ -28,7 +28,7 @@ import tempfile
 import zipfile
 import zlib
 from dataclasses import asdict, dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 
 from corpus.archive import ArchiveError, extract_to
@@ -67,9 +67,14 @@ class Quota:
     session_bytes_left: int | None = None
 
     @classmethod
-    def from_settings(cls, settings, session_bytes_left: int | None = None) -> "Quota":  # noqa: ANN001
-        return cls(int(settings.upload_max_bytes), int(settings.upload_max_members), int(settings.uploads_total_bytes),
-                   int(settings.uploads_total_members), session_bytes_left)
+    def from_settings(cls, settings, session_bytes_left: int | None = None) -> Quota:  # noqa: ANN001
+        return cls(
+            int(settings.upload_max_bytes),
+            int(settings.upload_max_members),
+            int(settings.uploads_total_bytes),
+            int(settings.uploads_total_members),
+            session_bytes_left,
+        )
 
 
 @dataclass(frozen=True)
@@ -140,8 +145,16 @@ class Uploads:
 
     # -- adding ------------------------------------------------------------------------------------
 
-    def add(self, name: str, data: bytes, quota: Quota, *, fmt: str | None = None, by: str = "(not signed in)",
-            report: Report | None = None) -> tuple[Upload, bool]:
+    def add(
+        self,
+        name: str,
+        data: bytes,
+        quota: Quota,
+        *,
+        fmt: str | None = None,
+        by: str = "(not signed in)",
+        report: Report | None = None,
+    ) -> tuple[Upload, bool]:
         """Keep the upload ``data`` (file name ``name``) as a dataset: (the upload, whether it is new).
 
         Raises :class:`corpus.validate.DatasetError` (:class:`UploadRefused` for a quota) with every
@@ -166,8 +179,9 @@ class Uploads:
                 return same, False
             size, members = _usage(dataset)
             self._check_total(name, size, members, quota)
-            up = Upload(key, _file_name(name), fmt, size, members, datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                        by, content)
+            up = Upload(
+                key, _file_name(name), fmt, size, members, datetime.now(UTC).isoformat(timespec="seconds"), by, content
+            )
             return self._keep(up, dataset)
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -181,25 +195,36 @@ class Uploads:
             raise UploadRefused(name, f"not a readable zip archive ({exc})") from None
         members, declared = len(infos), sum(i.file_size for i in infos)
         if members > quota.upload_members:
-            raise UploadRefused(name, f"the archive holds {members:,} files; one upload may hold at most "
-                                      f"{quota.upload_members:,}")
+            raise UploadRefused(
+                name, f"the archive holds {members:,} files; one upload may hold at most {quota.upload_members:,}"
+            )
         if declared > quota.upload_bytes:
-            raise UploadRefused(name, f"the archive unpacks to {mib(declared)}; one upload may unpack to at most "
-                                      f"{mib(quota.upload_bytes)}")
+            raise UploadRefused(
+                name,
+                f"the archive unpacks to {mib(declared)}; one upload may unpack to at most {mib(quota.upload_bytes)}",
+            )
         if quota.session_bytes_left is not None and declared > quota.session_bytes_left:
-            raise UploadRefused(name, f"the archive unpacks to {mib(declared)}; this session may upload "
-                                      f"{mib(quota.session_bytes_left)} more")
+            raise UploadRefused(
+                name,
+                f"the archive unpacks to {mib(declared)}; this session may upload {mib(quota.session_bytes_left)} more",
+            )
         self._check_total(name, declared, members, quota)
 
     def _check_total(self, name: str, size: int, members: int, quota: Quota) -> None:
         used_bytes, used_members = self.usage()
         hint = "; a lead can reclaim old uploads on the Tasks page or with `python -m corpus uploads reclaim`"
         if used_bytes + size > quota.total_bytes:
-            raise UploadRefused(name, f"the kept uploads use {mib(used_bytes)} of the {mib(quota.total_bytes)} all "
-                                      f"uploads may take, and this one needs {mib(size)}{hint}")
+            raise UploadRefused(
+                name,
+                f"the kept uploads use {mib(used_bytes)} of the {mib(quota.total_bytes)} all "
+                f"uploads may take, and this one needs {mib(size)}{hint}",
+            )
         if used_members + members > quota.total_members:
-            raise UploadRefused(name, f"the kept uploads hold {used_members:,} of the {quota.total_members:,} files all "
-                                      f"uploads may hold, and this one has {members:,}{hint}")
+            raise UploadRefused(
+                name,
+                f"the kept uploads hold {used_members:,} of the {quota.total_members:,} files all "
+                f"uploads may hold, and this one has {members:,}{hint}",
+            )
 
     @staticmethod
     def _unpack(name: str, archive: Path, work: Path, fmt: str | None, report: Report) -> Path:
@@ -208,13 +233,27 @@ class Uploads:
             root = extract_to(archive, work / "extracted")
         except ArchiveError as exc:
             raise DatasetError(exc.report, name) from None
-        except (zipfile.BadZipFile, zlib.error, EOFError, OSError, RuntimeError, ValueError, NotImplementedError) as exc:
+        except (
+            zipfile.BadZipFile,
+            zlib.error,
+            EOFError,
+            OSError,
+            RuntimeError,
+            ValueError,
+            NotImplementedError,
+        ) as exc:
             raise UploadRefused(name, f"the archive cannot be extracted ({type(exc).__name__}: {exc})") from None
         if fmt is not None:
             from corpus.importers import run_import
 
-            return run_import(fmt, root, work / "dataset", overwrite=True, name=f"{PurePosixPath(name).stem} (imported)",
-                              report=report)
+            return run_import(
+                fmt,
+                root,
+                work / "dataset",
+                overwrite=True,
+                name=f"{PurePosixPath(name).stem} (imported)",
+                report=report,
+            )
         _, checked = read_dataset(root)
         report.issues.extend(checked.issues)
         if not checked.ok:
@@ -241,11 +280,12 @@ class Uploads:
 
     # -- reclaiming --------------------------------------------------------------------------------
 
-    def reclaim(self, keys: list[str] | None = None, older_than: timedelta | None = None,
-                now: datetime | None = None) -> tuple[list[Upload], list[Path]]:
+    def reclaim(
+        self, keys: list[str] | None = None, older_than: timedelta | None = None, now: datetime | None = None
+    ) -> tuple[list[Upload], list[Path]]:
         """Delete the kept uploads named by ``keys`` and/or older than ``older_than`` (both None:
         none), and every leftover. Returns (uploads deleted, leftovers deleted)."""
-        now = now or datetime.now(timezone.utc)
+        now = now or datetime.now(UTC)
         wanted = set(keys or [])
         gone = [u for u in self.list() if u.key in wanted or (older_than is not None and now - u.when >= older_than)]
         for up in gone:

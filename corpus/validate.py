@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import gc
 from collections import Counter
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from corpus.model import Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
@@ -145,7 +146,9 @@ def _first_error_since(report: Report, start: int) -> int | None:
 def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
     map_dir = root / "maps"
     if not map_dir.is_dir():
-        raw.root_errors[("folder", "maps")] = report.add("maps/", "-", "(folder)", "missing: a dataset directory needs a maps/ folder")
+        raw.root_errors[("folder", "maps")] = report.add(
+            "maps/", "-", "(folder)", "missing: a dataset directory needs a maps/ folder"
+        )
         return
     for path in sorted(map_dir.glob("*.json")):
         rel = f"maps/{path.name}"
@@ -155,7 +158,9 @@ def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
         if loaded is not None:
             obj, text = loaded
             map_id = obj.get("id", path.stem) if isinstance(obj, dict) else path.stem
-            gm = parse(GridMap, obj, report, rel, f"map {shown(map_id) if not isinstance(map_id, str) else map_id}", text=text)
+            gm = parse(
+                GridMap, obj, report, rel, f"map {shown(map_id) if not isinstance(map_id, str) else map_id}", text=text
+            )
         if gm is not None and gm.id != path.stem:
             report.add(rel, f"map {gm.id}", "id", f"map id '{gm.id}' does not match the file name '{path.stem}.json'")
             gm = None
@@ -232,12 +237,21 @@ def _read_session(d: Path, raw: RawDataset, report: Report) -> tuple[Session | N
     if actions:
         last = actions[-1].timestamp
         if last > meta.duration_s + 1:
-            report.add(rel_meta, f"session {meta.id}", "duration_s",
-                       f"duration {meta.duration_s:g} s is shorter than the last action's timestamp {last:g} s", WARNING)
+            report.add(
+                rel_meta,
+                f"session {meta.id}",
+                "duration_s",
+                f"duration {meta.duration_s:g} s is shorter than the last action's timestamp {last:g} s",
+                WARNING,
+            )
     for k, cp in enumerate(meta.checkpoints):
         if complete and cp.action_index >= len(actions):
-            report.add(rel_meta, f"session {meta.id}", f"checkpoints[{k}].action_index",
-                       f"checkpoint at action {cp.action_index}, but the session has {len(actions)} actions")
+            report.add(
+                rel_meta,
+                f"session {meta.id}",
+                f"checkpoints[{k}].action_index",
+                f"checkpoint at action {cp.action_index}, but the session has {len(actions)} actions",
+            )
     session = Session.model_construct(**{k: getattr(meta, k) for k in SessionMeta.model_fields}, actions=actions)
     return session, complete
 
@@ -263,13 +277,23 @@ def _read_actions(d: Path, grid_map: GridMap | None, report: Report) -> tuple[li
         seen[a.index] = lineno
         if _check_seconds(report, rel, rec, "timestamp", a.timestamp):
             if a.timestamp < last_t:
-                report.add(rel, rec, "timestamp", f"timestamp goes backwards: {a.timestamp:g} s after {last_t:g} s on the previous action")
+                report.add(
+                    rel,
+                    rec,
+                    "timestamp",
+                    f"timestamp goes backwards: {a.timestamp:g} s after {last_t:g} s on the previous action",
+                )
             last_t = max(last_t, a.timestamp)
         if grid_map is not None and a.cells:
             rows, cols = grid_map.grid_size
             for k, (r, c) in enumerate(a.cells):
                 if not (0 <= r < rows and 0 <= c < cols):
-                    report.add(rel, rec, f"content[{k}]", f"cell [{r}, {c}] is outside the {rows}x{cols} grid of map '{grid_map.id}'")
+                    report.add(
+                        rel,
+                        rec,
+                        f"content[{k}]",
+                        f"cell [{r}, {c}] is outside the {rows}x{cols} grid of map '{grid_map.id}'",
+                    )
                     break
         if a.type != "message" and a.role == "guide":
             report.add(rel, rec, "role", f"the guide performed a {a.type} action; only the follower draws", WARNING)
@@ -279,8 +303,12 @@ def _read_actions(d: Path, grid_map: GridMap | None, report: Report) -> tuple[li
         indices = [a.index for a in actions]
         if indices != list(range(len(indices))) and len(set(indices)) == len(indices):
             first_bad = next(i for i, x in enumerate(indices) if x != i)
-            report.add(rel, f"action {indices[first_bad]}", "index",
-                       f"action indices must run 0, 1, 2, ... in file order; expected {first_bad} here")
+            report.add(
+                rel,
+                f"action {indices[first_bad]}",
+                "index",
+                f"action indices must run 0, 1, 2, ... in file order; expected {first_bad} here",
+            )
     elif not parsed and not any(i.file == rel for i in report.issues):
         report.add(rel, "-", "(file)", "no actions: the file holds no action records")
     return actions, complete

@@ -62,7 +62,12 @@ def read_labels(root: Path, raw: RawDataset, report: Report) -> None:
         rel = f"labels/{path.name}"
         codes = schema.CODING_SCHEMES.get(scheme_id)
         if codes is None:
-            report.add(rel, "-", "(file)", f"unknown coding scheme {shown(scheme_id)} (expected one of {', '.join(schema.CODING_SCHEMES)})")
+            report.add(
+                rel,
+                "-",
+                "(file)",
+                f"unknown coding scheme {shown(scheme_id)} (expected one of {', '.join(schema.CODING_SCHEMES)})",
+            )
             continue
         text = read_text(path, report, rel)
         if text is None:
@@ -76,7 +81,9 @@ def read_labels(root: Path, raw: RawDataset, report: Report) -> None:
         refs.close()
 
 
-def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _SessionRefs, raw: RawDataset, report: Report, rel: str) -> None:
+def _read_label_rows(
+    reader: csv.DictReader, scheme_id: str, codes: Any, refs: _SessionRefs, raw: RawDataset, report: Report, rel: str
+) -> None:
     need = {"session_id", "action_index", "coder", "code"}
     missing = need - set(reader.fieldnames or [])
     if missing:
@@ -89,7 +96,9 @@ def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _
         sid = row["session_id"]
         digits = _ACTION_INDEX.fullmatch(row["action_index"]) if isinstance(row["action_index"], str) else None
         if digits is None:
-            report.add(rel, rec, "action_index", f"expected an action index (0, 1, 2, ...), got {shown(row['action_index'])}")
+            report.add(
+                rel, rec, "action_index", f"expected an action index (0, 1, 2, ...), got {shown(row['action_index'])}"
+            )
             continue
         idx = int(digits.group(1))
         s = refs.session(sid, rec)
@@ -100,11 +109,18 @@ def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _
             continue
         code = (row["code"] or "").strip().lower()
         if code not in codes:
-            report.add(rel, rec, "code", f"unknown {scheme_id} code {shown(row['code'])} (expected one of {', '.join(codes)})")
+            report.add(
+                rel, rec, "code", f"unknown {scheme_id} code {shown(row['code'])} (expected one of {', '.join(codes)})"
+            )
             continue
         partition = (row.get("partition") or "").strip()
         if partition and partition not in schema.GROUNDING_PARTITIONS:
-            report.add(rel, rec, "partition", f"unknown partition {shown(partition)} (expected one of {', '.join(schema.GROUNDING_PARTITIONS)} or empty)")
+            report.add(
+                rel,
+                rec,
+                "partition",
+                f"unknown partition {shown(partition)} (expected one of {', '.join(schema.GROUNDING_PARTITIONS)} or empty)",
+            )
             continue
         coder = (row["coder"] or "").strip()
         if not coder:
@@ -112,20 +128,39 @@ def _read_label_rows(reader: csv.DictReader, scheme_id: str, codes: Any, refs: _
             continue
         kind = (row.get("coder_kind") or "").strip().lower() or schema.HUMAN
         if kind not in schema.CODER_KINDS:
-            report.add(rel, rec, "coder_kind", f"unknown coder kind {shown(row['coder_kind'])} (expected one of {', '.join(schema.CODER_KINDS)}, or empty for {schema.HUMAN})")
+            report.add(
+                rel,
+                rec,
+                "coder_kind",
+                f"unknown coder kind {shown(row['coder_kind'])} (expected one of {', '.join(schema.CODER_KINDS)}, or empty for {schema.HUMAN})",
+            )
             continue
         first_kind = kinds.setdefault(coder, (kind, lineno))
         if first_kind[0] != kind:
-            report.add(rel, rec, "coder_kind", f"coder {shown(coder)} is '{kind}' here but '{first_kind[0]}' on line {first_kind[1]}")
+            report.add(
+                rel,
+                rec,
+                "coder_kind",
+                f"coder {shown(coder)} is '{kind}' here but '{first_kind[0]}' on line {first_kind[1]}",
+            )
             continue
         key = (sid, idx, coder)
         if key in seen:
-            report.add(rel, rec, "coder", f"coder {shown(coder)} labels action {sid}:{idx} twice (also line {seen[key]})")
+            report.add(
+                rel, rec, "coder", f"coder {shown(coder)} labels action {sid}:{idx} twice (also line {seen[key]})"
+            )
             continue
         seen[key] = lineno
         raw.labels.append(
-            {"scheme": scheme_id, "session_id": sid, "action_index": idx, "coder": coder, "coder_kind": kind,
-             "code": code, "partition": partition}
+            {
+                "scheme": scheme_id,
+                "session_id": sid,
+                "action_index": idx,
+                "coder": coder,
+                "coder_kind": kind,
+                "code": code,
+                "partition": partition,
+            }
         )
 
 

@@ -11,9 +11,10 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from corpus.model import DatasetInfo, GridMap, Session, SessionMeta
 
@@ -81,7 +82,9 @@ def write_dataset(
             d.mkdir()
             meta = {k: getattr(s, k) for k in SessionMeta.model_fields}
             meta_json = SessionMeta.model_construct(**meta).model_dump(mode="json", exclude_none=True)
-            (d / "session.json").write_text(json.dumps(meta_json, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            (d / "session.json").write_text(
+                json.dumps(meta_json, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             with open(d / "actions.jsonl", "w", encoding="utf-8") as f:
                 for a in s.actions:
                     f.write(_dump(action_json(a)) + "\n")
@@ -91,14 +94,20 @@ def write_dataset(
         for scheme_id, rows in by_scheme.items():
             (tmp / "labels").mkdir(exist_ok=True)
             with open(tmp / "labels" / f"{scheme_id}.csv", "w", encoding="utf-8", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=["session_id", "action_index", "coder", "coder_kind", "code", "partition"])
+                w = csv.DictWriter(
+                    f, fieldnames=["session_id", "action_index", "coder", "coder_kind", "code", "partition"]
+                )
                 w.writeheader()
                 for r in rows:
-                    w.writerow({**{k: r.get(k, "") for k in w.fieldnames}, "coder_kind": r.get("coder_kind") or "human"})
+                    w.writerow(
+                        {**{k: r.get(k, "") for k in w.fieldnames}, "coder_kind": r.get("coder_kind") or "human"}
+                    )
         for model_id, entry in (predictions or {}).items():
             d = tmp / "predictions" / model_id
             d.mkdir(parents=True)
-            (d / "model.json").write_text(json.dumps(entry["info"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            (d / "model.json").write_text(
+                json.dumps(entry["info"], indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+            )
             for task in ("next_action", "mental_model"):
                 if entry.get(task):
                     with open(d / f"{task}.jsonl", "w", encoding="utf-8") as f:

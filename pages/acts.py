@@ -18,8 +18,10 @@ scope = filter_bar(corpus)
 
 result = svc.acts_by_condition(scope)
 if result is None:
-    st.info("This dataset carries no grounding-act labels (labels/grounding_acts.csv), and no coding task on it "
-            "has been closed yet (Annotate pages).")
+    st.info(
+        "This dataset carries no grounding-act labels (labels/grounding_acts.csv), and no coding task on it "
+        "has been closed yet (Annotate pages)."
+    )
     st.stop()
 shares, by_act, test = result
 if shares.empty:
@@ -27,9 +29,16 @@ if shares.empty:
     st.stop()
 
 st.subheader("Which acts, in which condition")
-clicked = first_point(show_chart(act_share_figure(shares, test), shares, "grounding_acts_by_condition", key="acts_shares"))
+clicked = first_point(
+    show_chart(act_share_figure(shares, test), shares, "grounding_acts_by_condition", key="acts_shares")
+)
 test_summary(test)
-scope_caption(scope, uses_acts=True, uses_mm=False, note="Bars: share of the condition's coded actions; the number above a bar is n.")
+scope_caption(
+    scope,
+    uses_acts=True,
+    uses_mm=False,
+    note="Bars: share of the condition's coded actions; the number above a bar is n.",
+)
 if clicked:
     cond, code = clicked[0], clicked[1]
     show_actions(svc.act_actions(scope, cond, code), f"{act_name(code)}, {CONDITION_NAMES[cond]}", "acts_rows")
@@ -38,11 +47,19 @@ st.subheader("Partner judged on the same page, within each act")
 if by_act.empty:
     st.info("No coded action in the selection carries a partner-intent label.")
 else:
-    clicked = first_point(show_chart(alignment_by_act_figure(by_act), by_act, "alignment_within_acts", key="acts_alignment"))
-    scope_caption(scope, uses_acts=True, note=(
-        "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n above the bar, "
-        "Wilson 95 % intervals."))
+    clicked = first_point(
+        show_chart(alignment_by_act_figure(by_act), by_act, "alignment_within_acts", key="acts_alignment")
+    )
+    scope_caption(
+        scope,
+        uses_acts=True,
+        note=(
+            "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n above the bar, "
+            "Wilson 95 % intervals."
+        ),
+    )
     if clicked:
         cond, code = clicked[0], clicked[1]
-        show_actions(svc.act_actions(scope, cond, code), f"{act_name(code)}, {CONDITION_NAMES[cond]}",
-                     "acts_alignment_rows")
+        show_actions(
+            svc.act_actions(scope, cond, code), f"{act_name(code)}, {CONDITION_NAMES[cond]}", "acts_alignment_rows"
+        )

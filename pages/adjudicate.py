@@ -2,8 +2,14 @@
 
 import streamlit as st
 
-from components.adjudication import (adjudication_screen, consensus_controls, curation_progress, gold_summary,
-                                     phase_controls, task_state)
+from components.adjudication import (
+    adjudication_screen,
+    consensus_controls,
+    curation_progress,
+    gold_summary,
+    phase_controls,
+    task_state,
+)
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus, synthetic_banner

@@ -17,22 +17,37 @@ synthetic_banner(corpus)
 
 schemes = sorted(corpus.labels["scheme"].unique())
 if not schemes:
-    st.info("This dataset has no coded labels (labels/<scheme>.csv). Code actions on the Code page, "
-            "or import labels with the dataset.")
+    st.info(
+        "This dataset has no coded labels (labels/<scheme>.csv). Code actions on the Code page, "
+        "or import labels with the dataset."
+    )
     st.stop()
 
 c1, c2, c3 = st.columns([1, 1, 2])
-scheme = c1.selectbox("Coding scheme", schemes, key="agr_scheme",
-                      format_func=lambda s: {"grounding_acts": "Grounding acts", "hcrc_moves": "HCRC moves"}.get(s, s))
+scheme = c1.selectbox(
+    "Coding scheme",
+    schemes,
+    key="agr_scheme",
+    format_func=lambda s: {"grounding_acts": "Grounding acts", "hcrc_moves": "HCRC moves"}.get(s, s),
+)
 labels = corpus.coded(scheme)
 partitions = sorted(labels["partition"].dropna().unique())
-partition = c2.selectbox("Items", ["all", *partitions], key="agr_partition",
-                         format_func=lambda p: {"all": "all items", "few_shot": "few-shot", "validation": "validation"}.get(p, p))
+partition = c2.selectbox(
+    "Items",
+    ["all", *partitions],
+    key="agr_partition",
+    format_func=lambda p: {"all": "all items", "few_shot": "few-shot", "validation": "validation"}.get(p, p),
+)
 all_coders = sorted(labels["coder"].unique())
 model_like = corpus.model_coders(scheme)
-coders = c3.multiselect("Coders", all_coders, default=[c for c in all_coders if c not in model_like] or all_coders,
-                        key="agr_coders", help="Model coders (coder_kind 'model' in the label file) are compared against the humans below, "
-                        "not pooled with them.")
+coders = c3.multiselect(
+    "Coders",
+    all_coders,
+    default=[c for c in all_coders if c not in model_like] or all_coders,
+    key="agr_coders",
+    help="Model coders (coder_kind 'model' in the label file) are compared against the humans below, "
+    "not pooled with them.",
+)
 if len(coders) < 2:
     st.info("Choose at least two coders to measure agreement.")
     st.stop()
@@ -47,7 +62,9 @@ except LabelTableError as exc:
 view.headline(rep)
 view.diagnostics(rep)
 
-tab_cat, tab_pairs, tab_matrix, tab_items = st.tabs(["Per category", "Coder pairs", "Confusions", "Most disagreed items"])
+tab_cat, tab_pairs, tab_matrix, tab_items = st.tabs(
+    ["Per category", "Coder pairs", "Confusions", "Most disagreed items"]
+)
 with tab_cat:
     view.per_category(rep, names)
 with tab_pairs:
@@ -57,18 +74,29 @@ with tab_matrix:
 with tab_items:
     view.disagreements(rep)
 
-st.download_button("Download the report (JSON)", data=json.dumps(rep.to_json(), indent=2),
-                   file_name=f"agreement_{scheme}.json", mime="application/json")
+st.download_button(
+    "Download the report (JSON)",
+    data=json.dumps(rep.to_json(), indent=2),
+    file_name=f"agreement_{scheme}.json",
+    mime="application/json",
+)
 
 if model_like:
     st.header("A model coder against the humans")
     m1, m2 = st.columns(2)
     model = m1.selectbox("Model coder", model_like, key="agr_model")
-    part = m2.selectbox("On", ["validation", "all"], key="agr_model_part",
-                        help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.")
+    part = m2.selectbox(
+        "On",
+        ["validation", "all"],
+        key="agr_model_part",
+        help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.",
+    )
     result = agreement.model_against_majority(corpus, scheme, model, coders, None if part == "all" else part)
-    view.model_vs_humans(result, "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
-                                 "and 0.76 for GPT against the human labels on 172 validation actions.")
+    view.model_vs_humans(
+        result,
+        "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
+        "and 0.76 for GPT against the human labels on 172 validation actions.",
+    )
 
 others = [s for s in schemes if s != scheme]
 if others:

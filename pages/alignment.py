@@ -17,7 +17,9 @@ st.title("Alignment over task progress")
 synthetic_banner(corpus)
 scope = filter_bar(corpus, acts=False)
 progress, bins = progress_picker(corpus, default_progress(corpus))
-measures = st.multiselect("Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures")
+measures = st.multiselect(
+    "Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures"
+)
 progress_name = PROGRESS_KINDS[progress]
 
 st.subheader("Share of grounded labels over progress")
@@ -29,24 +31,44 @@ else:
     if curves.empty:
         st.info("No labelled action in the selection has these measures.")
     else:
-        clicked = first_point(show_chart(progress_figure(curves, measures, progress), curves, "alignment_over_progress",
-                                         key="align_progress", columns=2))
-        scope_caption(scope, note=(
-            f"Progress: {progress_name}, in {bins} equal bins. Each point: share of labelled actions whose label is the grounded "
-            "one (t3, p1, r1, aligned yes); the number beside it is n, the band a Wilson 95 % interval (actions taken as "
-            "independent; the model below accounts for sessions)."))
+        clicked = first_point(
+            show_chart(
+                progress_figure(curves, measures, progress),
+                curves,
+                "alignment_over_progress",
+                key="align_progress",
+                columns=2,
+            )
+        )
+        scope_caption(
+            scope,
+            note=(
+                f"Progress: {progress_name}, in {bins} equal bins. Each point: share of labelled actions whose label is the grounded "
+                "one (t3, p1, r1, aligned yes); the number beside it is n, the band a Wilson 95 % interval (actions taken as "
+                "independent; the model below accounts for sessions)."
+            ),
+        )
         if clicked:
             measure, cond, b = clicked[0], clicked[1], int(clicked[2])
             lo, hi = b / bins, (b + 1) / bins
-            show_actions(svc.curve_actions(scope, progress, bins, measure, cond, b),
-                         f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_name} {lo:.0%}-{hi:.0%}", "align_progress_rows")
+            show_actions(
+                svc.curve_actions(scope, progress, bins, measure, cond, b),
+                f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_name} {lo:.0%}-{hi:.0%}",
+                "align_progress_rows",
+            )
 
     st.subheader("Does alignment rise with progress, and more when the Guide sees the canvas?")
     c = st.columns([2, 3, 1.3])
     measure = c[0].selectbox("Outcome", measures, format_func=MEASURES.get, key="align_model_measure")
-    method = c[1].segmented_control("Estimator", list(METHODS), default="glm", format_func=METHODS.get, key="align_model_method") or "glm"
+    method = (
+        c[1].segmented_control(
+            "Estimator", list(METHODS), default="glm", format_func=METHODS.get, key="align_model_method"
+        )
+        or "glm"
+    )
     small = {"auto (< 40 sessions)": None, "on": True, "off": False}[
-        c[2].selectbox("Small-sample correction", ["auto (< 40 sessions)", "on", "off"], key="align_model_small")]
+        c[2].selectbox("Small-sample correction", ["auto (< 40 sessions)", "on", "off"], key="align_model_small")
+    ]
     model_table(svc.fit_model(scope, measure, progress, method, small), progress_name, key="align_model")
     scope_caption(scope)
 
@@ -56,13 +78,24 @@ if curves.empty:
     st.info("No moment in the selection where both participants had annotated their team goal.")
 else:
     clicked = first_point(show_chart(dyad_figure(curves, progress), curves, "dyadic_alignment", key="align_dyads"))
-    summary = "; ".join(f"{CONDITION_NAMES[r.condition]}: {r.share:.0%} of {r.n:,} moments in {r.sessions} sessions "
-                        f"(95 % CI {r.ci_low:.0%}-{r.ci_high:.0%})" for r in overall.itertuples())
-    scope_caption(scope, roles=False, note=(
-        "At each action, each participant's team goal is their latest annotation so far; a moment counts once both have "
-        f"annotated. Share of moments where the two codes are the same, by {progress_name} ({bins} bins), n beside each point, "
-        f"Wilson 95 % bands. Over the whole session: {summary}."))
+    summary = "; ".join(
+        f"{CONDITION_NAMES[r.condition]}: {r.share:.0%} of {r.n:,} moments in {r.sessions} sessions "
+        f"(95 % CI {r.ci_low:.0%}-{r.ci_high:.0%})"
+        for r in overall.itertuples()
+    )
+    scope_caption(
+        scope,
+        roles=False,
+        note=(
+            "At each action, each participant's team goal is their latest annotation so far; a moment counts once both have "
+            f"annotated. Share of moments where the two codes are the same, by {progress_name} ({bins} bins), n beside each point, "
+            f"Wilson 95 % bands. Over the whole session: {summary}."
+        ),
+    )
     if clicked:
         cond, b = clicked[1], int(clicked[2])
-        show_actions(svc.dyad_actions(scope, progress, bins, cond, b),
-                     f"dyadic team goal, {CONDITION_NAMES[cond]}, {progress_name} {b / bins:.0%}-{(b + 1) / bins:.0%}", "align_dyad_rows")
+        show_actions(
+            svc.dyad_actions(scope, progress, bins, cond, b),
+            f"dyadic team goal, {CONDITION_NAMES[cond]}, {progress_name} {b / bins:.0%}-{(b + 1) / bins:.0%}",
+            "align_dyad_rows",
+        )

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from components.compare import ablation, confusions, instances, judges, leaderboard, overlay, runs, slices
 from components.auth import signed_in_user
+from components.compare import ablation, confusions, instances, judges, leaderboard, overlay, runs, slices
 from components.dataset import require_corpus, synthetic_banner
 from services import compare as svc
 
@@ -20,13 +20,17 @@ VIEWS = {
 corpus = require_corpus()
 st.title("Models against people")
 synthetic_banner(corpus)
-st.caption("Model predictions of the two benchmark tasks of the ALMANAC paper (next action, mental model) scored "
-           "against what the people did and reported.")
+st.caption(
+    "Model predictions of the two benchmark tasks of the ALMANAC paper (next action, mental model) scored "
+    "against what the people did and reported."
+)
 
 chosen = runs.picker(corpus, signed_in_user())
 if not chosen:
-    st.info("No run to compare. A dataset's predictions/ folder holds one folder per run (see docs/data-format.md); "
-            "add runs above, or export the benchmark instances with `python -m analysis instances`.")
+    st.info(
+        "No run to compare. A dataset's predictions/ folder holds one folder per run (see docs/data-format.md); "
+        "add runs above, or export the benchmark instances with `python -m analysis instances`."
+    )
     st.stop()
 
 comparison = svc.comparison(corpus, chosen)

@@ -6,9 +6,9 @@ import streamlit as st
 from components.analysis_filters import filter_bar, scope_caption
 from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
+from components.download import csv_button
 from components.drilldown import first_point, show_actions
 from components.outcome_charts import outcome_caption, outcome_figure, outcome_table
-from components.download import csv_button
 from services import alignment as svc
 from services.alignment import TESTS
 
@@ -16,18 +16,38 @@ corpus = require_corpus()
 st.title("Outcomes by condition")
 synthetic_banner(corpus)
 scope = filter_bar(corpus, acts=False)
-test = st.segmented_control("Test of the difference", list(TESTS), default="welch", format_func=TESTS.get, key="out_test") or "welch"
+test = (
+    st.segmented_control("Test of the difference", list(TESTS), default="welch", format_func=TESTS.get, key="out_test")
+    or "welch"
+)
 
 sessions = svc.selected_sessions(scope)
 if sessions.empty:
     st.info("No session in the selection.")
     st.stop()
-data = sessions[["session_id", "condition", "split", "final_accuracy", "route_coverage", "distance_weighted", "n_actions", "duration_min"]]
+data = sessions[
+    [
+        "session_id",
+        "condition",
+        "split",
+        "final_accuracy",
+        "route_coverage",
+        "distance_weighted",
+        "n_actions",
+        "duration_min",
+    ]
+]
 clicked = first_point(show_chart(outcome_figure(sessions), data, "session_outcomes", key="out_figure", columns=2))
-scope_caption(scope, roles=False, uses_mm=False, note=(
-    "Each point is a session; boxes show the quartiles and the median; n under each box. Final accuracy: share of the "
-    "drawn cells on the route; route coverage: share of the route drawn; distance-weighted score: drawn cells scored by "
-    "their distance to the route (1, 2/3, 1/3, 0)."))
+scope_caption(
+    scope,
+    roles=False,
+    uses_mm=False,
+    note=(
+        "Each point is a session; boxes show the quartiles and the median; n under each box. Final accuracy: share of the "
+        "drawn cells on the route; route coverage: share of the route drawn; distance-weighted score: drawn cells scored by "
+        "their distance to the route (1, 2/3, 1/3, 0)."
+    ),
+)
 if clicked:
     show_actions(svc.session_actions(scope, clicked[0]), f"session {clicked[0]}", "out_rows")
 

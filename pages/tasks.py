@@ -6,9 +6,16 @@ from components.agreement_panel import lead_panel
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
+from components.task_admin import (
+    accounts_title,
+    exports,
+    import_labels,
+    new_task_form,
+    revise_codebook,
+    task_settings,
+    users_admin,
+)
 from components.text import md_line
-from components.task_admin import (accounts_title, exports, import_labels, new_task_form, revise_codebook, task_settings,
-                                   users_admin)
 from components.uploads_admin import uploads_admin
 
 corpus = require_corpus()

@@ -8,7 +8,7 @@ shares them.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import streamlit as st
 
@@ -17,8 +17,9 @@ from analysis.schemes import SchemeComparison, compare_schemes
 from corpus.dataset import Corpus
 
 
-def _table(corpus: Corpus, scheme: str, coders: Sequence[str], partition: str | None,
-           order: Sequence[str] | None = None) -> ag.LabelTable:
+def _table(
+    corpus: Corpus, scheme: str, coders: Sequence[str], partition: str | None, order: Sequence[str] | None = None
+) -> ag.LabelTable:
     labels = corpus.coded(scheme)
     df = labels[labels["coder"].isin(coders)]
     if partition:
@@ -27,28 +28,47 @@ def _table(corpus: Corpus, scheme: str, coders: Sequence[str], partition: str | 
 
 
 @st.cache_data(show_spinner="Computing agreement (bootstrap over items)...", max_entries=32)
-def _report(content_hash: str, scheme: str, coders: tuple[str, ...], partition: str | None, level: str,
-            order: tuple[str, ...] | None, n_boot: int, _corpus: Corpus) -> ag.AgreementReport:
+def _report(
+    content_hash: str,
+    scheme: str,
+    coders: tuple[str, ...],
+    partition: str | None,
+    level: str,
+    order: tuple[str, ...] | None,
+    n_boot: int,
+    _corpus: Corpus,
+) -> ag.AgreementReport:
     return ag.report(_table(_corpus, scheme, coders, partition, order), level=level, n_boot=n_boot, seed=0)
 
 
-def dataset_report(corpus: Corpus, scheme: str, coders: Sequence[str], partition: str | None,
-                   level: str = "nominal", order: Sequence[str] | None = None,
-                   n_boot: int = 1000) -> ag.AgreementReport:
+def dataset_report(
+    corpus: Corpus,
+    scheme: str,
+    coders: Sequence[str],
+    partition: str | None,
+    level: str = "nominal",
+    order: Sequence[str] | None = None,
+    n_boot: int = 1000,
+) -> ag.AgreementReport:
     """The agreement report on one scheme's labels by ``coders`` (raises
     :class:`analysis.agreement.LabelTableError` when the labels do not fit the level or order)."""
-    return _report(corpus.content_hash, scheme, tuple(coders), partition, level, tuple(order) if order else None,
-                   n_boot, corpus)
+    return _report(
+        corpus.content_hash, scheme, tuple(coders), partition, level, tuple(order) if order else None, n_boot, corpus
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _model(content_hash: str, scheme: str, model: str, coders: tuple[str, ...], partition: str | None,
-           _corpus: Corpus) -> ag.GoldComparison:
-    return ag.coder_vs_gold(_table(_corpus, scheme, [model, *coders], None), model, gold="majority", partition=partition)
+def _model(
+    content_hash: str, scheme: str, model: str, coders: tuple[str, ...], partition: str | None, _corpus: Corpus
+) -> ag.GoldComparison:
+    return ag.coder_vs_gold(
+        _table(_corpus, scheme, [model, *coders], None), model, gold="majority", partition=partition
+    )
 
 
-def model_against_majority(corpus: Corpus, scheme: str, model: str, coders: Sequence[str],
-                           partition: str | None) -> ag.GoldComparison:
+def model_against_majority(
+    corpus: Corpus, scheme: str, model: str, coders: Sequence[str], partition: str | None
+) -> ag.GoldComparison:
     """A model coder's labels against the majority of the chosen human coders."""
     return _model(corpus.content_hash, scheme, model, tuple(coders), partition, corpus)
 

@@ -59,7 +59,9 @@ class Scope:
 @st.cache_resource(max_entries=8, show_spinner="Preparing the analysis table...")
 def _frame(_corpus: Corpus, content_hash: str, mm: str) -> pd.DataFrame:
     log.info("building the analysis table of %s (%s)", content_hash[:12], mm)
-    base = _corpus.actions_df.merge(progress_table(_corpus), on=["session_id", "index"], how="left", validate="one_to_one")
+    base = _corpus.actions_df.merge(
+        progress_table(_corpus), on=["session_id", "index"], how="left", validate="one_to_one"
+    )
     return with_mental_models(base, _mental_models(_corpus, content_hash, mm))
 
 
@@ -135,8 +137,11 @@ def _acts(_scope: Scope, key: tuple):
     labels = grounding_acts(_scope).frame
     df = selected(_scope)
     coded = alignment.with_acts(labels, df)
-    return (alignment.act_shares(labels, df), alignment.alignment_by_act(labels, df),
-            contingency.independence_test(coded[["session_id", "condition", "code"]]))
+    return (
+        alignment.act_shares(labels, df),
+        alignment.alignment_by_act(labels, df),
+        contingency.independence_test(coded[["session_id", "condition", "code"]]),
+    )
 
 
 def acts_by_condition(scope: Scope):
@@ -192,7 +197,9 @@ def session_outcomes(scope: Scope, test: str) -> dict:
 
 def session_actions(scope: Scope, session_id: str) -> pd.DataFrame:
     df = frame(scope)
-    return actions_behind(scope.corpus, df[df["session_id"] == session_id], {"team_goal": "team_goal", "aligned": "aligned"})
+    return actions_behind(
+        scope.corpus, df[df["session_id"] == session_id], {"team_goal": "team_goal", "aligned": "aligned"}
+    )
 
 
 # -- why not aligned -------------------------------------------------------------------------
@@ -210,14 +217,23 @@ def misalignment_reasons(scope: Scope, progress: str, bins: int):
     return _reasons(scope, scope.key(), progress, bins)
 
 
-def reason_actions(scope: Scope, condition: str, reason: str, progress: str | None = None,
-                   bins: int | None = None, bin_index: int | None = None) -> pd.DataFrame:
+def reason_actions(
+    scope: Scope,
+    condition: str,
+    reason: str,
+    progress: str | None = None,
+    bins: int | None = None,
+    bin_index: int | None = None,
+) -> pd.DataFrame:
     df = reasons.reasons_long(selected(scope))
     df = df[(df["condition"].astype(str) == condition) & (df["reason"] == reason)]
     if bin_index is not None:
         df = df[alignment.in_bin(df, COLUMNS[progress], bins, bin_index)]
-    return actions_behind(scope.corpus, df.drop_duplicates(["session_id", "index"]),
-                          {"misalignment_reasons": "reasons", "rationale": "rationale"})
+    return actions_behind(
+        scope.corpus,
+        df.drop_duplicates(["session_id", "index"]),
+        {"misalignment_reasons": "reasons", "rationale": "rationale"},
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -271,7 +287,9 @@ def current_split_objectives(scope: Scope, result: split.SplitResult) -> dict[st
     s = split_candidates(scope)
     out = {}
     for cond, cs in result.by_condition.items():
-        current = s.loc[(s["condition"].astype(str) == cond) & (s["split"].astype(str) == "test"), "session_id"].tolist()
+        current = s.loc[
+            (s["condition"].astype(str) == cond) & (s["split"].astype(str) == "test"), "session_id"
+        ].tolist()
         if 2 <= len(current) <= len(cs.sessions) - 2:
             out[cond] = split.split_objective(result.features.reindex(list(cs.sessions)).fillna(0.0), current)
     return out
@@ -304,7 +322,9 @@ def acts_before_actions(scope: Scope, window: int, group: str, act: str) -> pd.D
     want = group == "aligned"
     df = df[(df["act_before"] == act) & df["aligned"].isin([True, False])]
     df = df[df["aligned"].astype(bool) == want]
-    return actions_behind(scope.corpus, df, {"act_before": "act before", "act_before_index": "act at step", "aligned": "aligned"})
+    return actions_behind(
+        scope.corpus, df, {"act_before": "act before", "act_before_index": "act at step", "aligned": "aligned"}
+    )
 
 
 def session_starts(scope: Scope, session_ids: list[str]) -> pd.DataFrame:

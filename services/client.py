@@ -16,7 +16,7 @@ from __future__ import annotations
 import ipaddress
 import logging
 import os
-from typing import Iterable
+from collections.abc import Iterable
 
 import streamlit as st
 
@@ -39,7 +39,7 @@ def networks(entries: Iterable[str]) -> list[Network]:
 def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     text = text.strip()
     if text.startswith("[") and "]" in text:  # [v6]:port
-        text = text[1:text.index("]")]
+        text = text[1 : text.index("]")]
     elif text.count(":") == 1:  # v4:port
         text = text.split(":")[0]
     try:
@@ -106,8 +106,10 @@ def client_key() -> str:
     key = resolve(_peer(), forwarded, networks(settings().trusted_proxies), rewrites)
     if key == UNVERIFIED and not _warned:
         _warned = True
-        log.warning("a request carries X-Forwarded-For while the server may rewrite addresses from it "
-                    "(FORWARDED_ALLOW_IPS is not empty): such sign-ins are counted as one client. "
-                    "Start the server with FORWARDED_ALLOW_IPS= and name the proxy in GROUNDWORK_TRUSTED_PROXIES "
-                    "(docs/security.md).")
+        log.warning(
+            "a request carries X-Forwarded-For while the server may rewrite addresses from it "
+            "(FORWARDED_ALLOW_IPS is not empty): such sign-ins are counted as one client. "
+            "Start the server with FORWARDED_ALLOW_IPS= and name the proxy in GROUNDWORK_TRUSTED_PROXIES "
+            "(docs/security.md)."
+        )
     return key

@@ -13,8 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from dataclasses import dataclass
-from typing import MutableMapping
 
 import pandas as pd
 import streamlit as st
@@ -50,8 +50,9 @@ class LivePanel:
     models: ModelCoders | None
 
 
-def live_panel(store: Store, user: User, task_id: int, n_items: int, *, fresh: bool = False,
-               state: MutableMapping | None = None) -> LivePanel:
+def live_panel(
+    store: Store, user: User, task_id: int, n_items: int, *, fresh: bool = False, state: MutableMapping | None = None
+) -> LivePanel:
     """The live panel's numbers. Each call costs one cheap query (``Store.labels_version``); only
     when a label came in since the last call (or ``fresh``: the page itself ran, and gold may have
     changed) are the new labels read (incrementally) and everything recomputed. ``state`` keeps the
@@ -80,11 +81,22 @@ def task_report(store: Store, task_id: int, labels: pd.DataFrame, n_boot: int) -
     return _report(store.url, _token(task_id, labels), int(n_boot), labels)
 
 
-def give_label(store: Store, user: User, task_id: int, item_id: str, code: str, *, note: str, unsure: bool,
-               seconds: float | None, request_id: str) -> int:
+def give_label(
+    store: Store,
+    user: User,
+    task_id: int,
+    item_id: str,
+    code: str,
+    *,
+    note: str,
+    unsure: bool,
+    seconds: float | None,
+    request_id: str,
+) -> int:
     """Write one label now, under the browser's request id (a repeated request writes nothing)."""
-    return store.add_label(user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds,
-                           request_id=request_id)
+    return store.add_label(
+        user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds, request_id=request_id
+    )
 
 
 def feedback_counts(store: Store, user: User, task_id: int) -> FeedbackCounts:

@@ -10,7 +10,7 @@ visitor.
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import streamlit as st
 

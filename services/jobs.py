@@ -15,9 +15,10 @@ import multiprocessing
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 JOBS_AT_ONCE = 4
 WORKERS = 1
@@ -54,8 +55,9 @@ _jobs: dict[str, Job] = {}
 def _executor() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
-        _pool = ProcessPoolExecutor(max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn"),
-                                    max_tasks_per_child=JOBS_PER_WORKER)
+        _pool = ProcessPoolExecutor(
+            max_workers=WORKERS, mp_context=multiprocessing.get_context("spawn"), max_tasks_per_child=JOBS_PER_WORKER
+        )
     return _pool
 
 

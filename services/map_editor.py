@@ -4,8 +4,8 @@ size), the drafts folder, and attaching a map to sessions of a dataset."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import streamlit as st
 
@@ -39,23 +39,42 @@ def fitted_image(image: MapImage, size: tuple[int, int]):
 
 
 @st.cache_data(show_spinner=False, max_entries=24)
-def _view_png(draft: Draft, size: tuple[int, int], digest: str | None, view: str, selected: str | None,
-              problems: frozenset, _image: MapImage | None, _render: Callable) -> bytes:
+def _view_png(
+    draft: Draft,
+    size: tuple[int, int],
+    digest: str | None,
+    view: str,
+    selected: str | None,
+    problems: frozenset,
+    _image: MapImage | None,
+    _render: Callable,
+) -> bytes:
     return _render(draft, size, fitted_image(_image, size) if _image is not None else None, view, selected, problems)
 
 
-def view_png(draft: Draft, size: tuple[int, int], image: MapImage | None, view: str, selected: str | None,
-             problems: frozenset, render: Callable) -> bytes:
+def view_png(
+    draft: Draft,
+    size: tuple[int, int],
+    image: MapImage | None,
+    view: str,
+    selected: str | None,
+    problems: frozenset,
+    render: Callable,
+) -> bytes:
     """The PNG ``render(draft, size, fitted image, view, selected, problems)`` draws, drawn again only
     when the draft, its image, the view, the selection or the problems changed."""
     return _view_png(draft, size, image.digest if image else None, view, selected, problems, image, render)
 
 
-def attach(store: Store, lead: User, dataset: Path, guide: GridMap, sessions: list[str]) -> tuple[AttachResult, list[str]]:
+def attach(
+    store: Store, lead: User, dataset: Path, guide: GridMap, sessions: list[str]
+) -> tuple[AttachResult, list[str]]:
     """Give ``sessions`` the map (a lead's action: the dataset is written again) and move the coding
     tasks on the dataset to its new content hash; the result and the names of the tasks moved. The
     dataset's loader sees the rewritten files on the next run."""
     if not lead.is_lead:
-        raise AccessDenied(f"{lead.username} is a {lead.role}; attaching a map rewrites the dataset, which only a lead can do")
+        raise AccessDenied(
+            f"{lead.username} is a {lead.role}; attaching a map rewrites the dataset, which only a lead can do"
+        )
     result = attach_maps(dataset, guide, sessions)
     return result, store.move_dataset(lead, result.old_hash, result.content_hash)

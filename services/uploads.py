@@ -7,8 +7,6 @@ allowance of uploaders other than a lead.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from corpus.store import Store, User
@@ -56,8 +54,10 @@ def refusal_of_bytes(user: User | None, n_bytes: int) -> str | None:
     allowed = int(settings().upload_session_bytes)
     _, used = st.session_state.get(SESSION_KEY, (0, 0))
     if used + n_bytes > allowed:
-        return (f"This session has uploaded {mib(used)}; {mib(n_bytes)} more would go over the {mib(allowed)} "
-                "one session may upload.")
+        return (
+            f"This session has uploaded {mib(used)}; {mib(n_bytes)} more would go over the {mib(allowed)} "
+            "one session may upload."
+        )
     return None
 
 
@@ -74,8 +74,10 @@ def session_allowance_text(user: User | None) -> str:
         return ""
     s = settings()
     count, used = st.session_state.get(SESSION_KEY, (0, 0))
-    return (f"This session: {count} of {s.upload_session_count} uploads, "
-            f"{mib(used)} of {mib(int(s.upload_session_bytes))} used.")
+    return (
+        f"This session: {count} of {s.upload_session_count} uploads, "
+        f"{mib(used)} of {mib(int(s.upload_session_bytes))} used."
+    )
 
 
 def allowance_text(user: User | None) -> str:
@@ -96,8 +98,9 @@ def upload(name: str, data: bytes, fmt: str | None, user: User | None) -> bool:
     quota = Quota.from_settings(s, None if _is_lead(user) else max(int(s.upload_session_bytes) - used, 0))
     report = Report()
     try:
-        up, new = Uploads(s.data_dir).add(name, data, quota, fmt=fmt, by=user.username if user else "(not signed in)",
-                                          report=report)
+        up, new = Uploads(s.data_dir).add(
+            name, data, quota, fmt=fmt, by=user.username if user else "(not signed in)", report=report
+        )
     except DatasetError as exc:
         set_outcome(name, exc.report, False)
         return False

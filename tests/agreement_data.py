@@ -11,28 +11,68 @@ from analysis import agreement as ag
 
 # Fleiss (1971): 30 patients, 6 psychiatrists each, 5 diagnoses (1 depression, 2 personality
 # disorder, 3 schizophrenia, 4 neurosis, 5 other); the same data as statsmodels' and R irr's tests.
-DIAGNOSES = np.array([
-    [4, 4, 4, 4, 4, 4], [2, 2, 2, 5, 5, 5], [2, 3, 3, 3, 3, 5], [5, 5, 5, 5, 5, 5], [2, 2, 2, 4, 4, 4],
-    [1, 1, 3, 3, 3, 3], [3, 3, 3, 3, 5, 5], [1, 1, 3, 3, 3, 4], [1, 1, 4, 4, 4, 4], [5, 5, 5, 5, 5, 5],
-    [1, 4, 4, 4, 4, 4], [1, 2, 4, 4, 4, 4], [2, 2, 2, 3, 3, 3], [1, 4, 4, 4, 4, 4], [2, 2, 4, 4, 4, 5],
-    [3, 3, 3, 3, 3, 5], [1, 1, 1, 4, 5, 5], [1, 1, 1, 1, 1, 2], [2, 2, 4, 4, 4, 4], [1, 3, 3, 5, 5, 5],
-    [5, 5, 5, 5, 5, 5], [2, 4, 4, 4, 4, 4], [2, 2, 4, 5, 5, 5], [1, 1, 4, 4, 4, 4], [1, 4, 4, 4, 4, 5],
-    [2, 2, 2, 2, 2, 4], [1, 1, 1, 1, 5, 5], [2, 2, 4, 4, 4, 4], [1, 3, 3, 3, 3, 3], [5, 5, 5, 5, 5, 5],
-])
+DIAGNOSES = np.array(
+    [
+        [4, 4, 4, 4, 4, 4],
+        [2, 2, 2, 5, 5, 5],
+        [2, 3, 3, 3, 3, 5],
+        [5, 5, 5, 5, 5, 5],
+        [2, 2, 2, 4, 4, 4],
+        [1, 1, 3, 3, 3, 3],
+        [3, 3, 3, 3, 5, 5],
+        [1, 1, 3, 3, 3, 4],
+        [1, 1, 4, 4, 4, 4],
+        [5, 5, 5, 5, 5, 5],
+        [1, 4, 4, 4, 4, 4],
+        [1, 2, 4, 4, 4, 4],
+        [2, 2, 2, 3, 3, 3],
+        [1, 4, 4, 4, 4, 4],
+        [2, 2, 4, 4, 4, 5],
+        [3, 3, 3, 3, 3, 5],
+        [1, 1, 1, 4, 5, 5],
+        [1, 1, 1, 1, 1, 2],
+        [2, 2, 4, 4, 4, 4],
+        [1, 3, 3, 5, 5, 5],
+        [5, 5, 5, 5, 5, 5],
+        [2, 4, 4, 4, 4, 4],
+        [2, 2, 4, 5, 5, 5],
+        [1, 1, 4, 4, 4, 4],
+        [1, 4, 4, 4, 4, 5],
+        [2, 2, 2, 2, 2, 4],
+        [1, 1, 1, 1, 5, 5],
+        [2, 2, 4, 4, 4, 4],
+        [1, 3, 3, 3, 3, 3],
+        [5, 5, 5, 5, 5, 5],
+    ]
+)
 
 # Wikipedia "Fleiss' kappa" worked example: 10 items, 14 raters, 5 categories, kappa 0.210.
-WIKIPEDIA = np.array([
-    [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-    [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
-])
+WIKIPEDIA = np.array(
+    [
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
+)
 
 GROUNDING_CODES = ["initiate", "continue", "acknowledge", "repair", "request_repair", "request_ack", "cancel", "other"]
 
 
 def long_from_matrix(matrix, missing=None) -> pd.DataFrame:
     """items x coders matrix -> long table (``missing`` marks an absent label)."""
-    rows = [(f"i{i}", f"c{c}", v) for i, row in enumerate(matrix) for c, v in enumerate(row)
-            if not (missing is not None and v == missing)]
+    rows = [
+        (f"i{i}", f"c{c}", v)
+        for i, row in enumerate(matrix)
+        for c, v in enumerate(row)
+        if not (missing is not None and v == missing)
+    ]
     return pd.DataFrame(rows, columns=["item", "coder", "label"])
 
 
@@ -48,8 +88,9 @@ def long_from_counts(counts) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["item", "coder", "label"])
 
 
-def random_labels(seed: int, n_items: int = 120, n_coders: int = 4, n_cats: int = 5, accuracy: float = 0.7,
-                  p_missing: float = 0.1) -> pd.DataFrame:
+def random_labels(
+    seed: int, n_items: int = 120, n_coders: int = 4, n_cats: int = 5, accuracy: float = 0.7, p_missing: float = 0.1
+) -> pd.DataFrame:
     """Coders who give a latent category with probability ``accuracy``, some labels missing."""
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, n_cats, n_items)

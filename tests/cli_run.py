@@ -17,8 +17,13 @@ from pathlib import Path
 import pytest
 
 
-def run_cli(*args: str, module: str = "corpus", stdin: str = "", cwd: Path | None = None,
-            env: dict[str, str | None] | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str,
+    module: str = "corpus",
+    stdin: str = "",
+    cwd: Path | None = None,
+    env: dict[str, str | None] | None = None,
+) -> subprocess.CompletedProcess:
     """``python -m <module> *args``, run in this process; ``env`` sets (or, with None, removes)
     environment variables for the run only."""
     main = importlib.import_module(f"{module}.cli").main

@@ -46,8 +46,9 @@ def team(tmp_path, monkeypatch, corpus):
     store = Store.open(data_dir(tmp_path, monkeypatch))
     lead, ann, bob, guest = people(store, lead="lead", ann="coder", bob="coder", guest="viewer")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 10, seed=3), 2, seed=3)
-    task = store.create_task(lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3,
-                             dataset_hash=corpus.content_hash)
+    task = store.create_task(
+        lead, "pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=3, dataset_hash=corpus.content_hash
+    )
     return store, lead, ann, bob, guest, task
 
 
@@ -91,13 +92,25 @@ def keypad(at: AppTest, task_id: int) -> dict:
     return json.loads(_keypad_element(at, task_id).proto.json)
 
 
-def press(at: AppTest, task_id: int, code: str, note: str = "", unsure: bool = False, item: str | None = None,
-          request_id: str | None = None) -> str:
+def press(
+    at: AppTest,
+    task_id: int,
+    code: str,
+    note: str = "",
+    unsure: bool = False,
+    item: str | None = None,
+    request_id: str | None = None,
+) -> str:
     """Send the keypad's label event as the browser does on a code's key (for the item on screen
     unless ``item`` is given) and run the app; returns the request id."""
     request_id = request_id or uuid.uuid4().hex
-    value = {"item": item or keypad(at, task_id)["item"], "code": code, "note": note, "unsure": unsure,
-             "request_id": request_id}
+    value = {
+        "item": item or keypad(at, task_id)["item"],
+        "code": code,
+        "note": note,
+        "unsure": unsure,
+        "request_id": request_id,
+    }
     states = at._tree.get_widget_states()
     trigger = states.widgets.add()
     trigger.id = _make_trigger_id(_keypad_element(at, task_id).proto.id, "events")

@@ -11,10 +11,10 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -217,9 +217,25 @@ def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
     log_path = data_dir / "server.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
-             "--server.headless", "true", "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(ROOT / "app.py"),
+                "--server.port",
+                str(port),
+                "--server.headless",
+                "true",
+                "--server.address",
+                "127.0.0.1",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
     try:
         url = f"http://127.0.0.1:{port}"
@@ -318,7 +334,9 @@ def open_from_menu(page, title: str, timeout: float = 30_000) -> None:
             const heading = document.querySelector('[data-testid=stMain] h1');
             return !!heading && heading.textContent !== before && {_IDLE};
         }}""",
-        arg=before, timeout=timeout, polling=50,
+        arg=before,
+        timeout=timeout,
+        polling=50,
     )
 
 
@@ -373,11 +391,28 @@ def postgres_server(tmp_path_factory):
         shutil.chown(base, "postgres", "postgres")
     base.chmod(0o777)
     port = free_port()
-    subprocess.run(_pg_cmd([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8"]),
-                   check=True, capture_output=True)
-    subprocess.run(_pg_cmd([str(bindir / "pg_ctl"), "-D", str(data), "-l", str(base / "log"), "-w", "-o",
-                            f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=100", "start"]),
-                   check=True, capture_output=True)
+    subprocess.run(
+        _pg_cmd([str(bindir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8"]),
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        _pg_cmd(
+            [
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(base / "log"),
+                "-w",
+                "-o",
+                f"-p {port} -k {base} -c listen_addresses=127.0.0.1 -c max_connections=100",
+                "start",
+            ]
+        ),
+        check=True,
+        capture_output=True,
+    )
     try:
         yield f"postgresql+psycopg://postgres@127.0.0.1:{port}"
     finally:
@@ -400,6 +435,8 @@ def postgres_url(postgres_server, request):
         c.exec_driver_sql(f"CREATE SCHEMA {name}")
     yield f"{postgres_server}/postgres?application_name={name}&options=-csearch_path%3D{name}"
     with admin.connect() as c:  # the test's connections first (a DROP would wait for one in a transaction)
-        c.exec_driver_sql(f"SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '{name}'")
+        c.exec_driver_sql(
+            f"SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = '{name}'"
+        )
         c.exec_driver_sql(f"DROP SCHEMA {name} CASCADE")
     admin.dispose()

@@ -26,19 +26,34 @@ def tiny_map(map_id: str = "m1") -> GridMap:
 
 
 def mm(aligned: bool = True, **kw) -> MentalModel:
-    base = dict(team_goal="t3", partner_intent="p1", self_reasoning="r1", aligned=aligned, rationale="following the plan")
+    base = dict(
+        team_goal="t3", partner_intent="p1", self_reasoning="r1", aligned=aligned, rationale="following the plan"
+    )
     if not aligned:
         base.update(team_goal="t4", partner_intent="p4", self_reasoning="r5", misalignment_reasons=["n2"])
     base.update(kw)
     return MentalModel(**base)
 
 
-def tiny_session(session_id: str = "s1", condition: str = "visible", split: str = "train", map_id: str = "m1") -> Session:
+def tiny_session(
+    session_id: str = "s1", condition: str = "visible", split: str = "train", map_id: str = "m1"
+) -> Session:
     actions = [
-        Action(index=0, timestamp=0.0, role="guide", type="message", content="start at the top left", mental_model=mm()),
-        Action(index=1, timestamp=5.0, role="follower", type="draw", content=[(0, 0), (0, 1), (0, 2)], mental_model=mm()),
+        Action(
+            index=0, timestamp=0.0, role="guide", type="message", content="start at the top left", mental_model=mm()
+        ),
+        Action(
+            index=1, timestamp=5.0, role="follower", type="draw", content=[(0, 0), (0, 1), (0, 2)], mental_model=mm()
+        ),
         Action(index=2, timestamp=9.0, role="follower", type="draw", content=[(1, 2), (2, 2)], mental_model=mm(False)),
-        Action(index=3, timestamp=12.0, role="guide", type="message", content="no, go right of the lake", mental_model=mm(False)),
+        Action(
+            index=3,
+            timestamp=12.0,
+            role="guide",
+            type="message",
+            content="no, go right of the lake",
+            mental_model=mm(False),
+        ),
         Action(index=4, timestamp=15.0, role="follower", type="erase", content=[(2, 2)], mental_model=mm()),
         Action(index=5, timestamp=20.0, role="follower", type="undo", mental_model=mm()),
     ]
@@ -49,7 +64,11 @@ def tiny_session(session_id: str = "s1", condition: str = "visible", split: str 
         map_id=map_id,
         duration_s=60.0,
         participants=[
-            Participant(role="guide", id="P1", persona=Persona(gender="Female", age_group="25-34", education="Master's degree", teamq=[3] * 14)),
+            Participant(
+                role="guide",
+                id="P1",
+                persona=Persona(gender="Female", age_group="25-34", education="Master's degree", teamq=[3] * 14),
+            ),
             Participant(role="follower", id="P2"),
         ],
         actions=actions,
@@ -64,7 +83,21 @@ def write_tiny(dest: Path, n_sessions: int = 2) -> Path:
         [tiny_map()],
         sessions,
         labels=[
-            {"scheme": "grounding_acts", "session_id": "s1", "action_index": 0, "coder": "a", "code": "initiate", "partition": "validation"},
-            {"scheme": "grounding_acts", "session_id": "s1", "action_index": 0, "coder": "b", "code": "initiate", "partition": "validation"},
+            {
+                "scheme": "grounding_acts",
+                "session_id": "s1",
+                "action_index": 0,
+                "coder": "a",
+                "code": "initiate",
+                "partition": "validation",
+            },
+            {
+                "scheme": "grounding_acts",
+                "session_id": "s1",
+                "action_index": 0,
+                "coder": "b",
+                "code": "initiate",
+                "partition": "validation",
+            },
         ],
     )

@@ -12,23 +12,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import mm, tiny_map, tiny_session
+
 from analysis import coding as ac
 from corpus import codebook as cbm
 from corpus.dataset import load
 from corpus.model import Checkpoint, DatasetInfo, Label, Landmark, Participant, Persona
 from corpus.store import Store, User
 from corpus.write import write_dataset
-from helpers import mm, tiny_map, tiny_session
 
-HOSTILE = ('=HYPERLINK("https://evil.example/f","x") <img src=x onerror="window.__pwned=1">'
-           '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
-           '<b class=pwn>x</b> **md** [l](javascript:alert(1)) https://evil.example/bare www.evil.example mail@evil.example')
+HOSTILE = (
+    '=HYPERLINK("https://evil.example/f","x") <img src=x onerror="window.__pwned=1">'
+    '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
+    "<b class=pwn>x</b> **md** [l](javascript:alert(1)) https://evil.example/bare www.evil.example mail@evil.example"
+)
 # A task's name is at most 200 characters: the same without the iframe.
 HOSTILE_TASK = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "")
 # A session id names a folder: the same attack without a slash.
 HOSTILE_ID = '<img src=x onerror="window.__pwned=2"><b class=pwn>s'
 # Account names are at most 64 characters.
-HOSTILE_USER = '<b class=pwn>coder<img src=x onerror=alert(3)>'
+HOSTILE_USER = "<b class=pwn>coder<img src=x onerror=alert(3)>"
 CODER_PASSWORD = "coder-password"
 LEAD_PASSWORD = "lead-password"
 
@@ -43,19 +46,45 @@ def _hostile_sessions():
         Participant(role="guide", id=HOSTILE, persona=Persona(gender="Female", teamq=[2] * 14)),
         Participant(role="follower", id=HOSTILE + " (follower)"),
     ]
-    hostile.checkpoints = [Checkpoint(role="guide", index=1, progress=0.25, action_index=1, elapsed_s=5.0,
-                                      team_goal=HOSTILE, partner_intent=HOSTILE, self_reasoning=HOSTILE)]
+    hostile.checkpoints = [
+        Checkpoint(
+            role="guide",
+            index=1,
+            progress=0.25,
+            action_index=1,
+            elapsed_s=5.0,
+            team_goal=HOSTILE,
+            partner_intent=HOSTILE,
+            self_reasoning=HOSTILE,
+        )
+    ]
     other = tiny_session("s2", condition="not_visible")
     other.actions[3].content = HOSTILE
     return [hostile, other]
 
 
 def _prediction_run(sessions) -> dict:
-    rows = [{"session_id": s.id, "action_index": a.index, "role": a.role, "team_goal": "t3", "partner_intent": "p1",
-             "self_reasoning": "r1", "rationale": HOSTILE, "question_type": HOSTILE}
-            for s in sessions for a in s.actions[1:] if a.mental_model is not None]
-    return {"hostile_run": {"info": {"name": HOSTILE, "setting": HOSTILE, "description": HOSTILE, "simulated": True},
-                            "mental_model": rows}}
+    rows = [
+        {
+            "session_id": s.id,
+            "action_index": a.index,
+            "role": a.role,
+            "team_goal": "t3",
+            "partner_intent": "p1",
+            "self_reasoning": "r1",
+            "rationale": HOSTILE,
+            "question_type": HOSTILE,
+        }
+        for s in sessions
+        for a in s.actions[1:]
+        if a.mental_model is not None
+    ]
+    return {
+        "hostile_run": {
+            "info": {"name": HOSTILE, "setting": HOSTILE, "description": HOSTILE, "simulated": True},
+            "mental_model": rows,
+        }
+    }
 
 
 def write_hostile_dataset(dest: Path) -> Path:
@@ -66,18 +95,44 @@ def write_hostile_dataset(dest: Path) -> Path:
     m.landmarks[HOSTILE] = Landmark(cells=[(8, 8)])
     m.follower_landmarks[HOSTILE] = Landmark(cells=[(8, 9)])
     sessions = _hostile_sessions()
-    labels = [{"scheme": "grounding_acts", "session_id": s.id, "action_index": a.index, "coder": coder, "code": code,
-               "partition": "validation"}
-              for s in sessions for a in s.actions
-              for coder, code in ((HOSTILE, "initiate"), ("b", "initiate" if a.index % 2 else "continue"))]
-    return write_dataset(dest, DatasetInfo(name=HOSTILE, description=HOSTILE, synthetic=True), [m], sessions,
-                         labels=labels, predictions=_prediction_run(sessions))
+    labels = [
+        {
+            "scheme": "grounding_acts",
+            "session_id": s.id,
+            "action_index": a.index,
+            "coder": coder,
+            "code": code,
+            "partition": "validation",
+        }
+        for s in sessions
+        for a in s.actions
+        for coder, code in ((HOSTILE, "initiate"), ("b", "initiate" if a.index % 2 else "continue"))
+    ]
+    return write_dataset(
+        dest,
+        DatasetInfo(name=HOSTILE, description=HOSTILE, synthetic=True),
+        [m],
+        sessions,
+        labels=labels,
+        predictions=_prediction_run(sessions),
+    )
 
 
 def hostile_codebook() -> cbm.Codebook:
-    codes = [{"code": code, "name": f"{HOSTILE} {i}", "key": str(i + 1), "definition": HOSTILE,
-              "positive": [HOSTILE], "negative": [HOSTILE]} for i, code in enumerate(("initiate", "continue", "repair"))]
-    return cbm.parse({"id": "grounding_acts", "name": HOSTILE, "version": "1.0", "description": HOSTILE, "codes": codes})
+    codes = [
+        {
+            "code": code,
+            "name": f"{HOSTILE} {i}",
+            "key": str(i + 1),
+            "definition": HOSTILE,
+            "positive": [HOSTILE],
+            "negative": [HOSTILE],
+        }
+        for i, code in enumerate(("initiate", "continue", "repair"))
+    ]
+    return cbm.parse(
+        {"id": "grounding_acts", "name": HOSTILE, "version": "1.0", "description": HOSTILE, "codes": codes}
+    )
 
 
 def coding_round(store: Store, dataset: Path) -> tuple[User, User, int]:
@@ -90,8 +145,16 @@ def coding_round(store: Store, dataset: Path) -> tuple[User, User, int]:
     coder = store.create_user(HOSTILE_USER, CODER_PASSWORD, "coder", display_name=HOSTILE[:128])
     plain = store.create_user("plain", CODER_PASSWORD, "coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, len(corpus.actions_df), seed=1), 0, seed=1)
-    task = store.create_task(lead, HOSTILE_TASK, corpus.info.name, hostile_codebook(), items, [coder, plain], seed=1,
-                             dataset_hash=corpus.content_hash)
+    task = store.create_task(
+        lead,
+        HOSTILE_TASK,
+        corpus.info.name,
+        hostile_codebook(),
+        items,
+        [coder, plain],
+        seed=1,
+        dataset_hash=corpus.content_hash,
+    )
     left_open = f"{HOSTILE_ID}:1"
     for n, item in enumerate(store.items(task.id)["item_id"]):
         if item == left_open:

@@ -29,8 +29,10 @@ HCRC = REAL / "hcrc_maptask"
 
 
 def absent(folder: Path, what: str) -> str:
-    return (f"{what} not available at {folder} (set GROUNDWORK_REAL_DATA, or put shared/real_data beside "
-            "the checkout or a folder above it)")
+    return (
+        f"{what} not available at {folder} (set GROUNDWORK_REAL_DATA, or put shared/real_data beside "
+        "the checkout or a folder above it)"
+    )
 
 
 needs_platform = pytest.mark.skipif(not PLATFORM.is_dir(), reason=absent(PLATFORM, "real platform sample"))

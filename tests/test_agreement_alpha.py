@@ -53,16 +53,21 @@ def test_alpha_of_a_resample_equals_the_package_on_repeated_items(level):
     w = np.random.default_rng(0).integers(0, 4, len(counts))
     mine = alpha_module.resampler(t, pairable, level, t.values(level), counts)(w[None, :].astype(float))[0]
     used = counts.sum(axis=0) > 0
-    theirs = krippendorff.alpha(value_counts=np.repeat(counts, w, axis=0)[:, used],
-                                value_domain=t.values(level)[used], level_of_measurement=level)
+    theirs = krippendorff.alpha(
+        value_counts=np.repeat(counts, w, axis=0)[:, used],
+        value_domain=t.values(level)[used],
+        level_of_measurement=level,
+    )
     assert mine == pytest.approx(theirs, abs=1e-12)
 
 
 def test_alpha_krippendorff_textbook_example_with_missing_labels():
     # Krippendorff's reliability data with missing values (the package's documented example).
-    data = [[np.nan, np.nan, np.nan, np.nan, np.nan, 3, 4, 1, 2, 1, 1, 3, 3, np.nan, 3],
-            [1, np.nan, 2, 1, 3, 3, 4, 3, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan],
-            [np.nan, np.nan, 2, 1, 3, 4, 4, np.nan, 2, 1, 1, 3, 3, np.nan, 4]]
+    data = [
+        [np.nan, np.nan, np.nan, np.nan, np.nan, 3, 4, 1, 2, 1, 1, 3, 3, np.nan, 3],
+        [1, np.nan, 2, 1, 3, 3, 4, 3, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan, np.nan],
+        [np.nan, np.nan, 2, 1, 3, 4, 4, np.nan, 2, 1, 1, 3, 3, np.nan, 4],
+    ]
     rows = [(f"u{u}", f"c{c}", int(v)) for c, row in enumerate(data) for u, v in enumerate(row) if not np.isnan(v)]
     t = ag.LabelTable(pd.DataFrame(rows, columns=["item", "coder", "label"]))
     assert ag.krippendorff_alpha(t, n_boot=0).estimate == pytest.approx(0.691358, abs=1e-6)
@@ -70,10 +75,12 @@ def test_alpha_krippendorff_textbook_example_with_missing_labels():
 
 
 ORDER = ["very low", "low", "mid", "high", "very high"]
-ORDINAL = [["very low", "low", "mid", "mid", "low", "very low", "high", "very low", "low", None, None, None],
-           ["very low", "low", "mid", "mid", "low", "low", "high", "very low", "low", "very high", None, "mid"],
-           [None, "mid", "mid", "mid", "low", "mid", "high", "low", "low", "very high", "very low", None],
-           ["very low", "low", "mid", "mid", "low", "high", "high", "very low", "low", "very high", "very low", None]]
+ORDINAL = [
+    ["very low", "low", "mid", "mid", "low", "very low", "high", "very low", "low", None, None, None],
+    ["very low", "low", "mid", "mid", "low", "low", "high", "very low", "low", "very high", None, "mid"],
+    [None, "mid", "mid", "mid", "low", "mid", "high", "low", "low", "very high", "very low", None],
+    ["very low", "low", "mid", "mid", "low", "high", "high", "very low", "low", "very high", "very low", None],
+]
 
 
 def ordinal_frame() -> pd.DataFrame:
@@ -124,8 +131,17 @@ def test_undefined_alpha_says_why():
 
 
 def test_coincidences_by_hand_and_against_package():
-    df = pd.DataFrame([("i0", "c0", "a"), ("i0", "c1", "a"), ("i0", "c2", "b"), ("i1", "c0", "b"), ("i1", "c1", "b"),
-                       ("i2", "c0", "a")], columns=["item", "coder", "label"])
+    df = pd.DataFrame(
+        [
+            ("i0", "c0", "a"),
+            ("i0", "c1", "a"),
+            ("i0", "c2", "b"),
+            ("i1", "c0", "b"),
+            ("i1", "c1", "b"),
+            ("i2", "c0", "a"),
+        ],
+        columns=["item", "coder", "label"],
+    )
     o = ag.coincidence_matrix(ag.LabelTable(df))
     # item 0: pairs (a,a) x2, (a,b) x2 of 6 ordered pairs, each weighted 1/(3-1); item 1: (b,b) x2 weighted 1
     assert o.loc["a", "a"] == pytest.approx(1.0) and o.loc["a", "b"] == pytest.approx(1.0)
@@ -140,8 +156,9 @@ def scale_frame(n_items: int = 4000, n_cats: int = 10_000, seed: int = 1) -> pd.
     rng = np.random.default_rng(seed)
     truth = rng.integers(0, n_cats, n_items)
     codes = np.where(rng.random((n_items, 3)) < 0.7, truth[:, None], rng.integers(0, n_cats, (n_items, 3)))
-    return pd.DataFrame({"item": np.repeat(np.arange(n_items), 3), "coder": np.tile(["a", "b", "c"], n_items),
-                         "label": codes.ravel()})
+    return pd.DataFrame(
+        {"item": np.repeat(np.arange(n_items), 3), "coder": np.tile(["a", "b", "c"], n_items), "label": codes.ravel()}
+    )
 
 
 def test_ten_thousand_categories_need_no_category_by_category_array():
@@ -163,9 +180,9 @@ def test_ten_thousand_categories_need_no_category_by_category_array():
     small = ag.LabelTable(scale_frame(300, 40, seed=2))
     for level in ("nominal", "ordinal", "interval"):
         data = np.where(small.codes >= 0, small.values(level)[np.maximum(small.codes, 0)], np.nan).T
-        assert alpha_module._alpha_of(small, small.n_per_item >= 2, level, small.values(level),
-                                      small.per_category(small.cell_count.astype(float))) == pytest.approx(
-            krippendorff.alpha(data, level_of_measurement=level), abs=1e-12)
+        assert alpha_module._alpha_of(
+            small, small.n_per_item >= 2, level, small.values(level), small.per_category(small.cell_count.astype(float))
+        ) == pytest.approx(krippendorff.alpha(data, level_of_measurement=level), abs=1e-12)
 
 
 def test_reliability_data_helper_matches_codes():

@@ -26,8 +26,21 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_cli_json_detects_grounding_layout(tmp_path, capsys):
     path = grounding_csv(tmp_path / "grounding_acts.csv")
-    code = cli_main(["agreement", str(path), "--json", "--bootstrap", "100", "--seed", "3",
-                     "--partition", "validation", "--exclude-coder", "llm_coder"])
+    code = cli_main(
+        [
+            "agreement",
+            str(path),
+            "--json",
+            "--bootstrap",
+            "100",
+            "--seed",
+            "3",
+            "--partition",
+            "validation",
+            "--exclude-coder",
+            "llm_coder",
+        ]
+    )
     assert code == 0
     out = json.loads(capsys.readouterr().out)
     assert out["item_col"] == "session_id,action_index" and out["label_col"] == "code"
@@ -65,13 +78,16 @@ def test_cli_levels_ordinal_with_an_order_and_ratio(tmp_path, capsys, level):
     path = tmp_path / "scores.csv"
     df = random_labels(6)
     df.assign(label=df["label"] + 1).to_csv(path, index=False)
-    assert cli_main(["agreement", str(path), "--level", level, "--categories", "5,4,3,2,1", "--bootstrap", "0",
-                     "--json"]) == 0
+    assert (
+        cli_main(["agreement", str(path), "--level", level, "--categories", "5,4,3,2,1", "--bootstrap", "0", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     t = ag.LabelTable(df.assign(label=df["label"] + 1), categories=[5, 4, 3, 2, 1])
     assert out["categories"] == ["5", "4", "3", "2", "1"]
     assert out["statistics"]["krippendorff_alpha"]["estimate"] == pytest.approx(
-        ag.krippendorff_alpha(t, level=level, n_boot=0).estimate)
+        ag.krippendorff_alpha(t, level=level, n_boot=0).estimate
+    )
 
 
 def test_label_spellings_that_pandas_reads_as_missing_are_labels(tmp_path, capsys):
@@ -128,13 +144,23 @@ def test_cli_bad_files_exit_2_naming_file_and_column(tmp_path, capsys):
 
 def test_cli_as_a_module(tmp_path):
     path = grounding_csv(tmp_path / "grounding_acts.csv")
-    proc = subprocess.run([sys.executable, "-m", "analysis", "agreement", str(path), "--json", "--bootstrap", "50"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "analysis", "agreement", str(path), "--json", "--bootstrap", "50"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["n_coders"] == 4 and out["n_items"] == 60
-    bad = subprocess.run([sys.executable, "-m", "analysis", "agreement", str(tmp_path / "nope.csv")],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "analysis", "agreement", str(tmp_path / "nope.csv")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert bad.returncode == 2 and "nope.csv" in bad.stderr
 
 
@@ -145,20 +171,31 @@ def test_ten_thousand_categories_over_4000_items_run_in_seconds(tmp_path):
     truth = rng.integers(0, 10_000, 4000)
     codes = np.where(rng.random((4000, 3)) < 0.7, truth[:, None], rng.integers(0, 10_000, (4000, 3)))
     path = tmp_path / "many.csv"
-    pd.DataFrame({"item": np.repeat(np.arange(4000), 3), "coder": np.tile(["a", "b", "c"], 4000),
-                  "label": codes.ravel()}).to_csv(path, index=False)
+    pd.DataFrame(
+        {"item": np.repeat(np.arange(4000), 3), "coder": np.tile(["a", "b", "c"], 4000), "label": codes.ravel()}
+    ).to_csv(path, index=False)
     limit = "import resource; resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30)); "
     run = f"{limit}from analysis.cli import main; raise SystemExit(main())"
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", run, "agreement", str(path), "--json", "--bootstrap", "200"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", run, "agreement", str(path), "--json", "--bootstrap", "200"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert time.perf_counter() - t0 < 60
     out = json.loads(proc.stdout)
     assert out["n_items"] == 4000 and len(out["categories"]) > 5000
     assert 0.3 < out["statistics"]["fleiss_kappa"]["estimate"] < 0.7
     assert out["statistics"]["krippendorff_alpha"]["computed_by"].startswith("analysis.agreement")
-    ratio = subprocess.run([sys.executable, "-c", run, "agreement", str(path), "--level", "ratio"],
-                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    ratio = subprocess.run(
+        [sys.executable, "-c", run, "agreement", str(path), "--level", "ratio"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ratio.returncode == 2
     assert "the ratio level's distance matrix would have" in ratio.stderr and "at most 2,000 categories" in ratio.stderr

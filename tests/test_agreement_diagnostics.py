@@ -44,7 +44,9 @@ def test_diagnostics_sparse_categories_and_too_few_items():
 
 
 def test_many_sparse_categories_are_named_up_to_ten():
-    df = pd.DataFrame({"item": np.repeat(np.arange(40), 2), "coder": ["a", "b"] * 40, "label": np.repeat(np.arange(40), 2)})
+    df = pd.DataFrame(
+        {"item": np.repeat(np.arange(40), 2), "coder": ["a", "b"] * 40, "label": np.repeat(np.arange(40), 2)}
+    )
     warning = next(w for w in diag_of(ag.LabelTable(df)).warnings if w.startswith("sparse"))
     assert warning.endswith("and 30 more") and warning.count("(2)") == 10
 
@@ -66,9 +68,13 @@ def test_most_disagreed_and_item_agreement():
     assert top.iloc[1]["modal_label"] == "a" and top.iloc[1]["modal_share"] == pytest.approx(2 / 3)
     assert top.iloc[0]["labels"] == "c0=a; c1=b; c2=c"
 
-    items = pd.DataFrame({"item": ["a", "a", "b", "b", "c", "d", "d", "d"],
-                          "coder": ["x", "y", "x", "y", "x", "x", "y", "z"],
-                          "label": ["c", "c", "d", "c", "d", "e", "e", "c"]})
+    items = pd.DataFrame(
+        {
+            "item": ["a", "a", "b", "b", "c", "d", "d", "d"],
+            "coder": ["x", "y", "x", "y", "x", "x", "y", "z"],
+            "label": ["c", "c", "d", "c", "d", "e", "e", "c"],
+        }
+    )
     got = ag.item_agreement(ag.LabelTable(items)).set_index("item_id")
     assert got["n_labels"].tolist() == [2, 2, 1, 3]
     assert got["agreement"].tolist()[:2] == [1.0, 0.0] and np.isnan(got.loc["c", "agreement"])

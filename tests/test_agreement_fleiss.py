@@ -32,7 +32,7 @@ def test_the_one_formula_on_weighted_sums_equals_statsmodels_on_repeated_items(s
     counts = t.count_table()
     m = t.n_coders
     w = np.random.default_rng(seed).integers(0, 4, len(counts))
-    p_i = ((counts ** 2).sum(axis=1) - m) / (m * (m - 1))
+    p_i = ((counts**2).sum(axis=1) - m) / (m * (m - 1))
     totals = w @ counts
     mine = ag.kappa_from_sums(w @ p_i, totals @ totals, w.sum(), m)
     assert float(mine) == pytest.approx(fleiss_kappa(np.repeat(counts, w, axis=0)), abs=1e-12)
@@ -81,8 +81,10 @@ def test_fleiss_bootstrap_interval_is_seeded_and_matches_the_sampling_spread():
 
     # The bootstrap standard error estimates the spread of kappa over fresh samples of items from
     # the same coders: compare with that spread over 300 simulated data sets.
-    kappas = [ag.fleiss(ag.LabelTable(random_labels(1000 + s, n_items=150, n_coders=3, p_missing=0)), n_boot=0).estimate
-              for s in range(300)]
+    kappas = [
+        ag.fleiss(ag.LabelTable(random_labels(1000 + s, n_items=150, n_coders=3, p_missing=0)), n_boot=0).estimate
+        for s in range(300)
+    ]
     assert a.se == pytest.approx(float(np.std(kappas, ddof=1)), rel=0.3)
 
 

@@ -12,12 +12,16 @@ from analysis import agreement as ag
 
 
 def labelled() -> ag.LabelTable:
-    return ag.LabelTable(pd.DataFrame({
-        "item": [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5],
-        "coder": ["a", "b", "c", "llm"] * 3 + ["a", "b", "llm", "a", "b", "llm"],
-        "label": ["x", "x", "y", "x", "y", "y", "y", "x", "z", "x", "z", "z", "x", "y", "x", "y", "y", "y"],
-        "partition": ["validation"] * 15 + ["few_shot"] * 3,
-    }))
+    return ag.LabelTable(
+        pd.DataFrame(
+            {
+                "item": [1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5],
+                "coder": ["a", "b", "c", "llm"] * 3 + ["a", "b", "llm", "a", "b", "llm"],
+                "label": ["x", "x", "y", "x", "y", "y", "y", "x", "z", "x", "z", "z", "x", "y", "x", "y", "y", "y"],
+                "partition": ["validation"] * 15 + ["few_shot"] * 3,
+            }
+        )
+    )
 
 
 def test_coder_vs_gold_majority_named_coder_and_given_labels():
@@ -31,7 +35,9 @@ def test_coder_vs_gold_majority_named_coder_and_given_labels():
     assert res.to_json()["cohen_kappa"]["checked_against"] == "sklearn.metrics.cohen_kappa_score"
     named = ag.coder_vs_gold(t, "llm", "a")
     assert named.cohen.n == 5
-    assert named.cohen.estimate == pytest.approx(cohen_kappa_score(["x", "x", "z", "x", "y"], ["x", "y", "z", "x", "y"]))
+    assert named.cohen.estimate == pytest.approx(
+        cohen_kappa_score(["x", "x", "z", "x", "y"], ["x", "y", "z", "x", "y"])
+    )
     given = ag.coder_vs_gold(t, "llm", {1: "x", 2: "y", 3: "z"})
     assert given.gold == "given labels" and given.percent_agreement.estimate == pytest.approx(2 / 3)
     with pytest.raises(KeyError, match="coder 'nobody' has no labels"):
@@ -55,7 +61,8 @@ def test_sample_corpus_human_coders_agree_near_the_paper():
     assert res.estimate == pytest.approx(0.8068827019625741, abs=1e-12)
     assert res.interval == pytest.approx((0.7513920858180775, 0.8550084028771193), abs=1e-12)
     assert res.estimate == pytest.approx(fleiss_kappa(t.count_table()))
-    gold = ag.coder_vs_gold(ag.LabelTable(labels, item="item_id", label="code"), models[0], "majority", "validation",
-                            exclude_coders=models)
+    gold = ag.coder_vs_gold(
+        ag.LabelTable(labels, item="item_id", label="code"), models[0], "majority", "validation", exclude_coders=models
+    )
     assert gold.cohen.n == 168 and gold.n_unmatched == 4  # items whose human coders tie have no majority
     assert gold.cohen.estimate == pytest.approx(0.760993274702535, abs=1e-12)

@@ -43,8 +43,13 @@ def test_the_page_shows_the_reports_numbers(page):
     lo, hi = rep.fleiss.interval
     assert any(c.value == f"95% CI {lo:.2f} to {hi:.2f}" for c in page.caption)
     labels = load_sample().coded("grounding_acts")
-    gold = ag.coder_vs_gold(ag.LabelTable(labels, item="item_id", label="code"), "llm_coder", "majority", "validation",
-                            exclude_coders=["llm_coder"])  # the model coder on the validation partition
+    gold = ag.coder_vs_gold(
+        ag.LabelTable(labels, item="item_id", label="code"),
+        "llm_coder",
+        "majority",
+        "validation",
+        exclude_coders=["llm_coder"],
+    )  # the model coder on the validation partition
     assert metric(page, "Items compared") == str(gold.cohen.n)
     assert metric(page, "Cohen's kappa vs gold") == f"{gold.cohen.estimate:.2f}" == "0.76"
 
@@ -54,8 +59,11 @@ def test_krippendorff_levels_are_offered(page):
     page.selectbox(key="agr_level").set_value("ordinal").run()
     order = page.text_input(key="agr_level_order")
     assert order.value == ", ".join(GROUNDING_ACTS)
-    expected = ag.krippendorff_alpha(ag.LabelTable(humans().frame, item="item_id", label="code",
-                                                   categories=list(GROUNDING_ACTS)), level="ordinal", n_boot=0)
+    expected = ag.krippendorff_alpha(
+        ag.LabelTable(humans().frame, item="item_id", label="code", categories=list(GROUNDING_ACTS)),
+        level="ordinal",
+        n_boot=0,
+    )
     assert metric(page, "Krippendorff's alpha") == f"{expected.estimate:.2f}"
     order.input("initiate, continue").run()  # an order that leaves codes out
     assert any("is not one of the categories" in e.value for e in page.error)

@@ -15,8 +15,9 @@ from analysis import agreement as ag
 
 
 def test_percent_agreement_by_hand():
-    df = long_from_matrix([["x", "x", "x"], ["x", "x", "y"], ["y", "y", "y"], ["x", "y", "-"], ["z", "-", "-"]],
-                          missing="-")
+    df = long_from_matrix(
+        [["x", "x", "x"], ["x", "x", "y"], ["y", "y", "y"], ["x", "y", "-"], ["z", "-", "-"]], missing="-"
+    )
     # per item: 1, 1/3, 1, 0; the last item has one label and does not count
     res = ag.percent_agreement(ag.LabelTable(df))
     assert res.estimate == pytest.approx((1 + 1 / 3 + 1 + 0) / 4) and res.n == 4

@@ -21,11 +21,17 @@ def test_report_values_and_json():
     out = r.to_json()
     assert json.loads(json.dumps(out)) == out
     stats = out["statistics"]
-    assert list(stats) == ["fleiss_kappa", "krippendorff_alpha", "percent_agreement", "mean_pairwise_cohen_kappa",
-                           "gwet_ac1"]
+    assert list(stats) == [
+        "fleiss_kappa",
+        "krippendorff_alpha",
+        "percent_agreement",
+        "mean_pairwise_cohen_kappa",
+        "gwet_ac1",
+    ]
     assert stats["fleiss_kappa"]["estimate"] == pytest.approx(fleiss_kappa(t.count_table(t.complete)))
     assert stats["krippendorff_alpha"]["estimate"] == pytest.approx(
-        krippendorff.alpha(reliability_data(t), level_of_measurement="nominal"))
+        krippendorff.alpha(reliability_data(t), level_of_measurement="nominal")
+    )
     assert out["n_items"] == 120 and out["n_coders"] == 4
     lo, hi = stats["fleiss_kappa"]["interval"]
     assert lo < stats["fleiss_kappa"]["estimate"] < hi
@@ -65,14 +71,22 @@ def test_results_objects_summary_frame_and_json():
 
 def test_the_formatter():
     assert ag.fmt(0.78271) == "0.783" and ag.fmt(0.78271, 2) == "0.78" and ag.fmt(172) == "172"
-    assert ag.fmt(ag.Undefined("no item was coded by both coders")) == "undefined, because no item was coded by both coders"
+    assert (
+        ag.fmt(ag.Undefined("no item was coded by both coders"))
+        == "undefined, because no item was coded by both coders"
+    )
     assert ag.fmt_short(ag.Undefined("x")) == "undefined"
     assert ag.fmt_p(0.0) == "< 0.001" and ag.fmt_p(1e-9) == "< 0.001" and ag.fmt_p(0.0123) == "0.012"
     assert ag.p_clause(1e-5) == "p < 0.001" and ag.p_clause(0.5) == "p = 0.500"
-    assert ag.fmt_interval((0.1, 0.25)) == "[0.100, 0.250]" and ag.fmt_interval(ag.Undefined("no bootstrap was run")) \
-        == "undefined, because no bootstrap was run"
-    assert ag.to_json({"a": np.float64("nan"), "b": ag.Undefined("r"), "c": np.int64(3)}) == \
-        {"a": None, "b": {"undefined": "r"}, "c": 3}
+    assert (
+        ag.fmt_interval((0.1, 0.25)) == "[0.100, 0.250]"
+        and ag.fmt_interval(ag.Undefined("no bootstrap was run")) == "undefined, because no bootstrap was run"
+    )
+    assert ag.to_json({"a": np.float64("nan"), "b": ag.Undefined("r"), "c": np.int64(3)}) == {
+        "a": None,
+        "b": {"undefined": "r"},
+        "c": 3,
+    }
 
 
 def test_undefined_statistics_in_the_report():
@@ -105,7 +119,9 @@ def test_the_panel_minimum_of_complete_items():
 
 
 def test_ordinal_report_without_an_order_warns():
-    df = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "coder": ["a", "b"] * 3, "label": ["lo", "hi", "mid", "mid", "hi", "hi"]})
+    df = pd.DataFrame(
+        {"item": [1, 1, 2, 2, 3, 3], "coder": ["a", "b"] * 3, "label": ["lo", "hi", "mid", "mid", "hi", "hi"]}
+    )
     r = ag.report(ag.LabelTable(df), level="ordinal", n_boot=0)
     assert any("alphabetical order" in w for w in r.diagnostics.warnings)
     ordered = ag.report(ag.LabelTable(df, categories=["lo", "mid", "hi"]), level="ordinal", n_boot=0)

@@ -16,12 +16,14 @@ NA_SPELLINGS = ["None", "NA", "NaN", "nan", "null", "N/A"]
 
 
 def test_composite_item_key_and_duplicates():
-    df = pd.DataFrame({
-        "session_id": ["S1", "S1", "S1", "S1", "S2", "S2", "S1"],
-        "action_index": [0, 0, 1, 1, 0, 0, 0],
-        "coder": ["a", "b", "a", "b", "a", "b", "a"],
-        "code": ["x", "y", "x", "x", "y", "y", "y"],  # the last row corrects a's label of S1:0
-    })
+    df = pd.DataFrame(
+        {
+            "session_id": ["S1", "S1", "S1", "S1", "S2", "S2", "S1"],
+            "action_index": [0, 0, 1, 1, 0, 0, 0],
+            "coder": ["a", "b", "a", "b", "a", "b", "a"],
+            "code": ["x", "y", "x", "x", "y", "y", "y"],  # the last row corrects a's label of S1:0
+        }
+    )
     t = ag.LabelTable(df, item="session_id,action_index", label="code")
     assert list(t.items) == ["S1:0", "S1:1", "S2:0"]
     assert t.n_duplicates == 1
@@ -42,7 +44,9 @@ def test_an_empty_item_or_coder_names_its_column_and_row():
 
 
 def test_empty_labels_are_missing_and_unknown_categories_rejected():
-    df = pd.DataFrame({"item": [1, 1, 2, 2, 3], "coder": ["a", "b", "a", "b", "b"], "label": ["x", "", "y", None, "  "]})
+    df = pd.DataFrame(
+        {"item": [1, 1, 2, 2, 3], "coder": ["a", "b", "a", "b", "b"], "label": ["x", "", "y", None, "  "]}
+    )
     t = ag.LabelTable(df)
     assert t.n_labels == 2 and t.n_missing == 3
     assert list(t.items) == [1, 2] and list(t.coders) == ["a"]  # item 3 and coder b have only empty labels
@@ -54,8 +58,11 @@ def test_empty_labels_are_missing_and_unknown_categories_rejected():
 
 
 def test_na_spellings_in_a_label_csv_are_labels_and_only_empty_cells_are_missing():
-    rows = ["item,coder,label"] + [f"{i},{c},{NA_SPELLINGS[(i + k) % 6]}" for i in range(12) for k, c in
-                                   enumerate(["a", "b"])] + ["12,a,", "12,b,None"]
+    rows = (
+        ["item,coder,label"]
+        + [f"{i},{c},{NA_SPELLINGS[(i + k) % 6]}" for i in range(12) for k, c in enumerate(["a", "b"])]
+        + ["12,a,", "12,b,None"]
+    )
     df = ag.read_labels_csv(io.StringIO("\n".join(rows) + "\n"))
     t = ag.LabelTable(df)
     assert sorted(t.category_names()) == sorted(NA_SPELLINGS)

@@ -13,10 +13,10 @@ from helpers import write_tiny
 
 from analysis.alignment import act_shares, alignment_by_act, grounded_indicators, progress_curves
 from analysis.drilldown import actions_behind, replay_link
-from analysis.results import wilson
 from analysis.filters import Filters
 from analysis.label_sources import act_labels, act_sources, default_act_source, mental_model_labels, with_mental_models
 from analysis.progress import assign_bins, default_progress, progress_table
+from analysis.results import wilson
 from corpus.dataset import load_dir
 
 
@@ -41,11 +41,34 @@ def test_a_proportion_and_its_wilson_interval():
 def curve_frame() -> pd.DataFrame:
     """10 visible actions in the first half of progress, 3 of them grounded; 4 not-visible ones in the
     second half, all grounded."""
-    rows = [{"session_id": "a", "condition": "visible", "role": "guide", "index": i, "p": 0.05 * i,
-             "team_goal": "t3" if i < 3 else "t2", "partner_intent": "p1", "self_reasoning": "r1", "aligned": i % 2 == 0}
-            for i in range(10)]
-    rows += [{"session_id": "b", "condition": "not_visible", "role": "follower", "index": i, "p": 0.6 + 0.1 * i,
-              "team_goal": "t3", "partner_intent": None, "self_reasoning": "r2", "aligned": None} for i in range(4)]
+    rows = [
+        {
+            "session_id": "a",
+            "condition": "visible",
+            "role": "guide",
+            "index": i,
+            "p": 0.05 * i,
+            "team_goal": "t3" if i < 3 else "t2",
+            "partner_intent": "p1",
+            "self_reasoning": "r1",
+            "aligned": i % 2 == 0,
+        }
+        for i in range(10)
+    ]
+    rows += [
+        {
+            "session_id": "b",
+            "condition": "not_visible",
+            "role": "follower",
+            "index": i,
+            "p": 0.6 + 0.1 * i,
+            "team_goal": "t3",
+            "partner_intent": None,
+            "self_reasoning": "r2",
+            "aligned": None,
+        }
+        for i in range(4)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -54,7 +77,10 @@ def test_progress_curves_count_share_and_wilson_interval_per_bin():
     tg = curves[curves["measure"] == "team_goal"].set_index(["condition", "bin"])
     row = tg.loc[("visible", 0)]
     assert (row["k"], row["n"], row["share"]) == (3, 10, 0.3)
-    assert (row["ci_low"], row["ci_high"]) == (pytest.approx(wilson_by_hand(3, 10)[0]), pytest.approx(wilson_by_hand(3, 10)[1]))
+    assert (row["ci_low"], row["ci_high"]) == (
+        pytest.approx(wilson_by_hand(3, 10)[0]),
+        pytest.approx(wilson_by_hand(3, 10)[1]),
+    )
     assert (row["progress"], row["bin_low"], row["bin_high"]) == (0.25, 0.0, 0.5)
     assert tg.loc[("not_visible", 1), "share"] == 1.0 and tg.loc[("not_visible", 1), "n"] == 4
     # Unlabelled actions are not counted: partner intent and alignment exist only in session a.
@@ -86,7 +112,9 @@ def test_three_progress_measures_on_a_known_session(tiny):
     # Route of 6 cells: the first stroke draws 3 of them, nothing later adds or removes route cells.
     assert pt["progress_coverage"].tolist() == [0.0, 0.5, 0.5, 0.5, 0.5, 0.5]
     assert pt["progress_index"].tolist() == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
-    assert pt["progress_time"].tolist() == pytest.approx([0, 5 / 60, 9 / 60, 12 / 60, 15 / 60, 20 / 60])  # duration 60 s
+    assert pt["progress_time"].tolist() == pytest.approx(
+        [0, 5 / 60, 9 / 60, 12 / 60, 15 / 60, 20 / 60]
+    )  # duration 60 s
     assert default_progress(tiny) == "coverage"
 
 
@@ -102,8 +130,18 @@ def test_filters_select_rows_and_say_what_they_selected(tiny):
 
 
 def test_grounding_act_sources_and_labels(tiny):
-    gold = pd.DataFrame({"task_id": [7], "task": ["pilot"], "scheme": ["grounding_acts"], "session_id": ["s2"], "action_index": [3],
-                         "item_id": ["s2:3"], "code": ["repair"], "provenance": ["adjudicated"]})
+    gold = pd.DataFrame(
+        {
+            "task_id": [7],
+            "task": ["pilot"],
+            "scheme": ["grounding_acts"],
+            "session_id": ["s2"],
+            "action_index": [3],
+            "item_id": ["s2:3"],
+            "code": ["repair"],
+            "provenance": ["adjudicated"],
+        }
+    )
     sources = act_sources(tiny, gold)
     assert list(sources) == ["gold:7", "majority", "coder:a", "coder:b"]
     assert default_act_source(sources) == "gold:7"
@@ -122,14 +160,20 @@ def test_a_model_runs_mental_models_replace_the_participants(tiny):
     folder = tiny.root / "predictions" / "run1"
     folder.mkdir(parents=True)
     (folder / "model.json").write_text('{"name": "Run one"}')
-    (folder / "mental_model.jsonl").write_text('{"session_id": "s1", "action_index": 2, "role": "follower", '
-                                               '"team_goal": "t1", "partner_intent": "p3", "self_reasoning": "r2"}\n')
+    (folder / "mental_model.jsonl").write_text(
+        '{"session_id": "s1", "action_index": 2, "role": "follower", '
+        '"team_goal": "t1", "partner_intent": "p3", "self_reasoning": "r2"}\n'
+    )
     tiny.predictions["run1"] = read_run_dir(folder, tiny.sessions, tiny.maps)
     assert tiny.predictions["run1"].ok
     try:
         labels = mental_model_labels(tiny, "run:run1")
         df = with_mental_models(tiny.actions_df, labels)
-        assert len(df) == 1 and df.iloc[0][["team_goal", "partner_intent", "self_reasoning"]].tolist() == ["t1", "p3", "r2"]
+        assert len(df) == 1 and df.iloc[0][["team_goal", "partner_intent", "self_reasoning"]].tolist() == [
+            "t1",
+            "p3",
+            "r2",
+        ]
         assert df.iloc[0]["aligned"] is None  # a model run does not predict alignment
         assert "does not predict perceived alignment" in labels.description
     finally:
@@ -139,8 +183,13 @@ def test_a_model_runs_mental_models_replace_the_participants(tiny):
 
 def test_act_shares_and_alignment_within_acts():
     acts = curve_frame()
-    labels = pd.DataFrame({"session_id": ["a", "a", "a", "b"], "action_index": [0, 1, 3, 0],
-                           "code": ["initiate", "acknowledge", "acknowledge", "acknowledge"]})
+    labels = pd.DataFrame(
+        {
+            "session_id": ["a", "a", "a", "b"],
+            "action_index": [0, 1, 3, 0],
+            "code": ["initiate", "acknowledge", "acknowledge", "acknowledge"],
+        }
+    )
     shares = act_shares(labels, acts).set_index(["condition", "code"])
     assert shares.loc[("visible", "acknowledge"), ["n", "total"]].tolist() == [2, 3]
     assert shares.loc[("visible", "acknowledge"), "share"] == pytest.approx(2 / 3)
@@ -156,6 +205,12 @@ def test_the_actions_behind_a_point_link_to_replay(tiny):
     out = actions_behind(tiny, rows, {"team_goal": "team goal"})
     assert out["step"].tolist() == [1, 3]  # session order
     assert out.iloc[1][["replay", "time", "role", "type", "action", "team goal"]].tolist() == [
-        "replay?session=s1&step=3", "0:12", "guide", "message", "no, go right of the lake", "t4"]
+        "replay?session=s1&step=3",
+        "0:12",
+        "guide",
+        "message",
+        "no, go right of the lake",
+        "t4",
+    ]
     assert out.iloc[0]["action"] == "drew 3 cells"
     assert replay_link("S 1&x", 2) == "replay?session=S+1%26x&step=2"

@@ -63,9 +63,14 @@ def test_the_model_table_reports_slopes_per_condition_and_a_sentence(tmp_path, m
     at = open_page(tmp_path, monkeypatch, "pages/alignment.py")
     table = next(d.value for d in at.dataframe if "quantity" in d.value.columns)
     assert table["quantity"].tolist() == [
-        "progress slope, not visible", "progress slope, visible", "visible - not visible at the start (0%)",
-        "visible - not visible at the middle (50%)", "visible - not visible at the end (100%)",
-        "interaction (slope visible - slope not visible)", "joint Wald test of progress (both slopes 0)"]
+        "progress slope, not visible",
+        "progress slope, visible",
+        "visible - not visible at the start (0%)",
+        "visible - not visible at the middle (50%)",
+        "visible - not visible at the end (100%)",
+        "interaction (slope visible - slope not visible)",
+        "joint Wald test of progress (both slopes 0)",
+    ]
     assert table["test"].iloc[-1].startswith("F(2, 24) = ")
     assert any(m.value.startswith("In visible sessions the odds of 'team goal clear (t3)'") for m in at.markdown)
     assert "small-sample correction for 25 sessions (< 40): t-based intervals and tests with 24 df" in captions(at)
@@ -127,7 +132,10 @@ def test_dataset_text_in_captions_stays_text(tmp_path, monkeypatch):
     meta["id"] = bad
     (ds / "sessions" / bad / "session.json").write_text(json.dumps(meta))
     labels = ds / "labels" / "grounding_acts.csv"
-    labels.write_text("\n".join(bad + line[3:] if line.startswith("S01,") else line for line in labels.read_text().splitlines()) + "\n")
+    labels.write_text(
+        "\n".join(bad + line[3:] if line.startswith("S01,") else line for line in labels.read_text().splitlines())
+        + "\n"
+    )
     for path in ds.glob("predictions/*/*.jsonl"):
         path.write_text(path.read_text().replace('"session_id":"S01"', f'"session_id":{json.dumps(bad)}'))
     at = open_page(tmp_path, monkeypatch, "pages/alignment.py", dataset=ds)
@@ -147,7 +155,9 @@ def test_the_grounding_act_test_is_the_analysis_result(tmp_path, monkeypatch):
     coded = with_acts(act_labels(corpus, "majority").frame, corpus.actions_df)
     ref = independence_test(coded[["session_id", "condition", "code"]])
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Chi-square"] == f"{ref.chi2.estimate:.1f}" and metrics["Cramér's V"] == f"{ref.cramers_v.estimate:.2f}"
+    assert (
+        metrics["Chi-square"] == f"{ref.chi2.estimate:.1f}" and metrics["Cramér's V"] == f"{ref.cramers_v.estimate:.2f}"
+    )
     notes = [a["text"] for a in specs(at)[0]["layout"]["annotations"]]
     assert len(notes) == len(ref.residuals.columns)
 
@@ -176,17 +186,19 @@ def test_the_split_page_and_the_dataset_it_writes(tmp_path, monkeypatch):
     out = tmp_path / "unzipped"
     zipfile.ZipFile(io.BytesIO(data)).extractall(out)
     copy = load_dir(next(out.iterdir()))
-    assert sorted(copy.sessions_df.loc[copy.sessions_df["split"] == "test", "session_id"]) == sorted(result.test_sessions)
+    assert sorted(copy.sessions_df.loc[copy.sessions_df["split"] == "test", "session_id"]) == sorted(
+        result.test_sessions
+    )
 
 
 def test_figures_export_as_png_and_svg_for_a_paper_column(tmp_path):
     pytest.importorskip("kaleido")
     if not Path("/usr/bin/chromium").exists() and shutil.which("chromium") is None:
         pytest.skip("chromium is needed by kaleido to export figures")
+    from analysis.filters import Filters
     from components.alignment_charts import progress_figure
     from components.chart import figure_bytes
     from services.alignment import Scope, progress_curves
-    from analysis.filters import Filters
 
     curves = progress_curves(Scope(load_dir(SAMPLE_DATA), Filters()), "coverage", 5)
     fig = progress_figure(curves, ["team_goal", "aligned"], "coverage")

@@ -38,12 +38,21 @@ def team(tmp_path_factory):
         mp.delenv("GROUNDWORK_DB_URL", raising=False)
         store = Store.open(data)
         corpus = load_sample()
-        users = {"lead": store.create_user("lead", "lead-password", "lead"),
-                 "coder": store.create_user("ann", "ann-password", "coder"),
-                 "viewer": store.create_user("guest", "guest-password", "viewer")}
+        users = {
+            "lead": store.create_user("lead", "lead-password", "lead"),
+            "coder": store.create_user("ann", "ann-password", "coder"),
+            "viewer": store.create_user("guest", "guest-password", "viewer"),
+        }
         items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 6, seed=1), 0, seed=1)
-        store.create_task(users["lead"], "pilot", corpus.info.name, cbm.default(), items, [users["coder"]],
-                          dataset_hash=corpus.content_hash)
+        store.create_task(
+            users["lead"],
+            "pilot",
+            corpus.info.name,
+            cbm.default(),
+            items,
+            [users["coder"]],
+            dataset_hash=corpus.content_hash,
+        )
         yield store, users
 
 
@@ -69,12 +78,21 @@ def _subheaders(at: AppTest) -> list[str]:
 
 # What each page shows as its main element, per role: (title, a check of the body, what it is).
 SIGN_IN = (lambda at: [w.key for w in at.text_input][:2] == ["auth_username", "auth_password"], "the sign-in form")
-LEADS_ONLY = (lambda at: any(w.startswith("This page is for a lead") for w in _texts(at.warning)), "'for a lead' warning")
+LEADS_ONLY = (
+    lambda at: any(w.startswith("This page is for a lead") for w in _texts(at.warning)),
+    "'for a lead' warning",
+)
 MAIN = {
-    "home": ("Groundwork", lambda at: "Reviewing the demo" in _subheaders(at) and len(at.get("page_link")) == 6,
-             "the three entries"),
-    "data": ("Data: Groundwork sample corpus \\(synthetic\\)", lambda at: len(at.dataframe[-1].value) == 25,
-             "the session table"),
+    "home": (
+        "Groundwork",
+        lambda at: "Reviewing the demo" in _subheaders(at) and len(at.get("page_link")) == 6,
+        "the three entries",
+    ),
+    "data": (
+        "Data: Groundwork sample corpus \\(synthetic\\)",
+        lambda at: len(at.dataframe[-1].value) == 25,
+        "the session table",
+    ),
     "replay": ("Replay", lambda at: at.selectbox(key="replay_session").value == "S01", "the session picker"),
     "alignment": ("Alignment over task progress", lambda at: len(at.get("plotly_chart")) >= 2, "the figures"),
     "acts": ("Grounding acts by condition", lambda at: len(at.get("plotly_chart")) == 2, "the figures"),
@@ -91,10 +109,14 @@ MAIN = {
 VIEWER_CODE = (lambda at: any("signed in as a viewer" in i for i in _texts(at.info)), "the read-only notice")
 # Where the role changes what a page shows.
 BY_ROLE = {
-    ("code", "signed out"): SIGN_IN, ("tasks", "signed out"): SIGN_IN, ("adjudicate", "signed out"): SIGN_IN,
+    ("code", "signed out"): SIGN_IN,
+    ("tasks", "signed out"): SIGN_IN,
+    ("adjudicate", "signed out"): SIGN_IN,
     ("map-editor", "signed out"): SIGN_IN,
-    ("tasks", "coder"): LEADS_ONLY, ("tasks", "viewer"): LEADS_ONLY,
-    ("adjudicate", "coder"): LEADS_ONLY, ("adjudicate", "viewer"): LEADS_ONLY,
+    ("tasks", "coder"): LEADS_ONLY,
+    ("tasks", "viewer"): LEADS_ONLY,
+    ("adjudicate", "coder"): LEADS_ONLY,
+    ("adjudicate", "viewer"): LEADS_ONLY,
 }
 
 
@@ -161,9 +183,12 @@ def test_sessions_without_a_route_say_why_their_scores_are_undefined(team):
 
     store, _ = team
     dest = Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "no-route"
-    ds = write_dataset(dest, DatasetInfo(name="no route", description="a map without its route", synthetic=True),
-                       [tiny_map().model_copy(update={"route": []})],
-                       [tiny_session("s1"), tiny_session("s2", condition="not_visible")])
+    ds = write_dataset(
+        dest,
+        DatasetInfo(name="no route", description="a map without its route", synthetic=True),
+        [tiny_map().model_copy(update={"route": []})],
+        [tiny_session("s1"), tiny_session("s2", condition="not_visible")],
+    )
     at = open_page(team, "signed out", "data")
     at.sidebar.selectbox(key="dataset_pick").set_value(str(ds.resolve())).run()
     assert not at.exception

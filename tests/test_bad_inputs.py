@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from bad_inputs.recipes import apply
+from helpers import write_tiny
+
 from corpus.dataset import load, validate
 from corpus.validate import DatasetError
-from helpers import write_tiny
 
 CASES = yaml.safe_load((Path(__file__).parent / "bad_inputs" / "cases.yaml").read_text(encoding="utf-8"))
 
@@ -27,7 +27,9 @@ def test_the_corpus_holds_at_least_sixty_distinct_cases_and_the_readme_says_how_
     assert len(names) == len(set(names))
     assert len(CASES) >= 60
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    assert re.search(rf"holds\s+{len(CASES)}\s+bad inputs", readme), "README.md's Reliability section gives another count"
+    assert re.search(rf"holds\s+{len(CASES)}\s+bad inputs", readme), (
+        "README.md's Reliability section gives another count"
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
@@ -37,7 +39,8 @@ def test_bad_input_is_refused_with_its_message(tmp_path, case):
     file, record, field, message = case["expect"]
     run = case.get("refused_run")
     found = [
-        i for i in (report.warnings if run else report.errors)
+        i
+        for i in (report.warnings if run else report.errors)
         if i.file == file and i.record.startswith(record) and i.field == field and message in i.message
     ]
     assert found, f"expected {case['expect']} in:\n{report.format()}"

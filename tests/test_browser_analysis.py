@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import expect_no_error, module_tab, open_from_menu, wait_idle
 from playwright.sync_api import expect
 
 import app
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
-from conftest import expect_no_error, module_tab, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +35,12 @@ def _boxes(locator) -> list[dict]:
 
 
 def _overlap(a: dict, b: dict) -> bool:
-    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
 
 
 def _reads_right(plot, key: str, interval: str | None) -> None:
@@ -120,7 +125,9 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(tab, a
     wait_idle(page, 60_000)
     box = page.locator(".st-key-align_progress_rows_box")
     expect(box).to_be_visible(timeout=30_000)
-    expect(box.get_by_text(re.compile(r"Actions behind: Team goal clear \(t3\), not visible, route coverage 40%-60%"))).to_be_visible()
+    expect(
+        box.get_by_text(re.compile(r"Actions behind: Team goal clear \(t3\), not visible, route coverage 40%-60%"))
+    ).to_be_visible()
     box.scroll_into_view_if_needed()
     box.screenshot(path=str(artifacts / "analysis_alignment_actions_behind_a_point.png"))
     first = expected_first_action()

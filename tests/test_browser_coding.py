@@ -3,7 +3,6 @@ while the lead's live panel follows every label; then adjudication into gold and
 
 from __future__ import annotations
 
-import io
 import time
 
 import pandas as pd
@@ -36,8 +35,16 @@ def team(tmp_path_factory):
     store = Store.open(data)
     lead, ann, bob = people(store, lead="lead", ann="coder", bob="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=11), 0, seed=11)
-    task = store.create_task(lead, "browser pilot", corpus.info.name, cbm.default(), items, [ann, bob], seed=11,
-                             dataset_hash=corpus.content_hash)
+    task = store.create_task(
+        lead,
+        "browser pilot",
+        corpus.info.name,
+        cbm.default(),
+        items,
+        [ann, bob],
+        seed=11,
+        dataset_hash=corpus.content_hash,
+    )
     with served_app(data) as url:
         yield store, task, (lead, ann, bob), url
 
@@ -141,8 +148,9 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artif
     # panel's minimum it says so instead of a kappa.
     assert len(set(seen_kappas)) >= 4, seen_kappas
     assert seen_kappas[-1] == _expected_kappa(given) == f"undefined, because too few items ({N_ITEMS} complete)"
-    final = ag.report(ag.LabelTable(pd.DataFrame(given, columns=["item_id", "coder", "code"]), item="item_id",
-                                    label="code"), n_boot=0).fleiss.estimate
+    final = ag.report(
+        ag.LabelTable(pd.DataFrame(given, columns=["item_id", "coder", "code"]), item="item_id", label="code"), n_boot=0
+    ).fleiss.estimate
     # Every label reached the database exactly once, with the time spent on the item.
     stored = store.labels(lead, task.id)
     assert sorted(zip(stored["item_id"], stored["coder"], stored["code"])) == sorted(given)
@@ -175,9 +183,13 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artif
 
     # The bar says how far curation has come; the task's gold history lists every decision.
     n_open = N_ITEMS - unanimous - 1
-    expect(lead_page.get_by_text(f"Curation: {unanimous + 1} of {N_ITEMS} labelled items have gold ({n_open} open)")).to_be_visible()
+    expect(
+        lead_page.get_by_text(f"Curation: {unanimous + 1} of {N_ITEMS} labelled items have gold ({n_open} open)")
+    ).to_be_visible()
     lead_page.get_by_text("Gold history (").click()
-    expect(lead_page.get_by_text(f"Gold history ({unanimous + 1} decisions, 0 replacing an earlier one)")).to_be_visible()
+    expect(
+        lead_page.get_by_text(f"Gold history ({unanimous + 1} decisions, 0 replacing an earlier one)")
+    ).to_be_visible()
 
     # Reveal with an item still open: a confirmation saying how many, and nothing revealed until it is given.
     phase = store.task(task.id).phase
@@ -220,7 +232,7 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artif
     assert len(wide) == N_ITEMS and {"ann", "bob"} <= set(wide.columns)
     with lead_page.expect_download() as dl:
         lead_page.get_by_role("button", name="Agreement report (Markdown)").click()
-    report = io.open(dl.value.path(), encoding="utf-8").read()
+    report = open(dl.value.path(), encoding="utf-8").read()
     kappa_row = next(line for line in report.splitlines() if line.startswith("| fleiss_kappa |"))
     assert f"| {final:.3f} |" in kappa_row, kappa_row
     for c in ctx.values():

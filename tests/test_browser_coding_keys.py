@@ -29,10 +29,12 @@ def team(tmp_path_factory):
     store = Store.open(data)
     lead, ann, cat = people(store, lead="lead", ann="coder", cat="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 8, seed=21), 0, seed=21)
-    task = store.create_task(lead, "keys pilot", corpus.info.name, cbm.default(), items, [ann], seed=21,
-                             dataset_hash=corpus.content_hash)
-    done = store.create_task(lead, "closed round", corpus.info.name, cbm.default(), items, [cat], seed=22,
-                             dataset_hash=corpus.content_hash)
+    task = store.create_task(
+        lead, "keys pilot", corpus.info.name, cbm.default(), items, [ann], seed=21, dataset_hash=corpus.content_hash
+    )
+    done = store.create_task(
+        lead, "closed round", corpus.info.name, cbm.default(), items, [cat], seed=22, dataset_hash=corpus.content_hash
+    )
     order = store.coder_order(done.id, cat)
     for item, code in zip(order[:5], ["initiate", "continue", "repair", "cancel", "acknowledge"]):
         store.add_label(cat, done.id, item, code)
@@ -97,7 +99,8 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann_tab, tea
     assert second == order[1]
     mine = store.my_labels(ann, task.id)
     assert mine[["item_id", "code", "note", "unsure"]].values.tolist() == [
-        [order[0], "other", "small talk, no grounding function", False]]
+        [order[0], "other", "small talk, no grounding function", False]
+    ]
     expect(page.locator(".kp-status")).to_have_text("Saved Other (not a grounding act) for item 1.")
     expect(note).to_have_value("")  # the next item starts with an empty note
     page.screenshot(path=str(artifacts / "coding_keypad.png"))
@@ -194,6 +197,8 @@ def test_feedback_counts_only_the_items_with_gold(page, team):
     store, task, ann, url = team
     _sign_in(page, url, "cat", "cat-password")
     expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
-    expect(page.get_by_text(
-        "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label.")
+    expect(
+        page.get_by_text(
+            "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label."
+        )
     ).to_be_visible()

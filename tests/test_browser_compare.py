@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import expect_no_error, open_from_menu, wait_idle
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -55,7 +54,9 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
     page.screenshot(path=str(artifacts / "compare_leaderboard.png"))
 
     _tab(page, "Confusions")
-    expect(_panel(page).get_by_test_id("stPlotlyChart")).to_have_count(3, timeout=60_000)  # a matrix per run, the recall bars
+    expect(_panel(page).get_by_test_id("stPlotlyChart")).to_have_count(
+        3, timeout=60_000
+    )  # a matrix per run, the recall bars
     charts = _panel(page).locator(".js-plotly-plot")
     titles = [re.sub("<[^>]+>", "", c.evaluate("el => el.layout.title.text")) for c in charts.all()[:2]]
     assert [t.split(" · ")[0] for t in titles] == RUN_NAMES[::-1]  # leaderboard order: by model, then setting

@@ -8,16 +8,19 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import expect_no_error, open_from_menu, wait_idle
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
-
-from conftest import expect_no_error, open_from_menu, wait_idle
 
 pytestmark = pytest.mark.browser
 
 SCREEN = {"width": 1440, "height": 900}
-HEADINGS = {"data": "Data: Groundwork sample corpus (synthetic)", "alignment": "Alignment over task progress",
-            "agreement": "Inter-coder agreement", "map-editor": "Map editor"}
+HEADINGS = {
+    "data": "Data: Groundwork sample corpus (synthetic)",
+    "alignment": "Alignment over task progress",
+    "agreement": "Inter-coder agreement",
+    "map-editor": "Map editor",
+}
 
 
 def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, artifacts):
@@ -48,7 +51,10 @@ def test_home_says_what_groundwork_is_and_where_each_user_starts(page, app_url, 
     wait_idle(page)
     expect(page).to_have_url(re.compile(f"/replay\\?session={session}"))
     expect(page.locator(".rp-root")).to_have_attribute("data-step", "0")
-    for step, heading in (("2. The alignment figure", HEADINGS["alignment"]), ("3. The agreement report", HEADINGS["agreement"])):
+    for step, heading in (
+        ("2. The alignment figure", HEADINGS["alignment"]),
+        ("3. The agreement report", HEADINGS["agreement"]),
+    ):
         open_from_menu(page, "Home")
         page.get_by_role("link", name=step).click()
         wait_idle(page)

@@ -7,16 +7,24 @@ formula (the data's text starts with one)."""
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
+from conftest import module_tab, open_from_menu, served_app, sign_in, wait_idle
+from hostile_data import (
+    CODER_PASSWORD,
+    HOSTILE,
+    HOSTILE_ID,
+    HOSTILE_USER,
+    LEAD_PASSWORD,
+    coding_round,
+    write_hostile_dataset,
+)
 from playwright.sync_api import expect
+from test_csv_exports import formula_cells
 
 import app
-from conftest import module_tab, open_from_menu, served_app, sign_in, wait_idle
-from test_csv_exports import formula_cells
 from corpus.store import Store
-from hostile_data import CODER_PASSWORD, HOSTILE, HOSTILE_ID, HOSTILE_USER, LEAD_PASSWORD, coding_round, write_hostile_dataset
 
 pytestmark = pytest.mark.browser
 
@@ -122,8 +130,10 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
     for what, selector in INJECTED.items():
         n = page.locator(selector).count()
         if n:
-            found.append(f"{where}: {what} was injected {n} times ({selector}), e.g. in "
-                         + _where_in_page(page.locator(selector).first))
+            found.append(
+                f"{where}: {what} was injected {n} times ({selector}), e.g. in "
+                + _where_in_page(page.locator(selector).first)
+            )
     # Shown as text: in the page's text, or as the value of a field (a select box shows its choice so).
     values = page.evaluate("[...document.querySelectorAll('input')].map(i => i.value).join(' ')")
     if SHOWN_AS_TEXT not in page.locator("body").inner_text() + values:
@@ -135,8 +145,16 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
 DOWNLOADED: dict[str, list[str]] = {}
 # The CSV downloads the screens offer on this dataset, at least (each chart's CSV besides; with two
 # sessions the Test split screen has no split to offer).
-EXPECTED_CSV = {"checkpoints_beside_labels.csv", "leaderboard_", "_labels_long.csv", "_labels_wide.csv", "_gold.csv",
-                "_agreement.csv", "outcome_tests_", "alignment_over_progress.csv"}
+EXPECTED_CSV = {
+    "checkpoints_beside_labels.csv",
+    "leaderboard_",
+    "_labels_long.csv",
+    "_labels_wide.csv",
+    "_gold.csv",
+    "_agreement.csv",
+    "outcome_tests_",
+    "alignment_over_progress.csv",
+}
 
 
 def _download_every_csv(page) -> None:

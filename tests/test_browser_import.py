@@ -7,9 +7,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from conftest import ROOT, expect_no_error, open_from_menu, pick_dataset, wait_idle
+from playwright.sync_api import expect
 from real_data import PLATFORM, absent
 
 pytestmark = pytest.mark.browser

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pytest
 from cli_run import run_cli
+from conftest import expect_no_error, open_from_menu, served_app, submit_sign_in, wait_idle
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect
-
-from conftest import expect_no_error, open_from_menu, served_app, submit_sign_in, wait_idle
 from real_data import PLATFORM, absent
 from test_browser_import import open_dataset
 
@@ -45,8 +44,15 @@ def setup(tmp_path_factory):
     from corpus import codebook as cbm
 
     # A coding task on the dataset: attaching rewrites the dataset, and the task must move with it.
-    store.create_task(lead, "ink round", corpus.info.name, cbm.default(), [{"session_id": session.id, "action_index": 1}],
-                      [ann], dataset_hash=corpus.content_hash)
+    store.create_task(
+        lead,
+        "ink round",
+        corpus.info.name,
+        cbm.default(),
+        [{"session_id": session.id, "action_index": 1}],
+        [ann],
+        dataset_hash=corpus.content_hash,
+    )
     with served_app(data) as url:
         yield url, dest, session.id, corpus.maps[session.map_id].grid_size, drawn, corpus.info.name
 
@@ -128,7 +134,9 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     submit_sign_in(page, "lead", "lead-password")
 
     # Start over the ink image, on the grid the importer rasterized it onto (60 x 41).
-    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(PLATFORM / "files" / INK))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(
+        str(PLATFORM / "files" / INK)
+    )
     wait_idle(page)
     expect(page.get_by_text("1620 x 2360 pixels")).to_be_visible()
     expect(page.get_by_role("spinbutton", name="Rows")).to_have_value(str(grid[0]))
@@ -171,7 +179,9 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     wait_idle(page)
     expect(page.get_by_text("notes.png: not an image")).to_be_visible()
     page.get_by_role("tab", name="Open a file or a draft").click()
-    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(str(dest / "sessions" / session_id / "session.json"))
+    page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(
+        str(dest / "sessions" / session_id / "session.json")
+    )
     wait_idle(page)
     page.get_by_role("button", name="Open the map file").click()
     wait_idle(page)

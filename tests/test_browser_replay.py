@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import pick_dataset, wait_idle
 from PIL import Image
 from playwright.sync_api import expect
 
 from analysis import replay as rp
 from components import grid_canvas
-from conftest import pick_dataset, wait_idle
 from corpus.dataset import load_sample
 
 pytestmark = pytest.mark.browser
@@ -131,8 +131,11 @@ def test_a_timeline_click_seeks(page, app_url, sample):
         return 70 + times[t] / end * (box["width"] - 70 - 14)
 
     # An action at least 10 px from the others of its role, past the middle of the session.
-    target = next(t for t in range(frames.n_steps // 2, frames.n_steps)
-                  if all(abs(x(t) - x(u)) >= 10 for u in range(frames.n_steps) if u != t and roles[u] == roles[t]))
+    target = next(
+        t
+        for t in range(frames.n_steps // 2, frames.n_steps)
+        if all(abs(x(t) - x(u)) >= 10 for u in range(frames.n_steps) if u != t and roles[u] == roles[t])
+    )
     timeline.click(position={"x": x(target), "y": 34 if roles[target] == "guide" else 58})
     expect(root).to_have_attribute("data-step", str(target))
     expect(page.locator(".rp-row.rp-cur")).to_have_attribute("data-pos", str(target))
@@ -145,12 +148,16 @@ def test_the_canvas_draws_every_cell_in_its_category_colour(page, app_url, sampl
     sid = _first_of(sample, "visible")
     frames = rp.frames_for(sample, sid)
     # An erase while some of the drawing lies on the route: every category of cell is on the map.
-    t = next(s for s in range(frames.n_steps) if len(frames.history.removed[s])
-             and (frames.codes(s, "follower", show_route=True) == rp.DRAWN_ON_ROUTE).any())
+    t = next(
+        s
+        for s in range(frames.n_steps)
+        if len(frames.history.removed[s]) and (frames.codes(s, "follower", show_route=True) == rp.DRAWN_ON_ROUTE).any()
+    )
     root = _open(page, app_url, f"session={sid}&step={t}&view=follower&route=1")
     page.locator(".rp-names").uncheck()  # names are drawn over cells
     canvas = page.locator(".rp-map canvas")
-    rgb = np.asarray(canvas.evaluate("""(c) => {
+    rgb = np.asarray(
+        canvas.evaluate("""(c) => {
         const px = Number(c.dataset.cellPx), gap = Number(c.dataset.cellGap), dpr = c.width / c.clientWidth;
         const img = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
         const rows = Math.round(c.clientHeight / px), cols = Math.round(c.clientWidth / px), out = [];
@@ -160,9 +167,11 @@ def test_the_canvas_draws_every_cell_in_its_category_colour(page, app_url, sampl
             out.push([img[i], img[i + 1], img[i + 2]]);
         }
         return out;
-    }"""), dtype=int).reshape(*frames.layers.shape, 3)
+    }"""),
+        dtype=int,
+    ).reshape(*frames.layers.shape, 3)
     codes = frames.codes(t, "follower", show_route=True)
-    palette = np.asarray([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in grid_canvas.CELL_COLORS.values()])
+    palette = np.asarray([[int(c[i : i + 2], 16) for i in (1, 3, 5)] for c in grid_canvas.CELL_COLORS.values()])
     want = palette[codes]
     marks = np.zeros(codes.shape, dtype=bool)
     marks[frames.layers.start] = marks[frames.layers.finish] = True  # ring and cross drawn over the cell
@@ -172,9 +181,10 @@ def test_the_canvas_draws_every_cell_in_its_category_colour(page, app_url, sampl
 
 
 def _hostile_dataset(dest: Path) -> Path:
+    from helpers import mm, tiny_map, tiny_session
+
     from corpus.model import Checkpoint, DatasetInfo, Landmark, Participant, Persona
     from corpus.write import write_dataset
-    from helpers import mm, tiny_map, tiny_session
 
     m = tiny_map()
     m.landmarks[HOSTILE] = Landmark(cells=[(8, 8)])
@@ -184,7 +194,9 @@ def _hostile_dataset(dest: Path) -> Path:
     s.actions[2].mental_model = mm(False, rationale=HOSTILE)
     s.participants[0] = Participant(role="guide", id=HOSTILE, persona=Persona(teamq=[2] * 14))
     s.checkpoints = [Checkpoint(role="guide", index=1, progress=0.25, action_index=1, elapsed_s=5, team_goal=HOSTILE)]
-    return write_dataset(dest, DatasetInfo(name="hostile", description="text that looks like markup", synthetic=True), [m], [s])
+    return write_dataset(
+        dest, DatasetInfo(name="hostile", description="text that looks like markup", synthetic=True), [m], [s]
+    )
 
 
 def _assert_nothing_ran(page) -> None:

@@ -13,10 +13,10 @@ from datetime import timedelta
 
 import pytest
 import sqlalchemy as sa
+from conftest import expect_no_error, served_app, sign_in, submit_sign_in, wait_idle
 from playwright.sync_api import expect
 
 from components.sign_in_cookie import COOKIE
-from conftest import expect_no_error, served_app, sign_in, submit_sign_in, wait_idle
 from corpus.store import Store
 from corpus.store.signin import WRONG
 from corpus.store.tables import signin_failures
@@ -145,8 +145,15 @@ def _form_error(page):
 def _failures(store, name: str) -> list[str]:
     """The clients of the failed sign-ins the store has counted against a name."""
     with store.engine.connect() as c:
-        return c.execute(sa.select(signin_failures.c.client).where(signin_failures.c.account == name)
-                         .order_by(signin_failures.c.id)).scalars().all()
+        return (
+            c.execute(
+                sa.select(signin_failures.c.client)
+                .where(signin_failures.c.account == name)
+                .order_by(signin_failures.c.id)
+            )
+            .scalars()
+            .all()
+        )
 
 
 def test_too_many_wrong_passwords_make_the_client_wait_with_the_same_words_for_any_name(page, served):
@@ -160,7 +167,7 @@ def test_too_many_wrong_passwords_make_the_client_wait_with_the_same_words_for_a
         words = []
         for k in range(1, free + 1):
             submit_sign_in(page, name, "wrong password")  # again in the form that said no
-            _until(lambda: len(_failures(store, name)) == k)  # this attempt was checked and counted
+            _until(lambda k=k, name=name: len(_failures(store, name)) == k)  # this attempt was checked and counted
             expect(_form_error(page)).to_have_text(WRONG)
             words.append(_form_error(page).inner_text())
         submit_sign_in(page, name, "wrong password")
@@ -176,7 +183,9 @@ def test_too_many_wrong_passwords_make_the_client_wait_with_the_same_words_for_a
     for words in said.values():
         assert words[:-1] == [WRONG] * store.policy.free_attempts and LOCKED.match(words[-1]), words
     seconds = re.compile(r"\d+ seconds")  # the wait counts down between the two rounds
-    assert [seconds.sub("N seconds", w) for w in said["dee"]] == [seconds.sub("N seconds", w) for w in said["nobody-by-this-name"]]
+    assert [seconds.sub("N seconds", w) for w in said["dee"]] == [
+        seconds.sub("N seconds", w) for w in said["nobody-by-this-name"]
+    ]
     _wait_cookie(page.context, False)
 
 
@@ -190,7 +199,7 @@ def test_a_forged_forwarded_for_header_is_not_believed(browser, served):
         page = context.new_page()
         try:
             _sign_in(page, url, "eli", "wrong password")
-            _until(lambda: len(_failures(store, "eli")) == min(k, store.policy.free_attempts))
+            _until(lambda k=k: len(_failures(store, "eli")) == min(k, store.policy.free_attempts))
         finally:
             context.close()
     assert set(_failures(store, "eli")) == {"127.0.0.1"}

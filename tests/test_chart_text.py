@@ -39,7 +39,9 @@ def test_every_interval_chart_names_its_intervals():
     scope = svc.Scope(load_sample(), Filters(), acts="majority")
     shares, by_act, test = svc.acts_by_condition(scope)
     assert WILSON_BARS in _legend_names(alignment_by_act_figure(by_act))
-    assert WILSON_BANDS in _legend_names(progress_figure(svc.progress_curves(scope, "coverage", 5), ["team_goal"], "coverage"))
+    assert WILSON_BANDS in _legend_names(
+        progress_figure(svc.progress_curves(scope, "coverage", 5), ["team_goal"], "coverage")
+    )
     reason_shares, _ = svc.misalignment_reasons(scope, "coverage", 5)
     assert WILSON_BARS_K in _legend_names(reason_share_figure(reason_shares))
     assert WILSON_BARS_K in _legend_names(acts_before_figure(svc.acts_before(scope, 1)))
@@ -56,4 +58,7 @@ def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point()
         higher, lower = ("visible", "not_visible") if a >= b else ("not_visible", "visible")
         assert lines[higher].textposition[k] == "top center" and lines[lower].textposition[k] == "bottom center", k
     # The sample's last bin is one where visible sessions are below the others: the numbers swap sides.
-    assert vis.y[-1] < notvis.y[-1] and (vis.textposition[-1], notvis.textposition[-1]) == ("bottom center", "top center")
+    assert vis.y[-1] < notvis.y[-1] and (vis.textposition[-1], notvis.textposition[-1]) == (
+        "bottom center",
+        "top center",
+    )

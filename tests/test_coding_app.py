@@ -13,14 +13,13 @@ import sys
 import pandas as pd
 import pytest
 from cli_run import run_cli
+from coding_team import APP, ROOT, corpus, signed_in, team  # noqa: F401 - fixtures
 from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
 from analysis import coding as ac
 from corpus import codebook as cbm
 from corpus.store import Store
-
-from coding_team import APP, ROOT, corpus, signed_in, team  # noqa: F401 - fixtures
 
 pytestmark = pytest.mark.long
 
@@ -34,7 +33,9 @@ def test_first_lead_is_created_with_the_console_token(tmp_path, monkeypatch, cap
     at.switch_page("pages/tasks.py").run()
     assert not at.exception
     printed = capsys.readouterr().out
-    token = next(line.split(": ", 1)[1].strip() for line in printed.splitlines() if line.startswith("Groundwork setup token: "))
+    token = next(
+        line.split(": ", 1)[1].strip() for line in printed.splitlines() if line.startswith("Groundwork setup token: ")
+    )
     assert len(token) >= 12
     # A wrong token is refused with the reason; nothing is created.
     at.text_input(key="setup_token").input("not-the-token")
@@ -88,7 +89,18 @@ def metric_value(at: AppTest, label: str) -> str:
 def test_the_lead_panel_shows_the_live_kappa_with_its_interval(team):
     store, lead, ann, bob, guest, task = team
     items = store.items(task.id)["item_id"].tolist()
-    codes = ["initiate", "continue", "acknowledge", "repair", "continue", "continue", "acknowledge", "initiate", "repair", "continue"]
+    codes = [
+        "initiate",
+        "continue",
+        "acknowledge",
+        "repair",
+        "continue",
+        "continue",
+        "acknowledge",
+        "initiate",
+        "repair",
+        "continue",
+    ]
     for i, it in enumerate(items):
         store.add_label(ann, task.id, it, codes[i])
         store.add_label(bob, task.id, it, codes[i] if i % 3 else "continue")
@@ -100,7 +112,9 @@ def test_the_lead_panel_shows_the_live_kappa_with_its_interval(team):
     report = ag.report(ag.LabelTable(store.labels(lead, task.id), item="item_id", label="code"), n_boot=200, seed=0)
     lo, hi = report.fleiss.interval
     assert any(c.value == f"95% CI {lo:.3f} to {hi:.3f}" for c in at.caption)
-    assert any(c.value.startswith("20 labels from 2 coders on 10 items; Fleiss' kappa on the 10 items") for c in at.caption)
+    assert any(
+        c.value.startswith("20 labels from 2 coders on 10 items; Fleiss' kappa on the 10 items") for c in at.caption
+    )
     assert any("Too few items" in w.value for w in at.warning)
     # A new label changes the number the lead sees.
     store.add_label(bob, task.id, items[1], "cancel")
@@ -119,7 +133,9 @@ def test_below_the_minimum_the_panel_says_too_few_items(team):
     at = signed_in("lead", "lead-password", "pages/tasks.py")
     assert metric_value(at, "Fleiss' kappa") == "undefined"
     assert any(c.value == "undefined, because too few items (1 complete)" for c in at.caption)
-    assert any(c.value.startswith("3 labels from 2 coders on 2 items; Fleiss' kappa on the 1 items") for c in at.caption)
+    assert any(
+        c.value.startswith("3 labels from 2 coders on 2 items; Fleiss' kappa on the 1 items") for c in at.caption
+    )
     # The details come from the same refresh: the same counts.
     assert any(w.value.startswith("Too few items: 1 coded by every coder") for w in at.warning)
 
@@ -127,8 +143,9 @@ def test_below_the_minimum_the_panel_says_too_few_items(team):
 def test_agreement_is_shown_per_codebook_version(team, corpus):
     store, lead, ann, bob, guest, task = team
     items20 = ac.assign_partitions(ac.sample_items(corpus.actions_df, 20, seed=4), 2, seed=4)
-    big = store.create_task(lead, "versions", corpus.info.name, cbm.default(), items20, [ann, bob], seed=4,
-                            dataset_hash=corpus.content_hash)
+    big = store.create_task(
+        lead, "versions", corpus.info.name, cbm.default(), items20, [ann, bob], seed=4, dataset_hash=corpus.content_hash
+    )
     items = store.items(big.id)["item_id"].tolist()
     before = ["initiate", "continue", "acknowledge", "repair", "continue"] * 2
     for i, it in enumerate(items[:10]):
@@ -192,8 +209,10 @@ def test_the_grounding_acts_page_uses_the_gold_of_a_closed_task(team, corpus):
     assert sum(counts.values()) > 100
     store.set_phase(lead, task.id, "revealed")
     at, counts = acts_on_page()
-    assert any("Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)" in c.value
-               for c in at.caption)
+    assert any(
+        "Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)" in c.value
+        for c in at.caption
+    )
     assert {k: v for k, v in counts.items() if v} == {"Repair": 9, "Cancel": 1}
     # The dataset's own labels remain one choice away.
     at.selectbox(key="an_acts").set_value("majority").run()
@@ -235,7 +254,11 @@ def test_adjudication_makes_gold_and_feedback(team):
     gold = store.gold(lead, task.id).set_index("item_id")
     assert gold.loc[items[0], ["code", "provenance"]].tolist() == ["initiate", "unanimous"]
     assert gold.loc[items[1], ["code", "provenance", "error_type", "flag_codebook"]].tolist() == [
-        "repair", "adjudicated", "coder_error", True]
+        "repair",
+        "adjudicated",
+        "coder_error",
+        True,
+    ]
     # Reveal: bob sees where gold differs from his label, with the lead's note.
     at.segmented_control(key=f"adj_phase_{task.id}").set_value("revealed").run()
     assert store.task(task.id).phase == "revealed"
@@ -292,7 +315,9 @@ def test_stratified_sample_is_seeded_and_proportional(corpus):
 def test_id_lists_are_checked_line_by_line():
     known = {"S01:1", "S01:2", "S02:5"}
     assert ac.items_from_csv("item_id\nS01:1\nS02:5\n", known=known) == [
-        {"session_id": "S01", "action_index": 1, "stratum": ""}, {"session_id": "S02", "action_index": 5, "stratum": ""}]
+        {"session_id": "S01", "action_index": 1, "stratum": ""},
+        {"session_id": "S02", "action_index": 5, "stratum": ""},
+    ]
     assert len(ac.items_from_csv(b"session_id,action_index\nS01,2\n", known=known)) == 1
     with pytest.raises(ac.ItemListError) as err:
         ac.items_from_csv("session_id,action_index\nS01,x\nS09,1\nS01,2\nS01,2\n", "ids.csv", known)
@@ -315,8 +340,14 @@ def test_the_agreement_report_has_every_statistic(corpus):
     humans = lab[lab["coder_kind"] == "human"]
     direct = ag.report(ag.LabelTable(humans, item="item_id", label="code"), n_boot=50, seed=0)
     assert rep.overall.fleiss.estimate == direct.fleiss.estimate
-    meta = ac.ReportMeta(task="pilot", dataset="sample", codebook_id="grounding_acts", codebook_name="Grounding acts",
-                         codebook_version="1.0", n_items_in_task=180)
+    meta = ac.ReportMeta(
+        task="pilot",
+        dataset="sample",
+        codebook_id="grounding_acts",
+        codebook_name="Grounding acts",
+        codebook_version="1.0",
+        n_items_in_task=180,
+    )
     table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta)))
     row = table.set_index("statistic").loc["fleiss_kappa"]
     assert float(row["estimate"]) == pytest.approx(direct.fleiss.estimate) and int(row["n"]) == direct.fleiss.n
@@ -324,9 +355,21 @@ def test_the_agreement_report_has_every_statistic(corpus):
     assert row["computed_by"].startswith("analysis.agreement.fleiss (vectorized) (groundwork ")
     assert row["interval_method"].startswith("percentile bootstrap over items (50 resamples, seed 0)")
     stats = set(table["statistic"])
-    assert {"krippendorff_alpha", "percent_agreement", "mean_pairwise_cohen_kappa", "gwet_ac1",
-            "fleiss_kappa[acknowledge]", "cohen_kappa[coder_a,coder_b]", "coder_bias_chi2", "n_missing_labels",
-            "package:groundwork", "package:krippendorff", "package:scipy", "package:numpy", "package:pandas"} <= stats
+    assert {
+        "krippendorff_alpha",
+        "percent_agreement",
+        "mean_pairwise_cohen_kappa",
+        "gwet_ac1",
+        "fleiss_kappa[acknowledge]",
+        "cohen_kappa[coder_a,coder_b]",
+        "coder_bias_chi2",
+        "n_missing_labels",
+        "package:groundwork",
+        "package:krippendorff",
+        "package:scipy",
+        "package:numpy",
+        "package:pandas",
+    } <= stats
     # Only the packages that computed a number are named.
     assert "package:statsmodels" not in stats and "package:scikit-learn" not in stats
     md = ac.report_markdown(rep, meta)
@@ -341,8 +384,15 @@ def test_the_agreement_report_has_every_statistic(corpus):
 
 
 def test_an_undefined_statistic_is_written_in_words():
-    lab = pd.DataFrame({"item_id": ["a", "a", "b", "b"], "coder": ["x", "y", "x", "y"], "code": ["c"] * 4,
-                        "coder_kind": "human", "codebook_version": "1"})
+    lab = pd.DataFrame(
+        {
+            "item_id": ["a", "a", "b", "b"],
+            "coder": ["x", "y", "x", "y"],
+            "code": ["c"] * 4,
+            "coder_kind": "human",
+            "codebook_version": "1",
+        }
+    )
     rep = ac.agreement_report(lab, n_boot=0)
     meta = ac.ReportMeta("t", "d", "cb", "CB", "1", 2)
     table = pd.read_csv(io.StringIO(ac.report_csv(rep, meta))).set_index("statistic")
@@ -353,22 +403,38 @@ def test_an_undefined_statistic_is_written_in_words():
 
 
 def test_text_from_the_data_cannot_break_the_markdown_report():
-    lab = pd.DataFrame({"item_id": ["a|b", "a|b", "c", "c"], "coder": ["x", "y", "x", "y"],
-                        "code": ["p", "q|r", "p", "p"], "coder_kind": "human", "codebook_version": "1"})
+    lab = pd.DataFrame(
+        {
+            "item_id": ["a|b", "a|b", "c", "c"],
+            "coder": ["x", "y", "x", "y"],
+            "code": ["p", "q|r", "p", "p"],
+            "coder_kind": "human",
+            "codebook_version": "1",
+        }
+    )
     md = ac.report_markdown(ac.agreement_report(lab, n_boot=0), ac.ReportMeta("t|x", "d", "cb", "CB", "1", 2))
     assert "| a\\|b | 0.00 | x=p; y=q\\|r |" in md and "# Agreement report: t\\|x" in md
 
 
 def test_long_export_as_jsonl():
-    df = pd.DataFrame({"item_id": ["S01:1"], "coder": ["ann"], "code": ["initiate"],
-                       "created_at": pd.to_datetime(["2025-01-02T03:04:05Z"])})
+    df = pd.DataFrame(
+        {
+            "item_id": ["S01:1"],
+            "coder": ["ann"],
+            "code": ["initiate"],
+            "created_at": pd.to_datetime(["2025-01-02T03:04:05Z"]),
+        }
+    )
     rows = [json.loads(line) for line in ac.long_jsonl(df).splitlines()]
     assert rows == [{"item_id": "S01:1", "coder": "ann", "code": "initiate", "created_at": "2025-01-02T03:04:05+00:00"}]
 
 
 def test_cli_adds_a_lead(tmp_path):
     env = {"GROUNDWORK_DATA_DIR": str(tmp_path / "d"), "GROUNDWORK_DB_URL": None}
-    run = lambda pw: run_cli("users", "add", "pi", "--role", "lead", "--password-stdin", stdin=pw, env=env)
+
+    def run(pw: str):
+        return run_cli("users", "add", "pi", "--role", "lead", "--password-stdin", stdin=pw, env=env)
+
     r = run("pi-password\n")
     assert r.returncode == 0, r.stderr
     store = Store.open(tmp_path / "d")
@@ -383,8 +449,14 @@ def test_cli_uses_the_database_of_the_apps_secrets_file(tmp_path):
     (tmp_path / ".streamlit" / "secrets.toml").write_text(f'[database]\nurl = "sqlite:///{db}"\n')
     env = {**os.environ, "GROUNDWORK_DATA_DIR": str(tmp_path / "d"), "PYTHONPATH": str(ROOT)}
     env.pop("GROUNDWORK_DB_URL", None)
-    r = subprocess.run([sys.executable, "-m", "corpus", "users", "add", "pi", "--role", "lead", "--password-stdin"],
-                       input="pi-password\n", text=True, capture_output=True, cwd=tmp_path, env=env)
+    r = subprocess.run(
+        [sys.executable, "-m", "corpus", "users", "add", "pi", "--role", "lead", "--password-stdin"],
+        input="pi-password\n",
+        text=True,
+        capture_output=True,
+        cwd=tmp_path,
+        env=env,
+    )
     assert r.returncode == 0, r.stderr
     assert Store(f"sqlite:///{db}").authenticate("pi", "pi-password").role == "lead"
     assert not (tmp_path / "d" / "groundwork.sqlite").exists()

@@ -8,14 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from coding_team import all_text, corpus, keypad, press, signed_in, team  # noqa: F401 - fixtures
 
 from analysis.live_panel import human_panel
 from analysis.replay import CELL_NAMES, time_label
 from components.coding.item import context_text, replay_url
 from components.coding.keypad import command_keys, label_event
 from corpus import codebook as cbm
-
-from coding_team import all_text, corpus, keypad, press, signed_in, team  # noqa: F401 - fixtures
 
 
 def _item_line(at) -> str:
@@ -33,8 +32,15 @@ def test_a_key_saves_the_label_with_its_note_and_relabel_keeps_history(team):
     assert pad["item"] == order[0]  # starts at her first item
     # Every code with its key and full name, in the codebook's order; the note key is no code's key.
     assert [(c["key"], c["name"]) for c in pad["codes"]] == [
-        ("1", "Initiate"), ("2", "Continue"), ("3", "Acknowledge"), ("4", "Repair"), ("5", "Request Repair"),
-        ("6", "Request Acknowledgement"), ("7", "Cancel"), ("8", "Other (not a grounding act)")]
+        ("1", "Initiate"),
+        ("2", "Continue"),
+        ("3", "Acknowledge"),
+        ("4", "Repair"),
+        ("5", "Request Repair"),
+        ("6", "Request Acknowledgement"),
+        ("7", "Cancel"),
+        ("8", "Other (not a grounding act)"),
+    ]
     assert (pad["note_key"], pad["unsure_key"], pad["enabled"]) == ("n", "?", True)
     assert pad["codes"][0]["positive"] == list(task.codebook.codes[0].positive)  # examples go to the keypad
     press(at, task.id, "initiate", unsure=True)
@@ -66,7 +72,8 @@ def test_an_event_delivered_twice_writes_one_label_and_moves_on_once(team):
     rid = press(at, task.id, "repair", note="the Follower fixes a stroke")
     press(at, task.id, "repair", note="the Follower fixes a stroke", item=order[0], request_id=rid)
     assert store.history(lead, task.id)[["item_id", "code", "note"]].values.tolist() == [
-        [order[0], "repair", "the Follower fixes a stroke"]]
+        [order[0], "repair", "the Follower fixes a stroke"]
+    ]
     assert keypad(at, task.id)["item"] == order[1]  # advanced once, not twice
 
 
@@ -116,7 +123,9 @@ def test_a_coder_never_sees_another_coders_labels(team):
         store.add_label(bob, task.id, it, "cancel", note=secret)
     store.add_label(ann, task.id, store.coder_order(task.id, ann)[-1], "cancel")  # one item both coded
     store.set_share_agreement(lead, task.id, True, min_items=1)  # aggregates may be shown; labels never
-    store.share_snapshot(lead, task.id, human_panel(store.labels(lead, task.id)).to_json())  # ... as the lead's snapshot
+    store.share_snapshot(
+        lead, task.id, human_panel(store.labels(lead, task.id)).to_json()
+    )  # ... as the lead's snapshot
     at = signed_in("ann", "ann-password", "pages/code.py")
     order = store.coder_order(task.id, ann)
     for i in range(len(order)):
@@ -148,9 +157,16 @@ def test_the_note_and_unsure_keys_are_never_a_codes_key():
     assert len(cbm.bundled()) == 2
     for cb in cbm.bundled().values():
         assert command_keys(cb) == ("n", "?")
-    taken = cbm.parse({**cbm.default().to_dict(), "codes": [
-        {**c, "key": key} for c, key in zip(cbm.default().to_dict()["codes"], ["N", "/", "?", "4", "5", "6", "7", "8"])]},
-        "test")
+    taken = cbm.parse(
+        {
+            **cbm.default().to_dict(),
+            "codes": [
+                {**c, "key": key}
+                for c, key in zip(cbm.default().to_dict()["codes"], ["N", "/", "?", "4", "5", "6", "7", "8"])
+            ],
+        },
+        "test",
+    )
     assert command_keys(taken) == (".", "!")
 
 
@@ -158,9 +174,20 @@ def test_the_label_event_is_checked_field_by_field():
     cb = cbm.default()
     ok = {"item": "S01:3", "code": "repair", "note": " why ", "unsure": False, "request_id": "ab12"}
     event = label_event(ok, cb, ["S01:3"])
-    assert (event.item, event.code, event.note, event.unsure, event.request_id) == ("S01:3", "repair", "why", False, "ab12")
-    for change, field in [({"item": "S09:1"}, "item"), ({"code": "fix"}, "code"), ({"note": 3}, "note"),
-                          ({"unsure": "yes"}, "unsure"), ({"request_id": ""}, "request id")]:
+    assert (event.item, event.code, event.note, event.unsure, event.request_id) == (
+        "S01:3",
+        "repair",
+        "why",
+        False,
+        "ab12",
+    )
+    for change, field in [
+        ({"item": "S09:1"}, "item"),
+        ({"code": "fix"}, "code"),
+        ({"note": 3}, "note"),
+        ({"unsure": "yes"}, "unsure"),
+        ({"request_id": ""}, "request id"),
+    ]:
         with pytest.raises(ValueError, match=f"^{field}"):
             label_event({**ok, **change}, cb, ["S01:3"])
 
@@ -176,8 +203,8 @@ def test_the_context_window_shows_earlier_and_later_actions(team, corpus):
     actions = sorted(corpus.sessions[sid].actions, key=lambda a: a.index)
     pos = next(i for i, a in enumerate(actions) if a.index == int(index))
     captions = [c.value for c in at.caption]
-    earlier = actions[max(0, pos - 3):pos]
-    later = actions[pos + 1:pos + 3]
+    earlier = actions[max(0, pos - 3) : pos]
+    later = actions[pos + 1 : pos + 3]
     before_caption = next(c for c in captions if "earlier action" in c or "first action" in c)
     assert before_caption.count("  \n") == len(earlier) and "after the item" not in before_caption
     assert all(f"`{time_label(a.timestamp)}`" in before_caption for a in earlier)
@@ -187,7 +214,7 @@ def test_the_context_window_shows_earlier_and_later_actions(team, corpus):
     # More after the item when asked for.
     at.select_slider(key=f"code_item_{task.id}_after").set_value(5).run()
     after_caption = next(c.value for c in at.caption if "after the item" in c.value)
-    assert after_caption.count(":blue-badge[after the item]") == len(actions[pos + 1:pos + 6])
+    assert after_caption.count(":blue-badge[after the item]") == len(actions[pos + 1 : pos + 6])
     # The Replay link opens this moment: the session and the action's position in it.
     link = at.get("link_button")[0].proto
     assert (link.label, link.url) == ("Open in Replay", f"replay?session={sid}&step={pos}")

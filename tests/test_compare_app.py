@@ -50,8 +50,10 @@ def _cell(estimate, n) -> str:
 def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
     out = _cli_json(capsys)
     assert [r["run"] for r in out["runs"]] == RUNS
-    for task, key in (("Next-action prediction (Tables 2, 9)", "next_action"),
-                      ("Mental-model prediction (Tables 3, 10)", "mental_model")):
+    for _task, key in (
+        ("Next-action prediction (Tables 2, 9)", "next_action"),
+        ("Mental-model prediction (Tables 3, 10)", "mental_model"),
+    ):
         at.radio(key="compare_lb_task").set_value(key).run()
         labels = [md_line(f"{r['name']} · {r['setting']}") for r in out["runs"]]  # as Markdown shows them
         blocks = [m.value for m in at.markdown if m.value.startswith("**")]
@@ -62,8 +64,14 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
             for run, label in zip(RUNS, labels):
                 for col in table.columns:
                     cond, role = col.split(" · ")
-                    match = [r for r in cli if r["run"] == run and r["condition"] == cond and r["role"] == role
-                             and _column_of(r, block.strip("*"))]
+                    match = [
+                        r
+                        for r in cli
+                        if r["run"] == run
+                        and r["condition"] == cond
+                        and r["role"] == role
+                        and _column_of(r, block.strip("*"))
+                    ]
                     assert len(match) == 1, (run, block, col)
                     assert table.at[label, col] == _cell(match[0]["estimate"], match[0]["n"]), (run, block, col)
                     checked += 1
@@ -72,12 +80,18 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
 
 
 def _column_of(r: dict, label: str) -> bool:
-    names = {("accuracy", "action_type"): "Accuracy (action type)", ("macro_recall", "action_type"): "Recall (action type)",
-             ("similarity", "message"): "SBERT (message)", ("rouge_l", "message"): "ROUGE-L (message)",
-             ("drawing", "drawing"): "Drawing score", ("accuracy", "team_goal"): "Team goal accuracy",
-             ("accuracy", "partner_intent"): "Partner intent accuracy",
-             ("accuracy", "self_reasoning"): "Self-reasoning accuracy", ("similarity", "rationale"): "SBERT (rationale)",
-             ("rouge_l", "rationale"): "ROUGE-L (rationale)"}
+    names = {
+        ("accuracy", "action_type"): "Accuracy (action type)",
+        ("macro_recall", "action_type"): "Recall (action type)",
+        ("similarity", "message"): "SBERT (message)",
+        ("rouge_l", "message"): "ROUGE-L (message)",
+        ("drawing", "drawing"): "Drawing score",
+        ("accuracy", "team_goal"): "Team goal accuracy",
+        ("accuracy", "partner_intent"): "Partner intent accuracy",
+        ("accuracy", "self_reasoning"): "Self-reasoning accuracy",
+        ("similarity", "rationale"): "SBERT (rationale)",
+        ("rouge_l", "rationale"): "ROUGE-L (rationale)",
+    }
     return names.get((r["metric"], r["dimension"])) == label
 
 
@@ -86,8 +100,11 @@ def test_every_view_renders_the_two_runs(at):
     overlay = _open(at, "Overlay")
     spec = json.loads(overlay.get("plotly_chart")[0].proto.spec)
     names = {t.get("name") for t in spec["data"]}
-    assert names == {"person", "Simulated LLM (persona prompt) · persona",
-                     "Simulated LLM (persona + mental model) · persona+mental_model"}
+    assert names == {
+        "person",
+        "Simulated LLM (persona prompt) · persona",
+        "Simulated LLM (persona + mental model) · persona+mental_model",
+    }
     assert sum(len(t["x"]) for t in spec["data"]) > 0
     conf = _open(at, "Confusions")
     charts = conf.get("plotly_chart")
@@ -107,8 +124,12 @@ def test_every_view_renders_the_two_runs(at):
 
 
 def test_a_chart_filter_carries_over_to_the_instances(at):
-    at.session_state["compare_filter"] = {"dimension": "team_goal", "run": "sim-llm-persona", "truth": "t3",
-                                          "pred": "t2"}
+    at.session_state["compare_filter"] = {
+        "dimension": "team_goal",
+        "run": "sim-llm-persona",
+        "truth": "t3",
+        "pred": "t2",
+    }
     inst = _open(at, "Instances")
     df = inst.dataframe[-1].value
     assert len(df) > 0
@@ -130,17 +151,26 @@ def test_cli_csv_and_latex(capsys):
 def test_cli_refuses_a_broken_run_and_compares_the_rest(tmp_path, capsys):
     run = tmp_path / "broken"
     run.mkdir()
-    (run / "mental_model.jsonl").write_text('{"session_id": "S05", "action_index": 1, "team_goal": "t9", '
-                                            '"partner_intent": "p1", "self_reasoning": "r1"}\n')
-    code = analysis_main(["compare", str(ROOT / "sample_data"), str(run), "sim-llm-persona", "--json", "--no-similarity"])
+    (run / "mental_model.jsonl").write_text(
+        '{"session_id": "S05", "action_index": 1, "team_goal": "t9", "partner_intent": "p1", "self_reasoning": "r1"}\n'
+    )
+    code = analysis_main(
+        ["compare", str(ROOT / "sample_data"), str(run), "sim-llm-persona", "--json", "--no-similarity"]
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert "broken/mental_model.jsonl" in captured.err and "line 1" in captured.err and "team_goal" in captured.err
     out = json.loads(captured.out)
     assert [r["run"] for r in out["runs"]] == ["sim-llm-persona"]
     assert out["refused"][0]["problems"][0]["field"] == "team_goal"
-    acc = [r for r in out["scores"] if r["metric"] == "accuracy" and r["dimension"] == "team_goal"
-           and r["condition"] == "all" and r["role"] == "all"][0]
+    acc = [
+        r
+        for r in out["scores"]
+        if r["metric"] == "accuracy"
+        and r["dimension"] == "team_goal"
+        and r["condition"] == "all"
+        and r["role"] == "all"
+    ][0]
     from corpus.dataset import load_sample
 
     n_instances = sum(len(s.actions) - 1 for s in load_sample().sessions.values() if s.split == "test")
@@ -159,16 +189,29 @@ def test_run_names_and_slice_values_from_files_show_as_text_in_charts():
     as typed and is never read as markup."""
     import pandas as pd
 
-    from components.compare.overlay import overlay_figure
     from components.compare.common import hover, plain
+    from components.compare.overlay import overlay_figure
 
     evil = '<a href="javascript:alert(1)">x</a><b>bold</b>'
     assert plain(evil) == '&lt;a href="javascript:alert(1)"&gt;x&lt;/a&gt;&lt;b&gt;bold&lt;/b&gt;'
     assert "<" not in hover(evil) and "&lt;b&gt;" in hover(evil)
-    data = pd.DataFrame({
-        "session_id": ["S"], "action_index": [3], "role": ["guide"], "dimension": ["team_goal"], "run": [evil],
-        "truth": ["t3"], "pred": ["t2"], "correct": [False], "p_rationale": [evil], "p_content": [None],
-        "h_action_type": ["message"], "h_text": [evil], "h_rationale": [evil]})
+    data = pd.DataFrame(
+        {
+            "session_id": ["S"],
+            "action_index": [3],
+            "role": ["guide"],
+            "dimension": ["team_goal"],
+            "run": [evil],
+            "truth": ["t3"],
+            "pred": ["t2"],
+            "correct": [False],
+            "p_rationale": [evil],
+            "p_content": [None],
+            "h_action_type": ["message"],
+            "h_text": [evil],
+            "h_rationale": [evil],
+        }
+    )
     fig = overlay_figure(data, {evil: evil}, ["team_goal"])
     for trace in fig.data:
         assert "<a " not in (trace.name or "") and "<b>bold" not in (trace.name or "")

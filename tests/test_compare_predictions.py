@@ -38,15 +38,15 @@ def test_a_malformed_predictions_file_gets_its_per_line_error_table(sample, tmp_
     ok = {"session_id": s.id, "action_index": 1, "team_goal": "t3", "partner_intent": "p1", "self_reasoning": "r1"}
     rows = [
         ok,
-        {**ok, "session_id": "nope"},                                   # line 2: unknown session
-        {**ok, "action_index": 10_000},                                 # line 3: unknown action
-        {**ok, "action_index": 2, "team_goal": "t9"},                   # line 4: unknown label
-        {**ok, "action_index": "3"},                                    # line 5: wrong type
-        ok,                                                             # line 6: duplicate of line 1
-        {**ok, "action_index": guide_at, "role": "follower"},           # line 7: role that did not act
-        "{not json",                                                    # line 8: bad JSON
-        {**ok, "action_index": 4, "rationale": 5},                      # line 9: wrong type
-        {**ok, "action_index": 5, "partner_intent": None},              # line 10: missing
+        {**ok, "session_id": "nope"},  # line 2: unknown session
+        {**ok, "action_index": 10_000},  # line 3: unknown action
+        {**ok, "action_index": 2, "team_goal": "t9"},  # line 4: unknown label
+        {**ok, "action_index": "3"},  # line 5: wrong type
+        ok,  # line 6: duplicate of line 1
+        {**ok, "action_index": guide_at, "role": "follower"},  # line 7: role that did not act
+        "{not json",  # line 8: bad JSON
+        {**ok, "action_index": 4, "rationale": 5},  # line 9: wrong type
+        {**ok, "action_index": 5, "partner_intent": None},  # line 10: missing
     ]
     folder = tmp_path / "bad"
     folder.mkdir()
@@ -54,9 +54,17 @@ def test_a_malformed_predictions_file_gets_its_per_line_error_table(sample, tmp_
     run = read_run_dir(folder, sample.sessions, sample.maps)
     assert not run.ok and run.tables == {}  # all or nothing
     got = {(i.record, i.field) for i in run.report.errors}
-    assert got == {("line 2", "session_id"), ("line 3", "action_index"), ("line 4", "team_goal"),
-                   ("line 5", "action_index"), ("line 6", "action_index"), ("line 7", "role"), ("line 8", "(json)"),
-                   ("line 9", "rationale"), ("line 10", "partner_intent")}
+    assert got == {
+        ("line 2", "session_id"),
+        ("line 3", "action_index"),
+        ("line 4", "team_goal"),
+        ("line 5", "action_index"),
+        ("line 6", "action_index"),
+        ("line 7", "role"),
+        ("line 8", "(json)"),
+        ("line 9", "rationale"),
+        ("line 10", "partner_intent"),
+    }
     assert all(i.file == "bad/mental_model.jsonl" for i in run.report.errors)
     msgs = {i.record: i.message for i in run.report.errors}
     assert "unknown session 'nope'" in msgs["line 2"]
@@ -79,19 +87,40 @@ def test_next_action_lines_are_checked_against_the_grid(sample, tmp_path):
     (tmp_path / "r" / "next_action.jsonl").write_text(_lines(rows))
     run = read_run_dir(tmp_path / "r", sample.sessions, sample.maps)
     assert [(i.record, i.field) for i in run.report.errors] == [
-        ("line 1", "content[0]"), ("line 2", "action_type"), ("line 3", "content"), ("line 4", "content")]
+        ("line 1", "content[0]"),
+        ("line 2", "action_type"),
+        ("line 3", "content"),
+        ("line 4", "content"),
+    ]
 
 
 def test_labels_as_codes_or_wording_and_extra_fields_as_slices(sample, tmp_path):
     s = next(x for x in sample.sessions.values() if x.split == "test")
     base = {"session_id": s.id, "partner_intent": "p1", "self_reasoning": "r1"}
     rows = [
-        {**base, "action_index": 1, "team_goal": "Clear on what to do and working on it", "question_type": "GA",
-         "time_span": "1-2"},
-        {**base, "action_index": 2, "team_goal": {"code": "T2"}, "partner_intent": "Understood the situation and we "
-         "were on the same page", "question_type": "GT", "time_span": "2-3"},
-        {**base, "action_index": 3, "team_goal": "working toward shared understanding",
-         "self_reasoning": "Grounding - sharing/requesting info to align", "question_type": "GT", "time_span": "10-11"},
+        {
+            **base,
+            "action_index": 1,
+            "team_goal": "Clear on what to do and working on it",
+            "question_type": "GA",
+            "time_span": "1-2",
+        },
+        {
+            **base,
+            "action_index": 2,
+            "team_goal": {"code": "T2"},
+            "partner_intent": "Understood the situation and we were on the same page",
+            "question_type": "GT",
+            "time_span": "2-3",
+        },
+        {
+            **base,
+            "action_index": 3,
+            "team_goal": "working toward shared understanding",
+            "self_reasoning": "Grounding - sharing/requesting info to align",
+            "question_type": "GT",
+            "time_span": "10-11",
+        },
     ]
     (tmp_path / "w").mkdir()
     (tmp_path / "w" / "mental_model.jsonl").write_text(_lines(rows))
@@ -107,13 +136,30 @@ def test_labels_as_codes_or_wording_and_extra_fields_as_slices(sample, tmp_path)
 def test_the_socialmindchange_layout_from_a_predictions_file(sample, tmp_path):
     """Accuracy by question type and by time span, from fields on the prediction lines."""
     s = next(x for x in sample.sessions.values() if x.split == "test")
-    layout = [("GA", "1-2", True), ("GA", "1-2", True), ("GA", "2-3", False), ("GT", "2-3", True),
-              ("GT", "10-11", False), ("GT", "10-11", False), ("GT", "2-3", True), ("GA", "10-11", True)]
+    layout = [
+        ("GA", "1-2", True),
+        ("GA", "1-2", True),
+        ("GA", "2-3", False),
+        ("GT", "2-3", True),
+        ("GT", "10-11", False),
+        ("GT", "10-11", False),
+        ("GT", "2-3", True),
+        ("GA", "10-11", True),
+    ]
     rows = []
     for i, (qt, span, right) in enumerate(layout, start=1):
         truth = s.actions[i].mental_model.team_goal.code
-        rows.append({"session_id": s.id, "action_index": i, "team_goal": truth if right else ("t1" if truth != "t1" else "t2"),
-                     "partner_intent": "p1", "self_reasoning": "r1", "question_type": qt, "time_span": span})
+        rows.append(
+            {
+                "session_id": s.id,
+                "action_index": i,
+                "team_goal": truth if right else ("t1" if truth != "t1" else "t2"),
+                "partner_intent": "p1",
+                "self_reasoning": "r1",
+                "question_type": qt,
+                "time_span": span,
+            }
+        )
     (tmp_path / "smc").mkdir()
     (tmp_path / "smc" / "mental_model.jsonl").write_text(_lines(rows))
     run = read_run_dir(tmp_path / "smc", sample.sessions, sample.maps)
@@ -137,8 +183,10 @@ def test_a_dataset_with_a_broken_run_loads_and_leaves_the_run_out(tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     _, report = read_dataset(root)
     assert report.ok  # the dataset itself is fine
-    assert any(i.file == "predictions/sim-llm-persona/mental_model.jsonl" and i.record == "line 5"
-               and i.field == "team_goal" for i in report.warnings)
+    assert any(
+        i.file == "predictions/sim-llm-persona/mental_model.jsonl" and i.record == "line 5" and i.field == "team_goal"
+        for i in report.warnings
+    )
     corpus = load_dir(root)
     assert not corpus.predictions["sim-llm-persona"].ok
     assert corpus.predictions["sim-llm-mental-model"].ok
@@ -163,7 +211,6 @@ def test_runs_from_a_zip_and_a_jsonl_upload(sample):
     assert not bad.ok and bad.report.errors[0].file == "notes.txt"
     (bomb,) = read_upload("x.zip", b"not a zip", sample.sessions, sample.maps)
     assert not bomb.ok and "not a zip" in bomb.report.errors[0].message
-
 
 
 def _test_instances(corpus) -> int:
@@ -207,8 +254,9 @@ def test_instances_carry_history_persona_map_and_earlier_mental_models(sample):
     s = sample.session(inst["session_id"])
     assert [h["index"] for h in inst["history"]] == [0, 1, 2, 3, 4]
     assert all("mental_model" not in h for h in inst["history"])
-    assert [m["action_index"] for m in inst["mental_model_history"]] == \
-        [a.index for a in s.actions[:5] if a.role == inst["role"]]
+    assert [m["action_index"] for m in inst["mental_model_history"]] == [
+        a.index for a in s.actions[:5] if a.role == inst["role"]
+    ]
     assert inst["participant"]["role"] == inst["role"]
     if inst["role"] == "follower":
         assert "route" not in inst["map"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import mm, tiny_map, tiny_session
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, cohen_kappa_score, f1_score, recall_score
 from statsmodels.stats.proportion import proportion_confint
 
@@ -23,7 +24,6 @@ from corpus.model import Action, DatasetInfo
 from corpus.predictions import read_run_dir
 from corpus.values import Undefined
 from corpus.write import write_dataset
-from helpers import mm, tiny_map, tiny_session
 
 TRUTH = ["t1", "t1", "t2", "t2", "t3"]
 PRED = ["t1", "t2", "t2", "t2", "t1"]
@@ -47,21 +47,33 @@ def tiny(tmp_path):
         a.mental_model = mm(team_goal=goal)
     s2 = tiny_session("s2", condition="not_visible", split="test")
     s2.actions = [Action(**{**a.model_dump(), "mental_model": None}) for a in s2.actions]
-    root = write_dataset(tmp_path / "ds", DatasetInfo(name="tiny", description="hand-made", synthetic=True),
-                         [tiny_map()], [s1, s2])
+    root = write_dataset(
+        tmp_path / "ds", DatasetInfo(name="tiny", description="hand-made", synthetic=True), [tiny_map()], [s1, s2]
+    )
     return load_dir(root)
 
 
 def _mm_rows(preds):
-    return [{"session_id": "s1", "action_index": i, "team_goal": g, "partner_intent": "p1", "self_reasoning": "r1",
-             "rationale": "following the plan"} for i, g in enumerate(preds)]
+    return [
+        {
+            "session_id": "s1",
+            "action_index": i,
+            "team_goal": g,
+            "partner_intent": "p1",
+            "self_reasoning": "r1",
+            "rationale": "following the plan",
+        }
+        for i, g in enumerate(preds)
+    ]
 
 
 def test_category_scores_on_hand_made_predictions(tiny, tmp_path):
-    rows = _mm_rows(PRED) + [{"session_id": "s2", "action_index": 2, "team_goal": "t2", "partner_intent": "p1",
-                              "self_reasoning": "r1"}]
-    run = read_run_dir(_write_run(tmp_path / "a", {"name": "A", "setting": "base"}, mental_model=rows),
-                       tiny.sessions, tiny.maps)
+    rows = _mm_rows(PRED) + [
+        {"session_id": "s2", "action_index": 2, "team_goal": "t2", "partner_intent": "p1", "self_reasoning": "r1"}
+    ]
+    run = read_run_dir(
+        _write_run(tmp_path / "a", {"name": "A", "setting": "base"}, mental_model=rows), tiny.sessions, tiny.maps
+    )
     assert run.ok, run.report.format()
     cmp = compare(tiny, [run], similarity=False)
     s = cmp.score_frame
@@ -119,9 +131,11 @@ def test_drawing_score_on_a_small_grid(tiny, tmp_path):
     # Route of tiny_map: (0,0) (0,1) (0,2) (1,3) (2,3) (3,3). Predicted ink: (0,0) on the route -> 1;
     # (1,0) at distance 1 -> 2/3; (2,0) at distance 2 -> 1/3; (9,11) far -> 0: mean 1/2.
     cells = [[0, 0], [1, 0], [2, 0], [9, 11]]
-    rows = [{"session_id": "s1", "action_index": 1, "action_type": "draw", "content": cells},
-            {"session_id": "s1", "action_index": 2, "action_type": "draw", "content": [[0, 1], [0, 2]]},
-            {"session_id": "s1", "action_index": 3, "action_type": "message", "content": "go right of the lake"}]
+    rows = [
+        {"session_id": "s1", "action_index": 1, "action_type": "draw", "content": cells},
+        {"session_id": "s1", "action_index": 2, "action_type": "draw", "content": [[0, 1], [0, 2]]},
+        {"session_id": "s1", "action_index": 3, "action_type": "message", "content": "go right of the lake"},
+    ]
     run = read_run_dir(_write_run(tmp_path / "d", next_action=rows), tiny.sessions, tiny.maps)
     assert run.ok, run.report.format()
     cmp = compare(tiny, [run], similarity=False)
@@ -132,8 +146,12 @@ def test_drawing_score_on_a_small_grid(tiny, tmp_path):
     draw = s[(s["metric"] == "drawing") & (s["condition"] == "all") & (s["role"] == "all")].iloc[0]
     assert draw["estimate"] == pytest.approx((0.5 * 4 + 1.0 * 2) / 6)  # the paper: mean over every ink cell
     assert draw["n"] == 2
-    acc = s[(s["metric"] == "accuracy") & (s["dimension"] == "action_type") & (s["condition"] == "all")
-            & (s["role"] == "all")].iloc[0]
+    acc = s[
+        (s["metric"] == "accuracy")
+        & (s["dimension"] == "action_type")
+        & (s["condition"] == "all")
+        & (s["role"] == "all")
+    ].iloc[0]
     assert acc["estimate"] == pytest.approx(3 / 3)  # draw, draw, message: what the follower and guide did
     # The per-prediction score equals corpus.metrics.distance_weighted_score.
     route = route_mask(tiny_map().route, (10, 12))
@@ -162,8 +180,16 @@ def _sample_run(tmp_path, name, corpus, keys, correct):
     for (sid, idx), ok in zip(keys, correct):
         truth = corpus.session(sid).actions[idx].mental_model.team_goal.code
         wrong = "t1" if truth != "t1" else "t2"
-        rows.append({"session_id": sid, "action_index": idx, "team_goal": truth if ok else wrong,
-                     "partner_intent": "p1", "self_reasoning": "r1", "rationale": "x"})
+        rows.append(
+            {
+                "session_id": sid,
+                "action_index": idx,
+                "team_goal": truth if ok else wrong,
+                "partner_intent": "p1",
+                "self_reasoning": "r1",
+                "rationale": "x",
+            }
+        )
     return read_run_dir(_write_run(tmp_path / name, {"name": name}, mental_model=rows), corpus.sessions, corpus.maps)
 
 
@@ -200,9 +226,16 @@ def test_judge_agreement_on_a_known_table():
     e = np.outer(o.sum(1), o.sum(0)) / o.sum()
     w = (np.subtract.outer(np.arange(6), np.arange(6)) ** 2) / 25
     assert got["weighted_kappa"].estimate == pytest.approx(1 - (w * o).sum() / (w * e).sum())
-    scores = pd.DataFrame({
-        "session_id": "S", "action_index": np.tile(np.arange(6), 2), "task": "mental_model", "criterion": "rationale",
-        "judge": ["qwen"] * 6 + ["gpt"] * 6, "score": np.concatenate([j1, j2])})
+    scores = pd.DataFrame(
+        {
+            "session_id": "S",
+            "action_index": np.tile(np.arange(6), 2),
+            "task": "mental_model",
+            "criterion": "rationale",
+            "judge": ["qwen"] * 6 + ["gpt"] * 6,
+            "score": np.concatenate([j1, j2]),
+        }
+    )
     table, matrices = judge_agreement(scores, "run")
     m = matrices[("mental_model", "rationale", "gpt", "qwen")]
     assert m.shape == (6, 6) and m.to_numpy().sum() == 6
@@ -210,9 +243,11 @@ def test_judge_agreement_on_a_known_table():
     alpha = [r for r in table.rows if r["metric"] == "alpha"][0]
     import krippendorff
 
-    assert alpha["estimate"] == pytest.approx(krippendorff.alpha(np.vstack([j1, j2]).astype(float),
-                                                                 level_of_measurement="ordinal",
-                                                                 value_domain=list(range(6))))
+    assert alpha["estimate"] == pytest.approx(
+        krippendorff.alpha(
+            np.vstack([j1, j2]).astype(float), level_of_measurement="ordinal", value_domain=list(range(6))
+        )
+    )
 
 
 def test_similarity_is_undefined_with_the_reason_or_computed():
@@ -227,6 +262,7 @@ def test_similarity_is_undefined_with_the_reason_or_computed():
 def test_sbert_similarity_orders_paraphrase_above_unrelated():
     if text.similarity_status() is not None:
         pytest.skip(f"SBERT similarity unavailable: {text.similarity_status().reason}")
-    sims = text.sbert_similarity(["go left around the ruins", "go left around the ruins"],
-                                 ["turn left past the ruins", "I like cats"])
+    sims = text.sbert_similarity(
+        ["go left around the ruins", "go left around the ruins"], ["turn left past the ruins", "I like cats"]
+    )
     assert sims[0] > 0.6 > 0.2 > sims[1]

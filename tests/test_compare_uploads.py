@@ -97,7 +97,8 @@ def test_a_predictions_file_has_a_line_limit_and_reading_stops_at_the_problems_l
     lines = RUN.decode().splitlines()
     (long,) = read_upload("long.mental_model.jsonl", "\n".join(lines[:101]).encode(), sample.sessions, sample.maps)
     assert [(i.record, i.field, i.message) for i in long.report.errors] == [
-        ("-", "(file)", "101 lines; a predictions file has at most 100")]
+        ("-", "(file)", "101 lines; a predictions file has at most 100")
+    ]
     (ok,) = read_upload("ok.mental_model.jsonl", "\n".join(lines[:100]).encode(), sample.sessions, sample.maps)
     assert ok.ok and len(ok.table("mental_model")) == 100
     bad = "\n".join(['{"session_id": "nope", "action_index": 1}'] * 90).encode()
@@ -106,7 +107,8 @@ def test_a_predictions_file_has_a_line_limit_and_reading_stops_at_the_problems_l
     assert len(errors) == limits.PREDICTION_ERRORS + 1
     assert (errors[-1].record, errors[-1].message) == (
         f"line {limits.PREDICTION_ERRORS + 1}",
-        f"reading stopped after {limits.PREDICTION_ERRORS} problems; the lines from here on were not checked")
+        f"reading stopped after {limits.PREDICTION_ERRORS} problems; the lines from here on were not checked",
+    )
 
 
 def test_an_upload_over_the_size_limit_is_refused_unread(monkeypatch):

@@ -13,7 +13,10 @@ from analysis.contingency import chi2_many, independence_test
 from corpus.values import Undefined
 
 # condition x act counts
-TABLE = {"not_visible": {"acknowledge": 10, "continue": 20, "other": 30}, "visible": {"acknowledge": 20, "continue": 20, "other": 10}}
+TABLE = {
+    "not_visible": {"acknowledge": 10, "continue": 20, "other": 30},
+    "visible": {"acknowledge": 20, "continue": 20, "other": 10},
+}
 
 
 def coded_actions() -> pd.DataFrame:
@@ -31,7 +34,9 @@ def coded_actions() -> pd.DataFrame:
 def test_chi_square_and_cramers_v_on_a_known_table():
     obs = np.array([[10, 20, 30], [20, 20, 10]], dtype=float)
     n = obs.sum()
-    expected = obs.sum(1, keepdims=True) * obs.sum(0, keepdims=True) / n  # [[16.36, 21.82, 21.82], [13.64, 18.18, 18.18]]
+    expected = (
+        obs.sum(1, keepdims=True) * obs.sum(0, keepdims=True) / n
+    )  # [[16.36, 21.82, 21.82], [13.64, 18.18, 18.18]]
     chi2_hand = ((obs - expected) ** 2 / expected).sum()
     assert chi2_hand == pytest.approx(451 / 36, rel=1e-12)  # 2.4747 + 0.1515 + 3.0682 + 2.9697 + 0.1818 + 3.6818
     res = independence_test(coded_actions(), n_boot=200, n_perm=200)

@@ -13,8 +13,8 @@ import shutil
 from pathlib import Path
 
 import pandas as pd
-
 from cli_run import run_cli
+
 from corpus.csvsafe import FORMULA_STARTS, to_csv
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -73,26 +73,46 @@ def test_every_csv_download_button_goes_through_the_one_helper():
 
 
 def test_the_one_writer_neutralizes_every_formula_and_keeps_numbers():
-    frame = pd.DataFrame({"note": FORMULAS, "value": [-0.25, 3, -1e-5, 0, 1], "text": ["-0.25", "+3", "1e-5", "-", "ok"]})
+    frame = pd.DataFrame(
+        {"note": FORMULAS, "value": [-0.25, 3, -1e-5, 0, 1], "text": ["-0.25", "+3", "1e-5", "-", "ok"]}
+    )
     text = to_csv(frame)
     assert formula_cells(text) == []
     rows = list(csv.DictReader(io.StringIO(text)))
     assert [r["note"] for r in rows] == ["'" + f for f in FORMULAS]
     assert [r["value"] for r in rows] == ["-0.25", "3.0", "-1e-05", "0.0", "1.0"]
     assert [r["text"] for r in rows] == ["-0.25", "+3", "1e-5", "'-", "ok"]
-    assert next(csv.DictReader(io.StringIO(to_csv(frame.set_index("note"), index=True))))["note"].startswith("'=HYPERLINK")
+    assert next(csv.DictReader(io.StringIO(to_csv(frame.set_index("note"), index=True))))["note"].startswith(
+        "'=HYPERLINK"
+    )
 
 
 def test_the_agreement_report_and_the_leaderboard_are_safe(tmp_path):
     """The two results that write their own CSV, on formula text (a coder's name, a run's name)."""
     from analysis import coding as ac
 
-    labels = pd.DataFrame([{"item_id": f"i{i}", "coder": coder, "code": "ab"[(i * k) % 2], "coder_kind": "human",
-                            "codebook_version": "1"}
-                           for i in range(12) for k, coder in enumerate(["=cmd|' /C calc'!A0", "@bob", "carl"])])
+    labels = pd.DataFrame(
+        [
+            {
+                "item_id": f"i{i}",
+                "coder": coder,
+                "code": "ab"[(i * k) % 2],
+                "coder_kind": "human",
+                "codebook_version": "1",
+            }
+            for i in range(12)
+            for k, coder in enumerate(["=cmd|' /C calc'!A0", "@bob", "carl"])
+        ]
+    )
     report = ac.agreement_report(labels, n_boot=0)
-    meta = ac.ReportMeta(task="=HYPERLINK(1)", dataset="+evil", codebook_id="cb", codebook_name="-x", codebook_version="1",
-                         n_items_in_task=12)
+    meta = ac.ReportMeta(
+        task="=HYPERLINK(1)",
+        dataset="+evil",
+        codebook_id="cb",
+        codebook_name="-x",
+        codebook_version="1",
+        n_items_in_task=12,
+    )
     assert formula_cells(ac.report_csv(report, meta)) == []
     assert "'=HYPERLINK(1)" in ac.report_csv(report, meta)
 

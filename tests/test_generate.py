@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import filecmp
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
@@ -18,7 +16,11 @@ from corpus.generate.coders import _llm_vs_majority
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and p.name != "README.md"}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.name != "README.md"
+    }
 
 
 def test_same_seed_same_bytes_and_other_seed_differs(tmp_path):
@@ -161,7 +163,9 @@ def test_the_conditions_differ_as_in_table_1_and_fig_3(sample):
     assert per.loc["not_visible", "n_message"] > per.loc["visible", "n_message"] + 10
     assert per.loc["not_visible", "n_draw"] < per.loc["visible", "n_draw"] - 8
     lab = sample.labels
-    acts = majority(lab[lab["coder_kind"] == "human"]).merge(sample.sessions_df[["session_id", "condition"]], on="session_id")
+    acts = majority(lab[lab["coder_kind"] == "human"]).merge(
+        sample.sessions_df[["session_id", "condition"]], on="session_id"
+    )
     share = pd.crosstab(acts["code"], acts["condition"], normalize="columns")
     assert share.loc["acknowledge", "visible"] > share.loc["acknowledge", "not_visible"] + 0.05
     assert share.loc["other", "not_visible"] > share.loc["other", "visible"] + 0.1

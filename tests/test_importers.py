@@ -11,13 +11,14 @@ from __future__ import annotations
 import json
 import shutil
 import zipfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 from cli_run import run_cli
 from PIL import Image, ImageDraw
+from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
 from corpus import schema
 from corpus.dataset import load_dir
@@ -31,13 +32,11 @@ from corpus.importers.asciimap import (
 from corpus.importers.hcrc import normalise_move
 from corpus.importers.platform import parse_time
 from corpus.validate import DatasetError, Report
-from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 FOLLOWER_LOG = "cfc8ed53-40a6-4c79-a735-bb5fc0d21b15.follower_Alice.jsonl"
 OLDER_LOG = "older_schema_3998d45e.follower_David.stripped.jsonl"
 ASCII_MAP = "ascii_grid_map_7e106fb1.txt"
-
 
 
 def raw_rows(path: Path) -> list[dict]:
@@ -47,7 +46,7 @@ def raw_rows(path: Path) -> list[dict]:
 def utc(ts: str) -> float:
     t = datetime.fromisoformat(ts.replace("Z", "+00:00"))
     if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
+        t = t.replace(tzinfo=UTC)
     return t.timestamp()
 
 
@@ -149,8 +148,10 @@ def test_ink_share_is_a_parameter(tmp_path):
     assert sum(a.type == "draw" for a in s.actions) == 6
     assert len(s.actions) == 32
     line = next(k for k, r in enumerate(follower, start=1) if r["action_id"] == "fe0b9b18-3fb2-4d50-b6f1-f512028c8667")
-    assert any(i.file == FOLLOWER_LOG and i.record == f"line {line}" and "changed no grid cell" in i.message
-               for i in result.report.warnings)
+    assert any(
+        i.file == FOLLOWER_LOG and i.record == f"line {line}" and "changed no grid cell" in i.message
+        for i in result.report.warnings
+    )
 
 
 @needs_platform
@@ -235,20 +236,31 @@ def test_older_schema_eraser_strokes_become_erase_actions(tmp_path):
 # Grid-map sessions with filledCells, undo, annotations and checkpoints (the platform's shape)
 # ---------------------------------------------------------------------------------------------
 
-SMALL_MAP = "\n".join([
-    "S..   ",
-    "  .## ",
-    "  .## ",
-    "  ...F",
-])
+SMALL_MAP = "\n".join(
+    [
+        "S..   ",
+        "  .## ",
+        "  .## ",
+        "  ...F",
+    ]
+)
 
 
 def _row(pid: str, t: str, kind: str, content, **extra) -> dict:
     row = {
-        "action_id": extra.pop("action_id", f"{pid}-{t}"), "timestamp": t, "session_id": "sess-0001",
-        "session_name": "pilot", "participant_id": pid, "participant_name": "someone", "is_human": True,
-        "action_type": kind, "action_content": content, "result": "success", "metadata": extra.pop("metadata", {}),
-        "page": "map_task", "experiment_type": "maptask",
+        "action_id": extra.pop("action_id", f"{pid}-{t}"),
+        "timestamp": t,
+        "session_id": "sess-0001",
+        "session_name": "pilot",
+        "participant_id": pid,
+        "participant_name": "someone",
+        "is_human": True,
+        "action_type": kind,
+        "action_content": content,
+        "result": "success",
+        "metadata": extra.pop("metadata", {}),
+        "page": "map_task",
+        "experiment_type": "maptask",
     }
     row.update(extra)
     return row
@@ -258,24 +270,66 @@ def _grid_export(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "map.txt").write_text(SMALL_MAP + "\n", encoding="utf-8")
     g = [
-        _row("gggggggg-1", "2026-04-10T10:00:00Z", "send_message", "start at S and go right",
-             session_elapsed_seconds=5, metadata={"receiver": "ffffffff-2"}),
-        _row("gggggggg-1", "2026-04-10T10:00:30Z", "send_message", "now down past the block",
-             session_elapsed_seconds=35, metadata={"receiver": "ffffffff-2"}),
+        _row(
+            "gggggggg-1",
+            "2026-04-10T10:00:00Z",
+            "send_message",
+            "start at S and go right",
+            session_elapsed_seconds=5,
+            metadata={"receiver": "ffffffff-2"},
+        ),
+        _row(
+            "gggggggg-1",
+            "2026-04-10T10:00:30Z",
+            "send_message",
+            "now down past the block",
+            session_elapsed_seconds=35,
+            metadata={"receiver": "ffffffff-2"},
+        ),
     ]
     f = [
-        _row("ffffffff-2", "2026-04-10T10:00:10Z", "map_draw_stop", "brush_release",
-             metadata={"stroke_tool": "brush", "filledCells": ["0,0", "0,1", "0,2"]}, action_id="a-draw1"),
-        _row("ffffffff-2", "2026-04-10T10:00:20Z", "map_draw_stop", "brush_release",
-             metadata={"stroke_tool": "brush", "filledCells": ["0,0", "0,1", "0,2", "1,2", "1,3"]}, action_id="a-draw2"),
+        _row(
+            "ffffffff-2",
+            "2026-04-10T10:00:10Z",
+            "map_draw_stop",
+            "brush_release",
+            metadata={"stroke_tool": "brush", "filledCells": ["0,0", "0,1", "0,2"]},
+            action_id="a-draw1",
+        ),
+        _row(
+            "ffffffff-2",
+            "2026-04-10T10:00:20Z",
+            "map_draw_stop",
+            "brush_release",
+            metadata={"stroke_tool": "brush", "filledCells": ["0,0", "0,1", "0,2", "1,2", "1,3"]},
+            action_id="a-draw2",
+        ),
         _row("ffffffff-2", "2026-04-10T10:00:25Z", "map_tool_click", "eraser"),
-        _row("ffffffff-2", "2026-04-10T10:00:28Z", "map_draw_stop", "eraser_release",
-             metadata={"stroke_tool": "eraser", "filledCells": ["0,0", "0,1", "0,2", "1,2"]}, action_id="a-erase"),
-        _row("ffffffff-2", "2026-04-10T10:00:40Z", "map_tool_click", "undo", metadata={"filledCells": ["0,0", "0,1", "0,2", "1,2", "1,3"]}),
+        _row(
+            "ffffffff-2",
+            "2026-04-10T10:00:28Z",
+            "map_draw_stop",
+            "eraser_release",
+            metadata={"stroke_tool": "eraser", "filledCells": ["0,0", "0,1", "0,2", "1,2"]},
+            action_id="a-erase",
+        ),
+        _row(
+            "ffffffff-2",
+            "2026-04-10T10:00:40Z",
+            "map_tool_click",
+            "undo",
+            metadata={"filledCells": ["0,0", "0,1", "0,2", "1,2", "1,3"]},
+        ),
         _row("ffffffff-2", "2026-04-10T10:00:50Z", "send_message", "like this?", metadata={"receiver": "gggggggg-1"}),
         _row("ffffffff-2", "2026-04-10T10:01:00Z", "map_tool_click", "reset"),
-        _row("ffffffff-2", "2026-04-10T10:01:05Z", "map_draw_stop", "brush_release",
-             metadata={"stroke_tool": "brush", "filledCells": ["2,2", "1,2", "0,2"]}, action_id="a-draw3"),
+        _row(
+            "ffffffff-2",
+            "2026-04-10T10:01:05Z",
+            "map_draw_stop",
+            "brush_release",
+            metadata={"stroke_tool": "brush", "filledCells": ["2,2", "1,2", "0,2"]},
+            action_id="a-draw3",
+        ),
     ]
     # Plain participant-id file names, as the platform writes them: roles come from who draws.
     for name, rows in (("gggggggg-1.jsonl", g), ("ffffffff-2.jsonl", f)):
@@ -283,30 +337,60 @@ def _grid_export(folder: Path) -> None:
     annotations = {
         "participant_id": "ffffffff-2",
         "payload": {
-            "a-draw1": {"q1LabelId": "t3", "q2LabelId": "p1", "q3LabelId": "r1", "q4": "yes", "momentExplanationTranscript": "following"},
-            "a-erase": {"q1LabelId": "t4", "q2LabelId": "p4", "q3LabelId": "r5", "q4": "no", "q4Reasons": ["n2", "other"],
-                        "q4OtherText": "the map differs", "momentExplanationTranscript": "went wrong"},
-            "a-draw3": {"q1LabelId": "other", "q1OtherText": "starting over", "q2LabelId": "p2", "q3LabelId": "r2", "q4": "yes"},
+            "a-draw1": {
+                "q1LabelId": "t3",
+                "q2LabelId": "p1",
+                "q3LabelId": "r1",
+                "q4": "yes",
+                "momentExplanationTranscript": "following",
+            },
+            "a-erase": {
+                "q1LabelId": "t4",
+                "q2LabelId": "p4",
+                "q3LabelId": "r5",
+                "q4": "no",
+                "q4Reasons": ["n2", "other"],
+                "q4OtherText": "the map differs",
+                "momentExplanationTranscript": "went wrong",
+            },
+            "a-draw3": {
+                "q1LabelId": "other",
+                "q1OtherText": "starting over",
+                "q2LabelId": "p2",
+                "q3LabelId": "r2",
+                "q4": "yes",
+            },
         },
     }
     (folder / "post_session_annotations.json").write_text(json.dumps(annotations), encoding="utf-8")
     (folder / "in_session_checkpoints.csv").write_text(
         "session_id,participant_id,checkpoint_index,transcription,elapsed_seconds\n"
-        "sess-0001,ffffffff-2,1,we are on track,27\n", encoding="utf-8")
+        "sess-0001,ffffffff-2,1,we are on track,27\n",
+        encoding="utf-8",
+    )
 
 
 def test_grid_map_session_with_filled_cells_undo_annotations_and_checkpoints(tmp_path):
     _grid_export(tmp_path / "export")
     report = Report()
-    dest = run_import("platform", tmp_path / "export", tmp_path / "ds", report=report, condition="visible", split="test")
+    dest = run_import(
+        "platform", tmp_path / "export", tmp_path / "ds", report=report, condition="visible", split="test"
+    )
     corpus = load_dir(dest)
     (s,) = corpus.sessions.values()
     assert s.id == "pilot-sess0001" and s.condition == "visible" and s.split == "test"
     gm = corpus.maps[s.map_id]
     assert s.map_id == "map" and gm.start_cell == (0, 0) and gm.finish_cell == (3, 5)
     assert [(a.role, a.type) for a in s.actions] == [
-        ("guide", "message"), ("follower", "draw"), ("follower", "draw"), ("follower", "erase"),
-        ("guide", "message"), ("follower", "undo"), ("follower", "message"), ("follower", "reset"), ("follower", "draw"),
+        ("guide", "message"),
+        ("follower", "draw"),
+        ("follower", "draw"),
+        ("follower", "erase"),
+        ("guide", "message"),
+        ("follower", "undo"),
+        ("follower", "message"),
+        ("follower", "reset"),
+        ("follower", "draw"),
     ]
     assert s.actions[1].cells == [(0, 0), (0, 1), (0, 2)]
     assert s.actions[2].cells == [(1, 2), (1, 3)]
@@ -344,8 +428,10 @@ def test_bad_annotation_labels_are_reported_with_file_record_and_field(tmp_path)
     with pytest.raises(DatasetError) as exc:
         run_import("platform", tmp_path, tmp_path.parent / f"{tmp_path.name}-out")
     got = {(i.file, i.record, i.field) for i in exc.value.report.errors}
-    assert got == {("post_session_annotations.json", "action a-draw1", "q2LabelId"),
-                   ("post_session_annotations.json", "action a-erase", "q4")}
+    assert got == {
+        ("post_session_annotations.json", "action a-draw1", "q2LabelId"),
+        ("post_session_annotations.json", "action a-erase", "q4"),
+    }
     assert not (tmp_path.parent / f"{tmp_path.name}-out").exists()
 
 
@@ -392,8 +478,11 @@ LONG_INT = "9" * 5001
 
 def _hostile(kind: str) -> str:
     """One JSON text the standard parser would crash on: RecursionError (deep) or ValueError (long)."""
-    return '{"action_type": "send_message", "metadata": ' + DEEP + "}" if kind == "deep" else \
-        '{"action_type": "send_message", "session_elapsed_seconds": ' + LONG_INT + "}"
+    return (
+        '{"action_type": "send_message", "metadata": ' + DEEP + "}"
+        if kind == "deep"
+        else '{"action_type": "send_message", "session_elapsed_seconds": ' + LONG_INT + "}"
+    )
 
 
 def _json_refusal(kind: str) -> str:
@@ -417,8 +506,10 @@ def test_hostile_json_in_a_real_platform_log_names_file_and_line(tmp_path, kind)
 
 
 @pytest.mark.parametrize("kind", ["deep", "long_int"])
-@pytest.mark.parametrize("target", ["ffffffff-2.jsonl", "post_session_annotations.json", "in_session_checkpoints.json",
-                                    "landmark_names.json"])
+@pytest.mark.parametrize(
+    "target",
+    ["ffffffff-2.jsonl", "post_session_annotations.json", "in_session_checkpoints.json", "landmark_names.json"],
+)
 def test_hostile_json_in_any_platform_file_is_an_error_not_a_crash(tmp_path, kind, target):
     _grid_export(tmp_path / "export")
     path = tmp_path / "export" / target
@@ -477,8 +568,15 @@ def test_unknown_options_and_roles_are_errors(tmp_path):
     # Two drawers and no hint: the roles cannot be told apart.
     log = tmp_path / "gggggggg-1.jsonl"
     rows = raw_rows(log)
-    rows.append(_row("gggggggg-1", "2026-04-10T10:02:00Z", "map_draw_stop", "brush_release",
-                     metadata={"stroke_tool": "brush", "filledCells": ["3,0"]}))
+    rows.append(
+        _row(
+            "gggggggg-1",
+            "2026-04-10T10:02:00Z",
+            "map_draw_stop",
+            "brush_release",
+            metadata={"stroke_tool": "brush", "filledCells": ["3,0"]},
+        )
+    )
     log.write_text("".join(json.dumps(r) + "\n" for r in rows))
     r = import_source("platform", tmp_path)
     assert any(i.field == "participant_id" and "exactly one guide" in i.message for i in r.report.errors)
@@ -602,7 +700,7 @@ def test_hcrc_dialogue_imports_with_every_move_label_mapped(tmp_path):
     for line in (HCRC / "label_map.txt").read_text(encoding="utf-8").splitlines():
         long_name, short = line.split("|")
         assert normalise_move(long_name) == normalise_move(short) == short
-    corpus.sessions_df  # message-only sessions on a placeholder map still give the tables
+    _ = corpus.sessions_df  # message-only sessions on a placeholder map still give the tables
 
 
 @needs_hcrc
@@ -628,18 +726,26 @@ def test_hcrc_nxt_with_timed_units(tmp_path):
     ns = 'xmlns:nite="http://nite.sourceforge.net/"'
     (tmp_path / "d1.g.moves.xml").write_text(
         f'<nite:root {ns}><move id="d1.g.move.1" label="instruct"><nite:child href="d1.g.timed-units.xml#id(d1g.1)..id(d1g.2)"/></move>'
-        f'<move id="d1.g.move.2" label="query-yn"><nite:child href="d1.g.timed-units.xml#id(d1g.3)"/></move></nite:root>')
+        f'<move id="d1.g.move.2" label="query-yn"><nite:child href="d1.g.timed-units.xml#id(d1g.3)"/></move></nite:root>'
+    )
     (tmp_path / "d1.f.moves.xml").write_text(
-        f'<nite:root {ns}><move id="d1.f.move.1" label="acknowledge"><nite:child href="d1.f.timed-units.xml#id(d1f.1)"/></move></nite:root>')
+        f'<nite:root {ns}><move id="d1.f.move.1" label="acknowledge"><nite:child href="d1.f.timed-units.xml#id(d1f.1)"/></move></nite:root>'
+    )
     (tmp_path / "d1.g.timed-units.xml").write_text(
         f'<nite:root {ns}><tu id="d1g.1" start="1.5" end="1.8">go</tu><tu id="d1g.2" start="1.8" end="2.1">left</tu>'
-        f'<tu id="d1g.3" start="4.0" end="4.3">okay</tu></nite:root>')
-    (tmp_path / "d1.f.timed-units.xml").write_text(f'<nite:root {ns}><tu id="d1f.1" start="2.5" end="2.9">mmhmm</tu></nite:root>')
+        f'<tu id="d1g.3" start="4.0" end="4.3">okay</tu></nite:root>'
+    )
+    (tmp_path / "d1.f.timed-units.xml").write_text(
+        f'<nite:root {ns}><tu id="d1f.1" start="2.5" end="2.9">mmhmm</tu></nite:root>'
+    )
     r = import_source("hcrc", tmp_path)
     assert r.report.ok, r.report.format()
     (s,) = r.sessions
     assert [(a.role, a.content, a.timestamp) for a in s.actions] == [
-        ("guide", "go left", 0.0), ("follower", "mmhmm", 1.0), ("guide", "okay", 2.5)]
+        ("guide", "go left", 0.0),
+        ("follower", "mmhmm", 1.0),
+        ("guide", "okay", 2.5),
+    ]
     assert [lab["code"] for lab in r.labels] == ["instruct", "acknowledge", "query_yn"]
 
 
@@ -648,11 +754,15 @@ def _nxt_dialogue(folder: Path, g_start: str = "1.5", nested: str = "") -> None:
     ns = 'xmlns:nite="http://nite.sourceforge.net/"'
     (folder / "d3.g.moves.xml").write_text(
         f'<nite:root {ns}>{nested}<move id="d3.g.move.1" label="instruct"><nite:child href="d3.g.timed-units.xml#id(d3g.1)"/>'
-        '</move></nite:root>')
+        "</move></nite:root>"
+    )
     (folder / "d3.f.moves.xml").write_text(
         f'<nite:root {ns}><move id="d3.f.move.1" label="acknowledge"><nite:child href="d3.f.timed-units.xml#id(d3f.1)"/>'
-        '</move></nite:root>')
-    (folder / "d3.g.timed-units.xml").write_text(f'<nite:root {ns}><tu id="d3g.1" start="{g_start}">go</tu></nite:root>')
+        "</move></nite:root>"
+    )
+    (folder / "d3.g.timed-units.xml").write_text(
+        f'<nite:root {ns}><tu id="d3g.1" start="{g_start}">go</tu></nite:root>'
+    )
     (folder / "d3.f.timed-units.xml").write_text(f'<nite:root {ns}><tu id="d3f.1" start="2.5">mmhmm</tu></nite:root>')
 
 
@@ -660,7 +770,10 @@ def test_hcrc_deeply_nested_xml_is_read_without_a_crash(tmp_path):
     _nxt_dialogue(tmp_path, nested="<x>" * 100_000 + "</x>" * 100_000)
     r = import_source("hcrc", tmp_path)
     assert r.report.ok, r.report.format()
-    assert [(a.role, a.content, a.timestamp) for a in r.sessions[0].actions] == [("guide", "go", 0.0), ("follower", "mmhmm", 1.0)]
+    assert [(a.role, a.content, a.timestamp) for a in r.sessions[0].actions] == [
+        ("guide", "go", 0.0),
+        ("follower", "mmhmm", 1.0),
+    ]
 
 
 @pytest.mark.parametrize("start", [LONG_INT, "1e999", "nan", "-inf"])
@@ -695,8 +808,12 @@ def test_hcrc_bad_lines_are_reported(tmp_path):
     with pytest.raises(DatasetError) as exc:
         run_import("hcrc", tmp_path, tmp_path / "out")
     got = [(i.file, i.record, i.field) for i in exc.value.report.errors]
-    assert got == [("d2.txt", "line 2", "speaker"), ("d2.txt", "line 3", "move"), ("d2.txt", "line 4", "text"),
-                   ("d2.txt", "line 5", "(line)")]
+    assert got == [
+        ("d2.txt", "line 2", "speaker"),
+        ("d2.txt", "line 3", "move"),
+        ("d2.txt", "line 4", "text"),
+        ("d2.txt", "line 5", "(line)"),
+    ]
     assert not (tmp_path / "out").exists()
 
 
@@ -779,7 +896,9 @@ def test_upload_of_a_platform_zip_goes_through_the_importer(tmp_path, monkeypatc
 
 @needs_platform
 def test_cli_import_options_reach_the_importer(tmp_path):
-    run = run_cli("import", "--from", "platform", "--condition", "visible", "--split", "test", str(PLATFORM), str(tmp_path / "ds"))
+    run = run_cli(
+        "import", "--from", "platform", "--condition", "visible", "--split", "test", str(PLATFORM), str(tmp_path / "ds")
+    )
     assert run.returncode == 0, run.stderr
     sessions = load_dir(tmp_path / "ds").sessions_df
     assert set(sessions["condition"]) == {"visible"} and set(sessions["split"]) == {"test"}

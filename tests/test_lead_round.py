@@ -4,8 +4,8 @@ accounts from an empty coders picker."""
 
 from __future__ import annotations
 
-
 import pytest
+from coding_team import APP, corpus, data_dir, people, signed_in  # noqa: F401 - fixtures
 from streamlit.testing.v1 import AppTest
 
 from analysis import coding as ac
@@ -13,8 +13,6 @@ from analysis.curation import Curation, curation
 from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.store import Store
-
-from coding_team import APP, corpus, data_dir, people, signed_in  # noqa: F401 - fixtures
 
 N_ITEMS = 30
 
@@ -31,8 +29,9 @@ def round_(data, corpus):
     store = Store.open(data)
     lead, ann, bob = people(store, lead="lead", ann="coder", bob="coder")
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, N_ITEMS, seed=8), 0, seed=8)
-    task = store.create_task(lead, "round one", corpus.info.name, cbm.default(), items, [ann, bob], seed=8,
-                             dataset_hash=corpus.content_hash)
+    task = store.create_task(
+        lead, "round one", corpus.info.name, cbm.default(), items, [ann, bob], seed=8, dataset_hash=corpus.content_hash
+    )
     ids = store.items(task.id)["item_id"].tolist()
     for k, it in enumerate(ids[:23]):
         store.add_label(ann, task.id, it, "initiate")
@@ -44,11 +43,12 @@ def round_(data, corpus):
     return store, lead, task, ids
 
 
-
 def test_curation_counts_labelled_items_by_humans():
     import pandas as pd
 
-    labels = pd.DataFrame({"item_id": ["a", "a", "b", "c", "d"], "coder_kind": ["human", "human", "human", "model", "human"]})
+    labels = pd.DataFrame(
+        {"item_id": ["a", "a", "b", "c", "d"], "coder_kind": ["human", "human", "human", "model", "human"]}
+    )
     gold = pd.DataFrame({"item_id": ["a", "c", "z"]})
     c = curation(labels, gold, n_items=6)
     # Labelled by a person: a, b, d; with gold among them: a (c was labelled by a model only).
@@ -96,7 +96,9 @@ def test_a_reveal_with_every_labelled_item_curated_needs_no_confirmation(round_)
 
 def history(at: AppTest, with_item: bool):
     """The gold history table on the page: the task's (with an item column) or the item's."""
-    return next(d.value for d in at.dataframe if "set by" in d.value.columns and ("item" in d.value.columns) == with_item)
+    return next(
+        d.value for d in at.dataframe if "set by" in d.value.columns and ("item" in d.value.columns) == with_item
+    )
 
 
 def test_the_gold_history_says_who_when_from_what_and_what_it_replaced(round_):
@@ -105,7 +107,12 @@ def test_the_gold_history_says_who_when_from_what_and_what_it_replaced(round_):
     table = history(at, with_item=True)
     assert len(table) == 15  # 12 unanimous + 3 adjudicated decisions
     newest = table.iloc[0]
-    assert (newest["item"], newest["gold"], newest["from"], newest["set by"]) == (ids[13], "Initiate (initiate)", "adjudicated", "lead")
+    assert (newest["item"], newest["gold"], newest["from"], newest["set by"]) == (
+        ids[13],
+        "Initiate (initiate)",
+        "adjudicated",
+        "lead",
+    )
     replacing = table[table["item"] == ids[0]]
     assert replacing["gold"].tolist() == ["Repair (repair)", "Initiate (initiate)"]
     assert replacing["from"].tolist() == ["adjudicated", "unanimous"]

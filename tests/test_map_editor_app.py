@@ -6,11 +6,11 @@ action; viewers look but do not edit."""
 from __future__ import annotations
 
 import pytest
+from test_coding_app import signed_in
+from test_mapedit_strokes import centre, free_path, rect
 
 from corpus.mapedit.draft import FOLLOWER, GUIDE
 from corpus.store import Store
-from test_coding_app import signed_in
-from test_mapedit_strokes import centre, free_path, rect
 
 PAGE = "pages/map-editor.py"
 
@@ -34,7 +34,9 @@ def editor(at):
 
 def stroke(at, *objects) -> None:
     """Send objects as the drawing canvas does (its state under the current canvas key), then rerun."""
-    at.session_state[f"me_canvas_{editor(at).generation}"] = {"drawing": {"raw": {"objects": list(objects)}, "data": None}}
+    at.session_state[f"me_canvas_{editor(at).generation}"] = {
+        "drawing": {"raw": {"objects": list(objects)}, "data": None}
+    }
     at.run()
     assert not at.exception, [e.value for e in at.exception]
 
@@ -82,8 +84,20 @@ def test_a_coder_draws_a_map_and_the_work_survives_a_page_switch(accounts):
     for tool, cell in (("start", (5, 0)), ("finish", (7, 2))):
         at.radio(key="me_tool_guide").set_value(tool).run()
         x, y = centre(f, cell)
-        stroke(at, {"type": "Circle", "radius": 4, "originX": "left", "originY": "center", "left": x - 5, "top": y,
-                    "width": 8, "height": 8, "strokeWidth": 2})
+        stroke(
+            at,
+            {
+                "type": "Circle",
+                "radius": 4,
+                "originX": "left",
+                "originY": "center",
+                "left": x - 5,
+                "top": y,
+                "width": 8,
+                "height": 8,
+                "strokeWidth": 2,
+            },
+        )
     d = editor(at).draft
     assert (d.start, d.finish) == ((5, 0), (7, 2))
     assert "No problems" in at.success[0].value
@@ -157,19 +171,24 @@ def test_a_viewer_looks_but_does_not_edit(accounts):
 def test_only_a_lead_attaches_a_map(accounts, tmp_path, monkeypatch):
     """Attaching rewrites the dataset (and moves its coding tasks): a coder draws and saves a draft,
     and is told to ask a lead; the lead gets the button."""
-    from corpus.model import DatasetInfo
-    from corpus.write import write_dataset
     from helpers import tiny_map, tiny_session
 
+    from corpus.model import DatasetInfo
+    from corpus.write import write_dataset
+
     root = accounts / "datasets"
-    write_dataset(root / "tiny", DatasetInfo(name="tiny", description="", synthetic=True), [tiny_map()],
-                  [tiny_session("s1")])
+    write_dataset(
+        root / "tiny", DatasetInfo(name="tiny", description="", synthetic=True), [tiny_map()], [tiny_session("s1")]
+    )
     monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(root))
     for who, sees_button in (("ann", False), ("lead", True)):
         at = signed_in(who, f"{who}-password", PAGE)
         at.button(key="me_ds_start").click().run()  # the dataset's map
         assert not at.exception, [e.value for e in at.exception]
-        assert (at.button(key="me_attach") is not None if sees_button else
-                not [b for b in at.button if b.key == "me_attach"])
+        assert (
+            at.button(key="me_attach") is not None
+            if sees_button
+            else not [b for b in at.button if b.key == "me_attach"]
+        )
         captions = " ".join(c.value for c in at.caption)
         assert ("which is a lead's action: save the map as a draft and ask a lead" in captions) is not sees_button

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from cli_run import run_cli
+from helpers import tiny_map, tiny_session
 
 from corpus.dataset import content_hash, load_dir
 from corpus.importers.asciimap import placeholder_map
@@ -18,7 +19,6 @@ from corpus.mapedit.mapfile import map_text, read_map
 from corpus.model import DatasetInfo, GridMap, Landmark
 from corpus.validate import DatasetError
 from corpus.write import write_dataset
-from helpers import tiny_map, tiny_session
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = "canvas-10x12"
@@ -31,8 +31,11 @@ def imported(tmp_path) -> Path:
         tmp_path / "ds",
         DatasetInfo(name="imported", description="hand-made", synthetic=False),
         [placeholder_map(PLACEHOLDER, "placeholder", (10, 12)), placeholder_map("canvas-20x20", "other", (20, 20))],
-        [tiny_session("s1", map_id=PLACEHOLDER), tiny_session("s2", map_id=PLACEHOLDER),
-         tiny_session("s3", map_id="canvas-20x20")],
+        [
+            tiny_session("s1", map_id=PLACEHOLDER),
+            tiny_session("s2", map_id=PLACEHOLDER),
+            tiny_session("s3", map_id="canvas-20x20"),
+        ],
         labels=[{"scheme": "grounding_acts", "session_id": "s1", "action_index": 0, "coder": "a", "code": "initiate"}],
     )
     (dest / "README.md").write_text("notes kept with the data\n")
@@ -72,18 +75,28 @@ def test_attach_turns_undefined_metrics_into_hand_computed_numbers(imported):
 
 
 def test_the_follower_s_map_comes_from_its_own_file(imported):
-    follower = annotated().model_copy(update={"landmarks": {**annotated().landmarks, "lake": Landmark(cells=[(7, 7), (7, 8)])}})
+    follower = annotated().model_copy(
+        update={"landmarks": {**annotated().landmarks, "lake": Landmark(cells=[(7, 7), (7, 8)])}}
+    )
     attach_maps(imported, annotated(), ["s1"], follower=follower)
     gm = load_dir(imported).maps["annotated"]
     assert gm.misplaced_landmarks() == ["lake"] and gm.follower_view["lake"].cells == [(7, 7), (7, 8)]
 
 
-@pytest.mark.parametrize(("sessions", "map_update", "field", "message"), [
-    ("s1,nope", {}, "sessions", "no session 'nope' in the dataset"),
-    ("s3", {}, "map_id", "the session was drawn on the 20 x 20 grid of map 'canvas-20x20'; the map to attach is 10 x 12"),
-    ("", {}, "sessions", "no session given"),
-    ("s1", {"id": "canvas-20x20"}, "id", "the dataset has another map 'canvas-20x20', used by s3"),
-])
+@pytest.mark.parametrize(
+    ("sessions", "map_update", "field", "message"),
+    [
+        ("s1,nope", {}, "sessions", "no session 'nope' in the dataset"),
+        (
+            "s3",
+            {},
+            "map_id",
+            "the session was drawn on the 20 x 20 grid of map 'canvas-20x20'; the map to attach is 10 x 12",
+        ),
+        ("", {}, "sessions", "no session given"),
+        ("s1", {"id": "canvas-20x20"}, "id", "the dataset has another map 'canvas-20x20', used by s3"),
+    ],
+)
 def test_a_refused_attach_lists_the_problem_and_writes_nothing(imported, sessions, map_update, field, message):
     before = content_hash(imported)
     with pytest.raises(DatasetError) as err:
@@ -170,12 +183,14 @@ def test_attaching_in_place_moves_the_coding_tasks_to_the_rewritten_dataset(impo
     store = Store.open(tmp_path / "data")
     lead, ann = store.create_user("lead", "lead-password", "lead"), store.create_user("ann", "ann-password", "coder")
     old = load_dir(imported).content_hash
-    task = store.create_task(lead, "round 1", "imported", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann],
-                             dataset_hash=old)
+    task = store.create_task(
+        lead, "round 1", "imported", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann], dataset_hash=old
+    )
     store.add_label(ann, task.id, "s1:1", "initiate")
     store.set_gold(lead, task.id, "s1:1", "initiate")
-    other = store.create_task(lead, "elsewhere", "x", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann],
-                              dataset_hash="f" * 64)
+    other = store.create_task(
+        lead, "elsewhere", "x", cbm.default(), [{"session_id": "s1", "action_index": 1}], [ann], dataset_hash="f" * 64
+    )
     map_file = tmp_path / "annotated.json"
     map_file.write_text(map_text(annotated()))
     out = _cli("maps", "attach", str(imported), str(map_file), "--sessions", "s1")

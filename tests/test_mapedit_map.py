@@ -133,7 +133,12 @@ def test_exported_landmarks_carry_hand_computed_summaries():
     assert mill["type"] == "blocked"
     assert mill["cells"] == [list(c) for c in L_SHAPE]
     assert mill["summary"]["bbox"] == {"row_min": 2, "row_max": 4, "col_min": 3, "col_max": 5}
-    assert mill["summary"]["corners"] == {"top_left": [2, 3], "top_right": [2, 5], "bottom_left": [4, 3], "bottom_right": [4, 5]}
+    assert mill["summary"]["corners"] == {
+        "top_left": [2, 3],
+        "top_right": [2, 5],
+        "bottom_left": [4, 3],
+        "bottom_right": [4, 5],
+    }
     assert mill["summary"]["centroid"] == [3.4, 3.6]  # rows (2+3+4+4+4)/5, columns (3+3+3+4+5)/5
     assert mill["summary"]["boundary_cells"] == [list(c) for c in L_SHAPE]  # a one-cell-wide L: all on its edge
     d, _ = dr.add_landmark(good_draft(), [(r, c) for r in range(0, 3) for c in range(7, 10)], "square")
@@ -170,15 +175,24 @@ def test_the_sample_maps_round_trip(name):
     assert check(d) == []
 
 
-@pytest.mark.parametrize(("data", "field", "message"), [
-    (b"{not json", "(json)", "bad JSON"),
-    (b'{"id": "s1", "condition": "visible", "participants": []}', "(file)", "not a map"),
-    (b"[1, 2, 3]", "(file)", "not a map"),
-    (b'{"id": "m", "grid_size": [5, 5], "start_cell": [0, 0], "landmarks": {}, "route": [[0, 0], [0, 1], [0, 3]]}',
-     "route", "not a connected path: route[1] [0, 1] and route[2] [0, 3] are not neighbours"),
-    (b'{"id": "m", "grid_size": [5, 5], "start_cell": [0, 0], "landmarks": {"x": {"cells": [[9, 9]]}}}',
-     "landmarks.x.cells", "outside the 5x5 grid"),
-])
+@pytest.mark.parametrize(
+    ("data", "field", "message"),
+    [
+        (b"{not json", "(json)", "bad JSON"),
+        (b'{"id": "s1", "condition": "visible", "participants": []}', "(file)", "not a map"),
+        (b"[1, 2, 3]", "(file)", "not a map"),
+        (
+            b'{"id": "m", "grid_size": [5, 5], "start_cell": [0, 0], "landmarks": {}, "route": [[0, 0], [0, 1], [0, 3]]}',
+            "route",
+            "not a connected path: route[1] [0, 1] and route[2] [0, 3] are not neighbours",
+        ),
+        (
+            b'{"id": "m", "grid_size": [5, 5], "start_cell": [0, 0], "landmarks": {"x": {"cells": [[9, 9]]}}}',
+            "landmarks.x.cells",
+            "outside the 5x5 grid",
+        ),
+    ],
+)
 def test_a_file_that_is_not_a_good_map_is_refused_naming_the_field(data, field, message):
     with pytest.raises(DatasetError) as err:
         read_map(data, "upload.json")
@@ -265,8 +279,11 @@ def test_a_huge_image_in_a_small_file_is_refused_before_a_pixel_is_decoded(monke
         raise AssertionError("pixels were decoded")
 
     monkeypatch.setattr(ImageFile.ImageFile, "load", no_decoding)
-    with pytest.raises(dr.EditError, match=r"big\.png: 6324 x 6324 pixels \(40 megapixels\); map images are PNG or JPEG, "
-                                           r"at most 20 MiB and 20 megapixels"):
+    with pytest.raises(
+        dr.EditError,
+        match=r"big\.png: 6324 x 6324 pixels \(40 megapixels\); map images are PNG or JPEG, "
+        r"at most 20 MiB and 20 megapixels",
+    ):
         mi.read_map_image(data, "big.png")
 
 
@@ -276,7 +293,9 @@ def test_an_accepted_image_keeps_a_working_copy_and_is_not_decoded_again(monkeyp
     image = mi.read_map_image(_png16(4400), "scan.png")  # 19.4 megapixels, 16-bit
     assert (image.width, image.height) == (4400, 4400)
     assert image.working.size == (2048, 2048) and image.working.mode == "RGBA"
-    monkeypatch.setattr(ImageFile.ImageFile, "load", lambda self: (_ for _ in ()).throw(AssertionError("decoded again")))
+    monkeypatch.setattr(
+        ImageFile.ImageFile, "load", lambda self: (_ for _ in ()).throw(AssertionError("decoded again"))
+    )
     fitted = mi.fit_image(image, (620, 620))
     assert fitted.size == (620, 620) and fitted.getpixel((300, 1))[3] == 255
 
@@ -303,15 +322,20 @@ def test_drafts_have_a_quota_per_account(tmp_path, monkeypatch):
     monkeypatch.setattr(mapfile, "DRAFT_BYTES_PER_ACCOUNT", 2 * 2**20)
     for i in range(3):
         save_draft(tmp_path, f"d{i}", good_draft(), saved_by="ann")
-    with pytest.raises(dr.EditError, match="not saved: you keep 3 drafts, the most one account may keep; delete one first"):
+    with pytest.raises(
+        dr.EditError, match="not saved: you keep 3 drafts, the most one account may keep; delete one first"
+    ):
         save_draft(tmp_path, "d3", good_draft(), saved_by="ann")
     save_draft(tmp_path, "d2", good_draft(), saved_by="ann")  # replacing one is no new draft
     buf = io.BytesIO()
     Image.frombytes("RGB", (1000, 500), os.urandom(1_500_000)).save(buf, format="PNG")  # noise: 1.4 MiB
     image = mi.read_map_image(buf.getvalue(), "scan.png")
     save_draft(tmp_path, "d0", good_draft(), image, saved_by="bob")  # another account has its own quota
-    with pytest.raises(dr.EditError, match=r"not saved: your drafts take 1\.4 MiB and this one 1\.4 MiB more; one "
-                                           r"account keeps at most 2 MiB of drafts; delete one first"):
+    with pytest.raises(
+        dr.EditError,
+        match=r"not saved: your drafts take 1\.4 MiB and this one 1\.4 MiB more; one "
+        r"account keeps at most 2 MiB of drafts; delete one first",
+    ):
         save_draft(tmp_path, "d1", good_draft(), image, saved_by="bob")
     mapfile.delete_draft(next(i.path for i in list_drafts(tmp_path) if i.saved_by == "ann" and i.name == "d1"))
     save_draft(tmp_path, "d3", good_draft(), saved_by="ann")

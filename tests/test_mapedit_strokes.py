@@ -26,8 +26,19 @@ def centre(f: CanvasFrame, cell) -> tuple[float, float]:
 
 def rect(x0, y0, x1, y1, stroke=0.0) -> dict:
     """A Rect as the canvas's rectangle tool sends it (origin left/top, stroke outside the box)."""
-    return {"type": "Rect", "originX": "left", "originY": "top", "left": x0 - stroke / 2, "top": y0 - stroke / 2,
-            "width": x1 - x0, "height": y1 - y0, "strokeWidth": stroke, "strokeUniform": True, "scaleX": 1, "scaleY": 1}
+    return {
+        "type": "Rect",
+        "originX": "left",
+        "originY": "top",
+        "left": x0 - stroke / 2,
+        "top": y0 - stroke / 2,
+        "width": x1 - x0,
+        "height": y1 - y0,
+        "strokeWidth": stroke,
+        "strokeUniform": True,
+        "scaleX": 1,
+        "scaleY": 1,
+    }
 
 
 def dense(points, step=2.0):
@@ -87,8 +98,17 @@ def test_polygon_triangle_covers_the_lower_triangle_and_the_diagonal(grid, scale
     cw, ch = f.cell_px
     n = 6
     pts = [(0, 0), (0, n * ch), (n * cw, n * ch)]
-    poly = {"type": "Polygon", "originX": "center", "originY": "center", "left": n * cw / 2, "top": n * ch / 2,
-            "width": n * cw, "height": n * ch, "strokeWidth": 2, "points": [{"x": x, "y": y} for x, y in pts]}
+    poly = {
+        "type": "Polygon",
+        "originX": "center",
+        "originY": "center",
+        "left": n * cw / 2,
+        "top": n * ch / 2,
+        "width": n * cw,
+        "height": n * ch,
+        "strokeWidth": 2,
+        "points": [{"x": x, "y": y} for x, y in pts],
+    }
     assert object_cells(poly, f, as_area=True) == [(r, c) for r in range(n) for c in range(r + 1)]
 
 
@@ -96,8 +116,19 @@ def test_a_moved_and_scaled_polygon_is_placed_by_its_transform():
     # Fabric keeps a polygon's points and moves it by left/top; scaleX stretches it about its centre.
     f = frame((10, 10), 10)
     square = [{"x": 0, "y": 0}, {"x": 20, "y": 0}, {"x": 20, "y": 20}, {"x": 0, "y": 20}]
-    moved = {"type": "Polygon", "originX": "center", "originY": "center", "left": 55, "top": 35, "width": 20,
-             "height": 20, "scaleX": 2, "scaleY": 1, "strokeWidth": 0, "points": square}
+    moved = {
+        "type": "Polygon",
+        "originX": "center",
+        "originY": "center",
+        "left": 55,
+        "top": 35,
+        "width": 20,
+        "height": 20,
+        "scaleX": 2,
+        "scaleY": 1,
+        "strokeWidth": 0,
+        "points": square,
+    }
     # x from 55 - 20 to 55 + 20, y from 35 - 10 to 35 + 10: half of the edge cells each way.
     assert object_cells(moved, f, as_area=True) == block(2, 4, 3, 7)
 
@@ -130,8 +161,17 @@ def test_a_point_is_the_cell_under_its_centre(scale):
     x, y = centre(f, (12, 33))
     r = 4.0
     # The point tool's Circle: origin left/centre, its left edge at centre - radius - stroke / 2.
-    point = {"type": "Circle", "radius": r, "originX": "left", "originY": "center", "left": x - r - 1, "top": y,
-             "width": 2 * r, "height": 2 * r, "strokeWidth": 2}
+    point = {
+        "type": "Circle",
+        "radius": r,
+        "originX": "left",
+        "originY": "center",
+        "left": x - r - 1,
+        "top": y,
+        "width": 2 * r,
+        "height": 2 * r,
+        "strokeWidth": 2,
+    }
     assert object_cells(point, f) == [(12, 33)]
 
 

@@ -79,8 +79,15 @@ def test_coverage_curve_is_the_coverage_of_every_step():
     from corpus.metrics import coverage, coverage_curve
 
     route = mask((5, 5), ROUTE)
-    steps = [("draw", [(2, 0), (2, 1), (3, 3)]), ("message", None), ("erase", [(2, 1)]), ("undo", None), ("reset", None),
-             ("undo", None), ("draw", [(2, 2), (2, 3), (2, 4)])]
+    steps = [
+        ("draw", [(2, 0), (2, 1), (3, 3)]),
+        ("message", None),
+        ("erase", [(2, 1)]),
+        ("undo", None),
+        ("reset", None),
+        ("undo", None),
+        ("draw", [(2, 2), (2, 3), (2, 4)]),
+    ]
     h = reconstruct((5, 5), steps)
     curve = coverage_curve(h, route)
     assert curve.tolist() == pytest.approx([2 / 5, 2 / 5, 1 / 5, 2 / 5, 0.0, 2 / 5, 1.0])

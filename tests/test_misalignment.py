@@ -15,13 +15,19 @@ from corpus.model import Checkpoint
 
 def session(sid: str, cond: str, goals: list[tuple[str, str | None]]) -> list[dict]:
     """Actions from (role, team goal) pairs; None means the action carries no annotation."""
-    return [{"session_id": sid, "condition": cond, "index": i, "role": r, "team_goal": g, "p": i / (len(goals) - 1)}
-            for i, (r, g) in enumerate(goals)]
+    return [
+        {"session_id": sid, "condition": cond, "index": i, "role": r, "team_goal": g, "p": i / (len(goals) - 1)}
+        for i, (r, g) in enumerate(goals)
+    ]
 
 
 def test_dyadic_alignment_compares_each_ones_latest_team_goal():
-    df = pd.DataFrame(session("a", "visible", [("guide", "t3"), ("follower", "t2"), ("guide", None), ("follower", "t3"), ("guide", "t1")])
-                      + session("b", "not_visible", [("follower", "t2"), ("guide", "t2"), ("guide", "t3")]))
+    df = pd.DataFrame(
+        session(
+            "a", "visible", [("guide", "t3"), ("follower", "t2"), ("guide", None), ("follower", "t3"), ("guide", "t1")]
+        )
+        + session("b", "not_visible", [("follower", "t2"), ("guide", "t2"), ("guide", "t3")])
+    )
     m = dyad_moments(df)
     a = m[m["session_id"] == "a"]
     # Moment 0: only the Guide has annotated. 1: t3 vs t2. 2: unchanged. 3: t3 vs t3. 4: t1 vs t3.
@@ -38,11 +44,51 @@ def test_dyadic_alignment_compares_each_ones_latest_team_goal():
 
 def reasons_frame() -> pd.DataFrame:
     rows = [
-        {"session_id": "a", "index": 0, "condition": "visible", "role": "guide", "aligned": True, "misalignment_reasons": "", "p": 0.1},
-        {"session_id": "a", "index": 1, "condition": "visible", "role": "follower", "aligned": False, "misalignment_reasons": "n2", "p": 0.2},
-        {"session_id": "a", "index": 2, "condition": "visible", "role": "guide", "aligned": False, "misalignment_reasons": "n2,n4", "p": 0.8},
-        {"session_id": "a", "index": 3, "condition": "visible", "role": "follower", "aligned": None, "misalignment_reasons": "", "p": 0.9},
-        {"session_id": "b", "index": 0, "condition": "not_visible", "role": "guide", "aligned": False, "misalignment_reasons": "n3", "p": 0.3},
+        {
+            "session_id": "a",
+            "index": 0,
+            "condition": "visible",
+            "role": "guide",
+            "aligned": True,
+            "misalignment_reasons": "",
+            "p": 0.1,
+        },
+        {
+            "session_id": "a",
+            "index": 1,
+            "condition": "visible",
+            "role": "follower",
+            "aligned": False,
+            "misalignment_reasons": "n2",
+            "p": 0.2,
+        },
+        {
+            "session_id": "a",
+            "index": 2,
+            "condition": "visible",
+            "role": "guide",
+            "aligned": False,
+            "misalignment_reasons": "n2,n4",
+            "p": 0.8,
+        },
+        {
+            "session_id": "a",
+            "index": 3,
+            "condition": "visible",
+            "role": "follower",
+            "aligned": None,
+            "misalignment_reasons": "",
+            "p": 0.9,
+        },
+        {
+            "session_id": "b",
+            "index": 0,
+            "condition": "not_visible",
+            "role": "guide",
+            "aligned": False,
+            "misalignment_reasons": "n3",
+            "p": 0.3,
+        },
     ]
     return pd.DataFrame(rows)
 
@@ -75,8 +121,18 @@ def test_the_act_before_is_the_latest_coded_act_within_the_look_back():
 def test_checkpoint_answers_sit_beside_the_latest_labels_of_that_participant(tmp_path):
     corpus = load_dir(write_tiny(tmp_path / "ds"))
     s = corpus.session("s1")
-    s.checkpoints.append(Checkpoint(role="guide", index=1, progress=0.25, action_index=2, elapsed_s=9.0,
-                                    team_goal="Explaining the start", partner_intent="They follow", self_reasoning="Describing turns"))
+    s.checkpoints.append(
+        Checkpoint(
+            role="guide",
+            index=1,
+            progress=0.25,
+            action_index=2,
+            elapsed_s=9.0,
+            team_goal="Explaining the start",
+            partner_intent="They follow",
+            self_reasoning="Describing turns",
+        )
+    )
     actions = corpus.actions_df.merge(progress_table(corpus), on=["session_id", "index"])
     table = checkpoints_beside_labels(corpus, actions[actions["session_id"] == "s1"])
     assert len(table) == 1
@@ -86,7 +142,9 @@ def test_checkpoint_answers_sit_beside_the_latest_labels_of_that_participant(tmp
     assert row["answer_team_goal"] == "Explaining the start"
     assert row["label_team_goal"] == "t3 Clear on what to do and working on it"
     assert bool(row["label_aligned"]) is True
-    only_followers = checkpoints_beside_labels(corpus, actions[(actions["session_id"] == "s1") & (actions["role"] == "follower")])
+    only_followers = checkpoints_beside_labels(
+        corpus, actions[(actions["session_id"] == "s1") & (actions["role"] == "follower")]
+    )
     assert only_followers.empty
     s.checkpoints.clear()
 
@@ -94,8 +152,18 @@ def test_checkpoint_answers_sit_beside_the_latest_labels_of_that_participant(tmp
 def test_a_checkpoint_before_any_annotation_of_that_participant_has_no_labels(tmp_path):
     corpus = load_dir(write_tiny(tmp_path / "ds"))
     s = corpus.session("s1")
-    s.checkpoints.append(Checkpoint(role="follower", index=1, progress=0.25, action_index=0, elapsed_s=0.0,
-                                    team_goal="x", partner_intent="y", self_reasoning="z"))
+    s.checkpoints.append(
+        Checkpoint(
+            role="follower",
+            index=1,
+            progress=0.25,
+            action_index=0,
+            elapsed_s=0.0,
+            team_goal="x",
+            partner_intent="y",
+            self_reasoning="z",
+        )
+    )
     table = checkpoints_beside_labels(corpus, corpus.actions_df[corpus.actions_df["session_id"] == "s1"])
     assert pd.isna(table.iloc[0]["labelled_step"])
     s.checkpoints.clear()

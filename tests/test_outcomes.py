@@ -15,8 +15,14 @@ NOT = [0.60, 0.65, 0.70, 0.55, None]
 
 
 def sessions() -> pd.DataFrame:
-    rows = [{"session_id": f"v{i}", "condition": "visible", "final_accuracy": x, "n_actions": 100 + i} for i, x in enumerate(VIS)]
-    rows += [{"session_id": f"n{i}", "condition": "not_visible", "final_accuracy": x, "n_actions": 100 + 2 * i} for i, x in enumerate(NOT)]
+    rows = [
+        {"session_id": f"v{i}", "condition": "visible", "final_accuracy": x, "n_actions": 100 + i}
+        for i, x in enumerate(VIS)
+    ]
+    rows += [
+        {"session_id": f"n{i}", "condition": "not_visible", "final_accuracy": x, "n_actions": 100 + 2 * i}
+        for i, x in enumerate(NOT)
+    ]
     return pd.DataFrame(rows)
 
 
@@ -24,9 +30,16 @@ def test_welch_t_test_mean_difference_and_hedges_g():
     r = compare_outcome(sessions(), "final_accuracy", "welch")
     x, y = np.array(VIS), np.array([v for v in NOT if v is not None])
     ref = stats.ttest_ind(x, y, equal_var=False)
-    assert r.test.test_statistic == pytest.approx(ref.statistic) and r.test.p_value == pytest.approx(ref.pvalue) and r.test.dof == pytest.approx(ref.df)
+    assert (
+        r.test.test_statistic == pytest.approx(ref.statistic)
+        and r.test.p_value == pytest.approx(ref.pvalue)
+        and r.test.dof == pytest.approx(ref.df)
+    )
     assert r.difference.estimate == pytest.approx(0.8 - 0.625)
-    assert (r.difference.low, r.difference.high) == (pytest.approx(ref.confidence_interval().low), pytest.approx(ref.confidence_interval().high))
+    assert (r.difference.low, r.difference.high) == (
+        pytest.approx(ref.confidence_interval().low),
+        pytest.approx(ref.confidence_interval().high),
+    )
     pooled = np.sqrt((4 * x.var(ddof=1) + 3 * y.var(ddof=1)) / 7)
     g = (x.mean() - y.mean()) / pooled * (1 - 3 / (4 * 9 - 9))
     assert r.effect.estimate == pytest.approx(g) and r.effect.statistic == "Hedges' g"
@@ -58,8 +71,14 @@ def test_the_vectorised_effect_sizes_along_an_axis():
 def test_outcomes_that_cannot_be_compared_say_why():
     one = sessions().head(6)  # five visible, one not visible
     assert compare_outcome(one, "final_accuracy") == Undefined(
-        "each condition needs at least 2 sessions with a value (visible 5, not visible 1)")
+        "each condition needs at least 2 sessions with a value (visible 5, not visible 1)"
+    )
     flat = sessions().assign(final_accuracy=0.5)
     assert compare_outcome(flat, "final_accuracy") == Undefined("every session has the same value")
     assert set(compare_outcomes(sessions().assign(route_coverage=0.5, distance_weighted=0.5, duration_min=3.0))) == {
-        "final_accuracy", "route_coverage", "distance_weighted", "n_actions", "duration_min"}
+        "final_accuracy",
+        "route_coverage",
+        "distance_weighted",
+        "n_actions",
+        "duration_min",
+    }

@@ -52,8 +52,8 @@ def test_a_developer_sees_the_exception(details):
 
 
 def test_the_served_app_shows_no_details():
-    from pathlib import Path
     import tomllib
+    from pathlib import Path
 
     config = tomllib.loads((Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml").read_text())
     assert config["client"]["showErrorDetails"] == "none"

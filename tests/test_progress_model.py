@@ -24,9 +24,17 @@ def simulated(n_sessions: int = 30, n_actions: int = 60, seed: int = 0) -> pd.Da
         for i in range(n_actions):
             p = i / (n_actions - 1)
             logit = -1.0 + (SLOPE_V if visible else SLOPE_NV) * p + (0.3 if visible else 0.0) + offset
-            rows.append({"session_id": f"s{s:02d}", "condition": "visible" if visible else "not_visible", "p": p,
-                         "team_goal": "t3", "partner_intent": "p1", "self_reasoning": "r1",
-                         "aligned": bool(rng.random() < 1 / (1 + np.exp(-logit)))})
+            rows.append(
+                {
+                    "session_id": f"s{s:02d}",
+                    "condition": "visible" if visible else "not_visible",
+                    "p": p,
+                    "team_goal": "t3",
+                    "partner_intent": "p1",
+                    "self_reasoning": "r1",
+                    "aligned": bool(rng.random() < 1 / (1 + np.exp(-logit))),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -48,7 +56,9 @@ def test_the_slope_in_each_condition_is_statsmodels_own_slope_with_that_conditio
     assert fit.small_sample and fit.n == 1800 and fit.n_sessions == 30
     for cond, name in (("visible", "progress slope, visible"), ("not_visible", "progress slope, not visible")):
         y, X, groups = design(data, reference=cond)
-        ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
+        ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(
+            cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+        )
         e = fit.effect(name)
         assert e.estimate == pytest.approx(ref.params["p"], rel=1e-8)
         lo, hi = ref.conf_int().loc["p"]
@@ -84,7 +94,9 @@ def test_the_joint_wald_test_of_progress_does_not_depend_on_the_reference(data):
 def test_gee_with_the_bias_reduced_covariance_is_statsmodels_gee(data):
     fit = fit_progress_model(data, "aligned", "p", method="gee")
     y, X, groups = design(data, reference="visible")
-    ref = sm.GEE(y, X, groups=groups, family=sm.families.Binomial(), cov_struct=sm.cov_struct.Exchangeable()).fit(cov_type="bias_reduced")
+    ref = sm.GEE(y, X, groups=groups, family=sm.families.Binomial(), cov_struct=sm.cov_struct.Exchangeable()).fit(
+        cov_type="bias_reduced"
+    )
     e = fit.effect("progress slope, visible")
     assert e.estimate == pytest.approx(ref.params["p"], rel=1e-5)
     assert e.p_value == pytest.approx(ref.pvalues["p"], rel=1e-4)

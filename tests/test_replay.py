@@ -18,11 +18,11 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import replay as rp
 from analysis.participants import teamq_profile
+from analysis.replay_payload import clean_position, player_payload
 from components import grid_canvas
 from components.replay.export import standalone_html
-from components.text import md_text
-from analysis.replay_payload import clean_position, player_payload
 from components.replay.player import player_data, player_key
+from components.text import md_text
 from corpus.dataset import load_dir, load_sample
 from corpus.model import Action, Checkpoint
 from corpus.values import Undefined
@@ -117,7 +117,9 @@ def test_nearest_checkpoint_prefers_the_actors_own(tiny):
     # Equally far: the earlier one (already answered).
     s.checkpoints = s.checkpoints[1:]
     f = rp.build_frames(s, tiny.map_of("s1"))
-    assert f.checkpoints[rp.nearest_checkpoint(f, 3, "guide")][0] == 2  # no guide checkpoint: nearest of any role, tie -> earlier
+    assert (
+        f.checkpoints[rp.nearest_checkpoint(f, 3, "guide")][0] == 2
+    )  # no guide checkpoint: nearest of any role, tie -> earlier
     assert f.checkpoints[rp.nearest_checkpoint(f, 4, "follower")][0] == 5
 
 
@@ -125,8 +127,18 @@ def test_bad_sessions_raise_a_clear_error(tiny):
     s = tiny.session("s1")
     with pytest.raises(rp.ReplayError, match=r"Session 's1' cannot be replayed: its map 'm1' is missing"):
         rp.build_frames(s, None)
-    bad = s.model_copy(update={"actions": [*s.actions, Action(index=6, timestamp=30, role="follower", type="draw", content=[(3, 3), (10, 2)])]})
-    with pytest.raises(rp.ReplayError, match=r"action 6 \(follower draw, content\[1\]\) references cell \[10, 2\], outside the 10x12 grid"):
+    bad = s.model_copy(
+        update={
+            "actions": [
+                *s.actions,
+                Action(index=6, timestamp=30, role="follower", type="draw", content=[(3, 3), (10, 2)]),
+            ]
+        }
+    )
+    with pytest.raises(
+        rp.ReplayError,
+        match=r"action 6 \(follower draw, content\[1\]\) references cell \[10, 2\], outside the 10x12 grid",
+    ):
         rp.build_frames(bad, tiny.map_of("s1"))
 
 
@@ -186,12 +198,16 @@ def test_a_map_without_a_route_replays_with_the_drawing_only(tiny):
     assert list(fig.data[1].text) == ["start"]
     payload = player_payload(f)
     assert payload["finish"] is None and payload["route"] == []
-    assert payload["steps"]["coverage"] == [None] * f.n_steps and payload["coverage_undefined"] == "the map has no route"
+    assert (
+        payload["steps"]["coverage"] == [None] * f.n_steps and payload["coverage_undefined"] == "the map has no route"
+    )
 
 
 def test_frame_image_is_drawn_from_the_cell_states(tiny_frames):
     f = tiny_frames
-    img = grid_canvas.frame_image(f.grid_map, f.state(2), view="guide", layers=f.layers, cell_px=10, caption="s1 action 2")
+    img = grid_canvas.frame_image(
+        f.grid_map, f.state(2), view="guide", layers=f.layers, cell_px=10, caption="s1 action 2"
+    )
     pad, head = 8, 28
     assert img.size == (12 * 10 + 2 * pad, 10 * 10 + 2 * pad + head)
 
@@ -206,7 +222,7 @@ def test_frame_image_is_drawn_from_the_cell_states(tiny_frames):
 
 def _rgb(code: int) -> tuple[int, int, int]:
     h = grid_canvas.CELL_COLORS[code]
-    return tuple(int(h[i:i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(h[i : i + 2], 16) for i in (1, 3, 5))
 
 
 def test_gif_has_one_frame_per_step(tiny_frames):
@@ -222,7 +238,9 @@ def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
     """The browser applies each step's added and removed cells; done here the same way, every step
     gives the canvas of corpus.canvas, and the bases are cell_codes' categories of each view."""
     s = tiny.session("s1")
-    s.checkpoints = [Checkpoint(role="follower", index=1, progress=0.25, action_index=2, elapsed_s=9, team_goal="drawing")]
+    s.checkpoints = [
+        Checkpoint(role="follower", index=1, progress=0.25, action_index=2, elapsed_s=9, team_goal="drawing")
+    ]
     f = rp.build_frames(s, tiny.map_of("s1"))
     p = json.loads(json.dumps(player_data(player_payload(f), {"step": 0})))  # what the browser gets
     rows, cols = p["grid"]
@@ -232,7 +250,11 @@ def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
         mask[p["steps"]["removed"][t]] = False
         mask[p["steps"]["added"][t]] = True
         assert np.array_equal(mask.reshape(rows, cols), f.history.mask(t)), t
-    for name, view, route in (("guide", "guide", True), ("follower", "follower", False), ("follower_route", "follower", True)):
+    for name, view, route in (
+        ("guide", "guide", True),
+        ("follower", "follower", False),
+        ("follower_route", "follower", True),
+    ):
         digits = np.frombuffer(p["bases"][name].encode(), dtype=np.uint8) - ord("0")
         assert np.array_equal(digits.reshape(rows, cols), rp.cell_codes(f.layers, None, view, route)), name
     assert p["start_cell"] == 0 and p["finish"] == 3 * 12 + 3 and p["start"] == {"step": 0}  # the cell, the position
@@ -247,7 +269,9 @@ def test_payload_rebuilds_every_frame_from_the_cell_changes(tiny):
     # Mental models: two distinct ones (aligned, not aligned), referenced per step.
     assert p["steps"]["mm"] == [0, 0, 1, 1, 0, 0] and len(p["mental_models"]) == 2
     not_aligned = p["mental_models"][1]
-    assert not_aligned["aligned"] is False and not_aligned["reasons"] == [["n2", "Different understanding of the current state"]]
+    assert not_aligned["aligned"] is False and not_aligned["reasons"] == [
+        ["n2", "Different understanding of the current state"]
+    ]
     assert not_aligned["labels"][0] == ["Team goal", "t4", "Something was unclear and we were working it out"]
     lake = next(m for m in p["views"]["guide"]["misplaced"] if m["name"] == "lake")
     assert lake["here"] == [4, 5, 4, 5] and lake["there"] == [6, 7, 6, 7] and lake["other"] == "Follower's map"
@@ -264,7 +288,11 @@ def test_payload_of_a_long_session_is_small():
 def test_positions_from_links_and_the_browser_are_checked():
     assert clean_position({"step": "7", "view": "both", "route": "1"}, 20) == {"step": 7, "view": "both", "route": True}
     assert clean_position({"step": 99, "view": "x"}, 20) == {"step": 19, "view": "guide", "route": False}
-    assert clean_position({"step": -3, "view": "follower", "route": True}, 20) == {"step": 0, "view": "follower", "route": True}
+    assert clean_position({"step": -3, "view": "follower", "route": True}, 20) == {
+        "step": 0,
+        "view": "follower",
+        "route": True,
+    }
     assert clean_position({"step": "seven"}, 20) is None
     assert clean_position("12", 20) is None
     assert clean_position({"step": 4}, 0) == {"step": 0, "view": "guide", "route": False}
@@ -427,7 +455,8 @@ def test_a_broken_session_shows_an_error_and_the_others_still_play(tmp_path):
     script = tmp_path / "broken.py"
     script.write_text(
         f"import sys\nfrom pathlib import Path\nsys.path.insert(0, {str(ROOT)!r})\nsys.path.insert(0, {str(ROOT / 'tests')!r})\n"
-        + src + "\n_broken_sessions_script()\n"
+        + src
+        + "\n_broken_sessions_script()\n"
     )
     at = AppTest.from_file(str(script), default_timeout=60).run()
     assert not at.exception, [e.value for e in at.exception]

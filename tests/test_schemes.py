@@ -11,8 +11,10 @@ from analysis.schemes import compare_schemes
 
 
 def _rows(scheme, coder, codes, start=0):
-    return [{"scheme": scheme, "session_id": "q1", "action_index": start + i, "coder": coder, "code": c}
-            for i, c in enumerate(codes)]
+    return [
+        {"scheme": scheme, "session_id": "q1", "action_index": start + i, "coder": coder, "code": c}
+        for i, c in enumerate(codes)
+    ]
 
 
 def test_crosstab_and_cramers_v_on_a_known_table():
@@ -20,7 +22,8 @@ def test_crosstab_and_cramers_v_on_a_known_table():
     acts = ["initiate"] * 5 + ["acknowledge"] + ["acknowledge"] * 3 + ["continue"]
     labels = pd.DataFrame(
         _rows("hcrc_moves", "hcrc", moves)
-        + _rows("grounding_acts", "ann", acts) + _rows("grounding_acts", "bob", acts)
+        + _rows("grounding_acts", "ann", acts)
+        + _rows("grounding_acts", "bob", acts)
         + _rows("grounding_acts", "ann", ["other"], start=50)  # only in one scheme
     )
     cmp = compare_schemes(labels, "hcrc_moves", "grounding_acts")
@@ -44,7 +47,9 @@ def test_crosstab_and_cramers_v_on_a_known_table():
 
 
 def test_no_shared_actions_is_undefined_with_a_reason():
-    labels = pd.DataFrame(_rows("hcrc_moves", "hcrc", ["instruct"]) + _rows("grounding_acts", "ann", ["initiate"], start=9))
+    labels = pd.DataFrame(
+        _rows("hcrc_moves", "hcrc", ["instruct"]) + _rows("grounding_acts", "ann", ["initiate"], start=9)
+    )
     cmp = compare_schemes(labels, "hcrc_moves", "grounding_acts")
     assert cmp.n_items == 0 and not cmp.cramers_v.defined
     assert str(cmp.cramers_v.estimate) == "undefined, because no action has a label in both schemes"
@@ -52,7 +57,8 @@ def test_no_shared_actions_is_undefined_with_a_reason():
 
 
 def test_one_code_on_the_shared_actions_is_undefined():
-    labels = pd.DataFrame(_rows("hcrc_moves", "hcrc", ["instruct", "instruct"])
-                          + _rows("grounding_acts", "ann", ["initiate", "continue"]))
+    labels = pd.DataFrame(
+        _rows("hcrc_moves", "hcrc", ["instruct", "instruct"]) + _rows("grounding_acts", "ann", ["initiate", "continue"])
+    )
     cmp = compare_schemes(labels, "hcrc_moves", "grounding_acts")
     assert cmp.n_items == 2 and str(cmp.chi2.estimate).endswith("one scheme uses a single code on the shared actions")

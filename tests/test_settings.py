@@ -41,10 +41,15 @@ def test_the_environment_wins_over_the_secrets_file_which_wins_over_the_defaults
     (tmp_path / ".streamlit" / "secrets.toml").write_text(
         '[database]\nurl = "postgresql://db.example/gw"\n'
         '[groundwork]\ndata_dir = "/srv/gw"\nupload_policy = "anyone"\nupload_max_bytes = "10MiB"\n'
-        f'dataset_roots = ["{tmp_path / "a"}", "{tmp_path / "b"}"]\n')
+        f'dataset_roots = ["{tmp_path / "a"}", "{tmp_path / "b"}"]\n'
+    )
     s = Settings.load()
     assert (s.db_url, s.data_dir, s.upload_policy, int(s.upload_max_bytes)) == (
-        "postgresql://db.example/gw", Path("/srv/gw"), "anyone", 10 * 2**20)
+        "postgresql://db.example/gw",
+        Path("/srv/gw"),
+        "anyone",
+        10 * 2**20,
+    )
     assert s.dataset_roots == [tmp_path / "a", tmp_path / "b"]
     clean_env.setenv("GROUNDWORK_UPLOAD_POLICY", "signed-in")
     clean_env.setenv("GROUNDWORK_DB_URL", "sqlite:///elsewhere.sqlite")
@@ -86,15 +91,16 @@ def test_the_app_reads_its_secrets_like_the_command_line(clean_env, tmp_path, ca
     assert at.markdown[0].value == f"sqlite:///{tmp_path / 'labels.sqlite'}|signed-in|{tmp_path / 'd'}"
     (tmp_path / ".streamlit").mkdir()
     (tmp_path / ".streamlit" / "secrets.toml").write_text(
-        f'[database]\nurl = "sqlite:///{tmp_path / "labels.sqlite"}"\n[groundwork]\ndata_dir = "{tmp_path / "d"}"\n')
+        f'[database]\nurl = "sqlite:///{tmp_path / "labels.sqlite"}"\n[groundwork]\ndata_dir = "{tmp_path / "d"}"\n'
+    )
     assert main(["uploads", "list"]) == 0
     assert capsys.readouterr().out == f"no uploads kept in {tmp_path / 'd'}\n"
 
 
 def test_readme_lists_every_setting():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text[text.index("## Configuration"):]
-    table = table[:table.index("\n## ", 1)]
+    table = text[text.index("## Configuration") :]
+    table = table[: table.index("\n## ", 1)]
     listed = re.findall(r"^\| `(GROUNDWORK_[A-Z_]+)` \|", table, flags=re.M)
     assert listed == [name for name, _, _ in Settings.describe()]
 
@@ -102,7 +108,7 @@ def test_readme_lists_every_setting():
 def test_make_run_prints_the_setup_token_before_the_server_starts(clean_env, tmp_path, capsys):
     """`make run` runs `users setup-token` first and turns the app's own announcement off."""
     makefile = (ROOT / "Makefile").read_text()
-    run = makefile[makefile.index("\nrun:"):].split("\n\n")[0]
+    run = makefile[makefile.index("\nrun:") :].split("\n\n")[0]
     assert "-m corpus users setup-token" in run and "GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false" in run
     assert main(["users", "setup-token"]) == 0
     token = re.match(r"Groundwork setup token: (\S+)\n", capsys.readouterr().out).group(1)

@@ -100,7 +100,11 @@ def test_the_copy_changes_only_the_splits(tmp_path):
     before, after = load_dir(src), load_dir(out)
     assert before.session("s1").split == "train" and after.session("s1").split == "test"
     assert after.session("s2").split == "train"
-    changed = [p.relative_to(src) for p in src.rglob("*") if p.is_file() and p.read_bytes() != (out / p.relative_to(src)).read_bytes()]
+    changed = [
+        p.relative_to(src)
+        for p in src.rglob("*")
+        if p.is_file() and p.read_bytes() != (out / p.relative_to(src)).read_bytes()
+    ]
     assert [str(p) for p in changed] == ["sessions/s1/session.json"]
     assert json.loads((out / "sessions/s1/session.json").read_text())["split"] == "test"
     with pytest.raises(FileExistsError):

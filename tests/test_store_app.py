@@ -5,25 +5,23 @@ the lead chooses what coders see and shares agreement numbers as snapshots."""
 
 from __future__ import annotations
 
-
 import pytest
+from coding_team import ROOT, data_dir, people, signed_in
 from streamlit.testing.v1 import AppTest
 
 from corpus import codebook as cbm
 from corpus.store import Store
-
-from coding_team import ROOT, data_dir, people, signed_in
 
 
 @pytest.fixture
 def store(tmp_path, monkeypatch):
     s = Store.open(data_dir(tmp_path, monkeypatch))
     lead, ann, _ = people(s, lead="lead", ann="coder", bob="coder")
-    task = s.create_task(lead, "pilot", "sample", cbm.default(), [{"session_id": "S", "action_index": 0}], [ann],
-                         dataset_hash="h")
+    task = s.create_task(
+        lead, "pilot", "sample", cbm.default(), [{"session_id": "S", "action_index": 0}], [ann], dataset_hash="h"
+    )
     s.add_label(ann, task.id, "S:0", "initiate")
     return s
-
 
 
 def _by_label(widgets, label: str):
@@ -74,7 +72,9 @@ def test_a_coder_changes_their_own_password(store):
         return _by_label(at.button, "Change the password").click().run()
 
     new = "ann-next-password"
-    assert "current password: wrong; the password was not changed" in [e.value for e in change("nope-nope", new, new).error]
+    assert "current password: wrong; the password was not changed" in [
+        e.value for e in change("nope-nope", new, new).error
+    ]
     assert any("two entries differ" in e.value for e in change("ann-password", new, "something-else").error)
     assert "Your password is changed." in [s.value for s in change("ann-password", new, new).success]
     assert store.authenticate("ann", "ann-password") is None
@@ -99,8 +99,10 @@ def test_signing_out_revokes_the_token_the_sign_in_gave_the_browser(store):
     assert store.user_for_token(token) is None  # a copy of that cookie no longer signs in
 
 
-@pytest.mark.parametrize("ending", ["signed out in another tab", "password reset", "password changed elsewhere",
-                                    "token expired", "account deleted"])
+@pytest.mark.parametrize(
+    "ending",
+    ["signed out in another tab", "password reset", "password changed elsewhere", "token expired", "account deleted"],
+)
 def test_an_open_session_ends_when_its_token_stops_signing_in(store, ending, monkeypatch):
     """The session that was signed in keeps nothing of its own: every run asks the store whether its
     token still signs in (another tab with the same cookie signing out, a reset, an expiry ...)."""

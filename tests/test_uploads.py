@@ -18,10 +18,11 @@ import struct
 import subprocess
 import zipfile
 import zlib
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from helpers import write_tiny
 from streamlit.testing.v1 import AppTest
 
 from corpus import archive, catalog
@@ -30,7 +31,6 @@ from corpus.settings import SAMPLE_DATA, Settings
 from corpus.store import Store
 from corpus.uploads import Quota, UploadRefused, Uploads, mib
 from corpus.validate import DatasetError
-from helpers import write_tiny
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -46,9 +46,32 @@ def many_small_members(n: int, size: int) -> bytes:
     for i in range(n):
         name = f"bomb/m{i:05d}.json".encode()
         offset = len(out)
-        out += struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(data), size, len(name), 0) + name + data
-        central += struct.pack("<IHHHHHHIIIHHHHHII", 0x02014B50, 20, 20, 0, 8, 0, 0x21, crc, len(data), size,
-                               len(name), 0, 0, 0, 0, 0, offset) + name
+        out += (
+            struct.pack("<IHHHHHIIIHH", 0x04034B50, 20, 0, 8, 0, 0x21, crc, len(data), size, len(name), 0) + name + data
+        )
+        central += (
+            struct.pack(
+                "<IHHHHHHIIIHHHHHII",
+                0x02014B50,
+                20,
+                20,
+                0,
+                8,
+                0,
+                0x21,
+                crc,
+                len(data),
+                size,
+                len(name),
+                0,
+                0,
+                0,
+                0,
+                0,
+                offset,
+            )
+            + name
+        )
     tail = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, n, n, len(central), len(out), 0)
     return bytes(out + central + tail)
 
@@ -72,8 +95,10 @@ def tiny_zip(tmp_path: Path, name: str = "tiny") -> bytes:
 
 def listing(data: Path) -> dict[str, list[str]]:
     """What the data directory keeps, folder by folder."""
-    return {d: sorted(p.name for p in (data / d).iterdir()) if (data / d).is_dir() else []
-            for d in ("datasets", "uploads", "staging")}
+    return {
+        d: sorted(p.name for p in (data / d).iterdir()) if (data / d).is_dir() else []
+        for d in ("datasets", "uploads", "staging")
+    }
 
 
 @pytest.fixture
@@ -113,7 +138,7 @@ def test_a_failed_extraction_and_an_invalid_dataset_leave_nothing_behind(setting
     good = tiny_zip(tmp_path)
     # A flipped byte in a member's compressed data: the extraction fails half-way.
     at = good.index(b"dataset.json") + 40
-    corrupt = good[:at] + bytes([good[at] ^ 0xFF]) + good[at + 1:]
+    corrupt = good[:at] + bytes([good[at] ^ 0xFF]) + good[at + 1 :]
     with pytest.raises(DatasetError) as failed:
         uploads.add("corrupt.zip", corrupt, quota)
     assert failed.value.report.errors[0].file == "corrupt.zip"
@@ -147,8 +172,9 @@ def test_repeated_uploads_are_kept_once_and_the_total_is_capped(settings, tmp_pa
     assert listing(settings.data_dir) == {"datasets": [first.key], "uploads": [f"{first.key}.json"], "staging": []}
 
     # Different datasets, again and again: stopped at the total quota, with the numbers said.
-    tight = Quota(quota.upload_bytes, quota.upload_members, total_bytes=3 * first.bytes + first.bytes // 2,
-                  total_members=10_000)
+    tight = Quota(
+        quota.upload_bytes, quota.upload_members, total_bytes=3 * first.bytes + first.bytes // 2, total_members=10_000
+    )
     kept = [first]
     with pytest.raises(UploadRefused) as full:
         for i in range(10):
@@ -156,7 +182,8 @@ def test_repeated_uploads_are_kept_once_and_the_total_is_capped(settings, tmp_pa
     assert len(kept) == 3
     used = sum(u.bytes for u in kept)
     assert full.value.report.errors[0].message.startswith(
-        f"the kept uploads use {mib(used)} of the {mib(tight.total_bytes)} all uploads may take, and this one needs ")
+        f"the kept uploads use {mib(used)} of the {mib(tight.total_bytes)} all uploads may take, and this one needs "
+    )
     assert "python -m corpus uploads reclaim" in full.value.report.errors[0].message
     assert len(listing(settings.data_dir)["datasets"]) == 3 and listing(settings.data_dir)["staging"] == []
 
@@ -196,7 +223,9 @@ def test_uploading_needs_a_signed_in_lead(settings, tmp_path):
     archives = _archives(tmp_path, 1)
     for who in (None, "ann"):
         at = AppTest.from_function(_upload_as, args=(who, archives), default_timeout=30).run()
-        assert at.markdown[0].value == "False|Uploading needs a signed-in lead: sign in on an Annotate page (e.g. Tasks)."
+        assert (
+            at.markdown[0].value == "False|Uploading needs a signed-in lead: sign in on an Annotate page (e.g. Tasks)."
+        )
     assert listing(settings.data_dir) == {"datasets": [], "uploads": [], "staging": []}
     at = AppTest.from_function(_upload_as, args=("lead", archives), default_timeout=30).run()
     assert at.markdown[0].value == "True|"
@@ -231,9 +260,18 @@ def test_a_path_outside_the_roots_is_refused_saying_nothing_about_it(settings, t
     elsewhere = write_tiny(tmp_path / "elsewhere" / "valid")  # a valid dataset, outside every root
     settings.datasets_dir.mkdir(parents=True)
     (settings.datasets_dir / "link-out").symlink_to(elsewhere)
-    probes = ["/root/.ssh", "/root/.ssh/id_rsa", "/nonexistent/folder", str(elsewhere), str(elsewhere.parent),
-              str(settings.datasets_dir / "link-out"), str(settings.datasets_dir / ".." / ".." / "elsewhere" / "valid"),
-              "/", "~", "\x00"]
+    probes = [
+        "/root/.ssh",
+        "/root/.ssh/id_rsa",
+        "/nonexistent/folder",
+        str(elsewhere),
+        str(elsewhere.parent),
+        str(settings.datasets_dir / "link-out"),
+        str(settings.datasets_dir / ".." / ".." / "elsewhere" / "valid"),
+        "/",
+        "~",
+        "\x00",
+    ]
     messages = set()
     for probe in probes:
         with pytest.raises(catalog.OutsideRoots) as refused:
@@ -263,8 +301,10 @@ def test_the_app_opens_only_what_the_picker_offers(settings, tmp_path):
     elsewhere = write_tiny(tmp_path / "elsewhere" / "valid")
     for probe in ("/root/.ssh", str(elsewhere)):
         at = AppTest.from_function(_open_folder, args=(probe,), default_timeout=30).run()
-        assert [m.value for m in at.markdown] == [f"refused: {catalog.OUTSIDE_ROOTS}",
-                                                  "showing Groundwork sample corpus (synthetic)"]
+        assert [m.value for m in at.markdown] == [
+            f"refused: {catalog.OUTSIDE_ROOTS}",
+            "showing Groundwork sample corpus (synthetic)",
+        ]
     # The sidebar has a picker over the roots' datasets and no box for a path.
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     picker = at.sidebar.selectbox(key="dataset_pick")
@@ -291,8 +331,11 @@ def test_old_uploads_are_reclaimed_from_the_command_line(settings, tmp_path, cap
     old, _ = uploads.add("old.zip", tiny_zip(tmp_path, "old"), Quota.from_settings(settings))
     recent, _ = uploads.add("recent.zip", tiny_zip(tmp_path, "recent"), Quota.from_settings(settings))
     record = settings.uploads_dir / f"{old.key}.json"
-    record.write_text(record.read_text().replace(old.uploaded_at, (datetime.now(timezone.utc) - timedelta(days=40))
-                                                  .isoformat(timespec="seconds")))
+    record.write_text(
+        record.read_text().replace(
+            old.uploaded_at, (datetime.now(UTC) - timedelta(days=40)).isoformat(timespec="seconds")
+        )
+    )
     (settings.staging_dir / "crashed-upload").mkdir(parents=True)  # what a killed server leaves
     (settings.uploads_dir / "0123456789abcdef.zip").write_bytes(b"an archive kept by an older version")
 

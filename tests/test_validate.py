@@ -11,17 +11,16 @@ import json
 from pathlib import Path
 
 import pytest
+from bad_inputs.recipes import damage_zip, zip_dataset
 from cli_run import run_cli
+from helpers import write_tiny
 
 from analysis.replay import build_frames, time_label
-from bad_inputs.recipes import damage_zip, zip_dataset
 from corpus import schema
 from corpus.archive import ArchiveError, extract_to
 from corpus.dataset import load, load_dir, validate
 from corpus.importers import import_source
 from corpus.validate import MAX_SECONDS, DatasetError, read_dataset
-from helpers import write_tiny
-
 
 
 @pytest.fixture
@@ -102,10 +101,16 @@ def test_valid_zip_loads(ds, tmp_path):
 
 
 DAMAGE = {
-    "flipped byte": ({"flip": {"member": "ds/sessions/s1/actions.jsonl", "at": 10}},
-                     "ds/sessions/s1/actions.jsonl", "corrupt member: its compressed data does not decompress"),
-    "lying size header": ({"declare_size": {"member": "ds/sessions/s1/actions.jsonl", "size": 100}},
-                          "ds/sessions/s1/actions.jsonl", "corrupt member: Bad CRC-32"),
+    "flipped byte": (
+        {"flip": {"member": "ds/sessions/s1/actions.jsonl", "at": 10}},
+        "ds/sessions/s1/actions.jsonl",
+        "corrupt member: its compressed data does not decompress",
+    ),
+    "lying size header": (
+        {"declare_size": {"member": "ds/sessions/s1/actions.jsonl", "size": 100}},
+        "ds/sessions/s1/actions.jsonl",
+        "corrupt member: Bad CRC-32",
+    ),
 }
 
 
@@ -148,7 +153,8 @@ def test_a_bad_session_is_reported_once_with_the_number_of_records_that_refer_to
     """One bad condition used to bury itself under an 'unknown session' error per label."""
     rows = [f"s1,{i},coder{c},human,initiate," for c in range(200) for i in range(6)]
     (ds / "labels/grounding_acts.csv").write_text(
-        "session_id,action_index,coder,coder_kind,code,partition\n" + "\n".join(rows) + "\ns2,0,a,human,initiate,\n")
+        "session_id,action_index,coder,coder_kind,code,partition\n" + "\n".join(rows) + "\ns2,0,a,human,initiate,\n"
+    )
     edit_json(ds / S, lambda o: o.__setitem__("condition", "visable"))
     _, report = read_dataset(ds)
     assert [(i.file, i.record, i.field) for i in report.errors] == [(S, "session s1", "condition")]
@@ -159,12 +165,13 @@ def test_a_bad_session_is_reported_once_with_the_number_of_records_that_refer_to
 
 
 def test_a_label_error_on_another_session_is_still_reported(ds):
-    (ds / "labels/grounding_acts.csv").write_text(
-        "session_id,action_index,coder,code\ns1,0,a,initiate\ns2,0,a,greet\n")
+    (ds / "labels/grounding_acts.csv").write_text("session_id,action_index,coder,code\ns1,0,a,initiate\ns2,0,a,greet\n")
     edit_json(ds / S, lambda o: o.__setitem__("condition", "visable"))
     _, report = read_dataset(ds)
     assert [(i.file, i.record, i.field) for i in report.errors] == [
-        (S, "session s1", "condition"), ("labels/grounding_acts.csv", "line 3", "code")]
+        (S, "session s1", "condition"),
+        ("labels/grounding_acts.csv", "line 3", "code"),
+    ]
 
 
 # --- numbers ----------------------------------------------------------------------------------
@@ -192,7 +199,7 @@ def test_cli_validate_exits_1_and_names_file_record_and_field(ds):
     edit_action(ds, 2, lambda o: o.__setitem__("content", [[0, 0], [10, 3]]))
     out = run_cli("validate", str(ds))
     assert out.returncode == 1
-    line = next(l for l in out.stdout.splitlines() if "content[1]" in l)
+    line = next(ln for ln in out.stdout.splitlines() if "content[1]" in ln)
     assert "sessions/s1/actions.jsonl" in line and "line 2 (action 1)" in line and "outside the 10x12 grid" in line
 
 
@@ -204,7 +211,8 @@ def test_cli_validate_exits_0_on_good_data(ds):
 
 def test_coder_kind_is_read_from_the_label_file(ds):
     (ds / "labels/grounding_acts.csv").write_text(
-        "session_id,action_index,coder,coder_kind,code\ns1,0,a,,initiate\ns1,0,gpt,model,initiate\n")
+        "session_id,action_index,coder,coder_kind,code\ns1,0,a,,initiate\ns1,0,gpt,model,initiate\n"
+    )
     corpus = load_dir(ds)
     assert corpus.coded()[["coder", "coder_kind"]].values.tolist() == [["a", "human"], ["gpt", "model"]]
     assert corpus.model_coders() == ["gpt"]

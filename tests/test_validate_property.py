@@ -15,22 +15,29 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from bad_inputs.recipes import set_value, with_fragment
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from bad_inputs.recipes import set_value, with_fragment
 from corpus.dataset import SAMPLE_DATA, validate
 
 pytestmark = pytest.mark.long
 
 SESSIONS = ("S05", "S06")  # one per map, with predictions
 FREE_FORM = ("generator",)  # dataset.json's record of how it was made: any JSON is valid there
-RETYPED = {str: [7, True, [1], {"x": 1}], int: ["5", True, [1], {"x": 1}], float: ["0.5", False, [1], {"x": 1}],
-           bool: ["true", 1, [1], {"x": 1}], list: ["x", 7, {"x": 1}], dict: ["x", 7, [1]]}
+RETYPED = {
+    str: [7, True, [1], {"x": 1}],
+    int: ["5", True, [1], {"x": 1}],
+    float: ["0.5", False, [1], {"x": 1}],
+    bool: ["true", 1, [1], {"x": 1}],
+    list: ["x", 7, {"x": 1}],
+    dict: ["x", 7, [1]],
+}
 GROWN = ["1" + "0" * 5000, "1e300", "-1e300", "1e400", "NaN", "Infinity", "-Infinity"]
 NESTED = [1, 250, 100_000]
 
@@ -49,7 +56,9 @@ def _mini_sample(dest: Path) -> Path:
         lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
         if path.suffix in (".csv", ".jsonl"):
             keep = lines[:1] if path.suffix == ".csv" else []
-            lines = keep + [ln for ln in lines[len(keep):] if any(f"{sid}," in ln or f'"{sid}"' in ln for sid in SESSIONS)]
+            lines = keep + [
+                ln for ln in lines[len(keep) :] if any(f"{sid}," in ln or f'"{sid}"' in ln for sid in SESSIONS)
+            ]
         (dest / rel).write_text("".join(lines), encoding="utf-8")
     return dest
 
@@ -123,8 +132,13 @@ def _damage(data, name: str, text: str) -> tuple[str, str, bool]:
     return kind, "\n".join(lines) + "\n", True
 
 
-@settings(max_examples=200, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_validation_of_a_damaged_file_returns_errors_and_never_raises(sample, data):
     root, files = sample.root, sample.files

@@ -18,8 +18,9 @@ distances: it is refused above :data:`RATIO_MAX_CATEGORIES` categories in use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -64,8 +65,9 @@ def _disagreement_per_item(table: LabelTable, items: np.ndarray, level: str, v: 
         return ((m * m - same) / np.where(m > 1, m - 1, 1))[items]
     left, right = cell_pairs(table, items)  # ratio
     d = _ratio_distances(v)[table.cell_category[left], table.cell_category[right]]
-    num = np.bincount(table.cell_item[left], weights=table.cell_count[left] * table.cell_count[right] * d,
-                      minlength=table.n_items)
+    num = np.bincount(
+        table.cell_item[left], weights=table.cell_count[left] * table.cell_count[right] * d, minlength=table.n_items
+    )
     return (num / np.where(m > 1, m - 1, 1))[items]
 
 
@@ -73,7 +75,7 @@ def _expected(n_c: np.ndarray, level: str, v: np.ndarray) -> np.ndarray:
     """D_e from the category totals (one row per resample, or one vector)."""
     total = n_c.sum(axis=-1)
     if level == "nominal":
-        return total ** 2 - (n_c * n_c).sum(axis=-1)
+        return total**2 - (n_c * n_c).sum(axis=-1)
     if level == "ratio":
         used = np.flatnonzero(n_c.reshape(-1, n_c.shape[-1]).sum(axis=0) > 0)
         d = _ratio_distances(v[used])
@@ -105,14 +107,23 @@ def _check(level: str, table: LabelTable, n_c: np.ndarray) -> np.ndarray:
     v = table.values(level)
     if level == "ratio":
         if (v < 0).any():
-            raise LabelTableError("ratio level needs labels of zero or more; these include "
-                                  + ", ".join(map(str, table.categories[v < 0][:5])), table.label_col)
+            raise LabelTableError(
+                "ratio level needs labels of zero or more; these include "
+                + ", ".join(map(str, table.categories[v < 0][:5])),
+                table.label_col,
+            )
         check_matrix_size(int((n_c > 0).sum()), RATIO_MAX_CATEGORIES, "the ratio level's distance matrix")
     return v
 
 
-def krippendorff_alpha(table: LabelTable, *, level: str = "nominal", n_boot: int = DEFAULT_BOOTSTRAP,
-                       seed: int | None = 0, confidence: float = 0.95) -> AlphaResult:
+def krippendorff_alpha(
+    table: LabelTable,
+    *,
+    level: str = "nominal",
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = 0,
+    confidence: float = 0.95,
+) -> AlphaResult:
     """Krippendorff's alpha at ``level`` with a bootstrap interval over the pairable items.
 
     Ordinal takes the categories in the table's order (give ``categories`` to the
@@ -126,14 +137,27 @@ def krippendorff_alpha(table: LabelTable, *, level: str = "nominal", n_boot: int
     n_items, used = int(items.sum()), n_c > 0
     use_package = n_items * int(used.sum()) ** 2 <= PACKAGE_MAX_CELLS
     base: dict[str, Any] = dict(
-        key="krippendorff_alpha", statistic=f"Krippendorff's alpha ({level})", level=level, n=n_items,
-        n_of="items with two or more labels", n_pairable=int(n_c.sum()),
+        key="krippendorff_alpha",
+        statistic=f"Krippendorff's alpha ({level})",
+        level=level,
+        n=n_items,
+        n_of="items with two or more labels",
+        n_pairable=int(n_c.sum()),
         method=f"Krippendorff (2011) alpha, {level} distances, missing labels allowed",
         computed_by="krippendorff.alpha" if use_package else "analysis.agreement.krippendorff_alpha (per-item sums)",
         package="krippendorff" if use_package else OURS,
-        checked_against="" if use_package else "krippendorff.alpha", **settings.estimate_fields())
-    reason = NO_PAIRS if n_items == 0 else ALL_SAME if used.sum() < 2 else (
-        "every label has the same value" if level in ("interval", "ratio") and np.unique(v[used]).size < 2 else None)
+        checked_against="" if use_package else "krippendorff.alpha",
+        **settings.estimate_fields(),
+    )
+    reason = (
+        NO_PAIRS
+        if n_items == 0
+        else ALL_SAME
+        if used.sum() < 2
+        else (
+            "every label has the same value" if level in ("interval", "ratio") and np.unique(v[used]).size < 2 else None
+        )
+    )
     if reason:
         return AlphaResult.undefined(reason, **base)
     counts = table.count_table(items)
@@ -150,14 +174,18 @@ def krippendorff_alpha(table: LabelTable, *, level: str = "nominal", n_boot: int
     return AlphaResult(**base, estimate=a, se=se, interval=ci)
 
 
-def resampler(table: LabelTable, items: np.ndarray, level: str, v: np.ndarray, counts) -> Callable[[np.ndarray], np.ndarray]:
+def resampler(
+    table: LabelTable, items: np.ndarray, level: str, v: np.ndarray, counts
+) -> Callable[[np.ndarray], np.ndarray]:
     """Alpha of resamples: a function of item weights (resamples x pairable items, how often each
     item is drawn) giving one alpha per resample (NaN where undefined)."""
     fixed = None if level == "ordinal" else _disagreement_per_item(table, items, level, v)
 
     def resampled(w: np.ndarray) -> np.ndarray:
         n_cb = np.asarray(w @ counts)
-        d_o = w @ fixed if fixed is not None else (w * _squared_differences(table, items, mid_ranks(n_cb)).T).sum(axis=1)
+        d_o = (
+            w @ fixed if fixed is not None else (w * _squared_differences(table, items, mid_ranks(n_cb)).T).sum(axis=1)
+        )
         return _alpha(d_o, _expected(n_cb, level, v), n_cb.sum(axis=1))
 
     return resampled
@@ -207,8 +235,9 @@ def coincidences(table: LabelTable) -> pd.DataFrame:
         total = np.bincount(inverse, weights=value)
     keep = total > 0
     names = np.asarray(table.category_names(), dtype=object)
-    return pd.DataFrame({"category_a": names[keys[keep] // k], "category_b": names[keys[keep] % k],
-                         "value": total[keep]})
+    return pd.DataFrame(
+        {"category_a": names[keys[keep] // k], "category_b": names[keys[keep] % k], "value": total[keep]}
+    )
 
 
 def coincidence_matrix(table: LabelTable) -> pd.DataFrame:
@@ -223,5 +252,14 @@ def coincidence_matrix(table: LabelTable) -> pd.DataFrame:
     return out
 
 
-__all__ = ["LEVELS", "NO_PAIRS", "AlphaResult", "krippendorff_alpha", "coincidences", "coincidence_matrix",
-           "cell_pairs", "mid_ranks", "MatrixTooLarge"]
+__all__ = [
+    "LEVELS",
+    "NO_PAIRS",
+    "AlphaResult",
+    "krippendorff_alpha",
+    "coincidences",
+    "coincidence_matrix",
+    "cell_pairs",
+    "mid_ranks",
+    "MatrixTooLarge",
+]

@@ -9,9 +9,10 @@ label one category) are left out.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -34,8 +35,10 @@ class Replicates:
     def method(self) -> str:
         if self.n_boot <= 0:
             return ""
-        return (f"percentile bootstrap over items ({self.n_boot} resamples, seed {self.seed}); "
-                "SE = standard deviation of the resampled values")
+        return (
+            f"percentile bootstrap over items ({self.n_boot} resamples, seed {self.seed}); "
+            "SE = standard deviation of the resampled values"
+        )
 
     def estimate_fields(self) -> dict[str, Any]:
         return {"interval_method": self.method, "confidence": self.confidence}
@@ -91,8 +94,9 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def replicate(statistic: Callable[[np.ndarray], np.ndarray], n: int, settings: Replicates, what: str,
-              width: int = 0) -> tuple[Value, Interval]:
+def replicate(
+    statistic: Callable[[np.ndarray], np.ndarray], n: int, settings: Replicates, what: str, width: int = 0
+) -> tuple[Value, Interval]:
     """Standard error and percentile interval of ``statistic`` over bootstrap resamples.
 
     ``statistic`` maps a block of weights (resamples x items) to one value per resample (NaN

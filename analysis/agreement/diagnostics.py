@@ -53,8 +53,11 @@ def coder_bias(table: LabelTable) -> CoderBias:
     with np.errstate(invalid="ignore", divide="ignore"):
         shares = frame.div(frame.sum(axis=1).replace(0, np.nan), axis=0).fillna(0.0)
     sub = counts[counts.sum(axis=1) > 0][:, counts.sum(axis=0) > 0]
-    reason = "needs two or more coders with labels" if sub.shape[0] < 2 else (
-        "every label is the same category" if sub.shape[1] < 2 else None)
+    reason = (
+        "needs two or more coders with labels"
+        if sub.shape[0] < 2
+        else ("every label is the same category" if sub.shape[1] < 2 else None)
+    )
     test, _ = cross_table_test(sub, "labels", "coder and category", "labels", reason)
     return CoderBias(frame, shares, replace(test, key="coder_bias_chi2", statistic="Coder x category chi-square"))
 
@@ -74,11 +77,18 @@ class Diagnostics:
     warnings: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"prevalence": {"category": self.prevalence_category, "share": to_json(self.prevalence_share)},
-                "kappa_paradox": self.kappa_paradox, "category_uses": self.category_uses,
-                "sparse_categories": self.sparse_categories, "too_few_items": self.too_few_items,
-                "n_items_complete": self.n_items_complete, "n_duplicates": self.n_duplicates,
-                "n_missing_labels": self.n_missing, "coder_bias": self.coder_bias.to_json(), "warnings": self.warnings}
+        return {
+            "prevalence": {"category": self.prevalence_category, "share": to_json(self.prevalence_share)},
+            "kappa_paradox": self.kappa_paradox,
+            "category_uses": self.category_uses,
+            "sparse_categories": self.sparse_categories,
+            "too_few_items": self.too_few_items,
+            "n_items_complete": self.n_items_complete,
+            "n_duplicates": self.n_duplicates,
+            "n_missing_labels": self.n_missing,
+            "coder_bias": self.coder_bias.to_json(),
+            "warnings": self.warnings,
+        }
 
 
 def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostics:
@@ -95,12 +105,14 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
             warnings.append(f"skewed prevalence: {fmt_share(share)} of labels are '{category}'")
     else:
         category, share = None, Undefined("there are no labels")
-    paradox = bool(is_defined(kappa) and is_defined(agreement) and agreement >= PARADOX_AGREEMENT
-                   and kappa < PARADOX_KAPPA)
+    paradox = bool(
+        is_defined(kappa) and is_defined(agreement) and agreement >= PARADOX_AGREEMENT and kappa < PARADOX_KAPPA
+    )
     if paradox:
         warnings.append(
             f"kappa paradox: percent agreement is {fmt_share(agreement)} but kappa only {fmt(kappa, 2)}; with one category "
-            "this common, chance agreement is high (report AC1 and the category shares alongside kappa)")
+            "this common, chance agreement is high (report AC1 and the category shares alongside kappa)"
+        )
     sparse = {c: int(u) for c, u in zip(cats, uses) if u < SPARSE_USES}
     if sparse:
         named = ", ".join(f"{c} ({u})" for c, u in list(sparse.items())[:LISTED])
@@ -109,21 +121,35 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
     n_complete = table.n_complete
     too_few = n_complete < FEW_ITEMS
     if too_few:
-        warnings.append(f"too few items: {n_complete} coded by every coder (fewer than {FEW_ITEMS}); "
-                        "intervals are wide")
+        warnings.append(
+            f"too few items: {n_complete} coded by every coder (fewer than {FEW_ITEMS}); intervals are wide"
+        )
     if table.n_duplicates:
-        warnings.append(f"{table.n_duplicates} label(s) given twice by the same coder to the same item: "
-                        "the last one was kept")
+        warnings.append(
+            f"{table.n_duplicates} label(s) given twice by the same coder to the same item: the last one was kept"
+        )
     if table.n_missing:
         warnings.append(f"{table.n_missing} row(s) have an empty label: counted as missing, not as a category")
     bias = coder_bias(table)
     if bias.test.defined and bias.test.p_value < 0.05:
-        warnings.append(f"coder bias: coders use the categories in different proportions "
-                        f"(chi-square {p_clause(bias.test.p_value)})")
+        warnings.append(
+            f"coder bias: coders use the categories in different proportions (chi-square {p_clause(bias.test.p_value)})"
+        )
     if not is_defined(kappa):
         warnings.append(f"Fleiss' kappa is {kappa}")
-    return Diagnostics(category, share, paradox, {c: int(u) for c, u in zip(cats, uses)}, sparse, too_few, n_complete,
-                       table.n_duplicates, table.n_missing, bias, warnings)
+    return Diagnostics(
+        category,
+        share,
+        paradox,
+        {c: int(u) for c, u in zip(cats, uses)},
+        sparse,
+        too_few,
+        n_complete,
+        table.n_duplicates,
+        table.n_missing,
+        bias,
+        warnings,
+    )
 
 
 def _modal(table: LabelTable) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +172,15 @@ def item_agreement(table: LabelTable) -> pd.DataFrame:
     if table.n_items == 0:
         return pd.DataFrame(columns=cols)
     modal, _ = _modal(table)
-    return pd.DataFrame({"item_id": table.items, "n_labels": table.n_per_item,
-                         "agreement": item_agreement_shares(table),
-                         "modal_code": table.categories[np.maximum(modal, 0)]}, columns=cols)
+    return pd.DataFrame(
+        {
+            "item_id": table.items,
+            "n_labels": table.n_per_item,
+            "agreement": item_agreement_shares(table),
+            "modal_code": table.categories[np.maximum(modal, 0)],
+        },
+        columns=cols,
+    )
 
 
 def most_disagreed(table: LabelTable, n: int | None = 20) -> pd.DataFrame:
@@ -173,9 +205,15 @@ def most_disagreed(table: LabelTable, n: int | None = 20) -> pd.DataFrame:
     for r in order:
         i = keep[r]
         codes = table.codes[i]
-        rows.append({
-            "item": table.items[i], "n_labels": int(m[r]), "n_distinct": int(d[r]), "agreement": float(agreement[r]),
-            "modal_label": cats[modal[i]], "modal_share": float(top[i] / m[r]),
-            "labels": "; ".join(f"{table.coders[c]}={cats[codes[c]]}" for c in np.flatnonzero(codes >= 0)),
-        })
+        rows.append(
+            {
+                "item": table.items[i],
+                "n_labels": int(m[r]),
+                "n_distinct": int(d[r]),
+                "agreement": float(agreement[r]),
+                "modal_label": cats[modal[i]],
+                "modal_share": float(top[i] / m[r]),
+                "labels": "; ".join(f"{table.coders[c]}={cats[codes[c]]}" for c in np.flatnonzero(codes >= 0)),
+            }
+        )
     return pd.DataFrame(rows, columns=cols)

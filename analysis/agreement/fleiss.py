@@ -18,8 +18,9 @@ bootstrap over items (:mod:`analysis.agreement.bootstrap`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -71,30 +72,54 @@ class FleissResult(Estimate):
 
     def category_estimates(self) -> list[Estimate]:
         """The per-category kappas as estimates (kappa of each category against all others)."""
-        return [Estimate(key=f"fleiss_kappa[{c}]", statistic=f"Fleiss' kappa of {c}", estimate=v, n=self.n,
-                         n_of=self.n_of, method="Fleiss (1971) kappa of one category against the rest",
-                         computed_by=self.computed_by, package=self.package, checked_against=self.checked_against)
-                for c, v in self.per_category.items()]
+        return [
+            Estimate(
+                key=f"fleiss_kappa[{c}]",
+                statistic=f"Fleiss' kappa of {c}",
+                estimate=v,
+                n=self.n,
+                n_of=self.n_of,
+                method="Fleiss (1971) kappa of one category against the rest",
+                computed_by=self.computed_by,
+                package=self.package,
+                checked_against=self.checked_against,
+            )
+            for c, v in self.per_category.items()
+        ]
 
 
-def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | None = 0,
-           confidence: float = 0.95) -> FleissResult:
+def fleiss(
+    table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | None = 0, confidence: float = 0.95
+) -> FleissResult:
     """Fleiss' kappa on the items labelled by every coder, per-category kappas and a bootstrap
     interval (``n_boot=0``: none)."""
     settings = bootstrap.Replicates(n_boot, seed, confidence)
     full = table.complete
     n, m = int(full.sum()), table.n_coders
     base: dict[str, Any] = dict(
-        key="fleiss_kappa", statistic="Fleiss' kappa", n=n, n_of="items coded by every coder",
-        n_dropped=table.n_items - n, n_coders=m,
+        key="fleiss_kappa",
+        statistic="Fleiss' kappa",
+        n=n,
+        n_of="items coded by every coder",
+        n_dropped=table.n_items - n,
+        n_coders=m,
         method="Fleiss (1971) kappa on the items labelled by every coder",
-        computed_by="analysis.agreement.fleiss (vectorized)", package=OURS,
-        checked_against="statsmodels.stats.inter_rater.fleiss_kappa", **settings.estimate_fields())
-    reason = "Fleiss' kappa needs two or more coders" if m < 2 else (
-        "no item was coded by every coder" if n == 0 else None)
+        computed_by="analysis.agreement.fleiss (vectorized)",
+        package=OURS,
+        checked_against="statsmodels.stats.inter_rater.fleiss_kappa",
+        **settings.estimate_fields(),
+    )
+    reason = (
+        "Fleiss' kappa needs two or more coders" if m < 2 else ("no item was coded by every coder" if n == 0 else None)
+    )
     if reason:
-        return FleissResult.undefined(reason, **base, p_observed=Undefined(reason),
-                            p_expected=Undefined(reason), per_category={c: Undefined(reason) for c in table.category_names()})
+        return FleissResult.undefined(
+            reason,
+            **base,
+            p_observed=Undefined(reason),
+            p_expected=Undefined(reason),
+            per_category={c: Undefined(reason) for c in table.category_names()},
+        )
 
     in_full = full[table.cell_item]
     count = table.cell_count.astype(float)
@@ -104,7 +129,7 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
     p = totals / (n * m)
 
     # Fleiss (1971): kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j q_j)
-    disagree = m * totals - table.per_category(count ** 2, in_full)
+    disagree = m * totals - table.per_category(count**2, in_full)
     per_cat: dict[str, Value] = {}
     for j, c in enumerate(table.category_names()):
         if p[j] <= 0:
@@ -115,8 +140,9 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
             per_cat[c] = float(1 - disagree[j] / (n * m * (m - 1) * p[j] * (1 - p[j])))
 
     if np.isnan(kappa):
-        return FleissResult.undefined(ALL_SAME, **base, p_observed=float(p_i.mean()),
-                            p_expected=float(p @ p), per_category=per_cat)
+        return FleissResult.undefined(
+            ALL_SAME, **base, p_observed=float(p_i.mean()), p_expected=float(p @ p), per_category=per_cat
+        )
     sums = _with_column(table.count_table(full), p_i)  # category totals and P_i in one product
 
     def resampled(w: np.ndarray) -> np.ndarray:
@@ -124,8 +150,15 @@ def fleiss(table: LabelTable, *, n_boot: int = DEFAULT_BOOTSTRAP, seed: int | No
         return kappa_from_sums(tot[:, -1], (tot[:, :-1] ** 2).sum(axis=1), n, m)
 
     se, ci = bootstrap.replicate(resampled, n, settings, "kappa", width=table.n_categories)
-    return FleissResult(**base, estimate=kappa, se=se, interval=ci, p_observed=float(p_i.mean()),
-                        p_expected=float(p @ p), per_category=per_cat)
+    return FleissResult(
+        **base,
+        estimate=kappa,
+        se=se,
+        interval=ci,
+        p_observed=float(p_i.mean()),
+        p_expected=float(p @ p),
+        per_category=per_cat,
+    )
 
 
 def _prefix_squared_totals(table: LabelTable, pos: np.ndarray) -> np.ndarray:
@@ -182,6 +215,6 @@ def kappa_drift(table: LabelTable, order: str | Sequence[Any] | None = None, ste
         sizes.append(len(pos))
     s = np.asarray(sizes)
     kappa = kappa_from_sums(p_sum[s - 1], sq[s - 1], s, m)
-    return pd.DataFrame({"n_items": s, "kappa": kappa, "reason": [ALL_SAME if np.isnan(k) else None for k in kappa]},
-                        columns=cols)
-
+    return pd.DataFrame(
+        {"n_items": s, "kappa": kappa, "reason": [ALL_SAME if np.isnan(k) else None for k in kappa]}, columns=cols
+    )

@@ -7,8 +7,9 @@ left out).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,16 +41,27 @@ class GoldComparison:
 
     def summary(self) -> str:
         where = f" on partition {self.partition}" if self.partition else ""
-        return "\n".join([f"{self.coder} against {self.gold}{where} ({self.n_unmatched} of its labels had no gold)",
-                          self.cohen.summary(), self.percent_agreement.summary()])
+        return "\n".join(
+            [
+                f"{self.coder} against {self.gold}{where} ({self.n_unmatched} of its labels had no gold)",
+                self.cohen.summary(),
+                self.percent_agreement.summary(),
+            ]
+        )
 
     def to_frame(self) -> pd.DataFrame:
         return pd.concat([self.cohen.to_frame(), self.percent_agreement.to_frame()], ignore_index=True)
 
     def to_json(self) -> dict[str, Any]:
-        return {"coder": self.coder, "gold": self.gold, "partition": self.partition, "n_unmatched": self.n_unmatched,
-                "cohen_kappa": self.cohen.to_json(), "percent_agreement": self.percent_agreement.to_json(),
-                "confusion": to_json(self.confusion)}
+        return {
+            "coder": self.coder,
+            "gold": self.gold,
+            "partition": self.partition,
+            "n_unmatched": self.n_unmatched,
+            "cohen_kappa": self.cohen.to_json(),
+            "percent_agreement": self.percent_agreement.to_json(),
+            "confusion": to_json(self.confusion),
+        }
 
 
 def _one_label_per_item(keys: pd.Series, labels: pd.Series) -> pd.Series:
@@ -57,9 +69,15 @@ def _one_label_per_item(keys: pd.Series, labels: pd.Series) -> pd.Series:
     return s[~s.index.duplicated(keep="last")]
 
 
-def coder_vs_gold(table: LabelTable, coder: str, gold: str | Mapping[Any, Any] | pd.Series = "majority",
-                  partition: str | None = None, *, partition_col: str = "partition",
-                  exclude_coders: Sequence[str] = ()) -> GoldComparison:
+def coder_vs_gold(
+    table: LabelTable,
+    coder: str,
+    gold: str | Mapping[Any, Any] | pd.Series = "majority",
+    partition: str | None = None,
+    *,
+    partition_col: str = "partition",
+    exclude_coders: Sequence[str] = (),
+) -> GoldComparison:
     """Cohen's kappa of one coder against gold labels, on one partition.
 
     ``gold`` is another coder's name, a mapping item key -> label, or ``"majority"``: per item the
@@ -79,8 +97,13 @@ def coder_vs_gold(table: LabelTable, coder: str, gold: str | Mapping[Any, Any] |
     pred = _one_label_per_item(keys[mine], df.loc[mine, label_col])
     if isinstance(gold, str) and gold == "majority":
         others = ~df[coder_col].isin([coder, *exclude_coders]).to_numpy()
-        votes = pd.DataFrame({"item": keys[others].to_numpy(), "coder": df.loc[others, coder_col].to_numpy(),
-                              "label": df.loc[others, label_col].to_numpy()})
+        votes = pd.DataFrame(
+            {
+                "item": keys[others].to_numpy(),
+                "coder": df.loc[others, coder_col].to_numpy(),
+                "label": df.loc[others, label_col].to_numpy(),
+            }
+        )
         best = majority(votes, keys=["item"], label="label")
         truth = pd.Series(best["label"].to_numpy(), index=best["item"].to_numpy())
         gold_name = "majority of " + (", ".join(map(str, sorted(df.loc[others, coder_col].unique()))) or "no coder")
@@ -95,15 +118,29 @@ def coder_vs_gold(table: LabelTable, coder: str, gold: str | Mapping[Any, Any] |
     common = pred.index.intersection(truth.index)
     a, b = pred.loc[common], truth.loc[common]
     codes, cats = pd.factorize(pd.concat([a, b], ignore_index=True).astype(str), sort=True)
-    ia, ib = codes[: len(a)], codes[len(a):]
+    ia, ib = codes[: len(a)], codes[len(a) :]
     kappa, n = cohen_kappa_codes(ia, ib, len(cats))
-    kappa_est = cohen(kappa, n, "cohen_kappa", f"Cohen's kappa, {coder} against {gold_name}",
-                      "Cohen (1960) kappa of the coder's labels against the gold labels")
-    base = dict(key="percent_agreement", statistic="Percent agreement with gold", n=n, n_of="items with both labels",
-                method="share of items where the coder's label equals gold",
-                computed_by="analysis.agreement.coder_vs_gold", package=OURS)
-    pa = Estimate(**base, estimate=float((ia == ib).mean())) if n else \
-        Estimate.undefined("no item has both a label and a gold label", **base)
+    kappa_est = cohen(
+        kappa,
+        n,
+        "cohen_kappa",
+        f"Cohen's kappa, {coder} against {gold_name}",
+        "Cohen (1960) kappa of the coder's labels against the gold labels",
+    )
+    base = dict(
+        key="percent_agreement",
+        statistic="Percent agreement with gold",
+        n=n,
+        n_of="items with both labels",
+        method="share of items where the coder's label equals gold",
+        computed_by="analysis.agreement.coder_vs_gold",
+        package=OURS,
+    )
+    pa = (
+        Estimate(**base, estimate=float((ia == ib).mean()))
+        if n
+        else Estimate.undefined("no item has both a label and a gold label", **base)
+    )
     cells = pd.DataFrame({"label": np.asarray(cats)[ia], "gold": np.asarray(cats)[ib]})
     confusion = cells.groupby(["label", "gold"], sort=True).size().rename("count").reset_index()
     return GoldComparison(str(coder), gold_name, partition, int(len(pred) - n), kappa_est, pa, confusion)

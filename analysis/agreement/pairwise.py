@@ -42,9 +42,15 @@ def percent_agreement(table: LabelTable) -> Estimate:
     """Mean over items (with two or more labels) of the share of coder pairs that agree."""
     shares = item_agreement_shares(table)
     pairable = ~np.isnan(shares)
-    base = dict(key="percent_agreement", statistic="Percent agreement", n=int(pairable.sum()), n_of=PAIRABLE,
-                method="mean over items of the share of agreeing coder pairs",
-                computed_by="analysis.agreement.percent_agreement", package=OURS)
+    base = dict(
+        key="percent_agreement",
+        statistic="Percent agreement",
+        n=int(pairable.sum()),
+        n_of=PAIRABLE,
+        method="mean over items of the share of agreeing coder pairs",
+        computed_by="analysis.agreement.percent_agreement",
+        package=OURS,
+    )
     if not pairable.any():
         return Estimate.undefined(NO_PAIRS, **base)
     return Estimate(**base, estimate=float(shares[pairable].mean()))
@@ -65,9 +71,17 @@ def cohen_kappa_codes(a: np.ndarray, b: np.ndarray, n_categories: int) -> tuple[
 
 
 def cohen(kappa: float | Undefined, n: int, key: str, statistic: str, method: str) -> Estimate:
-    return Estimate(key=key, statistic=statistic, estimate=kappa, n=n, n_of="items coded by both",
-                    method=method, computed_by="analysis.agreement.cohen_kappa_codes", package=OURS,
-                    checked_against="sklearn.metrics.cohen_kappa_score")
+    return Estimate(
+        key=key,
+        statistic=statistic,
+        estimate=kappa,
+        n=n,
+        n_of="items coded by both",
+        method=method,
+        computed_by="analysis.agreement.cohen_kappa_codes",
+        package=OURS,
+        checked_against="sklearn.metrics.cohen_kappa_score",
+    )
 
 
 @dataclass(frozen=True)
@@ -88,11 +102,15 @@ class PairwiseCohen:
         return out
 
     def to_frame(self) -> pd.DataFrame:
-        return pd.DataFrame([{"coder_a": a, "coder_b": b, "kappa": e.estimate, "n_items": e.n}
-                             for a, b, e in self.pairs], columns=["coder_a", "coder_b", "kappa", "n_items"])
+        return pd.DataFrame(
+            [{"coder_a": a, "coder_b": b, "kappa": e.estimate, "n_items": e.n} for a, b, e in self.pairs],
+            columns=["coder_a", "coder_b", "kappa", "n_items"],
+        )
 
     def to_json(self) -> list[dict]:
-        return [{"coder_a": a, "coder_b": b, "kappa": e.to_json()["estimate"], "n_items": e.n} for a, b, e in self.pairs]
+        return [
+            {"coder_a": a, "coder_b": b, "kappa": e.to_json()["estimate"], "n_items": e.n} for a, b, e in self.pairs
+        ]
 
 
 def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
@@ -102,14 +120,30 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
     for i in range(len(coders)):
         for j in range(i + 1, len(coders)):
             kappa, n = cohen_kappa_codes(table.codes[:, i], table.codes[:, j], table.n_categories)
-            pairs.append((coders[i], coders[j], cohen(kappa, n, f"cohen_kappa[{coders[i]},{coders[j]}]",
-                                                      f"Cohen's kappa {coders[i]} x {coders[j]}",
-                                                      "Cohen (1960) kappa of two coders")))
+            pairs.append(
+                (
+                    coders[i],
+                    coders[j],
+                    cohen(
+                        kappa,
+                        n,
+                        f"cohen_kappa[{coders[i]},{coders[j]}]",
+                        f"Cohen's kappa {coders[i]} x {coders[j]}",
+                        "Cohen (1960) kappa of two coders",
+                    ),
+                )
+            )
     defined = [e.estimate for _, _, e in pairs if e.defined]
-    base = dict(key="mean_pairwise_cohen_kappa", statistic="Mean pairwise Cohen's kappa", n=len(defined),
-                n_of="coder pairs with a kappa", method="mean of Cohen's kappa over the pairs of coders",
-                computed_by="analysis.agreement.pairwise_cohen", package=OURS,
-                checked_against="sklearn.metrics.cohen_kappa_score (each pair)")
+    base = dict(
+        key="mean_pairwise_cohen_kappa",
+        statistic="Mean pairwise Cohen's kappa",
+        n=len(defined),
+        n_of="coder pairs with a kappa",
+        method="mean of Cohen's kappa over the pairs of coders",
+        computed_by="analysis.agreement.pairwise_cohen",
+        package=OURS,
+        checked_against="sklearn.metrics.cohen_kappa_score (each pair)",
+    )
     if len(coders) < 2:
         mean = Estimate.undefined("Cohen's kappa needs two or more coders", **base)
     elif not defined:
@@ -124,9 +158,15 @@ def gwet_ac1(table: LabelTable) -> Estimate:
     m = table.n_per_item.astype(float)
     q = table.n_categories
     pair = m >= 2
-    base = dict(key="gwet_ac1", statistic="Gwet's AC1", n=int(pair.sum()), n_of=PAIRABLE,
-                method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
-                computed_by="analysis.agreement.gwet_ac1", package=OURS)
+    base = dict(
+        key="gwet_ac1",
+        statistic="Gwet's AC1",
+        n=int(pair.sum()),
+        n_of=PAIRABLE,
+        method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
+        computed_by="analysis.agreement.gwet_ac1",
+        package=OURS,
+    )
     if not pair.any():
         return Estimate.undefined(NO_PAIRS, **base)
     if q < 2:
@@ -151,5 +191,13 @@ def confusion_matrix(table: LabelTable, coder_a: str, coder_b: str) -> pd.DataFr
     return pd.DataFrame(cm, index=pd.Index(cats, name=str(coder_a)), columns=pd.Index(cats, name=str(coder_b)))
 
 
-__all__ = ["percent_agreement", "cohen_kappa_codes", "pairwise_cohen", "PairwiseCohen", "gwet_ac1",
-           "confusion_matrix", "item_agreement_shares", "is_defined"]
+__all__ = [
+    "percent_agreement",
+    "cohen_kappa_codes",
+    "pairwise_cohen",
+    "PairwiseCohen",
+    "gwet_ac1",
+    "confusion_matrix",
+    "item_agreement_shares",
+    "is_defined",
+]

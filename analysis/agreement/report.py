@@ -13,8 +13,9 @@ page and the live panel all read these objects.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -29,8 +30,12 @@ from analysis.results import Estimate
 # The live panel shows no statistic resting on fewer complete items than this.
 PANEL_MIN_ITEMS = 10
 
-COUNTS = (("n_items", "items with at least one label"), ("n_coders", "coders"),
-          ("n_labels", "labels"), ("n_missing_labels", "rows with an empty label (missing, not a category)"))
+COUNTS = (
+    ("n_items", "items with at least one label"),
+    ("n_coders", "coders"),
+    ("n_labels", "labels"),
+    ("n_missing_labels", "rows with an empty label (missing, not a category)"),
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -56,8 +61,13 @@ class Headline:
         """The same numbers, each undefined ("too few items (n complete)") when fewer than
         ``minimum`` items were labelled by every coder."""
         n = self.n_items_complete
-        return replace(self, **{f: getattr(self, f).at_least(n, minimum)
-                                for f in ("fleiss", "alpha", "percent_agreement", "mean_cohen", "ac1")})
+        return replace(
+            self,
+            **{
+                f: getattr(self, f).at_least(n, minimum)
+                for f in ("fleiss", "alpha", "percent_agreement", "mean_cohen", "ac1")
+            },
+        )
 
     def count_rows(self) -> list[dict[str, Any]]:
         return [{"statistic": key, "estimate": getattr(self, key), "note": note} for key, note in COUNTS]
@@ -143,15 +153,29 @@ def panel(table: LabelTable, *, level: str = "nominal", min_items: int = 0) -> H
 
 
 def _headline(table: LabelTable, level: str, n_boot: int, seed: int | None, pairs: PairwiseCohen) -> dict[str, Any]:
-    return dict(n_items=table.n_items, n_coders=table.n_coders, n_labels=table.n_labels,
-                n_missing_labels=table.n_missing, n_items_complete=table.n_complete,
-                fleiss=fleiss(table, n_boot=n_boot, seed=seed),
-                alpha=krippendorff_alpha(table, level=level, n_boot=n_boot, seed=seed),
-                percent_agreement=percent_agreement(table), mean_cohen=pairs.mean, ac1=gwet_ac1(table))
+    return dict(
+        n_items=table.n_items,
+        n_coders=table.n_coders,
+        n_labels=table.n_labels,
+        n_missing_labels=table.n_missing,
+        n_items_complete=table.n_complete,
+        fleiss=fleiss(table, n_boot=n_boot, seed=seed),
+        alpha=krippendorff_alpha(table, level=level, n_boot=n_boot, seed=seed),
+        percent_agreement=percent_agreement(table),
+        mean_cohen=pairs.mean,
+        ac1=gwet_ac1(table),
+    )
 
 
-def report(table: LabelTable, *, level: str = "nominal", n_boot: int = DEFAULT_BOOTSTRAP, seed: int | None = 0,
-           exclude_coders: Sequence[str] = (), top_disagreements: int = 10) -> AgreementReport:
+def report(
+    table: LabelTable,
+    *,
+    level: str = "nominal",
+    n_boot: int = DEFAULT_BOOTSTRAP,
+    seed: int | None = 0,
+    exclude_coders: Sequence[str] = (),
+    top_disagreements: int = 10,
+) -> AgreementReport:
     """Every agreement statistic and diagnostic of ``table`` (without the coders in
     ``exclude_coders``), with bootstrap intervals of ``n_boot`` resamples."""
     if exclude_coders:
@@ -161,9 +185,19 @@ def report(table: LabelTable, *, level: str = "nominal", n_boot: int = DEFAULT_B
     head = _headline(table, level, n_boot, seed, pairs)
     diag = diagnostics(table, head["fleiss"].estimate, head["percent_agreement"].estimate)
     if level == "ordinal" and not table.categories_given and not pd.api.types.is_numeric_dtype(table.categories.dtype):
-        diag.warnings.append("ordinal alpha took the categories in alphabetical order; "
-                             "give the category order to change it")
-    return AgreementReport(**head, coders=[str(c) for c in table.coders], categories=table.category_names(),
-                           level=level, n_boot=n_boot, seed=seed, excluded_coders=list(exclude_coders),
-                           pairwise=pairs, diagnostics=diag, coincidences=coincidences(table),
-                           most_disagreed=most_disagreed(table, top_disagreements))
+        diag.warnings.append(
+            "ordinal alpha took the categories in alphabetical order; give the category order to change it"
+        )
+    return AgreementReport(
+        **head,
+        coders=[str(c) for c in table.coders],
+        categories=table.category_names(),
+        level=level,
+        n_boot=n_boot,
+        seed=seed,
+        excluded_coders=list(exclude_coders),
+        pairwise=pairs,
+        diagnostics=diag,
+        coincidences=coincidences(table),
+        most_disagreed=most_disagreed(table, top_disagreements),
+    )

@@ -20,9 +20,10 @@ An empty label cell is a missing label (counted in ``n_missing``); any other tex
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any, Sequence
+from typing import IO, Any
 
 import numpy as np
 import pandas as pd
@@ -46,8 +47,9 @@ MAX_MATRIX_CATEGORIES = 200  # categories up to which a category x category tabl
 def check_matrix_size(n_categories: int, limit: int = MAX_MATRIX_CATEGORIES, what: str = "the matrix") -> None:
     """Refuse a dense category x category array above ``limit`` categories, saying so."""
     if n_categories > limit:
-        raise MatrixTooLarge(f"{what} would have {n_categories:,} x {n_categories:,} cells; it is built for at most "
-                             f"{limit:,} categories")
+        raise MatrixTooLarge(
+            f"{what} would have {n_categories:,} x {n_categories:,} cells; it is built for at most {limit:,} categories"
+        )
 
 
 def item_columns(item: str | Sequence[str]) -> list[str]:
@@ -146,8 +148,11 @@ def _label_codes(labels: pd.Series, categories: Sequence[Any] | None, column: st
         pos = np.where(blank, -1, cats.get_indexer(uniques))
         unknown = (pos < 0) & ~blank
         if unknown.any():
-            raise LabelTableError(f"label {uniques[np.flatnonzero(unknown)[0]]!r} in column {column!r} is not one of the "
-                                  f"categories ({', '.join(map(str, cats))})", column)
+            raise LabelTableError(
+                f"label {uniques[np.flatnonzero(unknown)[0]]!r} in column {column!r} is not one of the "
+                f"categories ({', '.join(map(str, cats))})",
+                column,
+            )
     return np.where(codes >= 0, pos[np.maximum(codes, 0)], -1), cats
 
 
@@ -171,8 +176,14 @@ class LabelTable:
     item twice keeps the last label (counted in ``n_duplicates``).
     """
 
-    def __init__(self, frame: pd.DataFrame, item: str | Sequence[str] = "item", coder: str = "coder",
-                 label: str = "label", categories: Sequence[Any] | None = None):
+    def __init__(
+        self,
+        frame: pd.DataFrame,
+        item: str | Sequence[str] = "item",
+        coder: str = "coder",
+        label: str = "label",
+        categories: Sequence[Any] | None = None,
+    ):
         self.item_cols = item_columns(item)
         self.coder_col, self.label_col = coder, label
         self.frame, self.categories_given = frame, categories is not None
@@ -323,8 +334,9 @@ class LabelTable:
     def where(self, rows: np.ndarray | pd.Series) -> LabelTable:
         """The table rebuilt from the rows of its frame selected by a boolean mask, with the same
         categories (e.g. one partition, or one codebook version)."""
-        return LabelTable(self.frame[np.asarray(rows, dtype=bool)], self.item_cols, self.coder_col,
-                          self.label_col, self.categories)
+        return LabelTable(
+            self.frame[np.asarray(rows, dtype=bool)], self.item_cols, self.coder_col, self.label_col, self.categories
+        )
 
     def column(self, name: str) -> pd.Series:
         """A column of the frame, with a clear error when it is not there."""
@@ -356,8 +368,10 @@ class LabelTable:
         try:
             return pd.to_numeric(pd.Series(self.categories)).to_numpy(dtype=float)
         except (ValueError, TypeError):
-            raise LabelTableError(f"{level} level needs numeric labels; these are not: "
-                                  + ", ".join(map(str, self.categories[:5])), self.label_col) from None
+            raise LabelTableError(
+                f"{level} level needs numeric labels; these are not: " + ", ".join(map(str, self.categories[:5])),
+                self.label_col,
+            ) from None
 
     def category_names(self) -> list[str]:
         return [str(c) for c in self.categories]

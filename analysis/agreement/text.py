@@ -73,7 +73,8 @@ def summary(head: Headline, source: str = "") -> str:
     n_cat = len(head.fleiss.per_category)
     coders = getattr(head, "coders", None)
     lines = [
-        (f"{source}: " if source else "") + f"{head.n_items} items, {_plural(head.n_coders, 'coder', 'coders')}"
+        (f"{source}: " if source else "")
+        + f"{head.n_items} items, {_plural(head.n_coders, 'coder', 'coders')}"
         + (f" ({', '.join(coders)})" if coders else "")
         + f", {head.n_labels} labels ({head.n_missing_labels} missing), {_plural(n_cat, 'category', 'categories')}",
         "",

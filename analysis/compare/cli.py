@@ -60,9 +60,16 @@ def _text(cmp, measure: str) -> str:
     lines = [f"{cmp.dataset}{synthetic}: {len(cmp.run_ids)} run(s) compared"]
     with pd.option_context("display.width", 250, "display.max_columns", None):
         for task, title in (("next_action", "Next-action prediction"), ("mental_model", "Mental-model prediction")):
-            lines += ["", title, cmp.leaderboard(task, measure if task == "mental_model" else "accuracy").table().to_string()]
-        lines += ["", "Coverage (predictions with no human label: unmatched; instances not predicted: missing)",
-                  cmp.coverage().to_string(index=False)]
+            lines += [
+                "",
+                title,
+                cmp.leaderboard(task, measure if task == "mental_model" else "accuracy").table().to_string(),
+            ]
+        lines += [
+            "",
+            "Coverage (predictions with no human label: unmatched; instances not predicted: missing)",
+            cmp.coverage().to_string(index=False),
+        ]
     if cmp.similarity_missing:
         lines += ["", f"SBERT similarity: undefined, because {cmp.similarity_missing}"]
     return "\n".join(lines)
@@ -104,24 +111,35 @@ def _instances(args: argparse.Namespace) -> int:
         print(f"error: the dataset has no session in split '{args.split}'", file=sys.stderr)
         return EXIT_USAGE
     n = write_instances(corpus, args.out, args.task, args.split, args.setting)
-    print(f"wrote {n} {args.task} instance(s) of split '{args.split}' ({args.setting} setting) to {args.out}",
-          file=sys.stderr)
+    print(
+        f"wrote {n} {args.task} instance(s) of split '{args.split}' ({args.setting} setting) to {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
 def add_commands(sub) -> None:
     """Register ``compare`` and ``instances`` on an argparse subparsers object."""
-    p = sub.add_parser("compare", help="score model predictions against the people's labels (the Compare page's "
-                                       "leaderboard)")
+    p = sub.add_parser(
+        "compare", help="score model predictions against the people's labels (the Compare page's leaderboard)"
+    )
     p.add_argument("dataset", help="dataset directory or .zip")
-    p.add_argument("runs", nargs="*", metavar="RUN",
-                   help="run folders, .zip or .jsonl files, or ids of the dataset's runs (default: the dataset's runs)")
+    p.add_argument(
+        "runs",
+        nargs="*",
+        metavar="RUN",
+        help="run folders, .zip or .jsonl files, or ids of the dataset's runs (default: the dataset's runs)",
+    )
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="every number as JSON")
     fmt.add_argument("--csv", action="store_true", help="the leaderboard cells as CSV (with intervals and n)")
     fmt.add_argument("--latex", action="store_true", help="the leaderboards as LaTeX (booktabs)")
-    p.add_argument("--measure", choices=list(MEASURES), default="accuracy",
-                   help="the mental-model score in the leaderboard (default: accuracy, as the paper)")
+    p.add_argument(
+        "--measure",
+        choices=list(MEASURES),
+        default="accuracy",
+        help="the mental-model score in the leaderboard (default: accuracy, as the paper)",
+    )
     p.add_argument("--no-similarity", action="store_true", help="skip SBERT similarity even where it is installed")
     p.set_defaults(func=_compare)
 
@@ -130,6 +148,10 @@ def add_commands(sub) -> None:
     q.add_argument("out", help="output .jsonl file")
     q.add_argument("--task", choices=["mental_model", "next_action"], required=True)
     q.add_argument("--split", default="test", help="benchmark split (default: test)")
-    q.add_argument("--setting", choices=["base", "mental_model"], default="base",
-                   help="mental_model adds the actor's earlier mental models")
+    q.add_argument(
+        "--setting",
+        choices=["base", "mental_model"],
+        default="base",
+        help="mental_model adds the actor's earlier mental models",
+    )
     q.set_defaults(func=_instances)

@@ -10,8 +10,9 @@ recomputes nothing when it switches views.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import pandas as pd
 
@@ -26,8 +27,11 @@ from analysis.results import EstimateTable, wilson_columns
 from corpus.dataset import Corpus
 from corpus.predictions import JUDGE_TASK, Run, RunInfo
 
-KINDS = {"people": "a run disagrees with the person", "each_other": "runs disagree with each other",
-         "all": "every predicted item"}
+KINDS = {
+    "people": "a run disagrees with the person",
+    "each_other": "runs disagree with each other",
+    "all": "every predicted item",
+}
 
 
 @dataclass
@@ -67,8 +71,12 @@ class Comparison:
         return self._once(("lb", task, measure), lambda: leaderboard(self.score_frame, self.infos, task, measure))
 
     def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> EstimateTable:
-        return self._once(("paired", a, b, condition, role), lambda: paired_table(
-            self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None))
+        return self._once(
+            ("paired", a, b, condition, role),
+            lambda: paired_table(
+                self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None
+            ),
+        )
 
     def slice_fields(self) -> list[str]:
         return self._once(("fields",), lambda: slice_fields(self.cat))
@@ -85,6 +93,7 @@ class Comparison:
                 matrices.update({(run_id, *k): v for k, v in m.items()})
             keys = ("run", "task", "criterion", "judge_a", "judge_b", "metric")
             return EstimateTable(rows=tuple(tables), keys=keys, title="Judge agreement"), matrices
+
         return self._once(("judges",), make)
 
     def coverage(self) -> pd.DataFrame:
@@ -95,9 +104,16 @@ class Comparison:
                 n_pred = len(self.runs[run_id].table(task))
                 if not n_pred:
                     continue
-                rows.append({"run": run_id, "task": task, "predictions": n_pred, "scored": len(frame),
-                             "unmatched": int((ri.unmatched["task"] == task).sum()),
-                             "missing": int((ri.missing["task"] == task).sum())})
+                rows.append(
+                    {
+                        "run": run_id,
+                        "task": task,
+                        "predictions": n_pred,
+                        "scored": len(frame),
+                        "unmatched": int((ri.unmatched["task"] == task).sum()),
+                        "missing": int((ri.missing["task"] == task).sum()),
+                    }
+                )
         return pd.DataFrame(rows, columns=["run", "task", "predictions", "scored", "unmatched", "missing"])
 
     def unmatched(self) -> pd.DataFrame:
@@ -108,28 +124,41 @@ class Comparison:
 
     def confusion(self, run: str, dimension: str) -> pd.DataFrame:
         """Counts of (person's label, model's label) over the labels either side used."""
+
         def make():
             d = self.cat[(self.cat["run"] == run) & (self.cat["dimension"] == dimension)]
             used = [c for c in it.CATEGORIES[dimension] if c in set(d["truth"]) | set(d["pred"])]
             cm = pd.crosstab(d["truth"], d["pred"]).reindex(index=used, columns=used, fill_value=0)
             cm.index.name, cm.columns.name = "person", "model"
             return cm
+
         return self._once(("confusion", run, dimension), make)
 
     def per_label(self, dimension: str) -> pd.DataFrame:
         """Recall of each label the people gave, per run, with Wilson intervals."""
+
         def make():
             d = self.cat[self.cat["dimension"] == dimension]
             g = d.groupby(["run", "truth"], sort=False)["correct"].agg(["sum", "size"]).reset_index()
             lo, hi = wilson_columns(g["sum"], g["size"])
-            out = pd.DataFrame({"run": g["run"], "label": g["truth"], "recall": g["sum"] / g["size"], "ci_low": lo,
-                                "ci_high": hi, "n": g["size"]})
+            out = pd.DataFrame(
+                {
+                    "run": g["run"],
+                    "label": g["truth"],
+                    "recall": g["sum"] / g["size"],
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "n": g["size"],
+                }
+            )
             order = {c: i for i, c in enumerate(it.CATEGORIES[dimension])}
             return out.sort_values(["run", "label"], key=lambda s: s.map(order) if s.name == "label" else s)
+
         return self._once(("per_label", dimension), make)
 
     def disagreements(self, dimension: str, kind: str = "people") -> pd.DataFrame:
         """Items of a dimension with the person's label and every run's, filtered by ``kind``."""
+
         def make():
             d = self.cat[self.cat["dimension"] == dimension]
             if d.empty:
@@ -141,11 +170,18 @@ class Comparison:
             wrong = preds.ne(wide["truth"], axis=0) & preds.notna()
             wide["runs_wrong"] = wrong.sum(axis=1)
             wide["runs_differ"] = preds.nunique(axis=1, dropna=True) > 1
-            keep = {"people": wide["runs_wrong"] > 0, "each_other": wide["runs_differ"],
-                    "all": pd.Series(True, index=wide.index)}[kind]
-            out = wide[keep].merge(self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
-                                   on=["session_id", "action_index"], how="left")
+            keep = {
+                "people": wide["runs_wrong"] > 0,
+                "each_other": wide["runs_differ"],
+                "all": pd.Series(True, index=wide.index),
+            }[kind]
+            out = wide[keep].merge(
+                self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
+                on=["session_id", "action_index"],
+                how="left",
+            )
             return out.sort_values(["session_id", "action_index"]).reset_index(drop=True)
+
         return self._once(("disagree", dimension, kind), make)
 
     def overlay(self, session_id: str) -> pd.DataFrame:
@@ -166,27 +202,46 @@ class Comparison:
         if not parts:
             return pd.DataFrame()
         out = pd.concat(parts, ignore_index=True)
-        return out.merge(self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
-                         on=["session_id", "action_index"], how="left")
+        return out.merge(
+            self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
+            on=["session_id", "action_index"],
+            how="left",
+        )
 
     def sessions(self) -> list[str]:
         return self._once(("sessions",), lambda: sorted(self.cat["session_id"].unique().tolist()))
 
     def to_json(self) -> dict[str, Any]:
         """Everything the command line prints with --json."""
-        lb = {"next_action": self.leaderboard("next_action").to_json(),
-              **{f"mental_model_{m}" if m != "accuracy" else "mental_model":
-                 self.leaderboard("mental_model", m).to_json() for m in MEASURES}}
+        lb = {
+            "next_action": self.leaderboard("next_action").to_json(),
+            **{
+                f"mental_model_{m}" if m != "accuracy" else "mental_model": self.leaderboard(
+                    "mental_model", m
+                ).to_json()
+                for m in MEASURES
+            },
+        }
         cov = self.coverage()
-        return to_json({
-            "dataset": self.dataset, "content_hash": self.content_hash, "synthetic": self.synthetic,
-            "similarity": self.similarity_missing or "computed",
-            "runs": [{"run": r, **self.infos[r].as_dict(),
-                      "coverage": cov[cov["run"] == r].drop(columns="run").to_dict("records")} for r in self.run_ids],
-            "refused": [{"run": r.run_id, "source": r.source, "problems": r.report.table()} for r in self.refused],
-            "leaderboard": lb,
-            "scores": self.scores.to_json(),
-        })
+        return to_json(
+            {
+                "dataset": self.dataset,
+                "content_hash": self.content_hash,
+                "synthetic": self.synthetic,
+                "similarity": self.similarity_missing or "computed",
+                "runs": [
+                    {
+                        "run": r,
+                        **self.infos[r].as_dict(),
+                        "coverage": cov[cov["run"] == r].drop(columns="run").to_dict("records"),
+                    }
+                    for r in self.run_ids
+                ],
+                "refused": [{"run": r.run_id, "source": r.source, "problems": r.report.table()} for r in self.refused],
+                "leaderboard": lb,
+                "scores": self.scores.to_json(),
+            }
+        )
 
 
 def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Comparison:
@@ -199,6 +254,15 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
     cat = it.category_long(list(items.values()))
     infos = {rid: ok[rid].info for rid in run_order({rid: r.info for rid, r in ok.items()})}
     table = score_table([items[r] for r in infos], cat, missing)
-    return Comparison(dataset=corpus.info.name, content_hash=corpus.content_hash, synthetic=corpus.synthetic, runs=runs,
-                      infos=infos, items=items, cat=cat, scores=table, similarity_missing=missing, truth=truth)
-
+    return Comparison(
+        dataset=corpus.info.name,
+        content_hash=corpus.content_hash,
+        synthetic=corpus.synthetic,
+        runs=runs,
+        infos=infos,
+        items=items,
+        cat=cat,
+        scores=table,
+        similarity_missing=missing,
+        truth=truth,
+    )

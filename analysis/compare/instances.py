@@ -16,8 +16,9 @@ moment (seen by the Follower, and by the Guide only where the canvas was visible
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from analysis.compare.items import instance_keys, truth_frame
 from corpus import schema
@@ -48,10 +49,17 @@ def _mental_model(a) -> dict[str, Any]:
 def _answer(task: str, session_id: str, index: int, role: str) -> dict[str, Any]:
     ids = {"session_id": session_id, "action_index": index, "role": role}
     if task == "next_action":
-        return {**ids, "action_type": "|".join(schema.ACTION_TYPES) if role == "follower" else "message",
-                "content": "message text, [[row, col], ...] for draw/erase, or null", "rationale": "text"}
-    return {**ids, **{d: "|".join([*codes, schema.OTHER]) for d, codes in schema.DIMENSIONS.items()},
-            "rationale": "text"}
+        return {
+            **ids,
+            "action_type": "|".join(schema.ACTION_TYPES) if role == "follower" else "message",
+            "content": "message text, [[row, col], ...] for draw/erase, or null",
+            "rationale": "text",
+        }
+    return {
+        **ids,
+        **{d: "|".join([*codes, schema.OTHER]) for d, codes in schema.DIMENSIONS.items()},
+        "rationale": "text",
+    }
 
 
 def iter_instances(corpus: Corpus, task: str, split: str = "test", setting: str = "base") -> Iterator[dict[str, Any]]:
@@ -74,9 +82,14 @@ def iter_instances(corpus: Corpus, task: str, split: str = "test", setting: str 
             seen_at = index if task == "mental_model" else index - 1
             sees_canvas = role == "follower" or s.condition == "visible"
             inst = {
-                "id": item_id(session_id, index), "task": task, "setting": setting,
-                "session_id": session_id, "action_index": index, "role": role,
-                "condition": s.condition, "split": s.split,
+                "id": item_id(session_id, index),
+                "task": task,
+                "setting": setting,
+                "session_id": session_id,
+                "action_index": index,
+                "role": role,
+                "condition": s.condition,
+                "split": s.split,
                 "participant": s.participant(role).model_dump(mode="json", exclude_none=True),
                 "map": maps[role],
                 "history": actions[:index],
@@ -85,8 +98,9 @@ def iter_instances(corpus: Corpus, task: str, split: str = "test", setting: str 
             if task == "mental_model":
                 inst["current_action"] = actions[index]
             if setting == "mental_model":
-                inst["mental_model_history"] = [_mental_model(b) for b in s.actions[:index]
-                                                if b.role == role and b.mental_model is not None]
+                inst["mental_model_history"] = [
+                    _mental_model(b) for b in s.actions[:index] if b.role == role and b.mental_model is not None
+                ]
             inst["answer"] = _answer(task, session_id, index, role)
             yield inst
 

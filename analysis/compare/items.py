@@ -14,8 +14,8 @@ say how many.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 import pandas as pd
@@ -27,8 +27,10 @@ from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
 from corpus.predictions import DIMENSIONS, Run
 
 ACTION_TYPE = "action_type"
-CATEGORIES: dict[str, list[str]] = {**{d: [*schema.DIMENSIONS[d], schema.OTHER] for d in DIMENSIONS},
-                                    ACTION_TYPE: list(schema.ACTION_TYPES)}
+CATEGORIES: dict[str, list[str]] = {
+    **{d: [*schema.DIMENSIONS[d], schema.OTHER] for d in DIMENSIONS},
+    ACTION_TYPE: list(schema.ACTION_TYPES),
+}
 PROGRESS_BINS = ("0-25%", "25-50%", "50-75%", "75-100%")
 BASE_SLICES = ("role", "condition", "progress", "split")
 
@@ -36,14 +38,22 @@ BASE_SLICES = ("role", "condition", "progress", "split")
 def truth_frame(corpus: Corpus) -> pd.DataFrame:
     """One row per action of the dataset: what the person did and reported, and where it sits."""
     a = corpus.actions_df
-    df = pd.DataFrame({
-        "session_id": a["session_id"].astype(str), "action_index": a["index"].astype(int),
-        "role": a["role"].astype(str), "condition": a["condition"].astype(str), "split": a["split"].astype(str),
-        "h_action_type": a["type"].astype(str), "h_text": a["text"], "h_rationale": a["rationale"],
-        "progress": pd.Categorical.from_codes(np.minimum((a["progress"].to_numpy() * 4).astype(int), 3),
-                                              categories=list(PROGRESS_BINS)),
-        "annotated": a["team_goal"].notna(),
-    })
+    df = pd.DataFrame(
+        {
+            "session_id": a["session_id"].astype(str),
+            "action_index": a["index"].astype(int),
+            "role": a["role"].astype(str),
+            "condition": a["condition"].astype(str),
+            "split": a["split"].astype(str),
+            "h_action_type": a["type"].astype(str),
+            "h_text": a["text"],
+            "h_rationale": a["rationale"],
+            "progress": pd.Categorical.from_codes(
+                np.minimum((a["progress"].to_numpy() * 4).astype(int), 3), categories=list(PROGRESS_BINS)
+            ),
+            "annotated": a["team_goal"].notna(),
+        }
+    )
     for d in DIMENSIONS:
         df[f"h_{d}"] = a[d]
     return df
@@ -86,7 +96,8 @@ def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
     if task == "mental_model":
         no_label = ~rows["annotated"].astype(bool)
         unmatched = rows.loc[no_label, [*_KEYS, "line"]].assign(
-            task=task, reason="the actor did not annotate this action (no human label)")[empty.columns]
+            task=task, reason="the actor did not annotate this action (no human label)"
+        )[empty.columns]
         rows = rows[~no_label]
     splits = truth.loc[truth["session_id"].isin(preds["session_id"].unique()), "split"].unique()
     scope = instance_keys(truth, task, splits)
@@ -136,12 +147,18 @@ def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
         mm["rationale_ok"] = _has_text(mm["h_rationale"]) & _has_text(mm["p_rationale"])
         _rouge_columns(mm, "h_rationale", "p_rationale", "rouge_rationale", mm["rationale_ok"])
     if not na.empty:
-        na["message_ok"] = (na["h_action_type"] == "message") & (na["p_action_type"] == "message") & \
-            _has_text(na["h_text"]) & _has_text(na["p_content"])
+        na["message_ok"] = (
+            (na["h_action_type"] == "message")
+            & (na["p_action_type"] == "message")
+            & _has_text(na["h_text"])
+            & _has_text(na["p_content"])
+        )
         _rouge_columns(na, "h_text", "p_content", "rouge_message", na["message_ok"])
         _drawing_scores(corpus, na)
     return RunItems(
-        run_id=run.run_id, mm=mm, na=na,
+        run_id=run.run_id,
+        mm=mm,
+        na=na,
         unmatched=pd.concat([un_mm, un_na], ignore_index=True),
         missing=pd.concat([miss_mm, miss_na], ignore_index=True),
         slice_fields={t: run.extra_fields(t) for t in ("mental_model", "next_action")},
@@ -165,7 +182,7 @@ def add_similarity(items: list[RunItems]) -> str | None:
     for df, _, _, ok, out in jobs:
         k = int(df[ok].sum())
         df[out] = np.nan
-        df.loc[df[ok], out] = sims[pos:pos + k]
+        df.loc[df[ok], out] = sims[pos : pos + k]
         pos += k
     return None
 
@@ -178,16 +195,39 @@ def category_long(items: list[RunItems]) -> pd.DataFrame:
         for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
             if df.empty:
                 continue
-            extra = [c for c in df.columns if c in set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])]
+            extra = [
+                c for c in df.columns if c in set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
+            ]
             base = df[[*_KEYS, "role", "condition", "split", "progress", *extra]]
             for d in dims:
                 cats = CATEGORIES[d]
                 h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
-                parts.append(base.assign(run=it.run_id, dimension=d, truth=h, pred=p,
-                                         t_code=pd.Categorical(h, categories=cats).codes.astype(np.int64),
-                                         p_code=pd.Categorical(p, categories=cats).codes.astype(np.int64),
-                                         correct=(h == p).to_numpy()))
+                parts.append(
+                    base.assign(
+                        run=it.run_id,
+                        dimension=d,
+                        truth=h,
+                        pred=p,
+                        t_code=pd.Categorical(h, categories=cats).codes.astype(np.int64),
+                        p_code=pd.Categorical(p, categories=cats).codes.astype(np.int64),
+                        correct=(h == p).to_numpy(),
+                    )
+                )
     if not parts:
-        return pd.DataFrame(columns=["run", "dimension", *_KEYS, "role", "condition", "split", "progress", "truth",
-                                     "pred", "t_code", "p_code", "correct"])
+        return pd.DataFrame(
+            columns=[
+                "run",
+                "dimension",
+                *_KEYS,
+                "role",
+                "condition",
+                "split",
+                "progress",
+                "truth",
+                "pred",
+                "t_code",
+                "p_code",
+                "correct",
+            ]
+        )
     return pd.concat(parts, ignore_index=True)

@@ -31,14 +31,34 @@ def pair_agreement(a: np.ndarray, b: np.ndarray) -> dict[str, Estimate]:
     diff = np.abs(a - b)
     none = "the two judges scored no item in common"
     out = {
-        "exact": wilson(int((diff == 0).sum()), n, key="exact", statistic="exact match", n_of=SCORED,
-                        method="share of items scored the same", empty=none),
-        "within_1": wilson(int((diff <= 1).sum()), n, key="within_1", statistic="within-1 agreement", n_of=SCORED,
-                           method="share of items scored at most 1 apart", empty=none),
+        "exact": wilson(
+            int((diff == 0).sum()),
+            n,
+            key="exact",
+            statistic="exact match",
+            n_of=SCORED,
+            method="share of items scored the same",
+            empty=none,
+        ),
+        "within_1": wilson(
+            int((diff <= 1).sum()),
+            n,
+            key="within_1",
+            statistic="within-1 agreement",
+            n_of=SCORED,
+            method="share of items scored at most 1 apart",
+            empty=none,
+        ),
     }
-    kappa = dict(key="weighted_kappa", statistic="quadratic-weighted kappa", n=n, n_of=SCORED,
-                 method="Cohen's kappa with quadratic weights over the 0-5 scale",
-                 computed_by="sklearn.metrics.cohen_kappa_score", package="scikit-learn")
+    kappa = dict(
+        key="weighted_kappa",
+        statistic="quadratic-weighted kappa",
+        n=n,
+        n_of=SCORED,
+        method="Cohen's kappa with quadratic weights over the 0-5 scale",
+        computed_by="sklearn.metrics.cohen_kappa_score",
+        package="scikit-learn",
+    )
     if n == 0 or len(set(a.tolist()) | set(b.tolist())) < 2:
         out["weighted_kappa"] = Estimate.undefined("every score is the same", **kappa)
     else:
@@ -66,8 +86,9 @@ def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[EstimateTable,
             key = {"run": run, "task": task, "criterion": crit, "judge_a": ja, "judge_b": jb}
             for metric, est in pair_agreement(both[ja].to_numpy(), both[jb].to_numpy()).items():
                 rows.append(({**key, "metric": metric}, est))
-            cm = ag.confusion_matrix(ag.LabelTable(g.assign(score=g["score"].astype(int)), item="item", coder="judge",
-                                                   label="score"), ja, jb)
+            cm = ag.confusion_matrix(
+                ag.LabelTable(g.assign(score=g["score"].astype(int)), item="item", coder="judge", label="score"), ja, jb
+            )
             cm.index, cm.columns = cm.index.astype(int), cm.columns.astype(int)
             full = cm.reindex(index=list(JUDGE_SCALE), columns=list(JUDGE_SCALE), fill_value=0)
             full.index.name, full.columns.name = ja, jb

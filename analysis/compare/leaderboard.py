@@ -28,16 +28,22 @@ DIMENSION_LABELS = {"team_goal": "Team goal", "partner_intent": "Partner intent"
 def columns(task: str, measure: str = "accuracy") -> list[tuple[str, str, str, str]]:
     """(column label, metric, dimension, roles) of a task's table, in the paper's order."""
     if task == "next_action":
-        return [("Accuracy (action type)", "accuracy", "action_type", "GF"),
-                ("Recall (action type)", "macro_recall", "action_type", "GF"),
-                ("SBERT (message)", "similarity", "message", "GF"),
-                ("ROUGE-L (message)", "rouge_l", "message", "GF"),
-                ("Drawing score", "drawing", "drawing", "F")]
+        return [
+            ("Accuracy (action type)", "accuracy", "action_type", "GF"),
+            ("Recall (action type)", "macro_recall", "action_type", "GF"),
+            ("SBERT (message)", "similarity", "message", "GF"),
+            ("ROUGE-L (message)", "rouge_l", "message", "GF"),
+            ("Drawing score", "drawing", "drawing", "F"),
+        ]
     m = MEASURES[measure]
-    return [*[(f"{label} {m.lower() if measure != 'kappa' else 'kappa'}", measure, dim, "GF")
-              for dim, label in DIMENSION_LABELS.items()],
-            ("SBERT (rationale)", "similarity", "rationale", "GF"),
-            ("ROUGE-L (rationale)", "rouge_l", "rationale", "GF")]
+    return [
+        *[
+            (f"{label} {m.lower() if measure != 'kappa' else 'kappa'}", measure, dim, "GF")
+            for dim, label in DIMENSION_LABELS.items()
+        ],
+        ("SBERT (rationale)", "similarity", "rationale", "GF"),
+        ("ROUGE-L (rationale)", "rouge_l", "rationale", "GF"),
+    ]
 
 
 def setting_rank(setting: str) -> tuple[int, str]:
@@ -54,7 +60,9 @@ def run_order(infos: dict[str, RunInfo]) -> list[str]:
 class Leaderboard:
     task: str
     measure: str
-    cells: pd.DataFrame  # long: run, model, setting, column, condition, role, metric, dimension, estimate, ci_low, ci_high, n, best
+    cells: (
+        pd.DataFrame
+    )  # long: run, model, setting, column, condition, role, metric, dimension, estimate, ci_low, ci_high, n, best
     index: tuple[str, ...]  # row order (run ids)
     column_order: tuple[tuple[str, str, str], ...]
 
@@ -89,8 +97,24 @@ class Leaderboard:
 
     def csv_table(self) -> pd.DataFrame:
         """The long table the CSV download holds (intervals and methods included)."""
-        cols = ["task", "run", "model", "setting", "column", "condition", "role", "metric", "dimension", "estimate",
-                "ci_low", "ci_high", "n", "best", "method", "interval_method"]
+        cols = [
+            "task",
+            "run",
+            "model",
+            "setting",
+            "column",
+            "condition",
+            "role",
+            "metric",
+            "dimension",
+            "estimate",
+            "ci_low",
+            "ci_high",
+            "n",
+            "best",
+            "method",
+            "interval_method",
+        ]
         return csv_cells(self.cells.assign(task=self.task)[cols])
 
     def csv_text(self) -> str:
@@ -102,22 +126,56 @@ class Leaderboard:
         table, best = self.table(), self.best_mask()
         shown = table.copy().astype(object)
         for col in shown.columns:
-            shown[col] = [_latex_escape(str(v)) if not b else f"\\textbf{{{_latex_escape(str(v))}}}"
-                          for v, b in zip(table[col], best[col])]
+            shown[col] = [
+                _latex_escape(str(v)) if not b else f"\\textbf{{{_latex_escape(str(v))}}}"
+                for v, b in zip(table[col], best[col])
+            ]
         shown.index = shown.index.set_levels([lvl.map(_latex_escape) for lvl in shown.index.levels])
         shown.columns = pd.MultiIndex.from_tuples([tuple(_latex_escape(x) for x in c) for c in shown.columns])
         styler = shown.style
-        return styler.to_latex(hrules=True, multicol_align="c", caption=_latex_escape(caption) or None,
-                               position_float="centering")
+        return styler.to_latex(
+            hrules=True, multicol_align="c", caption=_latex_escape(caption) or None, position_float="centering"
+        )
 
     def to_json(self) -> list[dict]:
-        return [to_json({k: r[k] for k in ("run", "model", "setting", "metric", "dimension", "condition", "role",
-                                           "estimate", "ci_low", "ci_high", "n", "best", "method", "interval_method")})
-                for r in self.cells.to_dict("records")]
+        return [
+            to_json(
+                {
+                    k: r[k]
+                    for k in (
+                        "run",
+                        "model",
+                        "setting",
+                        "metric",
+                        "dimension",
+                        "condition",
+                        "role",
+                        "estimate",
+                        "ci_low",
+                        "ci_high",
+                        "n",
+                        "best",
+                        "method",
+                        "interval_method",
+                    )
+                }
+            )
+            for r in self.cells.to_dict("records")
+        ]
 
 
-_LATEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{",
-          "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 
 
 def _latex_escape(s: str) -> str:
@@ -161,14 +219,17 @@ def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, meas
     cells = pd.concat(rows, ignore_index=True) if rows else pd.DataFrame(columns=[*want_df.columns, "run"])
     missing = Undefined("the run has no predictions for this task")
     for c in ("estimate", "ci_low", "ci_high"):
-        cells[c] = [v if isinstance(v, (float, int, Undefined)) and not (isinstance(v, float) and math.isnan(v))
-                    else missing for v in cells[c]]
+        cells[c] = [
+            v if isinstance(v, (float, int, Undefined)) and not (isinstance(v, float) and math.isnan(v)) else missing
+            for v in cells[c]
+        ]
     cells["n"] = cells["n"].fillna(0).astype(int)
     cells["method"] = cells["method"].fillna("")
     cells["interval_method"] = cells["interval_method"].fillna("")
     cells["condition"] = cells["condition"].map(CONDITION_LABELS)
     cells["role"] = cells["role"].map(ROLE_LABELS)
     cells["best"] = _mark_best(cells)
-    cells["text"] = [f"{fmt(v, 2)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])]
+    cells["text"] = [
+        f"{fmt(v, 2)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])
+    ]
     return Leaderboard(task=task, measure=measure, cells=cells, index=tuple(order), column_order=tuple(col_order))
-

@@ -83,14 +83,27 @@ def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float,
     return float(lo), float(hi)
 
 
-NAMES = {"accuracy": "accuracy", "macro_recall": "macro recall", "macro_f1": "macro F1", "kappa": "Cohen's kappa",
-         "rouge_l": "ROUGE-L", "similarity": "SBERT similarity", "drawing": "drawing score"}
-METHODS = {"accuracy": "share of items where the run's label is the person's",
-           "macro_recall": "mean recall over the people's labels",
-           "macro_f1": "mean F1 over the labels either side used",
-           "kappa": "model vs person, chance-corrected"}
-CHECKED = {"accuracy": "sklearn.metrics.accuracy_score", "macro_recall": "sklearn.metrics.recall_score(average='macro')",
-           "macro_f1": "sklearn.metrics.f1_score(average='macro')", "kappa": "sklearn.metrics.cohen_kappa_score"}
+NAMES = {
+    "accuracy": "accuracy",
+    "macro_recall": "macro recall",
+    "macro_f1": "macro F1",
+    "kappa": "Cohen's kappa",
+    "rouge_l": "ROUGE-L",
+    "similarity": "SBERT similarity",
+    "drawing": "drawing score",
+}
+METHODS = {
+    "accuracy": "share of items where the run's label is the person's",
+    "macro_recall": "mean recall over the people's labels",
+    "macro_f1": "mean F1 over the labels either side used",
+    "kappa": "model vs person, chance-corrected",
+}
+CHECKED = {
+    "accuracy": "sklearn.metrics.accuracy_score",
+    "macro_recall": "sklearn.metrics.recall_score(average='macro')",
+    "macro_f1": "sklearn.metrics.f1_score(average='macro')",
+    "kappa": "sklearn.metrics.cohen_kappa_score",
+}
 _UNDEFINED = {"kappa": "people and model used one and the same label throughout (chance agreement is 1)"}
 
 
@@ -100,9 +113,17 @@ def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) ->
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
 
     def fields(m: str) -> dict:
-        return dict(key=m, statistic=NAMES[m], n=n, n_of=ITEMS, method=METHODS[m],
-                    computed_by="analysis.compare.metrics.metric_arrays", package=OURS, checked_against=CHECKED[m],
-                    interval_method=boot)
+        return dict(
+            key=m,
+            statistic=NAMES[m],
+            n=n,
+            n_of=ITEMS,
+            method=METHODS[m],
+            computed_by="analysis.compare.metrics.metric_arrays",
+            package=OURS,
+            checked_against=CHECKED[m],
+            interval_method=boot,
+        )
 
     if n == 0:
         return {m: Estimate.undefined(NO_ITEMS, **fields(m)) for m in CATEGORY_METRICS}
@@ -125,8 +146,16 @@ def mean_estimate(key: str, values: np.ndarray, method: str, computed_by: str, p
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
     n = len(values)
-    base = dict(key=key, statistic=NAMES[key], n=n, n_of=ITEMS, method=f"mean {method}", computed_by=computed_by,
-                package=package, interval_method="t interval of the mean (statsmodels DescrStatsW.tconfint_mean)")
+    base = dict(
+        key=key,
+        statistic=NAMES[key],
+        n=n,
+        n_of=ITEMS,
+        method=f"mean {method}",
+        computed_by=computed_by,
+        package=package,
+        interval_method="t interval of the mean (statsmodels DescrStatsW.tconfint_mean)",
+    )
     if n == 0:
         return Estimate.undefined(NO_ITEMS, **base)
     if n < 2 or np.allclose(values, values[0]):
@@ -137,13 +166,28 @@ def mean_estimate(key: str, values: np.ndarray, method: str, computed_by: str, p
     return Estimate(**base, estimate=float(values.mean()), interval=ci)
 
 
-def ratio_estimate(key: str, scores: np.ndarray, weights: np.ndarray, method: str, computed_by: str,
-                   n_boot: int = N_BOOT, seed: int = SEED) -> Estimate:
+def ratio_estimate(
+    key: str,
+    scores: np.ndarray,
+    weights: np.ndarray,
+    method: str,
+    computed_by: str,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> Estimate:
     """sum(score_i * w_i) / sum(w_i) with a bootstrap over the i (e.g. drawing score over ink cells)."""
     scores, weights = np.asarray(scores, float), np.asarray(weights, float)
     n = len(scores)
-    base = dict(key=key, statistic=NAMES[key], n=n, n_of="predictions", method=method, computed_by=computed_by,
-                package=OURS, interval_method=f"{BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)")
+    base = dict(
+        key=key,
+        statistic=NAMES[key],
+        n=n,
+        n_of="predictions",
+        method=method,
+        computed_by=computed_by,
+        package=OURS,
+        interval_method=f"{BOOT_METHOD.format(b=n_boot, s=seed)} (predictions)",
+    )
     if n == 0 or weights.sum() == 0:
         return Estimate.undefined("no predicted drawing in this group", **base)
     est = float((scores * weights).sum() / weights.sum())

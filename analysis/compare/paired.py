@@ -17,8 +17,16 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
 from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
-from analysis.compare.metrics import (BOOT_METHOD, CATEGORY_METRICS, N_BOOT, NAMES, SEED, metric_arrays, percentile,
-                                      resample_items)
+from analysis.compare.metrics import (
+    BOOT_METHOD,
+    CATEGORY_METRICS,
+    N_BOOT,
+    NAMES,
+    SEED,
+    metric_arrays,
+    percentile,
+    resample_items,
+)
 from analysis.compare.scores import ALL
 from analysis.results import OURS, Estimate, EstimateTable
 from corpus.predictions import DIMENSIONS
@@ -49,12 +57,20 @@ def _value(x: float) -> float | Undefined:
     return Undefined("no defined value") if np.isnan(x) else float(x)
 
 
-def _difference(metric: str, n: int, n_of: str, boot: str, computed_by: str, value: float | Undefined,
-                interval=None) -> Estimate:
+def _difference(
+    metric: str, n: int, n_of: str, boot: str, computed_by: str, value: float | Undefined, interval=None
+) -> Estimate:
     """Run B's score less run A's on the items both have, with its paired bootstrap interval."""
-    fields = dict(key=f"difference_{metric}", statistic=f"difference in {NAMES[metric]}", n=n, n_of=n_of,
-                  method="run B's score less run A's on the same items", computed_by=computed_by, package=OURS,
-                  interval_method=f"{boot} (paired)")
+    fields = dict(
+        key=f"difference_{metric}",
+        statistic=f"difference in {NAMES[metric]}",
+        n=n,
+        n_of=n_of,
+        method="run B's score less run A's on the same items",
+        computed_by=computed_by,
+        package=OURS,
+        interval_method=f"{boot} (paired)",
+    )
     if isinstance(value, Undefined):
         return Estimate.undefined(value.reason, **fields)
     return Estimate(**fields, estimate=value, interval=interval)
@@ -68,7 +84,9 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
     for dim in (*DIMENSIONS, ACTION_TYPE):
         da, db = cat[(cat["run"] == a) & (cat["dimension"] == dim)], cat[(cat["run"] == b) & (cat["dimension"] == dim)]
-        j = da[[*_KEY, "t_code", "p_code", "correct"]].merge(db[[*_KEY, "p_code", "correct"]], on=_KEY, suffixes=("_a", "_b"))
+        j = da[[*_KEY, "t_code", "p_code", "correct"]].merge(
+            db[[*_KEY, "p_code", "correct"]], on=_KEY, suffixes=("_a", "_b")
+        )
         k = len(CATEGORIES[dim])
         row = {**key, "dimension": dim}
         if j.empty:
@@ -94,12 +112,22 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
             else:
                 p, test = _boot_p(reps), "paired bootstrap"
             est = _difference(m, len(j), SHARED, boot, CATEGORY, _value(diff), percentile(reps))
-            yield {**row, "metric": m, "value_a": _value(float(pa[m])), "value_b": _value(float(pb[m])),
-                   "p_value": p, "test": test}, est
+            yield (
+                {
+                    **row,
+                    "metric": m,
+                    "value_a": _value(float(pa[m])),
+                    "value_b": _value(float(pb[m])),
+                    "p_value": p,
+                    "test": test,
+                },
+                est,
+            )
 
 
-def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | None, key: dict, metric: str,
-                  n_boot: int, seed: int):
+def _paired_means(
+    ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | None, key: dict, metric: str, n_boot: int, seed: int
+):
     cols = [*_KEY, score] + ([weight] if weight else [])
     j = ia[cols].merge(ib[cols], on=_KEY, suffixes=("_a", "_b")).dropna()
     row = {**key, "metric": metric, "test": "paired bootstrap"}
@@ -117,8 +145,17 @@ def _paired_means(ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | 
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
 
 
-def paired_table(cat: pd.DataFrame, items: dict[str, RunItems], a: str, b: str, condition: str = ALL, role: str = ALL,
-                 n_boot: int = N_BOOT, seed: int = SEED, similarity: bool = True) -> EstimateTable:
+def paired_table(
+    cat: pd.DataFrame,
+    items: dict[str, RunItems],
+    a: str,
+    b: str,
+    condition: str = ALL,
+    role: str = ALL,
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+    similarity: bool = True,
+) -> EstimateTable:
     """Run B against run A on the items both predicted (see the module docstring)."""
     key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
 
@@ -136,6 +173,8 @@ def paired_table(cat: pd.DataFrame, items: dict[str, RunItems], a: str, b: str, 
                 yield _paired_means(fa, fb, col, None, {**key, "dimension": dim}, m, n_boot, seed)
         fa, fb = _scope(ia.na, condition, role), _scope(ib.na, condition, role)
         if not fa.empty and not fb.empty:
-            yield _paired_means(fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed)
+            yield _paired_means(
+                fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed
+            )
 
     return EstimateTable.build(rows(), KEYS, title=f"{b} against {a}")

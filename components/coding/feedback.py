@@ -19,11 +19,15 @@ def agreement_sentence(counts: FeedbackCounts) -> str:
     if counts.with_gold == 0:
         text = "None of the items you coded has a gold label yet"
     else:
-        text = (f"Gold agrees with your label on {counts.agree} of {_plural(counts.with_gold, 'item')} "
-                f"that {'has' if counts.with_gold == 1 else 'have'} gold")
+        text = (
+            f"Gold agrees with your label on {counts.agree} of {_plural(counts.with_gold, 'item')} "
+            f"that {'has' if counts.with_gold == 1 else 'have'} gold"
+        )
     if counts.without_gold and counts.with_gold:
-        text += (f"; {_plural(counts.without_gold, 'item')} you coded "
-                 f"{'has' if counts.without_gold == 1 else 'have'} no gold label")
+        text += (
+            f"; {_plural(counts.without_gold, 'item')} you coded "
+            f"{'has' if counts.without_gold == 1 else 'have'} no gold label"
+        )
     return text + "."
 
 
@@ -47,7 +51,12 @@ def feedback_view(store: Store, user: User, task: Task) -> None:
             st.success("Gold agrees with every label you gave on an item that has gold.")
         return
     names = {c.code: c.name for c in task.codebook.codes}
-    view = fb.assign(my_code=fb["my_code"].map(lambda c: names.get(c, c)), gold_code=fb["gold_code"].map(lambda c: names.get(c, c)))
-    st.dataframe(view[["item_id", "my_code", "gold_code", "lead_note", "error_type", "my_note"]],
-                 hide_index=True, width="stretch",
-                 column_config={"my_code": "My label", "gold_code": "Gold", "lead_note": "Lead's note", "my_note": "My note"})
+    view = fb.assign(
+        my_code=fb["my_code"].map(lambda c: names.get(c, c)), gold_code=fb["gold_code"].map(lambda c: names.get(c, c))
+    )
+    st.dataframe(
+        view[["item_id", "my_code", "gold_code", "lead_note", "error_type", "my_note"]],
+        hide_index=True,
+        width="stretch",
+        column_config={"my_code": "My label", "gold_code": "Gold", "lead_note": "Lead's note", "my_note": "My note"},
+    )

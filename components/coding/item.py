@@ -23,8 +23,10 @@ ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}
 CONTEXT_CHOICES = (0, 1, 2, 3, 5, 8, 12, 20)
 DEFAULT_AFTER = 2
 CANVAS_MARKS = "The coloured squares below the map are its legend; ○ marks the start and × the finish."
-MISPLACED_MARK = ("A pink outline marks a landmark placed differently on the two maps: solid where the Guide's map "
-                  "has it, dashed where the Follower's map has it.")
+MISPLACED_MARK = (
+    "A pink outline marks a landmark placed differently on the two maps: solid where the Guide's map "
+    "has it, dashed where the Follower's map has it."
+)
 
 
 def replay_url(session_id: str, step: int) -> str:
@@ -51,11 +53,16 @@ def _line(a, tag: str = "") -> str:
 def context_text(actions: list, pos: int, before: int, after: int) -> tuple[str, str]:
     """(the ``before`` actions before position ``pos``, the ``after`` actions after it) as Markdown
     lines; the later ones are tagged as after the item."""
-    earlier = actions[max(0, pos - before):pos] if before > 0 else []
-    later = actions[pos + 1:pos + 1 + after] if after > 0 else []
-    head = (f"{len(earlier)} earlier action{'s' if len(earlier) != 1 else ''}" if earlier
-            else "This is the first action of the session." if pos == 0 and before > 0 else "")
-    tail = ("" if later or after == 0 else "This is the last action of the session.")
+    earlier = actions[max(0, pos - before) : pos] if before > 0 else []
+    later = actions[pos + 1 : pos + 1 + after] if after > 0 else []
+    head = (
+        f"{len(earlier)} earlier action{'s' if len(earlier) != 1 else ''}"
+        if earlier
+        else "This is the first action of the session."
+        if pos == 0 and before > 0
+        else ""
+    )
+    tail = "" if later or after == 0 else "This is the last action of the session."
     lines_before = "  \n".join([f"*{head}*"] * bool(head) + [_line(b) for b in earlier])
     lines_after = "  \n".join([_line(b, ":blue-badge[after the item] ") for b in later] + [f"*{tail}*"] * bool(tail))
     return lines_before, lines_after
@@ -67,8 +74,12 @@ def context_window(task: Task, key: str) -> tuple[int, int]:
     choices = sorted(set(CONTEXT_CHOICES) | {int(task.context_k)})
     s = st.session_state
     before, after = s.get(f"{key}_before", int(task.context_k)), s.get(f"{key}_after", DEFAULT_AFTER)
-    with st.popover(f"Context: {before} before · {after} after", icon=":material/tune:", width="stretch",
-                    help="How many actions to show before and after the item"):
+    with st.popover(
+        f"Context: {before} before · {after} after",
+        icon=":material/tune:",
+        width="stretch",
+        help="How many actions to show before and after the item",
+    ):
         before = st.select_slider("Actions shown before the item", choices, value=before, key=f"{key}_before")
         after = st.select_slider("Actions shown after the item", choices, value=after, key=f"{key}_after")
     return int(before), int(after)
@@ -86,8 +97,9 @@ def _locate(corpus: Corpus, session_id: str, action_index: int):
     return None, f"session '{session_id}' has no action {action_index} in the dataset '{corpus.info.name}'"
 
 
-def item_view(corpus: Corpus, task: Task, session_id: str, action_index: int, key: str,
-              adjustable: bool = False) -> bool:
+def item_view(
+    corpus: Corpus, task: Task, session_id: str, action_index: int, key: str, adjustable: bool = False
+) -> bool:
     """The action with the task's number of actions before it (or, if ``adjustable``, as many
     before and after it as the coder chooses), the canvas at that moment and a link to Replay.
     False if the item is not found."""
@@ -95,17 +107,26 @@ def item_view(corpus: Corpus, task: Task, session_id: str, action_index: int, ke
     if found is None:
         st.error(
             f"Item {md_text(session_id)}:{action_index} cannot be shown: {md_text(problem)}. The task was created "
-            f"on '{md_text(task.dataset)}'; choose that dataset in the sidebar.", icon=":material/error:")
+            f"on '{md_text(task.dataset)}'; choose that dataset in the sidebar.",
+            icon=":material/error:",
+        )
         return False
     session, actions, pos = found
     a = actions[pos]
-    st.caption(f"Session {md_text(session.id)} · condition {md_text(session.condition)} · action {a.index} "
-               f"at {time_label(a.timestamp)}")
+    st.caption(
+        f"Session {md_text(session.id)} · condition {md_text(session.condition)} · action {a.index} "
+        f"at {time_label(a.timestamp)}"
+    )
     window, link = st.columns(2, vertical_alignment="center", gap="small")
     with window:
         before, after = context_window(task, key) if adjustable else (int(task.context_k), 0)
-    link.link_button("Open in Replay", replay_url(session.id, pos), icon=":material/open_in_new:", width="stretch",
-                     help="This moment of the session in the Replay page, in a new tab")
+    link.link_button(
+        "Open in Replay",
+        replay_url(session.id, pos),
+        icon=":material/open_in_new:",
+        width="stretch",
+        help="This moment of the session in the Replay page, in a new tab",
+    )
     earlier, later = context_text(actions, pos, before, after)
     if earlier:
         st.caption(earlier)
@@ -129,8 +150,16 @@ def canvas(corpus: Corpus, session_id: str, actions: list, pos: int, key: str) -
     if frames is None:
         return
     st.plotly_chart(
-        grid_canvas.figure(frames.grid_map, frames.state(pos), view="guide", height=470,
-                           title=f"Canvas after action {actions[pos].index}", show_legend=True),
-        key=f"{key}_canvas", width="stretch", config={"displaylogo": False, "displayModeBar": False},
+        grid_canvas.figure(
+            frames.grid_map,
+            frames.state(pos),
+            view="guide",
+            height=470,
+            title=f"Canvas after action {actions[pos].index}",
+            show_legend=True,
+        ),
+        key=f"{key}_canvas",
+        width="stretch",
+        config={"displaylogo": False, "displayModeBar": False},
     )
     st.caption(CANVAS_MARKS + (" " + MISPLACED_MARK if frames.grid_map.misplaced_landmarks() else ""))

@@ -19,8 +19,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from corpus.limits import NOTE_CHARS
 from corpus.codebook import Codebook
+from corpus.limits import NOTE_CHARS
 from corpus.store import AccessDenied, Store, StoreError, Task, User
 from services.coding import give_label
 
@@ -37,7 +37,10 @@ def _asset(name: str) -> str:
 
 
 _mount_keypad = st.components.v2.component(
-    "groundwork_coding_keypad", html=_asset("keypad.html"), css=_asset("keypad.css"), js=_asset("keypad.js"),
+    "groundwork_coding_keypad",
+    html=_asset("keypad.html"),
+    css=_asset("keypad.css"),
+    js=_asset("keypad.js"),
     isolate_styles=True,
 )
 
@@ -101,14 +104,32 @@ def receive_label(store: Store, user: User, task: Task, order: list[str], key: s
     seconds = round(time.time() - shown_at, 2) if shown_item == event.item and shown_at else None
     pos = order.index(event.item)
     try:
-        give_label(store, user, task.id, event.item, event.code, note=event.note, unsure=event.unsure,
-                   seconds=seconds, request_id=event.request_id)
+        give_label(
+            store,
+            user,
+            task.id,
+            event.item,
+            event.code,
+            note=event.note,
+            unsure=event.unsure,
+            seconds=seconds,
+            request_id=event.request_id,
+        )
     except (StoreError, AccessDenied) as exc:
-        s[k(task.id, "status")] = {"kind": "error", "text": f"Not saved: {exc}.", "ack": event.request_id, "saved": False}
+        s[k(task.id, "status")] = {
+            "kind": "error",
+            "text": f"Not saved: {exc}.",
+            "ack": event.request_id,
+            "saved": False,
+        }
         return
     name = task.codebook.by_code(event.code).name
-    s[k(task.id, "status")] = {"kind": "success", "text": f"Saved {name} for item {pos + 1}.",
-                               "ack": event.request_id, "saved": True}
+    s[k(task.id, "status")] = {
+        "kind": "success",
+        "text": f"Saved {name} for item {pos + 1}.",
+        "ack": event.request_id,
+        "saved": True,
+    }
     s[k(task.id, "focus")] = event.code
     still_there = s.get(k(task.id, "pos"), pos) == pos  # the coder has not moved on meanwhile
     if s.get("code_autoadvance", True) and still_there and pos + 1 < len(order):
@@ -116,12 +137,26 @@ def receive_label(store: Store, user: User, task: Task, order: list[str], key: s
 
 
 def _code_row(c) -> dict:
-    return {"code": c.code, "name": c.name, "key": c.key, "definition": c.definition,
-            "positive": list(c.positive), "negative": list(c.negative), "requires_note": c.requires_note}
+    return {
+        "code": c.code,
+        "name": c.name,
+        "key": c.key,
+        "definition": c.definition,
+        "positive": list(c.positive),
+        "negative": list(c.negative),
+        "requires_note": c.requires_note,
+    }
 
 
-def keypad_data(task: Task, item: str, current: pd.Series | None, enabled: bool, disabled_reason: str,
-                status: dict | None, focus: str | None) -> dict:
+def keypad_data(
+    task: Task,
+    item: str,
+    current: pd.Series | None,
+    enabled: bool,
+    disabled_reason: str,
+    status: dict | None,
+    focus: str | None,
+) -> dict:
     """What the keypad receives for one item (``current``: this coder's label of it, if any)."""
     cb = task.codebook
     note_key, unsure_key = command_keys(cb)
@@ -129,8 +164,12 @@ def keypad_data(task: Task, item: str, current: pd.Series | None, enabled: bool,
     cur = None
     if current is not None:
         code = str(current["code"])
-        cur = {"code": code, "name": cb.by_code(code).name if code in cb.code_ids else code,
-               "note": str(current["note"] or ""), "unsure": bool(current["unsure"])}
+        cur = {
+            "code": code,
+            "name": cb.by_code(code).name if code in cb.code_ids else code,
+            "note": str(current["note"] or ""),
+            "unsure": bool(current["unsure"]),
+        }
     return {
         "item": item,
         "codes": [_code_row(c) for c in cb.codes],
@@ -151,5 +190,10 @@ def keypad_data(task: Task, item: str, current: pd.Series | None, enabled: bool,
 def keypad(store: Store, user: User, task: Task, order: list[str], data: dict) -> None:
     """The keypad of the item in ``data``; a label it sends is saved by :func:`receive_label`."""
     key = k(task.id, "keypad")
-    _mount_keypad(data=data, key=key, on_label_change=partial(receive_label, store, user, task, order, key),
-                  width="stretch", height="content")
+    _mount_keypad(
+        data=data,
+        key=key,
+        on_label_change=partial(receive_label, store, user, task, order, key),
+        width="stretch",
+        height="content",
+    )

@@ -21,7 +21,11 @@ def task_picker(store: Store, user: User, key: str = "code_task") -> Task | None
     if st.session_state.get(key) not in by_id:
         st.session_state[key] = ids[-1]
     chosen = st.selectbox(
-        "Task", ids, key=key,
-        format_func=lambda i: f"{by_id[i].name} ({by_id[i].n_items} items, {by_id[i].codebook.name} v{by_id[i].codebook.version})",
+        "Task",
+        ids,
+        key=key,
+        format_func=lambda i: (
+            f"{by_id[i].name} ({by_id[i].n_items} items, {by_id[i].codebook.name} v{by_id[i].codebook.version})"
+        ),
     )
     return by_id.get(chosen)

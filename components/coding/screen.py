@@ -29,8 +29,10 @@ PHASE_TEXT = {
 def coding_screen(store: Store, user: User, task: Task, corpus: Corpus) -> None:
     """The whole coding screen for one task (reruns on its own when a code is given)."""
     if task.dataset_hash not in (None, corpus.content_hash):
-        st.warning(f"This task was made on the dataset '{md_text(task.dataset)}', but the sidebar shows "
-                   f"'{md_text(corpus.info.name)}' (other data). Items are looked up in the dataset shown.")
+        st.warning(
+            f"This task was made on the dataset '{md_text(task.dataset)}', but the sidebar shows "
+            f"'{md_text(corpus.info.name)}' (other data). Items are looked up in the dataset shown."
+        )
     _screen(store, user, task.id, corpus)
 
 
@@ -64,18 +66,42 @@ def why_not(user: User, task: Task, assigned: bool) -> str:
 
 def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
     n_done = len(done)
-    st.progress(n_done / max(len(order), 1),
-                text=f"{n_done} of {len(order)} items coded · {PHASE_TEXT.get(task.phase, md_text(task.phase))}")
+    st.progress(
+        n_done / max(len(order), 1),
+        text=f"{n_done} of {len(order)} items coded · {PHASE_TEXT.get(task.phase, md_text(task.phase))}",
+    )
     nav = st.columns([1, 1, 1.4, 1.4, 3], vertical_alignment="center")
-    nav[0].button("Back", key=k(task.id, "back"), on_click=_move, args=(task, pos - 1), disabled=pos == 0,
-                  icon=":material/arrow_back:", shortcut="Left", width="stretch")
-    nav[1].button("Next", key=k(task.id, "next"), on_click=_move, args=(task, pos + 1), disabled=pos >= len(order) - 1,
-                  icon=":material/arrow_forward:", shortcut="Right", width="stretch")
+    nav[0].button(
+        "Back",
+        key=k(task.id, "back"),
+        on_click=_move,
+        args=(task, pos - 1),
+        disabled=pos == 0,
+        icon=":material/arrow_back:",
+        shortcut="Left",
+        width="stretch",
+    )
+    nav[1].button(
+        "Next",
+        key=k(task.id, "next"),
+        on_click=_move,
+        args=(task, pos + 1),
+        disabled=pos >= len(order) - 1,
+        icon=":material/arrow_forward:",
+        shortcut="Right",
+        width="stretch",
+    )
     nxt = next_uncoded(order, done, pos)
-    nav[2].button("Next uncoded", key=k(task.id, "uncoded"), on_click=_move, args=(task, nxt if nxt is not None else pos),
-                  disabled=nxt is None, icon=":material/skip_next:", width="stretch")
-    nav[3].toggle("Auto-advance", value=True, key="code_autoadvance",
-                  help="After a label, go on to the next item")
+    nav[2].button(
+        "Next uncoded",
+        key=k(task.id, "uncoded"),
+        on_click=_move,
+        args=(task, nxt if nxt is not None else pos),
+        disabled=nxt is None,
+        icon=":material/skip_next:",
+        width="stretch",
+    )
+    nav[3].toggle("Auto-advance", value=True, key="code_autoadvance", help="After a label, go on to the next item")
     nav[4].markdown(f"Item **{pos + 1}** of {len(order)} · {md_text(order[pos])}")
 
 
@@ -107,11 +133,19 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         row = items.loc[item]
-        item_view(corpus, task, str(row["session_id"]), int(row["action_index"]), key=k(task.id, "item"),
-                  adjustable=True)
+        item_view(
+            corpus, task, str(row["session_id"]), int(row["action_index"]), key=k(task.id, "item"), adjustable=True
+        )
     with right:
-        data = keypad_data(task, item, current.loc[item] if item in done else None, enabled=not reason,
-                           disabled_reason=reason, status=s.get(k(task.id, "status")), focus=s.get(k(task.id, "focus")))
+        data = keypad_data(
+            task,
+            item,
+            current.loc[item] if item in done else None,
+            enabled=not reason,
+            disabled_reason=reason,
+            status=s.get(k(task.id, "status")),
+            focus=s.get(k(task.id, "focus")),
+        )
         keypad(store, user, task, order, data)
         if item in done:
             hist = store.history(user, task.id, item)
@@ -119,5 +153,6 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
             with st.expander(f"My history for this item ({len(hist)} label{'s' if len(hist) != 1 else ''})"):
                 st.dataframe(
                     hist[["created_at", "code", "note", "unsure", "seconds", "codebook_version"]],
-                    hide_index=True, width="stretch",
+                    hide_index=True,
+                    width="stretch",
                 )

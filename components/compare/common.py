@@ -67,11 +67,22 @@ def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_titl
         d = table[table["run"] == run]
         if d.empty:
             continue
-        fig.add_trace(go.Bar(
-            x=[ticks(v) for v in d[x]], y=d[y], name=plain(run_label(cmp, run)), marker_color=run_color(cmp, run),
-            error_y={"type": "data", "symmetric": False, "array": d["ci_high"] - d[y], "arrayminus": d[y] - d["ci_low"]},
-            customdata=np.column_stack([np.full(len(d), run), d[x], d["n"]]),
-            hovertemplate=f"%{{x}}<br>{y} %{{y:.2f}}<br>n = %{{customdata[2]}}<extra></extra>"))
+        fig.add_trace(
+            go.Bar(
+                x=[ticks(v) for v in d[x]],
+                y=d[y],
+                name=plain(run_label(cmp, run)),
+                marker_color=run_color(cmp, run),
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": d["ci_high"] - d[y],
+                    "arrayminus": d[y] - d["ci_low"],
+                },
+                customdata=np.column_stack([np.full(len(d), run), d[x], d["n"]]),
+                hovertemplate=f"%{{x}}<br>{y} %{{y:.2f}}<br>n = %{{customdata[2]}}<extra></extra>",
+            )
+        )
     fig.update_yaxes(title_text=y_title, range=[0, 1.05])
     fig.update_layout(barmode="group")
     figure_layout(fig, height=360)
@@ -79,5 +90,8 @@ def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_titl
 
 
 def figure_layout(fig, height: int) -> None:
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0})
+    fig.update_layout(
+        height=height,
+        margin={"l": 10, "r": 10, "t": 50, "b": 10},
+        legend={"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0},
+    )

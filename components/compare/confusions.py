@@ -11,8 +11,16 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
-from components.compare.common import (RUN_HELP, DIMENSIONS, FILTER_KEY, figure_layout, label_name, plain, run_bars,
-                                       run_label)
+from components.compare.common import (
+    DIMENSIONS,
+    FILTER_KEY,
+    RUN_HELP,
+    figure_layout,
+    label_name,
+    plain,
+    run_bars,
+    run_label,
+)
 
 
 def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure:
@@ -23,10 +31,23 @@ def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure
     x = [label_name(dimension, v) for v in counts.columns]
     y = [label_name(dimension, v) for v in counts.index]
     text = [[f"{share[i, j]:.0%}<br>{int(c[i, j])}" for j in range(c.shape[1])] for i in range(c.shape[0])]
-    fig = go.Figure(go.Heatmap(
-        z=share, x=x, y=y, text=text, texttemplate="%{text}", colorscale="Blues", zmin=0, zmax=1,
-        customdata=[[[str(counts.index[i]), str(counts.columns[j])] for j in range(c.shape[1])] for i in range(c.shape[0])],
-        hovertemplate="person: %{y}<br>model: %{x}<br>%{text}<extra></extra>", showscale=False))
+    fig = go.Figure(
+        go.Heatmap(
+            z=share,
+            x=x,
+            y=y,
+            text=text,
+            texttemplate="%{text}",
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            customdata=[
+                [[str(counts.index[i]), str(counts.columns[j])] for j in range(c.shape[1])] for i in range(c.shape[0])
+            ],
+            hovertemplate="person: %{y}<br>model: %{x}<br>%{text}<extra></extra>",
+            showscale=False,
+        )
+    )
     fig.update_yaxes(autorange="reversed", title_text="person")
     fig.update_xaxes(title_text="model", tickangle=-30)
     figure_layout(fig, height=150 + 44 * len(y))
@@ -46,22 +67,29 @@ def render(cmp: Comparison) -> None:
     c1, c2 = st.columns([1, 2])
     dims = [d for d in DIMENSIONS if (cmp.cat["dimension"] == d).any()]
     dim = c1.selectbox("Dimension", dims, format_func=DIMENSIONS.get, key="compare_conf_dim")
-    runs = c2.multiselect("Runs", cmp.run_ids, default=cmp.run_ids[:3], key="compare_conf_runs",
-                          help=RUN_HELP)
+    runs = c2.multiselect("Runs", cmp.run_ids, default=cmp.run_ids[:3], key="compare_conf_runs", help=RUN_HELP)
     cols = st.columns(max(1, min(3, len(runs))))
     for k, run in enumerate(runs):
         with cols[k % len(cols)]:
             fig = matrix_figure(cmp.confusion(run, dim), dim, plain(run_label(cmp, run)))
-            ev = st.plotly_chart(fig, key=f"compare_conf_{dim}_{run}", on_select="rerun", selection_mode="points",
-                                 width="stretch")
+            ev = st.plotly_chart(
+                fig, key=f"compare_conf_{dim}_{run}", on_select="rerun", selection_mode="points", width="stretch"
+            )
             pts = ev.selection.points if ev else []
             if pts and pts[0].get("customdata"):
                 _set_filter(dim, run, *pts[0]["customdata"][:2])
-    st.caption("Rows: the person's label; columns: the run's. Each cell: share of the row, and the count. "
-               "Click a cell to list those items under Instances.")
+    st.caption(
+        "Rows: the person's label; columns: the run's. Each cell: share of the row, and the count. "
+        "Click a cell to list those items under Instances."
+    )
     st.subheader("Recall per label")
-    ev = st.plotly_chart(recall_figure(cmp.per_label(dim), cmp, dim), key=f"compare_recall_{dim}", on_select="rerun",
-                         selection_mode="points", width="stretch")
+    ev = st.plotly_chart(
+        recall_figure(cmp.per_label(dim), cmp, dim),
+        key=f"compare_recall_{dim}",
+        on_select="rerun",
+        selection_mode="points",
+        width="stretch",
+    )
     pts = ev.selection.points if ev else []
     if pts and pts[0].get("customdata"):
         run, truth = pts[0]["customdata"][:2]

@@ -37,12 +37,16 @@ def _slice_keys(cmp: Comparison, f: dict) -> pd.MultiIndex | None:
 
 def _table(cmp: Comparison, df: pd.DataFrame, dim: str) -> pd.DataFrame:
     runs = [r for r in cmp.run_ids if r in df.columns]
-    out = pd.DataFrame({
-        "item": df["session_id"] + ":" + df["action_index"].astype(str),
-        "replay": [replay_url(s, i) for s, i in zip(df["session_id"], df["action_index"])],
-        "role": df["role"], "condition": df["condition"], "progress": df["progress"].astype(str),
-        "person": [label_name(dim, v) for v in df["truth"]],
-    })
+    out = pd.DataFrame(
+        {
+            "item": df["session_id"] + ":" + df["action_index"].astype(str),
+            "replay": [replay_url(s, i) for s, i in zip(df["session_id"], df["action_index"])],
+            "role": df["role"],
+            "condition": df["condition"],
+            "progress": df["progress"].astype(str),
+            "person": [label_name(dim, v) for v in df["truth"]],
+        }
+    )
     for r in runs:
         out[r] = [label_name(dim, v) if isinstance(v, str) else "-" for v in df[r]]
     out["runs wrong"] = df["runs_wrong"].to_numpy()
@@ -64,13 +68,28 @@ def render(cmp: Comparison) -> None:
         c2.button("Clear the chart filter", on_click=_clear, key="compare_inst_clear")
     dims = [d for d in DIMENSIONS if (cmp.cat["dimension"] == d).any()]
     c1, c2, c3, c4 = st.columns(4)
-    dim = c1.selectbox("Dimension", dims, index=dims.index(f["dimension"]) if f else 0, format_func=DIMENSIONS.get,
-                       key="compare_inst_dim")
-    kind = c2.selectbox("Show", list(KINDS), format_func=KINDS.get, key="compare_inst_kind",
-                        index=2 if f.get("pred") and f.get("pred") == f.get("truth") else 0)
+    dim = c1.selectbox(
+        "Dimension",
+        dims,
+        index=dims.index(f["dimension"]) if f else 0,
+        format_func=DIMENSIONS.get,
+        key="compare_inst_dim",
+    )
+    kind = c2.selectbox(
+        "Show",
+        list(KINDS),
+        format_func=KINDS.get,
+        key="compare_inst_kind",
+        index=2 if f.get("pred") and f.get("pred") == f.get("truth") else 0,
+    )
     runs = [ANY, *cmp.run_ids]
-    run = c3.selectbox("Run", runs, index=runs.index(f["run"]) if f else 0, key="compare_inst_run",
-                       format_func=lambda r: r if r == ANY else run_label(cmp, r))
+    run = c3.selectbox(
+        "Run",
+        runs,
+        index=runs.index(f["run"]) if f else 0,
+        key="compare_inst_run",
+        format_func=lambda r: r if r == ANY else run_label(cmp, r),
+    )
     role = c4.selectbox("Role", [ANY, *schema.ROLES], key="compare_inst_role")
     df = cmp.disagreements(dim, kind)
     if df.empty:
@@ -90,8 +109,15 @@ def render(cmp: Comparison) -> None:
         keys = _slice_keys(cmp, f)
         if keys is not None:
             df = df[pd.MultiIndex.from_frame(df[["session_id", "action_index"]]).isin(keys)]
-    st.caption(f"{len(df)} item(s){f'; the first {MAX_ROWS} shown' if len(df) > MAX_ROWS else ''}. Runs by id; "
-               "the replay link opens the action in a new tab.")
-    st.dataframe(_table(cmp, df.head(MAX_ROWS), dim), hide_index=True, width="stretch", column_config={
-        "replay": st.column_config.LinkColumn("replay", display_text=":material/play_circle:", width="small"),
-    })
+    st.caption(
+        f"{len(df)} item(s){f'; the first {MAX_ROWS} shown' if len(df) > MAX_ROWS else ''}. Runs by id; "
+        "the replay link opens the action in a new tab."
+    )
+    st.dataframe(
+        _table(cmp, df.head(MAX_ROWS), dim),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "replay": st.column_config.LinkColumn("replay", display_text=":material/play_circle:", width="small"),
+        },
+    )

@@ -6,10 +6,13 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import MEASURES
-from components.text import md_line
 from components.download import csv_button
+from components.text import md_line
 
-TASKS = {"next_action": "Next-action prediction (Tables 2, 9)", "mental_model": "Mental-model prediction (Tables 3, 10)"}
+TASKS = {
+    "next_action": "Next-action prediction (Tables 2, 9)",
+    "mental_model": "Mental-model prediction (Tables 3, 10)",
+}
 BEST = "font-weight: 700; background-color: rgba(28, 131, 225, 0.12)"
 
 
@@ -18,20 +21,39 @@ def render(cmp: Comparison) -> None:
     task = c1.radio("Task", list(TASKS), format_func=TASKS.get, horizontal=True, key="compare_lb_task")
     measure = "accuracy"
     if task == "mental_model":
-        measure = c2.selectbox("Mental-model score", list(MEASURES), format_func=MEASURES.get, key="compare_lb_measure",
-                               help="The paper reports accuracy; macro recall, macro F1 and Cohen's kappa (model vs "
-                                    "person, chance-corrected) are shown on request.")
+        measure = c2.selectbox(
+            "Mental-model score",
+            list(MEASURES),
+            format_func=MEASURES.get,
+            key="compare_lb_measure",
+            help="The paper reports accuracy; macro recall, macro F1 and Cohen's kappa (model vs "
+            "person, chance-corrected) are shown on request.",
+        )
     lb = cmp.leaderboard(task, measure)
     for label, cells, best in lb.blocks():
         st.markdown(f"**{label}**")
         cells = cells.rename(index=md_line)  # st.table renders its cells as Markdown: run names stay text
         st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
-    st.caption("The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
-               "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "
-               "Follower's canvas; G: Guide, F: Follower. The downloads hold the whole table; the CSV adds intervals "
-               "and methods.")
+    st.caption(
+        "The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
+        "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "
+        "Follower's canvas; G: Guide, F: Follower. The downloads hold the whole table; the CSV adds intervals "
+        "and methods."
+    )
     d1, d2, _ = st.columns([1, 1, 3])
-    csv_button("Download CSV", lb.csv_table, f"leaderboard_{task}.csv", key=f"compare_lb_csv_{task}", where=d1,
-               icon=":material/download:")
-    d2.download_button("Download LaTeX", lb.to_latex(caption=f"{TASKS[task]}"), file_name=f"leaderboard_{task}.tex",
-                       mime="text/x-tex", icon=":material/download:", key=f"compare_lb_tex_{task}")
+    csv_button(
+        "Download CSV",
+        lb.csv_table,
+        f"leaderboard_{task}.csv",
+        key=f"compare_lb_csv_{task}",
+        where=d1,
+        icon=":material/download:",
+    )
+    d2.download_button(
+        "Download LaTeX",
+        lb.to_latex(caption=f"{TASKS[task]}"),
+        file_name=f"leaderboard_{task}.tex",
+        mime="text/x-tex",
+        icon=":material/download:",
+        key=f"compare_lb_tex_{task}",
+    )

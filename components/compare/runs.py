@@ -51,8 +51,11 @@ def _start(corpus: Corpus, user: User | None) -> None:
     why = uploads.refusal(user, datasets=False) or uploads.refusal_of_bytes(user, n_bytes)
     if why is None:
         too_big = [name for name, data in files if len(data) > PREDICTION_UPLOAD_BYTES]
-        why = (f"{', '.join(too_big)}: an upload of predictions is at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB"
-               if too_big else None)
+        why = (
+            f"{', '.join(too_big)}: an upload of predictions is at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB"
+            if too_big
+            else None
+        )
     if why is not None:
         st.session_state[NOTICE] = ("error", why)
         return
@@ -87,8 +90,10 @@ def _pending(corpus: Corpus) -> None:
         st.session_state.pop(JOB, None)
         return
     if not job.done:
-        st.info(f"{md_line(job.what)}: {job.seconds:.0f} s so far. The page stays usable meanwhile.",
-                icon=":material/hourglass_top:")
+        st.info(
+            f"{md_line(job.what)}: {job.seconds:.0f} s so far. The page stays usable meanwhile.",
+            icon=":material/hourglass_top:",
+        )
         return
     st.session_state.pop(JOB, None)
     try:
@@ -99,23 +104,39 @@ def _pending(corpus: Corpus) -> None:
 
 
 def uploader(corpus: Corpus, user: User | None) -> None:
-    with st.expander("Add runs: a .zip of run folders, or one task's .jsonl", icon=":material/upload:",
-                     expanded=JOB in st.session_state or NOTICE in st.session_state):
+    with st.expander(
+        "Add runs: a .zip of run folders, or one task's .jsonl",
+        icon=":material/upload:",
+        expanded=JOB in st.session_state or NOTICE in st.session_state,
+    ):
         why = uploads.refusal(user, datasets=False)
         if why is not None:
             st.caption(why)
         else:
-            st.file_uploader("Prediction files", type=["zip", "jsonl"], accept_multiple_files=True, key="compare_upload",
-                             max_upload_size=PREDICTION_UPLOAD_BYTES // 2**20,
-                             help="A .zip holds run folders (model.json, next_action.jsonl, mental_model.jsonl, "
-                                  "judge_scores.jsonl) or a dataset's predictions/ folder; a .jsonl named "
-                                  "<run>.mental_model.jsonl holds one task of one run. Each run is validated against "
-                                  "this dataset and refused whole if any line is wrong.")
-            st.caption(f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {PREDICTION_LINES:,} lines per "
-                       f"predictions file; a run's first {PREDICTION_ERRORS} problems are listed. "
-                       + uploads.session_allowance_text(user))
-            st.button("Validate and add", key="compare_add", icon=":material/playlist_add:",
-                      on_click=_start, args=(corpus, user), disabled=JOB in st.session_state)
+            st.file_uploader(
+                "Prediction files",
+                type=["zip", "jsonl"],
+                accept_multiple_files=True,
+                key="compare_upload",
+                max_upload_size=PREDICTION_UPLOAD_BYTES // 2**20,
+                help="A .zip holds run folders (model.json, next_action.jsonl, mental_model.jsonl, "
+                "judge_scores.jsonl) or a dataset's predictions/ folder; a .jsonl named "
+                "<run>.mental_model.jsonl holds one task of one run. Each run is validated against "
+                "this dataset and refused whole if any line is wrong.",
+            )
+            st.caption(
+                f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {PREDICTION_LINES:,} lines per "
+                f"predictions file; a run's first {PREDICTION_ERRORS} problems are listed. "
+                + uploads.session_allowance_text(user)
+            )
+            st.button(
+                "Validate and add",
+                key="compare_add",
+                icon=":material/playlist_add:",
+                on_click=_start,
+                args=(corpus, user),
+                disabled=JOB in st.session_state,
+            )
         if NOTICE in st.session_state:
             kind, text = st.session_state.pop(NOTICE)
             (st.error if kind == "error" else st.warning)(md_line(text))
@@ -129,8 +150,11 @@ def refused(runs: list[Run]) -> None:
     bad = [r for r in runs if not r.ok]
     if not bad:
         return
-    st.error(f"{len(bad)} run(s) refused: a run is compared only if every line of it is valid. "
-             "Each problem is listed with its file, line and field.", icon=":material/error:")
+    st.error(
+        f"{len(bad)} run(s) refused: a run is compared only if every line of it is valid. "
+        "Each problem is listed with its file, line and field.",
+        icon=":material/error:",
+    )
     st.dataframe(issues_frame(bad), hide_index=True, width="stretch", key="compare_refused")
 
 
@@ -155,10 +179,16 @@ def coverage(cmp: Comparison) -> None:
     cols[0].metric("Runs", len(cmp.run_ids))
     cols[1].metric("Predictions", int(cov["predictions"].sum()))
     cols[2].metric("Scored", int(cov["scored"].sum()), help="Predictions with a human label to compare against")
-    cols[3].metric("Unmatched", int(cov["unmatched"].sum()),
-                   help="Predictions with no human label to compare against (listed below, never dropped in silence)")
-    cols[4].metric("Missing", int(cov["missing"].sum()),
-                   help="Benchmark instances of the runs' split(s) that a run did not predict")
+    cols[3].metric(
+        "Unmatched",
+        int(cov["unmatched"].sum()),
+        help="Predictions with no human label to compare against (listed below, never dropped in silence)",
+    )
+    cols[4].metric(
+        "Missing",
+        int(cov["missing"].sum()),
+        help="Benchmark instances of the runs' split(s) that a run did not predict",
+    )
     with st.expander("Per run: predictions, scored, unmatched and missing items"):
         shown = cov.assign(run=[run_label(cmp, r) for r in cov["run"]])
         st.dataframe(shown, hide_index=True, width="stretch", key="compare_coverage")

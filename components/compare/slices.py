@@ -16,8 +16,12 @@ FIELD_NAMES = {"role": "role", "condition": "condition", "progress": "task progr
 
 def slice_figure(table: pd.DataFrame, cmp: Comparison, field: str) -> go.Figure:
     fig = run_bars(cmp, table, "value", "accuracy", plain, "accuracy (95% Wilson CI)")
-    fig.update_xaxes(title_text=FIELD_NAMES.get(field, field), categoryorder="array", type="category",
-                     categoryarray=[plain(v) for v in value_order(table["value"])])
+    fig.update_xaxes(
+        title_text=FIELD_NAMES.get(field, field),
+        categoryorder="array",
+        type="category",
+        categoryarray=[plain(v) for v in value_order(table["value"])],
+    )
     return fig
 
 
@@ -27,10 +31,15 @@ def render(cmp: Comparison) -> None:
     c1, c2 = st.columns([1, 2])
     dims = [d for d in DIMENSIONS if (cmp.cat["dimension"] == d).any()]
     dim = c1.selectbox("Accuracy of", dims, format_func=DIMENSIONS.get, key="compare_slice_dim")
-    chosen = c2.multiselect("By", fields, default=extra[:2] or ["role", "progress"], key="compare_slice_fields",
-                            format_func=lambda f: FIELD_NAMES.get(f, f),
-                            help="Any extra field on the prediction lines (question_type, time_span, ...) is offered "
-                                 "here; two of them side by side give the SocialMindChange layout.")
+    chosen = c2.multiselect(
+        "By",
+        fields,
+        default=extra[:2] or ["role", "progress"],
+        key="compare_slice_fields",
+        format_func=lambda f: FIELD_NAMES.get(f, f),
+        help="Any extra field on the prediction lines (question_type, time_span, ...) is offered "
+        "here; two of them side by side give the SocialMindChange layout.",
+    )
     cols = st.columns(max(1, min(2, len(chosen))))
     for k, field in enumerate(chosen):
         table = cmp.slices(field, dim)
@@ -39,8 +48,13 @@ def render(cmp: Comparison) -> None:
             if table.empty:
                 st.info("No item has this field.")
                 continue
-            ev = st.plotly_chart(slice_figure(table, cmp, field), key=f"compare_slice_{dim}_{field}",
-                                 on_select="rerun", selection_mode="points", width="stretch")
+            ev = st.plotly_chart(
+                slice_figure(table, cmp, field),
+                key=f"compare_slice_{dim}_{field}",
+                on_select="rerun",
+                selection_mode="points",
+                width="stretch",
+            )
             pts = ev.selection.points if ev else []
             if pts and pts[0].get("customdata"):
                 run, value = pts[0]["customdata"][:2]

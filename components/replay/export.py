@@ -29,8 +29,13 @@ def standalone_html(data: dict, title: str) -> str:
     that needs nothing else: its script is a data: URL, its data a JSON script element."""
     js_url = "data:text/javascript;base64," + base64.b64encode(player_js().encode("utf-8")).decode("ascii")
     page = standalone_template()
-    for marker, value in (("<!--TITLE-->", html.escape(title)), ("<!--CSS-->", player_css()), ("<!--HTML-->", player_html()),
-                          ("<!--JS-->", js_url), ("<!--DATA-->", _script_json(data))):
+    for marker, value in (
+        ("<!--TITLE-->", html.escape(title)),
+        ("<!--CSS-->", player_css()),
+        ("<!--HTML-->", player_html()),
+        ("<!--JS-->", js_url),
+        ("<!--DATA-->", _script_json(data)),
+    ):
         page = page.replace(marker, value, 1)
     return page
 
@@ -42,7 +47,10 @@ def session_title(frames: SessionFrames) -> str:
 def gif_captions(frames: SessionFrames) -> list[str]:
     """One line under each GIF frame: which action of how many, when, who did what."""
     n = frames.n_steps
-    return [f"{frames.session_id} · action {t + 1} of {n} · {r['time_label']} · {r['role']} {r['type']}" for t, r in enumerate(frames.transcript)]
+    return [
+        f"{frames.session_id} · action {t + 1} of {n} · {r['time_label']} · {r['role']} {r['type']}"
+        for t, r in enumerate(frames.transcript)
+    ]
 
 
 def downloads(frames: SessionFrames, data: dict, pos: dict, synthetic: bool) -> None:
@@ -54,15 +62,32 @@ def downloads(frames: SessionFrames, data: dict, pos: dict, synthetic: bool) -> 
     export = {**data, "start": pos, "title": session_title(frames), "note": SYNTHETIC_NOTE if synthetic else ""}
     c = st.columns([1, 0.8, 4], vertical_alignment="center")
     c[0].download_button(
-        "HTML player", key="replay_html", icon=":material/movie:", on_click="ignore", mime="text/html",
-        file_name=f"{frames.session_id}.html", data=lambda: standalone_html(export, export["title"]),
+        "HTML player",
+        key="replay_html",
+        icon=":material/movie:",
+        on_click="ignore",
+        mime="text/html",
+        file_name=f"{frames.session_id}.html",
+        data=lambda: standalone_html(export, export["title"]),
         help="The player with this session in one file: opens in any browser, offline, at the action shown now.",
     )
     c[1].download_button(
-        "GIF", key="replay_gif", icon=":material/gif_box:", on_click="ignore", mime="image/gif",
-        file_name=f"{frames.session_id}-{view}.gif", help="One frame per action, on the map shown now (the Guide's when both are shown).",
-        data=lambda: grid_canvas.to_gif(frames.grid_map, (frames.state(t) for t in range(frames.n_steps)), view=view,
-                                        show_route=show_route, captions=gif_captions(frames)),
+        "GIF",
+        key="replay_gif",
+        icon=":material/gif_box:",
+        on_click="ignore",
+        mime="image/gif",
+        file_name=f"{frames.session_id}-{view}.gif",
+        help="One frame per action, on the map shown now (the Guide's when both are shown).",
+        data=lambda: grid_canvas.to_gif(
+            frames.grid_map,
+            (frames.state(t) for t in range(frames.n_steps)),
+            view=view,
+            show_route=show_route,
+            captions=gif_captions(frames),
+        ),
     )
-    c[2].caption("Take the session away: the player in one HTML file (opens offline), or an animated GIF. "
-                 "The address bar's link opens this session at the action shown, on the map shown.")
+    c[2].caption(
+        "Take the session away: the player in one HTML file (opens offline), or an animated GIF. "
+        "The address bar's link opens this session at the action shown, on the map shown."
+    )

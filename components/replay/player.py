@@ -24,7 +24,11 @@ from services.replay import session_payload
 KEY_PREFIX = "replay_player_"
 
 _mount_player = st.components.v2.component(
-    "groundwork_replay_player", html=player_html(), css=player_css(), js=player_js(), isolate_styles=True,
+    "groundwork_replay_player",
+    html=player_html(),
+    css=player_css(),
+    js=player_js(),
+    isolate_styles=True,
 )
 
 
@@ -42,7 +46,13 @@ def _reported() -> None:
 def player_data(payload: dict, start: dict, title: str = "", note: str = "") -> dict:
     """What the player component (and its HTML export) receives: the session's payload with the
     palette, where to start, and the export's title and note."""
-    return {**payload, "cells": {**payload["cells"], **grid_canvas.palette()}, "start": start, "title": title, "note": note}
+    return {
+        **payload,
+        "cells": {**payload["cells"], **grid_canvas.palette()},
+        "start": start,
+        "title": title,
+        "note": note,
+    }
 
 
 def player(corpus: Corpus, frames: SessionFrames) -> None:
@@ -57,8 +67,9 @@ def player(corpus: Corpus, frames: SessionFrames) -> None:
 
 
 def _player(frames: SessionFrames, data: dict, synthetic: bool) -> None:
-    result = _mount_player(data=data, key=player_key(frames.session_id), on_position_change=_reported,
-                           width="stretch", height="content")
+    result = _mount_player(
+        data=data, key=player_key(frames.session_id), on_position_change=_reported, width="stretch", height="content"
+    )
     reported = clean_position(result.get("position"), frames.n_steps)
     if reported is not None and reported != st.session_state.get(position.POSITION):
         position.store(reported)

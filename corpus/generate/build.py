@@ -41,8 +41,12 @@ def build(seed: int, n_sessions: int = 25):
     conditions = ["not_visible"] * n_nv + ["visible"] * (n_sessions - n_nv)
     n_test_nv = round(n_nv * 3 / 12)
     n_test_v = round((n_sessions - n_nv) * 3 / 13)
-    splits = (["train"] * (n_nv - n_test_nv) + ["test"] * n_test_nv
-              + ["train"] * (n_sessions - n_nv - n_test_v) + ["test"] * n_test_v)
+    splits = (
+        ["train"] * (n_nv - n_test_nv)
+        + ["test"] * n_test_nv
+        + ["train"] * (n_sessions - n_nv - n_test_v)
+        + ["test"] * n_test_v
+    )
     order = rng.permutation(n_sessions)
     counts = _action_counts(rng, n_sessions)
     sessions, steps_by = [], {}

@@ -54,7 +54,9 @@ def _llm_vs_majority(human: list[list[str]], llm: list[str], items: list[int]) -
     return float(cohen_kappa_score([llm[i] for i in best["item"]], best["code"].tolist()))
 
 
-def grounding_labels(rng, sessions: list[Session], truths: dict[str, list[str]], n_items: int = 180, n_few_shot: int = 8):
+def grounding_labels(
+    rng, sessions: list[Session], truths: dict[str, list[str]], n_items: int = 180, n_few_shot: int = 8
+):
     """Sample ``n_items`` actions; three human coders near Fleiss 0.8, an LLM coder near 0.75.
 
     The coders' accuracies are fixed; the seed of their noise is chosen among a few candidates so
@@ -86,8 +88,26 @@ def grounding_labels(rng, sessions: list[Session], truths: dict[str, list[str]],
     for i, (sid, ai) in enumerate(items):
         part = "few_shot" if i in few else "validation"
         for coder, labels in zip(HUMAN_CODERS, human):
-            rows.append({"scheme": "grounding_acts", "session_id": sid, "action_index": ai, "coder": coder, "code": labels[i], "partition": part})
+            rows.append(
+                {
+                    "scheme": "grounding_acts",
+                    "session_id": sid,
+                    "action_index": ai,
+                    "coder": coder,
+                    "code": labels[i],
+                    "partition": part,
+                }
+            )
         if part == "validation":
-            rows.append({"scheme": "grounding_acts", "session_id": sid, "action_index": ai, "coder": LLM_CODER,
-                         "coder_kind": "model", "code": llm[i], "partition": part})
+            rows.append(
+                {
+                    "scheme": "grounding_acts",
+                    "session_id": sid,
+                    "action_index": ai,
+                    "coder": LLM_CODER,
+                    "coder_kind": "model",
+                    "code": llm[i],
+                    "partition": part,
+                }
+            )
     return rows

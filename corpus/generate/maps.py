@@ -13,11 +13,28 @@ GRID = (40, 60)
 
 # name -> blocked? (open landmarks can be walked over, like a meadow)
 LANDMARK_POOL = {
-    "lake": True, "pine forest": True, "old mill": True, "stone bridge": False, "windmill": True,
-    "church": True, "farmhouse": True, "waterfall": True, "cave": True, "lighthouse": True,
-    "orchard": False, "ruins": True, "camp site": False, "rock pile": True, "well": True,
-    "barn": True, "watchtower": True, "swamp": False, "meadow": False, "graveyard": True,
-    "quarry": True, "bakery": True,
+    "lake": True,
+    "pine forest": True,
+    "old mill": True,
+    "stone bridge": False,
+    "windmill": True,
+    "church": True,
+    "farmhouse": True,
+    "waterfall": True,
+    "cave": True,
+    "lighthouse": True,
+    "orchard": False,
+    "ruins": True,
+    "camp site": False,
+    "rock pile": True,
+    "well": True,
+    "barn": True,
+    "watchtower": True,
+    "swamp": False,
+    "meadow": False,
+    "graveyard": True,
+    "quarry": True,
+    "bakery": True,
 }
 
 
@@ -133,8 +150,12 @@ def make_map(rng: np.random.Generator, map_id: str, name: str, shape=GRID) -> Gr
             grid_size=shape,
             start_cell=start,
             finish_cell=route[-1],
-            landmarks={lm: Landmark(cells=c, type="blocked" if LANDMARK_POOL[lm] else "open") for lm, c in landmarks.items()},
+            landmarks={
+                lm: Landmark(cells=c, type="blocked" if LANDMARK_POOL[lm] else "open") for lm, c in landmarks.items()
+            },
             route=route,
-            follower_landmarks={lm: Landmark(cells=c, type="blocked" if LANDMARK_POOL[lm] else "open") for lm, c in follower.items()},
+            follower_landmarks={
+                lm: Landmark(cells=c, type="blocked" if LANDMARK_POOL[lm] else "open") for lm, c in follower.items()
+            },
         )
     raise RuntimeError("could not lay out a map; try another seed")

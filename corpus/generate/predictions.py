@@ -31,7 +31,9 @@ MODELS = {
 }
 
 
-def predictions(rng, sessions: list[Session], maps: dict[str, GridMap], steps_by_session: dict[str, list[Step]]) -> dict:
+def predictions(
+    rng, sessions: list[Session], maps: dict[str, GridMap], steps_by_session: dict[str, list[Step]]
+) -> dict:
     out: dict[str, dict] = {}
     marg = {
         dim: [a.mental_model.model_dump()[dim]["code"] for s in sessions for a in s.actions if a.mental_model]
@@ -48,19 +50,41 @@ def predictions(rng, sessions: list[Session], maps: dict[str, GridMap], steps_by
                 if a.role == "guide":
                     t = "message"
                 else:
-                    t = a.type if rng.random() < cfg["follower_type_acc"] else choice(rng, list(schema.ACTION_TYPES), [0.45, 0.3, 0.12, 0.1, 0.03])
+                    t = (
+                        a.type
+                        if rng.random() < cfg["follower_type_acc"]
+                        else choice(rng, list(schema.ACTION_TYPES), [0.45, 0.3, 0.12, 0.1, 0.03])
+                    )
                 if t == "message":
                     st = steps_by_session[s.id][a.index]
-                    pool = {"instruct": INSTRUCT, "ack": ACK_F if a.role == "follower" else ACK_G, "ask": REQ_ACK, "answer": REPAIR_G, "repair": REPAIR_G}.get(st.state, SMALLTALK)
+                    pool = {
+                        "instruct": INSTRUCT,
+                        "ack": ACK_F if a.role == "follower" else ACK_G,
+                        "ask": REQ_ACK,
+                        "answer": REPAIR_G,
+                        "repair": REPAIR_G,
+                    }.get(st.state, SMALLTALK)
                     lm = st.lm
-                    content = choice(rng, pool).format(dir=choice(rng, ["left", "right", "up", "down"]), lm=lm, side="left", pos="above", pos_word="top", n=4, opp="below it", other=lm, wrong="left")
+                    content = choice(rng, pool).format(
+                        dir=choice(rng, ["left", "right", "up", "down"]),
+                        lm=lm,
+                        side="left",
+                        pos="above",
+                        pos_word="top",
+                        n=4,
+                        opp="below it",
+                        other=lm,
+                        wrong="left",
+                    )
                 elif t in ("draw", "erase"):
                     src = a.cells if a.type in ("draw", "erase") else list(maps[s.map_id].route[:5])
                     dr, dc = (int(x) for x in rng.integers(-cfg["draw_noise"], cfg["draw_noise"] + 1, size=2))
                     content = [list(c) for c in shifted(list(src), dr, dc, shape)]
                 else:
                     content = None
-                na.append({"session_id": s.id, "action_index": a.index, "role": a.role, "action_type": t, "content": content})
+                na.append(
+                    {"session_id": s.id, "action_index": a.index, "role": a.role, "action_type": t, "content": content}
+                )
                 # Mental model.
                 truth = a.mental_model
                 accs = cfg["mm_acc"][a.role]

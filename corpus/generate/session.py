@@ -55,8 +55,9 @@ def _checkpoint_texts(rng, role: str, index: int, condition: str, aligned: bool,
     }
 
 
-def _checkpoints(rng, steps: list[Step], actions: list[Action], times: list[float], coverage: np.ndarray,
-                 condition: str) -> list[Checkpoint]:
+def _checkpoints(
+    rng, steps: list[Step], actions: list[Action], times: list[float], coverage: np.ndarray, condition: str
+) -> list[Checkpoint]:
     """Both participants' checkpoints at the first action that reaches each share of the route; each
     answer matches the stage and how the participant last reported feeling (aligned or not)."""
     out = []
@@ -88,7 +89,9 @@ def make_session(rng, sid: str, condition: str, split: str, gm: GridMap, n_targe
     actions = []
     for i, s in enumerate(steps):
         mm = mental_model(rng, s.role, s.state, grounded_probability(float(coverage[i]), visible, eff), s.lm)
-        actions.append(Action(index=i, timestamp=times[i], role=s.role, type=s.type, content=s.content, mental_model=mm))
+        actions.append(
+            Action(index=i, timestamp=times[i], role=s.role, type=s.type, content=s.content, mental_model=mm)
+        )
     final = score(hist.final, rmask)
     session = Session(
         id=sid,

@@ -99,7 +99,10 @@ def shifted(seg: list, dr: int, dc: int, shape) -> list:
 def nearest_landmark(gm: GridMap, cells: list) -> str:
     r = np.mean([c[0] for c in cells])
     c = np.mean([c[1] for c in cells])
-    return min(gm.landmarks, key=lambda n: (gm.landmarks[n].summary.centroid[0] - r) ** 2 + (gm.landmarks[n].summary.centroid[1] - c) ** 2)
+    return min(
+        gm.landmarks,
+        key=lambda n: (gm.landmarks[n].summary.centroid[0] - r) ** 2 + (gm.landmarks[n].summary.centroid[1] - c) ** 2,
+    )
 
 
 def _relation(gm: GridMap, seg: list, lm: str) -> tuple[str, str]:
@@ -121,12 +124,30 @@ _OPPOSITE = {"above": "below it", "below": "above it", "left of": "right of it",
 # can follow, the Guide confirms what he sees, and both acknowledge more.
 STYLE = {
     "not_visible": {
-        "msg_frac": 0.71, "draw_share": (0.40, 0.52), "split_stroke": 0.2, "stroke_ack": 0.0, "stroke_continue": 0.3, "follower_ack": 0.4,
-        "guide_ack": 0.0, "filler": (0.55, 0.25), "undo_fix": 0.35, "p_err": 0.38, "p_notice": 0.5,
+        "msg_frac": 0.71,
+        "draw_share": (0.40, 0.52),
+        "split_stroke": 0.2,
+        "stroke_ack": 0.0,
+        "stroke_continue": 0.3,
+        "follower_ack": 0.4,
+        "guide_ack": 0.0,
+        "filler": (0.55, 0.25),
+        "undo_fix": 0.35,
+        "p_err": 0.38,
+        "p_notice": 0.5,
     },
     "visible": {
-        "msg_frac": 0.53, "draw_share": (0.58, 0.72), "split_stroke": 0.6, "stroke_ack": 0.25, "stroke_continue": 0.75, "follower_ack": 0.75,
-        "guide_ack": 0.8, "filler": (0.35, 0.15), "undo_fix": 0.6, "p_err": 0.3, "p_notice": 0.85,
+        "msg_frac": 0.53,
+        "draw_share": (0.58, 0.72),
+        "split_stroke": 0.6,
+        "stroke_ack": 0.25,
+        "stroke_continue": 0.75,
+        "follower_ack": 0.75,
+        "guide_ack": 0.8,
+        "filler": (0.35, 0.15),
+        "undo_fix": 0.6,
+        "p_err": 0.3,
+        "p_notice": 0.85,
     },
 }
 
@@ -183,8 +204,16 @@ class _Story:
     def reset_and_redraw(self, drawn_upto: int, q: float, lm: str) -> None:
         """The drawing got messy: start over and redraw what was there."""
         rng = self.rng
-        self.say("follower", choice(rng, ["ugh this is messy, starting over", "let me reset, it's all wrong",
-                                          "I'm going to clear it and redo"]), "repair", "other", lm)
+        self.say(
+            "follower",
+            choice(
+                rng,
+                ["ugh this is messy, starting over", "let me reset, it's all wrong", "I'm going to clear it and redo"],
+            ),
+            "repair",
+            "other",
+            lm,
+        )
         self.edit("reset", None, "repair", "cancel", lm)
         redo = _jitter(rng, self.route[:drawn_upto], q * 0.6, self.shape)
         if redo:
@@ -205,8 +234,11 @@ class _Story:
                 say("follower", choice(rng, REQ_ACK).format(**kw), "ask", "request_ack", lm)
             else:
                 say("guide", choice(rng, NOTICE_NV), "ask", "request_ack", lm)
-                where = (f"I'm {kw['pos']} the {lm}" if rng.random() < 0.5
-                         else f"my line ends near the {choice(rng, sorted(self.gm.landmarks))}")
+                where = (
+                    f"I'm {kw['pos']} the {lm}"
+                    if rng.random() < 0.5
+                    else f"my line ends near the {choice(rng, sorted(self.gm.landmarks))}"
+                )
                 say("follower", where, "instruct", "continue", lm)
             say("guide", choice(rng, REPAIR_G).format(**kw), "repair", "repair", lm)
         if rng.random() < 0.4:
@@ -222,7 +254,7 @@ class _Story:
         if not keep:
             self.edit("undo", None, "repair", "repair", lm)
             return
-        parts = [keep] if len(keep) < 6 or rng.random() < 0.5 else [keep[: len(keep) // 2], keep[len(keep) // 2:]]
+        parts = [keep] if len(keep) < 6 or rng.random() < 0.5 else [keep[: len(keep) // 2], keep[len(keep) // 2 :]]
         for part in parts:
             self.edit("erase", part, "repair", self.fix_act, lm)
 
@@ -230,11 +262,17 @@ class _Story:
         """The correct stroke, in one or two pieces, each perhaps with a small slip fixed."""
         rng = self.rng
         split = len(seg) >= 6 and rng.random() < self.style["split_stroke"]
-        pieces = [seg[: len(seg) // 2], seg[len(seg) // 2:]] if split else [seg]
+        pieces = [seg[: len(seg) // 2], seg[len(seg) // 2 :]] if split else [seg]
         for piece in pieces:
             cells = _jitter(rng, piece, q, self.shape)
             u = rng.random()
-            act = "acknowledge" if u < self.style["stroke_ack"] else "continue" if u < self.style["stroke_continue"] else "other"
+            act = (
+                "acknowledge"
+                if u < self.style["stroke_ack"]
+                else "continue"
+                if u < self.style["stroke_continue"]
+                else "other"
+            )
             self.edit("draw", cells, "draw", act, lm)
             if rng.random() < p_slip:
                 slip = [c for c in cells if c not in self.on_route][: int(rng.integers(1, 6))]
@@ -290,7 +328,9 @@ def simulate(rng: np.random.Generator, gm: GridMap, condition: str, n_target: in
     p_err = float(np.clip(rng.normal(style["p_err"], 0.08), 0.08, 0.6))
     p_slip = float(np.clip(rng.normal(0.3, 0.12), 0.05, 0.6))
     p_notice = style["p_notice"]
-    reset_at = set(int(k) for k in rng.choice(np.arange(1, n_seg), size=min(n_seg - 1, int(rng.poisson(0.9))), replace=False))
+    reset_at = set(
+        int(k) for k in rng.choice(np.arange(1, n_seg), size=min(n_seg - 1, int(rng.poisson(0.9))), replace=False)
+    )
 
     story = _Story(rng, gm, visible)
     story.opening(segments[0])
@@ -298,8 +338,17 @@ def simulate(rng: np.random.Generator, gm: GridMap, condition: str, n_target: in
     for k, seg in enumerate(segments):
         lm = nearest_landmark(gm, seg)
         pos, side = _relation(gm, seg, lm)
-        kw = dict(dir=direction(seg), lm=lm, side=side, pos=pos, pos_word=side, n=len(seg),
-                  opp=_OPPOSITE[pos], other=choice(rng, sorted(gm.landmarks)), wrong=choice(rng, ["left", "right", "up", "down"]))
+        kw = dict(
+            dir=direction(seg),
+            lm=lm,
+            side=side,
+            pos=pos,
+            pos_word=side,
+            n=len(seg),
+            opp=_OPPOSITE[pos],
+            other=choice(rng, sorted(gm.landmarks)),
+            wrong=choice(rng, ["left", "right", "up", "down"]),
+        )
         budget = max(0.0, rng.normal(msgs_per_seg, msgs_per_seg * 0.4))
         near_misplaced = lm in misplaced
         budget = story.instruction(kw, lm, budget, near_misplaced)

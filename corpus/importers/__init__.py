@@ -72,7 +72,9 @@ def import_source(fmt: str, src: str | Path, report: Report | None = None, **opt
         known = set(PlatformOptions.__dataclass_fields__)
         bad = sorted(set(options) - known)
         if bad:
-            report.add("(options)", "-", ", ".join(bad), f"not a platform import option (known: {', '.join(sorted(known))})")
+            report.add(
+                "(options)", "-", ", ".join(bad), f"not a platform import option (known: {', '.join(sorted(known))})"
+            )
             return ImportResult(report=report)
         opts = PlatformOptions(**options)
         result = import_folder(src, opts, report)
@@ -131,7 +133,9 @@ def run_import(
             if issue.severity == WARNING:
                 report.issues.append(issue)
             else:
-                report.add(issue.file, issue.record, issue.field, f"the written dataset would not load: {issue.message}")
+                report.add(
+                    issue.file, issue.record, issue.field, f"the written dataset would not load: {issue.message}"
+                )
         if not report.ok:
             raise DatasetError(report, str(src))
         if dest.exists():

@@ -13,8 +13,8 @@ it (:data:`DEFAULT_INK_SHARE`; docs/importers.md explains the default).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -74,8 +74,12 @@ def parse_ascii_map(
                 finishes.append((r, c))
             elif ch not in (" ", "\t"):
                 if bad < 20:
-                    report.add(rel, f"line {r + 1}", f"column {c + 1}",
-                               f"unknown map character {ch!r} (expected '#' landmark, '.' route, 'S' start, 'F' finish or a space)")
+                    report.add(
+                        rel,
+                        f"line {r + 1}",
+                        f"column {c + 1}",
+                        f"unknown map character {ch!r} (expected '#' landmark, '.' route, 'S' start, 'F' finish or a space)",
+                    )
                 bad += 1
     if bad:
         return None
@@ -90,22 +94,36 @@ def parse_ascii_map(
     start, finish = starts[0], finishes[0]
     route, off_path = route_path(start, finish, route_cells)
     if route is None:
-        report.add(rel, f"line {start[0] + 1}", "route",
-                   f"no connected path of '.' cells from S (line {start[0] + 1}, column {start[1] + 1}) "
-                   f"to F (line {finish[0] + 1}, column {finish[1] + 1})")
+        report.add(
+            rel,
+            f"line {start[0] + 1}",
+            "route",
+            f"no connected path of '.' cells from S (line {start[0] + 1}, column {start[1] + 1}) "
+            f"to F (line {finish[0] + 1}, column {finish[1] + 1})",
+        )
         return None
     if off_path:
         r, c = min(off_path)
-        report.add(rel, f"line {r + 1}", "route",
-                   f"{len(off_path)} route cell(s) are not on the path from S to F (first at line {r + 1}, "
-                   f"column {c + 1}); they are left out of the route", "warning")
+        report.add(
+            rel,
+            f"line {r + 1}",
+            "route",
+            f"{len(off_path)} route cell(s) are not on the path from S to F (first at line {r + 1}, "
+            f"column {c + 1}); they are left out of the route",
+            "warning",
+        )
     components = connected_components(landmark_cells)
     landmarks: dict[str, Landmark] = {}
     default_names = [f"landmark_{k + 1}" for k in range(len(components))]
     rename = dict(names or {})
     unknown = sorted(set(rename) - set(default_names))
     for key in unknown:
-        report.add(rel, "-", f"names.{key}", f"no landmark '{key}' on this map (it has landmark_1 .. landmark_{len(components)})")
+        report.add(
+            rel,
+            "-",
+            f"names.{key}",
+            f"no landmark '{key}' on this map (it has landmark_1 .. landmark_{len(components)})",
+        )
     if unknown:
         return None
     for default, cells in zip(default_names, components):
@@ -124,8 +142,9 @@ def parse_ascii_map(
     )
 
 
-def read_ascii_map(path: Path, report: Report, rel: str, map_id: str | None = None,
-                   names_path: Path | None = None) -> GridMap | None:
+def read_ascii_map(
+    path: Path, report: Report, rel: str, map_id: str | None = None, names_path: Path | None = None
+) -> GridMap | None:
     text = read_text(path, report, rel)
     if text is None:
         return None

@@ -103,7 +103,9 @@ def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:
             bad = True
         code = normalise_move(move) if move else None
         if code is None:
-            report.add(rel, rec, "move", f"unknown HCRC move {shown(move)} (expected one of {', '.join(schema.HCRC_MOVES)})")
+            report.add(
+                rel, rec, "move", f"unknown HCRC move {shown(move)} (expected one of {', '.join(schema.HCRC_MOVES)})"
+            )
             bad = True
         if not words:
             report.add(rel, rec, "text", "empty text: a move needs its words")
@@ -149,7 +151,9 @@ def read_moves_xml(path: Path, role: str, report: Report, rel: str) -> list[tupl
         label = el.get("label")
         code = normalise_move(label) if label else None
         if code is None:
-            report.add(rel, rec, "label", f"unknown HCRC move {shown(label)} (expected one of {', '.join(schema.HCRC_MOVES)})")
+            report.add(
+                rel, rec, "label", f"unknown HCRC move {shown(label)} (expected one of {', '.join(schema.HCRC_MOVES)})"
+            )
             continue
         span = None
         for child in el:
@@ -188,7 +192,12 @@ def read_timed_units(path: Path, report: Report, rel: str) -> tuple[list[str], d
         try:
             start = _seconds(el.get("start"))
         except ValueError:
-            report.add(rel, f"word {clipped(wid)}", "start", f"not a time: {shown(el.get('start'))} (expected seconds, a finite number)")
+            report.add(
+                rel,
+                f"word {clipped(wid)}",
+                "start",
+                f"not a time: {shown(el.get('start'))} (expected seconds, a finite number)",
+            )
             start = None
         order.append(wid)
         words[wid] = ((el.text or "").strip(), start)
@@ -227,7 +236,9 @@ def read_nxt(dialogue: str, files: dict[str, Path], root: Path, report: Report) 
     for spk, role in (("g", "guide"), ("f", "follower")):
         path = files.get(f"{spk}.moves")
         if path is None:
-            report.add(f"{dialogue}.{spk}.moves.xml", "-", "(file)", f"missing: the {role}'s moves of dialogue {dialogue}")
+            report.add(
+                f"{dialogue}.{spk}.moves.xml", "-", "(file)", f"missing: the {role}'s moves of dialogue {dialogue}"
+            )
             continue
         rels[role] = str(path.relative_to(root))
         per_role[role] = read_moves_xml(path, role, report, rels[role])
@@ -242,27 +253,44 @@ def read_nxt(dialogue: str, files: dict[str, Path], root: Path, report: Report) 
                 if span is None or span[0] not in pos or span[1] not in pos:
                     report.add(rels[role], rec, "nite:child", f"words {span} not found in {tu_path.name}")
                     continue
-                ids = order[pos[span[0]]: pos[span[1]] + 1]
+                ids = order[pos[span[0]] : pos[span[1]] + 1]
                 text = " ".join(words[w][0] for w in ids if words[w][0])
                 starts = [words[w][1] for w in ids if words[w][1] is not None]
                 if not text:
                     report.add(rels[role], rec, "nite:child", "the move has no words")
                     continue
-                moves.append(Move(role=role, text=text, code=code, start=min(starts) if starts else None, file=rels[role], record=rec))
-        moves.sort(key=lambda m: (m.start if m.start is not None else float("inf")))
+                moves.append(
+                    Move(
+                        role=role,
+                        text=text,
+                        code=code,
+                        start=min(starts) if starts else None,
+                        file=rels[role],
+                        record=rec,
+                    )
+                )
+        moves.sort(key=lambda m: m.start if m.start is not None else float("inf"))
         return moves
     transcript = files.get("transcript")
     if transcript is None:
-        report.add(f"{dialogue}.*", "-", "(file)",
-                   f"the NXT moves of {dialogue} need their words: the timed-units files or an NXT query transcript")
+        report.add(
+            f"{dialogue}.*",
+            "-",
+            "(file)",
+            f"the NXT moves of {dialogue} need their words: the timed-units files or an NXT query transcript",
+        )
         return []
     t_rel = str(transcript.relative_to(root))
     rows = read_query_transcript(transcript, report, t_rel)
     for role in ("guide", "follower"):
         n_rows = sum(1 for r in rows if r[0] == role)
         if n_rows != len(per_role[role]):
-            report.add(t_rel, "-", "who",
-                       f"{n_rows} {role} row(s) but {len(per_role[role])} {role} move(s) in {Path(rels[role]).name}: cannot align")
+            report.add(
+                t_rel,
+                "-",
+                "who",
+                f"{n_rows} {role} row(s) but {len(per_role[role])} {role} move(s) in {Path(rels[role]).name}: cannot align",
+            )
     if not report.ok:
         return []
     counters = {"guide": 0, "follower": 0}
@@ -292,14 +320,16 @@ def discover(src: Path) -> tuple[dict[str, Path], dict[str, dict[str, Path]], li
     if src.is_file():
         folder, candidates = src.parent, [src]
         if _NXT_NAME.match(src.name):
-            candidates = sorted(p for p in folder.iterdir() if p.is_file() and p.name.startswith(_dialogue_of(src) + "."))
+            candidates = sorted(
+                p for p in folder.iterdir() if p.is_file() and p.name.startswith(_dialogue_of(src) + ".")
+            )
     else:
         folder, candidates = src, sorted(p for p in src.rglob("*") if p.is_file())
     pipes: dict[str, Path] = {}
     nxt: dict[str, dict[str, Path]] = {}
     tables: list[Path] = []
     for p in candidates:
-        if any(part.startswith(".") for part in p.parts[len(folder.parts):]):
+        if any(part.startswith(".") for part in p.parts[len(folder.parts) :]):
             continue
         m = _NXT_NAME.match(p.name)
         if m:
@@ -343,10 +373,17 @@ def import_hcrc(
 
     src = Path(src)
     if unknown:
-        report.add("(options)", "-", ", ".join(sorted(unknown)), "not an HCRC import option (known: condition, split, map_id)")
+        report.add(
+            "(options)", "-", ", ".join(sorted(unknown)), "not an HCRC import option (known: condition, split, map_id)"
+        )
         return ImportResult(report=report)
     if condition is not None and condition not in schema.CONDITIONS:
-        report.add("(options)", "-", "condition", f"unknown condition {condition!r} (expected one of {', '.join(schema.CONDITIONS)})")
+        report.add(
+            "(options)",
+            "-",
+            "condition",
+            f"unknown condition {condition!r} (expected one of {', '.join(schema.CONDITIONS)})",
+        )
     if split not in schema.SPLITS:
         report.add("(options)", "-", "split", f"unknown split {split!r} (expected one of {', '.join(schema.SPLITS)})")
     if not src.exists():
@@ -356,7 +393,12 @@ def import_hcrc(
     pipes, nxt, tables = discover(src)
     dialogues = sorted(set(pipes) | {d for d, f in nxt.items() if any(k.endswith("moves") for k in f)})
     if not dialogues:
-        report.add(str(src), "-", "(source)", "no HCRC dialogues found (speaker|text|move transcripts or <dialogue>.g.moves.xml)")
+        report.add(
+            str(src),
+            "-",
+            "(source)",
+            "no HCRC dialogues found (speaker|text|move transcripts or <dialogue>.g.moves.xml)",
+        )
         return ImportResult(report=report)
     map_table = _read_map_table(tables, report)
 
@@ -381,7 +423,9 @@ def import_hcrc(
         mid = safe_id(f"hcrc-{hcrc_map}") if hcrc_map else "hcrc-unknown-map"
         if mid not in maps:
             what = f"HCRC map {hcrc_map}" if hcrc_map else "HCRC map (unknown)"
-            maps[mid] = placeholder_map(mid, f"{what} (placeholder: {grid[0]}x{grid[1]} grid, no landmarks or route)", grid)
+            maps[mid] = placeholder_map(
+                mid, f"{what} (placeholder: {grid[0]}x{grid[1]} grid, no landmarks or route)", grid
+            )
         timed = all(m.start is not None for m in moves)
         t0 = moves[0].start if timed else 0.0
         actions = []
@@ -390,19 +434,38 @@ def import_hcrc(
             if actions and t < actions[-1].timestamp:
                 t = actions[-1].timestamp
             actions.append(Action(index=k, timestamp=t, role=m.role, type="message", content=m.text))
-            labels.append({"scheme": SCHEME, "session_id": safe_id(dlg), "action_index": k, "coder": CODER,
-                           "code": m.code, "partition": PARTITION})
+            labels.append(
+                {
+                    "scheme": SCHEME,
+                    "session_id": safe_id(dlg),
+                    "action_index": k,
+                    "coder": CODER,
+                    "code": m.code,
+                    "partition": PARTITION,
+                }
+            )
         timing = "move start times from the NXT words" if timed else "no timing in the source: one second per move"
-        sessions.append(Session(
-            id=safe_id(dlg), condition=condition or DEFAULT_CONDITION, split=split, map_id=mid,
-            duration_s=actions[-1].timestamp,
-            participants=[Participant(role="guide", id=f"{dlg}-giver"), Participant(role="follower", id=f"{dlg}-follower")],
-            actions=actions,
-            notes=f"HCRC Map Task dialogue {dlg} from {source}; giver = guide, follower = follower; {timing}; "
-                  f"moves in labels/hcrc_moves.csv (coder '{CODER}')",
-        ))
+        sessions.append(
+            Session(
+                id=safe_id(dlg),
+                condition=condition or DEFAULT_CONDITION,
+                split=split,
+                map_id=mid,
+                duration_s=actions[-1].timestamp,
+                participants=[
+                    Participant(role="guide", id=f"{dlg}-giver"),
+                    Participant(role="follower", id=f"{dlg}-follower"),
+                ],
+                actions=actions,
+                notes=f"HCRC Map Task dialogue {dlg} from {source}; giver = guide, follower = follower; {timing}; "
+                f"moves in labels/hcrc_moves.csv (coder '{CODER}')",
+            )
+        )
     return ImportResult(
-        maps=list(maps.values()), sessions=sessions, labels=labels, report=report,
+        maps=list(maps.values()),
+        sessions=sessions,
+        labels=labels,
+        report=report,
         description="HCRC Map Task dialogues (HCRC Map Task Corpus, University of Edinburgh and Glasgow) as "
-                    "message-only sessions, with the HCRC dialogue-move annotation as coder 'hcrc'.",
+        "message-only sessions, with the HCRC dialogue-move annotation as coder 'hcrc'.",
     )

@@ -20,9 +20,9 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 from corpus.dataset import load_dir
 from corpus.metrics import DrawingScores
@@ -47,9 +47,13 @@ def combine(guide: GridMap, follower: GridMap | None, report: Report, file: str 
     if follower is None:
         return guide
     if tuple(follower.grid_size) != tuple(guide.grid_size):
-        report.add(file, f"map {follower.id}", "grid_size",
-                   f"the Follower's map is {follower.grid_size[0]} x {follower.grid_size[1]}, the Guide's "
-                   f"{guide.grid_size[0]} x {guide.grid_size[1]}: both maps need the same grid")
+        report.add(
+            file,
+            f"map {follower.id}",
+            "grid_size",
+            f"the Follower's map is {follower.grid_size[0]} x {follower.grid_size[1]}, the Guide's "
+            f"{guide.grid_size[0]} x {guide.grid_size[1]}: both maps need the same grid",
+        )
         return None
     return GridMap.model_validate({**map_json(guide), "follower_landmarks": map_json(follower)["landmarks"]})
 
@@ -87,19 +91,32 @@ def attach_maps(
         s = corpus.sessions.get(sid)
         if s is None:
             known = ", ".join(sorted(corpus.sessions)[:10])
-            report.add("(options)", f"session {sid}", "sessions", f"no session '{sid}' in the dataset (it has {known}{', ...' if len(corpus.sessions) > 10 else ''})")
+            report.add(
+                "(options)",
+                f"session {sid}",
+                "sessions",
+                f"no session '{sid}' in the dataset (it has {known}{', ...' if len(corpus.sessions) > 10 else ''})",
+            )
             continue
         current = corpus.maps[s.map_id]
         if tuple(current.grid_size) != (rows, cols):
-            report.add(f"sessions/{sid}/session.json", f"session {sid}", "map_id",
-                       f"the session was drawn on the {current.grid_size[0]} x {current.grid_size[1]} grid of map "
-                       f"'{current.id}'; the map to attach is {rows} x {cols}: draw it on the session's grid")
+            report.add(
+                f"sessions/{sid}/session.json",
+                f"session {sid}",
+                "map_id",
+                f"the session was drawn on the {current.grid_size[0]} x {current.grid_size[1]} grid of map "
+                f"'{current.id}'; the map to attach is {rows} x {cols}: draw it on the session's grid",
+            )
     existing = corpus.maps.get(guide.id)
     if gm is not None and existing is not None and existing != gm:
         others = sorted(s.id for s in corpus.sessions.values() if s.map_id == guide.id and s.id not in ids)
         if others:
-            report.add(f"maps/{guide.id}.json", f"map {guide.id}", "id",
-                       f"the dataset has another map '{guide.id}', used by {', '.join(others[:10])}: give the new map another id")
+            report.add(
+                f"maps/{guide.id}.json",
+                f"map {guide.id}",
+                "id",
+                f"the dataset has another map '{guide.id}', used by {', '.join(others[:10])}: give the new map another id",
+            )
     if not report.ok or gm is None:
         raise DatasetError(report, str(dataset))
 
@@ -109,9 +126,13 @@ def attach_maps(
     written = _rewrite(dataset, dest, corpus, list(maps.values()), sessions_out)
     after = load_dir(dest)
     return AttachResult(
-        dest=dest, map_id=gm.id, previous=previous,
-        scores={sid: after.scores(sid) for sid in ids}, warnings=written.warnings,
-        old_hash=corpus.content_hash, content_hash=after.content_hash,
+        dest=dest,
+        map_id=gm.id,
+        previous=previous,
+        scores={sid: after.scores(sid) for sid in ids},
+        warnings=written.warnings,
+        old_hash=corpus.content_hash,
+        content_hash=after.content_hash,
     )
 
 
@@ -122,7 +143,10 @@ def _rewrite(src: Path, dest: Path, corpus, maps: list[GridMap], sessions) -> Re
     try:
         # Prediction runs (predictions/) are carried over as files below, as they were.
         staged = write_dataset(
-            staging / "dataset", corpus.info, maps, sessions,
+            staging / "dataset",
+            corpus.info,
+            maps,
+            sessions,
             labels=corpus.labels.drop(columns="item_id").to_dict("records"),
         )
         for path in sorted(p for p in src.rglob("*") if p.is_file()):

@@ -45,20 +45,42 @@ def _route_problems(d: Draft) -> list[Problem]:
     out: list[Problem] = []
     route = d.route
     if not route:
-        return [Problem("no_route", "no route yet: accuracy, coverage and the drawing score of the map's "
-                        "sessions stay undefined until it has one", severity=WARNING)]
+        return [
+            Problem(
+                "no_route",
+                "no route yet: accuracy, coverage and the drawing score of the map's "
+                "sessions stay undefined until it has one",
+                severity=WARNING,
+            )
+        ]
     for a, b in zip(route, route[1:]):
         if max(abs(a[0] - b[0]), abs(a[1] - b[1])) != 1:
-            out.append(Problem("route_gap", f"the route jumps from {fmt_cells([a])} to {fmt_cells([b])}: "
-                               "consecutive route cells must be 8-neighbours", (a, b)))
+            out.append(
+                Problem(
+                    "route_gap",
+                    f"the route jumps from {fmt_cells([a])} to {fmt_cells([b])}: "
+                    "consecutive route cells must be 8-neighbours",
+                    (a, b),
+                )
+            )
     if d.start is not None and route[0] != d.start:
-        out.append(Problem("route_start", f"the route begins at {fmt_cells([route[0]])}, not at the start "
-                           f"{fmt_cells([d.start])}", (route[0], d.start)))
+        out.append(
+            Problem(
+                "route_start",
+                f"the route begins at {fmt_cells([route[0]])}, not at the start {fmt_cells([d.start])}",
+                (route[0], d.start),
+            )
+        )
     if d.finish is None:
         out.append(Problem("no_finish", "the route has no finish: place the finish where it ends", (route[-1],)))
     elif route[-1] != d.finish:
-        out.append(Problem("route_finish", f"the route ends at {fmt_cells([route[-1]])}, not at the finish "
-                           f"{fmt_cells([d.finish])}", (route[-1], d.finish)))
+        out.append(
+            Problem(
+                "route_finish",
+                f"the route ends at {fmt_cells([route[-1]])}, not at the finish {fmt_cells([d.finish])}",
+                (route[-1], d.finish),
+            )
+        )
     on_route = set(route)
     for name, lm in d.landmarks:
         if lm.blocked:
@@ -86,7 +108,9 @@ def _landmark_problems(d: Draft, view: str, only: set[str] | None = None) -> lis
             continue
         outside = [c for c in lm.cells if not d.inside(c)]
         if outside:
-            out.append(Problem("outside", f"'{name}' on {where} has cells outside the {rows} x {cols} grid", tuple(outside)))
+            out.append(
+                Problem("outside", f"'{name}' on {where} has cells outside the {rows} x {cols} grid", tuple(outside))
+            )
         if not lm.cells:
             out.append(Problem("empty", f"'{name}' on {where} has no cells"))
     for (n1, a), (n2, b) in combinations(landmarks, 2):
@@ -98,7 +122,9 @@ def _landmark_problems(d: Draft, view: str, only: set[str] | None = None) -> lis
             continue
         for name, lm in landmarks:
             if concerned(name) and lm.blocked and cell in set(lm.cells):
-                out.append(Problem(f"{what}_blocked", f"the {what} is on the blocked landmark '{name}' on {where}", (cell,)))
+                out.append(
+                    Problem(f"{what}_blocked", f"the {what} is on the blocked landmark '{name}' on {where}", (cell,))
+                )
     return out
 
 
@@ -117,8 +143,13 @@ def check(d: Draft) -> list[Problem]:
         problems += _landmark_problems(d, FOLLOWER, only=set(moved))
         if len(moved) != 1:
             what = "no landmark" if not moved else f"{len(moved)} landmarks ({', '.join(moved)})"
-            problems.append(Problem("follower_moves", f"the Follower's map differs from the Guide's in {what}; "
-                                    "the task moves one", severity=WARNING))
+            problems.append(
+                Problem(
+                    "follower_moves",
+                    f"the Follower's map differs from the Guide's in {what}; the task moves one",
+                    severity=WARNING,
+                )
+            )
     return sorted(problems, key=lambda p: p.severity != ERROR)
 
 

@@ -37,7 +37,9 @@ def _attach(args: argparse.Namespace) -> int:
         print(f"the coding tasks on {args.dataset} stay with it; {result.dest} is a new dataset")
     print(f"{'session':<24} {'previous map':<24} {'accuracy':>9} {'coverage':>9} {'distance-weighted':>18}")
     for sid, sc in result.scores.items():
-        print(f"{sid:<24} {result.previous[sid]:<24} {_score(sc.accuracy):>9} {_score(sc.coverage):>9} {_score(sc.distance_weighted):>18}")
+        print(
+            f"{sid:<24} {result.previous[sid]:<24} {_score(sc.accuracy):>9} {_score(sc.coverage):>9} {_score(sc.distance_weighted):>18}"
+        )
     return 0
 
 
@@ -48,8 +50,11 @@ def _move_tasks(old_hash: str, new_hash: str) -> None:
     try:
         moved = Settings.load().open_store().move_dataset(None, old_hash, new_hash)
     except Exception as exc:  # noqa: BLE001 - the dataset is written; the tasks can be moved later
-        print(f"the coding tasks could not be moved to the rewritten dataset ({exc}); "
-              f"they still name its content hash {old_hash[:12]}", file=sys.stderr)
+        print(
+            f"the coding tasks could not be moved to the rewritten dataset ({exc}); "
+            f"they still name its content hash {old_hash[:12]}",
+            file=sys.stderr,
+        )
         return
     if moved:
         print(f"coding tasks moved to the rewritten dataset (labels and gold kept): {', '.join(moved)}")
@@ -78,7 +83,9 @@ def add_parser(sub) -> None:
     """The ``maps`` command group on the ``python -m corpus`` parser."""
     p = sub.add_parser("maps", help="maps drawn in the map editor: check them, attach them to sessions")
     maps_sub = p.add_subparsers(dest="maps_command", required=True)
-    a = maps_sub.add_parser("attach", help="give sessions of a dataset a map (the dataset is written again and validated)")
+    a = maps_sub.add_parser(
+        "attach", help="give sessions of a dataset a map (the dataset is written again and validated)"
+    )
     a.add_argument("dataset", help="a dataset directory")
     a.add_argument("map", help="the Guide's map (map JSON, e.g. exported from the map editor)")
     a.add_argument("--sessions", required=True, help="comma-separated session ids, e.g. S1,S2")

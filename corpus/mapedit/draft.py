@@ -14,8 +14,8 @@ Follower's map too while the two still agree on that landmark, so only the moved
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from corpus.importers.asciimap import safe_id
 from corpus.model import Cell, GridMap, Landmark
@@ -36,7 +36,7 @@ class LandmarkDraft:
     type: str = BLOCKED
 
     @classmethod
-    def of(cls, cells: Iterable[Cell], type: str = BLOCKED) -> "LandmarkDraft":
+    def of(cls, cells: Iterable[Cell], type: str = BLOCKED) -> LandmarkDraft:
         return cls(cells=tuple(sorted({(int(r), int(c)) for r, c in cells})), type=type)
 
     @property
@@ -79,8 +79,11 @@ class Draft:
         if self.follower is None:
             return []
         guide, follower = dict(self.landmarks), dict(self.follower)
-        return [n for n in dict.fromkeys([*guide, *follower])
-                if n not in guide or n not in follower or set(guide[n].cells) != set(follower[n].cells)]
+        return [
+            n
+            for n in dict.fromkeys([*guide, *follower])
+            if n not in guide or n not in follower or set(guide[n].cells) != set(follower[n].cells)
+        ]
 
     @property
     def is_empty(self) -> bool:
@@ -102,7 +105,9 @@ def _map_id(map_id: str) -> str:
     if not map_id:
         raise EditError("the map needs an id")
     if map_id != safe_id(map_id):
-        raise EditError(f"map id '{map_id}': use letters, digits, '-', '_' and '.' (it names the map's file), e.g. '{safe_id(map_id)}'")
+        raise EditError(
+            f"map id '{map_id}': use letters, digits, '-', '_' and '.' (it names the map's file), e.g. '{safe_id(map_id)}'"
+        )
     return map_id
 
 
@@ -159,7 +164,9 @@ def _cells_inside(draft: Draft, cells: Iterable[Cell]) -> list[Cell]:
     return cells
 
 
-def add_landmark(draft: Draft, cells: Iterable[Cell], name: str | None = None, type: str = BLOCKED) -> tuple[Draft, str]:
+def add_landmark(
+    draft: Draft, cells: Iterable[Cell], name: str | None = None, type: str = BLOCKED
+) -> tuple[Draft, str]:
     """A new landmark on both maps; returns the draft and the landmark's name."""
     cells = _cells_inside(draft, cells)
     if not cells:
@@ -219,7 +226,9 @@ def set_type(draft: Draft, name: str, type: str) -> Draft:
     draft = _edit_both(draft, name, (name, dataclasses.replace(lm, type=type)))
     theirs = draft.landmark(name, FOLLOWER) if draft.follower is not None else None
     if theirs is not None and theirs.type != type:
-        draft = dataclasses.replace(draft, follower=_replace(draft.follower, name, (name, dataclasses.replace(theirs, type=type))))
+        draft = dataclasses.replace(
+            draft, follower=_replace(draft.follower, name, (name, dataclasses.replace(theirs, type=type)))
+        )
     return draft
 
 
@@ -309,7 +318,10 @@ def to_gridmap(draft: Draft) -> GridMap:
 
 def _drafts_of(landmarks: dict[str, Landmark]) -> Landmarks:
     # The model's cell order is kept (not sorted), so a map read and written again is unchanged.
-    return tuple((n, LandmarkDraft(cells=tuple((int(r), int(c)) for r, c in lm.cells), type=lm.type)) for n, lm in landmarks.items())
+    return tuple(
+        (n, LandmarkDraft(cells=tuple((int(r), int(c)) for r, c in lm.cells), type=lm.type))
+        for n, lm in landmarks.items()
+    )
 
 
 def from_gridmap(gm: GridMap, image: str | None = None) -> Draft:

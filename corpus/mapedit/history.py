@@ -17,7 +17,7 @@ class History:
     pos: int = -1
 
     @classmethod
-    def starting(cls, draft: Draft, label: str = "new map") -> "History":
+    def starting(cls, draft: Draft, label: str = "new map") -> History:
         return cls(entries=[(label, draft)], pos=0)
 
     @property
@@ -28,7 +28,7 @@ class History:
         """Record an edit; the edits that were undone cannot be redone any more."""
         if self.entries and draft == self.current:
             return
-        del self.entries[self.pos + 1:]
+        del self.entries[self.pos + 1 :]
         self.entries.append((label, draft))
         if len(self.entries) > MAX_STEPS:
             del self.entries[: len(self.entries) - MAX_STEPS]

@@ -54,18 +54,23 @@ def read_map_image(data: bytes, name: str = "image") -> MapImage:
             if fmt not in FORMATS:
                 raise EditError(f"{name}: a {fmt} image; map images are {limits_text()}")
             if w * h > MAX_IMAGE_PIXELS:
-                raise EditError(f"{name}: {w} x {h} pixels ({w * h / 1e6:.0f} megapixels); map images are {limits_text()}")
+                raise EditError(
+                    f"{name}: {w} x {h} pixels ({w * h / 1e6:.0f} megapixels); map images are {limits_text()}"
+                )
             im.draft("RGB", _working_size(w, h))  # JPEG: decode at a reduced scale
             im.load()  # a truncated or corrupt file fails here, not later on the page
             working = _working_copy(im)
     except EditError:
         raise
     except UnidentifiedImageError:
-        raise EditError(f"{name}: not an image (the file is neither PNG nor JPEG); map images are {limits_text()}") from None
+        raise EditError(
+            f"{name}: not an image (the file is neither PNG nor JPEG); map images are {limits_text()}"
+        ) from None
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise EditError(f"{name}: the image cannot be read ({exc})") from None
-    return MapImage(name=name, digest=hashlib.sha256(data).hexdigest(), width=w, height=h, format=fmt, data=data,
-                    working=working)
+    return MapImage(
+        name=name, digest=hashlib.sha256(data).hexdigest(), width=w, height=h, format=fmt, data=data, working=working
+    )
 
 
 def _working_size(w: int, h: int) -> tuple[int, int]:

@@ -19,7 +19,7 @@ import json
 import os
 import tempfile
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -58,7 +58,12 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
     """A map from JSON text; raises :class:`DatasetError` whose report names file, record and field."""
     report = Report()
     if len(data) > MAX_MAP_BYTES:
-        report.add(file, "-", "(file)", f"file is {len(data) / 2**20:.1f} MiB; map files over {MAX_MAP_BYTES // 2**20} MiB are refused")
+        report.add(
+            file,
+            "-",
+            "(file)",
+            f"file is {len(data) / 2**20:.1f} MiB; map files over {MAX_MAP_BYTES // 2**20} MiB are refused",
+        )
         raise DatasetError(report, file)
     try:
         obj = loads(data)
@@ -66,9 +71,16 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
         report.add(file, f"line {exc.line}" if getattr(exc, "line", None) else "-", "(json)", str(exc))
         raise DatasetError(report, file) from None
     if not isinstance(obj, dict) or not any(k in obj for k in _MAP_FIELDS):
-        got = f"an object with {', '.join(list(obj)[:6]) or 'no fields'}" if isinstance(obj, dict) else type(obj).__name__
-        report.add(file, "-", "(file)", f"not a map: expected an object with grid_size, start_cell, landmarks and route "
-                   f"(docs/data-format.md), got {got}")
+        got = (
+            f"an object with {', '.join(list(obj)[:6]) or 'no fields'}" if isinstance(obj, dict) else type(obj).__name__
+        )
+        report.add(
+            file,
+            "-",
+            "(file)",
+            f"not a map: expected an object with grid_size, start_cell, landmarks and route "
+            f"(docs/data-format.md), got {got}",
+        )
         raise DatasetError(report, file)
     obj.setdefault("id", safe_id(Path(file).stem))
     gm = parse(GridMap, obj, report, file, f"map {obj.get('id')}")
@@ -98,10 +110,13 @@ def draft_json(draft: Draft) -> dict[str, Any]:
         return {n: {"cells": [list(c) for c in lm.cells], "type": lm.type} for n, lm in landmarks}
 
     out: dict[str, Any] = {
-        "id": draft.map_id, "name": draft.name, "grid_size": list(draft.grid_size),
+        "id": draft.map_id,
+        "name": draft.name,
+        "grid_size": list(draft.grid_size),
         "start_cell": list(draft.start) if draft.start else None,
         "finish_cell": list(draft.finish) if draft.finish else None,
-        "landmarks": lms(draft.landmarks), "route": [list(c) for c in draft.route],
+        "landmarks": lms(draft.landmarks),
+        "route": [list(c) for c in draft.route],
     }
     if draft.follower is not None:
         out["follower_landmarks"] = lms(draft.follower)
@@ -109,8 +124,11 @@ def draft_json(draft: Draft) -> dict[str, Any]:
 
 
 def _cell(value: Any, where: str) -> tuple[int, int]:
-    if (isinstance(value, (list, tuple)) and len(value) == 2
-            and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+    if (
+        isinstance(value, (list, tuple))
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
         return int(value[0]), int(value[1])
     raise EditError(f"{where}: expected a [row, col] cell, got {value!r}")
 
@@ -126,7 +144,11 @@ def draft_from_json(obj: Any, image: str | None = None) -> Draft:
             raise EditError(f"{key}: expected an object of landmarks")
         out = []
         for name, lm in raw.items():
-            if not isinstance(lm, dict) or not isinstance(lm.get("cells"), list) or not isinstance(lm.get("type", "blocked"), str):
+            if (
+                not isinstance(lm, dict)
+                or not isinstance(lm.get("cells"), list)
+                or not isinstance(lm.get("type", "blocked"), str)
+            ):
                 raise EditError(f"{key}.{name}: expected {{cells: [[row, col], ...], type}}")
             cells = tuple(_cell(c, f"{key}.{name}.cells[{i}]") for i, c in enumerate(lm["cells"]))
             out.append((str(name), LandmarkDraft(cells=cells, type=lm.get("type", "blocked"))))
@@ -139,8 +161,11 @@ def draft_from_json(obj: Any, image: str | None = None) -> Draft:
     if not isinstance(route, list):
         raise EditError("route: expected a list of [row, col] cells")
     return Draft(
-        map_id=str(obj.get("id") or "map"), name=str(obj.get("name") or ""), grid_size=grid,
-        landmarks=lms("landmarks"), route=tuple(_cell(c, f"route[{i}]") for i, c in enumerate(route)),
+        map_id=str(obj.get("id") or "map"),
+        name=str(obj.get("name") or ""),
+        grid_size=grid,
+        landmarks=lms("landmarks"),
+        route=tuple(_cell(c, f"route[{i}]") for i, c in enumerate(route)),
         start=None if obj.get("start_cell") is None else _cell(obj["start_cell"], "start_cell"),
         finish=None if obj.get("finish_cell") is None else _cell(obj["finish_cell"], "finish_cell"),
         follower=lms("follower_landmarks") if obj.get("follower_landmarks") is not None else None,
@@ -177,7 +202,9 @@ def owner_folder(folder: str | Path, owner: str) -> Path:
 
 
 def _size(stem_path: Path) -> int:
-    return sum(p.stat().st_size for p in (stem_path.with_suffix(".json"), stem_path.with_suffix(".image")) if p.is_file())
+    return sum(
+        p.stat().st_size for p in (stem_path.with_suffix(".json"), stem_path.with_suffix(".image")) if p.is_file()
+    )
 
 
 def save_draft(folder: str | Path, name: str, draft: Draft, image: MapImage | None = None, saved_by: str = "") -> Path:
@@ -192,11 +219,16 @@ def save_draft(folder: str | Path, name: str, draft: Draft, image: MapImage | No
     used = sum(_size(p) for p in kept)
     adding = len(image.data) if image is not None else 0
     if used + adding > DRAFT_BYTES_PER_ACCOUNT:
-        raise EditError(f"not saved: your drafts take {used / 2**20:.1f} MiB and this one {adding / 2**20:.1f} MiB more; "
-                        f"one account keeps at most {DRAFT_BYTES_PER_ACCOUNT // 2**20} MiB of drafts; delete one first")
+        raise EditError(
+            f"not saved: your drafts take {used / 2**20:.1f} MiB and this one {adding / 2**20:.1f} MiB more; "
+            f"one account keeps at most {DRAFT_BYTES_PER_ACCOUNT // 2**20} MiB of drafts; delete one first"
+        )
     doc = {
-        "format": DRAFT_FORMAT, "version": 1, "name": name.strip() or stem, "saved_by": saved_by,
-        "saved_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "format": DRAFT_FORMAT,
+        "version": 1,
+        "name": name.strip() or stem,
+        "saved_by": saved_by,
+        "saved_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "draft": draft_json(draft),
         "image": None if image is None else {"name": image.name, "digest": image.digest},
     }
@@ -248,8 +280,16 @@ def list_drafts(folder: str | Path) -> list[DraftInfo]:
         try:
             doc = loads(path.read_bytes())
             d = doc["draft"]
-            out.append(DraftInfo(str(doc.get("name") or path.stem), path, str(doc.get("saved_by") or ""),
-                                 str(doc.get("saved_at") or ""), str(d.get("id")), tuple(d.get("grid_size"))))
+            out.append(
+                DraftInfo(
+                    str(doc.get("name") or path.stem),
+                    path,
+                    str(doc.get("saved_by") or ""),
+                    str(doc.get("saved_at") or ""),
+                    str(d.get("id")),
+                    tuple(d.get("grid_size")),
+                )
+            )
         except (OSError, JsonError, UnicodeDecodeError, KeyError, TypeError, AttributeError):
             continue
     return sorted(out, key=lambda i: i.saved_at, reverse=True)

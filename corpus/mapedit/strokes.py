@@ -22,8 +22,9 @@ do not depend on the canvas size the stroke was drawn at, only on where it lies 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -120,9 +121,9 @@ def _bezier(p0, ctrl: list) -> list[np.ndarray]:
     t = np.linspace(0, 1, steps + 1)[1:, None]
     if len(ctrl) == 2:  # quadratic
         c, p1 = (np.asarray(v, dtype=float) for v in ctrl)
-        return list((1 - t) ** 2 * p0 + 2 * (1 - t) * t * c + t ** 2 * p1)
+        return list((1 - t) ** 2 * p0 + 2 * (1 - t) * t * c + t**2 * p1)
     c1, c2, p1 = (np.asarray(v, dtype=float) for v in ctrl)
-    return list((1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * c1 + 3 * (1 - t) * t ** 2 * c2 + t ** 3 * p1)
+    return list((1 - t) ** 3 * p0 + 3 * (1 - t) ** 2 * t * c1 + 3 * (1 - t) * t**2 * c2 + t**3 * p1)
 
 
 def path_points(path: Sequence) -> tuple[np.ndarray, bool]:
@@ -133,7 +134,7 @@ def path_points(path: Sequence) -> tuple[np.ndarray, bool]:
         if not isinstance(seg, (list, tuple)) or not seg or not isinstance(seg[0], str):
             raise StrokeError(f"Path.path: bad segment {seg!r}")
         cmd, args = seg[0].upper(), [float(v) for v in seg[1:]]
-        pairs = [args[i:i + 2] for i in range(0, len(args) - 1, 2)]
+        pairs = [args[i : i + 2] for i in range(0, len(args) - 1, 2)]
         if cmd in ("M", "L") and pairs:
             pts.append(np.asarray(pairs[-1]))
         elif cmd in ("Q", "C") and pts and len(pairs) == (2 if cmd == "Q" else 3):
@@ -195,9 +196,17 @@ def brush_path(points, width: float) -> dict[str, Any]:
     pts = np.asarray(points, dtype=float)
     lo, hi = pts.min(axis=0), pts.max(axis=0)
     cmds = [["M", *pts[0]]] + [["Q", *a, *(a + b) / 2] for a, b in zip(pts[:-1], pts[1:])] + [["L", *pts[-1]]]
-    return {"type": "Path", "originX": "center", "originY": "center", "left": (lo[0] + hi[0]) / 2,
-            "top": (lo[1] + hi[1]) / 2, "width": hi[0] - lo[0], "height": hi[1] - lo[1], "strokeWidth": width,
-            "path": [[c[0], *map(float, c[1:])] for c in cmds]}
+    return {
+        "type": "Path",
+        "originX": "center",
+        "originY": "center",
+        "left": (lo[0] + hi[0]) / 2,
+        "top": (lo[1] + hi[1]) / 2,
+        "width": hi[0] - lo[0],
+        "height": hi[1] - lo[1],
+        "strokeWidth": width,
+        "path": [[c[0], *map(float, c[1:])] for c in cmds],
+    }
 
 
 # -- geometry -> cells --------------------------------------------------------------------------

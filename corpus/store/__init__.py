@@ -18,31 +18,60 @@ together.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Callable
 
 import sqlalchemy as sa
 
+from corpus.csvsafe import safe_csv_text, spreadsheet_safe, to_csv
 from corpus.store.accounts import Accounts, setup_notice
 from corpus.store.base import AccessDenied, StoreError, Task, User
 from corpus.store.csv_import import CsvImport, LabelImport
 from corpus.store.engine import default_url
-from corpus.csvsafe import safe_csv_text, spreadsheet_safe, to_csv
 from corpus.store.exports import Exports
 from corpus.store.gold import FeedbackCounts, Gold
 from corpus.store.labels import Labels
 from corpus.store.migrations import upgrade
 from corpus.store.sharing import Sharing, Snapshot
 from corpus.store.signin import SignIn, SignInPolicy, SignInRefused
-from corpus.store.tables import (CODER_VIEWS, ERROR_TYPES, PHASES, PROVENANCE, ROLES, SCHEMA_VERSION, STATUSES,
-                                 metadata, schema_meta)
+from corpus.store.tables import (
+    CODER_VIEWS,
+    ERROR_TYPES,
+    PHASES,
+    PROVENANCE,
+    ROLES,
+    SCHEMA_VERSION,
+    STATUSES,
+    metadata,
+    schema_meta,
+)
 from corpus.store.tasks import Tasks
 
 __all__ = [
-    "AccessDenied", "CODER_VIEWS", "ERROR_TYPES", "FeedbackCounts", "LabelImport", "PHASES", "PROVENANCE", "ROLES",
-    "SCHEMA_VERSION", "STATUSES", "SignInPolicy", "SignInRefused", "Snapshot", "Store", "StoreError", "Task", "User", "default_url",
-    "metadata", "safe_csv_text", "setup_notice", "spreadsheet_safe", "to_csv",
+    "AccessDenied",
+    "CODER_VIEWS",
+    "ERROR_TYPES",
+    "FeedbackCounts",
+    "LabelImport",
+    "PHASES",
+    "PROVENANCE",
+    "ROLES",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "SignInPolicy",
+    "SignInRefused",
+    "Snapshot",
+    "Store",
+    "StoreError",
+    "Task",
+    "User",
+    "default_url",
+    "metadata",
+    "safe_csv_text",
+    "setup_notice",
+    "spreadsheet_safe",
+    "to_csv",
 ]
 
 
@@ -50,18 +79,19 @@ class Store(Accounts, SignIn, Tasks, Labels, Sharing, Gold, CsvImport, Exports):
     """The label database. ``clock`` (a function returning an aware UTC time) stamps every row and
     times the sign-in backoff and tokens; ``policy`` sets the backoff and the token lifetime."""
 
-    def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None,
-                 policy: SignInPolicy | None = None):
+    def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None, policy: SignInPolicy | None = None):
         super().__init__(url, clock)
         self.policy = policy or SignInPolicy()
         self.migrated = upgrade(self.engine, self._reads)
 
     @classmethod
-    def open(cls, directory: str | Path, url: str | None = None, **options) -> "Store":
+    def open(cls, directory: str | Path, url: str | None = None, **options) -> Store:
         """The store at ``url``, else the SQLite file in ``directory`` (the settings decide which:
         :meth:`corpus.settings.Settings.open_store`)."""
         return cls(url or default_url(directory), **options)
 
     def schema_version(self) -> int:
         with self._read() as c:
-            return int(c.execute(sa.select(schema_meta.c.value).where(schema_meta.c.key == "schema_version")).scalar_one())
+            return int(
+                c.execute(sa.select(schema_meta.c.value).where(schema_meta.c.key == "schema_version")).scalar_one()
+            )

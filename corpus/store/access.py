@@ -32,8 +32,10 @@ def require_see_all_labels(user: User, task: Task) -> None:
     if user.role == "viewer":
         raise AccessDenied(f"{user.username} is a viewer; a task's labels are shown to viewers once it is revealed")
     why = "blind coding" if task.phase == "coding" else f"the task is in its {task.phase} phase"
-    raise AccessDenied(f"{user.username} cannot see other coders' labels of task #{task.id} ({why}); "
-                       "a coder sees only their own labels")
+    raise AccessDenied(
+        f"{user.username} cannot see other coders' labels of task #{task.id} ({why}); "
+        "a coder sees only their own labels"
+    )
 
 
 def require_see_gold(user: User, task: Task) -> None:
@@ -41,8 +43,10 @@ def require_see_gold(user: User, task: Task) -> None:
         return
     if user.role == "viewer":
         raise AccessDenied("gold labels are shown to viewers after the lead reveals them")
-    raise AccessDenied("coders do not see the task's gold; after the reveal the lead may show each coder "
-                       "where gold differs from their own labels")
+    raise AccessDenied(
+        "coders do not see the task's gold; after the reveal the lead may show each coder "
+        "where gold differs from their own labels"
+    )
 
 
 def require_feedback(user: User, task: Task) -> None:
@@ -72,5 +76,7 @@ def check_phase(phase: str) -> None:
 
 def require_open_for_revision(task: Task) -> None:
     if task.phase == "revealed":
-        raise StoreError(f"task '{task.name}' is closed (revealed); its codebook cannot change. "
-                         "Start a new task with the revised codebook")
+        raise StoreError(
+            f"task '{task.name}' is closed (revealed); its codebook cannot change. "
+            "Start a new task with the revised codebook"
+        )

@@ -19,7 +19,17 @@ import sqlalchemy as sa
 from corpus.store import passwords
 from corpus.store.access import require_lead
 from corpus.store.base import AccessDenied, StoreBase, StoreError, User, new_sign_in_key, user_from_row
-from corpus.store.tables import ROLES, agreement_snapshots, gold, labels, revoked_tokens, settings, task_coders, tasks, users
+from corpus.store.tables import (
+    ROLES,
+    agreement_snapshots,
+    gold,
+    labels,
+    revoked_tokens,
+    settings,
+    task_coders,
+    tasks,
+    users,
+)
 
 
 def _check_password(password: str | None, kind: str = "human") -> None:
@@ -30,19 +40,29 @@ def _check_password(password: str | None, kind: str = "human") -> None:
 def setup_notice(token: str) -> str:
     """What the server console shows with a setup token (the app's first run, or
     ``python -m corpus users setup-token``, which ``make run`` runs before the server starts)."""
-    return (f"Groundwork setup token: {token}\n"
-            "  (open an Annotate page of the app, e.g. Tasks, and create the first lead account with it; "
-            "or run `python -m corpus users add NAME --role lead`)")
+    return (
+        f"Groundwork setup token: {token}\n"
+        "  (open an Annotate page of the app, e.g. Tasks, and create the first lead account with it; "
+        "or run `python -m corpus users add NAME --role lead`)"
+    )
 
 
 class Accounts(StoreBase):
-    def create_user(self, username: str, password: str | None, role: str, display_name: str | None = None,
-                    kind: str = "human") -> User:
+    def create_user(
+        self, username: str, password: str | None, role: str, display_name: str | None = None, kind: str = "human"
+    ) -> User:
         with self._write() as c:
             return self._insert_user(c, username, password, role, display_name, kind)
 
-    def _insert_user(self, c: sa.Connection, username: str, password: str | None, role: str,
-                     display_name: str | None = None, kind: str = "human") -> User:
+    def _insert_user(
+        self,
+        c: sa.Connection,
+        username: str,
+        password: str | None,
+        role: str,
+        display_name: str | None = None,
+        kind: str = "human",
+    ) -> User:
         """Check and add an account inside the caller's transaction."""
         username = username.strip()
         if not username:
@@ -54,17 +74,27 @@ class Accounts(StoreBase):
         _check_password(password, kind)
         if c.execute(sa.select(users.c.id).where(users.c.username == username)).first():
             raise StoreError(f"username: '{username}' is taken")
-        uid = c.execute(users.insert().values(
-            username=username, display_name=(display_name or username)[:128], role=role, kind=kind,
-            password_hash=passwords.hash_password(password) if password else None, created_at=self._now(),
-            status="active", auth_epoch=0, sign_in_key=new_sign_in_key(),
-        )).inserted_primary_key[0]
+        uid = c.execute(
+            users.insert().values(
+                username=username,
+                display_name=(display_name or username)[:128],
+                role=role,
+                kind=kind,
+                password_hash=passwords.hash_password(password) if password else None,
+                created_at=self._now(),
+                status="active",
+                auth_epoch=0,
+                sign_in_key=new_sign_in_key(),
+            )
+        ).inserted_primary_key[0]
         return User(int(uid), username, (display_name or username)[:128], role, kind)
 
     def user(self, username: str) -> User | None:
         """The active account of that name (None if there is none, or it is disabled or deleted)."""
         with self._read() as c:
-            r = c.execute(sa.select(users).where(users.c.username == username.strip(), users.c.status == "active")).first()
+            r = c.execute(
+                sa.select(users).where(users.c.username == username.strip(), users.c.status == "active")
+            ).first()
         return user_from_row(r) if r else None
 
     def users(self, include_inactive: bool = False) -> list[User]:
@@ -76,7 +106,10 @@ class Accounts(StoreBase):
 
     def has_lead(self) -> bool:
         with self._read() as c:
-            return c.execute(sa.select(users.c.id).where(users.c.role == "lead", users.c.status == "active")).first() is not None
+            return (
+                c.execute(sa.select(users.c.id).where(users.c.role == "lead", users.c.status == "active")).first()
+                is not None
+            )
 
     # -- the first lead: a one-time token printed on the server console ---------------------------
 
@@ -144,8 +177,9 @@ class Accounts(StoreBase):
     def _refuse_last_lead(self, c: sa.Connection, r) -> None:  # noqa: ANN001
         if r.role != "lead" or r.status != "active":
             return
-        others = c.execute(sa.select(sa.func.count()).where(
-            users.c.role == "lead", users.c.status == "active", users.c.id != r.id)).scalar_one()
+        others = c.execute(
+            sa.select(sa.func.count()).where(users.c.role == "lead", users.c.status == "active", users.c.id != r.id)
+        ).scalar_one()
         if not others:
             raise StoreError(f"'{r.username}' is the only active lead; add or enable another lead first")
 
@@ -172,10 +206,12 @@ class Accounts(StoreBase):
         with self._write_as(actor) as c:
             r = self._live_account(c, username, " already")
             self._refuse_last_lead(c, r)
-            traces = [sa.select(labels.c.id).where(labels.c.coder_id == r.id),
-                      sa.select(gold.c.id).where(gold.c.decided_by == r.id),
-                      sa.select(tasks.c.id).where(tasks.c.created_by == r.id),
-                      sa.select(agreement_snapshots.c.id).where(agreement_snapshots.c.taken_by == r.id)]
+            traces = [
+                sa.select(labels.c.id).where(labels.c.coder_id == r.id),
+                sa.select(gold.c.id).where(gold.c.decided_by == r.id),
+                sa.select(tasks.c.id).where(tasks.c.created_by == r.id),
+                sa.select(agreement_snapshots.c.id).where(agreement_snapshots.c.taken_by == r.id),
+            ]
             if any(c.execute(q.limit(1)).first() for q in traces):
                 self._update(c, r.id, status="deleted", password_hash=None)
                 return "tombstone"

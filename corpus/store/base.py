@@ -4,10 +4,10 @@ the database and the clock."""
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Callable, Iterator
+from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
@@ -61,12 +61,12 @@ def new_sign_in_key() -> str:
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def as_utc(moment: datetime) -> datetime:
     """A time read back from the database as an aware UTC time (SQLite returns naive ones)."""
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def user_from_row(r) -> User:  # noqa: ANN001 - a row of the users table
@@ -120,7 +120,6 @@ class StoreBase:
                 require_active(c, actor, roles)
             yield c
 
-
     def _require_active(self, actor: User | None, roles: tuple[str, ...] = ("lead",)) -> None:
         """:func:`require_active` before a step that writes on its own (a codebook saved for a task)."""
         if actor is not None:
@@ -131,7 +130,9 @@ class StoreBase:
 def require_active(c: sa.Connection, actor: User, roles: tuple[str, ...]) -> None:
     """Raise :class:`AccessDenied` unless ``actor`` is now an active account with one of ``roles``."""
     # By id and name: an id may be given again to an account created after this one was removed.
-    r = c.execute(sa.select(users.c.status, users.c.role).where(users.c.id == actor.id, users.c.username == actor.username)).first()
+    r = c.execute(
+        sa.select(users.c.status, users.c.role).where(users.c.id == actor.id, users.c.username == actor.username)
+    ).first()
     if r is None or r.status != "active":
         raise AccessDenied(f"the account '{actor.username}' is {'deleted' if r is None else r.status}")
     if r.role not in roles:

@@ -43,14 +43,16 @@ def decode(data: bytes | str, file: str) -> str:
     """The file as text, or an error naming the line of the first byte that is not UTF-8."""
     if isinstance(data, str):
         return data
-    body = data[len(_BOM):] if data.startswith(_BOM) else data
+    body = data[len(_BOM) :] if data.startswith(_BOM) else data
     try:
         return body.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = body.count(b"\n", 0, exc.start) + 1
         column = exc.start - body.rfind(b"\n", 0, exc.start)
-        raise StoreError(f"{file} line {line}: byte 0x{body[exc.start]:02x} at position {column} is not UTF-8 text; "
-                         "save the file as UTF-8") from None
+        raise StoreError(
+            f"{file} line {line}: byte 0x{body[exc.start]:02x} at position {column} is not UTF-8 text; "
+            "save the file as UTF-8"
+        ) from None
 
 
 def read_rows(text: str, file: str, columns: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
@@ -73,24 +75,38 @@ def read_rows(text: str, file: str, columns: tuple[str, ...]) -> list[tuple[int,
                 break
             rows.append((reader.line_num, row))  # the line a record ends on (its only line, as a rule)
     except csv.Error as exc:
-        why = (f"a field is longer than {FIELD_LIMIT:,} characters" if "field limit" in str(exc)
-               else f"not readable as CSV ({exc})")
+        why = (
+            f"a field is longer than {FIELD_LIMIT:,} characters"
+            if "field limit" in str(exc)
+            else f"not readable as CSV ({exc})"
+        )
         raise StoreError(f"{file} line {start}: {why}") from None
     return rows
 
 
 class CsvImport(StoreBase):
-    def import_labels_csv(self, actor: User, task_id: int, data: bytes | str, file: str = "labels.csv",
-                          item_col: str = "item", coder_col: str = "coder", label_col: str = "label",
-                          create_coders: bool = False, coder_kind: str = "external") -> LabelImport:
+    def import_labels_csv(
+        self,
+        actor: User,
+        task_id: int,
+        data: bytes | str,
+        file: str = "labels.csv",
+        item_col: str = "item",
+        coder_col: str = "coder",
+        label_col: str = "label",
+        create_coders: bool = False,
+        coder_kind: str = "external",
+    ) -> LabelImport:
         """Import (item, coder, label) rows as labels of a task, all or nothing (see the module)."""
         require_lead(actor)
         t = self.task(task_id)
         if t.phase == "revealed":
             raise StoreError(f"task '{t.name}' is closed: the labels have been revealed")
         if len(data) > LABELS_CSV_BYTES:
-            raise StoreError(f"nothing imported: {file} is {len(data) / 2**20:.1f} MiB; a label file is at most "
-                             f"{LABELS_CSV_BYTES // 2**20} MiB")
+            raise StoreError(
+                f"nothing imported: {file} is {len(data) / 2**20:.1f} MiB; a label file is at most "
+                f"{LABELS_CSV_BYTES // 2**20} MiB"
+            )
         rows = read_rows(decode(data, file), file, (item_col, coder_col, label_col))
         items = set(self.items(task_id)["item_id"])
         known = {u.username: u for u in self.users(include_inactive=True)}
@@ -105,7 +121,9 @@ class CsvImport(StoreBase):
             if item not in items:
                 problems.append(f"{at}, column {item_col}: '{item[:80]}' is not an item of task '{t.name}'")
             if code not in t.codebook.code_ids:
-                problems.append(f"{at}, column {label_col}: '{code[:80]}' is not in codebook {t.codebook.id} v{t.codebook.version}")
+                problems.append(
+                    f"{at}, column {label_col}: '{code[:80]}' is not in codebook {t.codebook.id} v{t.codebook.version}"
+                )
             if not coder:
                 problems.append(f"{at}, column {coder_col}: empty")
             elif len(coder) > longest:
@@ -135,15 +153,32 @@ class CsvImport(StoreBase):
                 if not self._is_assigned(c, task_id, ids[name]):
                     c.execute(task_coders.insert().values(task_id=task_id, user_id=ids[name]))
             now = self._now()
-            c.execute(labels.insert(), [
-                {"task_id": task_id, "item_id": i, "coder_id": ids[k], "code": code, "note": "", "unsure": False,
-                 "seconds": None, "codebook_version": t.codebook.version, "source": "import", "request_id": None,
-                 "created_at": now}
-                for i, k, code in good
-            ])
+            c.execute(
+                labels.insert(),
+                [
+                    {
+                        "task_id": task_id,
+                        "item_id": i,
+                        "coder_id": ids[k],
+                        "code": code,
+                        "note": "",
+                        "unsure": False,
+                        "seconds": None,
+                        "codebook_version": t.codebook.version,
+                        "source": "import",
+                        "request_id": None,
+                        "created_at": now,
+                    }
+                    for i, k, code in good
+                ],
+            )
         return LabelImport(len(good), n_missing, new_coders)
 
     @staticmethod
     def _is_assigned(c, task_id: int, user_id: int) -> bool:  # noqa: ANN001
-        return c.execute(task_coders.select().where(
-            (task_coders.c.task_id == task_id) & (task_coders.c.user_id == user_id))).first() is not None
+        return (
+            c.execute(
+                task_coders.select().where((task_coders.c.task_id == task_id) & (task_coders.c.user_id == user_id))
+            ).first()
+            is not None
+        )

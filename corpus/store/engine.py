@@ -30,11 +30,10 @@ def default_url(directory: str | Path) -> str:
 
 def make_engine(url: str) -> sa.Engine:
     if url.startswith("postgresql://"):
-        url = "postgresql+psycopg://" + url[len("postgresql://"):]
+        url = "postgresql+psycopg://" + url[len("postgresql://") :]
     if not url.startswith("sqlite"):
         return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-    eng = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False},
-                           pool_size=5, max_overflow=20)
+    eng = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False}, pool_size=5, max_overflow=20)
 
     @event.listens_for(eng, "connect")
     def _pragmas(dbapi_conn, _record):  # noqa: ANN001

@@ -10,8 +10,22 @@ from corpus.store.base import StoreBase, User
 def long_table(current: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     """One row per current label, with the item's session, action and partition."""
     out = current.merge(items[["item_id", "session_id", "action_index", "partition"]], on="item_id", how="left")
-    return out[["item_id", "session_id", "action_index", "partition", "coder", "code", "note", "unsure",
-                "seconds", "codebook_version", "source", "created_at"]]
+    return out[
+        [
+            "item_id",
+            "session_id",
+            "action_index",
+            "partition",
+            "coder",
+            "code",
+            "note",
+            "unsure",
+            "seconds",
+            "codebook_version",
+            "source",
+            "created_at",
+        ]
+    ]
 
 
 def wide_table(current: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:

@@ -32,8 +32,9 @@ class FeedbackCounts:
 
 def _latest_per_item(*where):  # noqa: ANN002, ANN202 - SQL conditions in, a subquery out
     """The id of each item's latest gold decision (the one that counts)."""
-    return (sa.select(sa.func.max(gold.c.id).label("id")).where(*where)
-            .group_by(gold.c.task_id, gold.c.item_id).subquery())
+    return (
+        sa.select(sa.func.max(gold.c.id).label("id")).where(*where).group_by(gold.c.task_id, gold.c.item_id).subquery()
+    )
 
 
 # The note that accepting a majority wrote before version 4 ("2 of 3 coders"): not the lead's words.
@@ -41,8 +42,17 @@ _COUNT_NOTE = r"\d+ of \d+ coders"
 
 
 class Gold(StoreBase):
-    def set_gold(self, actor: User, task_id: int, item_id: str, code: str, provenance: str = "adjudicated",
-                 note: str = "", error_type: str | None = None, flag_codebook: bool = False) -> int:
+    def set_gold(
+        self,
+        actor: User,
+        task_id: int,
+        item_id: str,
+        code: str,
+        provenance: str = "adjudicated",
+        note: str = "",
+        error_type: str | None = None,
+        flag_codebook: bool = False,
+    ) -> int:
         require_lead(actor)
         t = self.task(task_id)
         if code not in t.codebook.code_ids:
@@ -54,16 +64,37 @@ class Gold(StoreBase):
         if error_type is not None and error_type not in ERROR_TYPES:
             raise StoreError(f"error_type: '{error_type}' is not one of {', '.join(ERROR_TYPES)}")
         with self._write_as(actor) as c:
-            return int(c.execute(gold.insert().values(
-                task_id=task_id, item_id=item_id, code=code, provenance=provenance, note=note or "",
-                error_type=error_type, flag_codebook=bool(flag_codebook), decided_by=actor.id, created_at=self._now(),
-            )).inserted_primary_key[0])
+            return int(
+                c.execute(
+                    gold.insert().values(
+                        task_id=task_id,
+                        item_id=item_id,
+                        code=code,
+                        provenance=provenance,
+                        note=note or "",
+                        error_type=error_type,
+                        flag_codebook=bool(flag_codebook),
+                        decided_by=actor.id,
+                        created_at=self._now(),
+                    )
+                ).inserted_primary_key[0]
+            )
 
     def _current_gold(self, task_id: int) -> pd.DataFrame:
         latest = _latest_per_item(gold.c.task_id == task_id)
-        q = (sa.select(gold.c.item_id, gold.c.code, gold.c.provenance, gold.c.note, gold.c.error_type,
-                       gold.c.flag_codebook, gold.c.created_at)
-             .join(latest, latest.c.id == gold.c.id).order_by(gold.c.item_id))
+        q = (
+            sa.select(
+                gold.c.item_id,
+                gold.c.code,
+                gold.c.provenance,
+                gold.c.note,
+                gold.c.error_type,
+                gold.c.flag_codebook,
+                gold.c.created_at,
+            )
+            .join(latest, latest.c.id == gold.c.id)
+            .order_by(gold.c.item_id)
+        )
         with self._read() as c:
             return pd.read_sql(q, c)
 
@@ -78,12 +109,24 @@ class Gold(StoreBase):
         decision it replaced (empty for an item's first)."""
         require_see_gold(user, self.task(task_id))
         earlier = dict(partition_by=gold.c.item_id, order_by=gold.c.id)
-        q = (sa.select(gold.c.id, gold.c.item_id, gold.c.code, gold.c.provenance, gold.c.note, gold.c.error_type,
-                       gold.c.flag_codebook, users.c.username.label("decided_by"), gold.c.created_at,
-                       sa.func.lag(gold.c.code).over(**earlier).label("replaced_code"),
-                       sa.func.lag(gold.c.provenance).over(**earlier).label("replaced_provenance"))
-             .join(users, users.c.id == gold.c.decided_by)
-             .where(gold.c.task_id == task_id).order_by(gold.c.id))
+        q = (
+            sa.select(
+                gold.c.id,
+                gold.c.item_id,
+                gold.c.code,
+                gold.c.provenance,
+                gold.c.note,
+                gold.c.error_type,
+                gold.c.flag_codebook,
+                users.c.username.label("decided_by"),
+                gold.c.created_at,
+                sa.func.lag(gold.c.code).over(**earlier).label("replaced_code"),
+                sa.func.lag(gold.c.provenance).over(**earlier).label("replaced_provenance"),
+            )
+            .join(users, users.c.id == gold.c.decided_by)
+            .where(gold.c.task_id == task_id)
+            .order_by(gold.c.id)
+        )
         if item_id is not None:
             q = q.where(gold.c.item_id == item_id)
         with self._read() as c:
@@ -92,7 +135,9 @@ class Gold(StoreBase):
         history[replaced] = history[replaced].astype(object).fillna("")
         return history
 
-    def revealed_gold(self, dataset_hash: str, scheme: str | None = None, dataset_name: str | None = None) -> pd.DataFrame:
+    def revealed_gold(
+        self, dataset_hash: str, scheme: str | None = None, dataset_name: str | None = None
+    ) -> pd.DataFrame:
         """The gold of every closed (revealed) task on the dataset with this content hash: what the
         analysis pages use. Tasks created before tasks carried a hash are matched by
         ``dataset_name``. Anyone may read it; a task still being coded or adjudicated contributes
@@ -101,21 +146,32 @@ class Gold(StoreBase):
         same = tasks.c.dataset_hash == dataset_hash
         if dataset_name is not None:
             same = same | (tasks.c.dataset_hash.is_(None) & (tasks.c.dataset == dataset_name))
-        q = (sa.select(tasks.c.id.label("task_id"), tasks.c.name.label("task"), codebook_rows.c.scheme,
-                       task_items.c.session_id, task_items.c.action_index, gold.c.item_id, gold.c.code, gold.c.provenance)
-             .join(latest, latest.c.id == gold.c.id)
-             .join(tasks, tasks.c.id == gold.c.task_id)
-             .join(codebook_rows, codebook_rows.c.id == tasks.c.codebook_id)
-             .join(task_items, (task_items.c.task_id == gold.c.task_id) & (task_items.c.item_id == gold.c.item_id))
-             .where(same, tasks.c.phase == "revealed")
-             .order_by(tasks.c.id, task_items.c.position))
+        q = (
+            sa.select(
+                tasks.c.id.label("task_id"),
+                tasks.c.name.label("task"),
+                codebook_rows.c.scheme,
+                task_items.c.session_id,
+                task_items.c.action_index,
+                gold.c.item_id,
+                gold.c.code,
+                gold.c.provenance,
+            )
+            .join(latest, latest.c.id == gold.c.id)
+            .join(tasks, tasks.c.id == gold.c.task_id)
+            .join(codebook_rows, codebook_rows.c.id == tasks.c.codebook_id)
+            .join(task_items, (task_items.c.task_id == gold.c.task_id) & (task_items.c.item_id == gold.c.item_id))
+            .where(same, tasks.c.phase == "revealed")
+            .order_by(tasks.c.id, task_items.c.position)
+        )
         if scheme is not None:
             q = q.where(codebook_rows.c.scheme == scheme)
         with self._read() as c:
             return pd.read_sql(q, c)
 
-    def accept_consensus(self, actor: User, task_id: int, threshold: Fraction | float | str = 1,
-                         min_coders: int = 2) -> int:
+    def accept_consensus(
+        self, actor: User, task_id: int, threshold: Fraction | float | str = 1, min_coders: int = 2
+    ) -> int:
         """Make gold of items without gold whose majority label (:func:`corpus.consensus.majority`,
         human coders only) is given by at least ``threshold`` of the item's coders, compared as exact
         fractions (2 of 3 reaches "2/3"; see :func:`corpus.consensus.reaches`).
@@ -133,12 +189,19 @@ class Gold(StoreBase):
         for item, code, k, n in best[["item_id", "code", "k", "n_coders"]].itertuples(index=False):
             if n < min_coders or not reaches(k, n, share):
                 continue
-            rows.append({
-                "task_id": task_id, "item_id": item, "code": code,
-                "provenance": "unanimous" if k == n else "majority",
-                "note": "",  # the lead's words to the coders; how many agreed is in the labels
-                "error_type": None, "flag_codebook": False, "decided_by": actor.id, "created_at": self._now(),
-            })
+            rows.append(
+                {
+                    "task_id": task_id,
+                    "item_id": item,
+                    "code": code,
+                    "provenance": "unanimous" if k == n else "majority",
+                    "note": "",  # the lead's words to the coders; how many agreed is in the labels
+                    "error_type": None,
+                    "flag_codebook": False,
+                    "decided_by": actor.id,
+                    "created_at": self._now(),
+                }
+            )
         with self._write_as(actor) as c:
             if rows:
                 c.execute(gold.insert(), rows)
@@ -149,7 +212,9 @@ class Gold(StoreBase):
         Nothing that tells how other coders labelled: not the provenance (unanimous, majority,
         adjudicated), nor the count a majority decision once wrote as its note."""
         require_feedback(user, self.task(task_id))
-        mine = self.my_labels(user, task_id)[["item_id", "code", "note"]].rename(columns={"code": "my_code", "note": "my_note"})
+        mine = self.my_labels(user, task_id)[["item_id", "code", "note"]].rename(
+            columns={"code": "my_code", "note": "my_note"}
+        )
         g = self._current_gold(task_id)
         g["note"] = g["note"].where(~((g["provenance"] == "majority") & g["note"].str.fullmatch(_COUNT_NOTE)), "")
         g = g[["item_id", "code", "note", "error_type"]].rename(columns={"code": "gold_code", "note": "lead_note"})

@@ -24,32 +24,64 @@ from corpus.store.tables import labels, task_coders, task_items, tasks, users
 
 def label_columns(with_kind: bool = True) -> list:
     """The columns every label read returns (the log's history leaves out the coder's id and kind)."""
-    who = [labels.c.coder_id, users.c.username.label("coder"), users.c.kind.label("coder_kind")] if with_kind \
+    who = (
+        [labels.c.coder_id, users.c.username.label("coder"), users.c.kind.label("coder_kind")]
+        if with_kind
         else [users.c.username.label("coder")]
-    return [labels.c.id, labels.c.item_id, *who, labels.c.code, labels.c.note, labels.c.unsure, labels.c.seconds,
-            labels.c.codebook_version, labels.c.source, labels.c.created_at]
+    )
+    return [
+        labels.c.id,
+        labels.c.item_id,
+        *who,
+        labels.c.code,
+        labels.c.note,
+        labels.c.unsure,
+        labels.c.seconds,
+        labels.c.codebook_version,
+        labels.c.source,
+        labels.c.created_at,
+    ]
 
 
 # The checks of a label write in one query, built once (its parameters: task_id, item_id,
 # coder_id, request_id): the task's name, phase and codebook, whether the coder is assigned and
 # active, whether the item is the task's, and the label an earlier try of this request wrote.
 _CHECK = sa.select(
-    tasks.c.name, tasks.c.phase, tasks.c.codebook_id,
-    sa.exists().where(task_coders.c.task_id == tasks.c.id, task_coders.c.user_id == sa.bindparam("coder_id"))
+    tasks.c.name,
+    tasks.c.phase,
+    tasks.c.codebook_id,
+    sa.exists()
+    .where(task_coders.c.task_id == tasks.c.id, task_coders.c.user_id == sa.bindparam("coder_id"))
     .label("assigned"),
-    sa.exists().where(task_items.c.task_id == tasks.c.id, task_items.c.item_id == sa.bindparam("item_id"))
+    sa.exists()
+    .where(task_items.c.task_id == tasks.c.id, task_items.c.item_id == sa.bindparam("item_id"))
     .label("has_item"),
     sa.select(users.c.status).where(users.c.id == sa.bindparam("coder_id")).scalar_subquery().label("status"),
     sa.select(users.c.role).where(users.c.id == sa.bindparam("coder_id")).scalar_subquery().label("role"),
-    sa.select(labels.c.id).where(labels.c.request_id == sa.bindparam("request_id"),
-                                 labels.c.coder_id == sa.bindparam("coder_id"), labels.c.task_id == tasks.c.id)
-    .scalar_subquery().label("prior"),
+    sa.select(labels.c.id)
+    .where(
+        labels.c.request_id == sa.bindparam("request_id"),
+        labels.c.coder_id == sa.bindparam("coder_id"),
+        labels.c.task_id == tasks.c.id,
+    )
+    .scalar_subquery()
+    .label("prior"),
 ).where(tasks.c.id == sa.bindparam("task_id"))
 
 
 class Labels(StoreBase):
-    def add_label(self, user: User, task_id: int, item_id: str, code: str, note: str = "", unsure: bool = False,
-                  seconds: float | None = None, request_id: str | None = None, source: str = "ui") -> int:
+    def add_label(
+        self,
+        user: User,
+        task_id: int,
+        item_id: str,
+        code: str,
+        note: str = "",
+        unsure: bool = False,
+        seconds: float | None = None,
+        request_id: str | None = None,
+        source: str = "ui",
+    ) -> int:
         """Write one label now (append-only). Returns its id; a repeated ``request_id`` returns the
         label it wrote the first time and writes nothing."""
         if user.role == "viewer":
@@ -60,32 +92,48 @@ class Labels(StoreBase):
         if request_id is not None and not 0 < len(request_id) <= labels.c.request_id.type.length:
             raise StoreError(f"request id: must be 1 to {labels.c.request_id.type.length} characters")
         with self._write() as c:
-            row = c.execute(_CHECK, {"task_id": task_id, "item_id": item_id, "coder_id": user.id,
-                                     "request_id": request_id}).first()
+            row = c.execute(
+                _CHECK, {"task_id": task_id, "item_id": item_id, "coder_id": user.id, "request_id": request_id}
+            ).first()
             if row is None:
                 raise StoreError(f"task #{task_id} does not exist")
             if row.prior is not None:
                 return int(row.prior)
             # The account as it is now, not as the page that sends the label last read it.
-            require_label_write(replace(user, status=row.status or "deleted", role=row.role or user.role), row.phase, row.name)
+            require_label_write(
+                replace(user, status=row.status or "deleted", role=row.role or user.role), row.phase, row.name
+            )
             cb = self._codebook(int(row.codebook_id))
             if code not in cb.code_ids:
-                raise StoreError(f"code: '{code}' is not in codebook {cb.id} v{cb.version} (codes: {', '.join(cb.code_ids)})")
+                raise StoreError(
+                    f"code: '{code}' is not in codebook {cb.id} v{cb.version} (codes: {', '.join(cb.code_ids)})"
+                )
             if cb.by_code(code).requires_note and not note:
                 raise StoreError(f"note: the code '{code}' needs a note saying why")
             if not row.assigned:
                 raise AccessDenied(f"{user.username} is not a coder of task '{row.name}'")
             if not row.has_item:
                 raise StoreError(f"item: '{item_id}' is not an item of task '{row.name}'")
-            values = dict(task_id=task_id, item_id=item_id, coder_id=user.id, code=code, note=note,
-                          unsure=bool(unsure), seconds=None if seconds is None else float(seconds),
-                          codebook_version=cb.version, source=source, request_id=request_id, created_at=self._now())
+            values = dict(
+                task_id=task_id,
+                item_id=item_id,
+                coder_id=user.id,
+                code=code,
+                note=note,
+                unsure=bool(unsure),
+                seconds=None if seconds is None else float(seconds),
+                codebook_version=cb.version,
+                source=source,
+                request_id=request_id,
+                created_at=self._now(),
+            )
             new = c.execute(insert_unless_present(c.dialect.name, labels, ("request_id",)), values).scalar()
             if new is not None:
                 return int(new)
             # Another writer committed this request id between the check and the insert.
-            same = c.execute(sa.select(labels.c.id, labels.c.coder_id, labels.c.task_id)
-                             .where(labels.c.request_id == request_id)).one()
+            same = c.execute(
+                sa.select(labels.c.id, labels.c.coder_id, labels.c.task_id).where(labels.c.request_id == request_id)
+            ).one()
             if (same.coder_id, same.task_id) != (user.id, task_id):
                 raise StoreError(f"request id '{request_id}' belongs to another label")
             return int(same.id)
@@ -108,10 +156,12 @@ class Labels(StoreBase):
         if coder_id is not None:
             latest = latest.where(labels.c.coder_id == coder_id)
         latest = latest.group_by(labels.c.item_id, labels.c.coder_id).subquery()
-        q = (sa.select(*label_columns())
-             .join(latest, latest.c.id == labels.c.id)
-             .join(users, users.c.id == labels.c.coder_id)
-             .order_by(labels.c.id))
+        q = (
+            sa.select(*label_columns())
+            .join(latest, latest.c.id == labels.c.id)
+            .join(users, users.c.id == labels.c.coder_id)
+            .order_by(labels.c.id)
+        )
         return pd.read_sql(q, c)
 
     def _read_with_version(self, task_id: int, read) -> pd.DataFrame:  # noqa: ANN001 - a function of the connection
@@ -138,10 +188,12 @@ class Labels(StoreBase):
     def labels_since(self, user: User, task_id: int, after_id: int) -> pd.DataFrame:
         """Label rows given after ``after_id`` (columns as :meth:`labels`), with the same access rule."""
         require_see_all_labels(user, self.task(task_id))
-        q = (sa.select(*label_columns())
-             .join(users, users.c.id == labels.c.coder_id)
-             .where(labels.c.task_id == task_id, labels.c.id > int(after_id))
-             .order_by(labels.c.id))
+        q = (
+            sa.select(*label_columns())
+            .join(users, users.c.id == labels.c.coder_id)
+            .where(labels.c.task_id == task_id, labels.c.id > int(after_id))
+            .order_by(labels.c.id)
+        )
         return self._read_with_version(task_id, lambda c: pd.read_sql(q, c))
 
     def refresh_labels(self, user: User, task_id: int, previous: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -166,8 +218,12 @@ class Labels(StoreBase):
 
     def history(self, user: User, task_id: int, item_id: str | None = None) -> pd.DataFrame:
         """Every label ever given (append-only log). Coders get their own only."""
-        q = (sa.select(*label_columns(with_kind=False))
-             .join(users, users.c.id == labels.c.coder_id).where(labels.c.task_id == task_id).order_by(labels.c.id))
+        q = (
+            sa.select(*label_columns(with_kind=False))
+            .join(users, users.c.id == labels.c.coder_id)
+            .where(labels.c.task_id == task_id)
+            .order_by(labels.c.id)
+        )
         if item_id is not None:
             q = q.where(labels.c.item_id == item_id)
         if not self.can_see_all(user, task_id):
@@ -182,8 +238,10 @@ class Labels(StoreBase):
         n = self.task(task_id).n_items
         coders = self.coders(task_id)
         counts = done.groupby("coder").size() if not done.empty else pd.Series(dtype=int)
-        return pd.DataFrame({
-            "coder": [u.username for u in coders],
-            "coded": [int(counts.get(u.username, 0)) for u in coders],
-            "items": n,
-        })
+        return pd.DataFrame(
+            {
+                "coder": [u.username for u in coders],
+                "coded": [int(counts.get(u.username, 0)) for u in coders],
+                "items": n,
+            }
+        )

@@ -10,8 +10,8 @@ refused rather than touched.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import sqlalchemy as sa
 from sqlalchemy.schema import CreateColumn
@@ -40,8 +40,13 @@ def _create_index(c: sa.Connection, table: sa.Table, name: str) -> None:
 
 
 def _v2(c: sa.Connection) -> None:
-    for column in (t.users.c.status, t.users.c.auth_epoch, t.tasks.c.dataset_hash, t.tasks.c.coder_view,
-                   t.tasks.c.share_min_items):
+    for column in (
+        t.users.c.status,
+        t.users.c.auth_epoch,
+        t.tasks.c.dataset_hash,
+        t.tasks.c.coder_view,
+        t.tasks.c.share_min_items,
+    ):
         _add_column(c, column)
     _create_index(c, t.tasks, "ix_tasks_dataset_hash")
     _create_index(c, t.labels, "ix_labels_task_id")
@@ -59,16 +64,26 @@ def _v4(c: sa.Connection) -> None:
         c.execute(t.users.update().where(t.users.c.id == uid).values(sign_in_key=new_sign_in_key()))
     # The backoff now counts per (account, client) pair: the old per-name and per-client rows go.
     c.execute(t.signin_throttle.delete())
-    next(ix for ix in t.signin_throttle.indexes if ix.name == "ix_signin_throttle_last_failure").create(c, checkfirst=True)
+    next(ix for ix in t.signin_throttle.indexes if ix.name == "ix_signin_throttle_last_failure").create(
+        c, checkfirst=True
+    )
     t.signin_failures.create(c)
 
 
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(2, "tasks name their dataset by content hash; account status and sign-in epochs; what coders "
-                 "see after adjudication starts; sign-in backoff; shared agreement snapshots", _v2),
+    Migration(
+        2,
+        "tasks name their dataset by content hash; account status and sign-in epochs; what coders "
+        "see after adjudication starts; sign-in backoff; shared agreement snapshots",
+        _v2,
+    ),
     Migration(3, "signing out revokes the browser's sign-in token", _v3),
-    Migration(4, "sign-in tokens name a key never given to another account (sign-ins from before end); failed "
-                 "sign-ins are throttled per account and client, and kept for the lead to see", _v4),
+    Migration(
+        4,
+        "sign-in tokens name a key never given to another account (sign-ins from before end); failed "
+        "sign-ins are throttled per account and client, and kept for the lead to see",
+        _v4,
+    ),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"
 
@@ -88,8 +103,10 @@ def _set_version(c: sa.Connection, version: int) -> None:
 
 def _refuse_newer(version: int | None) -> None:
     if version is not None and version > t.SCHEMA_VERSION:
-        raise StoreError(f"the label database has schema version {version}, newer than this app's "
-                         f"{t.SCHEMA_VERSION}; upgrade the app")
+        raise StoreError(
+            f"the label database has schema version {version}, newer than this app's "
+            f"{t.SCHEMA_VERSION}; upgrade the app"
+        )
 
 
 def upgrade(engine: sa.Engine, reads: sa.Engine) -> list[int]:

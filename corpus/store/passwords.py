@@ -64,4 +64,3 @@ def _verify_pbkdf2(password: str, stored: str) -> bool:
     except ValueError:
         return False
     return hmac.compare_digest(check.hex(), digest)
-

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import sqlalchemy as sa
@@ -80,17 +81,35 @@ class Sharing(StoreBase):
         require_lead(actor)
         text = json.dumps(_plain(dict(numbers)), allow_nan=False)
         human = sa.select(users.c.id).where(users.c.kind == "human")
-        covered = (sa.select(labels.c.item_id).where(labels.c.task_id == task_id, labels.c.coder_id.in_(human))
-                   .group_by(labels.c.item_id).having(sa.func.count(sa.distinct(labels.c.coder_id)) >= 2).subquery())
+        covered = (
+            sa.select(labels.c.item_id)
+            .where(labels.c.task_id == task_id, labels.c.coder_id.in_(human))
+            .group_by(labels.c.item_id)
+            .having(sa.func.count(sa.distinct(labels.c.coder_id)) >= 2)
+            .subquery()
+        )
         with self._write_as(actor) as c:
             if c.execute(sa.select(tasks.c.id).where(tasks.c.id == task_id)).first() is None:
                 raise StoreError(f"task #{task_id} does not exist")
             n_items = c.execute(sa.select(sa.func.count()).select_from(covered)).scalar_one()
-            n_labels, newest = c.execute(sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(labels.c.id), 0))
-                                         .where(labels.c.task_id == task_id)).one()
-            sid = c.execute(agreement_snapshots.insert().values(
-                task_id=task_id, numbers=text, n_items=int(n_items), n_labels=int(n_labels), max_label_id=int(newest),
-                taken_by=actor.id, created_at=self._now()).returning(agreement_snapshots.c.id)).scalar_one()
+            n_labels, newest = c.execute(
+                sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(labels.c.id), 0)).where(
+                    labels.c.task_id == task_id
+                )
+            ).one()
+            sid = c.execute(
+                agreement_snapshots.insert()
+                .values(
+                    task_id=task_id,
+                    numbers=text,
+                    n_items=int(n_items),
+                    n_labels=int(n_labels),
+                    max_label_id=int(newest),
+                    taken_by=actor.id,
+                    created_at=self._now(),
+                )
+                .returning(agreement_snapshots.c.id)
+            ).scalar_one()
         return self.snapshots(actor, task_id, snapshot_id=int(sid))[0]
 
     def snapshots(self, actor: User, task_id: int, snapshot_id: int | None = None) -> list[Snapshot]:
@@ -100,14 +119,29 @@ class Sharing(StoreBase):
 
     def _snapshots(self, task_id: int, snapshot_id: int | None = None, limit: int | None = None) -> list[Snapshot]:
         s = agreement_snapshots
-        q = (sa.select(s, users.c.username).join(users, users.c.id == s.c.taken_by)
-             .where(s.c.task_id == task_id).order_by(s.c.id.desc()).limit(limit))
+        q = (
+            sa.select(s, users.c.username)
+            .join(users, users.c.id == s.c.taken_by)
+            .where(s.c.task_id == task_id)
+            .order_by(s.c.id.desc())
+            .limit(limit)
+        )
         if snapshot_id is not None:
             q = q.where(s.c.id == snapshot_id)
         with self._read() as c:
             rows = c.execute(q).all()
-        return [Snapshot(int(r.id), int(r.task_id), _restored(json.loads(r.numbers)), int(r.n_items), int(r.n_labels),
-                         as_utc(r.created_at), r.username) for r in rows]
+        return [
+            Snapshot(
+                int(r.id),
+                int(r.task_id),
+                _restored(json.loads(r.numbers)),
+                int(r.n_items),
+                int(r.n_labels),
+                as_utc(r.created_at),
+                r.username,
+            )
+            for r in rows
+        ]
 
     def shared_snapshot(self, user: User, task_id: int) -> Snapshot:
         """The latest snapshot, if this user may read it; otherwise :class:`AccessDenied` saying why."""
@@ -118,8 +152,10 @@ class Sharing(StoreBase):
         if not latest:
             raise AccessDenied("the lead has not taken a snapshot of the agreement numbers yet")
         if user.role != "lead" and latest[0].n_items < task.share_min_items:
-            raise AccessDenied(f"the shared numbers rest on {latest[0].n_items} items; they are shown once a "
-                               f"snapshot rests on at least {task.share_min_items}")
+            raise AccessDenied(
+                f"the shared numbers rest on {latest[0].n_items} items; they are shown once a "
+                f"snapshot rests on at least {task.share_min_items}"
+            )
         return latest[0]
 
     def aggregate(self, actor: User, task_id: int, fn: Callable[[pd.DataFrame], Any]) -> Any:

@@ -124,8 +124,13 @@ class SignIn(StoreBase):
             log.info("signed in: account %r, client %s", name, where)
             return user_from_row(r)
         failures, wait, alarm = self._failed(pair, account, where, now)
-        log.warning("sign-in failed: account %r, client %s (%d failures in a row%s)", name, where, failures,
-                    f"; {alarm}" if alarm else "")
+        log.warning(
+            "sign-in failed: account %r, client %s (%d failures in a row%s)",
+            name,
+            where,
+            failures,
+            f"; {alarm}" if alarm else "",
+        )
         if wait:
             log.warning("sign-in waits %s: account %r, client %s", wait, name, where)
         raise SignInRefused(WRONG)
@@ -148,7 +153,9 @@ class SignIn(StoreBase):
         on_account = c.execute(sa.select(sa.func.count()).where(f.c.account == account, f.c.at > since)).scalar_one()
         if on_account >= self.policy.account_alarm:
             return f"{on_account} failures on the name in {self.policy.forget_after}"
-        names = c.execute(sa.select(sa.func.count(sa.distinct(f.c.account))).where(f.c.client == client, f.c.at > since)).scalar_one()
+        names = c.execute(
+            sa.select(sa.func.count(sa.distinct(f.c.account))).where(f.c.client == client, f.c.at > since)
+        ).scalar_one()
         if names >= self.policy.client_alarm:
             return f"the client failed on {names} names in {self.policy.forget_after}"
         return ""
@@ -160,13 +167,19 @@ class SignIn(StoreBase):
         with self._write() as c:
             newest = c.execute(f.insert().values(account=account, client=client, at=now).returning(f.c.id)).scalar_one()
             c.execute(f.delete().where((f.c.at < now - p.keep_failures) | (f.c.id <= newest - p.max_failures_kept)))
-            c.execute(t.delete().where(t.c.last_failure < now - p.forget_after,
-                                       sa.or_(t.c.locked_until.is_(None), t.c.locked_until < now)))
+            c.execute(
+                t.delete().where(
+                    t.c.last_failure < now - p.forget_after, sa.or_(t.c.locked_until.is_(None), t.c.locked_until < now)
+                )
+            )
             stmt = dialect_insert(c, t).values(key=pair, failures=1, last_failure=now, locked_until=None)
-            stmt = stmt.on_conflict_do_update(index_elements=["key"], set_={
-                "failures": sa.case((t.c.last_failure < now - p.forget_after, 1), else_=t.c.failures + 1),
-                "last_failure": now,
-            })
+            stmt = stmt.on_conflict_do_update(
+                index_elements=["key"],
+                set_={
+                    "failures": sa.case((t.c.last_failure < now - p.forget_after, 1), else_=t.c.failures + 1),
+                    "last_failure": now,
+                },
+            )
             failures = c.execute(stmt.returning(t.c.failures)).scalar_one()
             alarm = self._alarm(c, account, client, now)
             wait = p.wait_after(failures, 1 if alarm else None)
@@ -181,8 +194,11 @@ class SignIn(StoreBase):
         with self._write() as c:
             c.execute(signin_throttle.delete().where(signin_throttle.c.key == pair))
             if passwords.needs_upgrade(r.password_hash):
-                c.execute(users.update().where(users.c.id == r.id, users.c.password_hash == r.password_hash)
-                          .values(password_hash=passwords.hash_password(password)))
+                c.execute(
+                    users.update()
+                    .where(users.c.id == r.id, users.c.password_hash == r.password_hash)
+                    .values(password_hash=passwords.hash_password(password))
+                )
 
     def failed_sign_ins(self, actor: User | None, days: int = 30) -> pd.DataFrame:
         """For a lead: the failed sign-ins of the last ``days`` per name typed, most recent first:
@@ -193,19 +209,35 @@ class SignIn(StoreBase):
         now = self._now()
         f, t = signin_failures, signin_throttle
         with self._read() as c:
-            rows = pd.DataFrame(c.execute(sa.select(f.c.account, f.c.client, f.c.at)
-                                          .where(f.c.at > now - timedelta(days=days))).all(),
-                                columns=["account", "client", "at"])
+            rows = pd.DataFrame(
+                c.execute(sa.select(f.c.account, f.c.client, f.c.at).where(f.c.at > now - timedelta(days=days))).all(),
+                columns=["account", "client", "at"],
+            )
             names = {r.username.lower() for r in c.execute(sa.select(users.c.username))}
             waiting = [k for (k,) in c.execute(sa.select(t.c.key).where(t.c.locked_until > now))]
-        columns = ["account", "is_account", "failures_24h", f"failures_{days}d", "clients", "last_failure", "clients_waiting"]
+        columns = [
+            "account",
+            "is_account",
+            "failures_24h",
+            f"failures_{days}d",
+            "clients",
+            "last_failure",
+            "clients_waiting",
+        ]
         if rows.empty:
             return pd.DataFrame(columns=columns)
         rows["at"] = rows["at"].map(as_utc)
         waits = pd.Series([k.split("\n", 1)[1] for k in waiting if "\n" in k], dtype=object).value_counts()
-        out = rows.groupby("account").agg(
-            failures_24h=("at", lambda a: int((a > now - timedelta(days=1)).sum())),
-            failures=("at", "size"), clients=("client", "nunique"), last_failure=("at", "max")).reset_index()
+        out = (
+            rows.groupby("account")
+            .agg(
+                failures_24h=("at", lambda a: int((a > now - timedelta(days=1)).sum())),
+                failures=("at", "size"),
+                clients=("client", "nunique"),
+                last_failure=("at", "max"),
+            )
+            .reset_index()
+        )
         out = out.rename(columns={"failures": f"failures_{days}d"})
         out["is_account"] = out["account"].isin(names)
         out["clients_waiting"] = out["account"].map(waits).fillna(0).astype(int)
@@ -217,9 +249,14 @@ class SignIn(StoreBase):
     def _token_key(self) -> bytes:
         """The server secret that signs tokens (made once per database, kept in settings)."""
         with self._write() as c:
-            c.execute(dialect_insert(c, settings).values(key="token_secret", value=secrets.token_hex(32))
-                      .on_conflict_do_nothing(index_elements=["key"]))
-            return bytes.fromhex(c.execute(sa.select(settings.c.value).where(settings.c.key == "token_secret")).scalar_one())
+            c.execute(
+                dialect_insert(c, settings)
+                .values(key="token_secret", value=secrets.token_hex(32))
+                .on_conflict_do_nothing(index_elements=["key"])
+            )
+            return bytes.fromhex(
+                c.execute(sa.select(settings.c.value).where(settings.c.key == "token_secret")).scalar_one()
+            )
 
     def _signature(self, payload: str) -> str:
         return _b64(hmac.new(self._token_key, payload.encode("ascii"), hashlib.sha256).digest())
@@ -227,8 +264,9 @@ class SignIn(StoreBase):
     def issue_token(self, user: User, ttl: timedelta | None = None) -> str:
         """A sign-in token for an active account, valid for ``ttl`` (default: the policy's)."""
         with self._read() as c:
-            r = c.execute(sa.select(users.c.auth_epoch, users.c.status, users.c.sign_in_key)
-                          .where(users.c.id == user.id)).first()
+            r = c.execute(
+                sa.select(users.c.auth_epoch, users.c.status, users.c.sign_in_key).where(users.c.id == user.id)
+            ).first()
         if r is None or r.status != "active":
             raise AccessDenied(f"account '{user.username}' cannot sign in")
         key = r.sign_in_key or self._give_sign_in_key(user.id)
@@ -239,8 +277,11 @@ class SignIn(StoreBase):
     def _give_sign_in_key(self, user_id: int) -> str:
         """The account's sign-in key, made now if it has none (an account added by hand)."""
         with self._write() as c:
-            c.execute(users.update().where(users.c.id == user_id, users.c.sign_in_key.is_(None))
-                      .values(sign_in_key=new_sign_in_key()))
+            c.execute(
+                users.update()
+                .where(users.c.id == user_id, users.c.sign_in_key.is_(None))
+                .values(sign_in_key=new_sign_in_key())
+            )
             return c.execute(sa.select(users.c.sign_in_key).where(users.c.id == user_id)).scalar_one()
 
     def _token_parts(self, token: object) -> tuple[int, str, int, int, str] | None:
@@ -267,8 +308,15 @@ class SignIn(StoreBase):
         uid, key, epoch, _, signature = parts
         revoked = sa.select(revoked_tokens.c.signature).where(revoked_tokens.c.signature == signature)
         with self._read() as c:
-            r = c.execute(sa.select(users).where(users.c.id == uid, users.c.sign_in_key == key, users.c.auth_epoch == epoch,
-                                                 users.c.status == "active", ~revoked.exists())).first()
+            r = c.execute(
+                sa.select(users).where(
+                    users.c.id == uid,
+                    users.c.sign_in_key == key,
+                    users.c.auth_epoch == epoch,
+                    users.c.status == "active",
+                    ~revoked.exists(),
+                )
+            ).first()
         return user_from_row(r) if r else None
 
     def revoke_token(self, token: object) -> bool:
@@ -282,13 +330,20 @@ class SignIn(StoreBase):
         now = self._now()
         until = sa.literal(datetime.fromtimestamp(expires, now.tzinfo), revoked_tokens.c.expires_at.type)
         # Only for an account that still exists: a deleted account's tokens are void anyway.
-        row = sa.select(sa.literal(signature, revoked_tokens.c.signature.type), users.c.id, until).where(users.c.id == uid)
+        row = sa.select(sa.literal(signature, revoked_tokens.c.signature.type), users.c.id, until).where(
+            users.c.id == uid
+        )
         try:
             with self._write() as c:
                 c.execute(revoked_tokens.delete().where(revoked_tokens.c.expires_at <= now))
-                c.execute(dialect_insert(c, revoked_tokens).from_select(["signature", "user_id", "expires_at"], row)
-                          .on_conflict_do_nothing(index_elements=["signature"]))
-                revoked = c.execute(sa.select(revoked_tokens.c.user_id).where(revoked_tokens.c.signature == signature)).first()
+                c.execute(
+                    dialect_insert(c, revoked_tokens)
+                    .from_select(["signature", "user_id", "expires_at"], row)
+                    .on_conflict_do_nothing(index_elements=["signature"])
+                )
+                revoked = c.execute(
+                    sa.select(revoked_tokens.c.user_id).where(revoked_tokens.c.signature == signature)
+                ).first()
         except sa.exc.IntegrityError:  # the account was deleted in between
             return False
         if revoked:

@@ -27,12 +27,14 @@ DEFAULT_SHARE_MIN_ITEMS = 20
 metadata = sa.MetaData()
 
 schema_meta = sa.Table(
-    "schema_meta", metadata,
+    "schema_meta",
+    metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
 users = sa.Table(
-    "users", metadata,
+    "users",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("username", sa.String(64), nullable=False, unique=True),
     sa.Column("display_name", sa.String(128), nullable=False),
@@ -50,7 +52,8 @@ users = sa.Table(
     sa.Column("sign_in_key", sa.String(32), nullable=True),
 )
 codebook_rows = sa.Table(
-    "codebooks", metadata,
+    "codebooks",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("scheme", sa.String(64), nullable=False),
     sa.Column("version", sa.String(32), nullable=False),
@@ -60,7 +63,8 @@ codebook_rows = sa.Table(
     sa.UniqueConstraint("scheme", "version", name="uq_codebook_version"),
 )
 tasks = sa.Table(
-    "tasks", metadata,
+    "tasks",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(200), nullable=False, unique=True),
     sa.Column("dataset", sa.String(200), nullable=False),  # the dataset's name, for display
@@ -79,7 +83,8 @@ tasks = sa.Table(
     sa.Index("ix_tasks_dataset_hash", "dataset_hash"),
 )
 task_items = sa.Table(
-    "task_items", metadata,
+    "task_items",
+    metadata,
     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
     sa.Column("item_id", sa.String(200), primary_key=True),
     sa.Column("position", sa.Integer, nullable=False),
@@ -89,12 +94,14 @@ task_items = sa.Table(
     sa.Column("stratum", sa.String(64), nullable=False, default=""),
 )
 task_coders = sa.Table(
-    "task_coders", metadata,
+    "task_coders",
+    metadata,
     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
     sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
 )
 labels = sa.Table(
-    "labels", metadata,
+    "labels",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
     sa.Column("item_id", sa.String(200), nullable=False),
@@ -112,7 +119,8 @@ labels = sa.Table(
     sa.Index("ix_labels_task_id", "task_id", "id"),
 )
 gold = sa.Table(
-    "gold", metadata,
+    "gold",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
     sa.Column("item_id", sa.String(200), nullable=False),
@@ -126,13 +134,15 @@ gold = sa.Table(
     sa.Index("ix_gold_task_item", "task_id", "item_id"),
 )
 settings = sa.Table(
-    "settings", metadata,
+    "settings",
+    metadata,
     sa.Column("key", sa.String(64), primary_key=True),
     sa.Column("value", sa.Text, nullable=False),
 )
 # v2: failed sign-ins in a row, for the backoff; since v4 one row per (account name, client) pair.
 signin_throttle = sa.Table(
-    "signin_throttle", metadata,
+    "signin_throttle",
+    metadata,
     sa.Column("key", sa.String(200), primary_key=True),  # "pair:<client>\n<account name>"
     sa.Column("failures", sa.Integer, nullable=False),
     sa.Column("last_failure", sa.DateTime(timezone=True), nullable=False),
@@ -141,7 +151,8 @@ signin_throttle = sa.Table(
 )
 # v2: agreement numbers the lead chose to show the coders, as taken at one moment.
 agreement_snapshots = sa.Table(
-    "agreement_snapshots", metadata,
+    "agreement_snapshots",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), nullable=False),
     sa.Column("numbers", sa.Text, nullable=False),  # JSON
@@ -156,7 +167,8 @@ agreement_snapshots = sa.Table(
 # v3: sign-in tokens given up before they expire (their browser signed out), kept until they would
 # have expired.
 revoked_tokens = sa.Table(
-    "revoked_tokens", metadata,
+    "revoked_tokens",
+    metadata,
     sa.Column("signature", sa.String(64), primary_key=True),  # the token's signature part
     sa.Column("user_id", sa.Integer, sa.ForeignKey("users.id"), nullable=False),
     sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
@@ -166,7 +178,8 @@ revoked_tokens = sa.Table(
 # v4: every failed sign-in (kept 30 days, at most MAX_FAILURES_KEPT rows): what the backoff counts per
 # account and per client, and what a lead is shown.
 signin_failures = sa.Table(
-    "signin_failures", metadata,
+    "signin_failures",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("account", sa.String(200), nullable=False),  # the name typed (lower case), an account or not
     sa.Column("client", sa.String(200), nullable=False),

@@ -6,7 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import random
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import pandas as pd
 import sqlalchemy as sa
@@ -26,8 +27,11 @@ class Tasks(StoreBase):
         """Store a codebook version (idempotent); a changed codebook must carry a new version."""
         content = cb.to_json()
         with self._write() as c:
-            row = c.execute(sa.select(codebook_rows).where(
-                (codebook_rows.c.scheme == cb.id) & (codebook_rows.c.version == cb.version))).first()
+            row = c.execute(
+                sa.select(codebook_rows).where(
+                    (codebook_rows.c.scheme == cb.id) & (codebook_rows.c.version == cb.version)
+                )
+            ).first()
             if row is not None:
                 if row.content != content:
                     raise StoreError(
@@ -35,9 +39,17 @@ class Tasks(StoreBase):
                         "give the revised codebook a new version"
                     )
                 return int(row.id)
-            return int(c.execute(codebook_rows.insert().values(
-                scheme=cb.id, version=cb.version, name=cb.name, content=content, created_at=self._now(),
-            )).inserted_primary_key[0])
+            return int(
+                c.execute(
+                    codebook_rows.insert().values(
+                        scheme=cb.id,
+                        version=cb.version,
+                        name=cb.name,
+                        content=content,
+                        created_at=self._now(),
+                    )
+                ).inserted_primary_key[0]
+            )
 
     @functools.cached_property
     def _codebook(self) -> Callable[[int], Codebook]:
@@ -46,7 +58,9 @@ class Tasks(StoreBase):
 
     def _read_codebook(self, codebook_id: int) -> Codebook:
         with self._read() as c:
-            content = c.execute(sa.select(codebook_rows.c.content).where(codebook_rows.c.id == codebook_id)).scalar_one()
+            content = c.execute(
+                sa.select(codebook_rows.c.content).where(codebook_rows.c.id == codebook_id)
+            ).scalar_one()
         return codebooks.parse(json.loads(content), f"codebook #{codebook_id}")
 
     def codebook_versions(self, scheme: str | None = None) -> list[tuple[str, str]]:
@@ -58,9 +72,20 @@ class Tasks(StoreBase):
 
     # -- tasks --------------------------------------------------------------------------------------
 
-    def create_task(self, actor: User, name: str, dataset: str, codebook: Codebook,
-                    items: Iterable[dict[str, Any]], coders: Iterable[User], seed: int = 0,
-                    context_k: int = 3, show_canvas: bool = True, *, dataset_hash: str) -> Task:
+    def create_task(
+        self,
+        actor: User,
+        name: str,
+        dataset: str,
+        codebook: Codebook,
+        items: Iterable[dict[str, Any]],
+        coders: Iterable[User],
+        seed: int = 0,
+        context_k: int = 3,
+        show_canvas: bool = True,
+        *,
+        dataset_hash: str,
+    ) -> Task:
         """A task on the dataset whose content hash is ``dataset_hash`` (``dataset`` is its name, for
         display). ``items``: dicts with session_id, action_index and optional partition and stratum."""
         require_lead(actor)
@@ -81,19 +106,36 @@ class Tasks(StoreBase):
             if iid in seen:
                 raise StoreError(f"items[{pos}]: {iid} is listed twice")
             seen.add(iid)
-            rows.append({
-                "item_id": iid, "position": pos, "session_id": str(it["session_id"]),
-                "action_index": int(it["action_index"]), "partition": it.get("partition") or "validation",
-                "stratum": it.get("stratum") or "",
-            })
+            rows.append(
+                {
+                    "item_id": iid,
+                    "position": pos,
+                    "session_id": str(it["session_id"]),
+                    "action_index": int(it["action_index"]),
+                    "partition": it.get("partition") or "validation",
+                    "stratum": it.get("stratum") or "",
+                }
+            )
         with self._write_as(actor) as c:
             if c.execute(sa.select(tasks.c.id).where(tasks.c.name == name)).first():
                 raise StoreError(f"name: a task called '{name}' exists already")
-            tid = int(c.execute(tasks.insert().values(
-                name=name, dataset=dataset, dataset_hash=dataset_hash.strip(), codebook_id=cb_id, seed=int(seed),
-                context_k=int(context_k), show_canvas=bool(show_canvas), phase="coding", share_agreement=False,
-                created_by=actor.id, created_at=self._now(),
-            )).inserted_primary_key[0])
+            tid = int(
+                c.execute(
+                    tasks.insert().values(
+                        name=name,
+                        dataset=dataset,
+                        dataset_hash=dataset_hash.strip(),
+                        codebook_id=cb_id,
+                        seed=int(seed),
+                        context_k=int(context_k),
+                        show_canvas=bool(show_canvas),
+                        phase="coding",
+                        share_agreement=False,
+                        created_by=actor.id,
+                        created_at=self._now(),
+                    )
+                ).inserted_primary_key[0]
+            )
             c.execute(task_items.insert(), [{**r, "task_id": tid} for r in rows])
             coder_rows = [{"task_id": tid, "user_id": u.id} for u in {u.id: u for u in coders}.values()]
             if coder_rows:
@@ -105,7 +147,11 @@ class Tasks(StoreBase):
         same dataset, written again: a map attached); their names. Items, labels and gold stay."""
         require_lead(actor)
         with self._write_as(actor) as c:
-            names = c.execute(sa.select(tasks.c.name).where(tasks.c.dataset_hash == old_hash).order_by(tasks.c.id)).scalars().all()
+            names = (
+                c.execute(sa.select(tasks.c.name).where(tasks.c.dataset_hash == old_hash).order_by(tasks.c.id))
+                .scalars()
+                .all()
+            )
             if old_hash != new_hash:
                 c.execute(tasks.update().where(tasks.c.dataset_hash == old_hash).values(dataset_hash=new_hash))
         return list(names)
@@ -120,16 +166,32 @@ class Tasks(StoreBase):
 
     def _tasks(self, where=None) -> list[Task]:  # noqa: ANN001 - a SQL condition
         """Tasks with their item counts, in one query (each task's count from its primary-key range)."""
-        n_items = (sa.select(sa.func.count()).where(task_items.c.task_id == tasks.c.id)
-                   .correlate(tasks).scalar_subquery())
+        n_items = (
+            sa.select(sa.func.count()).where(task_items.c.task_id == tasks.c.id).correlate(tasks).scalar_subquery()
+        )
         q = sa.select(tasks, n_items.label("n_items")).order_by(tasks.c.id)
         if where is not None:
             q = q.where(where)
         with self._read() as c:
             rows = c.execute(q).all()
-        return [Task(int(r.id), r.name, r.dataset, self._codebook(int(r.codebook_id)), int(r.seed), int(r.context_k),
-                     bool(r.show_canvas), r.phase, bool(r.share_agreement), int(r.n_items), r.dataset_hash,
-                     r.coder_view, int(r.share_min_items)) for r in rows]
+        return [
+            Task(
+                int(r.id),
+                r.name,
+                r.dataset,
+                self._codebook(int(r.codebook_id)),
+                int(r.seed),
+                int(r.context_k),
+                bool(r.show_canvas),
+                r.phase,
+                bool(r.share_agreement),
+                int(r.n_items),
+                r.dataset_hash,
+                r.coder_view,
+                int(r.share_min_items),
+            )
+            for r in rows
+        ]
 
     def task(self, task_id: int) -> Task:
         found = self._tasks(tasks.c.id == task_id)
@@ -144,8 +206,12 @@ class Tasks(StoreBase):
 
     def coders(self, task_id: int) -> list[User]:
         with self._read() as c:
-            rows = c.execute(sa.select(users).join(task_coders, task_coders.c.user_id == users.c.id)
-                             .where(task_coders.c.task_id == task_id).order_by(users.c.id))
+            rows = c.execute(
+                sa.select(users)
+                .join(task_coders, task_coders.c.user_id == users.c.id)
+                .where(task_coders.c.task_id == task_id)
+                .order_by(users.c.id)
+            )
             return [user_from_row(r) for r in rows]
 
     def _set(self, actor: User, task_id: int, **values) -> None:
@@ -176,14 +242,19 @@ class Tasks(StoreBase):
         require_open_for_revision(task)
         current = task.codebook
         if codebook.id != current.id:
-            raise StoreError(f"id: the task codes with '{current.id}'; a revision must keep that id, not '{codebook.id}'")
+            raise StoreError(
+                f"id: the task codes with '{current.id}'; a revision must keep that id, not '{codebook.id}'"
+            )
         if codebook.version == current.version:
-            raise StoreError(f"version: the task already uses version {current.version}; give the revision a new version")
+            raise StoreError(
+                f"version: the task already uses version {current.version}; give the revision a new version"
+            )
         self._require_active(actor)
         stored = self.save_codebook(codebook)  # refuses a stored version with other content
         with self._write_as(actor) as c:
-            done = c.execute(tasks.update().where(tasks.c.id == task_id, tasks.c.phase != "revealed")
-                             .values(codebook_id=stored))
+            done = c.execute(
+                tasks.update().where(tasks.c.id == task_id, tasks.c.phase != "revealed").values(codebook_id=stored)
+            )
             if done.rowcount == 0:
                 require_open_for_revision(self.task(task_id))
         return self.task(task_id)
@@ -191,7 +262,9 @@ class Tasks(StoreBase):
     def items(self, task_id: int) -> pd.DataFrame:
         """The task's items (no labels): item_id, position, session_id, action_index, partition, stratum."""
         with self._read() as c:
-            return pd.read_sql(sa.select(task_items).where(task_items.c.task_id == task_id).order_by(task_items.c.position), c)
+            return pd.read_sql(
+                sa.select(task_items).where(task_items.c.task_id == task_id).order_by(task_items.c.position), c
+            )
 
     def coder_order(self, task_id: int, user: User) -> list[str]:
         """The order in which this coder sees the items: shuffled per coder, stable across visits."""

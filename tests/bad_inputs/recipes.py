@@ -91,13 +91,19 @@ def apply(root: Path, steps: list[dict]) -> Path:
     """Apply ``steps`` to the dataset at ``root``; the path to validate (the folder or ds.zip)."""
     target = root
     for step in steps:
-        (op, arg), = step.items()
+        ((op, arg),) = step.items()
         if op == "json":
-            _edit_json(root, arg["file"], lambda o: (set_value(o, arg["path"], arg["value"]), json.dumps(o, ensure_ascii=False))[1])
+            _edit_json(
+                root,
+                arg["file"],
+                lambda o, arg=arg: (set_value(o, arg["path"], arg["value"]), json.dumps(o, ensure_ascii=False))[1],
+            )
         elif op == "raw":
-            _edit_json(root, arg["file"], lambda o: with_fragment(o, arg["path"], fragment(arg["text"])))
+            _edit_json(root, arg["file"], lambda o, arg=arg: with_fragment(o, arg["path"], fragment(arg["text"])))
         elif op == "drop":
-            _edit_json(root, arg["file"], lambda o: (_drop(o, arg["path"]), json.dumps(o, ensure_ascii=False))[1])
+            _edit_json(
+                root, arg["file"], lambda o, arg=arg: (_drop(o, arg["path"]), json.dumps(o, ensure_ascii=False))[1]
+            )
         elif op in ("write", "append"):
             path = root / arg["file"]
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -141,8 +147,8 @@ def _central_entry(data: bytes, member: str) -> int:
     """Offset of ``member``'s entry in the archive's central directory."""
     pos = 0
     while (pos := data.find(b"PK\x01\x02", pos)) >= 0:
-        n = struct.unpack("<H", data[pos + 28:pos + 30])[0]
-        if data[pos + 46:pos + 46 + n].decode() == member:
+        n = struct.unpack("<H", data[pos + 28 : pos + 30])[0]
+        if data[pos + 46 : pos + 46 + n].decode() == member:
             return pos
         pos += 4
     raise KeyError(member)
@@ -165,22 +171,22 @@ def damage_zip(archive: Path, how: dict) -> Path:
         with zipfile.ZipFile(archive) as zf:
             info = zf.getinfo(member)
         off = info.header_offset
-        n, m = struct.unpack("<HH", data[off + 26:off + 30])
+        n, m = struct.unpack("<HH", data[off + 26 : off + 30])
         data[off + 30 + n + m + at] ^= 0xFF
     if "declare_size" in how:
         entry = _central_entry(data, how["declare_size"]["member"])
-        data[entry + 24:entry + 28] = struct.pack("<I", how["declare_size"]["size"])
+        data[entry + 24 : entry + 28] = struct.pack("<I", how["declare_size"]["size"])
     if "method" in how:
         member = how["method"]["member"]
         entry = _central_entry(data, member)
-        data[entry + 10:entry + 12] = struct.pack("<H", how["method"]["value"])
+        data[entry + 10 : entry + 12] = struct.pack("<H", how["method"]["value"])
         with zipfile.ZipFile(archive) as zf:
             off = zf.getinfo(member).header_offset
-        data[off + 8:off + 10] = struct.pack("<H", how["method"]["value"])
+        data[off + 8 : off + 10] = struct.pack("<H", how["method"]["value"])
     if "encrypted" in how:
         entry = _central_entry(data, how["encrypted"])
-        flags = struct.unpack("<H", data[entry + 8:entry + 10])[0]
-        data[entry + 8:entry + 10] = struct.pack("<H", flags | 0x1)
+        flags = struct.unpack("<H", data[entry + 8 : entry + 10])[0]
+        data[entry + 8 : entry + 10] = struct.pack("<H", flags | 0x1)
     if "cut" in how:
         data = data[: int(len(data) * how["cut"])]
     archive.write_bytes(bytes(data))

@@ -3,12 +3,13 @@ clock the tests move by hand, and a small team with one task."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from corpus import codebook as cbm
 from corpus.store import Store
+
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def url(request, tmp_path):
@@ -20,7 +21,7 @@ def url(request, tmp_path):
 class Clock:
     """A clock that moves only when told to (``clock.advance(seconds=...)``)."""
 
-    def __init__(self, start: datetime = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)):
+    def __init__(self, start: datetime = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)):
         self.now = start
 
     def __call__(self) -> datetime:
@@ -43,7 +44,11 @@ def team(url):
     ann = store.create_user("ann", "ann-password", "coder")
     bob = store.create_user("bob", "bob-password", "coder")
     viewer = store.create_user("guest", "guest-password", "viewer")
-    items = [{"session_id": "S01", "action_index": i, "partition": "few_shot" if i == 0 else "validation"} for i in range(6)]
-    task = store.create_task(lead, "pilot", "sample", cbm.default(), items, [ann, bob], seed=5, dataset_hash="c0ffee" * 10)
+    items = [
+        {"session_id": "S01", "action_index": i, "partition": "few_shot" if i == 0 else "validation"} for i in range(6)
+    ]
+    task = store.create_task(
+        lead, "pilot", "sample", cbm.default(), items, [ann, bob], seed=5, dataset_hash="c0ffee" * 10
+    )
     yield store, lead, ann, bob, viewer, task
     store.engine.dispose()

@@ -52,7 +52,11 @@ def test_a_viewer_reads_labels_and_gold_once_the_task_is_revealed(team):
 
 
 def _revealed_round(store, lead, ann, bob, task):
-    for item, a, b in (("S01:1", "initiate", "initiate"), ("S01:2", "repair", "continue"), ("S01:3", "cancel", "cancel")):
+    for item, a, b in (
+        ("S01:1", "initiate", "initiate"),
+        ("S01:2", "repair", "continue"),
+        ("S01:3", "cancel", "cancel"),
+    ):
         store.add_label(ann, task.id, item, a)
         store.add_label(bob, task.id, item, b)
     store.accept_consensus(lead, task.id)
@@ -72,7 +76,9 @@ def test_after_the_reveal_a_coder_sees_their_own_disagreements_if_the_lead_chose
     store.set_phase(lead, task.id, "revealed")
     fb = store.feedback(ann, task.id)
     assert fb[["item_id", "my_code", "gold_code", "lead_note"]].values.tolist() == [
-        ["S01:2", "repair", "continue", "the Follower goes on"], ["S01:3", "cancel", "initiate", "a new instruction"]]
+        ["S01:2", "repair", "continue", "the Follower goes on"],
+        ["S01:3", "cancel", "initiate", "a new instruction"],
+    ]
     assert "bob" not in fb.to_string()
     assert store.feedback(bob, task.id)["item_id"].tolist() == ["S01:3"]
 
@@ -151,7 +157,9 @@ def test_coders_read_only_the_latest_snapshot_and_only_on_enough_items(team):
         store.add_label(ann, task.id, item, "initiate")
         store.add_label(bob, task.id, item, "initiate")
     store.add_label(ann, task.id, "S01:3", "initiate")  # one coder only: not covered
-    small = store.share_snapshot(lead, task.id, {"percent_agreement": 1.0, "fleiss_kappa": Undefined("every label is the same")})
+    small = store.share_snapshot(
+        lead, task.id, {"percent_agreement": 1.0, "fleiss_kappa": Undefined("every label is the same")}
+    )
     assert (small.n_items, small.n_labels) == (2, 5)
     with pytest.raises(AccessDenied, match="rest on 2 items; they are shown once a snapshot rests on at least 3"):
         store.shared_snapshot(ann, task.id)
@@ -159,7 +167,12 @@ def test_coders_read_only_the_latest_snapshot_and_only_on_enough_items(team):
     store.add_label(bob, task.id, "S01:3", "continue")
     big = store.share_snapshot(lead, task.id, {"percent_agreement": 2 / 3, "n_items": 3})
     got = store.shared_snapshot(ann, task.id)
-    assert (got.id, got.n_items, got.numbers, got.taken_by) == (big.id, 3, {"percent_agreement": 2 / 3, "n_items": 3}, "lead")
+    assert (got.id, got.n_items, got.numbers, got.taken_by) == (
+        big.id,
+        3,
+        {"percent_agreement": 2 / 3, "n_items": 3},
+        "lead",
+    )
     assert store.snapshots(lead, task.id)[1].numbers["fleiss_kappa"] == Undefined("every label is the same")
     with pytest.raises(AccessDenied, match="only a lead"):
         store.share_snapshot(ann, task.id, {"percent_agreement": 1.0})
@@ -177,9 +190,18 @@ def _lead_writes(store: Store, actor, task) -> dict:
     return {
         "set_gold": lambda: store.set_gold(actor, task.id, "S01:1", "initiate"),
         "accept_consensus": lambda: store.accept_consensus(actor, task.id),
-        "create_task": lambda: store.create_task(actor, "another", "sample", cbm.default(),
-                                                 [{"session_id": "S01", "action_index": 1}], [], dataset_hash="ab" * 32),
-        "assign": lambda: store.assign(actor, task.id, [store.user("dan") or store.create_user("dan", "dan-password", "coder")]),
+        "create_task": lambda: store.create_task(
+            actor,
+            "another",
+            "sample",
+            cbm.default(),
+            [{"session_id": "S01", "action_index": 1}],
+            [],
+            dataset_hash="ab" * 32,
+        ),
+        "assign": lambda: store.assign(
+            actor, task.id, [store.user("dan") or store.create_user("dan", "dan-password", "coder")]
+        ),
         "set_phase": lambda: store.set_phase(actor, task.id, "adjudication"),
         "set_coder_view": lambda: store.set_coder_view(actor, task.id, "nothing"),
         "set_share_agreement": lambda: store.set_share_agreement(actor, task.id, True),
@@ -207,7 +229,10 @@ def test_a_lead_disabled_or_deleted_changes_nothing_from_a_page_still_open(team,
         _lead_writes(store, gone, task)[write]()
     with store.engine.connect() as c:
         after = {t: c.execute(sa.text(f"SELECT count(*) FROM {t}")).scalar_one() for t in store_tables()}
-        assert c.execute(sa.text("SELECT username, auth_epoch, status FROM users ORDER BY id")).all()[:len(epochs)] == epochs
+        assert (
+            c.execute(sa.text("SELECT username, auth_epoch, status FROM users ORDER BY id")).all()[: len(epochs)]
+            == epochs
+        )
     assert {t: n for t, n in after.items() if t != "users"} == {t: n for t, n in before.items() if t != "users"}
     assert store.task(task.id) == task
     assert _lead_writes(store, lead, task)[write]() is not False  # the active lead still can
@@ -227,8 +252,15 @@ def test_a_label_note_and_a_gold_note_have_a_stated_limit(team):
     with pytest.raises(StoreError, match="note: 2,001 characters; at most 2,000"):
         store.set_gold(lead, task.id, "S01:1", "initiate", note="y" * 2001)
     with pytest.raises(StoreError, match="name: 201 characters; at most 200"):
-        store.create_task(lead, "n" * 201, "sample", cbm.default(), [{"session_id": "S01", "action_index": 1}], [],
-                          dataset_hash="ab" * 32)
+        store.create_task(
+            lead,
+            "n" * 201,
+            "sample",
+            cbm.default(),
+            [{"session_id": "S01", "action_index": 1}],
+            [],
+            dataset_hash="ab" * 32,
+        )
     with pytest.raises(StoreError, match="nothing imported: labels.csv is 17.0 MiB; a label file is at most 16 MiB"):
         store.import_labels_csv(lead, task.id, b"item,coder,label\n" + b"S01:1,ann,initiate\n" * (17 * 2**20 // 19 + 1))
     assert store.my_labels(ann, task.id)["note"].str.len().tolist() == [2000]

@@ -42,8 +42,12 @@ def test_a_coder_changes_their_own_password(team):
 
 def test_only_a_lead_resets_disables_enables_or_deletes(team):
     store, lead, ann, bob, viewer, task = team
-    for act in (lambda: store.reset_password(ann, "bob", "bob-new-password"), lambda: store.disable_user(ann, "bob"),
-                lambda: store.enable_user(ann, "bob"), lambda: store.delete_user(viewer, "bob")):
+    for act in (
+        lambda: store.reset_password(ann, "bob", "bob-new-password"),
+        lambda: store.disable_user(ann, "bob"),
+        lambda: store.enable_user(ann, "bob"),
+        lambda: store.delete_user(viewer, "bob"),
+    ):
         with pytest.raises(AccessDenied, match="only a lead"):
             act()
     store.reset_password(lead, "bob", "bob-new-password")
@@ -114,15 +118,21 @@ def test_every_users_command_says_what_it_did(url, tmp_path, monkeypatch, capsys
     assert code == 0 and out.startswith("added lead 'pi' to "), err
     assert run("add", "ann", "--password-stdin", stdin="ann-password\n")[0] == 0
     assert run("passwd", "ann", "--password-stdin", stdin="ann-password\nann-second-password\n")[:2] == (
-        0, "changed the password of 'ann'; its other sign-ins end\n")
+        0,
+        "changed the password of 'ann'; its other sign-ins end\n",
+    )
     code, out, err = run("passwd", "ann", "--password-stdin", stdin="wrong-password\nx-password\n")
     assert code == 1 and "current password: wrong" in err
     assert run("reset", "ann", "--password-stdin", stdin="ann-third-password\n")[1] == (
-        "reset the password of 'ann'; its sign-ins end\n")
+        "reset the password of 'ann'; its sign-ins end\n"
+    )
     assert Store(url).authenticate("ann", "ann-third-password").username == "ann"
     assert run("disable", "ann")[1].startswith("disabled 'ann': it cannot sign in; its labels stay")
-    assert run("list")[1].splitlines() == ["username  role   kind   status", "pi        lead   human  active",
-                                           "ann       coder  human  disabled"]
+    assert run("list")[1].splitlines() == [
+        "username  role   kind   status",
+        "pi        lead   human  active",
+        "ann       coder  human  disabled",
+    ]
     assert run("enable", "ann")[1] == "enabled 'ann': it can sign in again\n"
     code, out, err = run("delete", "ann")
     assert code == 1 and "add --yes" in err

@@ -44,7 +44,10 @@ def _run_writers(url: str, task_id: int, jobs: list[tuple[str, list[str], list[s
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(["corpus.store", "store.writers"])
     out, start = ctx.Queue(), ctx.Event()
-    procs = [ctx.Process(target=write_labels, args=(url, task_id, user, items, rids, start, out)) for user, items, rids in jobs]
+    procs = [
+        ctx.Process(target=write_labels, args=(url, task_id, user, items, rids, start, out))
+        for user, items, rids in jobs
+    ]
     with _plain_main():
         for p in procs:
             p.start()
@@ -67,8 +70,15 @@ def test_ten_concurrent_writers_lose_and_duplicate_nothing(url):
     lead = store.create_user("lead", "lead-password", "lead")
     coders = [store.create_user(f"c{i}", None, "coder", kind="model") for i in range(10)]
     items = [f"S:{i}" for i in range(WRITES_EACH)]
-    task = store.create_task(lead, "load", "x", cbm.default(), [{"session_id": "S", "action_index": i} for i in range(WRITES_EACH)],
-                             coders, dataset_hash="h")
+    task = store.create_task(
+        lead,
+        "load",
+        "x",
+        cbm.default(),
+        [{"session_id": "S", "action_index": i} for i in range(WRITES_EACH)],
+        coders,
+        dataset_hash="h",
+    )
     results = _run_writers(url, task.id, [(c.username, items, [f"{c.username}-{i}" for i in items]) for c in coders])
     assert [e for runs in results.values() for _, e in runs if e] == []
     acked = [i for runs in results.values() for ids, _ in runs for i in ids]
@@ -85,8 +95,15 @@ def test_the_same_request_ids_from_three_processes_give_one_label_each(url):
     store = Store(url)
     lead = store.create_user("lead", "lead-password", "lead")
     ann = store.create_user("ann", "ann-password", "coder")
-    task = store.create_task(lead, "retries", "x", cbm.default(), [{"session_id": "S", "action_index": i} for i in range(300)],
-                             [ann], dataset_hash="h")
+    task = store.create_task(
+        lead,
+        "retries",
+        "x",
+        cbm.default(),
+        [{"session_id": "S", "action_index": i} for i in range(300)],
+        [ann],
+        dataset_hash="h",
+    )
     items = [f"S:{i}" for i in range(300)]
     rids = [f"tab-retry-{i}" for i in range(300)]
     results = _run_writers(url, task.id, [("ann", items, rids)] * 3)
@@ -113,9 +130,18 @@ def test_a_killed_writer_loses_no_acknowledged_label(url):
     store = Store(url)
     lead = store.create_user("lead", "lead-password", "lead")
     ann = store.create_user("ann", "ann-password", "coder")
-    task = store.create_task(lead, "kill", "x", cbm.default(), [{"session_id": "S", "action_index": i} for i in range(200)],
-                             [ann], dataset_hash="h")
-    proc = subprocess.Popen([sys.executable, "-c", _KILLED_WRITER, url, str(task.id), str(ROOT)], stdout=subprocess.PIPE, text=True)
+    task = store.create_task(
+        lead,
+        "kill",
+        "x",
+        cbm.default(),
+        [{"session_id": "S", "action_index": i} for i in range(200)],
+        [ann],
+        dataset_hash="h",
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITER, url, str(task.id), str(ROOT)], stdout=subprocess.PIPE, text=True
+    )
     acked = []
     for line in proc.stdout:
         acked.append(int(line))

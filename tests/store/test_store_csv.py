@@ -22,28 +22,41 @@ def test_csv_import_adds_a_model_coder_all_or_nothing(team):
     assert (done.n_labels, done.n_missing, done.new_coders) == (2, 0, ("gpt",))
     cur = store.labels(lead, task.id)
     assert cur[["item_id", "coder", "code", "coder_kind", "source"]].values.tolist() == [
-        ["S01:1", "gpt", "initiate", "model", "import"], ["S01:2", "gpt", "continue", "model", "import"]]
+        ["S01:1", "gpt", "initiate", "model", "import"],
+        ["S01:2", "gpt", "continue", "model", "import"],
+    ]
 
 
 _LONG = "x" * 131_073
 
 
-@pytest.mark.parametrize("data, message", [
-    ("", "x.csv: the file is empty"),
-    ("item,coder\nS01:1,ann\n", "missing column\\(s\\) label"),
-    ("item,coder,label\n", "no rows below the header"),
-    ("item,coder,label\nS01:1,ann,\nS01:2,bob,\n", "no labels: the label cell of every row \\(2\\) is empty"),
-    ("item,coder,label\nS01:1,ann,greet\n", "line 2, column label: 'greet' is not in codebook"),
-    ("item,coder,label\nS01:1,zed,initiate\n", "line 2, column coder: unknown coder 'zed'"),
-    ("item,coder,label\nS01:1,ann,initiate\nS01:1,ann,repair\n", "line 3: duplicate of line 2"),
-    ("item,coder,label\nS77:1,ann,initiate\n", "line 2, column item: 'S77:1' is not an item"),
-    ("item,coder,label\nS01:1,ann,NA\nS01:2,ann,null\n", "line 2, column label: 'NA' is not in codebook(.|\n)*line 3, column label: 'null'"),
-    (b"item,coder,label\nS01:1,ann,initiate\nS01:2,b\xffb,initiate\n",
-     "x.csv line 3: byte 0xff at position 8 is not UTF-8 text; save the file as UTF-8"),
-    ("item,coder,label\nS01:1,ann,initiate\nS01:2,ann," + _LONG + "\n", "x.csv line 3: a field is longer than 131,072 characters"),
-    ('item,coder,label\nS01:1,ann,initiate\nS01:2,"ann,initiate\n', "x.csv line 3: not readable as CSV"),
-    ("item,coder,label\nS01:1," + "c" * 65 + ",initiate\n", "line 2, column coder: longer than 64 characters"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ("", "x.csv: the file is empty"),
+        ("item,coder\nS01:1,ann\n", "missing column\\(s\\) label"),
+        ("item,coder,label\n", "no rows below the header"),
+        ("item,coder,label\nS01:1,ann,\nS01:2,bob,\n", "no labels: the label cell of every row \\(2\\) is empty"),
+        ("item,coder,label\nS01:1,ann,greet\n", "line 2, column label: 'greet' is not in codebook"),
+        ("item,coder,label\nS01:1,zed,initiate\n", "line 2, column coder: unknown coder 'zed'"),
+        ("item,coder,label\nS01:1,ann,initiate\nS01:1,ann,repair\n", "line 3: duplicate of line 2"),
+        ("item,coder,label\nS77:1,ann,initiate\n", "line 2, column item: 'S77:1' is not an item"),
+        (
+            "item,coder,label\nS01:1,ann,NA\nS01:2,ann,null\n",
+            "line 2, column label: 'NA' is not in codebook(.|\n)*line 3, column label: 'null'",
+        ),
+        (
+            b"item,coder,label\nS01:1,ann,initiate\nS01:2,b\xffb,initiate\n",
+            "x.csv line 3: byte 0xff at position 8 is not UTF-8 text; save the file as UTF-8",
+        ),
+        (
+            "item,coder,label\nS01:1,ann,initiate\nS01:2,ann," + _LONG + "\n",
+            "x.csv line 3: a field is longer than 131,072 characters",
+        ),
+        ('item,coder,label\nS01:1,ann,initiate\nS01:2,"ann,initiate\n', "x.csv line 3: not readable as CSV"),
+        ("item,coder,label\nS01:1," + "c" * 65 + ",initiate\n", "line 2, column coder: longer than 64 characters"),
+    ],
+)
 def test_bad_csv_imports_change_nothing(team, data, message):
     store, lead, ann, bob, viewer, task = team
     with pytest.raises(StoreError, match=message):
@@ -58,8 +71,15 @@ def test_a_label_is_its_text_and_only_an_empty_cell_is_missing(team):
     data.update(id="missing_words", version="1")
     for code, word in zip(data["codes"], ["na", "nan", "none", "null"]):
         code["code"] = word
-    other = store.create_task(lead, "words", "sample", cbm.parse(data),
-                              [{"session_id": "S", "action_index": i} for i in range(5)], [ann], dataset_hash="h")
+    other = store.create_task(
+        lead,
+        "words",
+        "sample",
+        cbm.parse(data),
+        [{"session_id": "S", "action_index": i} for i in range(5)],
+        [ann],
+        dataset_hash="h",
+    )
     text = "item,coder,label\nS:0,ann,na\nS:1,ann,nan\nS:2,ann,none\nS:3,ann,null\nS:4,ann,\nS:4,bob,\n"
     done = store.import_labels_csv(lead, other.id, text.encode("utf-8-sig"))  # a spreadsheet's BOM is fine
     assert (done.n_labels, done.n_missing) == (4, 2)
@@ -81,8 +101,7 @@ def test_exports_long_and_wide(team):
     assert len(wide) == 6  # every item, coded or not
 
 
-HOSTILE = ["=HYPERLINK(\"http://evil.example\",\"x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)",
-           "\t=1+1", "\r=1+1"]
+HOSTILE = ['=HYPERLINK("http://evil.example","x")', "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1:A9)", "\t=1+1", "\r=1+1"]
 
 
 def test_csv_exports_are_safe_to_open_in_a_spreadsheet(team):

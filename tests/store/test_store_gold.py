@@ -25,7 +25,15 @@ def test_consensus_adjudication_and_reveal(team):
     assert store.accept_consensus(lead, task.id, threshold=1) == 1
     assert store.accept_consensus(lead, task.id, threshold=0.67) == 0  # 2 of 3 is below 67/100
     assert store.accept_consensus(lead, task.id, threshold="2/3") == 1  # ... and reaches 2/3 exactly
-    store.set_gold(lead, task.id, "S01:3", "repair", note="the Guide corrects the route", error_type="ambiguous", flag_codebook=True)
+    store.set_gold(
+        lead,
+        task.id,
+        "S01:3",
+        "repair",
+        note="the Guide corrects the route",
+        error_type="ambiguous",
+        flag_codebook=True,
+    )
     g = store.gold(lead, task.id).set_index("item_id")
     assert g.loc["S01:1", ["code", "provenance"]].tolist() == ["initiate", "unanimous"]
     # The note is the lead's words to the coders: accepting a majority writes none.
@@ -52,7 +60,9 @@ def test_a_coders_feedback_tells_nothing_of_the_other_coders(team):
     store.set_phase(lead, task.id, "revealed")
     fb = store.feedback(carl, task.id)
     assert fb.columns.tolist() == ["item_id", "my_code", "my_note", "gold_code", "lead_note", "error_type"]
-    assert fb[["item_id", "my_code", "gold_code", "lead_note"]].values.tolist() == [["S01:2", "acknowledge", "continue", ""]]
+    assert fb[["item_id", "my_code", "gold_code", "lead_note"]].values.tolist() == [
+        ["S01:2", "acknowledge", "continue", ""]
+    ]
     assert store.gold(lead, task.id)["note"].tolist() == ["2 of 3 coders"]  # the lead still sees what was written
 
 
@@ -97,7 +107,8 @@ def test_revealed_gold_is_what_the_analysis_pages_read(team):
     g = store.revealed_gold(sample)
     assert g[["task", "scheme", "session_id", "action_index", "code", "provenance"]].values.tolist() == [
         ["pilot", "grounding_acts", "S01", 1, "initiate", "unanimous"],
-        ["pilot", "grounding_acts", "S01", 2, "repair", "adjudicated"]]
+        ["pilot", "grounding_acts", "S01", 2, "repair", "adjudicated"],
+    ]
     assert store.revealed_gold("another hash").empty and store.revealed_gold(sample, "hcrc_moves").empty
     # A dataset is its content, not its name: another dataset called "sample" does not get this gold.
     assert store.revealed_gold("another hash", dataset_name="sample").empty

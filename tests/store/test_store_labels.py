@@ -106,7 +106,10 @@ def test_refreshed_labels_equal_a_full_read_and_stay_blind(team):
     cols = ["id", "item_id", "coder", "code", "note"]
     assert view[cols].sort_values("id").values.tolist() == full[cols].sort_values("id").values.tolist()
     assert sorted(zip(view["item_id"], view["coder"], view["code"])) == [
-        ("S01:1", "ann", "cancel"), ("S01:1", "bob", "continue"), ("S01:2", "ann", "repair")]
+        ("S01:1", "ann", "cancel"),
+        ("S01:1", "bob", "continue"),
+        ("S01:2", "ann", "repair"),
+    ]
     assert store.refresh_labels(lead, task.id, view) is view  # nothing new: nothing read but the new rows
     for user in (ann, viewer):
         with pytest.raises(AccessDenied):
@@ -131,9 +134,13 @@ def test_a_label_committed_late_under_a_lower_id_still_reaches_the_live_view(tea
     late = store.engine.connect()
     if store.backend == "postgresql":
         slow = late.begin()
-        late.execute(sa.text(
-            "INSERT INTO labels (task_id, item_id, coder_id, code, note, unsure, codebook_version, source, created_at) "
-            "VALUES (:t, 'S01:3', :c, 'repair', '', false, '1.0', 'ui', now())"), {"t": task.id, "c": ann.id})
+        late.execute(
+            sa.text(
+                "INSERT INTO labels (task_id, item_id, coder_id, code, note, unsure, codebook_version, source, created_at) "
+                "VALUES (:t, 'S01:3', :c, 'repair', '', false, '1.0', 'ui', now())"
+            ),
+            {"t": task.id, "c": ann.id},
+        )
     quick = store.add_label(bob, task.id, "S01:4", "continue")
     view = store.refresh_labels(lead, task.id, view)
     assert view["id"].tolist() == [quick]

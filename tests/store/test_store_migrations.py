@@ -33,16 +33,30 @@ def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     lead = store.sign_in("lead", "lead-password")  # a version-1 (PBKDF2) password still signs in
     hist = store.history(lead, 1)
     assert hist[["item_id", "coder", "code", "note", "seconds"]].values.tolist() == [
-        ["S01:0", "ann", "initiate", "", 2.5], ["S01:0", "bob", "initiate", "", 2.5], ["S01:1", "ann", "repair", "a repair", 2.5],
-        ["S01:1", "bob", "continue", "", 2.5], ["S01:1", "ann", "continue", "", 2.5]]
+        ["S01:0", "ann", "initiate", "", 2.5],
+        ["S01:0", "bob", "initiate", "", 2.5],
+        ["S01:1", "ann", "repair", "a repair", 2.5],
+        ["S01:1", "bob", "continue", "", 2.5],
+        ["S01:1", "ann", "continue", "", 2.5],
+    ]
     assert hist["created_at"].iloc[0].strftime("%Y-%m-%d %H:%M") == "2024-05-03 10:00"
     assert sorted(map(tuple, store.labels(lead, 1)[["item_id", "coder", "code"]].values.tolist())) == [
-        ("S01:0", "ann", "initiate"), ("S01:0", "bob", "initiate"), ("S01:1", "ann", "continue"), ("S01:1", "bob", "continue")]
+        ("S01:0", "ann", "initiate"),
+        ("S01:0", "bob", "initiate"),
+        ("S01:1", "ann", "continue"),
+        ("S01:1", "bob", "continue"),
+    ]
     assert store.gold(lead, 1)[["item_id", "code"]].values.tolist() == [["S01:0", "initiate"], ["S01:1", "continue"]]
     assert store.gold_history(lead, 1)["replaced_code"].tolist() == ["", "", "repair"]
     task = store.task(1)
     assert (task.name, task.dataset, task.dataset_hash, task.phase, task.share_agreement, task.n_items) == (
-        "pilot", "sample", None, "revealed", True, 3)
+        "pilot",
+        "sample",
+        None,
+        "revealed",
+        True,
+        3,
+    )
     assert (task.coder_view, task.share_min_items, task.codebook) == ("own_disagreements", 20, cbm.default())
     assert [(u.username, u.status) for u in store.users()] == [("lead", "active"), ("ann", "active"), ("bob", "active")]
     # A task from before tasks carried a hash is found by its dataset's name.
@@ -51,8 +65,15 @@ def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     # A retried version-1 request still returns its label; new rows continue the old ids.
     ann = store.user("ann")
     assert store.add_label(ann, 1, "S01:0", "initiate", request_id="r-1") == 1
-    new = store.create_task(lead, "round 2", "sample", cbm.default(), [{"session_id": "S01", "action_index": 9}], [ann],
-                            dataset_hash="hash-of-sample")
+    new = store.create_task(
+        lead,
+        "round 2",
+        "sample",
+        cbm.default(),
+        [{"session_id": "S01", "action_index": 9}],
+        [ann],
+        dataset_hash="hash-of-sample",
+    )
     assert new.id == 2 and store.add_label(ann, new.id, "S01:9", "repair") == 6
     assert Store(url).migrated == []  # opened again: nothing left to do
 
@@ -65,8 +86,11 @@ def test_the_upgraded_schema_is_the_current_one(url):
     for table in metadata.sorted_tables:
         got = {c["name"]: c["nullable"] for c in inspect.get_columns(table.name)}
         assert got == {c.name: c.nullable for c in table.columns}, table.name
-        indexes = {ix["name"]: ix["column_names"] for ix in inspect.get_indexes(table.name)
-                   if not ix.get("duplicates_constraint")}  # PostgreSQL lists a unique constraint's index too
+        indexes = {
+            ix["name"]: ix["column_names"]
+            for ix in inspect.get_indexes(table.name)
+            if not ix.get("duplicates_constraint")
+        }  # PostgreSQL lists a unique constraint's index too
         assert indexes == {ix.name: [c.name for c in ix.columns] for ix in table.indexes}, table.name
 
 
@@ -110,7 +134,11 @@ def _as_version(store: Store, version: int, *statements: str) -> None:
     store.engine.dispose()
 
 
-_V3 = ("DROP TABLE signin_failures", "DROP INDEX ix_signin_throttle_last_failure", "ALTER TABLE users DROP COLUMN sign_in_key")
+_V3 = (
+    "DROP TABLE signin_failures",
+    "DROP INDEX ix_signin_throttle_last_failure",
+    "ALTER TABLE users DROP COLUMN sign_in_key",
+)
 
 
 def test_a_version_2_database_gets_the_revoked_tokens(url):
@@ -132,8 +160,12 @@ def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
     store.authenticate("ann", "wrong-password", client="203.0.113.9")
     payload = f"{ann.id}.0.{2**40}"
     v3_token = f"{payload}.{store._signature(payload)}"  # a version-3 token, signed with the same secret
-    _as_version(store, 3, *_V3, "INSERT INTO signin_throttle (key, failures, last_failure) "
-                                "VALUES ('account:ann', 9, CURRENT_TIMESTAMP)")
+    _as_version(
+        store,
+        3,
+        *_V3,
+        "INSERT INTO signin_throttle (key, failures, last_failure) VALUES ('account:ann', 9, CURRENT_TIMESTAMP)",
+    )
     upgraded = Store(url)
     assert (upgraded.migrated, upgraded.schema_version()) == ([4], 4)
     with upgraded.engine.connect() as c:

@@ -75,10 +75,16 @@ def test_forty_wrong_passwords_make_that_client_wait_up_to_the_window(store, clo
             clock.advance(seconds=int(message.split(" in ")[1].split()[0]) * (60 if "minutes" in message else 1))
     # Five free failures, then 30 s doubling up to 15 minutes.
     assert clock.now - start == timedelta(seconds=30 + 60 + 120 + 240 + 480 + 900 * 30)
-    assert _refusal(store, "ann", "ann-password", client="203.0.113.9") == "Too many failed sign-ins. Try again in 15 minutes."
+    assert (
+        _refusal(store, "ann", "ann-password", client="203.0.113.9")
+        == "Too many failed sign-ins. Try again in 15 minutes."
+    )
     assert store.sign_in("ann", "ann-password", client="198.51.100.4").username == "ann"  # her own client
     clock.advance(minutes=14, seconds=59)
-    assert _refusal(store, "ann", "ann-password", client="203.0.113.9") == "Too many failed sign-ins. Try again in 1 second."
+    assert (
+        _refusal(store, "ann", "ann-password", client="203.0.113.9")
+        == "Too many failed sign-ins. Try again in 1 second."
+    )
     clock.advance(seconds=1)
     assert store.sign_in("ann", "ann-password", client="203.0.113.9").username == "ann"
     # A success forgets the pair's failures: one more mistake costs nothing.
@@ -117,7 +123,10 @@ def test_guesses_spread_over_many_clients_take_away_the_free_attempts(store, clo
     for i in range(10):
         _refusal(store, "ann", "guess-password", client=f"203.0.113.{i}")
     assert _refusal(store, "ann", "guess-password", client="203.0.113.50") == WRONG
-    assert _refusal(store, "ann", "ann-password", client="203.0.113.50") == "Too many failed sign-ins. Try again in 30 seconds."
+    assert (
+        _refusal(store, "ann", "ann-password", client="203.0.113.50")
+        == "Too many failed sign-ins. Try again in 30 seconds."
+    )
     assert store.sign_in("ann", "ann-password", client="198.51.100.4").username == "ann"
     clock.advance(hours=1, seconds=1)  # the alarm is over: five free attempts again
     for _ in range(4):
@@ -139,8 +148,7 @@ def test_a_burst_of_wrong_passwords_is_refused_without_being_checked(store, cloc
 
 def test_the_wait_doubles_up_to_the_lockout_window():
     policy = SignInPolicy()
-    assert [policy.wait_after(n).total_seconds() for n in range(1, 12)] == [
-        0, 0, 0, 0, 30, 60, 120, 240, 480, 900, 900]
+    assert [policy.wait_after(n).total_seconds() for n in range(1, 12)] == [0, 0, 0, 0, 30, 60, 120, 240, 480, 900, 900]
 
 
 def test_an_unknown_account_reads_exactly_like_a_wrong_password(store, clock):
@@ -159,7 +167,10 @@ def test_one_client_guessing_many_names_waits_at_each_further_mistake(store, clo
         _refusal(store, f"user{i}", "guess-password", client="203.0.113.9")
     assert store.sign_in("ann", "ann-password", client="203.0.113.9").username == "ann"
     assert _refusal(store, "user9", "guess-password", client="203.0.113.9") == WRONG
-    assert _refusal(store, "user9", "guess-password", client="203.0.113.9") == "Too many failed sign-ins. Try again in 30 seconds."
+    assert (
+        _refusal(store, "user9", "guess-password", client="203.0.113.9")
+        == "Too many failed sign-ins. Try again in 30 seconds."
+    )
     assert _refusal(store, "lead", "guess-password", client="203.0.113.9") == WRONG
     assert _refusal(store, "lead", "lead-password", client="203.0.113.9").startswith("Too many failed sign-ins")
     assert store.sign_in("lead", "lead-password", client="198.51.100.4").username == "lead"  # another client
@@ -176,8 +187,9 @@ def test_a_lead_sees_the_failed_sign_ins(store, clock):
     clock.advance(seconds=1)
     _refusal(store, "nobody", "guess-password", client="203.0.113.9")
     seen = store.failed_sign_ins(lead)
-    assert seen[["account", "is_account", "failures_24h", "failures_30d", "clients", "clients_waiting"]].values.tolist() == [
-        ["nobody", False, 1, 1, 1, 0], ["ann", True, 1, 4, 2, 0]]
+    assert seen[
+        ["account", "is_account", "failures_24h", "failures_30d", "clients", "clients_waiting"]
+    ].values.tolist() == [["nobody", False, 1, 1, 1, 0], ["ann", True, 1, 4, 2, 0]]
     assert seen["last_failure"].tolist() == [clock.now, clock.now - timedelta(seconds=1)]
     with pytest.raises(AccessDenied):
         store.failed_sign_ins(store.user("ann"))
@@ -223,9 +235,18 @@ def test_a_forged_or_altered_token_is_refused(store, clock):
     token = store.issue_token(ann)
     uid, key, epoch, expires, signature = token.split(".")
     lead_key = store.issue_token(lead).split(".")[1]
-    for bad in (f"{lead.id}.{key}.{epoch}.{expires}.{signature}", f"{uid}.{lead_key}.{epoch}.{expires}.{signature}",
-                f"{uid}.{key}.{epoch}.{int(expires) + 99999}.{signature}", f"{uid}.{key}.{epoch}.{expires}.{signature[:-2]}AA",
-                "", "a.b.c.d.e", "1.2.3", None, 42, f"{uid}.{key}.{epoch}.{expires}.{signature}x"):
+    for bad in (
+        f"{lead.id}.{key}.{epoch}.{expires}.{signature}",
+        f"{uid}.{lead_key}.{epoch}.{expires}.{signature}",
+        f"{uid}.{key}.{epoch}.{int(expires) + 99999}.{signature}",
+        f"{uid}.{key}.{epoch}.{expires}.{signature[:-2]}AA",
+        "",
+        "a.b.c.d.e",
+        "1.2.3",
+        None,
+        42,
+        f"{uid}.{key}.{epoch}.{expires}.{signature}x",
+    ):
         assert store.user_for_token(bad) is None
     # The secret lives in the database: another process (another Store) accepts the token.
     assert Store(store.url, clock=clock).user_for_token(token) == ann
@@ -291,7 +312,13 @@ def test_signing_out_revokes_that_token_only_until_it_would_have_expired(store, 
     assert _revoked(store) == [(ann.id, here.split(".")[4])]
     # Only a token the server signed, and not yet expired, is remembered.
     uid, key, epoch, expires, signature = elsewhere.split(".")
-    for junk in ("", None, "a.b.c.d.e", f"{uid}.{key}.{epoch}.{int(expires) + 1}.{signature}", f"{uid}.{key}.{epoch}.{expires}.x" * 50):
+    for junk in (
+        "",
+        None,
+        "a.b.c.d.e",
+        f"{uid}.{key}.{epoch}.{int(expires) + 1}.{signature}",
+        f"{uid}.{key}.{epoch}.{expires}.x" * 50,
+    ):
         assert store.revoke_token(junk) is False
     assert len(_revoked(store)) == 1
     # A revoked token is forgotten once it would have expired (at the next sign-out).

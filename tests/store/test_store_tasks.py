@@ -24,12 +24,26 @@ codes:
     with pytest.raises(DatasetError) as err:
         cbm.loads(bad, "book.yaml")
     got = {(i.record, i.field) for i in err.value.report.issues}
-    assert {("-", "id"), ("codes[1]", "code"), ("codes[1]", "key"), ("codes[2]", "name"),
-            ("codes[2]", "key"), ("codes[2]", "definition")} <= got
+    assert {
+        ("-", "id"),
+        ("codes[1]", "code"),
+        ("codes[1]", "key"),
+        ("codes[2]", "name"),
+        ("codes[2]", "key"),
+        ("codes[2]", "definition"),
+    } <= got
     assert all(i.file == "book.yaml" for i in err.value.report.issues)
     books = cbm.bundled()
-    assert books["grounding_acts"].code_ids == ["initiate", "continue", "acknowledge", "repair",
-                                               "request_repair", "request_ack", "cancel", "other"]
+    assert books["grounding_acts"].code_ids == [
+        "initiate",
+        "continue",
+        "acknowledge",
+        "repair",
+        "request_repair",
+        "request_ack",
+        "cancel",
+        "other",
+    ]
     assert books["grounding_acts"].by_code("other").requires_note
     assert "uncodable" in books["hcrc_moves"].code_ids
 
@@ -64,7 +78,10 @@ def test_a_task_moves_to_a_revised_codebook_and_labels_keep_their_version(team):
     store.add_label(bob, task.id, "S01:1", "repair")
     hist = store.history(lead, task.id)
     assert hist[["coder", "code", "codebook_version"]].values.tolist() == [
-        ["ann", "initiate", "1.0"], ["ann", "repair", "1.1"], ["bob", "repair", "1.1"]]
+        ["ann", "initiate", "1.0"],
+        ["ann", "repair", "1.1"],
+        ["bob", "repair", "1.1"],
+    ]
 
 
 def test_coder_order_is_shuffled_per_coder_and_stable(team):
@@ -72,9 +89,16 @@ def test_coder_order_is_shuffled_per_coder_and_stable(team):
     a1, a2, b = store.coder_order(task.id, ann), store.coder_order(task.id, ann), store.coder_order(task.id, bob)
     assert a1 == a2
     assert sorted(a1) == sorted(b) == sorted(store.items(task.id)["item_id"])
-    big = store.create_task(lead, "big", "sample", cbm.default(),
-                            [{"session_id": "S02", "action_index": i} for i in range(40)], [ann, bob], seed=1,
-                            dataset_hash="h")
+    big = store.create_task(
+        lead,
+        "big",
+        "sample",
+        cbm.default(),
+        [{"session_id": "S02", "action_index": i} for i in range(40)],
+        [ann, bob],
+        seed=1,
+        dataset_hash="h",
+    )
     assert store.coder_order(big.id, ann) != store.coder_order(big.id, bob)
 
 

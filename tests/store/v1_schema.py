@@ -48,8 +48,10 @@ CREATE TABLE task_items (
     stratum VARCHAR(64) NOT NULL, PRIMARY KEY (task_id, item_id), FOREIGN KEY(task_id) REFERENCES tasks (id));
 """
 
-TYPES = {"sqlite": {"serial": "INTEGER", "ts": "DATETIME"},
-         "postgresql": {"serial": "SERIAL", "ts": "TIMESTAMP WITH TIME ZONE"}}
+TYPES = {
+    "sqlite": {"serial": "INTEGER", "ts": "DATETIME"},
+    "postgresql": {"serial": "SERIAL", "ts": "TIMESTAMP WITH TIME ZONE"},
+}
 # How version 1 stored a time on each database.
 WHEN = {"sqlite": "2024-05-0{d} 10:00:00.000000", "postgresql": "2024-05-0{d} 10:00:00+00"}
 
@@ -64,25 +66,61 @@ def rows(dialect: str) -> list[tuple[str, dict]]:
     """A lead and two coders, a revealed task on "sample" with 3 items, labels and gold."""
     when = lambda d: WHEN[dialect].format(d=d)  # noqa: E731
     user = "INSERT INTO users (username, display_name, role, password_hash, kind, created_at) VALUES (:u, :u, :r, :h, 'human', :t)"
-    label = ("INSERT INTO labels (task_id, item_id, coder_id, code, note, unsure, seconds, codebook_version, source, "
-             "request_id, created_at) VALUES (1, :i, :c, :code, :note, false, 2.5, '1.0', 'ui', :req, :t)")
-    gold = ("INSERT INTO gold (task_id, item_id, code, provenance, note, error_type, flag_codebook, decided_by, created_at) "
-            "VALUES (1, :i, :code, :p, '', NULL, false, 1, :t)")
-    out = [("INSERT INTO schema_meta (\"key\", value) VALUES ('schema_version', '1')", {}),
-           ("INSERT INTO settings (\"key\", value) VALUES ('setup_token', 'spent')", {})]
-    out += [(user, {"u": u, "r": r, "h": pbkdf2(f"{u}-password", bytes(16)), "t": when(1)})
-            for u, r in (("lead", "lead"), ("ann", "coder"), ("bob", "coder"))]
+    label = (
+        "INSERT INTO labels (task_id, item_id, coder_id, code, note, unsure, seconds, codebook_version, source, "
+        "request_id, created_at) VALUES (1, :i, :c, :code, :note, false, 2.5, '1.0', 'ui', :req, :t)"
+    )
+    gold = (
+        "INSERT INTO gold (task_id, item_id, code, provenance, note, error_type, flag_codebook, decided_by, created_at) "
+        "VALUES (1, :i, :code, :p, '', NULL, false, 1, :t)"
+    )
+    out = [
+        ("INSERT INTO schema_meta (\"key\", value) VALUES ('schema_version', '1')", {}),
+        ("INSERT INTO settings (\"key\", value) VALUES ('setup_token', 'spent')", {}),
+    ]
+    out += [
+        (user, {"u": u, "r": r, "h": pbkdf2(f"{u}-password", bytes(16)), "t": when(1)})
+        for u, r in (("lead", "lead"), ("ann", "coder"), ("bob", "coder"))
+    ]
     cb = cbm.default()
-    out.append(("INSERT INTO codebooks (scheme, version, name, content, created_at) VALUES (:s, :v, :n, :c, :t)",
-                {"s": cb.id, "v": cb.version, "n": cb.name, "c": cb.to_json(), "t": when(1)}))
-    out.append(("INSERT INTO tasks (name, dataset, codebook_id, seed, context_k, show_canvas, phase, share_agreement, "
-                "created_by, created_at) VALUES ('pilot', 'sample', 1, 5, 3, true, 'revealed', true, 1, :t)", {"t": when(2)}))
-    out += [("INSERT INTO task_items (task_id, item_id, position, session_id, action_index, partition, stratum) "
-             "VALUES (1, :i, :p, 'S01', :a, 'validation', '')", {"i": f"S01:{a}", "p": a, "a": a}) for a in range(3)]
+    out.append(
+        (
+            "INSERT INTO codebooks (scheme, version, name, content, created_at) VALUES (:s, :v, :n, :c, :t)",
+            {"s": cb.id, "v": cb.version, "n": cb.name, "c": cb.to_json(), "t": when(1)},
+        )
+    )
+    out.append(
+        (
+            "INSERT INTO tasks (name, dataset, codebook_id, seed, context_k, show_canvas, phase, share_agreement, "
+            "created_by, created_at) VALUES ('pilot', 'sample', 1, 5, 3, true, 'revealed', true, 1, :t)",
+            {"t": when(2)},
+        )
+    )
+    out += [
+        (
+            "INSERT INTO task_items (task_id, item_id, position, session_id, action_index, partition, stratum) "
+            "VALUES (1, :i, :p, 'S01', :a, 'validation', '')",
+            {"i": f"S01:{a}", "p": a, "a": a},
+        )
+        for a in range(3)
+    ]
     out += [("INSERT INTO task_coders (task_id, user_id) VALUES (1, :u)", {"u": u}) for u in (2, 3)]
-    out += [(label, {"i": i, "c": c, "code": code, "note": note, "req": req, "t": when(3)}) for i, c, code, note, req in (
-        ("S01:0", 2, "initiate", "", "r-1"), ("S01:0", 3, "initiate", "", "r-2"),
-        ("S01:1", 2, "repair", "a repair", None), ("S01:1", 3, "continue", "", None), ("S01:1", 2, "continue", "", None))]
-    out += [(gold, {"i": i, "code": code, "p": p, "t": when(4)}) for i, code, p in (
-        ("S01:0", "initiate", "unanimous"), ("S01:1", "repair", "adjudicated"), ("S01:1", "continue", "adjudicated"))]
+    out += [
+        (label, {"i": i, "c": c, "code": code, "note": note, "req": req, "t": when(3)})
+        for i, c, code, note, req in (
+            ("S01:0", 2, "initiate", "", "r-1"),
+            ("S01:0", 3, "initiate", "", "r-2"),
+            ("S01:1", 2, "repair", "a repair", None),
+            ("S01:1", 3, "continue", "", None),
+            ("S01:1", 2, "continue", "", None),
+        )
+    ]
+    out += [
+        (gold, {"i": i, "code": code, "p": p, "t": when(4)})
+        for i, code, p in (
+            ("S01:0", "initiate", "unanimous"),
+            ("S01:1", "repair", "adjudicated"),
+            ("S01:1", "continue", "adjudicated"),
+        )
+    ]
     return out

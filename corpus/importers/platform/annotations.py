@@ -85,12 +85,21 @@ def mental_model_of(ann: dict, report: Report, rel: str, rec: str) -> MentalMode
         reasons = []  # reasons are only asked for when not aligned
     try:
         return MentalModel(
-            team_goal=q1, partner_intent=q2, self_reasoning=q3, aligned=aligned,
-            misalignment_reasons=reasons, rationale=str(ann.get("momentExplanationTranscript") or "").strip(),
+            team_goal=q1,
+            partner_intent=q2,
+            self_reasoning=q3,
+            aligned=aligned,
+            misalignment_reasons=reasons,
+            rationale=str(ann.get("momentExplanationTranscript") or "").strip(),
         )
     except ValidationError as err:
-        names = {"team_goal": "q1LabelId", "partner_intent": "q2LabelId", "self_reasoning": "q3LabelId",
-                 "misalignment_reasons": "q4Reasons", "aligned": "q4"}
+        names = {
+            "team_goal": "q1LabelId",
+            "partner_intent": "q2LabelId",
+            "self_reasoning": "q3LabelId",
+            "misalignment_reasons": "q4Reasons",
+            "aligned": "q4",
+        }
         for e in err.errors(include_url=False):
             loc = [str(x) for x in e["loc"]]
             fld = names.get(loc[0], loc[0]) if loc else "(annotation)"
@@ -115,7 +124,9 @@ def read_annotations(paths: list[Path], root: Path, report: Report) -> dict[str,
             for action_id, ann in payload.items():
                 rec = f"{prefix}action {clipped(str(action_id))}"
                 if not isinstance(ann, dict):
-                    report.add(rel, rec, "(annotation)", f"expected an object with q1LabelId .. q4, got {type(ann).__name__}")
+                    report.add(
+                        rel, rec, "(annotation)", f"expected an object with q1LabelId .. q4, got {type(ann).__name__}"
+                    )
                     continue
                 mm = mental_model_of(ann, report, rel, rec)
                 if mm is not None:
@@ -159,7 +170,12 @@ def read_checkpoints(paths: list[Path], root: Path, report: Report) -> list[tupl
                     raise ValueError
             except (TypeError, ValueError):
                 if ok:
-                    report.add(rel, rec, "checkpoint_index", f"expected an integer >= 1, got {shown(obj.get('checkpoint_index'))}")
+                    report.add(
+                        rel,
+                        rec,
+                        "checkpoint_index",
+                        f"expected an integer >= 1, got {shown(obj.get('checkpoint_index'))}",
+                    )
                 ok = False
             try:
                 el = float(obj.get("elapsed_seconds"))
@@ -167,9 +183,10 @@ def read_checkpoints(paths: list[Path], root: Path, report: Report) -> list[tupl
                     raise ValueError
             except (TypeError, ValueError):
                 if ok:
-                    report.add(rel, rec, "elapsed_seconds", f"expected seconds >= 0, got {shown(obj.get('elapsed_seconds'))}")
+                    report.add(
+                        rel, rec, "elapsed_seconds", f"expected seconds >= 0, got {shown(obj.get('elapsed_seconds'))}"
+                    )
                 ok = False
             if ok:
                 rows.append(({**obj, "checkpoint_index": idx, "elapsed_seconds": el}, rel, rec))
     return rows
-

@@ -33,4 +33,3 @@ def _looks_like_ascii_map(path: Path) -> bool:
         return False
     body = set(head) - {"\n", "\r"}
     return bool(body) and body <= set("#.SF \t") and "S" in body
-

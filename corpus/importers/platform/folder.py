@@ -35,15 +35,29 @@ def _participant_ids(pids: list[str]) -> dict[str, str]:
 
 def _check_options(options: PlatformOptions, report: Report) -> None:
     if options.condition is not None and options.condition not in schema.CONDITIONS:
-        report.add("(options)", "-", "condition", f"unknown condition {options.condition!r} (expected one of {', '.join(schema.CONDITIONS)})")
+        report.add(
+            "(options)",
+            "-",
+            "condition",
+            f"unknown condition {options.condition!r} (expected one of {', '.join(schema.CONDITIONS)})",
+        )
     if options.split not in schema.SPLITS:
-        report.add("(options)", "-", "split", f"unknown split {options.split!r} (expected one of {', '.join(schema.SPLITS)})")
+        report.add(
+            "(options)", "-", "split", f"unknown split {options.split!r} (expected one of {', '.join(schema.SPLITS)})"
+        )
     if not (0 < options.ink_share <= 1):
         report.add("(options)", "-", "ink_share", f"must be in (0, 1], got {options.ink_share!r}")
 
 
-def _checkpoints(rows: list[Row], sid: str, label: str, roles: dict[str, str], actions: list[Action],
-                 checkpoint_rows: list[tuple[dict, str, str]], report: Report) -> list[Checkpoint]:
+def _checkpoints(
+    rows: list[Row],
+    sid: str,
+    label: str,
+    roles: dict[str, str],
+    actions: list[Action],
+    checkpoint_rows: list[tuple[dict, str, str]],
+    report: Report,
+) -> list[Checkpoint]:
     """The session's checkpoint rows, each placed at the last action before its time."""
     t0_abs, origin = time_origins(rows)
     checkpoints = []
@@ -57,11 +71,16 @@ def _checkpoints(rows: list[Row], sid: str, label: str, roles: dict[str, str], a
         t = (origin - t0_abs) + obj["elapsed_seconds"]
         before = [a.index for a in actions if a.timestamp <= t + 1e-6]
         idx = before[-1] if before else 0
-        checkpoints.append(Checkpoint(
-            role=roles[pid], index=obj["checkpoint_index"], action_index=idx,
-            progress=round(idx / max(len(actions) - 1, 1), 3), elapsed_s=round(max(t, 0.0), 3),
-            team_goal=str(obj.get("transcription") or "").strip(),
-        ))
+        checkpoints.append(
+            Checkpoint(
+                role=roles[pid],
+                index=obj["checkpoint_index"],
+                action_index=idx,
+                progress=round(idx / max(len(actions) - 1, 1), 3),
+                elapsed_s=round(max(t, 0.0), 3),
+                team_goal=str(obj.get("transcription") or "").strip(),
+            )
+        )
     checkpoints.sort(key=lambda c: (c.elapsed_s, c.role, c.index))
     return checkpoints
 
@@ -121,7 +140,11 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         roles = assign_roles(srows, options, report, label)
         if roles is None:
             continue
-        map_kind = "grid" if any(r.filled is not None for r in srows) else ("image" if any(r.map_image for r in srows) else "none")
+        map_kind = (
+            "grid"
+            if any(r.filled is not None for r in srows)
+            else ("image" if any(r.map_image for r in srows) else "none")
+        )
         grid_map = session_map(srows, map_kind, option_map, folder_maps, options, report, label, ink)
         if grid_map is None:
             continue
@@ -133,24 +156,42 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         if not actions:
             report.add(srows[0].file, label, "(session)", "no actions left to import")
             continue
-        for action_id, (mm, rel, rec) in annotations.items():
+        for action_id, (mm, _rel, _rec) in annotations.items():
             if action_id in ids:
                 a = actions[ids[action_id]]
                 actions[ids[action_id]] = a.model_copy(update={"mental_model": mm})
                 annotated.add(action_id)
         pid_map = _participant_ids(list(roles))
         name = next((r.session_name for r in srows if r.session_name), "")
-        header = f"Imported from the collaboration platform: session '{name}' ({sid})" if name else f"Imported from the collaboration platform: session {sid}"
+        header = (
+            f"Imported from the collaboration platform: session '{name}' ({sid})"
+            if name
+            else f"Imported from the collaboration platform: session {sid}"
+        )
         if map_kind == "image":
             header += f"; ink rasterized onto a {grid_map.grid_size[0]}x{grid_map.grid_size[1]} grid at ink share {options.ink_share:g}"
-        sessions.append(Session(
-            id=key, condition=options.condition or DEFAULT_CONDITION, split=options.split, map_id=grid_map.id,
-            duration_s=max((a.timestamp for a in actions), default=0.0),
-            participants=[Participant(role=roles[p], id=pid_map[p]) for p in sorted(roles, key=lambda p: roles[p] != "guide")],
-            checkpoints=_checkpoints(srows, sid, label, roles, actions, checkpoint_rows, report),
-            actions=actions, notes="; ".join([header, *notes]),
-        ))
+        sessions.append(
+            Session(
+                id=key,
+                condition=options.condition or DEFAULT_CONDITION,
+                split=options.split,
+                map_id=grid_map.id,
+                duration_s=max((a.timestamp for a in actions), default=0.0),
+                participants=[
+                    Participant(role=roles[p], id=pid_map[p]) for p in sorted(roles, key=lambda p: roles[p] != "guide")
+                ],
+                checkpoints=_checkpoints(srows, sid, label, roles, actions, checkpoint_rows, report),
+                actions=actions,
+                notes="; ".join([header, *notes]),
+            )
+        )
     for action_id, (_mm, rel, rec) in annotations.items():
         if action_id not in annotated:
-            report.add(rel, rec, "action_id", "no imported action has this id (a tool selection or a stroke left out?); annotation ignored", WARNING)
+            report.add(
+                rel,
+                rec,
+                "action_id",
+                "no imported action has this id (a tool selection or a stroke left out?); annotation ignored",
+                WARNING,
+            )
     return ImportResult(maps=list(maps.values()), sessions=sessions, report=report)

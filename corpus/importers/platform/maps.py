@@ -33,30 +33,56 @@ def read_map_option(path: Path, report: Report, names: Path | None) -> GridMap |
                 report.add(rel, "-", "grid_size", f"expected [rows, cols], got {shown(gs)}")
                 return None
             mid = safe_id(str(obj.get("id") or path.stem))
-            return placeholder_map(mid, str(obj.get("name") or f"{mid} (placeholder: grid only, no landmarks or route)"), tuple(gs))
+            return placeholder_map(
+                mid, str(obj.get("name") or f"{mid} (placeholder: grid only, no landmarks or route)"), tuple(gs)
+            )
         return parse(GridMap, obj, report, rel, "map")
     return read_ascii_map(path, report, rel, names_path=names)
 
 
-def session_map(rows: list[Row], map_kind: str, option_map: GridMap | None, folder_maps: dict[str, GridMap],
-                options: PlatformOptions, report: Report, label: str, ink: InkReader) -> GridMap | None:
+def session_map(
+    rows: list[Row],
+    map_kind: str,
+    option_map: GridMap | None,
+    folder_maps: dict[str, GridMap],
+    options: PlatformOptions,
+    report: Report,
+    label: str,
+    ink: InkReader,
+) -> GridMap | None:
     """The session's map; None (reported) when a grid session's ASCII map cannot be told."""
     if option_map is not None:
         if options.grid and tuple(option_map.grid_size) != tuple(options.grid):
-            report.add("(options)", label, "grid", f"grid {list(options.grid)} differs from the map file's {list(option_map.grid_size)}")
+            report.add(
+                "(options)",
+                label,
+                "grid",
+                f"grid {list(options.grid)} differs from the map file's {list(option_map.grid_size)}",
+            )
             return None
         return option_map
     if map_kind == "grid":
-        fits = [gm for gm in folder_maps.values()
-                if all(0 <= r < gm.grid_size[0] and 0 <= c < gm.grid_size[1] for row in rows for r, c in (row.filled or []))]
+        fits = [
+            gm
+            for gm in folder_maps.values()
+            if all(0 <= r < gm.grid_size[0] and 0 <= c < gm.grid_size[1] for row in rows for r, c in (row.filled or []))
+        ]
         if len(folder_maps) == 1 and fits:
             return fits[0]
         if not folder_maps:
-            report.add(rows[0].file, label, "metadata.filledCells",
-                       "the session draws on a grid map but the folder holds no ASCII map (*.txt); pass map_path=")
+            report.add(
+                rows[0].file,
+                label,
+                "metadata.filledCells",
+                "the session draws on a grid map but the folder holds no ASCII map (*.txt); pass map_path=",
+            )
         else:
-            report.add(rows[0].file, label, "metadata.filledCells",
-                       f"cannot tell which ASCII map the session used ({', '.join(sorted(folder_maps)) or 'none fits its cells'}); pass map_path=")
+            report.add(
+                rows[0].file,
+                label,
+                "metadata.filledCells",
+                f"cannot tell which ASCII map the session used ({', '.join(sorted(folder_maps)) or 'none fits its cells'}); pass map_path=",
+            )
         return None
     grid = tuple(options.grid) if options.grid else None
     if grid is None and map_kind == "image":
@@ -80,4 +106,6 @@ def session_map(rows: list[Row], map_kind: str, option_map: GridMap | None, fold
         grid = PLATFORM_GRID
     rows_n, cols_n = grid
     what = "image map not in the export" if map_kind == "image" else "map not in the export"
-    return placeholder_map(f"canvas-{rows_n}x{cols_n}", f"{what} (placeholder: {rows_n}x{cols_n} grid, no landmarks or route)", grid)
+    return placeholder_map(
+        f"canvas-{rows_n}x{cols_n}", f"{what} (placeholder: {rows_n}x{cols_n} grid, no landmarks or route)", grid
+    )

@@ -37,7 +37,9 @@ def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, labe
             given = next((v for k, v in options.roles.items() if pid.startswith(k)), None)
         if given is not None:
             if given not in schema.ROLES:
-                report.add("(options)", label, f"roles.{pid}", f"unknown role {shown(given)} (expected guide or follower)")
+                report.add(
+                    "(options)", label, f"roles.{pid}", f"unknown role {shown(given)} (expected guide or follower)"
+                )
                 return None
             roles[pid] = given
             continue
@@ -57,10 +59,11 @@ def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, labe
     if len(pids) != 2 or counts != Counter({"guide": 1, "follower": 1}):
         desc = ", ".join(f"{p[:8]}: {roles.get(p, 'unknown')}" for p in pids) or "none"
         report.add(
-            files.get(pids[0], "(logs)") if pids else "(logs)", label, "participant_id",
+            files.get(pids[0], "(logs)") if pids else "(logs)",
+            label,
+            "participant_id",
             f"a session needs exactly one guide and one follower; found {len(pids)} participant(s) ({desc}). "
             "Name the logs <id>.guide*.jsonl / <id>.follower*.jsonl or pass roles={participant_id: role}",
         )
         return None
     return roles
-

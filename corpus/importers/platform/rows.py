@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ def parse_time(value: Any) -> datetime | None:
     except ValueError:
         return None
     if t.tzinfo is None:
-        t = t.replace(tzinfo=timezone.utc)
+        t = t.replace(tzinfo=UTC)
     return t
 
 
@@ -92,7 +92,11 @@ def _cells_of(value: Any) -> list[Cell] | None:
                 r, c = int(parts[0].strip()), int(parts[1].strip())
             except ValueError:
                 return None
-        elif isinstance(item, (list, tuple)) and len(item) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in item):
+        elif (
+            isinstance(item, (list, tuple))
+            and len(item) == 2
+            and all(isinstance(x, int) and not isinstance(x, bool) for x in item)
+        ):
             r, c = item
         else:
             return None
@@ -115,8 +119,9 @@ def read_rows(logs: list[Path], root: Path, report: Report) -> list[Row]:
     return rows
 
 
-def _read_row(obj: dict, rel: str, lineno: int, order: int, folder: Path, report: Report,
-              last_tool: dict[str, str]) -> Row | None:
+def _read_row(
+    obj: dict, rel: str, lineno: int, order: int, folder: Path, report: Report, last_tool: dict[str, str]
+) -> Row | None:
     rec = f"line {lineno}"
     ok = True
 
@@ -146,7 +151,9 @@ def _read_row(obj: dict, rel: str, lineno: int, order: int, folder: Path, report
             report.add(rel, rec, "timestamp", f"not an ISO-8601 time: {shown(obj['timestamp'])}")
             ok = False
     elapsed = obj.get("session_elapsed_seconds")
-    if elapsed is not None and (isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or elapsed < 0 or not math.isfinite(elapsed)):
+    if elapsed is not None and (
+        isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or elapsed < 0 or not math.isfinite(elapsed)
+    ):
         report.add(rel, rec, "session_elapsed_seconds", f"expected a number of seconds >= 0, got {shown(elapsed)}")
         ok = False
     metadata = obj.get("metadata")
@@ -171,30 +178,51 @@ def _read_row(obj: dict, rel: str, lineno: int, order: int, folder: Path, report
     if not ok or action_type is None:
         return None
     if result not in (None, "success"):
-        report.add(rel, rec, "result", f"{action_type} with result {shown(result)} left out (only successful actions are imported)", WARNING)
+        report.add(
+            rel,
+            rec,
+            "result",
+            f"{action_type} with result {shown(result)} left out (only successful actions are imported)",
+            WARNING,
+        )
         return None
 
     base = dict(
-        file=rel, line=lineno, order=order, action_id=str(obj.get("action_id") or f"{rel}:{lineno}"),
-        when=when, elapsed=float(elapsed) if elapsed is not None else None, session_id=session_id or "",
-        session_name=str(obj.get("session_name") or "").strip(), participant_id=participant or "",
+        file=rel,
+        line=lineno,
+        order=order,
+        action_id=str(obj.get("action_id") or f"{rel}:{lineno}"),
+        when=when,
+        elapsed=float(elapsed) if elapsed is not None else None,
+        session_id=session_id or "",
+        session_name=str(obj.get("session_name") or "").strip(),
+        participant_id=participant or "",
         map_image=map_image.strip() if isinstance(map_image, str) and map_image.strip() else None,
-        filled=filled, folder=folder,
+        filled=filled,
+        folder=folder,
     )
     if action_type == "send_message":
         if not isinstance(content, str) or not content.strip():
             report.add(rel, rec, "action_content", f"a message needs non-empty text, got {shown(content)}")
             return None
         receiver = metadata.get("receiver")
-        return Row(**base, kind="message", text=content.strip(), receiver=receiver if isinstance(receiver, str) else None)
+        return Row(
+            **base, kind="message", text=content.strip(), receiver=receiver if isinstance(receiver, str) else None
+        )
     if action_type == "map_draw_stop":
         if content not in DRAW_STOP:
-            report.add(rel, rec, "action_content",
-                       f"unknown stroke end {shown(content)} (expected one of {', '.join(DRAW_STOP)})")
+            report.add(
+                rel,
+                rec,
+                "action_content",
+                f"unknown stroke end {shown(content)} (expected one of {', '.join(DRAW_STOP)})",
+            )
             return None
         tool = metadata.get("stroke_tool")
         if tool is not None and tool not in ("brush", "eraser"):
-            report.add(rel, rec, "metadata.stroke_tool", f"unknown stroke tool {shown(tool)} (expected brush or eraser)")
+            report.add(
+                rel, rec, "metadata.stroke_tool", f"unknown stroke tool {shown(tool)} (expected brush or eraser)"
+            )
             return None
         if tool is None:
             # Older logs name no stroke tool and log every release as brush_release: the tool is
@@ -203,13 +231,19 @@ def _read_row(obj: dict, rel: str, lineno: int, order: int, folder: Path, report
         return Row(**base, kind="stroke", text=str(content), tool=tool)
     if action_type == "map_tool_click":
         if content not in TOOL_CLICKS:
-            report.add(rel, rec, "action_content",
-                       f"unknown tool {shown(content)} left out (expected one of {', '.join(sorted(TOOL_CLICKS))})", WARNING)
+            report.add(
+                rel,
+                rec,
+                "action_content",
+                f"unknown tool {shown(content)} left out (expected one of {', '.join(sorted(TOOL_CLICKS))})",
+                WARNING,
+            )
             return None
         if content in ("brush", "eraser"):
             last_tool[participant or ""] = str(content)
             return Row(**base, kind="tool", text=str(content))
         return Row(**base, kind=str(content))
-    report.add(rel, rec, "action_type", f"action type {shown(action_type)} is not part of the Map Task; left out", WARNING)
+    report.add(
+        rel, rec, "action_type", f"action type {shown(action_type)} is not part of the Map Task; left out", WARNING
+    )
     return None
-

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -79,8 +80,9 @@ def ink_of(row: Row, ink: InkReader, report: Report) -> np.ndarray | None:
 class _Snapshots:
     """The canvas state each stroke row logged, as a set of grid cells."""
 
-    def __init__(self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report,
-                 ink: InkReader) -> None:
+    def __init__(
+        self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report, ink: InkReader
+    ) -> None:
         self.grid_map, self.map_kind, self.options, self.report, self.ink = grid_map, map_kind, options, report, ink
         self.grid = tuple(grid_map.grid_size)
         self.warned_shape = False
@@ -99,8 +101,12 @@ class _Snapshots:
         outside = [c for c in cells if not (0 <= c[0] < rows_n and 0 <= c[1] < cols_n)]
         if outside:
             r, c = sorted(outside)[0]
-            self.report.add(row.file, row.where, "metadata.filledCells",
-                            f"cell {r},{c} is outside the {rows_n}x{cols_n} grid of map '{self.grid_map.id}'")
+            self.report.add(
+                row.file,
+                row.where,
+                "metadata.filledCells",
+                f"cell {r},{c} is outside the {rows_n}x{cols_n} grid of map '{self.grid_map.id}'",
+            )
             return None
         return cells
 
@@ -114,9 +120,14 @@ class _Snapshots:
         rows_n, cols_n = self.grid
         if abs((w / h) / (cols_n / rows_n) - 1) > 0.08 and not self.warned_shape:
             self.warned_shape = True
-            self.report.add(row.file, row.where, "map_image",
-                            f"the ink image is {w}x{h} px but the grid is {rows_n}x{cols_n} cells: the shapes differ, "
-                            "so cells are stretched (further images of this session not reported)", WARNING)
+            self.report.add(
+                row.file,
+                row.where,
+                "map_image",
+                f"the ink image is {w}x{h} px but the grid is {rows_n}x{cols_n} cells: the shapes differ, "
+                "so cells are stretched (further images of this session not reported)",
+                WARNING,
+            )
         try:
             cov = ink_coverage(alpha, self.grid)
         except ValueError as exc:
@@ -150,7 +161,9 @@ def build_session(
 
     def add(row: Row, type_: str, content: Any = None) -> None:
         t = round(max(row.when.timestamp() - t0, 0.0), 3)
-        actions.append(Action(index=len(actions), timestamp=t, role=roles[row.participant_id], type=type_, content=content))
+        actions.append(
+            Action(index=len(actions), timestamp=t, role=roles[row.participant_id], type=type_, content=content)
+        )
         ids[row.action_id] = len(actions) - 1
 
     for row in rows:
@@ -165,8 +178,13 @@ def build_session(
         elif row.kind == "undo":
             if map_kind == "image" and platform_stack and not platform_stack[-1]:
                 platform_stack.pop()
-                report.add(row.file, row.where, "action_content",
-                           "undo of a stroke that changed no grid cell changes no cell either; left out", WARNING)
+                report.add(
+                    row.file,
+                    row.where,
+                    "action_content",
+                    "undo of a stroke that changed no grid cell changes no cell either; left out",
+                    WARNING,
+                )
                 left_out["undo of a stroke that changed no cell"] += 1
                 continue
             if platform_stack:
@@ -186,14 +204,24 @@ def build_session(
             if map_kind == "image":
                 platform_stack.append(bool(cells))
             if not cells:
-                report.add(row.file, row.where, "action_content",
-                           f"the {row.tool} stroke ({row.text}) changed no grid cell; left out", WARNING)
+                report.add(
+                    row.file,
+                    row.where,
+                    "action_content",
+                    f"the {row.tool} stroke ({row.text}) changed no grid cell; left out",
+                    WARNING,
+                )
                 left_out["strokes that changed no cell"] += 1
                 continue
             if extra:
-                report.add(row.file, row.where, "action_content",
-                           f"the {row.tool} stroke also {'added' if type_ == 'erase' else 'removed'} {len(extra)} cell(s); "
-                           f"only its {type_} cells are kept", WARNING)
+                report.add(
+                    row.file,
+                    row.where,
+                    "action_content",
+                    f"the {row.tool} stroke also {'added' if type_ == 'erase' else 'removed'} {len(extra)} cell(s); "
+                    f"only its {type_} cells are kept",
+                    WARNING,
+                )
             ordered = order_cells(cells, near=last_end, hint=row.filled if map_kind == "grid" else None)
             add(row, type_, ordered)
             last_end = ordered[-1]
@@ -215,5 +243,10 @@ def _report_no_state(row: Row, map_kind: str, report: Report) -> None:
     else:
         msg = "no canvas state (no metadata.filledCells or map_image)"
     if not any(i.file == row.file and i.record == row.where and i.severity == ERROR for i in report.issues):
-        report.add(row.file, row.where, "map_image" if map_kind != "grid" else "metadata.filledCells",
-                   f"{msg}: the {row.tool} stroke cannot be turned into cells and is left out", WARNING)
+        report.add(
+            row.file,
+            row.where,
+            "map_image" if map_kind != "grid" else "metadata.filledCells",
+            f"{msg}: the {row.tool} stroke cannot be turned into cells and is left out",
+            WARNING,
+        )
