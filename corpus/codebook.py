@@ -15,8 +15,9 @@ A codebook is a YAML or JSON file::
         negative: [examples]      # optional
         requires_note: false      # optional; a label with this code needs a note
 
-The bundled codebooks live in ``corpus/codebooks/``. Loading checks every field and reports each
-problem with the file, the record (``codes[3]``) and the field.
+The bundled codebooks live in ``corpus/codebooks/``. Loading checks every field (pydantic models
+whose validators word each problem: :class:`_Head`, :class:`_CodeList`, :class:`_CodeFields`)
+and reports each problem with the file, the record (``codes[3]``) and the field.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
+from pydantic import AliasPath, BaseModel, ConfigDict, Field, PlainValidator, ValidationInfo, model_validator
 
-from corpus.validate import DatasetError, Report, read_text
+from corpus import jsonsafe
+from corpus.modelbase import StrictModel
+from corpus.reading import json_issue, read_text, validated
+from corpus.report import DatasetError, Report
 
 BUNDLED = Path(__file__).parent / "codebooks"
 _CODE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -96,123 +100,171 @@ class Codebook:
         return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
 
 
-def _strings(value: Any, report: Report, file: str, record: str, fld: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        report.add(file, record, fld, "must be a list of strings")
-        return ()
-    return tuple(value)
+# -- what a codebook file holds ---------------------------------------------------------------
+# Each field's validator decides what it accepts and words the problem it finds; problems are
+# reported with the file, the record ("-" for the codebook, "codes[3]" for a code) and the field,
+# in the order the fields are declared. Values are taken as the file gives them (a version of
+# 1.0 in YAML reads "1.0").
+
+_NULL: Any = None  # the default of a field whose validator also judges a file without it
 
 
-def _unique(
-    report: Report,
-    file: str,
-    record: str,
-    fld: str,
-    value: str,
-    i: int,
-    seen: dict[str, int],
-    invalid: str | None,
-    repeated: Callable[[int], str],
-) -> None:
-    """Report ``invalid`` (when given), or ``repeated(j)`` when code ``j`` already has ``value``;
-    else remember that code ``i`` has it."""
-    if invalid:
-        report.add(file, record, fld, invalid)
-    elif value in seen:
-        report.add(file, record, fld, repeated(seen[value]))
-    else:
-        seen[value] = i
+def _given(v: Any) -> Any:
+    if v is None or (isinstance(v, str) and not v.strip()):
+        raise ValueError("missing")
+    return v
+
+
+def _given_text(v: Any) -> str:
+    return str(_given(v)).strip()
+
+
+def _identifier(v: Any) -> str:
+    text = str(v or "")
+    if text and not _CODE_RE.match(text):
+        raise ValueError(f"'{text}' must be lowercase letters, digits and underscores")
+    return text
+
+
+def _text(v: Any) -> str:
+    return str(v or "").strip()
+
+
+def _non_empty_list(v: Any) -> list[Any]:
+    if not isinstance(v, list) or not v:
+        raise ValueError("must be a non-empty list")
+    return v
+
+
+class _Head(BaseModel):
+    """The codebook's own fields (any other field of the file is not read)."""
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+    # The id is checked twice: given (with the name and the version), then its form.
+    id: Annotated[Any, PlainValidator(_given)] = _NULL
+    name: Annotated[str, PlainValidator(_given_text)] = _NULL
+    version: Annotated[str, PlainValidator(_given_text)] = _NULL
+    identifier: Annotated[str, PlainValidator(_identifier)] = Field(_NULL, validation_alias=AliasPath("id"))
+    description: Annotated[str, PlainValidator(_text)] = _NULL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_mapping(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError("a codebook must be a mapping with id, name, version and codes")
+        return data
+
+
+class _CodeList(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+    codes: Annotated[list[Any], PlainValidator(_non_empty_list)] = _NULL
+
+
+def _unique(info: ValidationInfo, fld: str, value: str) -> str:
+    """``value`` when no earlier code of the list has it as its ``fld``; it is then remembered as
+    this code's. The validation context holds this code's index and, by field, the first code
+    that has each value."""
+    first: dict[str, int] = info.context["first"][fld] if info.context else {}
+    if value in first:
+        j = first[value]
+        raise ValueError(
+            f"'{value}' repeats codes[{j}]" if fld == "code" else f"'{value}' is already the key of codes[{j}]"
+        )
+    first[value] = info.context["index"] if info.context else 0
+    return value
+
+
+def _code_id(v: Any, info: ValidationInfo) -> str:
+    code = str(v or "").strip()
+    if not code:
+        raise ValueError("missing")
+    if not _CODE_RE.match(code):
+        raise ValueError(f"'{code}' must be lowercase letters, digits and underscores")
+    return _unique(info, "code", code)
+
+
+def _key(v: Any, info: ValidationInfo) -> str:
+    key = str(v if v is not None else "").strip()
+    if len(key) != 1:
+        raise ValueError(f"must be one character, got '{key}'")
+    return _unique(info, "key", key)
+
+
+def _required_text(v: Any) -> str:
+    text = _text(v)
+    if not text:
+        raise ValueError("missing")
+    return text
+
+
+def _flag(v: Any) -> bool:
+    if not isinstance(v, bool):
+        raise ValueError("must be true or false")
+    return v
+
+
+def _strings(v: Any) -> tuple[str, ...]:
+    if v is None:
+        return ()
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise ValueError("must be a list of strings")
+    return tuple(v)
+
+
+class _CodeFields(StrictModel):
+    """One code of the list; a field the format does not name is an error."""
+
+    model_config = ConfigDict(validate_default=True)
+
+    code: Annotated[str, PlainValidator(_code_id)] = _NULL
+    name: Annotated[str, PlainValidator(_required_text)] = _NULL
+    key: Annotated[str, PlainValidator(_key)] = _NULL
+    definition: Annotated[str, PlainValidator(_required_text)] = _NULL
+    requires_note: Annotated[bool, PlainValidator(_flag)] = False
+    positive: Annotated[tuple[str, ...], PlainValidator(_strings)] = _NULL
+    negative: Annotated[tuple[str, ...], PlainValidator(_strings)] = _NULL
+
+    @model_validator(mode="before")
+    @classmethod
+    def _a_mapping(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            raise ValueError("each code must be a mapping")
+        return data
+
+    def as_code(self) -> Code:
+        return Code(
+            code=self.code,
+            name=self.name,
+            key=self.key,
+            definition=self.definition,
+            positive=self.positive,
+            negative=self.negative,
+            requires_note=self.requires_note,
+        )
 
 
 def parse(data: Any, file: str = "<codebook>") -> Codebook:
     """Check a codebook's content; raise DatasetError with every problem found."""
     report = Report()
+    head = validated(_Head, data, report, file, "-", whole="-")
     if not isinstance(data, dict):
-        report.add(file, "-", "-", "a codebook must be a mapping with id, name, version and codes")
         raise DatasetError(report)
-    for key in ("id", "name", "version"):
-        v = data.get(key)
-        if v is None or (isinstance(v, str) and not v.strip()):
-            report.add(file, "-", key, "missing")
-    cid = str(data.get("id") or "")
-    if cid and not _CODE_RE.match(cid):
-        report.add(file, "-", "id", f"'{cid}' must be lowercase letters, digits and underscores")
-    codes_raw = data.get("codes")
-    codes: list[Code] = []
-    if not isinstance(codes_raw, list) or not codes_raw:
-        report.add(file, "-", "codes", "must be a non-empty list")
-        codes_raw = []
-    seen_codes: dict[str, int] = {}
-    seen_keys: dict[str, int] = {}
-    for i, c in enumerate(codes_raw):
-        rec = f"codes[{i}]"
-        if not isinstance(c, dict):
-            report.add(file, rec, "-", "each code must be a mapping")
-            continue
-        unknown = set(c) - {"code", "name", "key", "definition", "positive", "negative", "requires_note"}
-        for u in sorted(unknown):
-            report.add(file, rec, u, "unknown field")
-        code = str(c.get("code") or "").strip()
-        bad_code = (
-            "missing"
-            if not code
-            else (None if _CODE_RE.match(code) else f"'{code}' must be lowercase letters, digits and underscores")
-        )
-        _unique(
-            report,
-            file,
-            rec,
-            "code",
-            code,
-            i,
-            seen_codes,
-            bad_code,
-            lambda j, code=code: f"'{code}' repeats codes[{j}]",
-        )
-        name = str(c.get("name") or "").strip()
-        if not name:
-            report.add(file, rec, "name", "missing")
-        key = str(c.get("key") if c.get("key") is not None else "").strip()
-        bad_key = None if len(key) == 1 else f"must be one character, got '{key}'"
-        _unique(
-            report,
-            file,
-            rec,
-            "key",
-            key,
-            i,
-            seen_keys,
-            bad_key,
-            lambda j, key=key: f"'{key}' is already the key of codes[{j}]",
-        )
-        definition = str(c.get("definition") or "").strip()
-        if not definition:
-            report.add(file, rec, "definition", "missing")
-        rn = c.get("requires_note", False)
-        if not isinstance(rn, bool):
-            report.add(file, rec, "requires_note", "must be true or false")
-            rn = False
-        codes.append(
-            Code(
-                code=code,
-                name=name,
-                key=key,
-                definition=definition,
-                positive=_strings(c.get("positive"), report, file, rec, "positive"),
-                negative=_strings(c.get("negative"), report, file, rec, "negative"),
-                requires_note=rn,
-            )
-        )
-    if not report.ok:
+    listed = validated(_CodeList, data, report, file, "-")
+    first: dict[str, dict[str, int]] = {"code": {}, "key": {}}  # a code or key -> the first code with it
+    codes = [
+        validated(_CodeFields, c, report, file, f"codes[{i}]", context={"index": i, "first": first}, whole="-")
+        for i, c in enumerate(listed.codes if listed else [])
+    ]
+    if head is None or not report.ok:
         raise DatasetError(report)
     return Codebook(
-        id=cid,
-        name=str(data["name"]).strip(),
-        version=str(data["version"]).strip(),
-        description=str(data.get("description") or "").strip(),
-        codes=tuple(codes),
+        id=head.identifier,
+        name=head.name,
+        version=head.version,
+        description=head.description,
+        codes=tuple(c.as_code() for c in codes if c is not None),
         source=file,
     )
 
@@ -228,11 +280,19 @@ def load(path: str | Path) -> Codebook:
 
 
 def loads(text: str, file: str = "<codebook>") -> Codebook:
+    """A codebook from a file's text: JSON (read as all JSON from users is) when the file name
+    ends in .json, else YAML."""
     report = Report()
     try:
-        data = json.loads(text) if file.endswith(".json") else yaml.safe_load(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        report.add(file, "-", "-", f"not valid {'JSON' if file.endswith('.json') else 'YAML'}: {exc}")
+        data = jsonsafe.loads(text) if file.endswith(".json") else yaml.safe_load(text)
+    except jsonsafe.JsonError as exc:
+        json_issue(report, file, exc)
+        raise DatasetError(report) from None
+    except yaml.YAMLError as exc:
+        report.add(file, "-", "-", f"not valid YAML: {exc}")
+        raise DatasetError(report) from None
+    except RecursionError:
+        report.add(file, "-", "-", "not valid YAML: nested too deeply")
         raise DatasetError(report) from None
     return parse(data, file)
 

@@ -29,7 +29,8 @@ import pandas as pd
 from corpus import schema
 from corpus.jsonsafe import JsonError, loads
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
-from corpus.validate import ERROR, WARNING, Report, read_text
+from corpus.reading import json_issue, jsonl_records, read_text
+from corpus.report import ERROR, WARNING, Report, describe
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
 JUDGE_TASK = "judge_scores"
@@ -164,8 +165,8 @@ class Run:
 class _Line:
     """Checks of one prediction line; problems go to the run's report."""
 
-    def __init__(self, report: Report, rel: str, lineno: int, obj: dict):
-        self.report, self.rel, self.rec, self.obj = report, rel, f"line {lineno}", obj
+    def __init__(self, report: Report, rel: str, lineno: int, obj: dict[str, Any]):
+        self.report, self.rel, self.lineno, self.rec, self.obj = report, rel, lineno, f"line {lineno}", obj
         self.bad = False
 
     def error(self, fld: str, message: str) -> None:
@@ -179,7 +180,7 @@ class _Line:
                 self.error(fld, "required field is missing")
             return None
         if not isinstance(v, str):
-            self.error(fld, f"expected a string, got {_kind(v)}")
+            self.error(fld, f"expected a string, got {describe(v)}")
             return None
         if not empty_ok and not v.strip():
             self.error(fld, "empty")
@@ -187,18 +188,7 @@ class _Line:
         return v
 
 
-def _kind(v: Any) -> str:
-    return {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-        dict: "an object",
-    }.get(type(v), type(v).__name__)
-
-
-def _action(line: _Line, sessions: Mapping[str, Any]):
+def _action(line: _Line, sessions: Mapping[str, Any]) -> tuple[Any, Any]:
     """The session and action a line points at (None, None after reporting a problem)."""
     sid = line.string("session_id")
     idx = line.obj.get("action_index")
@@ -212,7 +202,7 @@ def _action(line: _Line, sessions: Mapping[str, Any]):
         line.error("action_index", "required field is missing")
         return None, None
     if isinstance(idx, bool) or not isinstance(idx, int):
-        line.error("action_index", f"expected an integer, got {_kind(idx)}")
+        line.error("action_index", f"expected an integer, got {describe(idx)}")
         return None, None
     if not 0 <= idx < len(s.actions):
         line.error("action_index", f"session '{sid}' has no action {idx} (it has {len(s.actions)})")
@@ -224,7 +214,7 @@ def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[i
     """The cells of a drawing; checked against the grid when the session's map is known (a map
     with errors is reported by the dataset reader)."""
     if not isinstance(value, list) or not value:
-        line.error("content", f"a drawing needs a non-empty list of [row, col] cells, got {_kind(value)}")
+        line.error("content", f"a drawing needs a non-empty list of [row, col] cells, got {describe(value)}")
         return None
     rows, cols = grid or (float("inf"), float("inf"))
     out = []
@@ -260,13 +250,13 @@ def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> 
     row["content"], row["cells"] = None, None
     if t == "message":
         if not isinstance(content, str):
-            line.error("content", f"a message prediction needs its text (a string), got {_kind(content)}")
+            line.error("content", f"a message prediction needs its text (a string), got {describe(content)}")
         else:
             row["content"] = content
     elif t in schema.CELL_TYPES:
         row["cells"] = _cells(line, content, grid)
     elif content not in (None, "", []):
-        line.error("content", f'a {t} prediction takes no content (null or ""), got {_kind(content)}')
+        line.error("content", f'a {t} prediction takes no content (null or ""), got {describe(content)}')
 
 
 def _check_mental_model(line: _Line, row: dict) -> None:
@@ -276,7 +266,7 @@ def _check_mental_model(line: _Line, row: dict) -> None:
             line.error(dim, "required field is missing")
             continue
         if not isinstance(v, (str, dict)):
-            line.error(dim, f"expected a label code or its wording (a string), got {_kind(v)}")
+            line.error(dim, f"expected a label code or its wording (a string), got {describe(v)}")
             continue
         code = label_code(dim, v)
         if code is None:
@@ -299,7 +289,7 @@ def _check_judge(line: _Line, row: dict) -> None:
     row["judge"] = line.string("judge")
     score = line.obj.get("score")
     if isinstance(score, bool) or not isinstance(score, int) or score not in JUDGE_SCALE:
-        line.error("score", f"expected an integer from 0 to 5, got {score!r:.40}")
+        line.error("score", f"expected an integer from 0 to 5, got {describe(score)}")
     row["score"] = score
 
 
@@ -326,83 +316,87 @@ def read_task_text(
     """Validate the lines of one task file; one row per valid line (problems go to ``report``). A
     file of more than :data:`corpus.limits.PREDICTION_LINES` lines is refused unread, and reading
     stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows)."""
-    rows: list[dict] = []
-    seen: dict[tuple, int] = {}
-    odd_extras: set[str] = set()
-    core = CORE_FIELDS[task]
-    n_lines = text.count("\n") + (not text.endswith("\n"))
-    if n_lines > PREDICTION_LINES:
-        report.add(rel, "-", "(file)", f"{n_lines:,} lines; a predictions file has at most {PREDICTION_LINES:,}")
-        return pd.DataFrame(rows)
-    errors_before = report.error_count
-    for lineno, raw in enumerate(text.splitlines(), start=1):
-        if report.error_count - errors_before >= PREDICTION_ERRORS:
-            report.add(
-                rel,
-                f"line {lineno}",
-                "(file)",
-                f"reading stopped after {PREDICTION_ERRORS} problems; the lines from here on were not checked",
-            )
-            break
-        if not raw.strip():
-            continue
-        try:
-            obj = loads(raw)
-        except JsonError as exc:
-            report.add(rel, f"line {lineno}", "(json)", str(exc))
-            continue
-        if not isinstance(obj, dict):
-            report.add(rel, f"line {lineno}", "(json)", f"expected a JSON object, got {_kind(obj)}")
-            continue
+    rows: list[dict[str, Any]] = []
+    seen: dict[tuple[Any, ...], int] = {}  # key of a kept prediction -> its line
+    left_out: set[str] = set()  # extra fields already warned about
+    lines = jsonl_records(
+        text, report, rel, max_lines=PREDICTION_LINES, max_problems=PREDICTION_ERRORS, what="a predictions file"
+    )
+    for lineno, obj, _ in lines:
         if failed is not None and isinstance(obj.get("session_id"), str) and failed(obj["session_id"], rel):
             continue
         line = _Line(report, rel, lineno, obj)
-        s, action = _action(line, sessions)
-        if action is None:
+        row = _read_line(line, task, sessions, maps)
+        if row is None:
             continue
-        row: dict[str, Any] = {"session_id": s.id, "action_index": action.index, "line": lineno}
-        if task != JUDGE_TASK:
-            role = obj.get("role", action.role)
-            if role not in schema.ROLES:
-                line.error("role", f"unknown role {role!r:.40} (expected guide or follower)")
-            elif role != action.role:
-                line.error("role", f"the {role} did not act at {s.id}:{action.index} (the {action.role} did)")
-            row["role"] = action.role
-            rationale = obj.get("rationale")
-            if rationale is not None and not isinstance(rationale, str):
-                line.error("rationale", f"expected a string, got {_kind(rationale)}")
-            row["rationale"] = rationale if isinstance(rationale, str) else None
-        if task == "next_action":
-            _check_next_action(line, row, tuple(maps[s.map_id].grid_size) if s.map_id in maps else None)
-        elif task == "mental_model":
-            _check_mental_model(line, row)
-        else:
-            _check_judge(line, row)
-        for k, v in obj.items():
-            if k in core:
-                continue
-            reserved = k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
-            if not reserved and (v is None or isinstance(v, (str, int, float, bool))):
-                row[k] = v
-            elif k not in odd_extras:
-                odd_extras.add(k)
-                why = (
-                    "has a name the comparison uses for its own columns"
-                    if reserved
-                    else "holds a list or an object; only strings, numbers and booleans become slices"
-                )
-                report.add(rel, f"line {lineno}", k, f"extra field {why}, so it is left out", WARNING)
-        key = _key(task, row)
-        if key in seen:
-            line.error(
-                "action_index" if task != JUDGE_TASK else "judge",
-                f"duplicate prediction for {s.id}:{action.index} (also line {seen[key]})",
-            )
-        if line.bad:
-            continue
-        seen[key] = lineno
-        rows.append(row)
+        _extra_fields(line, task, row, left_out)
+        _check_duplicate(line, task, row, seen)
+        if not line.bad:
+            seen[_key(task, row)] = lineno
+            rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _read_line(line: _Line, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The row of one line (None when it names no action of the dataset); ``line.bad`` tells
+    whether any check failed."""
+    s, action = _action(line, sessions)
+    if action is None:
+        return None
+    row: dict[str, Any] = {"session_id": s.id, "action_index": action.index, "line": line.lineno}
+    if task != JUDGE_TASK:
+        _check_actor(line, row, s, action)
+    if task == "next_action":
+        _check_next_action(line, row, tuple(maps[s.map_id].grid_size) if s.map_id in maps else None)
+    elif task == "mental_model":
+        _check_mental_model(line, row)
+    else:
+        _check_judge(line, row)
+    return row
+
+
+def _check_actor(line: _Line, row: dict[str, Any], s: Any, action: Any) -> None:
+    """A task line's role (when given, the actor of the action) and its rationale."""
+    role = line.obj.get("role", action.role)
+    if role not in schema.ROLES:
+        line.error("role", f"unknown role {role!r:.40} (expected guide or follower)")
+    elif role != action.role:
+        line.error("role", f"the {role} did not act at {s.id}:{action.index} (the {action.role} did)")
+    row["role"] = action.role
+    rationale = line.obj.get("rationale")
+    if rationale is not None and not isinstance(rationale, str):
+        line.error("rationale", f"expected a string, got {describe(rationale)}")
+    row["rationale"] = rationale if isinstance(rationale, str) else None
+
+
+def _extra_fields(line: _Line, task: str, row: dict[str, Any], left_out: set[str]) -> None:
+    """Extra fields with a string, number or boolean value become columns (slices); any other is
+    left out, with a warning on the first line of the file that has it."""
+    core = CORE_FIELDS[task]
+    for k, v in line.obj.items():
+        if k in core:
+            continue
+        reserved = k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
+        if not reserved and (v is None or isinstance(v, (str, int, float, bool))):
+            row[k] = v
+        elif k not in left_out:
+            left_out.add(k)
+            why = (
+                "has a name the comparison uses for its own columns"
+                if reserved
+                else "holds a list or an object; only strings, numbers and booleans become slices"
+            )
+            line.report.add(line.rel, line.rec, k, f"extra field {why}, so it is left out", WARNING)
+
+
+def _check_duplicate(line: _Line, task: str, row: dict[str, Any], seen: dict[tuple[Any, ...], int]) -> None:
+    """A second prediction of the same action (for judges: same action, task, criterion and judge)."""
+    key = _key(task, row)
+    if key in seen:
+        line.error(
+            "action_index" if task != JUDGE_TASK else "judge",
+            f"duplicate prediction for {row['session_id']}:{row['action_index']} (also line {seen[key]})",
+        )
 
 
 # -- a run ----------------------------------------------------------------------------------------
@@ -412,17 +406,28 @@ def _read_info(obj: Any, rel: str, default_name: str, report: Report) -> RunInfo
     if obj is None:
         return RunInfo(name=default_name)
     if not isinstance(obj, dict):
-        report.add(rel, "-", "(record)", f"expected a JSON object, got {_kind(obj)}")
+        report.add(rel, "-", "(record)", f"expected a JSON object, got {describe(obj)}")
         return RunInfo(name=default_name)
     values: dict[str, Any] = {}
     for k, typ in INFO_FIELDS.items():
         v = obj.get(k)
         if v is not None and not isinstance(v, typ):
-            report.add(rel, "-", k, f"expected {'a boolean' if typ is bool else 'a string'}, got {_kind(v)}")
+            report.add(rel, "-", k, f"expected {'true or false' if typ is bool else 'a string'}, got {describe(v)}")
         elif v is not None:
             values[k] = v
     meta = {k: v for k, v in obj.items() if k not in INFO_FIELDS}
     return RunInfo(name=values.pop("name", None) or default_name, metadata=meta, **values)
+
+
+def _json_or_none(text: str | None, rel: str, report: Report) -> Any:
+    """The value a JSON text holds; None when there is no text or it is refused (reported)."""
+    if text is None:
+        return None
+    try:
+        return loads(text)
+    except JsonError as exc:
+        json_issue(report, rel, exc)
+        return None
 
 
 def run_files(folder: Path) -> dict[str, Path]:
@@ -453,17 +458,12 @@ def read_run_dir(
     for name, path in files.items():
         texts[name] = read_text(path, report, prefix + name)
         digest.update(name.encode() + b"\0" + (texts[name] or "").encode("utf-8") + b"\0")
-    info_obj = None
-    if texts.get("model.json") is not None:
-        try:
-            info_obj = loads(texts["model.json"])
-        except JsonError as exc:
-            report.add(prefix + "model.json", f"line {exc.line or 1}", "(json)", str(exc))
-    info = _read_info(info_obj, prefix + "model.json", run_id, report)
+    info_rel = prefix + "model.json"
+    info = _read_info(_json_or_none(texts.get("model.json"), info_rel, report), info_rel, run_id, report)
     tables = {
-        task: read_task_text(texts[f"{task}.jsonl"], task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
+        task: read_task_text(text, task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
         for task in FILES
-        if texts.get(f"{task}.jsonl") is not None
+        if (text := texts.get(f"{task}.jsonl")) is not None
     }
     if not any(f"{t}.jsonl" in files for t in FILES):
         report.add(

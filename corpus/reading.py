@@ -5,6 +5,11 @@ raises on bad input. JSON is parsed by :func:`corpus.jsonsafe.loads` (deep nesti
 integers, NaN and Infinity refused with their line), then validated by pydantic in strict mode
 from the JSON text itself, so nothing is coerced: ``"3"`` is not an integer, ``"yes"`` not a
 boolean, ``[true, false]`` not a cell. Messages say what was expected and what was found.
+
+:func:`jsonl_records` is the one reader of JSON lines (every reader of a ``.jsonl`` file goes
+through it, so a bad line is worded the same everywhere). :func:`validated` checks a record
+already read (a log line, a YAML mapping) by a model whose validators word its problems, and
+reports them like :func:`parse` does.
 """
 
 from __future__ import annotations
@@ -12,16 +17,18 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from corpus.jsonsafe import JsonError, loads
-from corpus.report import Report, counted, describe, shown
+from corpus.report import ERROR, Report, counted, describe, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
+
+M = TypeVar("M", bound=BaseModel)
 
 
 def read_text(path: Path, report: Report, rel: str) -> str | None:
@@ -74,24 +81,57 @@ def read_json(path: Path, report: Report, rel: str) -> Any:
     return None if loaded is None else loaded[0]
 
 
-def jsonl_records(text: str, report: Report, rel: str) -> Iterator[tuple[int, dict, str]]:
+def jsonl_records(
+    text: str,
+    report: Report,
+    rel: str,
+    *,
+    max_lines: int | None = None,
+    max_problems: int | None = None,
+    what: str = "a JSON-lines file",
+) -> Iterator[tuple[int, dict[str, Any], str]]:
     """(line number, parsed object, line) for each non-blank line of a JSON-lines text that holds
-    an object; other lines are reported."""
+    an object; other lines are reported.
+
+    With ``max_lines``, a text of more lines is refused unread ("N lines; ``what`` has at most
+    M"). With ``max_problems``, reading stops at the line where that many errors have been
+    reported since it began, the caller's checks of the records already yielded included."""
+    if max_lines is not None and (n_lines := line_count(text)) > max_lines:
+        report.add(rel, "-", "(file)", f"{n_lines:,} lines; {what} has at most {max_lines:,}")
+        return
+    errors_before = report.error_count
     for lineno, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = loads(line)
-        except JsonError as exc:
-            json_issue(report, rel, exc, lineno)
-            continue
-        if not isinstance(obj, dict):
-            report.add(rel, f"line {lineno}", "(json)", f"expected a JSON object, got {describe(obj)}")
-            continue
-        yield lineno, obj, line
+        if max_problems is not None and report.error_count - errors_before >= max_problems:
+            report.add(
+                rel,
+                f"line {lineno}",
+                "(file)",
+                f"reading stopped after {max_problems} problems; the lines from here on were not checked",
+            )
+            return
+        if line.strip() and (obj := _json_object(line, lineno, report, rel)) is not None:
+            yield lineno, obj, line
 
 
-def iter_jsonl(path: Path, report: Report, rel: str) -> Iterator[tuple[int, Any]]:
+def line_count(text: str) -> int:
+    """Lines of a text, the last one counted whether or not it ends with a newline."""
+    return text.count("\n") + (not text.endswith("\n"))
+
+
+def _json_object(line: str, lineno: int, report: Report, rel: str) -> dict[str, Any] | None:
+    """The object one JSON line holds, or None with the problem reported."""
+    try:
+        obj = loads(line)
+    except JsonError as exc:
+        json_issue(report, rel, exc, lineno)
+        return None
+    if not isinstance(obj, dict):
+        report.add(rel, f"line {lineno}", "(json)", f"expected a JSON object, got {describe(obj)}")
+        return None
+    return obj
+
+
+def iter_jsonl(path: Path, report: Report, rel: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, parsed object) for each non-blank line; bad lines are reported."""
     text = read_text(path, report, rel)
     if text is None:
@@ -101,8 +141,8 @@ def iter_jsonl(path: Path, report: Report, rel: str) -> Iterator[tuple[int, Any]
 
 
 def parse(
-    model: type[BaseModel], obj: Any, report: Report, rel: str, record: Any, prefix: str = "", text: str | None = None
-):
+    model: type[M], obj: Any, report: Report, rel: str, record: Any, prefix: str = "", text: str | None = None
+) -> M | None:
     """``model`` validated strictly from a parsed JSON object (and its ``text`` when at hand), or
     None with every problem reported."""
     if not isinstance(obj, dict):
@@ -115,12 +155,34 @@ def parse(
         return None
 
 
+def validated(
+    model: type[M],
+    obj: Any,
+    report: Report,
+    rel: str,
+    record: Any,
+    *,
+    context: dict[str, Any] | None = None,
+    whole: str = "(record)",
+    severity: str = ERROR,
+) -> M | None:
+    """``model`` validated from a value already read (a JSON-lines record, a YAML mapping) by the
+    model's own validators, which decide what is accepted and word every problem; None with every
+    problem reported at ``severity``. ``context`` reaches the validators (``ValidationInfo.context``);
+    ``whole`` is the field named by a problem of the record as a whole."""
+    try:
+        return model.model_validate(obj, context=context)
+    except ValidationError as err:
+        pydantic_issues(report, rel, record, err, whole=whole, severity=severity)
+        return None
+
+
 @functools.cache
-def _list_of(model: type[BaseModel]) -> TypeAdapter:
-    return TypeAdapter(list[model])
+def _list_of(model: type[BaseModel]) -> TypeAdapter[list[Any]]:
+    return TypeAdapter(cast(Any, list)[model])  # list[model], for a model given at run time
 
 
-def parse_jsonl(model: type[BaseModel], text: str, report: Report, rel: str) -> list[tuple[int, Any]]:
+def parse_jsonl(model: type[M], text: str, report: Report, rel: str) -> list[tuple[int, M | None]]:
     """(line number, ``model`` or None) for each non-blank line of a JSON-lines text.
 
     The whole text is validated in one pass by pydantic's JSON parser (strict, as :func:`parse`);
@@ -136,7 +198,7 @@ def parse_jsonl(model: type[BaseModel], text: str, report: Report, rel: str) -> 
     except ValueError:  # pydantic's ValidationError included
         pass
     parsed = {lineno: (obj, line) for lineno, obj, line in jsonl_records(text, report, rel)}
-    out: list[tuple[int, Any]] = []
+    out: list[tuple[int, M | None]] = []
     for lineno, _ in numbered:
         obj, line = parsed.get(lineno, (None, None))
         out.append((lineno, None if line is None else parse(model, obj, report, rel, f"line {lineno}", text=line)))
@@ -167,12 +229,11 @@ _BOUNDS = ("greater_than", "greater_than_equal", "less_than", "less_than_equal")
 _LENGTH = re.compile(r"^\w+ should have (at (?:most|least) \d+ items?) after validation, not (\d+)$")
 
 
-def _message(e: dict) -> str:
+def _message(e: Mapping[str, Any]) -> str:
     kind, msg = e["type"], e["msg"]
-    if kind == "missing" and e["loc"] and isinstance(e["loc"][-1], int):
-        return f"too few items: item {e['loc'][-1]} is missing"
     if kind == "missing":
-        return "required field is missing"
+        last = e["loc"][-1] if e["loc"] else None
+        return f"too few items: item {last} is missing" if isinstance(last, int) else "required field is missing"
     if kind in ("too_long", "too_short") and (m := _LENGTH.match(msg)):
         return f"expected {m.group(1)}, got {m.group(2)}"
     if kind == "extra_forbidden":
@@ -192,10 +253,20 @@ def _message(e: dict) -> str:
     return msg
 
 
-def pydantic_issues(report: Report, file: str, record: Any, err: ValidationError, prefix: str = "") -> None:
-    """Report pydantic's errors; the same error on several items of one list is reported once,
-    on the first item, with the number of others."""
-    same: dict[tuple, list] = {}  # (list location, message) -> [position of the first, others]
+def pydantic_issues(
+    report: Report,
+    file: str,
+    record: Any,
+    err: ValidationError,
+    prefix: str = "",
+    *,
+    whole: str = "(record)",
+    severity: str = ERROR,
+) -> None:
+    """Report pydantic's errors at ``severity``; the same error on several items of one list is
+    reported once, on the first item, with the number of others. A problem of the record as a
+    whole names the field ``whole``."""
+    same: dict[tuple[tuple[str, ...], str], list[Any]] = {}  # (list location, message) -> [first, others]
     for e in err.errors(include_url=False):
         loc = [str(x) for x in e["loc"]]
         msg = _message(e)
@@ -209,7 +280,7 @@ def pydantic_issues(report: Report, file: str, record: Any, err: ValidationError
             same[key][1] += 1
             continue
         fld = ".".join(x for x in [prefix, *loc] if x)
-        position = report.add(file, record, "(json)" if e["type"] == "json_invalid" else fld or "(record)", msg)
+        position = report.add(file, record, "(json)" if e["type"] == "json_invalid" else fld or whole, msg, severity)
         if key is not None:
             same[key] = [position, 0]
     for position, others in same.values():

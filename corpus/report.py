@@ -115,7 +115,10 @@ def clipped(text: str, limit: int = MAX_SHOWN) -> str:
 
 
 def describe(value: Any) -> str:
-    """The JSON type and a short rendering of a value read from a file: "the string '3'"."""
+    """The JSON type and a short rendering of a value read from a file: "the string '3'".
+
+    Every message that says what it found ("expected ..., got ...") words the value this way, so
+    no Python type name ("NoneType", "dict") reaches a user."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -135,4 +138,4 @@ def describe(value: Any) -> str:
         return f"a list of {counted(len(value), 'item')}"
     if isinstance(value, dict):
         return "an object"
-    return type(value).__name__
+    return f"the value {clipped(str(value))}"  # not a JSON type (e.g. a date read from YAML)

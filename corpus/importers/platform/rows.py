@@ -1,5 +1,9 @@
 """The rows of the platform's action logs: one :class:`Row` per usable log line, every problem
-reported with file, line and field."""
+reported with file, line and field.
+
+A line is validated by pydantic models (:class:`_LogLine` for what every line holds, then one
+model per kind of action), whose validators word each problem; lines whose action failed or is
+not part of the Map Task are left out with a warning."""
 
 from __future__ import annotations
 
@@ -7,13 +11,14 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import AliasPath, BaseModel, ConfigDict, Field, PlainValidator, model_validator
 
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
 from corpus.model import Cell
-from corpus.reading import iter_jsonl
-from corpus.report import shown
-from corpus.validate import WARNING, Report
+from corpus.reading import iter_jsonl, validated
+from corpus.report import WARNING, Report, describe, shown
 
 DRAW_STOP = {"brush_release": "brush", "eraser_release": "eraser", "mouse_leave": None}
 TOOL_CLICKS = {"reset", "undo", "brush", "eraser"}
@@ -120,130 +125,246 @@ def read_rows(logs: list[Path], root: Path, report: Report) -> list[Row]:
 
 
 def _read_row(
-    obj: dict, rel: str, lineno: int, order: int, folder: Path, report: Report, last_tool: dict[str, str]
+    obj: dict[str, Any], rel: str, lineno: int, order: int, folder: Path, report: Report, last_tool: dict[str, str]
 ) -> Row | None:
+    """One log line as a row; None when it has errors or is left out (each reported)."""
     rec = f"line {lineno}"
-    ok = True
-
-    def need_str(key: str) -> str | None:
-        nonlocal ok
-        v = obj.get(key)
-        if v is None:
-            report.add(rel, rec, key, "required field is missing")
-            ok = False
-            return None
-        if not isinstance(v, str) or not v.strip():
-            report.add(rel, rec, key, f"expected a non-empty string, got {shown(v)}")
-            ok = False
-            return None
-        return v.strip()
-
-    action_type = need_str("action_type")
-    participant = need_str("participant_id")
-    session_id = need_str("session_id")
-    when = None
-    if "timestamp" not in obj:
-        report.add(rel, rec, "timestamp", "required field is missing")
-        ok = False
-    else:
-        when = parse_time(obj["timestamp"])
-        if when is None:
-            report.add(rel, rec, "timestamp", f"not an ISO-8601 time: {shown(obj['timestamp'])}")
-            ok = False
-    elapsed = obj.get("session_elapsed_seconds")
-    if elapsed is not None and (
-        isinstance(elapsed, bool) or not isinstance(elapsed, (int, float)) or elapsed < 0 or not math.isfinite(elapsed)
-    ):
-        report.add(rel, rec, "session_elapsed_seconds", f"expected a number of seconds >= 0, got {shown(elapsed)}")
-        ok = False
-    metadata = obj.get("metadata")
-    if metadata is None:
-        metadata = {}
-    elif not isinstance(metadata, dict):
-        report.add(rel, rec, "metadata", f"expected a JSON object, got {type(metadata).__name__}")
-        ok = False
-        metadata = {}
-    result = obj.get("result")
-    content = obj.get("action_content")
-    map_image = obj.get("map_image")
-    if map_image is not None and not isinstance(map_image, str):
-        report.add(rel, rec, "map_image", f"expected a file path, got {shown(map_image)}")
-        ok = False
-    filled = None
-    if "filledCells" in metadata:
-        filled = _cells_of(metadata["filledCells"])
-        if filled is None:
-            report.add(rel, rec, "metadata.filledCells", 'expected a list of "row,col" cells')
-            ok = False
-    if not ok or action_type is None:
+    line = validated(_LogLine, obj, report, rel, rec)
+    if line is None or not _successful(line, report, rel, rec):
         return None
-    if result not in (None, "success"):
-        report.add(
-            rel,
-            rec,
-            "result",
-            f"{action_type} with result {shown(result)} left out (only successful actions are imported)",
-            WARNING,
-        )
+    action = _action(obj, line, report, rel, rec, last_tool)
+    if action is None:
         return None
-
-    base = dict(
+    return Row(
         file=rel,
         line=lineno,
         order=order,
-        action_id=str(obj.get("action_id") or f"{rel}:{lineno}"),
-        when=when,
-        elapsed=float(elapsed) if elapsed is not None else None,
-        session_id=session_id or "",
-        session_name=str(obj.get("session_name") or "").strip(),
-        participant_id=participant or "",
-        map_image=map_image.strip() if isinstance(map_image, str) and map_image.strip() else None,
-        filled=filled,
+        action_id=line.action_id or f"{rel}:{lineno}",
+        when=line.timestamp,
+        elapsed=line.session_elapsed_seconds,
+        session_id=line.session_id,
+        session_name=line.session_name,
+        participant_id=line.participant_id,
+        kind=action.kind,
+        text=action.text,
+        tool=action.tool,
+        map_image=line.map_image,
+        filled=line.filled,
+        receiver=action.receiver,
         folder=folder,
     )
-    if action_type == "send_message":
-        if not isinstance(content, str) or not content.strip():
-            report.add(rel, rec, "action_content", f"a message needs non-empty text, got {shown(content)}")
-            return None
-        receiver = metadata.get("receiver")
-        return Row(
-            **base, kind="message", text=content.strip(), receiver=receiver if isinstance(receiver, str) else None
-        )
-    if action_type == "map_draw_stop":
-        if content not in DRAW_STOP:
-            report.add(
-                rel,
-                rec,
-                "action_content",
-                f"unknown stroke end {shown(content)} (expected one of {', '.join(DRAW_STOP)})",
-            )
-            return None
-        tool = metadata.get("stroke_tool")
-        if tool is not None and tool not in ("brush", "eraser"):
-            report.add(
-                rel, rec, "metadata.stroke_tool", f"unknown stroke tool {shown(tool)} (expected brush or eraser)"
-            )
-            return None
-        if tool is None:
-            # Older logs name no stroke tool and log every release as brush_release: the tool is
-            # the participant's last tool selection (brush until one is made).
-            tool = "eraser" if content == "eraser_release" else last_tool.get(participant or "", "brush")
-        return Row(**base, kind="stroke", text=str(content), tool=tool)
-    if action_type == "map_tool_click":
-        if content not in TOOL_CLICKS:
-            report.add(
-                rel,
-                rec,
-                "action_content",
-                f"unknown tool {shown(content)} left out (expected one of {', '.join(sorted(TOOL_CLICKS))})",
-                WARNING,
-            )
-            return None
-        if content in ("brush", "eraser"):
-            last_tool[participant or ""] = str(content)
-            return Row(**base, kind="tool", text=str(content))
-        return Row(**base, kind=str(content))
+
+
+def _successful(line: _LogLine, report: Report, rel: str, rec: str) -> bool:
+    """Whether the action succeeded; any other result is left out with a warning."""
+    if line.result in (None, "success"):
+        return True
     report.add(
-        rel, rec, "action_type", f"action type {shown(action_type)} is not part of the Map Task; left out", WARNING
+        rel,
+        rec,
+        "result",
+        f"{line.action_type} with result {shown(line.result)} left out (only successful actions are imported)",
+        WARNING,
+    )
+    return False
+
+
+def _action(
+    obj: dict[str, Any], line: _LogLine, report: Report, rel: str, rec: str, last_tool: dict[str, str]
+) -> _Action | None:
+    """What the line does, by its action type: a message, a stroke, a tool click; None when the
+    fields of that kind of action have errors, or the action is left out (each reported)."""
+    if line.action_type == "send_message":
+        message = validated(_MessageLine, obj, report, rel, rec)
+        return None if message is None else _Action("message", message.action_content, receiver=message.receiver)
+    if line.action_type == "map_draw_stop":
+        stroke = validated(_StrokeLine, obj, report, rel, rec)
+        last_selected = last_tool.get(line.participant_id, "brush")
+        return None if stroke is None else _Action("stroke", stroke.action_content, tool=stroke.tool(last_selected))
+    if line.action_type == "map_tool_click":
+        click = validated(_ToolClickLine, obj, report, rel, rec, severity=WARNING)
+        return None if click is None else _tool_click(click.action_content, line.participant_id, last_tool)
+    report.add(
+        rel, rec, "action_type", f"action type {shown(line.action_type)} is not part of the Map Task; left out", WARNING
     )
     return None
+
+
+def _tool_click(tool: str, participant: str, last_tool: dict[str, str]) -> _Action:
+    """Reset and undo act on the canvas; selecting the brush or the eraser is remembered as the
+    participant's last tool selection."""
+    if tool not in ("brush", "eraser"):
+        return _Action(tool)
+    last_tool[participant] = tool
+    return _Action("tool", tool)
+
+
+class _Action(NamedTuple):
+    """What a usable line does: its kind of row and what that kind carries."""
+
+    kind: str  # message | stroke | reset | undo | tool
+    text: str = ""
+    tool: str | None = None
+    receiver: str | None = None
+
+
+# -- what a log line holds --------------------------------------------------------------------
+# Each field's validator decides what it accepts and words the problem it finds; the reader
+# reports every problem with file, line and field, in the order the fields are declared.
+
+# Defaults of fields whose validator also judges a line without them (every default is validated).
+_NULL: Any = None  # the field is read as null
+_ABSENT: Any = object()  # the field is read as absent (where that differs from null)
+
+
+def _required_text(v: Any) -> str:
+    if v is None:
+        raise ValueError("required field is missing")
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"expected a non-empty string, got {shown(v)}")
+    return v.strip()
+
+
+def _iso_time(v: Any) -> datetime:
+    when = parse_time(v)
+    if when is None:
+        raise ValueError(f"not an ISO-8601 time: {shown(v)}")
+    return when
+
+
+def _seconds(v: Any) -> float | None:
+    if v is None:
+        return None
+    seconds = _finite_number(v)
+    if seconds is None or seconds < 0:
+        raise ValueError(f"expected a number of seconds >= 0, got {shown(v)}")
+    return seconds
+
+
+def _finite_number(v: Any) -> float | None:
+    """A JSON number as a finite float; None for anything else (a boolean, a string, an integer
+    beyond the range of floating point)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    try:
+        number = float(v)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _object(v: Any) -> dict[str, Any]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise ValueError(f"expected a JSON object, got {describe(v)}")
+    return v
+
+
+def _file_path(v: Any) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, str):
+        raise ValueError(f"expected a file path, got {shown(v)}")
+    return v.strip() or None
+
+
+def _filled_cells(v: Any) -> list[Cell] | None:
+    if v is _ABSENT:
+        return None
+    cells = _cells_of(v)
+    if cells is None:
+        raise ValueError('expected a list of "row,col" cells')
+    return cells
+
+
+def _message_text(v: Any) -> str:
+    if not isinstance(v, str) or not v.strip():
+        raise ValueError(f"a message needs non-empty text, got {shown(v)}")
+    return v.strip()
+
+
+def _stroke_end(v: Any) -> str:
+    if not isinstance(v, str) or v not in DRAW_STOP:
+        raise ValueError(f"unknown stroke end {shown(v)} (expected one of {', '.join(DRAW_STOP)})")
+    return v
+
+
+def _tool_name(v: Any) -> str:
+    if not isinstance(v, str) or v not in TOOL_CLICKS:
+        raise ValueError(f"unknown tool {shown(v)} left out (expected one of {', '.join(sorted(TOOL_CLICKS))})")
+    return v
+
+
+def _id_or_empty(v: Any) -> str:
+    return str(v) if v else ""
+
+
+def _name(v: Any) -> str:
+    return str(v or "").strip()
+
+
+def _text_or_none(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+class _LogFields(BaseModel):
+    """A log line's fields; the platform's other fields are not read."""
+
+    model_config = ConfigDict(extra="ignore", validate_default=True)
+
+
+class _LogLine(_LogFields):
+    """What every usable log line holds, whatever its action type."""
+
+    action_type: Annotated[str, PlainValidator(_required_text)]
+    participant_id: Annotated[str, PlainValidator(_required_text)]
+    session_id: Annotated[str, PlainValidator(_required_text)]
+    timestamp: Annotated[datetime, PlainValidator(_iso_time)]
+    session_elapsed_seconds: Annotated[float | None, PlainValidator(_seconds)] = None
+    metadata: Annotated[dict[str, Any], PlainValidator(_object)] = _NULL
+    map_image: Annotated[str | None, PlainValidator(_file_path)] = None
+    filled: Annotated[list[Cell] | None, PlainValidator(_filled_cells)] = Field(
+        _ABSENT, validation_alias=AliasPath("metadata", "filledCells")
+    )
+    result: Any = None
+    action_id: Annotated[str, PlainValidator(_id_or_empty)] = _NULL
+    session_name: Annotated[str, PlainValidator(_name)] = _NULL
+
+
+class _MessageLine(_LogFields):
+    """A message: its text, and whom it was sent to when the log says."""
+
+    action_content: Annotated[str, PlainValidator(_message_text)] = _NULL
+    receiver: Annotated[str | None, PlainValidator(_text_or_none)] = Field(
+        None, validation_alias=AliasPath("metadata", "receiver")
+    )
+
+
+class _StrokeLine(_LogFields):
+    """The end of a stroke, and the tool that drew it when the log names it."""
+
+    action_content: Annotated[str, PlainValidator(_stroke_end)] = _NULL
+    stroke_tool: Any = Field(None, validation_alias=AliasPath("metadata", "stroke_tool"))
+
+    @model_validator(mode="after")
+    def _known_tool(self) -> _StrokeLine:
+        """The stroke tool, checked once the stroke end is known to be good."""
+        if self.stroke_tool not in (None, "brush", "eraser"):
+            raise ValueError(
+                f"metadata.stroke_tool: unknown stroke tool {shown(self.stroke_tool)} (expected brush or eraser)"
+            )
+        return self
+
+    def tool(self, last_selected: str) -> str:
+        """The stroke's tool. Older logs name none and log every release as brush_release: the
+        tool is then the participant's last tool selection (brush until one is made)."""
+        if self.stroke_tool is not None:
+            return str(self.stroke_tool)
+        return "eraser" if self.action_content == "eraser_release" else last_selected
+
+
+class _ToolClickLine(_LogFields):
+    """A click on a tool: reset, undo, or the selection of the brush or the eraser."""
+
+    action_content: Annotated[str, PlainValidator(_tool_name)] = _NULL
