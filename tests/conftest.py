@@ -440,3 +440,71 @@ def postgres_url(postgres_server, request):
         )
         c.exec_driver_sql(f"DROP SCHEMA {name} CASCADE")
     admin.dispose()
+
+
+# ---------------------------------------------------------------------------------------------
+# Charts and tables drawn by the browser: wait for what they show, and find where they show it.
+# ---------------------------------------------------------------------------------------------
+
+# Every Plotly chart (st.plotly_chart) inside what the selector matches, and at least ``count``
+# of them, has drawn and has no redraw due: no transition running, no drawing step pending, no
+# resize or web-font redraw to come (each moves its text and marks after the chart first shows).
+_PLOTLY_DRAWN = """([selector, count]) => {
+    const charts = [...document.querySelectorAll(selector)].flatMap((el) =>
+        [...el.querySelectorAll('[data-testid=stPlotlyChart]')]);
+    return charts.length >= count && document.fonts.status === 'loaded' && charts.every((chart) => {
+        const gd = chart.querySelector('.js-plotly-plot');
+        return !!gd && !!gd._fullLayout && !!gd.querySelector('.main-svg') && !gd._transitioning
+            && !gd._fontLoadToken && !gd._resolveResize && !(gd._promises && gd._promises.length);
+    });
+}"""
+
+
+def wait_plotly_drawn(page, selector: str, count: int = 1, timeout: float = 30_000) -> None:
+    """Wait until every Plotly chart inside the elements the CSS ``selector`` matches, and at least
+    ``count`` of them, has drawn with nothing left to redraw."""
+    page.wait_for_function(_PLOTLY_DRAWN, arg=[selector, count], timeout=timeout, polling=50)
+
+
+# A data grid (st.dataframe) draws its cells on a canvas, with no element per cell. Its first row's
+# link: the middle of the topmost text drawn in the grid's own link colour, in page coordinates;
+# null until the grid has drawn one.
+_GRID_FIRST_LINK = """(frame) => {
+    const canvas = frame.querySelector('canvas[data-testid=data-grid-canvas]');
+    const grid = frame.querySelector('.stDataFrameGlideDataEditor');
+    if (!canvas || !grid || !canvas.width || !canvas.height) return null;
+    const probe = document.createElement('canvas').getContext('2d');
+    probe.fillStyle = getComputedStyle(grid).getPropertyValue('--gdg-link-color').trim();
+    probe.fillRect(0, 0, 1, 1);
+    const link = probe.getImageData(0, 0, 1, 1).data;
+    const {width, height} = canvas;
+    const px = canvas.getContext('2d').getImageData(0, 0, width, height).data;
+    const near = (i) => Math.abs(px[i] - link[0]) + Math.abs(px[i + 1] - link[1]) + Math.abs(px[i + 2] - link[2]) < 60;
+    let top = -1, bottom = -1, left = width, right = -1;
+    for (let y = 0; y < height; y++) {  // the first band of rows with link-coloured pixels
+        let l = -1, r = -1;
+        for (let x = 0; x < width; x++) if (near((y * width + x) * 4)) { if (l < 0) l = x; r = x; }
+        if (l >= 0) { if (top < 0) top = y; bottom = y; left = Math.min(left, l); right = Math.max(right, r); }
+        else if (top >= 0) break;
+    }
+    if (top < 0) return null;
+    const rect = canvas.getBoundingClientRect();
+    const scale = rect.width / width;
+    return {x: rect.left + (left + right + 1) / 2 * scale, y: rect.top + (top + bottom + 1) / 2 * scale};
+}"""
+
+
+def point_at_first_link(frame, timeout: float = 30_000) -> tuple[float, float]:
+    """Put the mouse on the first row's link of the data grid ``frame`` (an stDataFrame locator),
+    where the grid has drawn it, and return that point once the grid shows that a click there
+    follows the link (its pointer cursor)."""
+    from playwright.sync_api import expect
+
+    page = frame.page
+    found = page.wait_for_function(
+        _GRID_FIRST_LINK, arg=frame.element_handle(timeout=timeout), timeout=timeout, polling=100
+    )
+    point = found.json_value()
+    page.mouse.move(point["x"], point["y"])
+    expect(frame.get_by_test_id("data-grid-canvas")).to_have_css("cursor", "pointer", timeout=timeout)
+    return point["x"], point["y"]

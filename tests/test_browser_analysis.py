@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import expect_no_error, module_tab, open_from_menu, wait_idle
+from conftest import expect_no_error, module_tab, open_from_menu, point_at_first_link, wait_idle, wait_plotly_drawn
 from playwright.sync_api import expect
 
 import app
@@ -104,7 +104,7 @@ def test_every_figure_is_drawn_with_its_downloads(tab, artifacts, name):
         for label in ("PNG", "SVG", "CSV"):
             expect(block.get_by_role("button", name=label)).to_be_visible()
         expect(block.locator(".g-ytitle")).not_to_have_count(0)  # axis titles drawn
-        page.wait_for_timeout(400)  # let plotly finish its transitions
+        wait_plotly_drawn(page, f".st-key-{key}_block")  # nothing moves any more
         if interval != "":
             _reads_right(plot, key, interval)
         block.screenshot(path=str(artifacts / f"analysis_{name}_{key}.png"))
@@ -120,22 +120,20 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(tab, a
     open_from_menu(page, TITLES["alignment"], 60_000)
     chart = page.locator(".st-key-align_progress .js-plotly-plot")
     chart.scroll_into_view_if_needed()
+    wait_plotly_drawn(page, ".st-key-align_progress_block")  # the points stay where they are
     # The third point of the first line: the team-goal share of not-visible sessions at 40-60 % of the route.
     chart.locator(".scatterlayer .trace path.point").nth(2).click(force=True)
     wait_idle(page, 60_000)
     box = page.locator(".st-key-align_progress_rows_box")
     expect(box).to_be_visible(timeout=30_000)
     expect(
-        box.get_by_text(re.compile(r"Actions behind: Team goal clear \(t3\), not visible, route coverage 40%-60%"))
+        box.get_by_text(re.compile(r"Actions behind: Team goal clear \(t3\), not visible, route coverage 40% to 60%"))
     ).to_be_visible()
     box.scroll_into_view_if_needed()
     box.screenshot(path=str(artifacts / "analysis_alignment_actions_behind_a_point.png"))
     first = expected_first_action()
-    bb = box.get_by_test_id("stDataFrame").bounding_box()
-    # The first row's "open" link (first column); a click opens a new tab on Replay.
-    x, y = bb["x"] + 40, bb["y"] + 36 + 17
-    page.mouse.move(x, y)
-    page.wait_for_timeout(300)
+    # The first row's "open" link, where the table draws it; a click opens a new tab on Replay.
+    x, y = point_at_first_link(box.get_by_test_id("stDataFrame"))
     with page.context.expect_page(timeout=15_000) as opened:
         page.mouse.click(x, y)
     replay = opened.value

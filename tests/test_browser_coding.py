@@ -3,8 +3,6 @@ while the lead's live panel follows every label; then adjudication into gold and
 
 from __future__ import annotations
 
-import time
-
 import pandas as pd
 import pytest
 from coding_team import people
@@ -12,6 +10,7 @@ from conftest import open_from_menu, served_app, submit_sign_in, wait_idle
 
 from analysis import agreement as ag
 from analysis import coding as ac
+from components.adjudication import PHASE_LABELS
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
@@ -193,24 +192,32 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artif
 
     # Reveal with an item still open: a confirmation saying how many, and nothing revealed until it is given.
     phase = store.task(task.id).phase
-    lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    phases = lead_page.get_by_role("radiogroup", name="Phase")
+    current, revealed = (phases.get_by_role("radio", name=PHASE_LABELS[p]) for p in (phase, "revealed"))
+    expect(current).to_be_checked()
+    revealed.click()
     verb = "has" if n_open == 1 else "have"
     expect(lead_page.get_by_text(f"{n_open} of {N_ITEMS} labelled items {verb} no gold yet")).to_be_visible()
+    # The server has handled the click (it asks for the confirmation), has finished that run (its
+    # last buttons are drawn and the page is idle), and in it set the phase control back to the
+    # task's phase, which it read from the store after handling the click.
+    expect(lead_page.get_by_role("button", name="Keep adjudicating")).to_be_visible()
+    expect(current).to_be_checked()
+    expect(revealed).not_to_be_checked()
     wait_idle(lead_page)
-    lead_page.wait_for_timeout(1000)
     assert store.task(task.id).phase == phase
     lead_page.screenshot(path=str(artifacts / "coding_reveal_confirm.png"), full_page=True)
     lead_page.get_by_role("button", name="Keep adjudicating").click()
     wait_idle(lead_page)
     expect(lead_page.get_by_text("no gold yet. Revealing")).to_have_count(0)
     assert store.task(task.id).phase == phase
-    lead_page.get_by_test_id("stButtonGroup").get_by_text("Revealed (closed)").click()
+    revealed.click()
     lead_page.get_by_role("button", name=f"Reveal with {n_open} item{'s' if n_open != 1 else ''} open").click()
-    # The click reaches the server a moment later: wait for the store, not for an idle page (which
-    # may be idle just before the rerun starts).
-    deadline = time.monotonic() + 30
-    while store.task(task.id).phase != "revealed" and time.monotonic() < deadline:
-        time.sleep(0.2)
+    # The click reaches the server a moment later (an idle page may be idle just before the rerun
+    # starts): wait for the run that follows it to show the phase it read from the store, without
+    # the confirmation, and to end.
+    expect(revealed).to_be_checked(timeout=30_000)
+    expect(lead_page.get_by_text("no gold yet. Revealing")).to_have_count(0)
     wait_idle(lead_page)
     assert store.task(task.id).phase == "revealed"
     # The coder whose label differs from gold sees the lead's note.

@@ -9,14 +9,12 @@ from __future__ import annotations
 import pytest
 from coding_team import people
 from conftest import module_tab, served_app, sign_in, wait_idle
+from playwright.sync_api import expect  # noqa: E402
 
 from analysis import coding as ac
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

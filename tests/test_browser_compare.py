@@ -7,23 +7,37 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import expect_no_error, open_from_menu, wait_idle
+from conftest import expect_no_error, open_from_menu, wait_idle, wait_plotly_drawn
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
 RUN_NAMES = ["Simulated LLM (persona prompt)", "Simulated LLM (persona + mental model)"]
+PANEL = "[role=tabpanel]:not([hidden])"  # the open tab's panel
+
+# Where a Plotly chart draws point ``index`` of trace ``trace``, in page coordinates: its data mapped
+# through the trace's own axes (whose offsets are from the chart's top left); and its customdata.
+POINT_ON_PAGE = """(gd, [trace, index]) => {
+    const t = gd._fullData[trace];
+    const xa = gd._fullLayout[t.xaxis.replace('x', 'xaxis')];
+    const ya = gd._fullLayout[t.yaxis.replace('y', 'yaxis')];
+    const box = gd.getBoundingClientRect();
+    return [box.left + xa._offset + xa.d2p(t.x[index]), box.top + ya._offset + ya.d2p(t.y[index]), t.customdata[index]];
+}"""
 
 
-def _tab(page, name: str) -> None:
+def _tab(page, name: str, charts: int = 0) -> None:
+    """Open a tab and wait for its run; with ``charts``, until that many Plotly charts (at least)
+    in its panel have drawn and nothing in them moves any more."""
     page.get_by_role("tab", name=name).click()
     wait_idle(page, timeout=120_000)
-    page.wait_for_timeout(600)  # plotly finishes drawing
+    if charts:
+        wait_plotly_drawn(page, PANEL, charts, timeout=60_000)
 
 
 def _panel(page):
     """The open tab's panel (the other panels keep their last content, hidden)."""
-    return page.locator("[role=tabpanel]:not([hidden])")
+    return page.locator(PANEL)
 
 
 def _no_error_boxes(page) -> None:
@@ -49,11 +63,13 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
         expect(tables.first.get_by_text(f"{name} · {setting}", exact=True)).to_be_visible()
     expect(page.get_by_text("synthetic corpus", exact=False).first).to_be_visible()
     _no_error_boxes(page)
-    page.get_by_role("tab", name="Leaderboard").evaluate("el => el.scrollIntoView({block: 'start'})")
-    page.wait_for_timeout(300)
+    leaderboard = page.get_by_role("tab", name="Leaderboard")
+    leaderboard.evaluate("el => el.scrollIntoView({block: 'start'})")
+    expect(leaderboard).to_be_in_viewport()
+    expect(tables.first).to_be_in_viewport()
     page.screenshot(path=str(artifacts / "compare_leaderboard.png"))
 
-    _tab(page, "Confusions")
+    _tab(page, "Confusions", charts=3)
     expect(_panel(page).get_by_test_id("stPlotlyChart")).to_have_count(
         3, timeout=60_000
     )  # a matrix per run, the recall bars
@@ -64,14 +80,14 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
     charts.first.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "compare_confusions.png"))
 
-    _tab(page, "Ablation")
+    _tab(page, "Ablation", charts=1)
     expect(_panel(page).get_by_test_id("stPlotlyChart")).to_have_count(1, timeout=60_000)
     expect(_panel(page).get_by_test_id("stDataFrame")).to_have_count(1, timeout=60_000)
     _no_error_boxes(page)
     _panel(page).locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "compare_ablation.png"))
 
-    _tab(page, "Slices")
+    _tab(page, "Slices", charts=1)
     _no_error_boxes(page)
     _panel(page).locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "compare_slices.png"))
@@ -82,7 +98,7 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
     _panel(page).get_by_test_id("stDataFrame").scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "compare_instances.png"))
 
-    _tab(page, "Overlay")
+    _tab(page, "Overlay", charts=1)
     plot = _panel(page).locator(".js-plotly-plot").first
     expect(plot).to_be_visible(timeout=60_000)
     names = plot.evaluate("el => el.data.map(t => t.name)")
@@ -91,16 +107,19 @@ def test_the_two_runs_on_every_view_and_a_click_opens_replay(page, app_url, arti
     plot.scroll_into_view_if_needed()
     page.screenshot(path=str(artifacts / "compare_overlay.png"))
 
-    # Hover a point of the first run's team-goal track, read which action plotly shows, click there:
-    # Replay opens at that action.
-    session_id = plot.evaluate("el => el.data[1].customdata[0][0]")
-    point = plot.locator(".scatterlayer .trace").nth(1).locator("path.point").nth(7)
-    box = point.bounding_box()
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    # The eighth point of the first run's team-goal track, placed by the chart's own axes (and drawn
+    # there); with the mouse on it plotly shows that action, and a click opens Replay at it.
+    x, y, (session_id, step) = plot.evaluate(POINT_ON_PAGE, [1, 7])
+    step = int(step)
+    drawn = plot.locator(".scatterlayer .trace").nth(1).locator("path.point").nth(7).bounding_box()
+    assert (x, y) == (
+        pytest.approx(drawn["x"] + drawn["width"] / 2, abs=1),
+        pytest.approx(drawn["y"] + drawn["height"] / 2, abs=1),
+    )
     page.mouse.move(x, y)
     label = page.locator(".hoverlayer .hovertext").first
     expect(label).to_be_visible(timeout=15_000)
-    step = int(re.search(r"Action (\d+)", label.text_content()).group(1))
+    expect(label).to_have_text(re.compile(rf"^Action {step} · "))
     page.mouse.click(x, y)
     expect(page).to_have_url(re.compile(rf"/replay\?session={session_id}&step={step}(&|$)"), timeout=60_000)
     wait_idle(page, timeout=60_000)

@@ -8,8 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import expect_no_error, open_from_menu, wait_idle
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from conftest import expect_no_error, open_from_menu, point_at_first_link, wait_idle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -76,7 +75,11 @@ def test_data_page_at_its_own_url_and_a_row_opens_replay(page, app_url, artifact
     sessions = frames.last
     sessions.scroll_into_view_if_needed()
     wait_idle(page)
-    replay = _click_opening_a_tab(page, sessions, {"x": 30, "y": 35 + 17})
+    # The first row's "Replay" link, where the table draws it; a click there opens a tab.
+    x, y = point_at_first_link(sessions)
+    with page.context.expect_page(timeout=15_000) as opened:
+        page.mouse.click(x, y)
+    replay = opened.value
     replay.wait_for_load_state()
     wait_idle(replay)
     expect(replay).to_have_url(re.compile(r"/replay\?session=S01"))
@@ -87,19 +90,3 @@ def test_data_page_at_its_own_url_and_a_row_opens_replay(page, app_url, artifact
     wait_idle(page)
     expect(page.get_by_role("heading", name=HEADINGS["map-editor"]).first).to_be_visible()
     expect(page.get_by_test_id("stSidebar").get_by_role("heading", name="Dataset")).to_be_visible()
-
-
-def _click_opening_a_tab(page, locator, position: dict):
-    """Click at ``position`` in ``locator`` (the first row's "Replay" cell: the first column, rows are
-    35 px under a 35 px header) and return the tab it opens. The grid is drawn on a canvas and takes
-    clicks once it has painted; under load that can be after the page looks idle, so try again."""
-    for attempt in range(3):
-        try:
-            with page.context.expect_page(timeout=5_000) as opened:
-                locator.click(position=position)
-            return opened.value
-        except PlaywrightTimeoutError:
-            if attempt == 2:
-                raise
-            page.keyboard.press("Escape")
-    raise AssertionError("unreachable")

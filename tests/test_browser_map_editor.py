@@ -74,30 +74,25 @@ def route_along(drawn: set) -> list[tuple[int, int]]:
 
 def scroll_to(locator) -> None:
     """Scroll an element into view; the canvas reports its background once more after a stroke, so
-    the page may redraw it once after it looked idle."""
+    the page may redraw it once after it looked idle (then wait for that run, and try again)."""
     for _ in range(5):
         try:
             locator.scroll_into_view_if_needed(timeout=5_000)
             return
         except PlaywrightError:
-            locator.page.wait_for_timeout(300)
+            wait_idle(locator.page)
     locator.scroll_into_view_if_needed()
 
 
 def canvas_box(page) -> dict:
     """Where the canvas is, once it stays put (under load the page can still shift it a moment after
-    it looked idle, and a click would land one cell off)."""
+    it looked idle, and a click would land one cell off): visible, in the same place on consecutive
+    frames, and reached by the pointer at its centre (Playwright's checks before a mouse action)."""
     canvas = page.get_by_test_id("stBidiComponentIsolated").locator("canvas.upper-canvas")
     scroll_to(canvas)
     wait_idle(page)
-    box = canvas.bounding_box()
-    for _ in range(30):
-        page.wait_for_timeout(100)
-        again = canvas.bounding_box()
-        if again == box:
-            break
-        box = again
-    return box
+    canvas.hover(trial=True)
+    return canvas.bounding_box()
 
 
 def cell_xy(box: dict, grid, cell) -> tuple[float, float]:

@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from analysis import replay as rp
 from components import grid_canvas
+from components.replay import assets as replay_assets
 from corpus.dataset import load_sample
 
 pytestmark = pytest.mark.browser
@@ -117,18 +118,27 @@ def test_space_plays_forward_only_and_pauses_at_once(page, app_url, sample):
     expect(_open(page, app_url, reported)).to_have_attribute("data-step", str(stopped))
 
 
+def _timeline_layout() -> dict[str, float]:
+    """The timeline's own layout (its margins and its rows' heights, in CSS pixels), as its script
+    declares it."""
+    script = (replay_assets.ASSETS / "timeline.js").read_text(encoding="utf-8")
+    body = re.search(r"const TL = \{([^}]*)\}", script).group(1)
+    return {name: float(value) for name, value in re.findall(r"(\w+):\s*([\d.]+)", body)}
+
+
 def test_a_timeline_click_seeks(page, app_url, sample):
     sid = _first_of(sample, "not_visible")
     frames = rp.frames_for(sample, sid)
     root = _open(page, app_url, f"session={sid}&step=0")
     timeline = page.locator(".rp-timeline")
-    box = timeline.bounding_box()
+    width = timeline.evaluate("c => c.clientWidth")  # the width the timeline lays its time axis on
+    tl = _timeline_layout()
     times = frames.timestamps
     end = max(times[-1], frames.duration_s, 1.0)
     roles = frames.timeline["role"].to_numpy()
 
     def x(t: int) -> float:
-        return 70 + times[t] / end * (box["width"] - 70 - 14)
+        return tl["left"] + times[t] / end * (width - tl["left"] - tl["right"])
 
     # An action at least 10 px from the others of its role, past the middle of the session.
     target = next(
@@ -136,7 +146,11 @@ def test_a_timeline_click_seeks(page, app_url, sample):
         for t in range(frames.n_steps // 2, frames.n_steps)
         if all(abs(x(t) - x(u)) >= 10 for u in range(frames.n_steps) if u != t and roles[u] == roles[t])
     )
-    timeline.click(position={"x": x(target), "y": 34 if roles[target] == "guide" else 58})
+    at = {"x": x(target), "y": tl["guide"] if roles[target] == "guide" else tl["follower"]}
+    # Pointed at, the timeline names the action under the pointer: the one aimed at.
+    timeline.hover(position=at)
+    expect(timeline).to_have_attribute("title", re.compile(rf"^Action {target + 1} · "))
+    timeline.click(position=at)
     expect(root).to_have_attribute("data-step", str(target))
     expect(page.locator(".rp-row.rp-cur")).to_have_attribute("data-pos", str(target))
     expect(page).to_have_url(re.compile(rf"step={target}&"))
