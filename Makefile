@@ -5,12 +5,14 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run test bench chromium sample clean
+.PHONY: install run test bench chromium sample lock clean
 
-$(STAMP): pyproject.toml
+## The exact versions of requirements.lock, then the project itself (its dependencies are all locked).
+$(STAMP): pyproject.toml requirements.lock
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test]"
+	$(PY) -m pip install -q -r requirements.lock
+	$(PY) -m pip install -q --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -30,7 +32,8 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-## Install everything the tests need and run every test, one test process per CPU (a module's tests
+## Install everything the tests need and run every test (the lint, format and type checks among them:
+## tests/test_build.py), one test process per CPU (a module's tests
 ## stay in one process, with its served app; the browser modules go first, in the order conftest
 ## gives). `.venv/bin/python -m pytest` alone runs them in one. Python's bytecode caches are written
 ## even where the environment turns them off: every test process and served app would otherwise
@@ -47,6 +50,12 @@ sample: install
 	cp sample_data/README.md .sample_README.md
 	$(PY) -m corpus generate --seed 7 sample_data --overwrite
 	mv .sample_README.md sample_data/README.md
+
+## Resolve the dependencies of pyproject.toml (and the test extra) again into requirements.lock.
+lock: install
+	$(PY) -m pip install -q uv
+	$(VENV)/bin/uv pip compile pyproject.toml --extra test --python-version 3.11 \
+	  --python-platform x86_64-manylinux_2_28 --no-header --annotation-style line -o requirements.lock
 
 clean:
 	rm -rf $(VENV) .pytest_cache bench/results.json

@@ -22,6 +22,7 @@ The bootstrap and the permutations recompute chi-square on thousands of tables a
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -58,7 +59,7 @@ def cross_table_test(
     undefined."""
     observed = np.asarray(observed)
     n = int(observed.sum())
-    chi2_fields = dict(
+    chi2_fields: dict[str, Any] = dict(
         key="chi2",
         statistic="Chi-square test of independence",
         n=n,
@@ -67,7 +68,7 @@ def cross_table_test(
         computed_by="scipy.stats.chi2_contingency",
         package="scipy",
     )
-    v_fields = dict(
+    v_fields: dict[str, Any] = dict(
         key="cramers_v",
         statistic="Cramér's V",
         n=n,
@@ -168,7 +169,7 @@ def independence_test(
     # Permutation of condition labels across sessions.
     perm_idx = np.array([rng.permutation(cond_idx) for _ in range(n_perm)])
     perm_chi2, _ = chi2_many(_tables(counts, perm_idx, len(conditions)))
-    perm_p = float((1 + np.sum(perm_chi2 >= chi2.estimate - 1e-9)) / (1 + n_perm))
+    perm_p = float((1 + np.sum(perm_chi2 >= cast(float, chi2.estimate) - 1e-9)) / (1 + n_perm))
     n_sessions = len(cond)
     if min(np.bincount(cond_idx)) < 5:
         warn.append("fewer than 5 sessions in a condition: the session bootstrap interval is rough")

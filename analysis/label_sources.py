@@ -19,6 +19,7 @@ where its labels come from.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import pandas as pd
 
@@ -68,6 +69,7 @@ def act_labels(corpus: Corpus, key: str, gold: pd.DataFrame | None = None) -> La
         raise KeyError(f"no grounding-act source '{key}' for dataset '{corpus.info.name}'")
     title = titles[key]
     if key.startswith("gold:"):
+        gold = cast(pd.DataFrame, gold)  # act_sources lists a gold source only when gold is given
         g = gold[gold["task_id"].astype(str) == key.removeprefix("gold:")]
         how = ", ".join(f"{n} {p}" for p, n in g["provenance"].value_counts().items())
         frame = g[["session_id", "action_index", "code"]].reset_index(drop=True)

@@ -4,13 +4,13 @@ and duration per session, each compared between the conditions (visible - not vi
 Two tests, the user's choice, both from scipy and both two-sided:
 
 - ``welch``: Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``); the difference of means
-  with Welch's 95 % interval; effect size Hedges' g (Cohen's d on the pooled SD times the
+  with Welch's 95% interval; effect size Hedges' g (Cohen's d on the pooled SD times the
   small-sample factor J = 1 - 3 / (4 (n1 + n2) - 9)).
 - ``mannwhitney``: the Mann-Whitney U test (``scipy.stats.mannwhitneyu``); the difference of
   medians; effect size the rank-biserial correlation r = 2 U / (n1 n2) - 1 (U of the visible
   sessions; +1: every visible session above every not-visible one; equal to Cliff's delta).
 
-The effect sizes' 95 % intervals are percentile bootstraps over sessions within each condition
+The effect sizes' 95% intervals are percentile bootstraps over sessions within each condition
 (``scipy.stats.bootstrap``, seeded). Sessions with an undefined outcome (accuracy of an empty
 drawing) are left out and counted in the warnings.
 """
@@ -18,6 +18,7 @@ drawing) are left out and counted in the warnings.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -100,7 +101,7 @@ def compare_outcome(
             f"few sessions (visible {len(x)}, not visible {len(y)}): tests have little power and intervals are wide"
         )
     n = len(x) + len(y)
-    common = dict(n=n, n_of="sessions with a value", package="scipy")
+    common: dict[str, Any] = dict(n=n, n_of="sessions with a value", package="scipy")
     if test == "welch":
         res = stats.ttest_ind(x, y, equal_var=False)
         ci = res.confidence_interval(0.95)
@@ -124,7 +125,7 @@ def compare_outcome(
             method="difference of the sample means",
             computed_by=welch,
             interval=(float(ci.low), float(ci.high)),
-            interval_method="Welch's 95 % interval",
+            interval_method="Welch's 95% interval",
         )
         statistic, key, name, how = hedges_g, "hedges_g", "Hedges' g", "pooled SD, ddof=1, small-sample factor J"
     else:

@@ -8,7 +8,7 @@ condition v (1 = visible) and their interaction:
 With the interaction in the model, b1 is the progress slope in ``not_visible`` only and b2 the
 condition difference at progress 0 only, so the coefficients are not what a reader means by
 "the effect of progress". :func:`fit_progress_model` reports the quantities a reader means, each
-a linear contrast of the coefficients with its 95 % interval and p-value from the same covariance:
+a linear contrast of the coefficients with its 95% interval and p-value from the same covariance:
 
 - the progress slope in each condition (b1; b1 + b3), on the log-odds scale from progress 0 to 1;
 - the condition difference (visible - not visible) at the start, middle and end (b2 + b3 p at
@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -285,11 +286,10 @@ def fit_progress_model(
 
 
 def _slope_words(e: Test) -> str:
-    direction = "rise" if e.estimate > 0 else "fall"
-    odds = tuple(np.exp(e.interval))
-    return (
-        f"{direction} by a factor of {fmt(np.exp(e.estimate), 2)} (95 % CI {fmt_range(odds, 2)}, {p_clause(e.p_value)})"
-    )
+    estimate, interval = cast(float, e.estimate), cast(tuple[float, float], e.interval)  # a fitted slope
+    direction = "rise" if estimate > 0 else "fall"
+    odds = tuple(np.exp(interval))
+    return f"{direction} by a factor of {fmt(np.exp(estimate), 2)} (95% CI {fmt_range(odds, 2)}, {p_clause(e.p_value)})"
 
 
 def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
@@ -298,13 +298,13 @@ def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
     nv, v = fit.effect("slope_not_visible"), fit.effect("slope_visible")
     inter = fit.effect("interaction")
     start, end = fit.effect("difference_start"), fit.effect("difference_end")
-    verdict = "changes" if fit.joint.p_value < 0.05 else "does not detectably change"
+    verdict = "changes" if cast(float, fit.joint.p_value) < 0.05 else "does not detectably change"
     return (
         f"In visible sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
         f"in not visible sessions they {_slope_words(nv)}. "
         f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {fmt_test(fit.joint)}, "
         f"{p_clause(fit.joint.p_value)}); the two slopes differ by {fmt(inter.estimate, 2, signed=True)} log-odds "
         f"(interaction, {p_clause(inter.p_value)}). "
-        f"Visible vs not visible: odds ratio {fmt(np.exp(start.estimate), 2)} at the start ({p_clause(start.p_value)}) "
-        f"and {fmt(np.exp(end.estimate), 2)} at the end ({p_clause(end.p_value)})."
+        f"Visible vs not visible: odds ratio {fmt(np.exp(cast(float, start.estimate)), 2)} at the start "
+        f"({p_clause(start.p_value)}) and {fmt(np.exp(cast(float, end.estimate)), 2)} at the end ({p_clause(end.p_value)})."
     )

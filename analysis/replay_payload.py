@@ -205,8 +205,11 @@ def clean_position(raw, n_steps: int) -> dict | None:
     clamped, or None if it is not one."""
     if not isinstance(raw, dict):
         return None
+    raw_step = raw.get("step")
+    if raw_step is None:  # int(None) would raise TypeError: not a position
+        return None
     try:
-        step = int(raw.get("step"))
+        step = int(raw_step)
     except (TypeError, ValueError):
         return None
     view = raw.get("view")

@@ -234,7 +234,7 @@ def wilson(
 ) -> Estimate:
     """The proportion ``k / n`` with its Wilson score interval (undefined, saying ``empty``, when
     n is 0)."""
-    base = dict(
+    base: dict[str, Any] = dict(
         key=key,
         statistic=statistic,
         n=int(n),

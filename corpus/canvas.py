@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -193,6 +193,6 @@ def reconstruct(
 def session_history(session, grid_size: tuple[int, int]) -> CanvasHistory:
     """Canvas history of a :class:`corpus.model.Session` on a grid of ``grid_size``."""
     return reconstruct(
-        tuple(grid_size),
+        cast(tuple[int, int], tuple(grid_size)),
         ((a.type, a.content if isinstance(a.content, list) else None) for a in session.actions),
     )

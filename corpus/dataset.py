@@ -11,7 +11,7 @@ import functools
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -77,7 +77,7 @@ class Corpus:
 
     def route_mask(self, session_id: str) -> np.ndarray:
         m = self.map_of(session_id)
-        return route_mask(m.route, tuple(m.grid_size))
+        return route_mask(m.route, cast(tuple[int, int], tuple(m.grid_size)))
 
     def scores(self, session_id: str, step: int | None = None) -> DrawingScores:
         """Accuracy, coverage and distance-weighted score of the drawing after ``step``."""

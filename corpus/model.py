@@ -12,7 +12,7 @@ the limits on seconds live in :mod:`corpus.validate`.
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
     BeforeValidator,
@@ -121,7 +121,9 @@ def _normalized(dimension: str, code: str, text: str | None, other_text: str | N
     return Label.normalize(dimension, value)
 
 
-def _dimension_label(dimension: str):
+def _dimension_label(dimension: str) -> BeforeValidator:
+    """The validator that reads a label of ``dimension`` from a code, an object with a code or a Label."""
+
     def before(value: Any) -> Any:
         if isinstance(value, Label):
             value = value.model_dump(include={"code", "text", "other_text"})
@@ -137,13 +139,13 @@ def _dimension_label(dimension: str):
                 return _normalized(dimension, code, text, other)
         return Label.normalize(dimension, value)
 
-    return Annotated[Label, BeforeValidator(before)]
+    return BeforeValidator(before)
 
 
-TeamGoalLabel = _dimension_label("team_goal")
-PartnerIntentLabel = _dimension_label("partner_intent")
-SelfReasoningLabel = _dimension_label("self_reasoning")
-ReasonLabel = _dimension_label("misalignment_reason")
+TeamGoalLabel = Annotated[Label, _dimension_label("team_goal")]
+PartnerIntentLabel = Annotated[Label, _dimension_label("partner_intent")]
+SelfReasoningLabel = Annotated[Label, _dimension_label("self_reasoning")]
+ReasonLabel = Annotated[Label, _dimension_label("misalignment_reason")]
 
 
 class MentalModel(_Strict):
@@ -276,7 +278,8 @@ class SessionMeta(_Strict):
     @field_validator("condition", "split")
     @classmethod
     def _known_value(cls, v: str, info: ValidationInfo) -> str:
-        known = {"condition": schema.CONDITIONS, "split": schema.SPLITS}[info.field_name]
+        name = cast(str, info.field_name)  # a field validator is always told its field
+        known = {"condition": schema.CONDITIONS, "split": schema.SPLITS}[name]
         if v not in known:
             raise ValueError(f"unknown {info.field_name} '{v}' (expected one of {', '.join(known)})")
         return v

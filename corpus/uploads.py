@@ -21,6 +21,7 @@ list|reclaim`` and the Tasks page offer it.
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import shutil
@@ -134,7 +135,7 @@ class Uploads:
     def find(self, key: str) -> Upload | None:
         return next((u for u in self.list() if u.key == key), None)
 
-    def leftovers(self) -> list[Path]:
+    def leftovers(self) -> builtins.list[Path]:
         """What does not belong: staging folders (a server stopped mid-upload), archives and records
         without their dataset in ``uploads/``."""
         kept = {u.key for u in self.list()}
@@ -281,8 +282,8 @@ class Uploads:
     # -- reclaiming --------------------------------------------------------------------------------
 
     def reclaim(
-        self, keys: list[str] | None = None, older_than: timedelta | None = None, now: datetime | None = None
-    ) -> tuple[list[Upload], list[Path]]:
+        self, keys: builtins.list[str] | None = None, older_than: timedelta | None = None, now: datetime | None = None
+    ) -> tuple[builtins.list[Upload], builtins.list[Path]]:
         """Delete the kept uploads named by ``keys`` and/or older than ``older_than`` (both None:
         none), and every leftover. Returns (uploads deleted, leftovers deleted)."""
         now = now or datetime.now(UTC)

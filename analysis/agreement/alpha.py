@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -166,7 +166,10 @@ def krippendorff_alpha(
 
         used_counts = counts[:, used]
         used_counts = used_counts.toarray() if hasattr(used_counts, "toarray") else used_counts
-        a = float(krippendorff.alpha(value_counts=used_counts, value_domain=v[used], level_of_measurement=level))
+        checked_level = cast(Literal["nominal", "ordinal", "interval", "ratio"], level)  # _check accepted it
+        a = float(
+            krippendorff.alpha(value_counts=used_counts, value_domain=v[used], level_of_measurement=checked_level)
+        )
     else:
         a = float(_alpha_of(table, items, level, v, n_c))
     resampled = resampler(table, items, level, v, counts)

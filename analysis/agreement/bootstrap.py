@@ -47,7 +47,7 @@ class Replicates:
 def _draw(rng: np.random.Generator, n: int, n_boot: int, per_block: int) -> Iterator[np.ndarray]:
     # 32-bit draws are the same numbers as 64-bit ones below 2**32 (numpy draws both from 32 bits
     # then), at a third of the time.
-    dtype = np.int32 if per_block * n < 2**31 else np.int64
+    dtype: type[np.signedinteger[Any]] = np.int32 if per_block * n < 2**31 else np.int64
     done = 0
     while done < n_boot:
         b = min(per_block, n_boot - done)

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -98,6 +98,7 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
     total = int(uses.sum())
     cats = table.category_names()
     warnings: list[str] = []
+    share: Value
     if total:
         top = int(np.argmax(uses))
         category, share = cats[top], float(uses[top] / total)
@@ -106,7 +107,10 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
     else:
         category, share = None, Undefined("there are no labels")
     paradox = bool(
-        is_defined(kappa) and is_defined(agreement) and agreement >= PARADOX_AGREEMENT and kappa < PARADOX_KAPPA
+        is_defined(kappa)
+        and is_defined(agreement)
+        and cast(float, agreement) >= PARADOX_AGREEMENT
+        and cast(float, kappa) < PARADOX_KAPPA
     )
     if paradox:
         warnings.append(
@@ -131,7 +135,7 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
     if table.n_missing:
         warnings.append(f"{table.n_missing} row(s) have an empty label: counted as missing, not as a category")
     bias = coder_bias(table)
-    if bias.test.defined and bias.test.p_value < 0.05:
+    if bias.test.defined and cast(float, bias.test.p_value) < 0.05:
         warnings.append(
             f"coder bias: coders use the categories in different proportions (chi-square {p_clause(bias.test.p_value)})"
         )

@@ -127,7 +127,7 @@ def coder_vs_gold(
         f"Cohen's kappa, {coder} against {gold_name}",
         "Cohen (1960) kappa of the coder's labels against the gold labels",
     )
-    base = dict(
+    base: dict[str, Any] = dict(
         key="percent_agreement",
         statistic="Percent agreement with gold",
         n=n,

@@ -17,6 +17,7 @@ coders, Gwet's AC1, and one pair's confusion matrix.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -42,7 +43,7 @@ def percent_agreement(table: LabelTable) -> Estimate:
     """Mean over items (with two or more labels) of the share of coder pairs that agree."""
     shares = item_agreement_shares(table)
     pairable = ~np.isnan(shares)
-    base = dict(
+    base: dict[str, Any] = dict(
         key="percent_agreement",
         statistic="Percent agreement",
         n=int(pairable.sum()),
@@ -133,8 +134,8 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
                     ),
                 )
             )
-    defined = [e.estimate for _, _, e in pairs if e.defined]
-    base = dict(
+    defined = [cast(float, e.estimate) for _, _, e in pairs if e.defined]
+    base: dict[str, Any] = dict(
         key="mean_pairwise_cohen_kappa",
         statistic="Mean pairwise Cohen's kappa",
         n=len(defined),
@@ -158,7 +159,7 @@ def gwet_ac1(table: LabelTable) -> Estimate:
     m = table.n_per_item.astype(float)
     q = table.n_categories
     pair = m >= 2
-    base = dict(
+    base: dict[str, Any] = dict(
         key="gwet_ac1",
         statistic="Gwet's AC1",
         n=int(pair.sum()),

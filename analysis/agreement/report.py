@@ -106,8 +106,9 @@ class Headline:
         names = ("fleiss", "alpha", "percent_agreement", "mean_cohen", "ac1")
         if len(stats) != len(names):
             raise ValueError(f"statistics: expected {len(names)} statistics, got {len(stats)}")
-        counts = {key: int(data[key]) for key in (*(k for k, _ in COUNTS), "n_items_complete")}
-        return Headline(**counts, **dict(zip(names, stats)))
+        counts: dict[str, Any] = {key: int(data[key]) for key in (*(k for k, _ in COUNTS), "n_items_complete")}
+        statistics: dict[str, Any] = dict(zip(names, stats))
+        return Headline(**counts, **statistics)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -187,16 +187,16 @@ class LabelTable:
         self.item_cols = item_columns(item)
         self.coder_col, self.label_col = coder, label
         self.frame, self.categories_given = frame, categories is not None
-        for c in (*self.item_cols, coder, label):
-            if c not in frame.columns:
-                raise LabelTableError(f"missing column {c!r} (columns: {', '.join(map(str, frame.columns))})", c)
+        for col in (*self.item_cols, coder, label):
+            if col not in frame.columns:
+                raise LabelTableError(f"missing column {col!r} (columns: {', '.join(map(str, frame.columns))})", col)
         item_idx, items = _factorize_items(frame, self.item_cols)
         coder_idx, coders = _factorize_sorted(frame[coder])
         for cols, idx in ((self.item_cols, item_idx), ([coder], coder_idx)):
             if (idx < 0).any():
                 row = int(np.flatnonzero(idx < 0)[0])
-                c = next(c for c in cols if pd.isna(frame[c].iloc[row]))
-                raise LabelTableError(f"empty value in column {c!r} (row {row + 1})", c)
+                col = next(col for col in cols if pd.isna(frame[col].iloc[row]))
+                raise LabelTableError(f"empty value in column {col!r} (row {row + 1})", col)
         cat_idx, cats = _label_codes(frame[label], categories, label)
         kept = cat_idx >= 0
         self.n_missing = int((~kept).sum())

@@ -246,8 +246,8 @@ class Comparison:
 
 def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Comparison:
     """Score every valid run against the dataset's people (refused runs are kept, unscored)."""
-    runs = {r.run_id: r for r in runs}
-    ok = {rid: r for rid, r in runs.items() if r.ok}
+    by_id = {r.run_id: r for r in runs}
+    ok = {rid: r for rid, r in by_id.items() if r.ok}
     truth = it.truth_frame(corpus)
     items = {rid: it.run_items(corpus, r, truth) for rid, r in ok.items()}
     missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
@@ -258,7 +258,7 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
         dataset=corpus.info.name,
         content_hash=corpus.content_hash,
         synthetic=corpus.synthetic,
-        runs=runs,
+        runs=by_id,
         infos=infos,
         items=items,
         cat=cat,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -177,7 +178,7 @@ def add_similarity(items: list[RunItems]) -> str | None:
     for df, r, p, ok, _ in jobs:
         refs += df.loc[df[ok], r].tolist()
         preds += df.loc[df[ok], p].tolist()
-    sims = text.sbert_similarity(refs, preds)
+    sims = cast(np.ndarray, text.sbert_similarity(refs, preds))  # the model is present: status was None
     pos = 0
     for df, _, _, ok, out in jobs:
         k = int(df[ok].sum())

@@ -11,6 +11,7 @@ over all judges, ordinal Krippendorff's alpha with its bootstrap interval
 from __future__ import annotations
 
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -50,7 +51,7 @@ def pair_agreement(a: np.ndarray, b: np.ndarray) -> dict[str, Estimate]:
             empty=none,
         ),
     }
-    kappa = dict(
+    kappa: dict[str, Any] = dict(
         key="weighted_kappa",
         statistic="quadratic-weighted kappa",
         n=n,
@@ -74,7 +75,8 @@ def _long(scores: pd.DataFrame) -> pd.DataFrame:
 def judge_agreement(scores: pd.DataFrame, run: str = "") -> tuple[EstimateTable, dict[tuple, pd.DataFrame]]:
     """Pairwise and overall agreement of the judges in a judge-scores table (one row per item,
     task, criterion and judge), and the confusion matrix of every judge pair."""
-    rows, matrices = [], {}
+    rows: list[tuple[dict[str, Any], Estimate]] = []
+    matrices: dict[tuple, pd.DataFrame] = {}
     if scores.empty:
         return EstimateTable.build([], (*KEYS, "metric"), title="Judge agreement"), matrices
     df = _long(scores)

@@ -19,6 +19,8 @@ predictions.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from statsmodels.stats.weightstats import DescrStatsW
 
@@ -146,7 +148,7 @@ def mean_estimate(key: str, values: np.ndarray, method: str, computed_by: str, p
     values = np.asarray(values, dtype=float)
     values = values[~np.isnan(values)]
     n = len(values)
-    base = dict(
+    base: dict[str, Any] = dict(
         key=key,
         statistic=NAMES[key],
         n=n,
@@ -178,7 +180,7 @@ def ratio_estimate(
     """sum(score_i * w_i) / sum(w_i) with a bootstrap over the i (e.g. drawing score over ink cells)."""
     scores, weights = np.asarray(scores, float), np.asarray(weights, float)
     n = len(scores)
-    base = dict(
+    base: dict[str, Any] = dict(
         key=key,
         statistic=NAMES[key],
         n=n,

@@ -12,6 +12,8 @@ paired bootstrap over items (seeded, B stated), and a test:
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
@@ -61,7 +63,7 @@ def _difference(
     metric: str, n: int, n_of: str, boot: str, computed_by: str, value: float | Undefined, interval=None
 ) -> Estimate:
     """Run B's score less run A's on the items both have, with its paired bootstrap interval."""
-    fields = dict(
+    fields: dict[str, Any] = dict(
         key=f"difference_{metric}",
         statistic=f"difference in {NAMES[metric]}",
         n=n,
@@ -105,6 +107,7 @@ def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, se
         for m in CATEGORY_METRICS:
             diff = float(pb[m] - pa[m])
             reps = rb[m] - ra[m]
+            p: float | Undefined
             if m == "accuracy":
                 table = [[int((ca & cb).sum()), int((ca & ~cb).sum())], [int((~ca & cb).sum()), int((~ca & ~cb).sum())]]
                 p = float(mcnemar(table, exact=True).pvalue)

@@ -3,6 +3,8 @@ coder, each erring towards plausible confusions of the true act."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
 
@@ -71,7 +73,7 @@ def grounding_labels(
     truth = [truths[sid][ai] for sid, ai in items]
     val = [i for i in range(n_items) if i not in few]
     base_seed = int(rng.integers(1 << 30))
-    best = None
+    best: tuple[float, list[list[str]], list[str]] | None = None
     for attempt in range(40):
         r = np.random.default_rng(base_seed + attempt)
         human = [[_code(r, t, HUMAN_ACCURACY) for t in truth] for _ in HUMAN_CODERS]
@@ -83,7 +85,7 @@ def grounding_labels(
             best = (err, human, llm)
         if err < 0.02:
             break
-    _, human, llm = best
+    _, human, llm = cast(tuple[float, list[list[str]], list[str]], best)  # set by the first attempt
     rows = []
     for i, (sid, ai) in enumerate(items):
         part = "few_shot" if i in few else "validation"

@@ -46,7 +46,7 @@ def mental_model(rng, role: str, state: str, grounded_p: float, lm: str) -> Ment
     ung = _UNGROUNDED[key]
     grd = _GROUNDED.get(key)
     grounded = grd is not None and rng.random() < grounded_p
-    tg_w, pi_w, sr_w = grd if grounded else ung
+    tg_w, pi_w, sr_w = grd if grounded and grd is not None else ung
     labels = {}
     for dim, w, codes in (
         ("team_goal", tg_w, list(schema.TEAM_GOAL)),

@@ -5,6 +5,8 @@ Data tables only. Phrases take ``str.format`` fields filled by the story (:mod:`
 ``{wrong}``, ``{row}``.
 """
 
+from typing import Any
+
 # Chat, by who says it and why.
 INSTRUCT = [
     "ok now go {dir} past the {lm}",
@@ -138,7 +140,7 @@ OTHER_TEXTS = ["Joking around with my partner", "Not sure, I was distracted", "T
 # In-session checkpoint answers: the team goal by stage (checkpoint 1, 2, 3), the partner's intent
 # by whether the participant felt on the same page then (and, for the Guide, by whether they saw
 # the canvas), and self-reasoning by role.
-CHECKPOINT_TEXT = {
+CHECKPOINT_TEXT: dict[str, dict[str, Any]] = {
     "guide": {
         "team_goal": {
             1: [

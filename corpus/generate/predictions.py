@@ -3,13 +3,15 @@ action, and the actor's mental model)."""
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from corpus import schema
 from corpus.generate.draws import choice
 from corpus.generate.phrases import ACK_F, ACK_G, INSTRUCT, RATIONALES, REPAIR_G, REQ_ACK, SMALLTALK
 from corpus.generate.story import Step, shifted
-from corpus.model import GridMap, Session
+from corpus.model import GridMap, MentalModel, Session
 
-MODELS = {
+MODELS: dict[str, dict[str, Any]] = {
     "sim-llm-persona": {
         "name": "Simulated LLM (persona prompt)",
         "setting": "persona",
@@ -86,7 +88,7 @@ def predictions(
                     {"session_id": s.id, "action_index": a.index, "role": a.role, "action_type": t, "content": content}
                 )
                 # Mental model.
-                truth = a.mental_model
+                truth = cast(MentalModel, a.mental_model)  # every generated action has one
                 accs = cfg["mm_acc"][a.role]
                 row = {"session_id": s.id, "action_index": a.index, "role": a.role}
                 for dim, acc in zip(("team_goal", "partner_intent", "self_reasoning"), accs):

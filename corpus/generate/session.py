@@ -3,6 +3,8 @@ and in-session checkpoints, all driven by how much of the route is drawn."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from corpus import schema
@@ -26,9 +28,9 @@ def _timestamps(rng, steps: list[Step], duration: float) -> list[float]:
             gaps.append(2 + 0.25 * len(s.content) + rng.exponential(4))
         else:
             gaps.append(1 + rng.exponential(3))
-    gaps = np.asarray(gaps)
-    gaps[0] = rng.uniform(2, 10)
-    t = np.cumsum(gaps)
+    gap_array = np.asarray(gaps)
+    gap_array[0] = rng.uniform(2, 10)
+    t = np.cumsum(gap_array)
     t = t * (duration * 0.97 / t[-1])
     return [round(float(x), 2) for x in t]
 
@@ -68,8 +70,8 @@ def _checkpoints(
         t = int(hit[0])
         lm = steps[t].lm
         for role in ("guide", "follower"):
-            own = [a for a in actions[: t + 1] if a.role == role and a.mental_model is not None]
-            aligned = own[-1].mental_model.aligned if own else True
+            own = [a.mental_model for a in actions[: t + 1] if a.role == role and a.mental_model is not None]
+            aligned = own[-1].aligned if own else True
             texts = _checkpoint_texts(rng, role, i, condition, aligned, lm)
             out.append(Checkpoint(role=role, index=i, progress=p, action_index=t, elapsed_s=times[t], **texts))
     return out
@@ -80,7 +82,7 @@ def make_session(rng, sid: str, condition: str, split: str, gm: GridMap, n_targe
     duration = float(np.clip(len(steps) * rng.uniform(9, 19), 360, 4800))
     times = _timestamps(rng, steps, duration)
     # Drawing progress (route coverage) at each action drives alignment.
-    shape = tuple(gm.grid_size)
+    shape = cast(tuple[int, int], tuple(gm.grid_size))
     hist = reconstruct(shape, ((s.type, s.content if isinstance(s.content, list) else None) for s in steps))
     rmask = route_mask(gm.route, shape)
     coverage = coverage_curve(hist, rmask)

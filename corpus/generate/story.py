@@ -10,7 +10,7 @@ through a :class:`corpus.canvas.Canvas`, so an erase removes only what is on it.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -33,7 +33,7 @@ from corpus.generate.phrases import (
     START_F,
     START_G,
 )
-from corpus.model import GridMap
+from corpus.model import GridMap, LandmarkSummary
 
 
 @dataclass
@@ -96,18 +96,23 @@ def shifted(seg: list, dr: int, dc: int, shape) -> list:
     return out
 
 
+def _centroid(gm: GridMap, lm: str) -> tuple[float, float]:
+    """The centroid of a landmark of the map (validation fills in every landmark's summary)."""
+    return cast(LandmarkSummary, gm.landmarks[lm].summary).centroid
+
+
 def nearest_landmark(gm: GridMap, cells: list) -> str:
     r = np.mean([c[0] for c in cells])
     c = np.mean([c[1] for c in cells])
     return min(
         gm.landmarks,
-        key=lambda n: (gm.landmarks[n].summary.centroid[0] - r) ** 2 + (gm.landmarks[n].summary.centroid[1] - c) ** 2,
+        key=lambda n: (_centroid(gm, n)[0] - r) ** 2 + (_centroid(gm, n)[1] - c) ** 2,
     )
 
 
 def _relation(gm: GridMap, seg: list, lm: str) -> tuple[str, str]:
     """('above'|'below'|'left of'|'right of', side word) of the segment relative to a landmark."""
-    cr, cc = gm.landmarks[lm].summary.centroid
+    cr, cc = _centroid(gm, lm)
     r = np.mean([c[0] for c in seg])
     c = np.mean([c[1] for c in seg])
     if abs(r - cr) >= abs(c - cc):
@@ -122,7 +127,7 @@ _OPPOSITE = {"above": "below it", "below": "above it", "left of": "right of it",
 # longer strokes, drawing-related actions serve the Follower's own exploration (coded "other"),
 # and slips are erased rather than undone; with it the Follower draws in smaller steps the Guide
 # can follow, the Guide confirms what he sees, and both acknowledge more.
-STYLE = {
+STYLE: dict[str, dict[str, Any]] = {
     "not_visible": {
         "msg_frac": 0.71,
         "draw_share": (0.40, 0.52),
@@ -158,7 +163,7 @@ class _Story:
     def __init__(self, rng: np.random.Generator, gm: GridMap, visible: bool) -> None:
         self.rng, self.gm, self.visible = rng, gm, visible
         self.style = STYLE["visible" if visible else "not_visible"]
-        self.shape = tuple(gm.grid_size)
+        self.shape = cast(tuple[int, int], tuple(gm.grid_size))
         self.route = list(gm.route)
         self.on_route = set(self.route)
         self.canvas = Canvas(self.shape)

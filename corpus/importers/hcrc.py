@@ -110,7 +110,7 @@ def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:
         if not words:
             report.add(rel, rec, "text", "empty text: a move needs its words")
             bad = True
-        if not bad:
+        if not bad and role is not None and code is not None:
             moves.append(Move(role=role, text=words, code=code, start=None, file=rel, record=rec))
     return moves
 
@@ -255,7 +255,7 @@ def read_nxt(dialogue: str, files: dict[str, Path], root: Path, report: Report) 
                     continue
                 ids = order[pos[span[0]] : pos[span[1]] + 1]
                 text = " ".join(words[w][0] for w in ids if words[w][0])
-                starts = [words[w][1] for w in ids if words[w][1] is not None]
+                starts = [s for s in (words[w][1] for w in ids) if s is not None]
                 if not text:
                     report.add(rels[role], rec, "nite:child", "the move has no words")
                     continue
@@ -426,11 +426,12 @@ def import_hcrc(
             maps[mid] = placeholder_map(
                 mid, f"{what} (placeholder: {grid[0]}x{grid[1]} grid, no landmarks or route)", grid
             )
-        timed = all(m.start is not None for m in moves)
-        t0 = moves[0].start if timed else 0.0
-        actions = []
+        starts = [m.start for m in moves if m.start is not None]
+        timed = len(starts) == len(moves)
+        t0 = starts[0] if timed else 0.0
+        actions: list[Action] = []
         for k, m in enumerate(moves):
-            t = round(max(m.start - t0, 0.0), 3) if timed else float(k)
+            t = round(max(starts[k] - t0, 0.0), 3) if timed else float(k)
             if actions and t < actions[-1].timestamp:
                 t = actions[-1].timestamp
             actions.append(Action(index=k, timestamp=t, role=m.role, type="message", content=m.text))

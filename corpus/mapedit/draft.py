@@ -225,7 +225,7 @@ def set_type(draft: Draft, name: str, type: str) -> Draft:
     lm = _require(draft, name)
     draft = _edit_both(draft, name, (name, dataclasses.replace(lm, type=type)))
     theirs = draft.landmark(name, FOLLOWER) if draft.follower is not None else None
-    if theirs is not None and theirs.type != type:
+    if theirs is not None and draft.follower is not None and theirs.type != type:
         draft = dataclasses.replace(
             draft, follower=_replace(draft.follower, name, (name, dataclasses.replace(theirs, type=type)))
         )

@@ -30,6 +30,8 @@ from corpus.mapedit.checks import check, errors, fmt_cells
 from corpus.mapedit.draft import Draft, EditError, LandmarkDraft, to_gridmap
 from corpus.mapedit.image import MapImage, read_map_image
 from corpus.model import GridMap
+from corpus.reading import json_issue
+from corpus.report import describe
 from corpus.validate import DatasetError, Report, parse
 from corpus.write import map_json
 
@@ -67,13 +69,14 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
         raise DatasetError(report, file)
     try:
         obj = loads(data)
-    except (JsonError, UnicodeDecodeError) as exc:
-        report.add(file, f"line {exc.line}" if getattr(exc, "line", None) else "-", "(json)", str(exc))
+    except JsonError as exc:
+        json_issue(report, file, exc)
+        raise DatasetError(report, file) from None
+    except UnicodeDecodeError as exc:
+        report.add(file, "-", "(encoding)", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
         raise DatasetError(report, file) from None
     if not isinstance(obj, dict) or not any(k in obj for k in _MAP_FIELDS):
-        got = (
-            f"an object with {', '.join(list(obj)[:6]) or 'no fields'}" if isinstance(obj, dict) else type(obj).__name__
-        )
+        got = f"an object with {', '.join(list(obj)[:6]) or 'no fields'}" if isinstance(obj, dict) else describe(obj)
         report.add(
             file,
             "-",
@@ -136,7 +139,7 @@ def _cell(value: Any, where: str) -> tuple[int, int]:
 def draft_from_json(obj: Any, image: str | None = None) -> Draft:
     """The inverse of :func:`draft_json`; raises :class:`EditError` naming the field."""
     if not isinstance(obj, dict):
-        raise EditError(f"draft: expected an object, got {type(obj).__name__}")
+        raise EditError(f"draft: expected an object, got {describe(obj)}")
 
     def lms(key: str):
         raw = obj.get(key)

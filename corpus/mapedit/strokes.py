@@ -30,6 +30,7 @@ import numpy as np
 
 from corpus.importers.asciimap import DEFAULT_INK_SHARE, ink_coverage, route_path
 from corpus.model import Cell
+from corpus.report import describe
 
 MASK_PIXELS = 4_000_000  # the mask's size is capped; cells get fewer pixels on huge grids
 MAX_PX_PER_CELL = 32
@@ -155,7 +156,7 @@ def shape_of(obj: dict[str, Any], frame: CanvasFrame, as_area: bool = False) -> 
     when closed or when its ends are at most :data:`CLOSE_CELLS` cells apart, else a line.
     """
     if not isinstance(obj, dict):
-        raise StrokeError(f"expected a canvas object, got {type(obj).__name__}")
+        raise StrokeError(f"expected a canvas object, got {describe(obj)}")
     kind = obj.get("type")
     sw = _num(obj, "strokeWidth")
     if kind == "Rect":

@@ -18,12 +18,21 @@ import sqlalchemy as sa
 
 from corpus.store import passwords
 from corpus.store.access import require_lead
-from corpus.store.base import AccessDenied, StoreBase, StoreError, User, new_sign_in_key, user_from_row
+from corpus.store.base import (
+    AccessDenied,
+    StoreBase,
+    StoreError,
+    User,
+    inserted_key,
+    new_sign_in_key,
+    user_from_row,
+)
 from corpus.store.tables import (
     ROLES,
     agreement_snapshots,
     gold,
     labels,
+    max_chars,
     revoked_tokens,
     settings,
     task_coders,
@@ -67,26 +76,28 @@ class Accounts(StoreBase):
         username = username.strip()
         if not username:
             raise StoreError("username: must not be empty")
-        if len(username) > users.c.username.type.length:
-            raise StoreError(f"username: longer than {users.c.username.type.length} characters")
+        if len(username) > max_chars(users.c.username):
+            raise StoreError(f"username: longer than {max_chars(users.c.username)} characters")
         if role not in ROLES:
             raise StoreError(f"role: '{role}' is not one of {', '.join(ROLES)}")
         _check_password(password, kind)
         if c.execute(sa.select(users.c.id).where(users.c.username == username)).first():
             raise StoreError(f"username: '{username}' is taken")
-        uid = c.execute(
-            users.insert().values(
-                username=username,
-                display_name=(display_name or username)[:128],
-                role=role,
-                kind=kind,
-                password_hash=passwords.hash_password(password) if password else None,
-                created_at=self._now(),
-                status="active",
-                auth_epoch=0,
-                sign_in_key=new_sign_in_key(),
+        uid = inserted_key(
+            c.execute(
+                users.insert().values(
+                    username=username,
+                    display_name=(display_name or username)[:128],
+                    role=role,
+                    kind=kind,
+                    password_hash=passwords.hash_password(password) if password else None,
+                    created_at=self._now(),
+                    status="active",
+                    auth_epoch=0,
+                    sign_in_key=new_sign_in_key(),
+                )
             )
-        ).inserted_primary_key[0]
+        )
         return User(int(uid), username, (display_name or username)[:128], role, kind)
 
     def user(self, username: str) -> User | None:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any, cast
 
 import sqlalchemy as sa
 
@@ -67,6 +68,12 @@ def utc_now() -> datetime:
 def as_utc(moment: datetime) -> datetime:
     """A time read back from the database as an aware UTC time (SQLite returns naive ones)."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def inserted_key(result: sa.CursorResult) -> Any:
+    """The primary key of the one row an INSERT added (typed optional by SQLAlchemy, which returns
+    None only for an insert that added no row)."""
+    return cast(sa.Row, result.inserted_primary_key)[0]
 
 
 def user_from_row(r) -> User:  # noqa: ANN001 - a row of the users table

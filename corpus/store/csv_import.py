@@ -13,11 +13,16 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
-from corpus.store.base import StoreBase, StoreError, User
-from corpus.store.tables import labels, task_coders, users
+from corpus.store.base import StoreBase, StoreError, Task, User
+from corpus.store.tables import labels, max_chars, task_coders, users
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import sqlalchemy as sa
 
 FIELD_LIMIT = 131_072  # Python's csv.field_size_limit() default
 MAX_PROBLEMS = 50
@@ -85,6 +90,21 @@ def read_rows(text: str, file: str, columns: tuple[str, ...]) -> list[tuple[int,
 
 
 class CsvImport(StoreBase):
+    if TYPE_CHECKING:  # the other parts of Store this one uses
+
+        def task(self, task_id: int) -> Task: ...
+        def items(self, task_id: int) -> pd.DataFrame: ...
+        def users(self, include_inactive: bool = False) -> list[User]: ...
+        def _insert_user(
+            self,
+            c: sa.Connection,
+            username: str,
+            password: str | None,
+            role: str,
+            display_name: str | None = None,
+            kind: str = "human",
+        ) -> User: ...
+
     def import_labels_csv(
         self,
         actor: User,
@@ -110,8 +130,11 @@ class CsvImport(StoreBase):
         rows = read_rows(decode(data, file), file, (item_col, coder_col, label_col))
         items = set(self.items(task_id)["item_id"])
         known = {u.username: u for u in self.users(include_inactive=True)}
-        longest = users.c.username.type.length
-        problems, good, seen, n_missing = [], [], {}, 0
+        longest = max_chars(users.c.username)
+        problems: list[str] = []
+        good: list[tuple[str, str, str]] = []
+        seen: dict[tuple[str, str], int] = {}
+        n_missing = 0
         for lineno, r in rows:
             item, coder, code = ((r.get(col) or "").strip() for col in (item_col, coder_col, label_col))
             at = f"{file} line {lineno}"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from corpus.store.base import StoreBase, User
@@ -37,6 +39,11 @@ def wide_table(current: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 class Exports(StoreBase):
     long_table = staticmethod(long_table)
     wide_table = staticmethod(wide_table)
+
+    if TYPE_CHECKING:  # the other parts of Store this one uses
+
+        def labels(self, user: User, task_id: int) -> pd.DataFrame: ...
+        def items(self, task_id: int) -> pd.DataFrame: ...
 
     def export_long(self, actor: User, task_id: int) -> pd.DataFrame:
         return long_table(self.labels(actor, task_id), self.items(task_id))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import sqlalchemy as sa
@@ -12,7 +13,7 @@ import sqlalchemy as sa
 from corpus.consensus import as_share, majority, reaches
 from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import require_feedback, require_lead, require_see_gold
-from corpus.store.base import StoreBase, StoreError, User
+from corpus.store.base import StoreBase, StoreError, Task, User, inserted_key
 from corpus.store.tables import ERROR_TYPES, PROVENANCE, codebook_rows, gold, task_items, tasks, users
 
 
@@ -42,6 +43,12 @@ _COUNT_NOTE = r"\d+ of \d+ coders"
 
 
 class Gold(StoreBase):
+    if TYPE_CHECKING:  # the other parts of Store this one uses
+
+        def task(self, task_id: int) -> Task: ...
+        def labels(self, user: User, task_id: int) -> pd.DataFrame: ...
+        def my_labels(self, user: User, task_id: int) -> pd.DataFrame: ...
+
     def set_gold(
         self,
         actor: User,
@@ -65,19 +72,21 @@ class Gold(StoreBase):
             raise StoreError(f"error_type: '{error_type}' is not one of {', '.join(ERROR_TYPES)}")
         with self._write_as(actor) as c:
             return int(
-                c.execute(
-                    gold.insert().values(
-                        task_id=task_id,
-                        item_id=item_id,
-                        code=code,
-                        provenance=provenance,
-                        note=note or "",
-                        error_type=error_type,
-                        flag_codebook=bool(flag_codebook),
-                        decided_by=actor.id,
-                        created_at=self._now(),
+                inserted_key(
+                    c.execute(
+                        gold.insert().values(
+                            task_id=task_id,
+                            item_id=item_id,
+                            code=code,
+                            provenance=provenance,
+                            note=note or "",
+                            error_type=error_type,
+                            flag_codebook=bool(flag_codebook),
+                            decided_by=actor.id,
+                            created_at=self._now(),
+                        )
                     )
-                ).inserted_primary_key[0]
+                )
             )
 
     def _current_gold(self, task_id: int) -> pd.DataFrame:
@@ -108,7 +117,7 @@ class Gold(StoreBase):
         flag_codebook, decided_by (username), created_at, and the code and provenance of the
         decision it replaced (empty for an item's first)."""
         require_see_gold(user, self.task(task_id))
-        earlier = dict(partition_by=gold.c.item_id, order_by=gold.c.id)
+        earlier: dict[str, Any] = dict(partition_by=gold.c.item_id, order_by=gold.c.id)
         q = (
             sa.select(
                 gold.c.id,
@@ -134,6 +143,23 @@ class Gold(StoreBase):
         replaced = ["replaced_code", "replaced_provenance"]
         history[replaced] = history[replaced].astype(object).fillna("")
         return history
+
+    def gold_version(self, dataset_hash: str, dataset_name: str | None = None) -> tuple[int, int, int]:
+        """What :meth:`revealed_gold` depends on, in one cheap query: (revealed tasks on the dataset,
+        their gold decisions, the newest decision's id). Gold is append-only and a revealed task is
+        closed, so the same version means the same revealed gold."""
+        same = tasks.c.dataset_hash == dataset_hash
+        if dataset_name is not None:
+            same = same | (tasks.c.dataset_hash.is_(None) & (tasks.c.dataset == dataset_name))
+        revealed = sa.select(tasks.c.id).where(same, tasks.c.phase == "revealed")
+        q = sa.select(
+            sa.select(sa.func.count()).select_from(revealed.subquery()).scalar_subquery(),
+            sa.func.count(gold.c.id),
+            sa.func.coalesce(sa.func.max(gold.c.id), 0),
+        ).where(gold.c.task_id.in_(revealed))
+        with self._read() as c:
+            n_tasks, n_gold, newest = c.execute(q).one()
+        return int(n_tasks), int(n_gold), int(newest)
 
     def revealed_gold(
         self, dataset_hash: str, scheme: str | None = None, dataset_name: str | None = None

@@ -10,16 +10,21 @@ their latest.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import sqlalchemy as sa
 
 from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import may_see_all_labels, require_label_write, require_see_all_labels
-from corpus.store.base import AccessDenied, StoreBase, StoreError, User
+from corpus.store.base import AccessDenied, StoreBase, StoreError, Task, User
 from corpus.store.engine import insert_unless_present
-from corpus.store.tables import labels, task_coders, task_items, tasks, users
+from corpus.store.tables import labels, max_chars, task_coders, task_items, tasks, users
+
+if TYPE_CHECKING:
+    from corpus.codebook import Codebook
 
 
 def label_columns(with_kind: bool = True) -> list:
@@ -70,6 +75,13 @@ _CHECK = sa.select(
 
 
 class Labels(StoreBase):
+    if TYPE_CHECKING:  # the other parts of Store this one uses
+
+        @property
+        def _codebook(self) -> Callable[[int], Codebook]: ...
+        def task(self, task_id: int) -> Task: ...
+        def coders(self, task_id: int) -> list[User]: ...
+
     def add_label(
         self,
         user: User,
@@ -89,8 +101,8 @@ class Labels(StoreBase):
         note = (note or "").strip()
         if (why := too_long("note", note, NOTE_CHARS)) is not None:
             raise StoreError(why)
-        if request_id is not None and not 0 < len(request_id) <= labels.c.request_id.type.length:
-            raise StoreError(f"request id: must be 1 to {labels.c.request_id.type.length} characters")
+        if request_id is not None and not 0 < len(request_id) <= max_chars(labels.c.request_id):
+            raise StoreError(f"request id: must be 1 to {max_chars(labels.c.request_id)} characters")
         with self._write() as c:
             row = c.execute(
                 _CHECK, {"task_id": task_id, "item_id": item_id, "coder_id": user.id, "request_id": request_id}
@@ -152,10 +164,10 @@ class Labels(StoreBase):
             return self._version(c, task_id)
 
     def _current_labels(self, c: sa.Connection, task_id: int, coder_id: int | None = None) -> pd.DataFrame:
-        latest = sa.select(sa.func.max(labels.c.id).label("id")).where(labels.c.task_id == task_id)
+        newest = sa.select(sa.func.max(labels.c.id).label("id")).where(labels.c.task_id == task_id)
         if coder_id is not None:
-            latest = latest.where(labels.c.coder_id == coder_id)
-        latest = latest.group_by(labels.c.item_id, labels.c.coder_id).subquery()
+            newest = newest.where(labels.c.coder_id == coder_id)
+        latest = newest.group_by(labels.c.item_id, labels.c.coder_id).subquery()
         q = (
             sa.select(*label_columns())
             .join(latest, latest.c.id == labels.c.id)

@@ -17,13 +17,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import sqlalchemy as sa
 
 from corpus.store.access import require_lead
-from corpus.store.base import AccessDenied, StoreBase, StoreError, User, as_utc
+from corpus.store.base import AccessDenied, StoreBase, StoreError, Task, User, as_utc
 from corpus.store.tables import agreement_snapshots, labels, tasks, users
 from corpus.values import Undefined, from_json
 
@@ -66,6 +66,12 @@ def _restored(value: Any) -> Any:
 
 
 class Sharing(StoreBase):
+    if TYPE_CHECKING:  # the other parts of Store this one uses
+
+        def task(self, task_id: int) -> Task: ...
+        def labels(self, user: User, task_id: int) -> pd.DataFrame: ...
+        def _set(self, actor: User, task_id: int, **values: Any) -> None: ...
+
     def set_share_agreement(self, actor: User, task_id: int, share: bool, min_items: int | None = None) -> None:
         """Whether coders see the latest snapshot, and on how many items it must rest at least."""
         require_lead(actor)

@@ -6,6 +6,8 @@ by :mod:`corpus.store.migrations`. A change to a table needs a new schema versio
 
 from __future__ import annotations
 
+from typing import cast
+
 import sqlalchemy as sa
 
 SCHEMA_VERSION = 4
@@ -191,3 +193,8 @@ signin_failures = sa.Table(
 
 # The tables version 2 added, created as they are by the migration.
 V2_TABLES = (signin_throttle, agreement_snapshots)
+
+
+def max_chars(column: sa.Column) -> int:
+    """The most characters a text column above holds (its ``sa.String`` length)."""
+    return cast(int, cast(sa.String, column.type).length)  # every String column here is given a length

@@ -16,7 +16,7 @@ from corpus import codebook as codebooks
 from corpus.codebook import Codebook
 from corpus.limits import NAME_CHARS, too_long
 from corpus.store.access import check_phase, require_lead, require_open_for_revision
-from corpus.store.base import StoreBase, StoreError, Task, User, user_from_row
+from corpus.store.base import StoreBase, StoreError, Task, User, inserted_key, user_from_row
 from corpus.store.tables import CODER_VIEWS, codebook_rows, task_coders, task_items, tasks, users
 
 
@@ -40,15 +40,17 @@ class Tasks(StoreBase):
                     )
                 return int(row.id)
             return int(
-                c.execute(
-                    codebook_rows.insert().values(
-                        scheme=cb.id,
-                        version=cb.version,
-                        name=cb.name,
-                        content=content,
-                        created_at=self._now(),
+                inserted_key(
+                    c.execute(
+                        codebook_rows.insert().values(
+                            scheme=cb.id,
+                            version=cb.version,
+                            name=cb.name,
+                            content=content,
+                            created_at=self._now(),
+                        )
                     )
-                ).inserted_primary_key[0]
+                )
             )
 
     @functools.cached_property
@@ -120,21 +122,23 @@ class Tasks(StoreBase):
             if c.execute(sa.select(tasks.c.id).where(tasks.c.name == name)).first():
                 raise StoreError(f"name: a task called '{name}' exists already")
             tid = int(
-                c.execute(
-                    tasks.insert().values(
-                        name=name,
-                        dataset=dataset,
-                        dataset_hash=dataset_hash.strip(),
-                        codebook_id=cb_id,
-                        seed=int(seed),
-                        context_k=int(context_k),
-                        show_canvas=bool(show_canvas),
-                        phase="coding",
-                        share_agreement=False,
-                        created_by=actor.id,
-                        created_at=self._now(),
+                inserted_key(
+                    c.execute(
+                        tasks.insert().values(
+                            name=name,
+                            dataset=dataset,
+                            dataset_hash=dataset_hash.strip(),
+                            codebook_id=cb_id,
+                            seed=int(seed),
+                            context_k=int(context_k),
+                            show_canvas=bool(show_canvas),
+                            phase="coding",
+                            share_agreement=False,
+                            created_by=actor.id,
+                            created_at=self._now(),
+                        )
                     )
-                ).inserted_primary_key[0]
+                )
             )
             c.execute(task_items.insert(), [{**r, "task_id": tid} for r in rows])
             coder_rows = [{"task_id": tid, "user_id": u.id} for u in {u.id: u for u in coders}.values()]

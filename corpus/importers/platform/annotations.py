@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from corpus import schema
 from corpus.model import MentalModel
 from corpus.reading import iter_jsonl, read_json
-from corpus.report import clipped, shown
+from corpus.report import clipped, describe, shown
 from corpus.validate import Report, read_text
 
 _YES = {"yes", "y", "true", "1", "aligned"}
@@ -125,7 +125,7 @@ def read_annotations(paths: list[Path], root: Path, report: Report) -> dict[str,
                 rec = f"{prefix}action {clipped(str(action_id))}"
                 if not isinstance(ann, dict):
                     report.add(
-                        rel, rec, "(annotation)", f"expected an object with q1LabelId .. q4, got {type(ann).__name__}"
+                        rel, rec, "(annotation)", f"expected an object with q1LabelId .. q4, got {describe(ann)}"
                     )
                     continue
                 mm = mental_model_of(ann, report, rel, rec)
@@ -165,7 +165,7 @@ def read_checkpoints(paths: list[Path], root: Path, report: Report) -> list[tupl
                     report.add(rel, rec, key, "required field is missing")
                     ok = False
             try:
-                idx = int(obj.get("checkpoint_index"))
+                idx = int(obj.get("checkpoint_index", ""))  # missing: a ValueError, as for an empty value
                 if idx < 1:
                     raise ValueError
             except (TypeError, ValueError):
@@ -178,7 +178,7 @@ def read_checkpoints(paths: list[Path], root: Path, report: Report) -> list[tupl
                     )
                 ok = False
             try:
-                el = float(obj.get("elapsed_seconds"))
+                el = float(obj.get("elapsed_seconds", ""))  # missing: a ValueError, as for an empty value
                 if el < 0 or not math.isfinite(el):
                     raise ValueError
             except (TypeError, ValueError):

@@ -4,6 +4,7 @@ export folder, or a placeholder grid shaped like the ink images."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from corpus.importers.asciimap import grid_for_image, placeholder_map, read_ascii_map, safe_id
 from corpus.importers.platform.rows import PlatformOptions, Row
@@ -84,7 +85,7 @@ def session_map(
                 f"cannot tell which ASCII map the session used ({', '.join(sorted(folder_maps)) or 'none fits its cells'}); pass map_path=",
             )
         return None
-    grid = tuple(options.grid) if options.grid else None
+    grid = cast(tuple[int, int], tuple(options.grid)) if options.grid else None
     if grid is None and map_kind == "image":
         best = None
         for r in rows:

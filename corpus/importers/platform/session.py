@@ -10,7 +10,7 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -67,7 +67,7 @@ def order_cells(cells: set[Cell], near: Cell | None = None, hint: list[Cell] | N
 def ink_of(row: Row, ink: InkReader, report: Report) -> np.ndarray | None:
     """The alpha channel of the ink image a row names; None when the file is not there, or when
     it cannot be read (reported as an error of the row)."""
-    path = (row.folder / row.map_image).resolve()
+    path = (row.folder / cast(str, row.map_image)).resolve()  # callers pass only rows that name an image
     if not path.is_file():
         return None
     try:
@@ -84,7 +84,7 @@ class _Snapshots:
         self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report, ink: InkReader
     ) -> None:
         self.grid_map, self.map_kind, self.options, self.report, self.ink = grid_map, map_kind, options, report, ink
-        self.grid = tuple(grid_map.grid_size)
+        self.grid = cast(tuple[int, int], tuple(grid_map.grid_size))
         self.warned_shape = False
 
     def __call__(self, row: Row) -> set[Cell] | None:
@@ -149,7 +149,7 @@ def build_session(
     rows = sorted(rows, key=lambda r: (r.when, r.order))
     t0, _ = time_origins(rows)
     snapshot = _Snapshots(grid_map, map_kind, options, report, ink)
-    canvas = Canvas(tuple(grid_map.grid_size))
+    canvas = Canvas(cast(tuple[int, int], tuple(grid_map.grid_size)))
     # The platform's own undo stack on image maps holds every stroke, including strokes that
     # changed no grid cell; undoing one of those changes no cell either.
     platform_stack: list[bool] = []
