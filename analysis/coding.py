@@ -29,6 +29,7 @@ import pandas as pd
 from analysis import agreement as ag
 from analysis.format import csv_cells, fmt, fmt_interval
 from corpus.csvsafe import to_csv
+from corpus.escape import md_line
 
 STRATIFY_COLUMNS = ("condition", "role")
 
@@ -289,18 +290,13 @@ def report_csv(report: TaskAgreement, meta: ReportMeta) -> str:
     return to_csv(report_table(report, meta))
 
 
-def md_text(value: Any) -> str:
-    """Text from the data for a Markdown table cell: pipes, backslashes and line breaks escaped."""
-    return str(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
 def _md_table(rep: ag.AgreementReport) -> list[str]:
-    out = ["| statistic | value | n | 95 % CI | note |", "|---|---|---|---|---|"]
+    out = ["| statistic | value | n | 95% CI | note |", "|---|---|---|---|---|"]
     for _, r in csv_cells(rep.to_frame()).iterrows():
         ci = fmt_interval((r["ci_low"], r["ci_high"])) if pd.notna(r["ci_low"]) else ""
         value = fmt(r["estimate"]) if pd.notna(r["estimate"]) else ""
         n = "" if pd.isna(r["n"]) else int(r["n"])
-        out.append(f"| {md_text(r['statistic'])} | {value} | {n} | {ci} | {md_text(r['note'])} |")
+        out.append(f"| {r['statistic']} | {value} | {n} | {ci} | {md_line(r['note'])} |")
     return out
 
 
@@ -316,13 +312,13 @@ def report_markdown(report: TaskAgreement, meta: ReportMeta) -> str:
     """A readable agreement report: provenance, every statistic, how each was computed,
     diagnostics, most disagreed items."""
     lines = [
-        f"# Agreement report: {md_text(meta.task)}",
+        f"# Agreement report: {md_line(meta.task)}",
         "",
-        f"- Dataset: {md_text(meta.dataset)}",
-        f"- Codebook: {md_text(meta.codebook_name)} (`{md_text(meta.codebook_id)}` v{md_text(meta.codebook_version)})",
+        f"- Dataset: {md_line(meta.dataset)}",
+        f"- Codebook: {md_line(meta.codebook_name)} ({md_line(meta.codebook_id)} v{md_line(meta.codebook_version)})",
         f"- Items in the task: {meta.n_items_in_task}",
         f"- Generated: {meta.generated_at}",
-        "- Coders left out (not human): " + (md_text(", ".join(report.excluded_coders)) or "none"),
+        "- Coders left out (not human): " + (md_line(", ".join(report.excluded_coders)) or "none"),
         "- Packages that computed the numbers: " + ", ".join(f"{k} {v}" for k, v in report.packages().items()),
         "",
     ]
@@ -331,11 +327,11 @@ def report_markdown(report: TaskAgreement, meta: ReportMeta) -> str:
         return "\n".join(lines) + "\n"
     for title, rep in report.scopes(meta.codebook_version):
         lines += [f"## {title}", "", *_md_table(rep), *_md_methods(rep), "", "### Diagnostics", ""]
-        lines += [f"- {md_text(w)}" for w in rep.diagnostics.warnings] or ["- none"]
+        lines += [f"- {md_line(w)}" for w in rep.diagnostics.warnings] or ["- none"]
         if not rep.most_disagreed.empty:
             lines += ["", "### Most disagreed items", "", "| item | agreement | labels |", "|---|---|---|"]
             lines += [
-                f"| {md_text(r.item)} | {fmt(r.agreement, 2)} | {md_text(r.labels)} |"
+                f"| {md_line(r.item)} | {fmt(r.agreement, 2)} | {md_line(r.labels)} |"
                 for r in rep.most_disagreed.itertuples(index=False)
             ]
         lines.append("")

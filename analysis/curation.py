@@ -1,6 +1,6 @@
 """How far the lead's curation of a coding task has come: items with gold among the items the human
 coders labelled (what the Adjudicate page's bar shows and what revealing a task with open items
-asks to confirm).
+asks to confirm), and the order in which the open items are adjudicated (:func:`adjudication_queue`).
 
 Pure: the task's current labels and gold in, counts out; nothing here imports streamlit or the store.
 """
@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from analysis import agreement as ag
 from corpus.values import Undefined
 
 
@@ -60,3 +61,14 @@ def curation(labels: pd.DataFrame, gold: pd.DataFrame, n_items: int) -> Curation
     labelled = set(humans["item_id"])
     with_gold = labelled & set(gold["item_id"]) if len(gold) else set()
     return Curation(n_items=int(n_items), n_labelled=len(labelled), n_gold=len(with_gold))
+
+
+def adjudication_queue(labels: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Every labelled item (of the current ``labels``), least agreement among the human coders
+    first (items with one label last), with its gold code and provenance if it has gold."""
+    humans = labels[labels["coder_kind"] == "human"]
+    q = ag.item_agreement(ag.LabelTable(humans, item="item_id", label="code"))
+    q = q.merge(gold[["item_id", "code", "provenance"]].rename(columns={"code": "gold"}), on="item_id", how="left")
+    q = q.merge(items[["item_id", "position"]], on="item_id", how="left")
+    q["single"] = q["agreement"].isna()
+    return q.sort_values(["single", "agreement", "position"], kind="stable").reset_index(drop=True)

@@ -17,7 +17,6 @@ from analysis.format import fmt_mean_sd
 from corpus import schema
 
 COUNT_COLUMNS = ["n_actions", *[f"n_{t}" for t in schema.ACTION_TYPES]]
-COUNT_LABELS = {"n_actions": "# actions/session", **{f"n_{t}": f"# {t}/session" for t in schema.ACTION_TYPES}}
 
 
 def _num(x: float) -> float | None:

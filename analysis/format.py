@@ -1,14 +1,17 @@
 """How every value prints, and how results become plain JSON: the one formatter of the tool.
 
-The command lines, the exports and every page print values through these functions:
+The command lines, the exports and every page print values through these functions (a test reads
+components/ and pages/ so that no number is formatted there another way):
 
 - :func:`fmt`: a number to a fixed number of places (or significant digits, or signed); an
   undefined value says why ("undefined, because no item was coded by both coders");
   :func:`fmt_short` says only "undefined" (for a tile or a table cell with the reason beside it).
 - :func:`fmt_p` and :func:`p_clause`: a p-value, "< 0.001" below 0.001.
 - :func:`fmt_interval` ("[0.61, 0.75]"), :func:`fmt_range` ("0.61 to 0.75") and :func:`fmt_ci`
-  ("95% CI 0.61 to 0.75") for an interval; :func:`fmt_share` for a share ("27%");
-  :func:`fmt_mean_sd` for a mean and its SD ("12.3 (4.5)").
+  ("95% CI 0.61 to 0.75") for an interval; :func:`fmt_share` for a share ("27%"),
+  :func:`fmt_share_range` ("40% to 60%") and :func:`fmt_share_ci` ("95% CI 31% to 54%") for shares;
+  :func:`fmt_mean_sd` for a mean and its SD ("12.3 (4.5)"); :func:`fmt_count` for a count
+  ("12,345"); :func:`fmt_time` for a moment ("2026-11-26 10:23").
 - :func:`fmt_test`: a test's statistic with its distribution and degrees of freedom ("t(29) = 2.10",
   "F(2, 29) = 3.10", "chi2(2) = 5.30", "z = 1.96", "U = 40.00").
 - :func:`to_json`: results, frames and numpy values as plain JSON (an undefined value as
@@ -100,7 +103,7 @@ def fmt_ci(est: Any, digits: int = 2) -> str:
     return f"{est.confidence:.0%} CI {fmt_range(est.interval, digits)}"
 
 
-def fmt_mean_sd(mean: Any, sd: Any, digits: int = 1, missing: str = "-", **kw: bool) -> str:
+def fmt_mean_sd(mean: Any, sd: Any, digits: int = 1, missing: str = "undefined", **kw: bool) -> str:
     """ "12.3 (4.5)": a mean and its SD; the mean alone without an SD; ``missing`` without a mean."""
     if not _present(mean):
         return missing
@@ -111,9 +114,33 @@ def _present(x: Any) -> bool:
     return is_defined(x) and not (isinstance(x, (float, np.floating)) and math.isnan(x))
 
 
-def fmt_share(x: Any) -> str:
-    """A share as a percentage ("27%")."""
-    return f"{x:.0%}" if _number(x) else fmt(x)
+def fmt_share(x: Any, digits: int = 0) -> str:
+    """A share as a percentage ("27%", or "27.4%" with ``digits``); undefined says so."""
+    if isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_)):
+        x = float(x)
+    return f"{x:.{digits}%}" if _number(x) else fmt_short(x)
+
+
+def fmt_share_range(lo: Any, hi: Any) -> str:
+    """Two shares as a range of percentages ("40% to 60%")."""
+    return f"{fmt_share(lo)} to {fmt_share(hi)}"
+
+
+def fmt_share_ci(lo: Any, hi: Any, confidence: float = 0.95) -> str:
+    """A share's interval: "95% CI 31% to 54%", or "" without bounds."""
+    if not (_present(lo) and _present(hi)):
+        return ""
+    return f"{fmt_share(confidence)} CI {fmt_share_range(lo, hi)}"
+
+
+def fmt_count(n: Any) -> str:
+    """A count with thousands separated ("12,345")."""
+    return f"{int(n):,}" if isinstance(n, (int, np.integer, float, np.floating)) and _present(n) else fmt_short(n)
+
+
+def fmt_time(moment: Any) -> str:
+    """A moment to the minute, as the app shows times ("2026-11-26 10:23"), in the time zone it has."""
+    return moment.strftime("%Y-%m-%d %H:%M")
 
 
 def _dof(d: Any) -> str:

@@ -14,7 +14,7 @@ Pure: DataFrames in, results out; nothing here imports streamlit or the store.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
@@ -46,6 +46,15 @@ class LiveAgreement:
     headline: ag.Headline | None
     drift: pd.DataFrame
     step: int
+    # Per codebook version (only when labels were given under more than one): version -> headline.
+    by_version: dict[str, ag.Headline] = field(default_factory=dict)
+
+    def confusion(self, coder_a: str, coder_b: str) -> pd.DataFrame | ag.MatrixTooLarge:
+        """Two coders' confusion matrix on the items both coded (or why it is not drawn)."""
+        try:
+            return ag.confusion_matrix(ag.LabelTable(self.humans, **COLS), coder_a, coder_b)
+        except ag.MatrixTooLarge as exc:
+            return exc
 
 
 def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
@@ -58,7 +67,17 @@ def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
     # The panel shows kappa's interval: only kappa is resampled.
     rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
     drift = ag.kappa_drift(table, order="created_at", step=step)
-    return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step)
+    return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step, _by_version(humans, table))
+
+
+def _by_version(humans: pd.DataFrame, table: ag.LabelTable) -> dict[str, ag.Headline]:
+    """The headline numbers per codebook version, once labels were given under more than one."""
+    versions = sorted(humans["codebook_version"].dropna().unique().tolist()) if "codebook_version" in humans else []
+    if len(versions) < 2:
+        return {}
+    return {
+        str(v): ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS) for v in versions
+    }
 
 
 @dataclass(frozen=True)
@@ -97,7 +116,7 @@ def model_coders(cur: pd.DataFrame, items: pd.DataFrame, gold: pd.DataFrame) -> 
             rows.append(
                 {
                     "coder": m,
-                    "against": "-",
+                    "against": "none",
                     "items": 0,
                     "cohen_kappa": f"undefined, because {exc.args[0]}",
                     "percent_agreement": "",

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.contingency import IndependenceTest
-from analysis.format import fmt, fmt_p, fmt_range, fmt_test, p_clause
+from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause
 from components.chart import WILSON_BARS, bar_with_interval, figure, interval_key
 from components.palette import CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
@@ -71,7 +71,7 @@ def act_share_figure(shares: pd.DataFrame, test: IndependenceTest | Undefined) -
                         "yref": "paper",
                         "yanchor": "bottom",
                         "showarrow": False,
-                        "text": f"<b>{r:+.1f}</b>" if abs(r) >= SIGNIFICANT else f"{r:+.1f}",
+                        "text": f"<b>{fmt(r, 1, signed=True)}</b>" if abs(r) >= SIGNIFICANT else fmt(r, 1, signed=True),
                         "font": {"size": 12},
                     }
                 )
@@ -95,14 +95,14 @@ def test_summary(test: IndependenceTest | Undefined) -> None:
     chi2, v = test.chi2, test.cramers_v
     c[0].metric("Chi-square", fmt(chi2.estimate, 1), help=f"{fmt_test(chi2)}; {chi2.method}")
     c[0].caption(f"df = {fmt(chi2.dof)}, {p_clause(chi2.p_value)} (actions as independent)")
-    c[1].metric("Cramér's V", fmt(v.estimate, 2), help=f"{v.method}; 95 % interval: {v.interval_method}")
-    c[1].caption(f"95 % CI {fmt_range(v.interval, 2)} (session bootstrap)")
+    c[1].metric("Cramér's V", fmt(v.estimate, 2), help=f"{v.method}; 95% interval: {v.interval_method}")
+    c[1].caption(f"{fmt_ci(v)} (session bootstrap)")
     c[2].metric(
         "Permutation p",
         fmt_p(test.permutation_p),
-        help=f"Condition labels shuffled across sessions {test.n_permutations:,} times (seed 0)",
+        help=f"Condition labels shuffled across sessions {fmt_count(test.n_permutations)} times (seed 0)",
     )
-    c[2].caption(f"{test.n_sessions} sessions, condition labels shuffled {test.n_permutations:,} times")
+    c[2].caption(f"{test.n_sessions} sessions, condition labels shuffled {fmt_count(test.n_permutations)} times")
     st.caption(
         f"Pearson's chi-square test of independence of condition and act on {chi2.n} coded actions in "
         f"{test.n_sessions} sessions ({chi2.provenance()}). Numbers above the acts: adjusted standardized residuals of "

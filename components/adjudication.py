@@ -16,50 +16,23 @@ Session-state keys start with ``adj_``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pandas as pd
 import streamlit as st
 
-from analysis import agreement as ag
-from analysis.curation import Curation, curation
+from analysis.curation import Curation
+from analysis.format import fmt
 from components.coding import item_view
 from components.gold_history import ERROR_LABELS, item_history, task_history
 from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
+from corpus.escape import md_line
 from corpus.limits import NOTE_CHARS
-from corpus.store import ERROR_TYPES, PHASES, AccessDenied, Store, StoreError, Task, User
+from corpus.store import ERROR_TYPES, PHASES, AccessDenied, StoreError, Task, User
 from corpus.values import is_defined
+from services import adjudication as svc
+from services.adjudication import TaskState
 
 PHASE_LABELS = {"coding": "Coding (blind)", "adjudication": "Adjudication", "revealed": "Revealed (closed)"}
-
-
-def queue(cur: pd.DataFrame, gold: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """Every labelled item (of the current labels ``cur``), least agreement first (items with one
-    label last), with its gold status."""
-    humans = cur[cur["coder_kind"] == "human"]
-    q = ag.item_agreement(ag.LabelTable(humans, item="item_id", label="code"))
-    q = q.merge(gold[["item_id", "code", "provenance"]].rename(columns={"code": "gold"}), on="item_id", how="left")
-    q = q.merge(items[["item_id", "position"]], on="item_id", how="left")
-    q["single"] = q["agreement"].isna()
-    return q.sort_values(["single", "agreement", "position"], kind="stable").reset_index(drop=True)
-
-
-@dataclass(frozen=True)
-class TaskState:
-    """What the Adjudicate page shows of a task, read once per run: current labels, gold, items,
-    the queue and the curation counts."""
-
-    labels: pd.DataFrame
-    gold: pd.DataFrame
-    items: pd.DataFrame
-    queue: pd.DataFrame
-    curation: Curation
-
-
-def task_state(store: Store, lead: User, task: Task) -> TaskState:
-    cur, gold, items = store.labels(lead, task.id), store.gold(lead, task.id), store.items(task.id)
-    return TaskState(cur, gold, items, queue(cur, gold, items), curation(cur, gold, task.n_items))
 
 
 def curation_progress(c: Curation) -> None:
@@ -68,13 +41,13 @@ def curation_progress(c: Curation) -> None:
     st.progress(share if is_defined(share) else 0.0, text=f"Curation: {c.sentence()}.")
 
 
-def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
+def phase_controls(lead: User, task: Task, c: Curation) -> None:
     """The phase; revealing while labelled items have no gold waits for a confirmation."""
     pending = f"adj_reveal_pending_{task.id}"
 
     def _set() -> None:
         phase = st.session_state[f"adj_phase_{task.id}"]
-        if phase == "revealed" and task_state(store, lead, task).curation.reveal_warning() is not None:
+        if phase == "revealed" and svc.task_state(lead, task).curation.reveal_warning() is not None:
             st.session_state[pending] = True
             return
         _change(phase)
@@ -82,7 +55,7 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
     def _change(phase: str) -> None:
         st.session_state.pop(pending, None)
         try:
-            store.set_phase(lead, task.id, phase)
+            svc.set_phase(lead, task.id, phase)
         except (AccessDenied, StoreError) as exc:
             st.session_state[f"adj_phase_msg_{task.id}"] = str(exc)
 
@@ -98,7 +71,7 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
     )
     problem = st.session_state.pop(f"adj_phase_msg_{task.id}", None)
     if problem:
-        st.error(f"The phase was not changed: {problem}")
+        st.error(md_line(f"The phase was not changed: {problem}"))
     warning = c.reveal_warning()
     if st.session_state.get(pending) and warning is not None and task.phase != "revealed":
         with st.container(border=True, key=f"adj_reveal_confirm_{task.id}"):
@@ -123,11 +96,15 @@ def phase_controls(store: Store, lead: User, task: Task, c: Curation) -> None:
 MAJORITY_SHARES = ("1/2", "3/5", "2/3", "3/4", "4/5")
 
 
-def consensus_controls(store: Store, lead: User, task: Task) -> None:
+def consensus_controls(lead: User, task: Task) -> None:
     key = f"adj_msg_{task.id}"
 
     def _accept(threshold: str) -> None:
-        n = store.accept_consensus(lead, task.id, threshold=threshold)
+        try:
+            n = svc.accept_consensus(lead, task.id, threshold)
+        except (AccessDenied, StoreError) as exc:
+            st.session_state[key] = f"Nothing accepted: {exc}"
+            return
         what = "unanimous" if as_share(threshold) == 1 else f"at least {describe(threshold)} of the coders agree"
         st.session_state[key] = f"Accepted {n} item(s) as gold ({what})."
 
@@ -150,21 +127,20 @@ def consensus_controls(store: Store, lead: User, task: Task) -> None:
     )
     c3.button(f"Accept majority ≥ {thr}", key=f"adj_majority_{task.id}", on_click=_accept, args=(thr,))
     if st.session_state.get(key):
-        st.success(st.session_state[key])
+        message = st.session_state[key]
+        (st.error if message.startswith("Nothing accepted") else st.success)(md_line(message))
 
 
-def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str | None) -> None:
+def _save_gold(lead: User, task: Task, item: str, next_item: str | None) -> None:
     s = st.session_state
-    et = s.get(f"adj_error_{task.id}_{item}")
     try:
-        store.set_gold(
+        svc.set_gold(
             lead,
             task.id,
             item,
             s[f"adj_code_{task.id}_{item}"],
-            provenance="adjudicated",
             note=s.get(f"adj_note_{task.id}_{item}", ""),
-            error_type=et,
+            error_type=s.get(f"adj_error_{task.id}_{item}"),
             flag_codebook=bool(s.get(f"adj_flag_{task.id}_{item}", False)),
         )
     except (AccessDenied, StoreError) as exc:
@@ -175,7 +151,7 @@ def _save_gold(store: Store, lead: User, task: Task, item: str, next_item: str |
         s[f"adj_item_{task.id}"] = next_item
 
 
-def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, state: TaskState) -> None:
+def adjudication_screen(lead: User, task: Task, corpus: Corpus, state: TaskState) -> None:
     if task.phase == "coding":
         st.info(
             "Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "
@@ -200,7 +176,7 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, st
 
     def label(i: str) -> str:
         r = info.loc[i]
-        a = "one label" if pd.isna(r["agreement"]) else f"agreement {r['agreement']:.2f}"
+        a = "one label" if pd.isna(r["agreement"]) else f"agreement {fmt(r['agreement'], 2)}"
         g = f", gold {r['gold']}" if isinstance(r["gold"], str) else ""
         return f"{i} ({a}{g})"
 
@@ -247,16 +223,14 @@ def adjudication_screen(store: Store, lead: User, task: Task, corpus: Corpus, st
                 "Error type", [None, *ERROR_TYPES], key=f"adj_error_{task.id}_{item}", format_func=ERROR_LABELS.get
             )
             st.checkbox("Flag the codebook for revision", key=f"adj_flag_{task.id}_{item}")
-            st.form_submit_button(
-                "Save gold", type="primary", on_click=_save_gold, args=(store, lead, task, item, next_item)
-            )
-        item_history(store, lead, task, item)
+            st.form_submit_button("Save gold", type="primary", on_click=_save_gold, args=(lead, task, item, next_item))
+        item_history(lead, task, item)
     msg = st.session_state.get(f"adj_gmsg_{task.id}")
     if msg:
-        (st.error if msg.startswith("Not saved") else st.success)(msg)
+        (st.error if msg.startswith("Not saved") else st.success)(md_line(msg))
 
 
-def gold_summary(store: Store, lead: User, task: Task, gold: pd.DataFrame) -> None:
+def gold_summary(lead: User, task: Task, gold: pd.DataFrame) -> None:
     if gold.empty:
         st.caption("No gold labels yet.")
         return
@@ -269,4 +243,4 @@ def gold_summary(store: Store, lead: User, task: Task, gold: pd.DataFrame) -> No
     )
     with st.expander("Gold labels"):
         st.dataframe(gold, hide_index=True, width="stretch")
-    task_history(store, lead, task)
+    task_history(lead, task)

@@ -23,11 +23,12 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
-from analysis.format import fmt, fmt_share
-from analysis.live_panel import COLS, LiveAgreement, ModelCoders
+from analysis.format import fmt, fmt_share, fmt_time
+from analysis.live_panel import LiveAgreement, ModelCoders
 from components import agreement_view as view
-from corpus.store import AccessDenied, Store, Task, User
-from services.coding import live_panel
+from corpus.store import AccessDenied, Task, User
+from services import tasks
+from services.coding import labels_version, live_panel
 
 # The lead's panel checks the labels version this often (one cheap query) and is redrawn only when a
 # label came in, so a new label shows within a fraction of a second.
@@ -85,12 +86,12 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
 # -- the lead's panel ---------------------------------------------------------------------------
 
 
-def lead_panel(store: Store, user: User, task: Task) -> None:
+def lead_panel(user: User, task: Task) -> None:
     """The panel, from one refresh (the page ran: gold or coders may have changed), and a watch on
     the task's labels that runs the page again when a label comes in."""
     st.subheader("Live agreement")
-    live = live_panel(store, user, task.id, task.n_items, fresh=True)
-    coders = store.coders(task.id)
+    live = live_panel(user, task.id, task.n_items, fresh=True)
+    coders = tasks.coders(task.id)
     numbers_row(live.agreement.headline)
     cur = live.labels
     counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
@@ -101,15 +102,15 @@ def lead_panel(store: Store, user: User, task: Task) -> None:
     if live.agreement.report is not None:
         details(live.agreement, task.id)
     model_view(live.models)
-    _follow_labels(store, task.id, live.version)
+    _follow_labels(task.id, live.version)
 
 
 @st.fragment(run_every=CHECK_SECONDS)
-def _follow_labels(store: Store, task_id: int, version: tuple) -> None:
+def _follow_labels(task_id: int, version: tuple) -> None:
     """Every :data:`CHECK_SECONDS`, one cheap query: the task's labels version. When it differs from
     the one the panel was drawn from, the page runs again; until then nothing is drawn or sent, so an
     open panel costs next to nothing while no one codes."""
-    if store.labels_version(task_id) != version:
+    if labels_version(task_id) != version:
         st.rerun()
 
 
@@ -140,7 +141,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
             f"Most common: {rep.diagnostics.prevalence_category} "
             f"({fmt_share(rep.diagnostics.prevalence_share)} of labels)."
         )
-    by_version(live.humans)
+    by_version(live.by_version)
     c1, c2 = st.columns(2)
     with c1:
         drift = live.drift
@@ -174,22 +175,15 @@ def matrices(live: LiveAgreement, task_id: int) -> None:
         view.matrix(view.coincidence_table(live.report), "", "", "Coincidence matrix", key=f"coinc_{task_id}")
         return
     a, b = pick.split(" vs ")
-    try:
-        cm = ag.confusion_matrix(ag.LabelTable(live.humans, **COLS), a, b)
-    except ag.MatrixTooLarge as exc:
-        cm = exc
-    view.matrix(cm, b, a, f"Confusion: {a} (rows) vs {b}", key=f"conf_{task_id}")
+    view.matrix(live.confusion(a, b), b, a, f"Confusion: {a} (rows) vs {b}", key=f"conf_{task_id}")
 
 
-def by_version(humans: pd.DataFrame) -> None:
+def by_version(heads: dict[str, ag.Headline]) -> None:
     """Agreement per codebook version, once the task has labels under more than one."""
-    versions = sorted(humans["codebook_version"].dropna().unique().tolist()) if len(humans) else []
-    if len(versions) < 2:
+    if not heads:
         return
-    table = ag.LabelTable(humans, **COLS)
     rows = []
-    for v in versions:
-        head = ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS)
+    for v, head in heads.items():
         rows.append(
             {
                 "codebook version": v,
@@ -214,21 +208,20 @@ def model_view(found: ModelCoders | None) -> None:
 # -- a coder's view ----------------------------------------------------------------------------
 
 
-def coder_panel(store: Store, user: User, task_id: int) -> None:
+def coder_panel(user: User, task_id: int) -> None:
     """Aggregate numbers for a coder, if the lead shares them (never per-item information)."""
-    task = store.task(task_id)
-    if not task.share_agreement:
+    if not tasks.task(task_id).share_agreement:
         return
     st.subheader("Team agreement")
-    _coder_fragment(store, user, task_id)
+    _coder_fragment(user, task_id)
 
 
 @st.fragment(run_every=CODER_REFRESH_SECONDS)
-def _coder_fragment(store: Store, user: User, task_id: int) -> None:
+def _coder_fragment(user: User, task_id: int) -> None:
     try:
-        snap = store.shared_snapshot(user, task_id)
+        snap = tasks.latest_snapshot(user, task_id)
     except AccessDenied as exc:
         st.info(str(exc))
         return
     numbers_row(ag.Headline.from_json(snap.numbers), who="Team: ")
-    st.caption(f"As the lead shared them on {snap.taken_at:%Y-%m-%d %H:%M} UTC.")
+    st.caption(f"As the lead shared them on {fmt_time(snap.taken_at)} UTC.")

@@ -14,7 +14,10 @@ from analysis import agreement as ag
 from analysis.format import fmt, fmt_ci, fmt_p, fmt_share, fmt_short, fmt_test
 from analysis.results import Estimate
 from analysis.schemes import SchemeComparison
+from corpus.dataset import Corpus
+from corpus.escape import md_line, plotly_text
 from corpus.values import is_defined
+from services import agreement
 
 LEVEL_HELP = {
     "nominal": "categories without order (grounding acts, dialogue moves)",
@@ -104,11 +107,13 @@ def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
 
 
 def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None) -> go.Figure:
+    x_title, y_title = plotly_text(x_title), plotly_text(y_title)  # coder names: data
+    title = plotly_text(title) if title else title
     fig = go.Figure(
         go.Heatmap(
             z=m.to_numpy(),
-            x=[str(c) for c in m.columns],
-            y=[str(i) for i in m.index],
+            x=[plotly_text(c) for c in m.columns],
+            y=[plotly_text(i) for i in m.index],
             colorscale="Blues",
             text=m.round(1).to_numpy(),
             texttemplate="%{text}",
@@ -239,4 +244,16 @@ def alpha_level(codes: Sequence[str], key: str = "agr_level") -> tuple[str, list
 
 def level_error(level: str, exc: Exception) -> None:
     """Why the labels do not fit the chosen level of measurement (or category order)."""
-    st.error(f"Krippendorff's alpha at the {level} level: {exc}")
+    st.error(md_line(f"Krippendorff's alpha at the {level} level: {exc}"))
+
+
+def dataset_report(
+    corpus: Corpus, scheme: str, coders: list[str], partition: str | None, level: str, order: list[str] | None
+) -> ag.AgreementReport:
+    """The dataset's agreement report (:func:`services.agreement.dataset_report`); when the labels do
+    not fit the chosen level of measurement, says why and stops the page."""
+    try:
+        return agreement.dataset_report(corpus, scheme, coders, partition, level, order)
+    except ag.LabelTableError as exc:
+        level_error(level, exc)
+        st.stop()

@@ -1,6 +1,6 @@
 """Alignment over task progress (the paper's Fig. 4 right), dyadic alignment, and the model table.
 
-Every point carries its n (printed beside it and in the hover) and its 95 % interval (a band);
+Every point carries its n (printed beside it and in the hover) and its 95% interval (a band);
 each point's ``customdata`` starts with what identifies it, so a click can list the actions
 behind it.
 """
@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.alignment import MEASURES
-from analysis.format import fmt, fmt_p, fmt_range, fmt_test, p_clause
+from analysis.format import fmt, fmt_count, fmt_p, fmt_range, fmt_share, fmt_share_ci, fmt_test, p_clause
 from analysis.progress import AXIS_TITLES
 from analysis.progress_model import METHODS, ProgressModel, summary_sentence
 from analysis.results import Test
@@ -117,7 +117,7 @@ def curve_panels(
 
 
 def progress_figure(curves: pd.DataFrame, measures: list[str], progress: str) -> go.Figure:
-    """One panel per measure: share grounded against progress, a line per condition with its 95 % CI."""
+    """One panel per measure: share grounded against progress, a line per condition with its 95% CI."""
     return curve_panels(
         curves, "measure", measures, [MEASURES[m] for m in measures], progress, "share of labelled actions (%)"
     )
@@ -139,14 +139,23 @@ def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
 # -- the model ---------------------------------------------------------------------------------
 
 
+def dyad_summary(overall: pd.DataFrame) -> str:
+    """Dyadic alignment over whole sessions, per condition, as one sentence's parts."""
+    return "; ".join(
+        f"{CONDITION_NAMES[r.condition]}: {fmt_share(r.share)} of {fmt_count(r.n)} moments in {r.sessions} sessions "
+        f"({fmt_share_ci(r.ci_low, r.ci_high)})"
+        for r in overall.itertuples()
+    )
+
+
 def _effect_row(e: Test, log_odds: bool = True) -> dict:
-    odds = f"{fmt(np.exp(e.estimate), 2)} ({fmt_range(tuple(np.exp(e.interval)), 2)})" if log_odds else "-"
+    odds = f"{fmt(np.exp(e.estimate), 2)} ({fmt_range(tuple(np.exp(e.interval)), 2)})" if log_odds else ""
     return {
         "quantity": e.statistic,
-        "log-odds (95 % CI)": f"{fmt(e.estimate, 2, signed=True)} ({fmt_range(e.interval, 2, missing='-')})"
+        "log-odds (95% CI)": f"{fmt(e.estimate, 2, signed=True)} ({fmt_range(e.interval, 2, missing='undefined')})"
         if log_odds
-        else "-",
-        "odds ratio (95 % CI)": odds,
+        else "",
+        "odds ratio (95% CI)": odds,
         "test": fmt_test(e),
         "p": p_clause(e.p_value),
         "note": "; ".join(e.warnings),
@@ -180,7 +189,7 @@ def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) ->
     )
     st.markdown(summary_sentence(fit, progress_name))
     st.caption(
-        f"{METHODS[fit.method]} on {fit.n:,} labelled actions in {fit.n_sessions} sessions: {fit.inference}. "
+        f"{METHODS[fit.method]} on {fmt_count(fit.n)} labelled actions in {fit.n_sessions} sessions: {fit.inference}. "
         f"Slopes are the change in log-odds from 0 % to 100 % {progress_name}. Computed by {fit.package}."
     )
     for w in fit.warnings:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.filters import Filters
+from analysis.format import fmt_share_range
 from components.label_source import act_source_picker, mental_model_picker, revealed_gold
 from components.palette import CONDITION_NAMES, ROLE_NAMES
 from components.remembered import is_restored, remembered
-from components.text import md_line
 from corpus import schema
 from corpus.dataset import Corpus
+from corpus.escape import md_line
 from services.alignment import Scope, grounding_acts, mental_models
 
 
@@ -97,3 +98,8 @@ def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> t
         "Progress bins", 3, 10, **({} if is_restored(f"{key}_bins") else {"value": 5}), key=f"{key}_bins", **bins_keep
     )
     return kind or default, bins
+
+
+def progress_bin(progress_name: str, b: int, bins: int) -> str:
+    """One progress bin in words: "route coverage 40% to 60%"."""
+    return f"{progress_name} {fmt_share_range(b / bins, (b + 1) / bins)}"

@@ -1,8 +1,9 @@
-"""Who is using the app: the label store, sign-in, sign-out, the first lead and page access.
+"""Who is using the app: sign-in, sign-out, the first lead and page access (the forms; what they
+ask of the label store is in :mod:`services.accounts`).
 
-- The store comes from :func:`services.store.get_store` (one per process and database). While the
-  database has no lead, a one-time setup token is printed to the server console ("Groundwork setup
-  token: ...") when the server starts; the first-run form turns it into the first lead.
+- While the label database has no lead, a one-time setup token is printed to the server console
+  ("Groundwork setup token: ...") when the server starts; the first-run form turns it into the
+  first lead.
   ``python -m corpus users add NAME --role lead`` does the same from the command line.
 - :func:`require_user` is how a page asks for a signed-in user of some roles; it shows the sign-in
   form (or the first-run form) and stops the page otherwise. The user lives in
@@ -28,10 +29,10 @@ from collections.abc import Iterable
 import streamlit as st
 
 from components import sign_in_cookie
-from components.text import md_text
-from corpus.store import AccessDenied, SignInRefused, Store, StoreError, User
+from corpus.escape import md_line, md_text
+from corpus.store import AccessDenied, SignInRefused, StoreError, User
+from services import accounts
 from services.client import client_key
-from services.store import get_store
 
 USER_KEY = "auth_user"
 TOKEN_KEY = "auth_token"  # the sign-in token this session was opened with
@@ -42,7 +43,6 @@ __all__ = [
     "TOKEN_KEY",
     "USER_KEY",
     "current_user",
-    "get_store",
     "require_user",
     "sign_in_form",
     "sign_out",
@@ -65,15 +65,14 @@ def _secret(*path: str) -> object | None:
 # -- the signed-in user -------------------------------------------------------------------------
 
 
-def current_user(store: Store | None = None) -> User | None:
+def current_user() -> User | None:
     """The signed-in user, as the session's token signs in now (None if signed out, or if the token
     no longer signs anyone in: the session ends)."""
     held = st.session_state.get(USER_KEY)
-    store = store or get_store()
     if held is None:
-        return _cookie_user(store) or _provider_user(store)
+        return _cookie_user() or _provider_user()
     token = st.session_state.get(TOKEN_KEY)
-    fresh = store.user_for_token(token)
+    fresh = accounts.session_user(token)
     if fresh is None or fresh.id != held.id:
         _end_session(token)
         return None
@@ -91,19 +90,19 @@ def _end_session(token: str | None) -> None:
 
 
 def signed_in_user() -> User | None:
-    """:func:`current_user`, without opening the store when nobody can be signed in (no user in
-    the session, no sign-in cookie)."""
+    """:func:`current_user`, without opening the label database when nobody can be signed in (no
+    user in the session, no sign-in cookie)."""
     if st.session_state.get(USER_KEY) is None and sign_in_cookie.token() is None and not _provider_configured():
         return None
     return current_user()
 
 
-def _cookie_user(store: Store) -> User | None:
+def _cookie_user() -> User | None:
     """The user the browser's sign-in cookie signs in (once per session); a bad token is dropped."""
     token = sign_in_cookie.token()
     if token is None:
         return None
-    user = store.user_for_token(token)
+    user = accounts.session_user(token)
     if user is None:
         sign_in_cookie.forget()
         return None
@@ -112,26 +111,23 @@ def _cookie_user(store: Store) -> User | None:
     return user
 
 
-def _signed_in(store: Store, user: User, cookie: bool = True) -> bool:
+def _signed_in(user: User, cookie: bool = True) -> bool:
     """``user`` is signed in to this session with a new token, which the browser keeps for the next
     ones (``cookie``); False if the account cannot sign in any more (disabled in between)."""
-    try:
-        token = store.issue_token(user)
-    except AccessDenied:
+    token = accounts.new_token(user)
+    if token is None:
         return False
     st.session_state[USER_KEY] = user
     st.session_state[TOKEN_KEY] = token
     if cookie:
-        sign_in_cookie.keep(token, store.policy.token_ttl.total_seconds())
+        sign_in_cookie.keep(token, accounts.token_seconds())
     return True
 
 
 def sign_out() -> None:
-    held = list(dict.fromkeys([*sign_in_cookie.held(), st.session_state.get(TOKEN_KEY)]))
-    if any(held):
-        store = get_store()
-        for token in filter(None, held):
-            store.revoke_token(token)
+    held = [t for t in dict.fromkeys([*sign_in_cookie.held(), st.session_state.get(TOKEN_KEY)]) if t]
+    if held:
+        accounts.sign_out(held)
     sign_in_cookie.forget()
     st.session_state.pop(USER_KEY, None)
     st.session_state.pop(TOKEN_KEY, None)
@@ -152,51 +148,51 @@ def _provider_logged_in() -> bool:
         return False
 
 
-def _provider_user(store: Store) -> User | None:
-    """A store user for the identity provider's signed-in account (by e-mail), if any."""
+def _provider_user() -> User | None:
+    """The account of the identity provider's signed-in user (by e-mail), if any."""
     if not _provider_configured() or not _provider_logged_in():
         return None
     try:
         email = str(st.user.get("email") or "").strip()
     except Exception:  # noqa: BLE001
         return None
-    user = store.user(email) if email else None
-    if user is None or not _signed_in(store, user, cookie=False):  # the provider keeps its own sign-in
+    user = accounts.account_named(email) if email else None
+    if user is None or not _signed_in(user, cookie=False):  # the provider keeps its own sign-in
         return None
     return user
 
 
-def _sign_in(store: Store) -> None:
+def _sign_in() -> None:
     username = st.session_state.get("auth_username", "")
     password = st.session_state.get("auth_password", "")
     try:
-        user = store.sign_in(username, password, client=client_key())
+        user = accounts.sign_in(username, password, client_key())
     except SignInRefused as exc:
         st.session_state["auth_error"] = str(exc)
         return
-    if not _signed_in(store, user):
+    if not _signed_in(user):
         st.session_state["auth_error"] = "This account cannot sign in now; ask a lead."
         return
     st.session_state.pop("auth_error", None)
 
 
-def _claim(store: Store) -> None:
+def _claim() -> None:
     s = st.session_state
     if s.get("setup_password", "") != s.get("setup_password2", ""):
         s["setup_error"] = "password: the two passwords differ"
         return
     try:
-        user = store.claim_setup(s.get("setup_token", ""), s.get("setup_username", ""), s.get("setup_password", ""))
+        user = accounts.claim_setup(s.get("setup_token", ""), s.get("setup_username", ""), s.get("setup_password", ""))
     except (AccessDenied, StoreError) as exc:
         s["setup_error"] = str(exc)
         return
     s.pop("setup_error", None)
-    _signed_in(store, user)
+    _signed_in(user)
 
 
-def sign_in_form(store: Store) -> None:
+def sign_in_form() -> None:
     """The first-run form while no lead exists, else the sign-in form (and a provider button)."""
-    if not store.has_lead():
+    if not accounts.has_lead():
         st.subheader("Set up Groundwork")
         st.write(
             "No lead account exists yet. The server printed a one-time **setup token** to its console "
@@ -209,17 +205,17 @@ def sign_in_form(store: Store) -> None:
             st.text_input("Username", key="setup_username")
             st.text_input("Password (8 characters or more)", key="setup_password", type="password")
             st.text_input("Password again", key="setup_password2", type="password")
-            st.form_submit_button("Create the lead account", on_click=_claim, args=(store,), type="primary")
+            st.form_submit_button("Create the lead account", on_click=_claim, type="primary")
         if st.session_state.get("setup_error"):
-            st.error(st.session_state["setup_error"])
+            st.error(md_line(st.session_state["setup_error"]))
         return
     st.subheader("Sign in")
     with st.form("sign_in_form"):
         st.text_input("Username", key="auth_username")
         st.text_input("Password", key="auth_password", type="password")
-        st.form_submit_button("Sign in", on_click=_sign_in, args=(store,), type="primary")
+        st.form_submit_button("Sign in", on_click=_sign_in, type="primary")
         if st.session_state.get("auth_error"):  # the store's words: never whether the account exists
-            st.error(st.session_state["auth_error"])
+            st.error(md_line(st.session_state["auth_error"]))
     if _provider_configured():
         providers = [k for k, v in (_secret("auth") or {}).items() if isinstance(v, dict) or hasattr(v, "keys")]
         provider = providers[0] if providers else None
@@ -228,7 +224,7 @@ def sign_in_form(store: Store) -> None:
             try:
                 st.login(provider) if provider else st.login()
             except Exception as exc:  # noqa: BLE001 - a misconfigured provider must not crash the page
-                st.error(f"The identity provider is not usable: {exc}")
+                st.error(md_line(f"The identity provider is not usable: {exc}"))
         if _provider_logged_in():
             st.warning(
                 "Your identity provider account has no Groundwork account yet: ask a lead to add your e-mail as a user."
@@ -236,7 +232,7 @@ def sign_in_form(store: Store) -> None:
     st.caption("Accounts are created by a lead on the Tasks page.")
 
 
-def user_badge(user: User, store: Store) -> None:
+def user_badge(user: User) -> None:
     """Who is signed in, with a sign-out button and a form to change one's password, in the sidebar."""
     with st.sidebar:
         st.divider()
@@ -250,29 +246,28 @@ def user_badge(user: User, store: Store) -> None:
                 try:
                     if new != again:
                         raise StoreError("new password: the two entries differ; the password was not changed")
-                    store.change_password(user, current, new)
+                    accounts.change_password(user, current, new)
                 except (StoreError, AccessDenied) as exc:
-                    st.error(str(exc))
+                    st.error(md_line(exc))
                 else:
                     st.success("Your password is changed.")
 
 
-def require_user(roles: Iterable[str] | None = None) -> tuple[Store, User]:
-    """The store and the signed-in user with one of ``roles``; otherwise show why and stop the page."""
+def require_user(roles: Iterable[str] | None = None) -> User:
+    """The signed-in user with one of ``roles``; otherwise show why and stop the page."""
     try:
-        store = get_store()
+        user = current_user()
     except Exception as exc:  # noqa: BLE001 - e.g. an unreachable PostgreSQL server
-        st.error(f"The label database cannot be opened: {exc}")
+        st.error(md_line(f"The label database cannot be opened: {exc}"))
         st.stop()
-    user = current_user(store)
     sign_in_cookie.write_pending()
     if user is None:
-        sign_in_form(store)
+        sign_in_form()
         st.stop()
-    user_badge(user, store)
+    user_badge(user)
     allowed = tuple(roles) if roles is not None else None
     if allowed and user.role not in allowed:
         need = " or ".join(ROLE_NAMES.get(r, r).lower() for r in allowed)
         st.warning(f"This page is for a {need}; you are signed in as a {ROLE_NAMES.get(user.role, user.role).lower()}.")
         st.stop()
-    return store, user
+    return user

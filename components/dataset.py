@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.text import md_text
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
+from corpus.escape import md_text
 from corpus.store import User
 from corpus.validate import DatasetError, Report
 from services import datasets, uploads

@@ -11,7 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.drilldown import MAX_ROWS
-from components.text import md_line
+from corpus.escape import md_line
 
 
 def show_actions(rows: pd.DataFrame, title: str, key: str) -> None:

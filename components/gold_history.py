@@ -1,4 +1,4 @@
-"""The history of a task's gold labels (``Store.gold_history``): every decision, who made it, when,
+"""The history of a task's gold labels (:func:`services.adjudication.gold_history`): every decision, who made it, when,
 from what (its provenance: unanimous, majority, adjudicated) and what it replaced, for one item and
 for the whole task. Text from the store goes into tables, never into Markdown."""
 
@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from corpus.store import Store, Task, User
+from corpus.store import Task, User
+from services.adjudication import gold_history
 
 ERROR_LABELS = {
     None: "none",
@@ -48,9 +49,9 @@ def _names(task: Task) -> dict[str, str]:
     return {c.code: c.name for c in task.codebook.codes}
 
 
-def item_history(store: Store, lead: User, task: Task, item_id: str) -> None:
+def item_history(lead: User, task: Task, item_id: str) -> None:
     """Every gold decision on one item, newest first (nothing when it has none)."""
-    history = store.gold_history(lead, task.id, item_id)
+    history = gold_history(lead, task.id, item_id)
     if history.empty:
         st.caption(f"No gold for {item_id} yet.")
         return
@@ -63,9 +64,9 @@ def item_history(store: Store, lead: User, task: Task, item_id: str) -> None:
     )
 
 
-def task_history(store: Store, lead: User, task: Task) -> None:
+def task_history(lead: User, task: Task) -> None:
     """Every gold decision of the task, newest first, in an expander."""
-    history = store.gold_history(lead, task.id)
+    history = gold_history(lead, task.id)
     changed = int((history["replaced_code"] != "").sum()) if len(history) else 0
     with st.expander(f"Gold history ({len(history)} decisions, {changed} replacing an earlier one)"):
         if history.empty:

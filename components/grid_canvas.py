@@ -41,6 +41,7 @@ from analysis.replay import (
     cell_codes,
     map_layers,
 )
+from corpus.escape import plotly_text
 from corpus.model import GridMap
 
 CELL_COLORS = {
@@ -191,7 +192,7 @@ def figure(
                 {
                     "x": c,
                     "y": r,
-                    "text": name,
+                    "text": plotly_text(name),
                     "showarrow": False,
                     "font": {"size": font_px, "color": "#0f172a"},
                     "bgcolor": "rgba(255,255,255,0.75)",
@@ -225,7 +226,7 @@ def figure(
                         "xanchor": "left",
                         "yanchor": "top",
                         "showarrow": False,
-                        "text": f"{name} on the {where}'s map",
+                        "text": f"{plotly_text(name)} on the {where}'s map",
                         "font": {"size": 10, "color": MISPLACED_COLOR},
                         "bgcolor": "rgba(255,255,255,0.8)",
                     }

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.text import md_text
+from analysis.format import fmt_count
 from corpus.dataset import Corpus
+from corpus.escape import md_text
 from services.home import DatasetFacts
 
 
@@ -22,8 +23,8 @@ def introduction() -> None:
 def dataset_in_use(corpus: Corpus, facts: DatasetFacts) -> None:
     conditions = " and ".join(c.replace("_", " ") for c in facts.conditions) or "none"
     st.markdown(
-        f"**Dataset in use:** {md_text(corpus.info.name)}: {facts.n_sessions:,} sessions, "
-        f"{facts.n_actions:,} actions, conditions {md_text(conditions)} (another one: the sidebar)."
+        f"**Dataset in use:** {md_text(corpus.info.name)}: {fmt_count(facts.n_sessions)} sessions, "
+        f"{fmt_count(facts.n_actions)} actions, conditions {md_text(conditions)} (another one: the sidebar)."
     )
 
 

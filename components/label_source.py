@@ -5,7 +5,7 @@ sources: it is the adjudicated result of the team's coding. The dataset's own co
 majority, or one coder, person or model) remain available, and are the only sources when no task
 on the dataset has been closed. A gold source says how many items it covers and, under
 :data:`GOLD_MIN_ITEMS` items, warns that estimates on it are imprecise. Mental models come from the participants' own annotations or from
-a model run's predictions. :func:`revealed_gold` is the one place the gold is read.
+a model run's predictions. The gold is read by :func:`services.tasks.revealed_gold`.
 """
 
 from __future__ import annotations
@@ -16,21 +16,19 @@ import streamlit as st
 from analysis.label_sources import act_sources, default_act_source, mental_model_sources
 from components.remembered import is_restored, remembered
 from corpus.dataset import Corpus
+from corpus.escape import md_line
+from services import tasks
 
-SCHEME = "grounding_acts"
 # Gold on fewer items than this is shown with a warning wherever an analysis uses it.
 GOLD_MIN_ITEMS = 30
 
 
 def revealed_gold(corpus: Corpus) -> pd.DataFrame:
-    """Gold of the closed tasks on this dataset (empty if the label database cannot be read).
-    Read on every run (one small query), so a task the lead has just revealed shows at once."""
-    from components.auth import get_store
-
+    """Gold of the closed tasks on this dataset (empty if the label database cannot be read)."""
     try:
-        return get_store().revealed_gold(corpus.content_hash, SCHEME, dataset_name=corpus.info.name)
+        return tasks.revealed_gold(corpus)
     except Exception as exc:  # noqa: BLE001 - an unreachable database must not take the page down
-        st.caption(f"The label database could not be read ({exc}); using the dataset's own labels.")
+        st.caption(md_line(f"The label database could not be read ({exc}); using the dataset's own labels."))
         return pd.DataFrame()
 
 

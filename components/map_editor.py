@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analysis.format import fmt_share
 from components import map_editor_image as view_image
 from components.map_editor_state import EditorState, commit, notice, plain
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
@@ -39,7 +40,7 @@ _COLORS = {  # stroke, fill
 
 def rule_text(share: float = SHARE) -> str:
     return (
-        f"A cell counts when the stroke covers at least {share:.0%} of it (the rule the platform importer "
+        f"A cell counts when the stroke covers at least {fmt_share(share)} of it (the rule the platform importer "
         "uses for ink). Rectangles and polygons cover their area, a free stroke its ink (closed, the area it "
         "encloses), a point the cell under it."
     )

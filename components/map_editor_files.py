@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analysis.format import fmt
 from components.map_editor_state import EditorState, commit, controlled, notice, plain
 from corpus.dataset import SAMPLE_DATA, Corpus
 from corpus.importers.asciimap import grid_for_image, safe_id
@@ -19,7 +20,7 @@ from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT, NAME_CHAR
 from corpus.mapedit import checks, mapfile
 from corpus.mapedit import draft as dr
 from corpus.mapedit.image import MAX_IMAGE_BYTES, MapImage, limits_text
-from corpus.store import AccessDenied, Store, StoreError, User
+from corpus.store import AccessDenied, StoreError, User
 from corpus.validate import DatasetError
 from services import map_editor as service
 
@@ -223,10 +224,10 @@ def _save_draft(ed: EditorState, user_name: str) -> None:
     notice(ed, "success", f"Draft saved as {path.stem}.")
 
 
-def _attach(ed: EditorState, corpus: Corpus, store: Store, user: User) -> None:
+def _attach(ed: EditorState, corpus: Corpus, user: User) -> None:
     sessions = list(st.session_state.get("me_attach_sessions") or [])
     try:
-        result, moved = service.attach(store, user, Path(corpus.root), dr.to_gridmap(ed.draft), sessions)
+        result, moved = service.attach(user, Path(corpus.root), dr.to_gridmap(ed.draft), sessions)
     except DatasetError as exc:
         issues = "; ".join(f"{i.record} {i.field}: {i.message}" for i in exc.report.errors[:5])
         notice(ed, "error", f"Not attached: {issues}. The dataset is unchanged.")
@@ -256,11 +257,11 @@ def _set_id(ed: EditorState) -> None:
         notice(ed, "error", str(exc))
 
 
-def _fmt(v) -> str:
-    return "undefined" if v is None else f"{v:.2f}"
+def _fmt(v: float | None) -> str:
+    return "undefined" if v is None else fmt(v, 2)
 
 
-def output_panel(ed: EditorState, corpus: Corpus, store: Store, user: User) -> None:
+def output_panel(ed: EditorState, corpus: Corpus, user: User) -> None:
     draft = ed.draft
     problems = checks.errors(checks.check(draft))
     st.subheader("Save and use the map")
@@ -332,7 +333,7 @@ def output_panel(ed: EditorState, corpus: Corpus, store: Store, user: User) -> N
         type="primary",
         disabled=not ed.can_edit or bool(problems),
         on_click=_attach,
-        args=(ed, corpus, store, user),
+        args=(ed, corpus, user),
     )
     result = ed.last_attach
     if result is not None and Path(result.dest) == Path(corpus.root):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analysis.format import fmt
 from components.map_editor import canvas_px, view_png
 from components.map_editor_state import EditorState, commit, controlled, notice, plain
 from corpus.mapedit import checks
@@ -58,7 +59,7 @@ def landmark_rows(draft: dr.Draft) -> list[dict]:
                 "cells": len(lm.cells),
                 "rows": _span(s.bbox.row_min, s.bbox.row_max) if s else "",
                 "columns": _span(s.bbox.col_min, s.bbox.col_max) if s else "",
-                "centroid": f"{s.centroid[0]:g}, {s.centroid[1]:g}" if s else "",
+                "centroid": f"{fmt(s.centroid[0], 2)}, {fmt(s.centroid[1], 2)}" if s else "",
                 "moved for the Follower": name in moved,
             }
         )

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from components.text import md_text
+from corpus.escape import md_text
 from corpus.mapedit.draft import GUIDE, Draft
 from corpus.mapedit.history import History
 from corpus.mapedit.image import MapImage

@@ -114,7 +114,7 @@ def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) 
                 row[f"{SHORT[cond]}: median"] = fmt(g.loc[cond, "median"], 3, significant=True)
         row["difference (visible - not visible)"] = _with_interval(r.difference, 3, significant=True)
         row["test"] = f"{fmt_test(r.test)}, {p_clause(r.test.p_value)}"
-        row[f"{r.effect.statistic} (95 % CI)"] = _with_interval(r.effect)
+        row[f"{r.effect.statistic} (95% CI)"] = _with_interval(r.effect)
         row["warnings"] = "; ".join(r.warnings)
         rows.append(row)
     return pd.DataFrame(rows)
@@ -126,6 +126,6 @@ def outcome_caption(results: dict, test: str) -> None:
         return
     st.caption(
         f"{TESTS[test]}: {first.test.method}. Effect size: {first.effect.statistic}, {first.effect.method}; "
-        f"95 % interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
+        f"95% interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
         "Positive differences and effects: higher in visible sessions."
     )

@@ -9,10 +9,11 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from analysis.descriptive import table1, table8
+from analysis.format import fmt
 from components.dataset import show_report
-from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
+from corpus.escape import md_text
 from services.datasets import ImportOutcome
 
 
@@ -29,7 +30,7 @@ def dataset_header(corpus: Corpus) -> None:
     acc = df["final_accuracy"].dropna()
     cols[4].metric(
         "Mean final accuracy",
-        f"{acc.mean():.2f}" if len(acc) else "-",
+        fmt(float(acc.mean()), 2) if len(acc) else "undefined",
         help="Share of drawn cells on the route (the paper's task success)",
     )
 

@@ -43,8 +43,3 @@ def rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
-
-
-def category_colors(categories) -> dict[str, str]:
-    """A stable colour for each category, in the order given (cycling through :data:`SEQUENCE`)."""
-    return {c: SEQUENCE[i % len(SEQUENCE)] for i, c in enumerate(categories)}

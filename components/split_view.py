@@ -7,12 +7,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.format import fmt_mean_sd
+from analysis.format import fmt, fmt_mean_sd
 from analysis.split import SplitResult
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_NAMES, LIGHT_GREY, rgba
-from components.text import md_line
 from corpus import schema
+from corpus.escape import md_line
 
 CURRENT = "current"
 
@@ -61,7 +61,7 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
                             for r in d["rank"]
                         ]
                     },
-                    "text": [f"{v:.2f}" for v in d["objective"]],
+                    "text": [fmt(v, 2) for v in d["objective"]],
                     "textposition": "outside",
                     "textfont": {"size": 10},
                     "customdata": [
@@ -99,6 +99,6 @@ def search_notes(result: SplitResult) -> None:
     for cond, cs in result.by_condition.items():
         st.caption(
             md_line(
-                f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {cs.objective:.3f}. Search: {cs.search}."
+                f"{CONDITION_NAMES[cond]}: test = {', '.join(cs.test)}; L = {fmt(cs.objective, 3)}. Search: {cs.search}."
             )
         )

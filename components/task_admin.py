@@ -1,110 +1,38 @@
-"""The lead's task administration: accounts, new tasks, coders, sharing, imports and exports.
+"""The lead's task administration: new tasks, coders, sharing, imports and exports (accounts:
+:mod:`components.accounts_admin`).
 
-The pure parts (choosing items, building the agreement report) are in :mod:`analysis.coding`;
-this module collects the choices and shows the results. Every problem is shown with the file,
-line and field at fault; nothing is half-created.
+The pure parts (choosing items, building the agreement report) are in :mod:`analysis.coding`, the
+reads and writes in :mod:`services.tasks`; this module collects the choices and shows the results.
+Every problem is shown with the file, line and field at fault; nothing is half-created.
 """
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from analysis import coding as ac
-from analysis.live_panel import human_panel
+from analysis.format import fmt_time
+from components.accounts_admin import add_account_form
 from components.dataset import show_report
 from components.download import csv_button
-from components.text import md_line, md_text
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
+from corpus.escape import md_line, md_text
 from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
-from corpus.store import ROLES, AccessDenied, Store, StoreError, Task, User
+from corpus.store import AccessDenied, StoreError, Task, User
+from corpus.uploads import mib
 from corpus.validate import DatasetError
+from services import accounts, tasks
 from services.coding import task_report
 
 ITEM_MODES = ("Random sample", "All actions", "Uploaded id list")
 UPLOAD = "Upload a codebook (YAML or JSON)"
 
 
-# -- accounts -----------------------------------------------------------------------------------
-
-
-def users_admin(store: Store, lead: User) -> None:
-    """The accounts, a form to add one, and one to reset, disable, enable or delete one."""
-    people = store.users(include_inactive=True)
-    st.dataframe(
-        pd.DataFrame([{"username": u.username, "role": u.role, "kind": u.kind, "status": u.status} for u in people]),
-        hide_index=True,
-        width="stretch",
-    )
-    add_account_form(store, lead, "ta_new_user")
-    account_actions(store, lead, [u.username for u in people if u.status != "deleted"])
-    failed_sign_ins(store.failed_sign_ins(lead))
-
-
-def failed_sign_ins(failed: pd.DataFrame) -> None:
-    """The failed sign-ins of the last 30 days per name typed (the server log has each one)."""
-    st.markdown("**Failed sign-ins** (last 30 days)")
-    if failed.empty:
-        st.caption("None.")
-        return
-    shown = failed.assign(
-        account=[
-            name if known else f"{name} (no such account)"
-            for name, known in zip(failed["account"], failed["is_account"])
-        ]
-    )
-    st.dataframe(
-        shown.drop(columns="is_account"),
-        hide_index=True,
-        width="stretch",
-        key="ta_failed_sign_ins",
-        column_config={
-            "account": "Name typed",
-            "failures_24h": "Last 24 h",
-            "failures_30d": "Last 30 days",
-            "clients": "Clients",
-            "last_failure": "Last failure",
-            "clients_waiting": "Clients waiting now",
-        },
-    )
-    st.caption(
-        "A client that fails on a name waits before it may try again (30 s, doubling up to 15 minutes); the "
-        "owner's right password from a client that has not failed is never refused. Each failure is in the "
-        "server log (groundwork.signin)."
-    )
-
-
-def accounts_title(store: Store, lead: User) -> str:
-    """The Accounts section's title, with the failed sign-ins of the last day when there are any."""
-    failed = store.failed_sign_ins(lead, days=1)
-    n = int(failed["failures_24h"].sum()) if not failed.empty else 0
-    return f"Accounts ({n} failed sign-in{'s' * (n != 1)} in the last 24 h)" if n else "Accounts"
-
-
-def add_account_form(store: Store, lead: User, key: str, role: str = "coder") -> None:
-    """A form to add one account (``role`` chosen at first); once added, the page reruns and says so."""
-    with st.form(key, clear_on_submit=True):
-        c1, c2, c3 = st.columns(3)
-        name = c1.text_input("Username")
-        pw = c2.text_input("Password (8 characters or more)", type="password")
-        chosen = c3.selectbox("Role", ROLES, index=ROLES.index(role))
-        if st.form_submit_button("Add account", icon=":material/person_add:"):
-            try:
-                if not lead.is_lead:
-                    raise AccessDenied(f"{lead.username} is a {lead.role}; only a lead can add accounts")
-                store.create_user(name, pw, chosen)
-            except (StoreError, AccessDenied) as exc:
-                st.error(md_line(exc))
-            else:
-                st.session_state["ta_msg"] = f"Added {chosen} '{name.strip()}'."
-                st.rerun()
-
-
-def coders_picker(store: Store, lead: User, key: str) -> tuple[list[User], list[str]]:
+def coders_picker(lead: User, key: str) -> tuple[list[User], list[str]]:
     """The human coder accounts and the usernames chosen; with none yet, a button that opens the
     form to add one."""
-    coders = [u for u in store.users() if u.role == "coder" and u.kind == "human"]
+    coders = accounts.human_coders()
     if not coders:
         c1, c2 = st.columns([3, 1], vertical_alignment="center")
         c1.info(
@@ -119,47 +47,10 @@ def coders_picker(store: Store, lead: User, key: str) -> tuple[list[User], list[
         )
         if st.session_state.get(f"{key}_adding"):
             st.caption("Coders label the task's items on the Code page. Add each one, then choose them for the task.")
-            add_account_form(store, lead, f"{key}_form")
+            add_account_form(lead, f"{key}_form")
         return coders, []
     st.session_state.pop(f"{key}_adding", None)
     return coders, st.multiselect("Coders", [u.username for u in coders], key=key)
-
-
-ACCOUNT_ACTIONS = ("Reset the password", "Disable", "Enable", "Delete")
-
-
-def _account_action(store: Store, lead: User, name: str, action: str, password: str, sure: bool) -> str:
-    """Do one account action; what was done, as a sentence."""
-    if action == "Reset the password":
-        store.reset_password(lead, name, password)
-        return f"Reset the password of '{name}'; its sign-ins end."
-    if action == "Disable":
-        store.disable_user(lead, name)
-        return f"Disabled '{name}': it cannot sign in; its labels stay."
-    if action == "Enable":
-        store.enable_user(lead, name)
-        return f"Enabled '{name}': it can sign in again."
-    if not sure:
-        raise StoreError("delete: tick the box to confirm")
-    if store.delete_user(lead, name) == "removed":
-        return f"Deleted '{name}' (it had no labels, gold or tasks)."
-    return f"Deleted '{name}': kept as a tombstone that never signs in, so its labels keep its name."
-
-
-def account_actions(store: Store, lead: User, names: list[str]) -> None:
-    with st.form("ta_account", clear_on_submit=True):
-        c1, c2, c3 = st.columns(3)
-        name = c1.selectbox("Account", names)
-        action = c2.selectbox("Action", ACCOUNT_ACTIONS)
-        password = c3.text_input("New password (for a reset)", type="password")
-        sure = st.checkbox("Yes, delete this account (an account with labels is kept as a tombstone)")
-        if st.form_submit_button("Apply", icon=":material/manage_accounts:"):
-            try:
-                st.session_state["ta_msg"] = _account_action(store, lead, name, action, password, sure)
-            except (StoreError, AccessDenied) as exc:
-                st.error(md_line(exc))
-            else:
-                st.rerun()
 
 
 # -- a new task ---------------------------------------------------------------------------------
@@ -177,9 +68,7 @@ def _uploaded_codebook(key: str) -> cbm.Codebook | None:
         st.caption("Codebook format: see `corpus/codebooks/grounding_acts.yaml`.")
         return None
     if up.size > CODEBOOK_BYTES:
-        st.error(
-            f"{md_text(up.name)} is {up.size / 2**20:.1f} MiB; a codebook file is at most {CODEBOOK_BYTES // 2**20} MiB."
-        )
+        st.error(f"{md_text(up.name)} is {mib(up.size)}; a codebook file is at most {mib(CODEBOOK_BYTES)}.")
         return None
     try:
         return cbm.loads(up.getvalue().decode("utf-8", errors="replace"), up.name)
@@ -202,7 +91,7 @@ def _codebook_choice(key: str) -> cbm.Codebook | None:
     return _uploaded_codebook(key)
 
 
-def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
+def new_task_form(lead: User, corpus: Corpus) -> Task | None:
     """Create a coding task on the current dataset. Returns the new task once it is created."""
     key = "ta_new"
     st.caption(
@@ -242,9 +131,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
                 max_upload_size=ID_LIST_BYTES // 2**20,
             )
             if up is not None and up.size > ID_LIST_BYTES:
-                raise ValueError(
-                    f"{up.name} is {up.size / 2**20:.1f} MiB; an id list is at most {ID_LIST_BYTES // 2**20} MiB"
-                )
+                raise ValueError(f"{up.name} is {mib(up.size)}; an id list is at most {mib(ID_LIST_BYTES)}")
             if up is not None:
                 known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
                 items = ac.items_from_csv(up.getvalue(), up.name, known)
@@ -262,7 +149,7 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
     )
     k = c2.number_input("Context: actions before the item", 0, 20, 3, key=f"{key}_k")
     canvas = c3.toggle("Show the canvas", True, key=f"{key}_canvas")
-    coders, chosen = coders_picker(store, lead, f"{key}_coders")
+    _, chosen = coders_picker(lead, f"{key}_coders")
     if items is not None:
         st.caption(f"{len(items)} items, {min(int(few), len(items))} few-shot.")
     if st.button(
@@ -273,18 +160,17 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
         icon=":material/add_task:",
     ):
         try:
-            parted = ac.assign_partitions(items, int(few), int(seed))
-            task = store.create_task(
+            task = tasks.create_task(
                 lead,
                 name,
-                corpus.info.name,
+                corpus,
                 codebook,
-                parted,
-                [u for u in coders if u.username in chosen],
+                items,
+                int(few),
+                chosen,
                 seed=int(seed),
                 context_k=int(k),
                 show_canvas=bool(canvas),
-                dataset_hash=corpus.content_hash,
             )
         except (ValueError, StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
@@ -298,14 +184,14 @@ def new_task_form(store: Store, lead: User, corpus: Corpus) -> Task | None:
 # -- one task -----------------------------------------------------------------------------------
 
 
-def task_settings(store: Store, lead: User, task: Task) -> None:
+def task_settings(lead: User, task: Task) -> None:
     """Coders, sharing of the agreement numbers, and the task's numbers."""
-    assigned = store.coders(task.id)
-    people = [u for u in store.users() if u.role in ("coder", "lead") and u.kind == "human"]
+    assigned = tasks.coders(task.id)
+    people = [u for u in accounts.accounts(include_inactive=False) if u.role in ("coder", "lead") and u.kind == "human"]
     have = {u.id for u in assigned}
     add = st.multiselect("Add coders", [u.username for u in people if u.id not in have], key=f"ta_add_{task.id}")
     if add and st.button("Assign", key=f"ta_assign_{task.id}"):
-        store.assign(lead, task.id, [u for u in people if u.username in add])
+        tasks.assign(lead, task.id, add)
         st.rerun()
     st.caption(
         "Coders: "
@@ -319,7 +205,7 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
         "Show coders the team's agreement numbers (snapshots you take)",
         f"ta_share_{task.id}",
         task.share_agreement,
-        lambda v: store.set_share_agreement(lead, task.id, v),
+        lambda v: tasks.set_sharing(lead, task.id, v),
     )
     if task.share_agreement:
         _setting(
@@ -327,16 +213,16 @@ def task_settings(store: Store, lead: User, task: Task) -> None:
             "Shown to coders once a snapshot rests on this many items",
             f"ta_min_{task.id}",
             task.share_min_items,
-            lambda v: store.set_share_agreement(lead, task.id, True, min_items=v),
+            lambda v: tasks.set_sharing(lead, task.id, True, min_items=v),
             min_value=1,
         )
-        share_snapshot(store, lead, task)
+        share_snapshot(lead, task)
     _setting(
         st.radio,
         "From adjudication on, coders see",
         f"ta_view_{task.id}",
         task.coder_view,
-        lambda v: store.set_coder_view(lead, task.id, v),
+        lambda v: tasks.set_coder_view(lead, task.id, v),
         options=list(CODER_VIEW_NAMES),
         format_func=CODER_VIEW_NAMES.get,
         horizontal=True,
@@ -356,12 +242,12 @@ def _setting(widget, label: str, key: str, value, save, **options) -> None:  # n
     widget(label, key=key, on_change=lambda: save(st.session_state[key]), **options)
 
 
-def share_snapshot(store: Store, lead: User, task: Task) -> None:
+def share_snapshot(lead: User, task: Task) -> None:
     """Coders see only numbers the lead takes as a snapshot, never numbers recomputed on demand."""
     try:
-        latest = store.shared_snapshot(lead, task.id)
+        latest = tasks.latest_snapshot(lead, task.id)
         st.caption(
-            f"Coders see the snapshot of {latest.taken_at:%Y-%m-%d %H:%M} UTC on {latest.n_items} items "
+            f"Coders see the snapshot of {fmt_time(latest.taken_at)} UTC on {latest.n_items} items "
             f"(shown to them from {task.share_min_items} items)."
         )
     except AccessDenied:
@@ -371,15 +257,14 @@ def share_snapshot(store: Store, lead: User, task: Task) -> None:
     if st.button(
         "Share the current numbers with the coders", key=f"ta_snapshot_{task.id}", icon=":material/photo_camera:"
     ):
-        head = human_panel(store.labels(lead, task.id))
-        if head is None:
+        snap = tasks.share_snapshot(lead, task.id)
+        if snap is None:
             st.warning("There is nothing to share yet: no coder has given a label.")
             return
-        snap = store.share_snapshot(lead, task.id, head.to_json())
         st.success(f"Shared a snapshot on {snap.n_items} items coded by two or more coders.")
 
 
-def revise_codebook(store: Store, lead: User, task: Task) -> None:
+def revise_codebook(lead: User, task: Task) -> None:
     """Move the task to a revised codebook (same id, new version); labels keep their version."""
     cb = task.codebook
     st.caption(
@@ -391,7 +276,7 @@ def revise_codebook(store: Store, lead: User, task: Task) -> None:
     new = _uploaded_codebook(key)
     if new is not None and st.button(f"Code from now on with v{new.version}", key=f"{key}_go", type="primary"):
         try:
-            store.revise_codebook(lead, task.id, new)
+            tasks.revise_codebook(lead, task.id, new)
         except (StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
         else:
@@ -399,7 +284,7 @@ def revise_codebook(store: Store, lead: User, task: Task) -> None:
             st.rerun()
 
 
-def import_labels(store: Store, lead: User, task: Task) -> None:
+def import_labels(lead: User, task: Task) -> None:
     """Labels coded elsewhere (an LLM, another tool) as more coders of this task; all or nothing."""
     up = st.file_uploader(
         "Labels CSV (columns item, coder, label)",
@@ -410,25 +295,23 @@ def import_labels(store: Store, lead: User, task: Task) -> None:
     create = st.checkbox("Create unknown coders as model coders", value=True, key=f"ta_import_create_{task.id}")
     if up is not None and st.button("Import labels", key=f"ta_import_go_{task.id}"):
         try:
-            done = store.import_labels_csv(
-                lead, task.id, up.getvalue(), file=up.name, create_coders=create, coder_kind="model"
-            )
+            done = tasks.import_labels(lead, task.id, up.getvalue(), up.name, create)
         except (StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
         else:
             st.success(f"Imported {done.summary()} from {up.name}.")
 
 
-def exports(store: Store, lead: User, task: Task) -> None:
-    """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report."""
+def exports(lead: User, task: Task) -> None:
+    """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report,
+    each read when it is clicked, not on every run of the page."""
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
 
-    # Read when clicked, not on every run of the page.
     def long():
-        return Store.long_table(store.labels(lead, task.id), store.items(task.id))
+        return tasks.labels_long(lead, task.id)
 
     def wide():
-        return Store.wide_table(store.labels(lead, task.id), store.items(task.id))
+        return tasks.labels_wide(lead, task.id)
 
     c = st.columns(4)
     csv_button(
@@ -459,7 +342,7 @@ def exports(store: Store, lead: User, task: Task) -> None:
     )
     csv_button(
         "Gold (CSV)",
-        lambda: store.gold(lead, task.id),
+        lambda: tasks.gold(lead, task.id),
         f"{safe}_gold.csv",
         key=f"ta_dl_gold_{task.id}",
         where=c[3],
@@ -481,7 +364,7 @@ def exports(store: Store, lead: User, task: Task) -> None:
     def report() -> ac.TaskAgreement:
         """Computed when a report is downloaded (its bootstrap is not redone on every run of the
         page, which runs again with each new label), once per label state."""
-        return task_report(store, task.id, store.labels(lead, task.id), int(n_boot))
+        return task_report(lead, task.id, int(n_boot))
 
     c = st.columns(4)
     c[0].download_button(

@@ -6,16 +6,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from corpus.store import Store, User
+from analysis.format import fmt_count
+from corpus.store import User
 from corpus.uploads import mib
 from services import uploads
 
 
-def uploads_admin(store: Store, lead: User) -> None:
-    kept = uploads.kept(store, lead)
+def uploads_admin(lead: User) -> None:
+    kept = uploads.kept(lead)
     used, allowed, files, files_allowed = uploads.usage()
     st.caption(
-        f"{len(kept)} upload(s) kept: {mib(used)} of {mib(allowed)}, {files:,} of {files_allowed:,} files "
+        f"{len(kept)} upload(s) kept: {mib(used)} of {mib(allowed)}, {fmt_count(files)} of {fmt_count(files_allowed)} files "
         "(the quota for all uploads together; `python -m corpus uploads list|reclaim` on the server)."
     )
     if not kept:

@@ -55,7 +55,7 @@ else:
         uses_acts=True,
         note=(
             "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n above the bar, "
-            "Wilson 95 % intervals."
+            "Wilson 95% intervals."
         ),
     )
     if clicked:

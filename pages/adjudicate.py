@@ -8,22 +8,22 @@ from components.adjudication import (
     curation_progress,
     gold_summary,
     phase_controls,
-    task_state,
 )
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus, synthetic_banner
+from services.adjudication import task_state
 
 corpus = require_corpus()
 st.title("Adjudicate")
-store, lead = require_user(roles=("lead",))
+lead = require_user(roles=("lead",))
 synthetic_banner(corpus)
 
-task = task_picker(store, lead, key="adj_task")
+task = task_picker(lead, key="adj_task")
 if task is not None:
-    state = task_state(store, lead, task)
+    state = task_state(lead, task)
     curation_progress(state.curation)
-    phase_controls(store, lead, task, state.curation)
-    consensus_controls(store, lead, task)
-    gold_summary(store, lead, task, state.gold)
-    adjudication_screen(store, lead, task, corpus, state)
+    phase_controls(lead, task, state.curation)
+    consensus_controls(lead, task)
+    gold_summary(lead, task, state.gold)
+    adjudication_screen(lead, task, corpus, state)

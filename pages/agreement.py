@@ -5,7 +5,6 @@ import json
 
 import streamlit as st
 
-from analysis.agreement import LabelTableError
 from components import agreement_view as view
 from components.dataset import require_corpus, synthetic_banner
 from corpus import schema
@@ -54,11 +53,7 @@ if len(coders) < 2:
 
 names = schema.CODING_SCHEMES.get(scheme, {})
 level, order = view.alpha_level(list(names) or sorted(labels["code"].unique()))
-try:
-    rep = agreement.dataset_report(corpus, scheme, coders, None if partition == "all" else partition, level, order)
-except LabelTableError as exc:
-    view.level_error(level, exc)
-    st.stop()
+rep = view.dataset_report(corpus, scheme, coders, None if partition == "all" else partition, level, order)
 view.headline(rep)
 view.diagnostics(rep)
 

@@ -3,8 +3,8 @@ tests it, and dyadic alignment (do Guide and Follower report the same team goal?
 
 import streamlit as st
 
-from components.alignment_charts import dyad_figure, model_table, progress_figure
-from components.analysis_filters import filter_bar, progress_picker, scope_caption
+from components.alignment_charts import dyad_figure, dyad_summary, model_table, progress_figure
+from components.analysis_filters import filter_bar, progress_bin, progress_picker, scope_caption
 from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
@@ -44,16 +44,15 @@ else:
             scope,
             note=(
                 f"Progress: {progress_name}, in {bins} equal bins. Each point: share of labelled actions whose label is the grounded "
-                "one (t3, p1, r1, aligned yes); the number beside it is n, the band a Wilson 95 % interval (actions taken as "
+                "one (t3, p1, r1, aligned yes); the number beside it is n, the band a Wilson 95% interval (actions taken as "
                 "independent; the model below accounts for sessions)."
             ),
         )
         if clicked:
             measure, cond, b = clicked[0], clicked[1], int(clicked[2])
-            lo, hi = b / bins, (b + 1) / bins
             show_actions(
                 svc.curve_actions(scope, progress, bins, measure, cond, b),
-                f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_name} {lo:.0%}-{hi:.0%}",
+                f"{MEASURES[measure]}, {CONDITION_NAMES[cond]}, {progress_bin(progress_name, b, bins)}",
                 "align_progress_rows",
             )
 
@@ -78,24 +77,20 @@ if curves.empty:
     st.info("No moment in the selection where both participants had annotated their team goal.")
 else:
     clicked = first_point(show_chart(dyad_figure(curves, progress), curves, "dyadic_alignment", key="align_dyads"))
-    summary = "; ".join(
-        f"{CONDITION_NAMES[r.condition]}: {r.share:.0%} of {r.n:,} moments in {r.sessions} sessions "
-        f"(95 % CI {r.ci_low:.0%}-{r.ci_high:.0%})"
-        for r in overall.itertuples()
-    )
+    summary = dyad_summary(overall)
     scope_caption(
         scope,
         roles=False,
         note=(
             "At each action, each participant's team goal is their latest annotation so far; a moment counts once both have "
             f"annotated. Share of moments where the two codes are the same, by {progress_name} ({bins} bins), n beside each point, "
-            f"Wilson 95 % bands. Over the whole session: {summary}."
+            f"Wilson 95% bands. Over the whole session: {summary}."
         ),
     )
     if clicked:
         cond, b = clicked[1], int(clicked[2])
         show_actions(
             svc.dyad_actions(scope, progress, bins, cond, b),
-            f"dyadic team goal, {CONDITION_NAMES[cond]}, {progress_name} {b / bins:.0%}-{(b + 1) / bins:.0%}",
+            f"dyadic team goal, {CONDITION_NAMES[cond]}, {progress_bin(progress_name, b, bins)}",
             "align_dyad_rows",
         )

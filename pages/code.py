@@ -10,12 +10,12 @@ from components.dataset import require_corpus, synthetic_banner
 corpus = require_corpus()
 heading, picker = st.columns([1, 2.4], vertical_alignment="bottom")
 heading.title("Code")
-store, user = require_user(roles=("coder", "lead", "viewer"))
+user = require_user(roles=("coder", "lead", "viewer"))
 synthetic_banner(corpus)
 
 with picker:
-    task = task_picker(store, user)
+    task = task_picker(user)
 if task is not None:
-    coding_screen(store, user, task, corpus)
-    coder_panel(store, user, task.id)
-    feedback_view(store, user, task)
+    coding_screen(user, task, corpus)
+    coder_panel(user, task.id)
+    feedback_view(user, task)

@@ -4,7 +4,7 @@ import streamlit as st
 
 from components.dataset import require_corpus, synthetic_banner
 from components.overview import dataset_header, import_report, replay_links, session_table, stats_tables
-from components.text import md_text
+from corpus.escape import md_text
 from services import datasets, overview
 
 corpus = require_corpus()

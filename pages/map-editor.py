@@ -15,7 +15,7 @@ from components.map_editor_state import EDIT_ROLES, editor_state, show_notices
 
 corpus = require_corpus()
 st.title("Map editor")
-store, user = require_user(roles=("lead", "coder", "viewer"))
+user = require_user(roles=("lead", "coder", "viewer"))
 synthetic_banner(corpus)
 
 ed = editor_state()
@@ -35,4 +35,4 @@ if ed.draft is not None:
         editor.canvas(ed, tool, target, brush, problems)
     panels.checks_panel(problems)
     panels.follower(ed)
-    files.output_panel(ed, corpus, store, user)
+    files.output_panel(ed, corpus, user)

@@ -4,7 +4,7 @@ the grounding acts before such reports, and the checkpoint answers beside the ac
 import streamlit as st
 
 from components.act_charts import act_name
-from components.analysis_filters import filter_bar, progress_picker, scope_caption
+from components.analysis_filters import filter_bar, progress_bin, progress_picker, scope_caption
 from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
@@ -35,7 +35,7 @@ else:
     scope_caption(
         scope,
         note="Share of the not-aligned actions citing each reason (several may be cited), k above the bar, "
-        "n in the legend, Wilson 95 % intervals.",
+        "n in the legend, Wilson 95% intervals.",
     )
     if clicked:
         cond, reason = clicked[0], clicked[1]
@@ -64,7 +64,7 @@ else:
         reason, cond, b = clicked[0], clicked[1], int(clicked[2])
         show_actions(
             svc.reason_actions(scope, cond, reason, progress, bins, b),
-            f"{REASON_SHORT[reason]}, {CONDITION_NAMES[cond]}, {progress_name} {b / bins:.0%}-{(b + 1) / bins:.0%}",
+            f"{REASON_SHORT[reason]}, {CONDITION_NAMES[cond]}, {progress_bin(progress_name, b, bins)}",
             "why_curve_rows",
         )
 

@@ -2,42 +2,36 @@
 
 import streamlit as st
 
+from components.accounts_admin import accounts_title, users_admin
 from components.agreement_panel import lead_panel
 from components.auth import require_user
 from components.coding import task_picker
 from components.dataset import require_corpus
-from components.task_admin import (
-    accounts_title,
-    exports,
-    import_labels,
-    new_task_form,
-    revise_codebook,
-    task_settings,
-    users_admin,
-)
-from components.text import md_line
+from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings
 from components.uploads_admin import uploads_admin
+from corpus.escape import md_line
+from services.tasks import tasks_for
 
 corpus = require_corpus()
 st.title("Tasks")
-store, lead = require_user(roles=("lead",))
+lead = require_user(roles=("lead",))
 if st.session_state.get("ta_msg"):
     st.success(md_line(st.session_state.pop("ta_msg")))
 
-with st.expander(accounts_title(store, lead), icon=":material/group:"):
-    users_admin(store, lead)
+with st.expander(accounts_title(lead), icon=":material/group:"):
+    users_admin(lead)
 with st.expander("Uploaded datasets"):
-    uploads_admin(store, lead)
-with st.expander("New coding task", expanded=not store.tasks_for(lead)):
-    new_task_form(store, lead, corpus)
+    uploads_admin(lead)
+with st.expander("New coding task", expanded=not tasks_for(lead)):
+    new_task_form(lead, corpus)
 
-task = task_picker(store, lead, key="ta_task")
+task = task_picker(lead, key="ta_task")
 if task is not None:
-    task_settings(store, lead, task)
-    lead_panel(store, lead, task)
+    task_settings(lead, task)
+    lead_panel(lead, task)
     with st.expander("Revise the codebook"):
-        revise_codebook(store, lead, task)
+        revise_codebook(lead, task)
     with st.expander("Import labels"):
-        import_labels(store, lead, task)
+        import_labels(lead, task)
     st.subheader("Exports")
-    exports(store, lead, task)
+    exports(lead, task)

@@ -1,14 +1,19 @@
 """What the coding screens need from the label store, read once and kept where it may be kept.
+Every call goes to the label store the settings name, which checks who may see and do what.
 
 - :func:`order_and_items`: a coder's item order and the task's items, fixed once the task exists,
   so read once per browser session rather than on every label.
+- :func:`my_labels`, :func:`my_history`, :func:`is_coder_of`: what the coding screen reads of the
+  coder's own work (never another coder's labels).
 - :func:`live_panel`: the live panel's labels (read incrementally: only rows added since the last
   refresh), their agreement and the model coders, recomputed only when the task's labels version
   changed (one cheap query per check; the session keeps the last refresh).
 - :func:`task_report`: the agreement report behind a task's exports, once per label state and
   number of resamples, shared by every session.
 - :func:`give_label`: a coder's label, written at once (the coding keypad's event).
-- :func:`feedback_counts`: after the reveal, how many of a coder's labels gold agrees with.
+- :func:`feedback_counts`, :func:`feedback`: after the reveal, how many of a coder's labels gold
+  agrees with, and where it differs.
+- :func:`labels_version`: the cheap "did a label come in?" check of the live views.
 """
 
 from __future__ import annotations
@@ -23,14 +28,36 @@ from analysis import coding as ac
 from analysis.live_panel import LiveAgreement, ModelCoders, lead_refresh
 from analysis.live_panel import model_coders as _model_coders
 from corpus.store import FeedbackCounts, Store, User
+from services.store import get_store
 
 
-def order_and_items(store: Store, user: User, task_id: int) -> tuple[list[str], pd.DataFrame]:
+def order_and_items(user: User, task_id: int) -> tuple[list[str], pd.DataFrame]:
     """This coder's item order and the task's items (indexed by item id)."""
     key = f"code_order_{task_id}_{user.id}"
     if key not in st.session_state:
+        store = get_store()
         st.session_state[key] = (store.coder_order(task_id, user), store.items(task_id).set_index("item_id"))
     return st.session_state[key]
+
+
+def my_labels(user: User, task_id: int) -> pd.DataFrame:
+    """This coder's current labels of the task."""
+    return get_store().my_labels(user, task_id)
+
+
+def my_history(user: User, task_id: int, item_id: str) -> pd.DataFrame:
+    """Every label this user gave the item, oldest first (in every phase)."""
+    hist = get_store().history(user, task_id, item_id)
+    return hist[hist["coder"] == user.username]
+
+
+def is_coder_of(user: User, task_id: int) -> bool:
+    return any(c.id == user.id for c in get_store().coders(task_id))
+
+
+def labels_version(task_id: int) -> tuple[int, int]:
+    """(labels, newest label id) of the task: one cheap query."""
+    return get_store().labels_version(task_id)
 
 
 def _token(task_id: int, cur: pd.DataFrame) -> tuple[int, int, int]:
@@ -51,12 +78,19 @@ class LivePanel:
 
 
 def live_panel(
-    store: Store, user: User, task_id: int, n_items: int, *, fresh: bool = False, state: MutableMapping | None = None
+    user: User,
+    task_id: int,
+    n_items: int,
+    *,
+    fresh: bool = False,
+    state: MutableMapping | None = None,
+    store: Store | None = None,
 ) -> LivePanel:
     """The live panel's numbers. Each call costs one cheap query (``Store.labels_version``); only
     when a label came in since the last call (or ``fresh``: the page itself ran, and gold may have
     changed) are the new labels read (incrementally) and everything recomputed. ``state`` keeps the
-    last refresh (the browser session's state unless given)."""
+    last refresh (the browser session's state unless given); ``store``: the settings' unless given."""
+    store = store or get_store()
     state = st.session_state if state is None else state
     key = f"live_panel_{task_id}"
     held: LivePanel | None = state.get(key)
@@ -76,13 +110,14 @@ def _report(store_url: str, token: tuple, n_boot: int, _labels: pd.DataFrame) ->
     return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
 
 
-def task_report(store: Store, task_id: int, labels: pd.DataFrame, n_boot: int) -> ac.TaskAgreement:
-    """The agreement report of a task's current ``labels`` (the exports' numbers)."""
+def task_report(lead: User, task_id: int, n_boot: int) -> ac.TaskAgreement:
+    """The agreement report of a task's current labels (the exports' numbers)."""
+    store = get_store()
+    labels = store.labels(lead, task_id)
     return _report(store.url, _token(task_id, labels), int(n_boot), labels)
 
 
 def give_label(
-    store: Store,
     user: User,
     task_id: int,
     item_id: str,
@@ -94,11 +129,16 @@ def give_label(
     request_id: str,
 ) -> int:
     """Write one label now, under the browser's request id (a repeated request writes nothing)."""
-    return store.add_label(
+    return get_store().add_label(
         user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds, request_id=request_id
     )
 
 
-def feedback_counts(store: Store, user: User, task_id: int) -> FeedbackCounts:
+def feedback_counts(user: User, task_id: int) -> FeedbackCounts:
     """This coder's labels, how many of their items have gold, and how many of those gold agrees with."""
-    return store.feedback_counts(user, task_id)
+    return get_store().feedback_counts(user, task_id)
+
+
+def feedback(user: User, task_id: int) -> pd.DataFrame:
+    """After the reveal, if the lead shows it: the items where gold differs from this coder's label."""
+    return get_store().feedback(user, task_id)

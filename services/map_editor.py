@@ -13,8 +13,9 @@ from corpus.mapedit.attach import AttachResult, attach_maps
 from corpus.mapedit.draft import Draft
 from corpus.mapedit.image import MapImage, fit_image, read_map_image
 from corpus.model import GridMap
-from corpus.store import AccessDenied, Store, User
+from corpus.store import AccessDenied, User
 from services.settings import settings
+from services.store import get_store
 
 
 def drafts_dir() -> Path:
@@ -66,9 +67,7 @@ def view_png(
     return _view_png(draft, size, image.digest if image else None, view, selected, problems, image, render)
 
 
-def attach(
-    store: Store, lead: User, dataset: Path, guide: GridMap, sessions: list[str]
-) -> tuple[AttachResult, list[str]]:
+def attach(lead: User, dataset: Path, guide: GridMap, sessions: list[str]) -> tuple[AttachResult, list[str]]:
     """Give ``sessions`` the map (a lead's action: the dataset is written again) and move the coding
     tasks on the dataset to its new content hash; the result and the names of the tasks moved. The
     dataset's loader sees the rewritten files on the next run."""
@@ -77,4 +76,4 @@ def attach(
             f"{lead.username} is a {lead.role}; attaching a map rewrites the dataset, which only a lead can do"
         )
     result = attach_maps(dataset, guide, sessions)
-    return result, store.move_dataset(lead, result.old_hash, result.content_hash)
+    return result, get_store().move_dataset(lead, result.old_hash, result.content_hash)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.store import Store, User
+from corpus.store import User
 from corpus.uploads import Quota, Upload, UploadRefused, Uploads, mib
 from corpus.validate import DatasetError, Report
 from services.datasets import open_dataset, set_outcome
 from services.settings import settings
+from services.store import get_store
 
 SESSION_KEY = "upload_allowance_used"  # (uploads, bytes) this session has kept, when it is not a lead's
 
@@ -114,10 +115,10 @@ def upload(name: str, data: bytes, fmt: str | None, user: User | None) -> bool:
 # -- the kept uploads (a lead's Tasks page) -------------------------------------------------------
 
 
-def kept(store: Store, lead: User) -> list[tuple[Upload, list[str]]]:
+def kept(lead: User) -> list[tuple[Upload, list[str]]]:
     """Every kept upload, oldest first, with the names of the coding tasks on its dataset."""
     tasks: dict[str, list[str]] = {}
-    for t in store.tasks_for(lead):
+    for t in get_store().tasks_for(lead):
         tasks.setdefault(t.dataset_hash or "", []).append(t.name)
     return [(u, tasks.get(u.content_hash, [])) for u in Uploads(settings().data_dir).list()]
 

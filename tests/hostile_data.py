@@ -3,7 +3,8 @@ inject elements if any page rendered it as HTML or Markdown.
 
 The markers: script sets ``window.__pwned`` (or calls ``alert``), injected elements carry the class
 ``pwn``, an ``iframe[srcdoc]`` or an ``img[onerror]``; ``**md**`` and a ``javascript:`` link show
-whether Markdown was interpreted; bare addresses (``https://evil.example/bare``, ``www.``, an
+whether Markdown was interpreted; an ``<a href>`` whether Plotly (which reads a few tags) made a link;
+bare addresses (``https://evil.example/bare``, ``www.``, an
 e-mail) whether data text became a link; the text starts with a spreadsheet formula
 (``=HYPERLINK(...)``), which no CSV download may leave live.
 """
@@ -24,10 +25,13 @@ from corpus.write import write_dataset
 HOSTILE = (
     '=HYPERLINK("https://evil.example/f","x") <img src=x onerror="window.__pwned=1">'
     '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
-    "<b class=pwn>x</b> **md** [l](javascript:alert(1)) https://evil.example/bare www.evil.example mail@evil.example"
+    "<b class=pwn>x</b> **md** [l](javascript:alert(1)) "
+    '<a href="https://evil.example/a">a</a> https://evil.example/bare www.evil.example mail@evil.example'
 )
-# A task's name is at most 200 characters: the same without the iframe.
-HOSTILE_TASK = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "")
+# A task's name is at most 200 characters: the same without the iframe and the last two addresses.
+HOSTILE_TASK = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "").replace(
+    " www.evil.example mail@evil.example", ""
+)
 # A session id names a folder: the same attack without a slash.
 HOSTILE_ID = '<img src=x onerror="window.__pwned=2"><b class=pwn>s'
 # Account names are at most 64 characters.

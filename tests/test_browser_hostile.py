@@ -34,7 +34,7 @@ INJECTED = {
     "an image with onerror": "img[onerror]",
     "an element with the payload's class": ".pwn",
     "a javascript: link": "a[href^='javascript:' i]",
-    "a link made from an address in the data": "a[href*='evil.example' i]",
+    "a link made from an address in the data": "a[href*='evil.example' i], a[*|href*='evil.example' i]",
     "Markdown emphasis of the payload": "strong:text-is('md'), b:text-is('md')",
     "an HTML form with a password field": "form:has(input[type=password])",
 }

@@ -374,7 +374,7 @@ def test_the_agreement_report_has_every_statistic(corpus):
     assert "package:statsmodels" not in stats and "package:scikit-learn" not in stats
     md = ac.report_markdown(rep, meta)
     assert f"| fleiss_kappa | {direct.fleiss.estimate:.3f} | {direct.fleiss.n} |" in md
-    assert "`grounding_acts` v1.0" in md and "tested equal to statsmodels.stats.inter_rater.fleiss_kappa" in md
+    assert "(grounding\\_acts v1.0)" in md and "tested equal to statsmodels.stats.inter_rater.fleiss_kappa" in md
     assert "Krippendorff's alpha (nominal): " in md and "krippendorff.alpha (krippendorff " in md
     # Two codebook versions: reported apart as well.
     two = lab.assign(codebook_version=["1.0" if i % 2 else "1.1" for i in range(len(lab))])

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis.cli import main as analysis_main
-from components.text import md_line
+from corpus.escape import md_line
 
 pytestmark = pytest.mark.long
 
@@ -141,7 +141,7 @@ def test_cli_csv_and_latex(capsys):
     assert analysis_main(["compare", str(ROOT / "sample_data"), "--latex", "--no-similarity"]) == 0
     tex = capsys.readouterr().out
     assert tex.count(r"\toprule") == 2 and r"\midrule" in tex and r"\bottomrule" in tex
-    assert r"persona+mental\_model" in tex and r"\textbf{" in tex
+    assert r"persona+mental\_model" in tex and r"\bfseries " in tex
     assert analysis_main(["compare", str(ROOT / "sample_data"), "--csv", "--no-similarity"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("task,run,model,setting,column,condition,role,metric")

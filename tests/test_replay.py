@@ -22,8 +22,8 @@ from analysis.replay_payload import clean_position, player_payload
 from components import grid_canvas
 from components.replay.export import standalone_html
 from components.replay.player import player_data, player_key
-from components.text import md_text
 from corpus.dataset import load_dir, load_sample
+from corpus.escape import md_text
 from corpus.model import Action, Checkpoint
 from corpus.values import Undefined
 

@@ -16,6 +16,7 @@ import pandas as pd
 
 from analysis.format import csv_cells, fmt, to_json
 from corpus.csvsafe import to_csv
+from corpus.escape import latex
 from corpus.predictions import RunInfo
 from corpus.values import Undefined, is_defined
 
@@ -122,19 +123,24 @@ class Leaderboard:
         return to_csv(self.csv_table())
 
     def to_latex(self, caption: str = "") -> str:
-        """booktabs LaTeX of the table; the best value of each column in bold."""
+        """booktabs LaTeX of the table; the best value of each column in bold. Cells, row and column
+        names are escaped by pandas' Styler (``escape="latex"``), the caption by
+        :func:`corpus.escape.latex`, which escapes the same way."""
         table, best = self.table(), self.best_mask()
-        shown = table.copy().astype(object)
-        for col in shown.columns:
-            shown[col] = [
-                _latex_escape(str(v)) if not b else f"\\textbf{{{_latex_escape(str(v))}}}"
-                for v, b in zip(table[col], best[col])
-            ]
-        shown.index = shown.index.set_levels([lvl.map(_latex_escape) for lvl in shown.index.levels])
-        shown.columns = pd.MultiIndex.from_tuples([tuple(_latex_escape(x) for x in c) for c in shown.columns])
-        styler = shown.style
+        styler = (
+            table.astype(object)
+            .map(str)
+            .style.format(escape="latex")
+            .format_index(escape="latex", axis=0)
+            .format_index(escape="latex", axis=1)
+            .apply(lambda col: ["font-weight: bold" if b else "" for b in best[col.name]], axis=0)
+        )
         return styler.to_latex(
-            hrules=True, multicol_align="c", caption=_latex_escape(caption) or None, position_float="centering"
+            hrules=True,
+            multicol_align="c",
+            caption=latex(caption) or None,
+            position_float="centering",
+            convert_css=True,
         )
 
     def to_json(self) -> list[dict]:
@@ -162,24 +168,6 @@ class Leaderboard:
             )
             for r in self.cells.to_dict("records")
         ]
-
-
-_LATEX = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
-def _latex_escape(s: str) -> str:
-    return "".join(_LATEX.get(ch, ch) for ch in s)
 
 
 def _mark_best(cells: pd.DataFrame) -> pd.Series:

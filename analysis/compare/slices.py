@@ -75,4 +75,4 @@ def slice_wide(table: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame()
     cells = table.assign(cell=[f"{fmt(a, 2)} ({n})" for a, n in zip(table["accuracy"], table["n"])])
     wide = cells.pivot(index="run", columns="value", values="cell")
-    return wide[value_order(wide.columns)].fillna("-")
+    return wide[value_order(wide.columns)].fillna("undefined (0)")

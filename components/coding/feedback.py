@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.store import AccessDenied, FeedbackCounts, Store, Task, User
-from services.coding import feedback_counts
+from corpus.store import AccessDenied, FeedbackCounts, Task, User
+from services.coding import feedback, feedback_counts
 
 
 def _plural(n: int, word: str) -> str:
@@ -31,14 +31,14 @@ def agreement_sentence(counts: FeedbackCounts) -> str:
     return text + "."
 
 
-def feedback_view(store: Store, user: User, task: Task) -> None:
+def feedback_view(user: User, task: Task) -> None:
     """After the reveal: the count against gold and the items where gold differs from this coder's label."""
     if task.phase != "revealed":
         return
     st.subheader("Feedback")
     try:
-        counts = feedback_counts(store, user, task.id)
-        fb = store.feedback(user, task.id)
+        counts = feedback_counts(user, task.id)
+        fb = feedback(user, task.id)
     except AccessDenied as exc:
         st.info(str(exc))
         return

@@ -1,7 +1,7 @@
 """One item to code: the action, a window of the actions before and after it, the Follower's canvas
 at that moment with a legend, and a link to the same moment in Replay.
 
-Every text from the dataset goes through :func:`components.text.md_text`: a message is shown as
+Every text from the dataset goes through :func:`corpus.escape.md_text`: a message is shown as
 typed, never as Markdown or HTML.
 """
 
@@ -14,9 +14,9 @@ import streamlit as st
 from analysis.replay import time_label
 from components import grid_canvas
 from components.replay import session_frames
-from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
+from corpus.escape import md_text
 from corpus.store import Task
 
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}

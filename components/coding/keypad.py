@@ -21,7 +21,7 @@ import streamlit as st
 
 from corpus.codebook import Codebook
 from corpus.limits import NOTE_CHARS
-from corpus.store import AccessDenied, Store, StoreError, Task, User
+from corpus.store import AccessDenied, StoreError, Task, User
 from services.coding import give_label
 
 ASSETS = Path(__file__).parent / "assets"
@@ -86,7 +86,7 @@ def label_event(raw: object, codebook: Codebook, items: list[str]) -> LabelEvent
     return LabelEvent(item, code, note.strip(), unsure, request_id)
 
 
-def receive_label(store: Store, user: User, task: Task, order: list[str], key: str) -> None:
+def receive_label(user: User, task: Task, order: list[str], key: str) -> None:
     """The keypad's callback: write the label it sent (once per request id), then move on."""
     s = st.session_state
     raw = (s.get(key) or {}).get("label")
@@ -105,7 +105,6 @@ def receive_label(store: Store, user: User, task: Task, order: list[str], key: s
     pos = order.index(event.item)
     try:
         give_label(
-            store,
             user,
             task.id,
             event.item,
@@ -187,13 +186,13 @@ def keypad_data(
     }
 
 
-def keypad(store: Store, user: User, task: Task, order: list[str], data: dict) -> None:
+def keypad(user: User, task: Task, order: list[str], data: dict) -> None:
     """The keypad of the item in ``data``; a label it sends is saved by :func:`receive_label`."""
     key = k(task.id, "keypad")
     _mount_keypad(
         data=data,
         key=key,
-        on_label_change=partial(receive_label, store, user, task, order, key),
+        on_label_change=partial(receive_label, user, task, order, key),
         width="stretch",
         height="content",
     )

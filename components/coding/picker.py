@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from corpus.store import Store, Task, User
+from corpus.store import Task, User
+from services.tasks import tasks_for
 
 
-def task_picker(store: Store, user: User, key: str = "code_task") -> Task | None:
+def task_picker(user: User, key: str = "code_task") -> Task | None:
     """A select box of the tasks this user works on; None (with the reason shown) if there is none."""
-    tasks = store.tasks_for(user)
+    tasks = tasks_for(user)
     if not tasks:
         if user.role == "coder":
             st.info("No coding task is assigned to you yet. A lead assigns coders on the Tasks page.")

@@ -2,8 +2,8 @@
 
 A coder works through the task's items in their own order (``Store.coder_order``: shuffled per
 coder, the same on every visit) and starts at the first item they have not coded. The screen reads
-only this coder's own labels (``Store.my_labels`` and their own history): other coders' labels are
-never fetched here, so they cannot leak into the page. Session-state keys start with ``code_``.
+only this coder's own labels (:func:`services.coding.my_labels` and their own history): other
+coders' labels are never fetched here, so they cannot leak into the page. Session-state keys start with ``code_``.
 """
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import streamlit as st
 
 from components.coding.item import item_view
 from components.coding.keypad import k, keypad, keypad_data
-from components.text import md_text
 from corpus.dataset import Corpus
-from corpus.store import Store, Task, User
-from services.coding import order_and_items
+from corpus.escape import md_text
+from corpus.store import Task, User
+from services.coding import is_coder_of, my_history, my_labels, order_and_items
+from services.tasks import task as read_task
 
 PHASE_TEXT = {
     "coding": "Coding: labels are blind.",
@@ -26,14 +27,14 @@ PHASE_TEXT = {
 }
 
 
-def coding_screen(store: Store, user: User, task: Task, corpus: Corpus) -> None:
+def coding_screen(user: User, task: Task, corpus: Corpus) -> None:
     """The whole coding screen for one task (reruns on its own when a code is given)."""
     if task.dataset_hash not in (None, corpus.content_hash):
         st.warning(
             f"This task was made on the dataset '{md_text(task.dataset)}', but the sidebar shows "
             f"'{md_text(corpus.info.name)}' (other data). Items are looked up in the dataset shown."
         )
-    _screen(store, user, task.id, corpus)
+    _screen(user, task.id, corpus)
 
 
 def _move(task: Task, pos: int) -> None:
@@ -106,13 +107,13 @@ def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
 
 
 @st.fragment
-def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
-    task = store.task(task_id)
-    order, items = order_and_items(store, user, task_id)
-    mine = store.my_labels(user, task.id)
+def _screen(user: User, task_id: int, corpus: Corpus) -> None:
+    task = read_task(task_id)
+    order, items = order_and_items(user, task_id)
+    mine = my_labels(user, task.id)
     done = set(mine["item_id"])
     current = mine.set_index("item_id") if not mine.empty else mine
-    assigned = any(c.id == user.id for c in store.coders(task.id))
+    assigned = is_coder_of(user, task.id)
     reason = why_not(user, task, assigned)
 
     s = st.session_state
@@ -146,10 +147,9 @@ def _screen(store: Store, user: User, task_id: int, corpus: Corpus) -> None:
             status=s.get(k(task.id, "status")),
             focus=s.get(k(task.id, "focus")),
         )
-        keypad(store, user, task, order, data)
+        keypad(user, task, order, data)
         if item in done:
-            hist = store.history(user, task.id, item)
-            hist = hist[hist["coder"] == user.username]  # this coder's own history, in every phase
+            hist = my_history(user, task.id, item)
             with st.expander(f"My history for this item ({len(hist)} label{'s' if len(hist) != 1 else ''})"):
                 st.dataframe(
                     hist[["created_at", "code", "note", "unsure", "seconds", "codebook_version"]],

@@ -3,7 +3,6 @@ chart filter that carries over to the Instances view, and replay links."""
 
 from __future__ import annotations
 
-import html
 import textwrap
 from urllib.parse import urlencode
 
@@ -15,6 +14,7 @@ import plotly.graph_objects as go
 from analysis.compare.comparison import Comparison
 from analysis.compare.items import ACTION_TYPE
 from corpus import schema
+from corpus.escape import plotly_text
 
 FILTER_KEY = "compare_filter"
 DIMENSIONS = {**schema.DIMENSION_TITLES, ACTION_TYPE: "Next action type"}
@@ -40,10 +40,7 @@ def label_name(dimension: str, code: str) -> str:
     return f"{code} {schema.SHORT_NAMES.get(code, code)}"
 
 
-def plain(text: object) -> str:
-    """Untrusted text for a Plotly string (trace name, title, axis category): Plotly reads tags in
-    them, so it is escaped and shows as typed."""
-    return html.escape(str(text), quote=False)
+plain = plotly_text  # untrusted text for a Plotly string (trace name, title, axis category)
 
 
 def hover(text: object, width: int = 70) -> str:
@@ -51,7 +48,7 @@ def hover(text: object, width: int = 70) -> str:
     if not isinstance(text, str) or not text.strip():
         return "(none)"
     lines = textwrap.wrap(text, width=width, max_lines=4, placeholder=" ...")
-    return "<br>".join(html.escape(line) for line in lines)
+    return "<br>".join(plotly_text(line) for line in lines)
 
 
 def replay_url(session_id: str, action_index: int) -> str:

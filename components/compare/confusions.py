@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.compare.comparison import Comparison
+from analysis.format import fmt_share
 from components.compare.common import (
     DIMENSIONS,
     FILTER_KEY,
@@ -30,7 +31,7 @@ def matrix_figure(counts: pd.DataFrame, dimension: str, title: str) -> go.Figure
     share = np.divide(c, rows, out=np.zeros_like(c), where=rows > 0)
     x = [label_name(dimension, v) for v in counts.columns]
     y = [label_name(dimension, v) for v in counts.index]
-    text = [[f"{share[i, j]:.0%}<br>{int(c[i, j])}" for j in range(c.shape[1])] for i in range(c.shape[0])]
+    text = [[f"{fmt_share(share[i, j])}<br>{int(c[i, j])}" for j in range(c.shape[1])] for i in range(c.shape[0])]
     fig = go.Figure(
         go.Heatmap(
             z=share,

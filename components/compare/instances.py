@@ -48,7 +48,7 @@ def _table(cmp: Comparison, df: pd.DataFrame, dim: str) -> pd.DataFrame:
         }
     )
     for r in runs:
-        out[r] = [label_name(dim, v) if isinstance(v, str) else "-" for v in df[r]]
+        out[r] = [label_name(dim, v) if isinstance(v, str) else "no prediction" for v in df[r]]
     out["runs wrong"] = df["runs_wrong"].to_numpy()
     out["action"] = df["h_action_type"].astype(str) + ": " + df["h_text"].fillna("").astype(str)
     out["person's rationale"] = df["h_rationale"].fillna("")

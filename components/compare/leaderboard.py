@@ -7,7 +7,7 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.compare.leaderboard import MEASURES
 from components.download import csv_button
-from components.text import md_line
+from corpus.escape import md_line
 
 TASKS = {
     "next_action": "Next-action prediction (Tables 2, 9)",

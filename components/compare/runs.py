@@ -14,9 +14,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.compare.comparison import Comparison
+from analysis.format import fmt, fmt_count
 from components.compare.common import run_label
-from components.text import md_line
 from corpus.dataset import Corpus
+from corpus.escape import md_line
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES, PREDICTION_UPLOAD_BYTES
 from corpus.predictions import Run, issues_frame
 from corpus.store import User
@@ -91,7 +92,7 @@ def _pending(corpus: Corpus) -> None:
         return
     if not job.done:
         st.info(
-            f"{md_line(job.what)}: {job.seconds:.0f} s so far. The page stays usable meanwhile.",
+            f"{md_line(job.what)}: {fmt(job.seconds, 0)} s so far. The page stays usable meanwhile.",
             icon=":material/hourglass_top:",
         )
         return
@@ -125,7 +126,7 @@ def uploader(corpus: Corpus, user: User | None) -> None:
                 "this dataset and refused whole if any line is wrong.",
             )
             st.caption(
-                f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {PREDICTION_LINES:,} lines per "
+                f"Each file at most {PREDICTION_UPLOAD_BYTES // 2**20} MiB and {fmt_count(PREDICTION_LINES)} lines per "
                 f"predictions file; a run's first {PREDICTION_ERRORS} problems are listed. "
                 + uploads.session_allowance_text(user)
             )

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.replay import ReplayError, SessionFrames
-from components.text import md_line
 from corpus.dataset import Corpus
+from corpus.escape import md_line
 from services import replay
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analysis.format import fmt, fmt_share
 from analysis.participants import ROLE_TITLES, TeamQProfile, persona_words, teamq_profile
 from analysis.replay import SessionFrames, time_label
 from components.replay import position
-from components.text import md_text
 from corpus import schema
 from corpus.dataset import Corpus
-from corpus.values import Undefined, is_defined
+from corpus.escape import md_text
+from corpus.values import is_defined
 
 
 def condition_sentence(condition: str) -> str:
@@ -46,15 +47,16 @@ def session_picker(corpus: Corpus) -> str | None:
     return sid
 
 
-def _pct(v: float | Undefined) -> str:
-    return f"{v:.0%}" if is_defined(v) else "undefined"
+_pct = fmt_share  # a share, or "undefined"
 
 
 def session_header(frames: SessionFrames) -> None:
     """Condition, split, length and task scores in two lines."""
     final_acc, final_cov = frames.accuracy(frames.n_steps - 1), frames.coverage(frames.n_steps - 1)
     visible = frames.condition == "visible"
-    reported = "" if frames.reported_accuracy is None else f" The session file reports {frames.reported_accuracy:.0%}."
+    reported = (
+        "" if frames.reported_accuracy is None else f" The session file reports {fmt_share(frames.reported_accuracy)}."
+    )
     st.markdown(
         f":material/{'visibility' if visible else 'visibility_off'}: **Condition: {frames.condition.replace('_', ' ')}.** "
         f"{condition_sentence(frames.condition)}  \n"
@@ -79,16 +81,20 @@ def participants(frames: SessionFrames) -> None:
                 continue
             text, button = st.columns([2.6, 1], vertical_alignment="center", gap="small")
             text.caption(line)
-            with button.popover(f"TeamQ {profile.mean:.1f}/4", type="tertiary", help=f"The {p.role}'s TeamQ answers"):
+            with button.popover(
+                f"TeamQ {fmt(profile.mean, 1)}/4", type="tertiary", help=f"The {p.role}'s TeamQ answers"
+            ):
                 teamq_table(profile)
 
 
 def teamq_table(profile: TeamQProfile) -> None:
     """The profile as two small tables: the mean per dimension, then every item's answer."""
     bar = "▇"
-    rows = "\n".join(f"| {d} | {bar * round(m * 2)}{'▁' * (8 - round(m * 2))} {m:.1f} |" for d, m in profile.dimensions)
+    rows = "\n".join(
+        f"| {d} | {bar * round(m * 2)}{'▁' * (8 - round(m * 2))} {fmt(m, 1)} |" for d, m in profile.dimensions
+    )
     items = "\n".join(f"| {i.dimension} | {i.text} | {i.score} {i.answer} |" for i in profile.items)
     st.markdown(
-        f"**TeamQ profile**: mean {profile.mean:.2f} of 4 over the 14 items (0 Never ... 4 Always)\n\n"
+        f"**TeamQ profile**: mean {fmt(profile.mean, 2)} of 4 over the 14 items (0 Never ... 4 Always)\n\n"
         f"| dimension | mean (0-4) |\n|---|---|\n{rows}\n\n| dimension | item | answer |\n|---|---|---|\n{items}"
     )

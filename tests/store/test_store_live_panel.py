@@ -38,10 +38,10 @@ def test_a_check_without_a_new_label_reads_only_the_version(team):
     store.add_label(ann, task.id, items[0], "initiate")
     store.add_label(bob, task.id, items[0], "continue")
     state: dict = {}
-    first = live_panel(store, lead, task.id, task.n_items, state=state)
+    first = live_panel(lead, task.id, task.n_items, state=state, store=store)
     assert first.version == store.labels_version(task.id) == (2, int(first.labels["id"].max()))
     with statements(store) as seen:
-        again = live_panel(store, lead, task.id, task.n_items, state=state)
+        again = live_panel(lead, task.id, task.n_items, state=state, store=store)
     assert again is first  # nothing recomputed
     assert len(_selects(seen)) == 1 and "count(" in _selects(seen)[0].lower()
 
@@ -50,14 +50,14 @@ def test_a_new_label_is_read_and_everything_recomputed_on_the_same_labels(team):
     store, lead, ann, bob, viewer, task = team
     items = store.items(task.id)["item_id"].tolist()
     state: dict = {}
-    empty = live_panel(store, lead, task.id, task.n_items, state=state)
+    empty = live_panel(lead, task.id, task.n_items, state=state, store=store)
     assert empty.agreement.headline is None and empty.version == (0, 0)
     codes = [("initiate", "initiate"), ("continue", "repair"), ("repair", "repair")]
     for it, (a, b) in zip(items, codes):
         store.add_label(ann, task.id, it, a)
         store.add_label(bob, task.id, it, b)
     store.add_label(ann, task.id, items[1], "repair")  # a relabel replaces ann's earlier label
-    live = live_panel(store, lead, task.id, task.n_items, state=state)
+    live = live_panel(lead, task.id, task.n_items, state=state, store=store)
     assert live is not empty and live.version == store.labels_version(task.id)
     assert live.version[0] == 7 and len(live.labels) == 6
     head, rep = live.agreement.headline, live.agreement.report
@@ -84,12 +84,12 @@ def test_the_page_running_again_recomputes_for_gold(team):
         store.add_label(ann, task.id, it, "initiate")
         store.add_label(bob, task.id, it, "continue")
     state: dict = {}
-    before = live_panel(store, lead, task.id, task.n_items, state=state)
+    before = live_panel(lead, task.id, task.n_items, state=state, store=store)
     assert before.models.rows["against"].tolist() == ["majority of ann, bob"]
     for it in items[1:4]:
         store.set_gold(lead, task.id, it, "initiate")
-    assert live_panel(store, lead, task.id, task.n_items, state=state) is before
-    after = live_panel(store, lead, task.id, task.n_items, state=state, fresh=True)
+    assert live_panel(lead, task.id, task.n_items, state=state, store=store) is before
+    after = live_panel(lead, task.id, task.n_items, state=state, fresh=True, store=store)
     rows = after.models.rows
     assert rows["against"].tolist() == ["gold"] and rows["items"].tolist() == [3]
     assert rows["percent_agreement"].tolist() == ["1.000"]
