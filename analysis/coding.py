@@ -28,6 +28,7 @@ import pandas as pd
 
 from analysis import agreement as ag
 from analysis.format import csv_cells, fmt, fmt_interval
+from analysis.results import ROW_COLUMNS
 from corpus.csvsafe import to_csv
 from corpus.escape import md_line
 
@@ -246,21 +247,7 @@ def agreement_report(
     return TaskAgreement(ag.report(table, n_boot=n_boot, seed=seed), by_version, excluded)
 
 
-REPORT_COLUMNS = [
-    "scope",
-    "statistic",
-    "estimate",
-    "n",
-    "n_of",
-    "ci_low",
-    "ci_high",
-    "se",
-    "confidence",
-    "interval_method",
-    "method",
-    "computed_by",
-    "note",
-]
+REPORT_COLUMNS = ["scope", *(c for c in ROW_COLUMNS if c != "name")]
 
 
 def _provenance(report: TaskAgreement, meta: ReportMeta) -> list[tuple[str, Any]]:

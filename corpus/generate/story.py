@@ -127,33 +127,23 @@ _OPPOSITE = {"above": "below it", "below": "above it", "left of": "right of it",
 # longer strokes, drawing-related actions serve the Follower's own exploration (coded "other"),
 # and slips are erased rather than undone; with it the Follower draws in smaller steps the Guide
 # can follow, the Guide confirms what he sees, and both acknowledge more.
+# Each parameter: (not visible, visible).
+_STYLE_PAIRS: dict[str, tuple[Any, Any]] = {
+    "msg_frac": (0.71, 0.53),
+    "draw_share": ((0.40, 0.52), (0.58, 0.72)),
+    "split_stroke": (0.2, 0.6),
+    "stroke_ack": (0.0, 0.25),
+    "stroke_continue": (0.3, 0.75),
+    "follower_ack": (0.4, 0.75),
+    "guide_ack": (0.0, 0.8),
+    "filler": ((0.55, 0.25), (0.35, 0.15)),
+    "undo_fix": (0.35, 0.6),
+    "p_err": (0.38, 0.3),
+    "p_notice": (0.5, 0.85),
+}
 STYLE: dict[str, dict[str, Any]] = {
-    "not_visible": {
-        "msg_frac": 0.71,
-        "draw_share": (0.40, 0.52),
-        "split_stroke": 0.2,
-        "stroke_ack": 0.0,
-        "stroke_continue": 0.3,
-        "follower_ack": 0.4,
-        "guide_ack": 0.0,
-        "filler": (0.55, 0.25),
-        "undo_fix": 0.35,
-        "p_err": 0.38,
-        "p_notice": 0.5,
-    },
-    "visible": {
-        "msg_frac": 0.53,
-        "draw_share": (0.58, 0.72),
-        "split_stroke": 0.6,
-        "stroke_ack": 0.25,
-        "stroke_continue": 0.75,
-        "follower_ack": 0.75,
-        "guide_ack": 0.8,
-        "filler": (0.35, 0.15),
-        "undo_fix": 0.6,
-        "p_err": 0.3,
-        "p_notice": 0.85,
-    },
+    condition: {name: pair[i] for name, pair in _STYLE_PAIRS.items()}
+    for i, condition in enumerate(("not_visible", "visible"))
 }
 
 
