@@ -195,12 +195,14 @@ def test_a_forged_forwarded_for_header_is_not_believed(page, served):
     url, store, ann = served
     store.create_user("eli", "eli-password", "coder")
     try:
-        for k, forged in enumerate(["203.0.113.7", "198.51.100.8, 203.0.113.9", "10.0.0.1"] * 2, start=1):
+        for k, forged in enumerate(["203.0.113.7", "198.51.100.8, 203.0.113.9", "10.0.0.1"], start=1):
             page.set_extra_http_headers({"X-Forwarded-For": forged})  # sent again by each new page load
             _sign_in(page, url, "eli", "wrong password")
-            _until(lambda k=k: len(_failures(store, "eli")) == min(k, store.policy.free_attempts))
+            _until(lambda k=k: len(_failures(store, "eli")) == k)
     finally:
         page.set_extra_http_headers({})
-    assert set(_failures(store, "eli")) == {"127.0.0.1"}
+    assert _failures(store, "eli") == ["127.0.0.1"] * 3  # one client, whatever the header said
+    for _ in range(store.policy.free_attempts - 3):
+        store.authenticate("eli", "wrong password", client="127.0.0.1")
     assert store.authenticate("eli", "eli-password", client="127.0.0.1") is None  # that client waits now
     assert store.authenticate("eli", "eli-password", client="198.51.100.8").username == "eli"
