@@ -63,7 +63,7 @@ class Filters:
                 "condition",
             )
         )
-        bits.append(part(self.splits if set(self.splits) != set(schema.SPLITS) else (), "train and test", "split"))
+        bits.append(part(self.splits if set(self.splits) != set(schema.SPLITS) else (), "every split", "split"))
         if self.sessions:
             shown = sorted(self.sessions)
             bits.append(f"{len(shown)} session(s): {', '.join(shown[:8])}{' ...' if len(shown) > 8 else ''}")

@@ -35,7 +35,14 @@ OUTCOMES = {
     "duration_min": ("duration", "minutes"),
 }
 TESTS = {"welch": "Welch's t-test", "mannwhitney": "Mann-Whitney U test"}
-GROUPS = ("visible", "not_visible")  # difference = first - second
+GROUPS = ("visible", "not_visible")  # the canvas design: difference = first - second (treatment - reference)
+
+
+def groups_of(design: tuple[str, str]) -> tuple[str, str]:
+    """(treatment, reference) of a design (reference, treatment): the difference is first - second."""
+    return design[1], design[0]
+
+
 N_BOOT = 2000
 
 
@@ -70,15 +77,16 @@ def rank_biserial(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     return 2 * u / (nx * ny) - 1
 
 
-def _groups(values: pd.Series, condition: pd.Series) -> pd.DataFrame:
+def _groups(values: pd.Series, condition: pd.Series, groups: tuple[str, str] = GROUPS) -> pd.DataFrame:
     g = values.groupby(condition.astype(str)).agg(n="count", mean="mean", sd="std", median="median")
-    return g.reindex([c for c in GROUPS if c in g.index]).reset_index(names="condition")
+    return g.reindex([c for c in groups if c in g.index]).reset_index(names="condition")
 
 
 def compare_outcome(
-    sessions: pd.DataFrame, outcome: str, test: str = "welch", seed: int = 0
+    sessions: pd.DataFrame, outcome: str, test: str = "welch", seed: int = 0, groups: tuple[str, str] = GROUPS
 ) -> OutcomeComparison | Undefined:
-    """Compare ``outcome`` (a column of the per-session table) between visible and not visible."""
+    """Compare ``outcome`` (a column of the per-session table) between the two conditions of
+    ``groups`` (treatment, reference; by default visible and not visible)."""
     if outcome not in OUTCOMES or test not in TESTS:
         raise ValueError(f"unknown outcome {outcome!r} or test {test!r}")
     label, unit = OUTCOMES[outcome]
@@ -88,11 +96,12 @@ def compare_outcome(
     if missing:
         warn.append(f"{missing} session(s) without a value (e.g. nothing drawn) left out")
     cond = sessions["condition"].astype(str)
-    x = values[(cond == GROUPS[0]) & values.notna()].to_numpy(dtype=float)
-    y = values[(cond == GROUPS[1]) & values.notna()].to_numpy(dtype=float)
+    x = values[(cond == groups[0]) & values.notna()].to_numpy(dtype=float)
+    y = values[(cond == groups[1]) & values.notna()].to_numpy(dtype=float)
     if len(x) < 2 or len(y) < 2:
+        words = [g.replace("_", " ") for g in groups]
         return Undefined(
-            f"each condition needs at least 2 sessions with a value (visible {len(x)}, not visible {len(y)})"
+            f"each condition needs at least 2 sessions with a value ({words[0]} {len(x)}, {words[1]} {len(y)})"
         )
     if np.ptp(np.concatenate([x, y])) == 0:
         return Undefined("every session has the same value")
@@ -171,7 +180,7 @@ def compare_outcome(
         outcome=outcome,
         label=label,
         unit=unit,
-        groups=_groups(values, cond),
+        groups=_groups(values, cond, groups),
         test=test_est,
         difference=diff,
         effect=effect,
@@ -180,6 +189,6 @@ def compare_outcome(
 
 
 def compare_outcomes(
-    sessions: pd.DataFrame, test: str = "welch", seed: int = 0
+    sessions: pd.DataFrame, test: str = "welch", seed: int = 0, groups: tuple[str, str] = GROUPS
 ) -> dict[str, OutcomeComparison | Undefined]:
-    return {o: compare_outcome(sessions, o, test, seed) for o in OUTCOMES}
+    return {o: compare_outcome(sessions, o, test, seed, groups) for o in OUTCOMES}

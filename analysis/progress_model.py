@@ -1,17 +1,18 @@
-"""Does alignment rise with task progress, and differently when the Guide sees the canvas?
+"""Does alignment rise with task progress, and differently in one condition than in the other?
 
 A logistic model of a grounded indicator y (0/1 per annotated action) on progress p (0 to 1),
-condition v (1 = visible) and their interaction:
+condition v (1 = the design's treatment: ``visible`` when the design is whether the Guide sees the
+Follower's canvas, ``eye_contact`` in the HCRC design) and their interaction:
 
     logit P(y = 1) = b0 + b1 p + b2 v + b3 p v
 
-With the interaction in the model, b1 is the progress slope in ``not_visible`` only and b2 the
-condition difference at progress 0 only, so the coefficients are not what a reader means by
+With the interaction in the model, b1 is the progress slope in the reference condition
+(``not_visible``) only and b2 the condition difference at progress 0 only, so the coefficients are not what a reader means by
 "the effect of progress". :func:`fit_progress_model` reports the quantities a reader means, each
 a linear contrast of the coefficients with its 95% interval and p-value from the same covariance:
 
 - the progress slope in each condition (b1; b1 + b3), on the log-odds scale from progress 0 to 1;
-- the condition difference (visible - not visible) at the start, middle and end (b2 + b3 p at
+- the condition difference (treatment - reference, e.g. visible - not visible) at the start, middle and end (b2 + b3 p at
   p = 0, 0.5, 1);
 - the interaction (b3: how much the slopes differ);
 - the joint Wald test that progress has no effect in either condition (b1 = b3 = 0).
@@ -45,6 +46,7 @@ from statsmodels.genmod.generalized_linear_model import GLM
 from analysis.alignment import MEASURES, grounded_indicators
 from analysis.format import csv_cells, fmt, fmt_range, fmt_test, p_clause, package_version
 from analysis.results import NO_DOF, Test
+from corpus import schema
 from corpus.values import Undefined
 
 METHODS = {
@@ -52,13 +54,23 @@ METHODS = {
     "gee": "GEE, exchangeable within sessions",
 }
 FEW_SESSIONS = 40
-TERMS = ["Intercept", "progress", "visible", "progress:visible"]
-TERM_MEANINGS = {
-    "Intercept": "log-odds in not visible at progress 0",
-    "progress": "progress slope in not visible (the reference condition)",
-    "visible": "visible - not visible at progress 0",
-    "progress:visible": "slope in visible - slope in not visible",
-}
+
+
+def _word(condition: str) -> str:
+    return condition.replace("_", " ")
+
+
+def terms(design: tuple[str, str]) -> dict[str, str]:
+    """The model's terms and what each means, for the design (reference, treatment)."""
+    ref, treat = (_word(c) for c in design)
+    return {
+        "Intercept": f"log-odds in {ref} at progress 0",
+        "progress": f"progress slope in {ref} (the reference condition)",
+        design[1]: f"{treat} - {ref} at progress 0",
+        f"progress:{design[1]}": f"slope in {treat} - slope in {ref}",
+    }
+
+
 MOMENTS = {"start": 0.0, "middle": 0.5, "end": 1.0}
 
 
@@ -66,6 +78,7 @@ MOMENTS = {"start": 0.0, "middle": 0.5, "end": 1.0}
 class ProgressModel:
     measure: str
     method: str  # "glm" or "gee"
+    design: tuple[str, str]  # (reference, treatment) conditions
     n: int
     n_sessions: int
     small_sample: bool
@@ -93,13 +106,14 @@ class ProgressModel:
         return df
 
 
-def _design(actions: pd.DataFrame, measure: str, progress_col: str) -> pd.DataFrame:
+def _design(actions: pd.DataFrame, measure: str, progress_col: str, design: tuple[str, str]) -> pd.DataFrame:
+    actions = actions[actions["condition"].astype(str).isin(design)]
     y = grounded_indicators(actions)[measure]
     df = pd.DataFrame(
         {
             "y": y.to_numpy(),
             "p": actions[progress_col].to_numpy(dtype=float),
-            "v": (actions["condition"].astype(str) == "visible").to_numpy(dtype=float),
+            "v": (actions["condition"].astype(str) == design[1]).to_numpy(dtype=float),
             "session": actions["session_id"].astype(str).to_numpy(),
         }
     )
@@ -121,8 +135,10 @@ def _why_not(df: pd.DataFrame) -> Undefined | None:
     return None
 
 
-def _fit(df: pd.DataFrame, method: str, small: bool):
-    X = pd.DataFrame({"Intercept": 1.0, "progress": df["p"], "visible": df["v"], "progress:visible": df["p"] * df["v"]})
+def _fit(df: pd.DataFrame, method: str, small: bool, treatment: str):
+    X = pd.DataFrame(
+        {"Intercept": 1.0, "progress": df["p"], treatment: df["v"], f"progress:{treatment}": df["p"] * df["v"]}
+    )
     groups = pd.factorize(df["session"])[0]
     fam = families.Binomial()
     if method == "glm":
@@ -181,15 +197,17 @@ def fit_progress_model(
     progress_col: str = "progress",
     method: str = "glm",
     small_sample: bool | None = None,
+    design: tuple[str, str] = schema.CANVAS,
 ) -> ProgressModel | Undefined:
-    """Fit the model of ``measure`` on ``progress_col`` x condition (see the module docstring).
+    """Fit the model of ``measure`` on ``progress_col`` x condition (see the module docstring), the
+    condition being the ``design``'s (reference, treatment).
 
     ``small_sample=None`` applies the small-sample correction when there are fewer than 40
     sessions. Returns Undefined with the reason when the data cannot carry the model.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {', '.join(METHODS)}, not {method!r}")
-    df = _design(actions, measure, progress_col)
+    df = _design(actions, measure, progress_col, design)
     why = _why_not(df)
     if why is not None:
         return why
@@ -198,7 +216,7 @@ def fit_progress_model(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            res = _fit(df, method, small)
+            res = _fit(df, method, small, design[1])
         except (np.linalg.LinAlgError, ValueError) as exc:
             return Undefined(f"the model could not be fitted ({exc})")
     warn = tuple(
@@ -217,9 +235,10 @@ def fit_progress_model(
     text = _inference(method, small, n_sessions)
     n = len(df)
     lo_p, hi_p = float(df["p"].min()), float(df["p"].max())
+    ref, treat = design
     effects = [
-        _contrast(res, "slope_not_visible", "progress slope, not visible", [0, 1, 0, 0], n, text),
-        _contrast(res, "slope_visible", "progress slope, visible", [0, 1, 0, 1], n, text),
+        _contrast(res, f"slope_{ref}", f"progress slope, {_word(ref)}", [0, 1, 0, 0], n, text),
+        _contrast(res, f"slope_{treat}", f"progress slope, {_word(treat)}", [0, 1, 0, 1], n, text),
     ]
     for moment, p in MOMENTS.items():
         extrapolated = (
@@ -231,7 +250,7 @@ def fit_progress_model(
             _contrast(
                 res,
                 f"difference_{moment}",
-                f"visible - not visible at the {moment} ({p:.0%})",
+                f"{_word(treat)} - {_word(ref)} at the {moment} ({p:.0%})",
                 [0, 0, 1, p],
                 n,
                 text,
@@ -239,7 +258,7 @@ def fit_progress_model(
             )
         )
     effects.append(
-        _contrast(res, "interaction", "interaction (slope visible - slope not visible)", [0, 0, 0, 1], n, text)
+        _contrast(res, "interaction", f"interaction (slope {_word(treat)} - slope {_word(ref)})", [0, 0, 0, 1], n, text)
     )
     wald = res.wald_test(np.array([[0, 1, 0, 0], [0, 0, 0, 1]]), use_f=(method == "glm" and small), scalar=True)
     f_test = wald.distribution == "F"
@@ -259,8 +278,8 @@ def fit_progress_model(
     ci = np.asarray(res.conf_int())
     coefficients = pd.DataFrame(
         {
-            "term": TERMS,
-            "meaning": [TERM_MEANINGS[t] for t in TERMS],
+            "term": list(terms(design)),
+            "meaning": list(terms(design).values()),
             "coef": np.asarray(res.params),
             "se": np.asarray(res.bse),
             "stat": np.asarray(res.tvalues),
@@ -272,6 +291,7 @@ def fit_progress_model(
     return ProgressModel(
         measure=measure,
         method=method,
+        design=design,
         n=n,
         n_sessions=n_sessions,
         small_sample=small,
@@ -295,16 +315,17 @@ def _slope_words(e: Test) -> str:
 def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
     """One plain paragraph saying what the model finds, for under its table."""
     label = MEASURES[fit.measure].lower()
-    nv, v = fit.effect("slope_not_visible"), fit.effect("slope_visible")
+    ref, treat = fit.design
+    nv, v = fit.effect(f"slope_{ref}"), fit.effect(f"slope_{treat}")
     inter = fit.effect("interaction")
     start, end = fit.effect("difference_start"), fit.effect("difference_end")
     verdict = "changes" if cast(float, fit.joint.p_value) < 0.05 else "does not detectably change"
     return (
-        f"In visible sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
-        f"in not visible sessions they {_slope_words(nv)}. "
+        f"In {_word(treat)} sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
+        f"in {_word(ref)} sessions they {_slope_words(nv)}. "
         f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {fmt_test(fit.joint)}, "
         f"{p_clause(fit.joint.p_value)}); the two slopes differ by {fmt(inter.estimate, 2, signed=True)} log-odds "
         f"(interaction, {p_clause(inter.p_value)}). "
-        f"Visible vs not visible: odds ratio {fmt(np.exp(cast(float, start.estimate)), 2)} at the start "
+        f"{_word(treat).capitalize()} vs {_word(ref)}: odds ratio {fmt(np.exp(cast(float, start.estimate)), 2)} at the start "
         f"({p_clause(start.p_value)}) and {fmt(np.exp(cast(float, end.estimate)), 2)} at the end ({p_clause(end.p_value)})."
     )

@@ -17,6 +17,9 @@ from corpus.values import Undefined
 SIGNIFICANT = 1.96
 
 
+TREATMENTS = {design[1] for design in schema.DESIGNS}  # whose residuals are printed over the bars
+
+
 def _order(codes) -> list[str]:
     present = set(codes)
     return [c for c in schema.GROUNDING_ACTS if c in present] + sorted(present - set(schema.GROUNDING_ACTS))
@@ -59,10 +62,13 @@ def act_share_figure(shares: pd.DataFrame, test: IndependenceTest | Undefined) -
             }
         )
     notes = []
-    if not isinstance(test, Undefined) and "visible" in test.residuals.index:
+    treatment = (
+        next((c for c in test.residuals.index if c in TREATMENTS), None) if not isinstance(test, Undefined) else None
+    )
+    if treatment is not None:
         for code, name in zip(order, x):
             if code in test.residuals.columns:
-                r = float(test.residuals.loc["visible", code])
+                r = float(test.residuals.loc[treatment, code])
                 notes.append(
                     {
                         "x": name,

@@ -23,17 +23,19 @@ from components.palette import CONDITION, CONDITION_DASH, CONDITION_NAMES, CONDI
 from corpus import schema
 from corpus.values import Undefined
 
+TREATMENTS = {design[1] for design in schema.DESIGNS}
+
 
 def label_sides(d: pd.DataFrame, cond: str, other: pd.DataFrame | None = None) -> list[str]:
     """Where each point's n goes, in ``d``'s order: on the side away from the other condition's point
     in the same bin (above the higher of the two, below the lower), so the two numbers never print
-    over each other; visible above and not visible below where the two tie or the other has no point
-    there."""
+    over each other; a design's treatment (visible) above and its reference below where the two tie or
+    the other has no point there."""
     theirs = dict(zip(other["bin"], other["share"])) if other is not None else {}
     sides = []
     for b, y in zip(d["bin"], d["share"]):
         o = theirs.get(b)
-        above = cond == "visible" if o is None or pd.isna(o) or pd.isna(y) or y == o else y > o
+        above = cond in TREATMENTS if o is None or pd.isna(o) or pd.isna(y) or y == o else y > o
         sides.append("top center" if above else "bottom center")
     return sides
 

@@ -13,7 +13,7 @@ import streamlit as st
 from analysis.filters import Filters
 from analysis.format import fmt_share_range
 from components.label_source import act_source_picker, mental_model_picker, revealed_gold
-from components.palette import CONDITION_NAMES, ROLE_NAMES
+from components.palette import CONDITION_NAMES, ROLE_NAMES, SPLIT_NAMES
 from components.remembered import is_restored, remembered
 from corpus import schema
 from corpus.dataset import Corpus
@@ -42,8 +42,11 @@ def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:
         # ("not visible", "Follower") too little room to be read.
         c = st.columns([1.2, 1.4, 1, 2.4])
         roles = _multi(c[0], "Role", list(schema.ROLES), "an_roles", ROLE_NAMES, "both")
-        conditions = _multi(c[1], "Condition", list(schema.CONDITIONS), "an_conditions", CONDITION_NAMES, "both")
-        splits = _multi(c[2], "Split", list(schema.SPLITS), "an_splits", None, "both")
+        present = corpus.sessions_df
+        conds = [x for x in schema.CONDITIONS if (present["condition"] == x).any()]
+        splits_present = [x for x in schema.SPLITS if (present["split"] == x).any()]
+        conditions = _multi(c[1], "Condition", conds, "an_conditions", CONDITION_NAMES, "all")
+        splits = _multi(c[2], "Split", splits_present, "an_splits", SPLIT_NAMES, "all")
         sessions = _multi(c[3], "Sessions", list(corpus.sessions), "an_sessions", None, "all sessions")
         sources = st.columns(2)
         with sources[0]:

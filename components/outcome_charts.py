@@ -14,7 +14,11 @@ from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SYMBOLS, rg
 from corpus import schema
 from corpus.values import Undefined
 
-SHORT = {"not_visible": "not visible", "visible": "visible"}
+
+def _short(condition: str) -> str:
+    return condition.replace("_", " ")
+
+
 AXIS_UNITS = {
     "final_accuracy": "share (0 to 1)",
     "route_coverage": "share (0 to 1)",
@@ -36,7 +40,7 @@ def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
             n = int(ok.sum())
             if not n:
                 continue
-            x = [f"{SHORT[cond]}<br>n = {n}"] * n
+            x = [f"{_short(cond)}<br>n = {n}"] * n
             y = values[ok].tolist()
             traces.append(
                 on_panel(
@@ -107,12 +111,14 @@ def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) 
             continue
         g = r.groups.set_index("condition")
         row = {"outcome": f"{label} ({unit})"}
-        for cond in ("not_visible", "visible"):
-            if cond in g.index:
-                mean_sd = fmt_mean_sd(g.loc[cond, "mean"], g.loc[cond, "sd"], 3, significant=True)
-                row[f"{SHORT[cond]}: mean (SD), n"] = f"{mean_sd}, {int(g.loc[cond, 'n'])}"
-                row[f"{SHORT[cond]}: median"] = fmt(g.loc[cond, "median"], 3, significant=True)
-        row["difference (visible - not visible)"] = _with_interval(r.difference, 3, significant=True)
+        for cond in reversed(list(g.index)):  # the reference condition first
+            mean_sd = fmt_mean_sd(g.loc[cond, "mean"], g.loc[cond, "sd"], 3, significant=True)
+            row[f"{_short(cond)}: mean (SD), n"] = f"{mean_sd}, {int(g.loc[cond, 'n'])}"
+            row[f"{_short(cond)}: median"] = fmt(g.loc[cond, "median"], 3, significant=True)
+        treatment, reference = (list(g.index) + ["", ""])[:2]
+        row[f"difference ({_short(treatment)} - {_short(reference)})"] = _with_interval(
+            r.difference, 3, significant=True
+        )
         row["test"] = f"{fmt_test(r.test)}, {p_clause(r.test.p_value)}"
         row[f"{r.effect.statistic} (95% CI)"] = _with_interval(r.effect)
         row["warnings"] = "; ".join(r.warnings)

@@ -23,10 +23,15 @@ def dataset_header(corpus: Corpus) -> None:
     cols = st.columns(5)
     cols[0].metric("Sessions", len(df))
     cols[1].metric("Actions", int(df["n_actions"].sum()))
-    for i, cond in enumerate(schema.CONDITIONS, start=2):
+    present = [c for c in schema.CONDITIONS if (df["condition"] == c).any()]
+    for i, cond in enumerate(present[:2], start=2):
         cols[i].metric(
-            f"Sessions, {cond}", int((df["condition"] == cond).sum()), help=schema.CONDITION_DESCRIPTIONS[cond]
+            f"Sessions, {cond.replace('_', ' ')}",
+            int((df["condition"] == cond).sum()),
+            help=schema.CONDITION_DESCRIPTIONS[cond],
         )
+    if len(present) > 2:
+        cols[3].caption("Other conditions: " + ", ".join(c.replace("_", " ") for c in present[2:]))
     acc = df["final_accuracy"].dropna()
     cols[4].metric(
         "Mean final accuracy",

@@ -21,13 +21,49 @@ REDDISH_PURPLE = "#CC79A7"
 GREY = "#999999"
 LIGHT_GREY = "#BBBBBB"
 
-CONDITION = {"not_visible": VERMILLION, "visible": BLUE}
-CONDITION_NAMES = {"not_visible": "not visible", "visible": "visible (Guide saw the canvas)"}
+# A design's reference condition is vermillion, its treatment blue (corpus.schema.DESIGNS);
+# sessions whose source records no condition are grey.
+CONDITION = {
+    "not_visible": VERMILLION,
+    "visible": BLUE,
+    "no_eye_contact": VERMILLION,
+    "eye_contact": BLUE,
+    "not_recorded": GREY,
+}
+CONDITION_NAMES = {
+    "not_visible": "not visible",
+    "visible": "visible (Guide saw the canvas)",
+    "no_eye_contact": "no eye contact",
+    "eye_contact": "eye contact",
+    "not_recorded": "not recorded",
+}
 # A marker symbol per condition as well, so the two conditions differ without colour.
-CONDITION_SYMBOLS = {"not_visible": "circle", "visible": "square"}
-CONDITION_DASH = {"not_visible": "solid", "visible": "dash"}
-# Bar fill patterns: hatched for not visible, so bars differ in greyscale print too.
-PATTERN = {"not_visible": "/", "visible": "", "not aligned": "x", "aligned": ""}
+CONDITION_SYMBOLS = {
+    "not_visible": "circle",
+    "visible": "square",
+    "no_eye_contact": "circle",
+    "eye_contact": "square",
+    "not_recorded": "diamond",
+}
+CONDITION_DASH = {
+    "not_visible": "solid",
+    "visible": "dash",
+    "no_eye_contact": "solid",
+    "eye_contact": "dash",
+    "not_recorded": "dot",
+}
+# Bar fill patterns: hatched for a reference condition, so bars differ in greyscale print too.
+PATTERN = {
+    "not_visible": "/",
+    "visible": "",
+    "no_eye_contact": "/",
+    "eye_contact": "",
+    "not_recorded": ".",
+    "not aligned": "x",
+    "aligned": "",
+}
+
+SPLIT_NAMES = {"train": "train", "test": "test", "not_recorded": "not recorded"}
 
 ROLE = {"guide": ORANGE, "follower": BLUISH_GREEN}
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}

@@ -21,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from corpus import schema
+
 
 def _validate(args: argparse.Namespace) -> int:
     from corpus.dataset import validate
@@ -142,9 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--from", dest="source_format", required=True, choices=["platform", "hcrc"])
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(
-        "--condition", choices=["not_visible", "visible"], help="the sessions' condition (default: not_visible)"
+        "--condition", choices=list(schema.CONDITIONS), help="the sessions' condition (default: not recorded)"
     )
-    p.add_argument("--split", choices=["train", "test"], help="the sessions' split (default: train)")
+    p.add_argument("--split", choices=list(schema.SPLITS), help="the sessions' split (default: not recorded)")
     p.add_argument(
         "--ink-share", type=float, help="platform: share of a cell the ink must cover to fill it (default 0.10)"
     )

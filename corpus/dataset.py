@@ -178,6 +178,13 @@ class Corpus:
         return sorted(coded.loc[coded["coder_kind"] == schema.MODEL, "coder"].unique().tolist())
 
     @property
+    def design(self) -> tuple[str, str]:
+        """The two conditions the sessions compare, (reference, treatment): the design their recorded
+        conditions belong to, else the one the dataset names, else the canvas design."""
+        present = sorted({s.condition for s in self.sessions.values()})
+        return schema.design_of(present) or schema.design_of(self.info.conditions) or schema.CANVAS
+
+    @property
     def synthetic(self) -> bool:
         return self.info.synthetic
 

@@ -311,7 +311,7 @@ class DatasetInfo(_Strict):
     description: str = ""
     synthetic: bool
     label_schema_version: str = schema.LABEL_SCHEMA_VERSION
-    conditions: list[str] = Field(default_factory=lambda: list(schema.CONDITIONS))
+    conditions: list[str] = Field(default_factory=lambda: list(schema.CANVAS))
     format_version: int = 1
     generator: dict[str, Any] | None = None
 

@@ -9,12 +9,33 @@ from __future__ import annotations
 
 LABEL_SCHEMA_VERSION = "almanac-1"
 
-CONDITIONS = ("not_visible", "visible")
+# What a source does not record is said so, never guessed ("not_recorded" as a session's condition or
+# split): an importer whose source names no condition or split writes this.
+NOT_RECORDED = "not_recorded"
+
+# A study compares two conditions: a design is (reference, treatment). ALMANAC's Map Task varies
+# whether the Guide sees the Follower's canvas; the HCRC Map Task whether the two see each other.
+CANVAS = ("not_visible", "visible")
+EYE_CONTACT = ("no_eye_contact", "eye_contact")
+DESIGNS = (CANVAS, EYE_CONTACT)
+CONDITIONS = (*CANVAS, *EYE_CONTACT, NOT_RECORDED)
 CONDITION_DESCRIPTIONS = {
     "visible": "the Guide could see the Follower's canvas live",
     "not_visible": "the Guide could not see the Follower's canvas",
+    "eye_contact": "the two participants could see each other's faces",
+    "no_eye_contact": "the two participants could not see each other",
+    NOT_RECORDED: "the source does not record the condition",
 }
-SPLITS = ("train", "test")
+SPLITS = ("train", "test", NOT_RECORDED)
+
+
+def design_of(conditions: list[str] | tuple[str, ...]) -> tuple[str, str] | None:
+    """The design (reference, treatment) the recorded ``conditions`` belong to, or None when they
+    are not the two conditions of one design (one condition only, or none recorded)."""
+    recorded = {c for c in conditions if c != NOT_RECORDED}
+    return next((d for d in DESIGNS if recorded == set(d)), None)
+
+
 ROLES = ("guide", "follower")
 ACTION_TYPES = ("message", "draw", "erase", "undo", "reset")
 DRAWING_TYPES = ("draw", "erase", "undo", "reset")

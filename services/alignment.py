@@ -111,7 +111,9 @@ def progress_curves(scope: Scope, progress: str, bins: int) -> pd.DataFrame:
 @st.cache_data(max_entries=32, show_spinner="Fitting the model...")
 def _model(_scope: Scope, key: tuple, measure: str, progress: str, method: str, small: bool | None):
     log.info("fitting the progress model %s %s %s %s %s", key[1:4], measure, progress, method, small)
-    return progress_model.fit_progress_model(selected(_scope), measure, COLUMNS[progress], method, small)
+    return progress_model.fit_progress_model(
+        selected(_scope), measure, COLUMNS[progress], method, small, design=_scope.corpus.design
+    )
 
 
 def fit_model(scope: Scope, measure: str, progress: str, method: str = "glm", small: bool | None = None):
@@ -188,7 +190,7 @@ def selected_sessions(scope: Scope) -> pd.DataFrame:
 @st.cache_data(max_entries=16, show_spinner=False)
 def _outcomes(_scope: Scope, key: tuple, test: str):
     log.info("outcomes %s %s", key[1:3], test)
-    return outcomes.compare_outcomes(selected_sessions(_scope), test)
+    return outcomes.compare_outcomes(selected_sessions(_scope), test, groups=outcomes.groups_of(_scope.corpus.design))
 
 
 def session_outcomes(scope: Scope, test: str) -> dict:

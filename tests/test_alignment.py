@@ -124,7 +124,7 @@ def test_filters_select_rows_and_say_what_they_selected(tiny):
     got = f.apply(df)
     assert set(got["role"]) == {"guide"} and set(got["session_id"]) == {"s1"}
     assert len(f.apply(df, roles=False)) == 6
-    assert f.describe() == "role guide; condition visible; train and test; all sessions"
+    assert f.describe() == "role guide; condition visible; every split; all sessions"
     assert Filters().describe(roles=False).startswith("both roles (the role filter does not apply); both conditions")
     assert Filters(sessions=("s2",)).key() == ((), (), (), ("s2",))
 

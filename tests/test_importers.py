@@ -91,7 +91,7 @@ def test_platform_sample_merges_both_logs_into_33_actions_in_time_order(platform
     counts = {t: sum(a.type == t for a in s.actions) for t in schema.ACTION_TYPES}
     assert counts == {"message": 24, "draw": 7, "erase": 0, "undo": 0, "reset": 2}
     assert corpus.synthetic is False
-    assert s.condition == "not_visible" and s.split == "train"
+    assert s.condition == "not_recorded" and s.split == "not_recorded"  # the logs record neither
     assert sorted(p.role for p in s.participants) == ["follower", "guide"]
     # Participant names are not imported; ids are the platform's participant ids, shortened.
     assert {p.id for p in s.participants} == {guide_id[:8], follower[0]["participant_id"][:8]}

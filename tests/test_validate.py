@@ -159,7 +159,7 @@ def test_a_bad_session_is_reported_once_with_the_number_of_records_that_refer_to
     _, report = read_dataset(ds)
     assert [(i.file, i.record, i.field) for i in report.errors] == [(S, "session s1", "condition")]
     assert report.errors[0].message == (
-        "unknown condition 'visable' (expected one of not_visible, visible) "
+        "unknown condition 'visable' (expected one of not_visible, visible, no_eye_contact, eye_contact, not_recorded) "
         "(and 1200 records in labels/grounding_acts.csv refer to this session)"
     )
 

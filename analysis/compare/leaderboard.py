@@ -20,7 +20,13 @@ from corpus.escape import latex
 from corpus.predictions import RunInfo
 from corpus.values import Undefined, is_defined
 
-CONDITION_LABELS = {"visible": "C visible", "not_visible": "C not visible"}
+CONDITION_LABELS = {
+    "visible": "C visible",
+    "not_visible": "C not visible",
+    "eye_contact": "eye contact",
+    "no_eye_contact": "no eye contact",
+    "not_recorded": "condition not recorded",
+}
 ROLE_LABELS = {"guide": "G", "follower": "F"}
 MEASURES = {"accuracy": "Accuracy", "macro_recall": "Macro recall", "macro_f1": "Macro F1", "kappa": "Cohen's kappa"}
 DIMENSION_LABELS = {"team_goal": "Team goal", "partner_intent": "Partner intent", "self_reasoning": "Self-reasoning"}
@@ -189,15 +195,17 @@ def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, meas
     spec = columns(task, measure)
     want = []
     col_order = []
+    sub = scores[(scores["task"] == task) & scores["run"].isin(order)]
+    present = [c for c in CONDITION_LABELS if (sub["condition"] == c).any()] or ["visible", "not_visible"]
     for label, metric, dim, roles in spec:
-        for cond, cl in CONDITION_LABELS.items():
+        for cond in present:
+            cl = CONDITION_LABELS[cond]
             for role, rl in ROLE_LABELS.items():
                 if rl not in roles:
                     continue
                 col_order.append((label, cl, rl))
                 want.append({"column": label, "metric": metric, "dimension": dim, "condition": cond, "role": role})
     want_df = pd.DataFrame(want)
-    sub = scores[(scores["task"] == task) & scores["run"].isin(order)]
     rows = []
     for run in order:
         mine = sub[sub["run"] == run].merge(want_df, on=["metric", "dimension", "condition", "role"], how="right")

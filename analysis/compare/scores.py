@@ -40,7 +40,8 @@ def scopes(df: pd.DataFrame) -> Iterator[tuple[str, str, np.ndarray]]:
     """(condition, role, row mask) for every condition x role, each also over all."""
     cond = df["condition"].to_numpy().astype(str)
     role = df["role"].to_numpy().astype(str)
-    for c in CONDITIONS:
+    present = [c for c in schema.CONDITIONS if (cond == c).any()]
+    for c in (*present, ALL):
         mc = np.ones(len(df), bool) if c == ALL else cond == c
         for r in ROLES:
             yield c, r, mc & (np.ones(len(df), bool) if r == ALL else role == r)

@@ -99,7 +99,8 @@ def render(cmp: Comparison) -> None:
         "its name); every other run when the baseline's model has no other setting.",
     )
     c3, c4 = st.columns(2)
-    cond = c3.selectbox("Condition", ["all", *schema.CONDITIONS], key="compare_abl_cond")
+    conditions = [c for c in schema.CONDITIONS if (cmp.truth["condition"].astype(str) == c).any()]
+    cond = c3.selectbox("Condition", ["all", *conditions], key="compare_abl_cond")
     role = c4.selectbox("Role", ["all", *schema.ROLES], key="compare_abl_role")
     if not chosen:
         st.info("Choose a run to compare with the baseline.")

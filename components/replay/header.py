@@ -14,6 +14,14 @@ from corpus.dataset import Corpus
 from corpus.escape import md_text
 from corpus.values import is_defined
 
+CONDITION_ICONS = {
+    "visible": "visibility",
+    "not_visible": "visibility_off",
+    "eye_contact": "face",
+    "no_eye_contact": "face_retouching_off",
+    "not_recorded": "help",
+}
+
 
 def condition_sentence(condition: str) -> str:
     desc = schema.CONDITION_DESCRIPTIONS.get(condition, condition)
@@ -53,14 +61,14 @@ _pct = fmt_share  # a share, or "undefined"
 def session_header(frames: SessionFrames) -> None:
     """Condition, split, length and task scores in two lines."""
     final_acc, final_cov = frames.accuracy(frames.n_steps - 1), frames.coverage(frames.n_steps - 1)
-    visible = frames.condition == "visible"
+    icon = CONDITION_ICONS.get(frames.condition, "help")
     reported = (
         "" if frames.reported_accuracy is None else f" The session file reports {fmt_share(frames.reported_accuracy)}."
     )
     st.markdown(
-        f":material/{'visibility' if visible else 'visibility_off'}: **Condition: {frames.condition.replace('_', ' ')}.** "
+        f":material/{icon}: **Condition: {frames.condition.replace('_', ' ')}.** "
         f"{condition_sentence(frames.condition)}  \n"
-        f"Split **{frames.split}** · **{time_label(frames.duration_s)}** long · **{frames.n_steps}** actions · "
+        f"Split **{frames.split.replace('_', ' ')}** · **{time_label(frames.duration_s)}** long · **{frames.n_steps}** actions · "
         f"final accuracy **{_pct(final_acc)}** · route coverage **{_pct(final_cov)}**",
         help="Final accuracy: the share of the cells drawn at the end that lie on the target route."
         f"{reported} Route coverage: the share of the route's cells drawn at the end."

@@ -15,6 +15,7 @@ from typing import Annotated, Any, NamedTuple
 
 from pydantic import AliasPath, BaseModel, ConfigDict, Field, PlainValidator, model_validator
 
+from corpus import schema
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
 from corpus.model import Cell
 from corpus.reading import iter_jsonl, validated
@@ -22,8 +23,9 @@ from corpus.report import WARNING, Report, describe, shown
 
 DRAW_STOP = {"brush_release": "brush", "eraser_release": "eraser", "mouse_leave": None}
 TOOL_CLICKS = {"reset", "undo", "brush", "eraser"}
-DEFAULT_CONDITION = "not_visible"
-DEFAULT_SPLIT = "train"
+# The platform's logs record neither the condition nor the split: said so, never guessed.
+DEFAULT_CONDITION = schema.NOT_RECORDED
+DEFAULT_SPLIT = schema.NOT_RECORDED
 
 
 @dataclass
