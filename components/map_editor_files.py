@@ -164,7 +164,10 @@ def _delete_draft(ed: EditorState, info: mapfile.DraftInfo) -> None:
 
 def _open(ed: EditorState, user: User) -> None:
     st.file_uploader(
-        "A map JSON file (the format of docs/data-format.md, e.g. exported here)", type=["json"], key="me_json"
+        "A map file: the JSON of docs/data-format.md (e.g. exported here) or an ASCII grid map (.txt, as the platform "
+        "writes it)",
+        type=["json", "txt"],
+        key="me_json",
     )
     st.button("Open the map file", key="me_json_open", on_click=_open_file, args=(ed,))
     drafts = mapfile.list_drafts(service.drafts_dir())

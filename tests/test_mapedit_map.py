@@ -340,3 +340,33 @@ def test_drafts_have_a_quota_per_account(tmp_path, monkeypatch):
     mapfile.delete_draft(next(i.path for i in list_drafts(tmp_path) if i.saved_by == "ann" and i.name == "d1"))
     save_draft(tmp_path, "d3", good_draft(), saved_by="ann")
     assert sorted(i.name for i in list_drafts(tmp_path) if i.saved_by == "ann") == ["d0", "d2", "d3"]
+
+
+def test_an_ascii_grid_map_opens_and_is_checked_at_any_size(tmp_path):
+    """The platform's ASCII maps (# landmark, . route, S start, F finish) open as maps, 60 x 41 to
+    200 x 160, through the same reader as the JSON ("maps check" and the Map editor)."""
+    rows, cols = 160, 200
+    grid = [[" "] * cols for _ in range(rows)]
+    grid[80][10:190] = ["."] * 180
+    grid[80][10], grid[80][189] = "S", "F"
+    for r in range(20, 30):
+        grid[r][40:60] = ["#"] * 20
+    text = "\n".join("".join(r) for r in grid) + "\n"
+    gm = read_map(text, "big_map.txt")
+    assert tuple(gm.grid_size) == (160, 200) and (gm.start_cell, gm.finish_cell) == ((80, 10), (80, 189))
+    assert len(gm.route) == 180 and [len(lm.cells) for lm in gm.landmarks.values()] == [200]
+    (tmp_path / "big_map.txt").write_text(text)
+    from cli_run import run_cli
+
+    out = run_cli("maps", "check", str(tmp_path / "big_map.txt"))
+    assert out.returncode == 0 and "big_map.txt: 0 error(s), 0 warning(s)" in out.stderr
+    with pytest.raises(DatasetError) as err:
+        read_map("S.X.F\n", "bad.txt")
+    assert [(i.file, i.record, i.field, i.message) for i in err.value.report.errors] == [
+        (
+            "bad.txt",
+            "line 1",
+            "column 3",
+            "unknown map character 'X' (expected '#' landmark, '.' route, 'S' start, 'F' finish or a space)",
+        )
+    ]

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from corpus.importers.asciimap import safe_id
+from corpus.importers.asciimap import parse_ascii_map, safe_id
 from corpus.jsonsafe import JsonError, loads
 from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT
 from corpus.mapedit.checks import check, errors, fmt_cells
@@ -57,8 +57,12 @@ def export_text(draft: Draft) -> str:
 
 
 def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
-    """A map from JSON text; raises :class:`DatasetError` whose report names file, record and field."""
+    """A map from JSON text, or from an ASCII grid map (a ``.txt`` file: ``#`` landmark, ``.`` route,
+    ``S`` start, ``F`` finish, as the platform writes it; any size); raises :class:`DatasetError`
+    whose report names file, record and field."""
     report = Report()
+    if Path(file).suffix.lower() == ".txt":
+        return _read_ascii(data, file, report)
     if len(data) > MAX_MAP_BYTES:
         report.add(
             file,
@@ -88,6 +92,27 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
     obj.setdefault("id", safe_id(Path(file).stem))
     gm = parse(GridMap, obj, report, file, f"map {obj.get('id')}")
     if gm is None:
+        raise DatasetError(report, file)
+    return gm
+
+
+def _read_ascii(data: str | bytes, file: str, report: Report) -> GridMap:
+    if len(data) > MAX_MAP_BYTES:
+        report.add(
+            file,
+            "-",
+            "(file)",
+            f"file is {len(data) / 2**20:.1f} MiB; map files over {MAX_MAP_BYTES // 2**20} MiB are refused",
+        )
+        raise DatasetError(report, file)
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        report.add(file, "-", "(encoding)", f"not UTF-8 text ({exc.reason} at byte {exc.start})")
+        raise DatasetError(report, file) from None
+    stem = Path(file).stem
+    gm = parse_ascii_map(text, safe_id(stem), report, file, name=stem)
+    if gm is None or not report.ok:
         raise DatasetError(report, file)
     return gm
 
