@@ -9,11 +9,15 @@ Two kinds of labels feed the analysis pages:
 - **Mental models** (team goal, partner intent, self-reasoning, perceived alignment and reasons):
   the participants' own annotations in the dataset, or the predictions of one model run
   (``predictions/<run>/mental_model.jsonl``). A model run predicts the three label dimensions only:
-  perceived alignment and its reasons do not exist for it.
+  perceived alignment and its reasons do not exist for it. A dataset with the ``gmmt`` scheme
+  (GMMT's understanding state of the landmark reference expressions said in each action, e.g. an
+  HCRC import) offers each of its coders as a source of ``aligned`` alone: an action holding
+  expressions is aligned when its state is ``aligned``, not aligned when it is ``pending`` or
+  ``misunderstood``; actions without expressions are not part of it.
 
 A source is named by a key (``majority``, ``coder:NAME``, ``gold:TASK_ID``; ``participants``,
-``run:RUN_ID``) so it can be part of a cache key, and every frame comes with a sentence saying
-where its labels come from.
+``run:RUN_ID``, ``gmmt:CODER``) so it can be part of a cache key, and every frame comes with a
+sentence saying where its labels come from.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ from corpus.consensus import majority
 from corpus.dataset import Corpus
 
 SCHEME = "grounding_acts"
+GMMT_SCHEME = "gmmt"
 PARTICIPANTS = "participants"
 MAJORITY = "majority"
+GMMT_PREFIX = "gmmt:"
 MM_COLUMNS = ["team_goal", "partner_intent", "self_reasoning", "aligned", "misalignment_reasons", "rationale"]
 
 
@@ -113,12 +119,49 @@ def default_act_source(sources: dict[str, str]) -> str | None:
 
 
 def mental_model_sources(corpus: Corpus) -> dict[str, str]:
-    """The participants' annotations, then every model run that predicts mental models."""
+    """The participants' annotations, then every model run that predicts mental models, then each
+    coder of the ``gmmt`` scheme when the dataset has it."""
     out = {PARTICIPANTS: "The participants' own annotations"}
     for run_id, run in corpus.predictions.items():
         if run.ok and not run.table("mental_model").empty:
             out[f"run:{run_id}"] = f"Model run: {run.info.name or run_id}"
+    coded = corpus.coded(GMMT_SCHEME)
+    if not coded.empty:
+        kinds = coded.drop_duplicates("coder").set_index("coder")["coder_kind"]
+        for coder in sorted(kinds.index):
+            out[f"{GMMT_PREFIX}{coder}"] = f"GMMT reference expressions: {coder} ({kinds[coder]}), aligned = grounded"
     return out
+
+
+def _gmmt_labels(corpus: Corpus, key: str, title: str) -> Labels:
+    """Perceived alignment from GMMT's state of each action holding reference expressions."""
+    coder = key.removeprefix(GMMT_PREFIX)
+    coded = corpus.coded(GMMT_SCHEME)
+    mine = coded[coded["coder"] == coder]
+    frame = pd.DataFrame(
+        {
+            "session_id": mine["session_id"].astype(str),
+            "index": mine["action_index"].astype("int64"),
+            **{dim: None for dim in schema.DIMENSIONS},
+            "aligned": (mine["code"] == schema.GMMT_GROUNDED).astype(object),
+            "misalignment_reasons": "",
+            "rationale": "",
+        }
+    ).reset_index(drop=True)
+    counts = mine["code"].value_counts()
+    states = ", ".join(f"{int(counts.get(code, 0))} {code}" for code in reversed(schema.GMMT_SEVERITY))
+    return Labels(
+        key,
+        title,
+        frame,
+        (
+            f"GMMT's understanding state of the landmark reference expressions (coder {coder}, "
+            f"{mine['coder_kind'].iloc[0] if len(mine) else 'unknown'}) on {len(frame)} actions of "
+            f"{frame['session_id'].nunique()} sessions ({states}; an action holding several expressions has the most "
+            "severe state): the 'aligned' measure counts an action as grounded when its state is aligned. Actions "
+            "without a reference expression are left out; GMMT has no team goal, partner intent or self-reasoning."
+        ),
+    )
 
 
 def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
@@ -130,6 +173,8 @@ def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
     sources = mental_model_sources(corpus)
     if key not in sources:
         raise KeyError(f"no mental-model source '{key}' for dataset '{corpus.info.name}'")
+    if key.startswith(GMMT_PREFIX):
+        return _gmmt_labels(corpus, key, sources[key])
     if key == PARTICIPANTS:
         frame = corpus.actions_df[["session_id", "index", *MM_COLUMNS]]
         n = int(frame["team_goal"].notna().sum())
@@ -163,7 +208,7 @@ def mental_model_labels(corpus: Corpus, key: str = PARTICIPANTS) -> Labels:
 
 def with_mental_models(actions: pd.DataFrame, labels: Labels) -> pd.DataFrame:
     """``actions`` with its mental-model columns taken from ``labels`` (actions the source does not
-    cover are dropped when the source is a model run)."""
+    cover are dropped when the source is a model run or GMMT)."""
     if labels.key == PARTICIPANTS:
         return actions
     base = actions.drop(columns=[c for c in MM_COLUMNS if c in actions.columns])

@@ -20,6 +20,7 @@ from analysis.progress import assign_bins, bin_edges, bin_midpoints
 from analysis.results import wilson_columns
 from corpus import schema
 from corpus.dataset import Corpus
+from corpus.model import Checkpoint
 
 REASONS = schema.MISALIGNMENT_REASON
 
@@ -131,7 +132,8 @@ def _wording(dim: str, code) -> str:
 def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataFrame:
     """Each checkpoint of the sessions in ``actions`` for the roles in it: the answers, and the
     participant's action-level labels at that moment (latest annotation at or before the
-    checkpoint's action; none if they had not annotated yet)."""
+    checkpoint's action; none if they had not annotated yet). ``checkpoint`` is the number people
+    are shown (1, 2, 3 among that participant's checkpoints), whatever the source's first index."""
     roles = set(actions["role"].astype(str))
     cps = pd.DataFrame(
         [
@@ -139,7 +141,7 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
                 "session_id": sid,
                 "condition": corpus.session(sid).condition,
                 "role": cp.role,
-                "checkpoint": cp.index,
+                "checkpoint": number,
                 "drawing_progress": cp.progress,
                 "step": int(cp.action_index),
                 "elapsed_s": cp.elapsed_s,
@@ -148,7 +150,7 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
                 "answer_self_reasoning": cp.self_reasoning,
             }
             for sid in actions["session_id"].unique()
-            for cp in corpus.session(sid).checkpoints
+            for cp, number in zip(corpus.session(sid).checkpoints, Checkpoint.numbers(corpus.session(sid).checkpoints))
             if cp.role in roles
         ]
     )

@@ -39,6 +39,7 @@ from analysis.replay import (
     next_targets,
 )
 from corpus import schema
+from corpus.model import Checkpoint
 
 VIEWS = ("guide", "follower", "both")
 # The base map of each way of looking at it: the Guide's map always shows the route, the
@@ -120,13 +121,17 @@ def _mental_models(frames: SessionFrames) -> tuple[list[dict], list[int | None]]
 
 
 def _checkpoints(frames: SessionFrames) -> list[dict]:
+    """Each checkpoint with its position, and ``number``: the number people are shown (1, 2, 3
+    among that participant's checkpoints), not the source's ``index`` (the platform counts from 0)."""
     out = []
-    for pos, cp in frames.checkpoints:
+    numbers = Checkpoint.numbers([cp for _, cp in frames.checkpoints])
+    for (pos, cp), number in zip(frames.checkpoints, numbers):
         out.append(
             {
                 "pos": pos,
                 "role": cp.role,
                 "index": cp.index,
+                "number": number,
                 "progress": cp.progress,
                 "time_label": frames.transcript[pos]["time_label"] if frames.n_steps else "0:00",
                 "answers": [

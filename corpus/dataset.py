@@ -19,7 +19,7 @@ import pandas as pd
 from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
 from corpus.metrics import DrawingScores, route_mask, score
-from corpus.model import DatasetInfo, GridMap, Session
+from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session
 from corpus.validate import DatasetError, Issue, Report, collector_paused, read_dataset
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -42,6 +42,9 @@ class Corpus:
     predictions: dict[str, Any]  # run id -> corpus.predictions.Run (refused runs included; see Run.ok)
     warnings: list[Issue] = field(default_factory=list)
     content_hash: str = ""  # of every file's path and bytes: the dataset's identity (tasks, caches)
+    # Landmark reference expressions said in actions (labels/gmmt_expressions.jsonl): one row each,
+    # the columns of EXPRESSION_COLUMNS.
+    expressions: pd.DataFrame = field(default_factory=lambda: _expressions_frame([]))
 
     def __hash__(self) -> int:  # cached helpers key on the corpus object itself
         return id(self)
@@ -217,6 +220,13 @@ def _labels_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return df
 
 
+EXPRESSION_COLUMNS = list(ReferenceExpression.model_fields)
+
+
+def _expressions_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=EXPRESSION_COLUMNS)
+
+
 def load_dir(root: str | Path) -> Corpus:
     """Load and validate a dataset directory; raise DatasetError listing every problem."""
     with collector_paused(freeze=True):
@@ -233,6 +243,7 @@ def load_dir(root: str | Path) -> Corpus:
             predictions=raw.predictions,
             warnings=report.warnings,
             content_hash=content_hash(root),
+            expressions=_expressions_frame(raw.expressions),
         )
 
 

@@ -196,16 +196,33 @@ class Participant(_Strict):
 
 
 class Checkpoint(_Strict):
-    """An in-session checkpoint response (the paper: at 25/50/75 % of drawing progress)."""
+    """An in-session checkpoint response (the paper: at 25/50/75 % of drawing progress).
+
+    ``index`` is the checkpoint's number as the source gives it: the sample corpus counts 1, 2, 3,
+    the collaboration platform 0, 1, 2. People are shown :meth:`numbers`, which read the same for
+    both."""
 
     role: Role
-    index: int = Field(ge=1)
+    index: int = Field(ge=0)
     progress: float = Field(ge=0, le=1)
     action_index: int = Field(ge=0)
     elapsed_s: float = Field(ge=0)
     team_goal: str = ""
     partner_intent: str = ""
     self_reasoning: str = ""
+
+    @staticmethod
+    def numbers(checkpoints: list[Checkpoint]) -> list[int]:
+        """The number shown for each of a session's checkpoints: its place (1, 2, 3, ...) among the
+        same participant's checkpoints, in order of ``index`` (then time), whatever the source's
+        first index."""
+        order = sorted(range(len(checkpoints)), key=lambda k: (checkpoints[k].index, checkpoints[k].elapsed_s, k))
+        seen: dict[str, int] = {}
+        out = [0] * len(checkpoints)
+        for k in order:
+            seen[checkpoints[k].role] = seen.get(checkpoints[k].role, 0) + 1
+            out[k] = seen[checkpoints[k].role]
+        return out
 
 
 def _content_kind(value: Any) -> str | None:
@@ -329,3 +346,33 @@ class DatasetInfo(_Strict):
             if c not in schema.CONDITIONS:
                 raise ValueError(f"unknown condition '{c}' (expected one of {', '.join(schema.CONDITIONS)})")
         return v
+
+
+# ---------------------------------------------------------------------------------------------
+# Details of a coding scheme's labels
+# ---------------------------------------------------------------------------------------------
+
+
+class ReferenceExpression(_Strict):
+    """One landmark reference expression said in an action and its GMMT annotation: one line of
+    ``labels/gmmt_expressions.jsonl``, the details behind the action's label in ``labels/gmmt.csv``.
+
+    ``giver_landmark`` / ``follower_landmark`` are the landmark each participant had in mind
+    (GMMT's ``<map>_<concept>[#ordinal]@<g|f>``; empty when that participant did not ground it).
+    ``start_s`` / ``end_s`` are the expression's times in the source recording, when known (not
+    the session's timestamps, which start at the first move)."""
+
+    session_id: str = Field(min_length=1)
+    action_index: int = Field(ge=0, lt=MAX_ACTIONS)
+    coder: str = Field(min_length=1)
+    ref_id: str = Field(min_length=1)
+    expression: str = Field(min_length=1)
+    speaker: Role
+    giver_landmark: str = ""
+    follower_landmark: str = ""
+    status: Literal[tuple(schema.GMMT_STATUS)]  # type: ignore[valid-type]
+    subtype: str = ""
+    reason: str = ""
+    utt_id: int | None = None
+    start_s: float | None = Field(default=None, ge=0)
+    end_s: float | None = Field(default=None, ge=0)

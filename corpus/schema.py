@@ -189,10 +189,23 @@ HCRC_MOVES = {
     "uncodable": "Uncodable",
 }
 
+# GMMT (Grounded Misunderstandings in MapTask; Li, Gatt & Poesio, LREC 2026): the understanding
+# state of a landmark reference expression, from the giver's and the follower's interpretations.
+GMMT_STATUS = {
+    "aligned": "Aligned (both ground it to the same landmark)",
+    "pending": "Pending (not fully grounded)",
+    "misunderstood": "Misunderstood (each grounds it to a different landmark)",
+}
+# Most severe first: an action whose words hold several expressions is labelled with the most
+# severe of their states.
+GMMT_SEVERITY = ("misunderstood", "pending", "aligned")
+GMMT_GROUNDED = "aligned"  # the state that counts as grounded in the analyses
+
 # Coding schemes whose labels a dataset may carry in labels/<scheme>.csv.
 CODING_SCHEMES = {
     "grounding_acts": GROUNDING_ACTS,
     "hcrc_moves": HCRC_MOVES,
+    "gmmt": GMMT_STATUS,
 }
 
 # Benchmark tasks of Sec. 4 (prediction files).

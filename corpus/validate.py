@@ -6,7 +6,8 @@ A dataset directory (documented in docs/data-format.md)::
     maps/<map_id>.json
     sessions/<session_id>/session.json
     sessions/<session_id>/actions.jsonl
-    labels/<scheme>.csv                         (optional; scheme: grounding_acts, hcrc_moves)
+    labels/<scheme>.csv                         (optional; scheme: grounding_acts, hcrc_moves, gmmt)
+    labels/gmmt_expressions.jsonl               (optional; the details of the gmmt labels)
     predictions/<model_id>/model.json           (optional)
     predictions/<model_id>/<task>.jsonl         (optional; task: next_action, mental_model)
 
@@ -64,6 +65,8 @@ class RawDataset:
     maps: dict[str, GridMap] = field(default_factory=dict)
     sessions: dict[str, Session] = field(default_factory=dict)
     labels: list[dict[str, Any]] = field(default_factory=list)
+    # Details of labels: the reference expressions of labels/gmmt_expressions.jsonl, as dicts.
+    expressions: list[dict[str, Any]] = field(default_factory=list)
     invalid_maps: set[str] = field(default_factory=set)
     # Sessions whose session.json or some action failed: records referring to them are counted,
     # not checked (their actions are not known).

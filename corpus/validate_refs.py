@@ -1,4 +1,5 @@
-"""Coded labels (labels/<scheme>.csv), and the count of records that refer to a failed session or map.
+"""Coded labels (labels/<scheme>.csv) and their details (labels/gmmt_expressions.jsonl), and the
+count of records that refer to a failed session or map.
 
 Read after the sessions (:mod:`corpus.validate`). A label or prediction that names a session with
 errors is counted, not checked (the session's actions are not known), and the count is added once
@@ -16,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpus import schema
-from corpus.model import Session
-from corpus.reading import read_text
+from corpus.model import ReferenceExpression, Session
+from corpus.reading import parse_jsonl, read_text
 from corpus.report import ERROR, Report, counted, shown
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ def read_labels(root: Path, raw: RawDataset, report: Report) -> None:
         except csv.Error as exc:
             report.add(rel, f"line {reader.reader.line_num}", "(csv)", f"bad CSV: {exc}")
         refs.close()
+    read_label_details(label_dir, raw, report)
 
 
 def _read_label_rows(
@@ -162,6 +164,62 @@ def _read_label_rows(
                 "partition": partition,
             }
         )
+
+
+# labels/<name>.jsonl: per-action details of a scheme's labels -> the scheme they detail.
+LABEL_DETAILS = {"gmmt_expressions": "gmmt"}
+
+
+def read_label_details(label_dir: Path, raw: RawDataset, report: Report) -> None:
+    """Details of a scheme's labels, one JSON object a line: ``labels/gmmt_expressions.jsonl``, the
+    landmark reference expressions said in each action (:class:`corpus.model.ReferenceExpression`).
+    Each names an existing action, said by that action's actor, and a reference once per coder."""
+    for path in sorted(label_dir.glob("*.jsonl")):
+        rel = f"labels/{path.name}"
+        if path.stem not in LABEL_DETAILS:
+            expected = ", ".join(f"{name}.jsonl" for name in LABEL_DETAILS)
+            report.add(rel, "-", "(file)", f"unknown label details file {shown(path.name)} (expected {expected})")
+            continue
+        text = read_text(path, report, rel)
+        if text is None:
+            continue
+        refs = _SessionRefs(raw, report, rel)
+        seen: dict[tuple[str, str, str], int] = {}
+        for lineno, rec in parse_jsonl(ReferenceExpression, text, report, rel):
+            if rec is None:
+                continue
+            where = f"line {lineno}"
+            s = refs.session(rec.session_id, where)
+            if s is None:
+                continue
+            if rec.action_index >= len(s.actions):
+                report.add(
+                    rel, where, "action_index", f"session {shown(rec.session_id)} has no action {rec.action_index}"
+                )
+                continue
+            actor = s.actions[rec.action_index].role
+            if rec.speaker != actor:
+                report.add(
+                    rel,
+                    where,
+                    "speaker",
+                    f"said by the {rec.speaker}, but action {rec.action_index} of session {shown(rec.session_id)} "
+                    f"is the {actor}'s (expected {actor})",
+                )
+                continue
+            key = (rec.session_id, rec.coder, rec.ref_id)
+            if key in seen:
+                report.add(
+                    rel,
+                    where,
+                    "ref_id",
+                    f"coder {shown(rec.coder)} gives reference {shown(rec.ref_id)} of session {shown(rec.session_id)} "
+                    f"twice (also line {seen[key]})",
+                )
+                continue
+            seen[key] = lineno
+            raw.expressions.append(rec.model_dump())
+        refs.close()
 
 
 def note_references(raw: RawDataset, report: Report) -> None:

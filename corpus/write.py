@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from corpus.model import DatasetInfo, GridMap, Session, SessionMeta
+from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
 
 
 def _dump(obj: Any) -> str:
@@ -63,8 +63,12 @@ def write_dataset(
     labels: Iterable[dict[str, Any]] = (),
     predictions: dict[str, dict[str, Any]] | None = None,
     overwrite: bool = False,
+    expressions: Iterable[dict[str, Any]] = (),
 ) -> Path:
-    """Write the dataset to ``dest`` (a new folder; ``overwrite`` replaces an existing one)."""
+    """Write the dataset to ``dest`` (a new folder; ``overwrite`` replaces an existing one).
+
+    ``expressions``: the landmark reference expressions behind the ``gmmt`` labels (fields of
+    :class:`corpus.model.ReferenceExpression`), written to ``labels/gmmt_expressions.jsonl``."""
     dest = Path(dest)
     with folder_in_place(dest, overwrite) as tmp:
         (tmp / "dataset.json").write_text(
@@ -102,6 +106,14 @@ def write_dataset(
                     w.writerow(
                         {**{k: r.get(k, "") for k in w.fieldnames}, "coder_kind": r.get("coder_kind") or "human"}
                     )
+        details = [
+            ReferenceExpression.model_validate(e).model_dump(mode="json", exclude_none=True) for e in expressions
+        ]
+        if details:
+            (tmp / "labels").mkdir(exist_ok=True)
+            with open(tmp / "labels" / "gmmt_expressions.jsonl", "w", encoding="utf-8") as f:
+                for row in details:
+                    f.write(_dump(row) + "\n")
         for model_id, entry in (predictions or {}).items():
             d = tmp / "predictions" / model_id
             d.mkdir(parents=True)

@@ -689,7 +689,7 @@ def test_hcrc_dialogue_imports_with_every_move_label_mapped(tmp_path):
     assert all(a.type == "message" for a in s.actions)
     assert [a.role for a in s.actions] == [{"g": "guide", "f": "follower"}[x[0]] for x in lines]
     assert [a.content for a in s.actions] == [x[1] for x in lines]
-    assert s.condition == "not_visible" and s.map_id == "hcrc-m12"
+    assert s.condition == "eye_contact" and s.map_id == "hcrc-m12"  # q1ec1: eye contact
     moves = corpus.coded("hcrc_moves")
     assert len(moves) == 77
     assert set(moves["coder"]) == {"hcrc"} and set(moves["partition"]) == {"validation"}
@@ -719,7 +719,7 @@ def test_hcrc_nxt_move_files_give_the_same_moves(tmp_path):
     # Without the words the moves cannot be placed: a clear error, nothing imported.
     (tmp_path / "q1ec1.nxt_query_transcript.txt").unlink()
     r = import_source("hcrc", tmp_path)
-    assert not r.report.ok and "need their words" in r.report.errors[0].message
+    assert not r.report.ok and "but no words: expected" in r.report.errors[0].message
 
 
 def test_hcrc_nxt_with_timed_units(tmp_path):

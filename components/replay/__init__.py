@@ -6,6 +6,7 @@
 - :mod:`.position`: session, step and view in session state and the URL;
 - :mod:`.header`: the session picker, the session's facts and its participants;
 - :mod:`.player`: the player component (``assets/``: its HTML, CSS and JavaScript) and the downloads;
+- :mod:`.expressions`: beside the player, the GMMT reference expressions of the current action;
 - :mod:`.export`: the player as a self-contained HTML file, the session as a GIF.
 """
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 
+import pandas as pd
 import streamlit as st
 
 from analysis.replay import SessionFrames
@@ -18,6 +19,7 @@ from components import grid_canvas
 from components.replay import position
 from components.replay.assets import player_css, player_html, player_js
 from components.replay.export import downloads
+from components.replay.expressions import expression_panel, session_expressions
 from corpus.dataset import Corpus
 from services.replay import session_payload
 
@@ -63,14 +65,16 @@ def player(corpus: Corpus, frames: SessionFrames) -> None:
     # The data (and so the start) stays the same while the fragment reruns on reports: the browser
     # keeps its player instead of building a new one.
     data = player_data(session_payload(corpus, frames), start)
-    st.fragment(_player)(frames, data, corpus.synthetic)
+    st.fragment(_player)(frames, data, corpus.synthetic, session_expressions(corpus, frames.session_id))
 
 
-def _player(frames: SessionFrames, data: dict, synthetic: bool) -> None:
+def _player(frames: SessionFrames, data: dict, synthetic: bool, expressions: pd.DataFrame) -> None:
     result = _mount_player(
         data=data, key=player_key(frames.session_id), on_position_change=_reported, width="stretch", height="content"
     )
     reported = clean_position(result.get("position"), frames.n_steps)
     if reported is not None and reported != st.session_state.get(position.POSITION):
         position.store(reported)
+    # The reference expressions of the action the player stopped at (GMMT datasets only).
+    expression_panel(expressions, position.current(frames.n_steps)["step"])
     downloads(frames, data, position.current(frames.n_steps), synthetic)

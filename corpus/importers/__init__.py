@@ -18,6 +18,7 @@ import logging
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,14 +43,30 @@ class ImportResult:
     labels: list[dict[str, Any]] = field(default_factory=list)
     report: Report = field(default_factory=Report)
     description: str = ""
+    # The details behind labels: landmark reference expressions (labels/gmmt_expressions.jsonl).
+    expressions: list[dict[str, Any]] = field(default_factory=list)
+    # The dataset's two conditions, reference first, when the importer knows the study's design
+    # (HCRC: no_eye_contact, eye_contact); otherwise the sessions' conditions, sorted.
+    conditions: list[str] | None = None
 
 
-def import_source(fmt: str, src: str | Path, report: Report | None = None, **options: Any) -> ImportResult:
+def import_source(
+    fmt: str,
+    src: str | Path,
+    report: Report | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> ImportResult:
     """Read ``src`` in format ``fmt`` without writing anything.
 
     Platform options: ``condition``, ``split``, ``ink_share``, ``grid`` (rows, cols), ``map_path``,
     ``landmark_names``, ``roles`` ({participant_id: role}). HCRC options: ``condition``, ``split``,
-    ``map_id``. See docs/importers.md.
+    ``map_id``, ``gmmt`` (GMMT annotations). See docs/importers.md.
+
+    ``progress(done, total)`` hears how far a platform import is with its ink images: (0, total)
+    before the first is read, then after each ink stroke is rasterized (other formats take the
+    option and do not call it).
     """
     report = report if report is not None else Report()
     src = Path(src)
@@ -61,13 +78,14 @@ def import_source(fmt: str, src: str | Path, report: Report | None = None, **opt
 
         try:
             with extracted(src) as root:
-                result = import_source(fmt, root, report, **options)
+                result = import_source(fmt, root, report, progress=progress, **options)
         except ArchiveError as exc:
             report.issues.extend(exc.report.issues)
             return ImportResult(report=report)
         return result
     if fmt == "platform":
         from corpus.importers.platform import PlatformOptions, import_folder
+        from corpus.importers.platform.session import reporting_progress
 
         known = set(PlatformOptions.__dataclass_fields__)
         bad = sorted(set(options) - known)
@@ -77,10 +95,10 @@ def import_source(fmt: str, src: str | Path, report: Report | None = None, **opt
             )
             return ImportResult(report=report)
         opts = PlatformOptions(**options)
-        result = import_folder(src, opts, report)
+        with reporting_progress(progress):
+            result = import_folder(src, opts, report)
         result.description = (
-            f"Imported from the collaboration platform export '{src.name}'. Real sessions; "
-            "participant names are not imported."
+            "Sessions recorded on the collaboration platform (real sessions; participant names are not imported)."
         )
         return result
     from corpus.importers.hcrc import import_hcrc
@@ -95,10 +113,14 @@ def run_import(
     overwrite: bool = False,
     *,
     name: str | None = None,
+    source_name: str | None = None,
     report: Report | None = None,
     **options: Any,
 ) -> Path:
     """Import ``src`` (format ``fmt``: platform or hcrc) into the dataset directory ``dest``.
+
+    The dataset's description names where it came from: ``source_name`` (an uploaded file's name)
+    or else ``src``'s own name.
 
     Raises :class:`DatasetError` with every problem, writing nothing, if the source has an error,
     if ``dest`` exists and ``overwrite`` is false, or if the written dataset would not load.
@@ -120,14 +142,21 @@ def run_import(
 
     info = DatasetInfo(
         name=name or f"{dest.name} (imported)",
-        description=result.description,
+        description=" ".join(filter(None, (f"Imported from '{source_name or src.name}'.", result.description))),
         synthetic=False,
-        conditions=sorted({s.condition for s in result.sessions}),
+        conditions=result.conditions or sorted({s.condition for s in result.sessions}),
     )
     dest.parent.mkdir(parents=True, exist_ok=True)
     staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
     try:
-        staged = write_dataset(staging_parent / "dataset", info, result.maps, result.sessions, labels=result.labels)
+        staged = write_dataset(
+            staging_parent / "dataset",
+            info,
+            result.maps,
+            result.sessions,
+            labels=result.labels,
+            expressions=result.expressions,
+        )
         _, written = read_dataset(staged)
         for issue in written.issues:
             if issue.severity == WARNING:

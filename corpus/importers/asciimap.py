@@ -14,7 +14,9 @@ it (:data:`DEFAULT_INK_SHARE`; docs/importers.md explains the default).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 
@@ -240,43 +242,137 @@ def route_path(start: Cell, finish: Cell, cells: set[Cell]) -> tuple[list[Cell] 
 # ---------------------------------------------------------------------------------------------
 
 
-def ink_alpha(path: Path) -> np.ndarray:
-    """Ink density per pixel in [0, 1]: the alpha channel, or darkness for an opaque image."""
+# The ink density of each level of a decoded image, exactly as float32 arithmetic on its pixels
+# gives it: alpha / 255 for a transparent image (level = alpha), 1 - L / 255 for an image without
+# alpha (level = 255 - L) and 1 - mean(R, G, B) / 255 for an opaque RGBA image (level =
+# 765 - (R + G + B)). Level 0 is no ink. Kept as float64 so that sums over cells are exact.
+_BYTE = np.arange(256, dtype=np.float32)
+ALPHA_DENSITY = (_BYTE / 255.0).astype(np.float64)
+GRAY_DENSITY = (1.0 - _BYTE[::-1] / 255.0).astype(np.float64)
+_RGB_SUMS = np.zeros((766, 3), dtype=np.float32)
+_RGB_SUMS[:, 0] = np.arange(765, -1, -1)
+RGB_DENSITY = (1.0 - _RGB_SUMS.mean(axis=1) / 255.0).astype(np.float64)
+
+
+def ink_image_size(path: Path) -> tuple[int, int]:
+    """(width, height) of the ink image at ``path``, read from its header without decoding it."""
+    from PIL import Image
+
+    with Image.open(path) as im:
+        return im.size
+
+
+def read_ink_levels(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Decode the ink image at ``path`` into one ink level per pixel and the density of each level.
+
+    The density of a pixel is ``density[level]``: the alpha channel, or darkness for an opaque
+    image. Levels are one byte per pixel (two for an opaque RGBA image). Only the one-byte bands
+    needed are taken from the decoded image, which is closed before they become arrays.
+    """
     from PIL import Image
 
     with Image.open(path) as im:
         im.load()
+        size = (im.height, im.width)
         if im.mode in ("RGBA", "LA", "PA") or "transparency" in im.info:
-            rgba = np.asarray(im.convert("RGBA"), dtype=np.float32)
-            alpha = rgba[..., 3]
-            if alpha.min() < 255:
-                return alpha / 255.0
-            gray = rgba[..., :3].mean(axis=2)
+            rgba = im if im.mode == "RGBA" else im.convert("RGBA")
+            alpha = rgba.getchannel("A")
+            lowest, _ = cast(tuple[int, int], alpha.getextrema())
+            if lowest < 255:
+                kind, bands = "alpha", [alpha]
+            else:
+                kind, bands = "rgb", [rgba.getchannel(b) for b in "RGB"]
+            del rgba, alpha
         else:
-            gray = np.asarray(im.convert("L"), dtype=np.float32)
-    return 1.0 - gray / 255.0
+            kind, bands = "gray", [im.convert("L")]
+        im.close()  # frees the decoded pixels (leaving the block only closes the file)
+    if kind == "alpha":
+        return np.asarray(bands.pop()), ALPHA_DENSITY
+    if kind == "gray":
+        return 255 - np.asarray(bands.pop()), GRAY_DENSITY
+    levels = np.full(size, 765, dtype=np.uint16)
+    while bands:
+        levels -= np.asarray(bands.pop())
+    return levels, RGB_DENSITY
 
 
-def ink_coverage(alpha: np.ndarray, grid_size: tuple[int, int]) -> np.ndarray:
-    """Share of each grid cell covered by ink (rows x cols), the image stretched over the grid."""
+def ink_coverage(alpha: np.ndarray, grid_size: tuple[int, int], density: np.ndarray | None = None) -> np.ndarray:
+    """Share of each grid cell covered by ink (rows x cols), the image stretched over the grid.
+
+    ``alpha`` holds the ink density of each pixel in [0, 1], or, with ``density``, an ink level per
+    pixel whose density is ``density[level]`` (level 0: no ink). Cell edges are rounded to whole
+    pixels, so every pixel belongs to one cell. The sums run one row of cells at a time and only
+    over the pixel columns holding ink, so no full-size copy of the image is made; for the
+    densities of :func:`read_ink_levels` every partial sum is exact in float64, so the result does
+    not depend on the order of summation.
+    """
     rows, cols = grid_size
     h, w = alpha.shape
     if h < rows or w < cols:
         raise ValueError(f"a {w}x{h} image is smaller than the {rows}x{cols} grid")
     ys = np.round(np.arange(rows) * h / rows).astype(np.int64)
     xs = np.round(np.arange(cols) * w / cols).astype(np.int64)
-    sums = np.add.reduceat(np.add.reduceat(alpha.astype(np.float64), ys, axis=0), xs, axis=1)
-    counts = np.outer(np.diff(np.append(ys, h)), np.diff(np.append(xs, w)))
-    return sums / counts
+    heights = np.diff(np.append(ys, h))
+    widths = np.diff(np.append(xs, w))
+    cell_of_column = np.repeat(np.arange(cols), widths)
+    sums = np.zeros((rows, cols))
+    for r in range(rows):
+        band = alpha[ys[r] : ys[r] + heights[r]]
+        inked = np.flatnonzero(band.any(axis=0))
+        if inked.size == 0:
+            continue
+        part = band[:, inked]
+        values = density[part] if density is not None else part.astype(np.float64)
+        sums[r] = np.bincount(cell_of_column[inked], weights=values.sum(axis=0), minlength=cols)
+    return sums / np.outer(heights, widths)
+
+
+@dataclass(frozen=True)
+class InkLayer:
+    """What is kept of an ink image once it is read: its size, whether it holds any ink, and the
+    share of each cell it covers on each grid asked for (rows x cols floats; no pixels)."""
+
+    height: int
+    width: int
+    has_ink: bool
+    coverage: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
+
+    def coverage_of(self, grid_size: tuple[int, int]) -> np.ndarray:
+        """The coverage of ``grid_size``; ValueError when the image is smaller than the grid."""
+        if grid_size in self.coverage:
+            return self.coverage[grid_size]
+        rows, cols = grid_size
+        if self.height < rows or self.width < cols:
+            raise ValueError(f"a {self.width}x{self.height} image is smaller than the {rows}x{cols} grid")
+        if not self.has_ink:
+            return np.zeros(grid_size)
+        raise KeyError(f"the {rows}x{cols} grid was not asked for when the image was read")
+
+
+def read_ink_layer(path: Path, grids: Iterable[tuple[int, int]]) -> InkLayer:
+    """Decode the ink image at ``path`` once and keep only its coverage of each of ``grids``."""
+    levels, density = read_ink_levels(path)
+    h, w = levels.shape
+    has_ink = bool(levels.any())
+    coverage: dict[tuple[int, int], np.ndarray] = {}
+    if has_ink:
+        for grid in dict.fromkeys((int(g[0]), int(g[1])) for g in grids):
+            if h >= grid[0] and w >= grid[1]:
+                coverage[grid] = ink_coverage(levels, grid, density)
+    return InkLayer(h, w, has_ink, coverage)
+
+
+def filled_cells(coverage: np.ndarray, share: float) -> set[Cell]:
+    """The cells a coverage array fills at ``share`` (row by row)."""
+    return {(int(r), int(c)) for r, c in zip(*((coverage >= share).nonzero()))}
 
 
 def rasterize_ink(path: Path, grid_size: tuple[int, int], share: float = DEFAULT_INK_SHARE) -> set[Cell]:
     """The cells of ``grid_size`` that the ink image at ``path`` covers by at least ``share``."""
-    alpha = ink_alpha(path)
-    if not alpha.any():
+    layer = read_ink_layer(path, [grid_size])
+    if not layer.has_ink:
         return set()
-    cov = ink_coverage(alpha, grid_size)
-    return {(int(r), int(c)) for r, c in np.argwhere(cov >= share)}
+    return filled_cells(layer.coverage_of(grid_size), share)
 
 
 def grid_for_image(width: int, height: int, long_side: int = DEFAULT_LONG_SIDE_CELLS) -> tuple[int, int]:

@@ -6,11 +6,17 @@ Two source shapes (docs/importers.md):
   instruction giver (our guide), ``f`` the follower;
 - NXT move files ``<dialogue>.g.moves.xml`` and ``<dialogue>.f.moves.xml`` with either the NXT
   word files ``<dialogue>.<g|f>.timed-units.xml`` (words and times) or an NXT query transcript
-  (``who<TAB>text`` rows in dialogue order) for the words.
+  (``who<TAB>text`` rows in dialogue order) for the words. The archive as distributed keeps the
+  moves in ``moves/`` and the query transcripts in ``transcripts/<dialogue>.txt``.
 
-Each move becomes one message; its label goes to ``labels/hcrc_moves.csv`` as coder ``hcrc``
-(partition ``validation``), the code normalised to the keys of ``corpus.schema.HCRC_MOVES``.
-The HCRC maps are images, not grids: the session points to a placeholder grid map.
+A ``.txt`` file is told by its content: ``speaker|text|move`` lines, or an NXT query transcript
+(lines such as ``Found 2 args.`` then a ``who<TAB>...`` header); its dialogue is its name up to
+the first dot. Each move becomes one message; its label goes to ``labels/hcrc_moves.csv`` as coder
+``hcrc`` (partition ``validation``), the code normalised to the keys of
+``corpus.schema.HCRC_MOVES``. The session's condition comes from the dialogue id (``q1ec1``: eye
+contact, ``q3nc1``: no eye contact). GMMT annotations of the dialogues, in the source folder or
+given as ``gmmt``, become the ``gmmt`` scheme (:mod:`corpus.importers.gmmt`). The HCRC maps are
+images, not grids: the session points to a placeholder grid map.
 """
 
 from __future__ import annotations
@@ -26,15 +32,18 @@ from typing import Any
 
 from corpus import schema
 from corpus.importers.asciimap import grid_for_image, placeholder_map, safe_id
+from corpus.importers.gmmt import ANNOTATED, annotate_session, gmmt_files, is_gmmt_file
 from corpus.model import Action, GridMap, Participant, Session
-from corpus.report import clipped, shown
+from corpus.report import WARNING, clipped, shown
 from corpus.validate import Report, read_text
 
 CODER = "hcrc"
 PARTITION = "validation"
 SCHEME = "hcrc_moves"
-DEFAULT_CONDITION = "not_visible"  # the giver never sees the follower's map in the Map Task
 DEFAULT_SPLIT = "train"
+# HCRC dialogue ids: quad, eye contact (ec) or not (nc), then the dialogue's number (q1ec1, q3nc1).
+_DIALOGUE_ID = re.compile(r"^q\d+(?P<eyes>ec|nc)\d+$", re.I)
+EYE_CONTACT_CODES = {"ec": "eye_contact", "nc": "no_eye_contact"}
 # The HCRC map scans are 791 x 1024 px; placeholder grids keep that shape.
 HCRC_MAP_PIXELS = (791, 1024)
 
@@ -73,13 +82,45 @@ class Move:
 # ---------------------------------------------------------------------------------------------
 
 
-def is_pipe_transcript(path: Path) -> bool:
+def condition_of(dialogue: str) -> str:
+    """The condition an HCRC dialogue id records: ``eye_contact`` (q1ec1), ``no_eye_contact``
+    (q3nc1), or ``not_recorded`` for an id of another shape."""
+    m = _DIALOGUE_ID.match(dialogue)
+    return EYE_CONTACT_CODES[m.group("eyes").lower()] if m else schema.NOT_RECORDED
+
+
+PIPE, NXT_QUERY = "speaker|text|move", "NXT query"
+
+
+def _head_lines(path: Path) -> list[str]:
     try:
-        head = path.read_bytes()[:4096].decode("utf-8", errors="replace")
+        with open(path, "rb") as f:
+            head = f.read(4096).decode("utf-8", errors="replace")
     except OSError:
-        return False
-    first = next((line for line in head.splitlines() if line.strip()), "")
-    return first.count("|") >= 2
+        return []
+    return [line for line in head.splitlines() if line.strip()]
+
+
+def transcript_kind(path: Path) -> str | None:
+    """What a ``.txt`` holds, from its first lines: ``speaker|text|move`` lines (PIPE), an NXT query
+    transcript (NXT_QUERY: a ``who<TAB>...`` header, after lines such as ``Found 2 args.``), or
+    neither (None)."""
+    lines = _head_lines(path)
+    if not lines:
+        return None
+    if lines[0].count("|") >= 2:
+        return PIPE
+    if any(_is_who_header(line) for line in lines[:10]):
+        return NXT_QUERY
+    return None
+
+
+def _is_who_header(line: str) -> bool:
+    return "\t" in line and line.split("\t", 1)[0].strip().lower() == "who"
+
+
+def is_pipe_transcript(path: Path) -> bool:
+    return transcript_kind(path) == PIPE
 
 
 def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:
@@ -224,7 +265,15 @@ def read_query_transcript(path: Path, report: Report, rel: str) -> list[tuple[st
             continue
         rows.append((role, parts[1].strip(), f"line {lineno}"))
     if not started:
-        report.add(rel, "-", "(file)", "no 'who<TAB>...' header row: not an NXT query transcript")
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        report.add(
+            rel,
+            "-",
+            "(file)",
+            f"not an NXT query transcript: found {shown(first) if first else 'an empty file'} first, but no "
+            "'who<TAB>...' header row (expected lines such as 'Found 2 args.', then 'who<TAB>$m', then "
+            "one 'g<TAB>words' or 'f<TAB>words' row per move)",
+        )
     return rows
 
 
@@ -236,22 +285,36 @@ def read_nxt(dialogue: str, files: dict[str, Path], root: Path, report: Report) 
     for spk, role in (("g", "guide"), ("f", "follower")):
         path = files.get(f"{spk}.moves")
         if path is None:
+            other = files.get(f"{'f' if spk == 'g' else 'g'}.moves")
+            found = f"found {_rel(other, root)}" if other is not None else "found no moves file of it"
+            expected = (
+                _rel(other.with_name(f"{dialogue}.{spk}.moves.xml"), root) if other else f"{dialogue}.{spk}.moves.xml"
+            )
             report.add(
-                f"{dialogue}.{spk}.moves.xml", "-", "(file)", f"missing: the {role}'s moves of dialogue {dialogue}"
+                expected,
+                f"dialogue {dialogue}",
+                "(file)",
+                f"missing: the {role}'s moves of dialogue {dialogue} ({found}; expected {expected} beside it)",
             )
             continue
-        rels[role] = str(path.relative_to(root))
+        rels[role] = _rel(path, root)
         per_role[role] = read_moves_xml(path, role, report, rels[role])
     if not report.ok or len(per_role) < 2:
         return []
     if files.get("g.timed-units") and files.get("f.timed-units"):
         for spk, role in (("g", "guide"), ("f", "follower")):
             tu_path = files[f"{spk}.timed-units"]
-            order, words = read_timed_units(tu_path, report, str(tu_path.relative_to(root)))
+            order, words = read_timed_units(tu_path, report, _rel(tu_path, root))
             pos = {w: k for k, w in enumerate(order)}
             for code, span, rec in per_role[role]:
                 if span is None or span[0] not in pos or span[1] not in pos:
-                    report.add(rels[role], rec, "nite:child", f"words {span} not found in {tu_path.name}")
+                    want = "no word reference" if span is None else f"words {span[0]} to {span[1]}"
+                    report.add(
+                        rels[role],
+                        rec,
+                        "nite:child",
+                        f"{want}: expected word ids of {tu_path.name} ({len(order)} words there)",
+                    )
                     continue
                 ids = order[pos[span[0]] : pos[span[1]] + 1]
                 text = " ".join(words[w][0] for w in ids if words[w][0])
@@ -273,23 +336,31 @@ def read_nxt(dialogue: str, files: dict[str, Path], root: Path, report: Report) 
         return moves
     transcript = files.get("transcript")
     if transcript is None:
+        g_moves = files["g.moves"]
+        one_tu = [_rel(files[k], root) for k in ("g.timed-units", "f.timed-units") if files.get(k)]
+        also = f"; found {one_tu[0]} but not the other speaker's" if one_tu else ""
         report.add(
-            f"{dialogue}.*",
-            "-",
-            "(file)",
-            f"the NXT moves of {dialogue} need their words: the timed-units files or an NXT query transcript",
+            rels["guide"],
+            f"dialogue {dialogue}",
+            "(words)",
+            f"moves of {dialogue} found ({rels['guide']}, {rels['follower']}) but no words{also}: expected "
+            f"{_expected_transcript(g_moves, dialogue, root)} (an NXT query transcript) or "
+            f"{dialogue}.g.timed-units.xml and {dialogue}.f.timed-units.xml",
         )
         return []
-    t_rel = str(transcript.relative_to(root))
+    t_rel = _rel(transcript, root)
+    n_errors = report.error_count
     rows = read_query_transcript(transcript, report, t_rel)
+    readable = report.error_count == n_errors
     for role in ("guide", "follower"):
         n_rows = sum(1 for r in rows if r[0] == role)
-        if n_rows != len(per_role[role]):
+        if readable and n_rows != len(per_role[role]):
             report.add(
                 t_rel,
                 "-",
                 "who",
-                f"{n_rows} {role} row(s) but {len(per_role[role])} {role} move(s) in {Path(rels[role]).name}: cannot align",
+                f"{n_rows} {role} row(s) but {len(per_role[role])} {role} move(s) in {Path(rels[role]).name}: "
+                "cannot align them (expected one row per move)",
             )
     if not report.ok:
         return []
@@ -315,37 +386,122 @@ def _dialogue_of(path: Path) -> str:
     return path.name.split(".", 1)[0]
 
 
-def discover(src: Path) -> tuple[dict[str, Path], dict[str, dict[str, Path]], list[Path]]:
-    """Pipe transcripts by dialogue, NXT files by dialogue, and dialogue-to-map tables."""
-    if src.is_file():
-        folder, candidates = src.parent, [src]
-        if _NXT_NAME.match(src.name):
-            candidates = sorted(
-                p for p in folder.iterdir() if p.is_file() and p.name.startswith(_dialogue_of(src) + ".")
-            )
-    else:
-        folder, candidates = src, sorted(p for p in src.rglob("*") if p.is_file())
-    pipes: dict[str, Path] = {}
-    nxt: dict[str, dict[str, Path]] = {}
-    tables: list[Path] = []
+def _rel(path: Path, root: Path) -> str:
+    """``path`` as the report names it: relative to the source folder, with forward slashes."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# The archive as distributed keeps the moves and the query transcripts in sibling folders.
+MOVES_FOLDER, TRANSCRIPTS_FOLDER = "moves", "transcripts"
+
+
+def _expected_transcript(moves_file: Path, dialogue: str, root: Path) -> str:
+    """Where the NXT query transcript of a dialogue is looked for, as the report names it."""
+    if moves_file.parent.name.lower() == MOVES_FOLDER:
+        return _rel(moves_file.parent.parent / TRANSCRIPTS_FOLDER / f"{dialogue}.txt", root)
+    beside = _rel(moves_file.parent / f"{dialogue}.nxt_query_transcript.txt", root)
+    return f"{_rel(moves_file.parent / TRANSCRIPTS_FOLDER / f'{dialogue}.txt', root)} or {beside}"
+
+
+@dataclass
+class Found:
+    """What a source holds: the folder the report names files from (``root``), the pipe
+    transcripts by dialogue, the NXT files by dialogue (``g.moves``, ``f.moves``, ``g.timed-units``,
+    ``f.timed-units``, ``transcript``), the dialogue-to-map tables, the GMMT files, and how many
+    files were looked at."""
+
+    root: Path
+    pipes: dict[str, Path]
+    nxt: dict[str, dict[str, Path]]
+    tables: list[Path]
+    gmmt: list[Path]
+    n_files: int
+
+
+def _candidates(src: Path) -> tuple[Path, list[Path]]:
+    """The folder paths are named from and the files to look at. For a single file: the files of
+    its dialogue (named ``<dialogue>.*``) beside it and, in the archive's layout, in the sibling
+    ``moves/`` or ``transcripts/`` folder."""
+    if src.is_dir():
+        return src, sorted(p for p in src.rglob("*") if p.is_file())
+    folder, dlg = src.parent, _dialogue_of(src)
+    folders = [folder]
+    if folder.name.lower() in (MOVES_FOLDER, TRANSCRIPTS_FOLDER):
+        other = folder.parent / (TRANSCRIPTS_FOLDER if folder.name.lower() == MOVES_FOLDER else MOVES_FOLDER)
+        if other.is_dir():
+            folders.append(other)
+            folder = folder.parent
+    files = {src} | {p for d in folders for p in d.iterdir() if p.is_file() and p.name.startswith(dlg + ".")}
+    return folder, sorted(files)
+
+
+def discover(src: Path, report: Report) -> Found:
+    """Every HCRC and GMMT file of ``src`` (a folder, or one file of a dialogue), by dialogue.
+
+    A ``.txt`` is told by its content: ``speaker|text|move`` lines, or an NXT query transcript;
+    one that is neither but is named as a transcript (in a ``transcripts/`` folder, or with
+    ``transcript`` in its name) is kept as its dialogue's transcript, so that reading it says what
+    is wrong. Its dialogue is its name up to the first dot (``transcripts/q3nc1.txt``: q3nc1).
+    """
+    root, candidates = _candidates(src)
+    found = Found(root=root, pipes={}, nxt={}, tables=[], gmmt=[], n_files=0)
     for p in candidates:
-        if any(part.startswith(".") for part in p.parts[len(folder.parts) :]):
+        if any(part.startswith(".") for part in p.parts[len(root.parts) :]):
             continue
+        found.n_files += 1
         m = _NXT_NAME.match(p.name)
         if m:
-            nxt.setdefault(m.group("dlg"), {})[f"{m.group('spk').lower()}.{m.group('kind').lower()}"] = p
+            found.nxt.setdefault(m.group("dlg"), {})[f"{m.group('spk').lower()}.{m.group('kind').lower()}"] = p
+            continue
+        if is_gmmt_file(p):
+            found.gmmt.append(p)
             continue
         if p.suffix.lower() == ".csv":
-            head = p.read_bytes()[:200].decode("utf-8", errors="replace").lower()
-            if "dialogue_id" in head and "map_id" in head:
-                tables.append(p)
+            if _is_map_table(p):
+                found.tables.append(p)
             continue
-        if p.suffix.lower() == ".txt":
-            if is_pipe_transcript(p):
-                pipes[_dialogue_of(p)] = p
-            elif "transcript" in p.name.lower():
-                nxt.setdefault(_dialogue_of(p), {})["transcript"] = p
-    return pipes, nxt, tables
+        if p.suffix.lower() != ".txt":
+            continue
+        kind, dlg = transcript_kind(p), _dialogue_of(p)
+        named = p.parent.name.lower() == TRANSCRIPTS_FOLDER or "transcript" in p.name.lower()
+        if kind == PIPE:
+            _keep(found.pipes, dlg, p, root, report, "speaker|text|move transcripts")
+        elif kind == NXT_QUERY or named:
+            files = found.nxt.setdefault(dlg, {})
+            held = files.get("transcript")
+            if held is None or (kind == NXT_QUERY and transcript_kind(held) != NXT_QUERY):
+                files["transcript"] = p
+            elif kind == NXT_QUERY:
+                report.add(
+                    _rel(p, root),
+                    f"dialogue {dlg}",
+                    "(file)",
+                    f"a second NXT query transcript of {dlg}: {_rel(held, root)} is used, this one is not",
+                    WARNING,
+                )
+    return found
+
+
+def _is_map_table(path: Path) -> bool:
+    """A CSV whose header names ``dialogue_id`` and ``map_id`` (e.g. GMMT's dialogue_map_images.csv)."""
+    with open(path, "rb") as f:
+        head = f.read(200).decode("utf-8", errors="replace").lower()
+    return "dialogue_id" in head and "map_id" in head
+
+
+def _keep(by_dialogue: dict[str, Path], dlg: str, p: Path, root: Path, report: Report, what: str) -> None:
+    held = by_dialogue.setdefault(dlg, p)
+    if held is not p:
+        report.add(
+            _rel(p, root),
+            f"dialogue {dlg}",
+            "(file)",
+            f"two {what} of {dlg}: {_rel(held, root)} is used, this one is not",
+            WARNING,
+        )
 
 
 def _read_map_table(paths: list[Path], report: Report) -> dict[str, str]:
@@ -361,12 +517,73 @@ def _read_map_table(paths: list[Path], report: Report) -> dict[str, str]:
     return out
 
 
+def _gmmt_option(gmmt: str | Path, report: Report) -> tuple[Path, list[Path], list[Path]] | None:
+    """The folder, GMMT files and dialogue-to-map tables the ``gmmt`` option names (a GMMT folder
+    or one ``<dialogue>.annotated.json``); None, with an error, when it names nothing usable."""
+    path = Path(gmmt)
+    if not path.exists():
+        report.add(
+            str(path),
+            "-",
+            "gmmt",
+            "not found: expected a folder of GMMT files (<dialogue>.annotated.json, "
+            "<dialogue>.reference_expressions.json) or one <dialogue>.annotated.json",
+        )
+        return None
+    if path.is_file():
+        root = path.parent
+        files = [p for p in root.iterdir() if p.is_file() and p.name.startswith(_dialogue_of(path) + ".")]
+    else:
+        root = path
+        files = [
+            p for p in path.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(path).parts)
+        ]
+    gmmt_paths = sorted(p for p in files if is_gmmt_file(p))
+    tables = sorted(p for p in files if p.suffix.lower() == ".csv" and _is_map_table(p))
+    if not any(ANNOTATED.match(p.name) for p in gmmt_paths):
+        report.add(
+            str(path),
+            "-",
+            "gmmt",
+            f"no GMMT annotations there (found {len(files)} file(s), none named <dialogue>.annotated.json)",
+        )
+        return None
+    return root, gmmt_paths, tables
+
+
+def _design_of(sessions: list[Session]) -> list[str]:
+    """The dataset's two conditions, reference first: the design the sessions' conditions belong
+    to; the HCRC design (no eye contact, eye contact) when none is recorded."""
+    recorded = {s.condition for s in sessions} - {schema.NOT_RECORDED}
+    design = next((d for d in schema.DESIGNS if recorded and recorded <= set(d)), schema.EYE_CONTACT)
+    return list(design)
+
+
+def _no_dialogue_message(found: Found) -> str:
+    kinds = {}
+    for label, n in (
+        ("speaker|text|move transcript", len(found.pipes)),
+        ("NXT query transcript", sum(1 for f in found.nxt.values() if "transcript" in f)),
+        ("timed-units file", sum(1 for f in found.nxt.values() for k in f if k.endswith("timed-units"))),
+        ("GMMT file", len(found.gmmt)),
+    ):
+        if n:
+            kinds[label] = n
+    what = ", ".join(f"{n} {label}(s)" for label, n in kinds.items())
+    return (
+        f"no HCRC dialogues found: looked at {found.n_files} file(s){f' ({what})' if what else ''}; expected "
+        "speaker|text|move transcripts (<dialogue>.txt), or NXT moves <dialogue>.g.moves.xml with "
+        "<dialogue>.f.moves.xml"
+    )
+
+
 def import_hcrc(
     src: str | Path,
     report: Report,
     condition: str | None = None,
     split: str = DEFAULT_SPLIT,
     map_id: str | None = None,
+    gmmt: str | Path | None = None,
     **unknown: Any,
 ):
     from corpus.importers import ImportResult
@@ -374,7 +591,10 @@ def import_hcrc(
     src = Path(src)
     if unknown:
         report.add(
-            "(options)", "-", ", ".join(sorted(unknown)), "not an HCRC import option (known: condition, split, map_id)"
+            "(options)",
+            "-",
+            ", ".join(sorted(unknown)),
+            "not an HCRC import option (known: condition, split, map_id, gmmt)",
         )
         return ImportResult(report=report)
     if condition is not None and condition not in schema.CONDITIONS:
@@ -389,35 +609,58 @@ def import_hcrc(
     if not src.exists():
         report.add(str(src), "-", "(path)", "not found: give a transcript, an NXT moves file or a folder of them")
         return ImportResult(report=report)
-    root = src if src.is_dir() else src.parent
-    pipes, nxt, tables = discover(src)
-    dialogues = sorted(set(pipes) | {d for d, f in nxt.items() if any(k.endswith("moves") for k in f)})
+    found = discover(src, report)
+    root = found.root
+    annotations = gmmt_files(found.gmmt, root)
+    tables = list(found.tables)
+    if gmmt is not None:
+        given = _gmmt_option(gmmt, report)
+        if given is None:
+            return ImportResult(report=report)
+        g_root, g_paths, g_tables = given
+        tables += g_tables
+        for dlg, files in gmmt_files(g_paths, g_root).items():
+            held = annotations.setdefault(dlg, [])
+            held += [f for f in files if all(h.coder != f.coder for h in held)]
+    dialogues = sorted(set(found.pipes) | {d for d, f in found.nxt.items() if any(k.endswith("moves") for k in f)})
+    for d, f in sorted(found.nxt.items()):
+        if d not in dialogues and "transcript" in f and not any(k.endswith("timed-units") for k in f):
+            report.add(
+                _rel(f["transcript"], root),
+                f"dialogue {d}",
+                "(file)",
+                f"a transcript of {d} but no moves of it: expected {d}.g.moves.xml and {d}.f.moves.xml "
+                f"(in the archive: {MOVES_FOLDER}/{d}.g.moves.xml); the transcript is not imported",
+                WARNING,
+            )
     if not dialogues:
-        report.add(
-            str(src),
-            "-",
-            "(source)",
-            "no HCRC dialogues found (speaker|text|move transcripts or <dialogue>.g.moves.xml)",
-        )
+        report.add(str(src), "-", "(source)", _no_dialogue_message(found))
         return ImportResult(report=report)
     map_table = _read_map_table(tables, report)
 
     maps: dict[str, GridMap] = {}
     sessions: list[Session] = []
     labels: list[dict[str, Any]] = []
+    expressions: list[dict[str, Any]] = []
+    annotated: set[str] = set()  # dialogues imported with GMMT annotations
     grid = grid_for_image(*HCRC_MAP_PIXELS)
     for dlg in dialogues:
         n_before = len(report.errors)
-        if dlg in pipes:
-            moves = read_pipe_transcript(pipes[dlg], report, str(pipes[dlg].relative_to(root)))
-            source = pipes[dlg].name
+        if dlg in found.pipes:
+            moves = read_pipe_transcript(found.pipes[dlg], report, _rel(found.pipes[dlg], root))
+            source = _rel(found.pipes[dlg], root)
         else:
-            moves = read_nxt(dlg, nxt[dlg], root, report)
+            moves = read_nxt(dlg, found.nxt[dlg], root, report)
             source = "NXT move files"
         if len(report.errors) > n_before:
             continue
         if not moves:
-            report.add(source, f"dialogue {dlg}", "(dialogue)", "no moves")
+            report.add(
+                source,
+                f"dialogue {dlg}",
+                "(dialogue)",
+                "no moves: expected at least one move with its words",
+            )
             continue
         hcrc_map = map_id or map_table.get(dlg)
         mid = safe_id(f"hcrc-{hcrc_map}") if hcrc_map else "hcrc-unknown-map"
@@ -430,6 +673,7 @@ def import_hcrc(
         timed = len(starts) == len(moves)
         t0 = starts[0] if timed else 0.0
         actions: list[Action] = []
+        sid = safe_id(dlg)
         for k, m in enumerate(moves):
             t = round(max(starts[k] - t0, 0.0), 3) if timed else float(k)
             if actions and t < actions[-1].timestamp:
@@ -438,7 +682,7 @@ def import_hcrc(
             labels.append(
                 {
                     "scheme": SCHEME,
-                    "session_id": safe_id(dlg),
+                    "session_id": sid,
                     "action_index": k,
                     "coder": CODER,
                     "code": m.code,
@@ -446,10 +690,22 @@ def import_hcrc(
                 }
             )
         timing = "move start times from the NXT words" if timed else "no timing in the source: one second per move"
+        gmmt_note = ""
+        if dlg in annotations:
+            annotated.add(dlg)
+            gmmt_labels, details = annotate_session(sid, dlg, actions, annotations[dlg], report)
+            labels += gmmt_labels
+            expressions += details
+            coders = ", ".join(f"'{f.coder}'" for f in annotations[dlg])
+            gmmt_note = (
+                f"; GMMT landmark reference expressions: {len(details)} in labels/gmmt_expressions.jsonl, "
+                f"the state of each move holding some in labels/gmmt.csv (coder {coders})"
+            )
+        cond = condition or condition_of(dlg)
         sessions.append(
             Session(
-                id=safe_id(dlg),
-                condition=condition or DEFAULT_CONDITION,
+                id=sid,
+                condition=cond,
                 split=split,
                 map_id=mid,
                 duration_s=actions[-1].timestamp,
@@ -459,14 +715,42 @@ def import_hcrc(
                 ],
                 actions=actions,
                 notes=f"HCRC Map Task dialogue {dlg} from {source}; giver = guide, follower = follower; {timing}; "
-                f"moves in labels/hcrc_moves.csv (coder '{CODER}')",
+                f"condition {cond} ({'as given' if condition else 'from the dialogue id'}); "
+                f"moves in labels/hcrc_moves.csv (coder '{CODER}'){gmmt_note}",
             )
         )
+    unused = sorted(set(annotations) - set(dialogues))
+    if unused:
+        report.add(
+            _rel(annotations[unused[0]][0].annotated, annotations[unused[0]][0].root),
+            "-",
+            "(file)",
+            f"GMMT annotations of {len(unused)} dialogue(s) not in the source are not used "
+            f"({', '.join(unused[:5])}{', ...' if len(unused) > 5 else ''})",
+            WARNING,
+        )
+    if gmmt is not None and sessions and not annotated:
+        report.add(
+            str(gmmt),
+            "-",
+            "gmmt",
+            f"no GMMT annotations of the imported dialogue(s) ({', '.join(dialogues[:5])}"
+            f"{', ...' if len(dialogues) > 5 else ''}): expected <dialogue>.annotated.json for one of them",
+        )
+    with_gmmt = bool(expressions)
     return ImportResult(
         maps=list(maps.values()),
         sessions=sessions,
         labels=labels,
         report=report,
         description="HCRC Map Task dialogues (HCRC Map Task Corpus, University of Edinburgh and Glasgow) as "
-        "message-only sessions, with the HCRC dialogue-move annotation as coder 'hcrc'.",
+        "message-only sessions, with the HCRC dialogue-move annotation as coder 'hcrc'"
+        + (
+            ", and GMMT's landmark reference expressions (Grounded Misunderstandings in MapTask, Li, Gatt and "
+            "Poesio, LREC 2026, CC BY 4.0) as the 'gmmt' scheme."
+            if with_gmmt
+            else "."
+        ),
+        expressions=expressions,
+        conditions=_design_of(sessions),
     )

@@ -132,7 +132,7 @@ function renderAnchor(details, data, t) {
   const cp = data.checkpoints[k];
   const d = cp.pos - t;
   const where = d === 0 ? "this action" : `${plural(Math.abs(d), "action")} ${d > 0 ? "later" : "earlier"}`;
-  summary.textContent = `Memory anchor: checkpoint ${cp.index} (${cp.role}, ${pct(cp.progress)} drawn, ${where})`;
+  summary.textContent = `Memory anchor: checkpoint ${cp.number} (${cp.role}, ${pct(cp.progress)} drawn, ${where})`;
   const lines = cp.answers.map(([title, text]) => {
     const p = el("p");
     p.append(el("span", "rp-dim", `${title}: `), text || "(no answer)");

@@ -129,7 +129,7 @@ class Timeline {
       ctx.lineTo(x, TL.covBottom);
       ctx.stroke();
       // The Guide's labels above the rows, the Follower's above the coverage band.
-      ctx.fillText(`${cp.role[0].toUpperCase()}${cp.index}`, x + 2, cp.role === "guide" ? TL.top + 2 : TL.covTop - 1);
+      ctx.fillText(`${cp.role[0].toUpperCase()}${cp.number}`, x + 2, cp.role === "guide" ? TL.top + 2 : TL.covTop - 1);
     }
     ctx.restore();
   }

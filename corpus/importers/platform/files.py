@@ -1,19 +1,38 @@
-"""Which file of an export folder is what: action logs, annotations, checkpoints, ASCII maps,
-landmark names."""
+"""Which file of an export folder is what: action logs, the platform's export files, annotations,
+checkpoints, ASCII maps, landmark names."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+# The files the platform's export script writes: <name>_<first 8 of session_id><suffix>.
+BUNDLE_SUFFIX = "_actions_and_annotations.json"
+USER_ACTIONS_SUFFIX = "_user_actions.json"
+KINDS = ("logs", "bundles", "user_actions", "annotations", "checkpoints", "maps", "names")
+
+
+def export_kind(path: Path) -> str | None:
+    """``bundles`` or ``user_actions`` for the export script's two files (by their names), else None."""
+    name = path.name.lower()
+    if name.endswith(BUNDLE_SUFFIX):
+        return "bundles"
+    if name.endswith(USER_ACTIONS_SUFFIX):
+        return "user_actions"
+    return None
+
 
 def classify_files(folder: Path) -> dict[str, list[Path]]:
-    """The files of an export folder by role: logs, annotations, checkpoints, maps, names."""
-    out: dict[str, list[Path]] = {"logs": [], "annotations": [], "checkpoints": [], "maps": [], "names": []}
+    """The files of an export folder by role: logs, bundles and user_actions (the export script's
+    files), annotations, checkpoints, maps, names."""
+    out: dict[str, list[Path]] = {kind: [] for kind in KINDS}
     for p in sorted(folder.rglob("*")):
         if not p.is_file() or any(part.startswith((".", "__MACOSX")) for part in p.relative_to(folder).parts):
             continue
         name = p.name.lower()
-        if "checkpoint" in name and p.suffix.lower() in (".jsonl", ".json", ".csv"):
+        if (kind := export_kind(p)) is not None:
+            out[kind].append(p)
+        elif ("checkpoint" in name or "in_session" in name) and p.suffix.lower() in (".jsonl", ".json", ".csv"):
+            # the platform keeps checkpoint answers in its in_session_annotations table
             out["checkpoints"].append(p)
         elif "annotation" in name and p.suffix.lower() == ".json":
             out["annotations"].append(p)

@@ -3,19 +3,20 @@ map, actions, annotations and checkpoints."""
 
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
 from corpus import schema
-from corpus.importers.asciimap import ink_alpha, read_ascii_map, safe_id
-from corpus.importers.platform.annotations import read_annotations, read_checkpoints
-from corpus.importers.platform.files import classify_files
+from corpus.importers.asciimap import read_ascii_map, safe_id
+from corpus.importers.platform.annotations import CheckpointRow, read_annotations, read_checkpoints
+from corpus.importers.platform.bundle import merge_rows, read_exports, without_ink_files
+from corpus.importers.platform.files import classify_files, export_kind
 from corpus.importers.platform.maps import read_map_option, session_map
 from corpus.importers.platform.roles import assign_roles
 from corpus.importers.platform.rows import DEFAULT_CONDITION, PlatformOptions, Row, read_rows
-from corpus.importers.platform.session import build_session, time_origins
-from corpus.model import Action, Checkpoint, GridMap, Participant, Session
+from corpus.importers.platform.session import InkImages, build_session, time_origins
+from corpus.model import Action, Checkpoint, GridMap, MentalModel, Participant, Session
+from corpus.report import counted, shown
 from corpus.validate import WARNING, Report
 
 
@@ -49,36 +50,87 @@ def _check_options(options: PlatformOptions, report: Report) -> None:
         report.add("(options)", "-", "ink_share", f"must be in (0, 1], got {options.ink_share!r}")
 
 
+def _checkpoint_sessions(
+    checkpoint_rows: list[CheckpointRow], by_session: dict[str, list[Row]], report: Report
+) -> dict[str, list[CheckpointRow]]:
+    """The checkpoint rows by session: the session a row's ``session_id`` names, or, for a row
+    without one (the platform's rows have none: a participant belongs to one session), the one
+    session its participant took part in."""
+    members: dict[str, set[str]] = {}
+    for sid, srows in by_session.items():
+        for r in srows:
+            for pid in (r.participant_id, r.receiver):
+                if pid:
+                    members.setdefault(pid, set()).add(sid)
+    out: dict[str, list[CheckpointRow]] = {}
+    for row in checkpoint_rows:
+        if row.session_id is not None:
+            if row.session_id in by_session:
+                out.setdefault(row.session_id, []).append(row)
+            else:
+                report.add(
+                    row.file,
+                    row.record,
+                    "session_id",
+                    f"no session of the logs has the id {shown(row.session_id)}; checkpoint left out",
+                    WARNING,
+                )
+            continue
+        sids = sorted(members.get(row.participant_id, set()))
+        if len(sids) == 1:
+            out.setdefault(sids[0], []).append(row)
+        elif not sids:
+            report.add(
+                row.file,
+                row.record,
+                "participant_id",
+                f"{shown(row.participant_id)} took part in no session of the logs",
+            )
+        else:
+            report.add(
+                row.file,
+                row.record,
+                "participant_id",
+                f"{shown(row.participant_id)} took part in {len(sids)} sessions of the logs "
+                f"({', '.join(shown(s) for s in sids)}): give the row a session_id",
+            )
+    return out
+
+
 def _checkpoints(
     rows: list[Row],
-    sid: str,
     label: str,
     roles: dict[str, str],
     actions: list[Action],
-    checkpoint_rows: list[tuple[dict, str, str]],
+    checkpoint_rows: list[CheckpointRow],
     report: Report,
 ) -> list[Checkpoint]:
-    """The session's checkpoint rows, each placed at the last action before its time."""
+    """The session's checkpoint rows, each placed at the last action at or before its time: its
+    ``elapsed_seconds`` on the platform's session clock, else its ``created_at``, else its share of
+    the session on the platform's schedule. The index is kept as the source numbers it."""
     t0_abs, origin = time_origins(rows)
+    duration = max((a.timestamp for a in actions), default=0.0)
     checkpoints = []
-    for obj, rel, rec in checkpoint_rows:
-        if str(obj.get("session_id") or sid) != sid:
+    for row in checkpoint_rows:
+        if row.participant_id not in roles:
+            report.add(row.file, row.record, "participant_id", f"not a participant of {label}")
             continue
-        pid = str(obj["participant_id"])
-        if pid not in roles:
-            report.add(rel, rec, "participant_id", f"not a participant of {label}")
-            continue
-        t = (origin - t0_abs) + obj["elapsed_seconds"]
+        if row.elapsed is not None:
+            t = (origin - t0_abs) + row.elapsed
+        elif row.created is not None:
+            t = row.created.timestamp() - t0_abs
+        else:
+            t = (row.share or 0.0) * duration
         before = [a.index for a in actions if a.timestamp <= t + 1e-6]
         idx = before[-1] if before else 0
         checkpoints.append(
             Checkpoint(
-                role=roles[pid],
-                index=obj["checkpoint_index"],
+                role=roles[row.participant_id],
+                index=row.index,
                 action_index=idx,
                 progress=round(idx / max(len(actions) - 1, 1), 3),
                 elapsed_s=round(max(t, 0.0), 3),
-                team_goal=str(obj.get("transcription") or "").strip(),
+                team_goal=row.transcription,
             )
         )
     checkpoints.sort(key=lambda c: (c.elapsed_s, c.role, c.index))
@@ -86,29 +138,42 @@ def _checkpoints(
 
 
 def import_folder(src: Path, options: PlatformOptions, report: Report):
-    """Maps and sessions of a platform export folder (or one log file); problems go to ``report``."""
+    """Maps and sessions of a platform export folder (or one log file, or one of the export
+    script's files); problems go to ``report``."""
     from corpus.importers import ImportResult
 
     src = Path(src)
     if src.is_file():
         root = src.parent
         files = classify_files(root)
-        files["logs"] = [src]
+        for kind in ("logs", "bundles", "user_actions"):
+            files[kind] = []
+        files[export_kind(src) or "logs"] = [src]
     elif src.is_dir():
         root = src
         files = classify_files(root)
     else:
-        report.add(str(src), "-", "(path)", "not found: give an export folder or a .jsonl log")
+        report.add(str(src), "-", "(path)", "not found: give an export folder, a .jsonl log or an export file")
         return ImportResult(report=report)
-    if not files["logs"]:
-        report.add(str(src), "-", "(folder)", "no action logs (*.jsonl) found")
+    if not (files["logs"] or files["bundles"] or files["user_actions"]):
+        report.add(
+            str(src),
+            "-",
+            "(folder)",
+            "no action logs (*.jsonl) and no export files (*_actions_and_annotations.json, *_user_actions.json) found",
+        )
         return ImportResult(report=report)
     _check_options(options, report)
 
     names = options.landmark_names or (files["names"][0] if len(files["names"]) == 1 else None)
     rows = read_rows(files["logs"], root, report)
-    annotations = read_annotations(files["annotations"], root, report)
-    checkpoint_rows = read_checkpoints(files["checkpoints"], root, report)
+    exported = read_exports(
+        files["bundles"], files["user_actions"], root, report, max((r.order for r in rows), default=0)
+    )
+    rows = merge_rows(rows, exported.rows)
+    # A payload file's answers carry the reasons of a "no"; the export's timeline does not.
+    annotations = {**exported.annotations, **read_annotations(files["annotations"], root, report)}
+    checkpoint_rows = read_checkpoints(files["checkpoints"], root, report) + exported.checkpoints
 
     folder_maps: dict[str, GridMap] = {}
     for p in files["maps"]:
@@ -125,10 +190,21 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
     if not by_session:
         report.add(str(src), "-", "(logs)", "the logs hold no Map Task actions")
         return ImportResult(report=report)
+    checkpoints_by_session = _checkpoint_sessions(checkpoint_rows, by_session, report)
+    # The export's strokes on image maps (sessions that log no grid cells) whose ink image it does
+    # not carry: left out before the ink is read, and said once for the import.
+    inkless = [
+        r
+        for srows in by_session.values()
+        if not any(r.filled is not None for r in srows)
+        for r in without_ink_files(srows)[1]
+    ]
+    left_out = {id(r) for r in inkless}
+    rows = [r for r in rows if id(r) not in left_out]
 
     maps: dict[str, GridMap] = dict(folder_maps)
     sessions: list[Session] = []
-    ink = functools.cache(ink_alpha)  # each ink image read once per import
+    ink = InkImages(rows)  # ink images read one at a time, each decoded once and dropped
     used_ids: set[str] = set()
     annotated: set[str] = set()
     for sid, srows in by_session.items():
@@ -145,6 +221,11 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
             if any(r.filled is not None for r in srows)
             else ("image" if any(r.map_image for r in srows) else "none")
         )
+        n_rows, first_file = len(srows), srows[0].file
+        srows = [r for r in srows if id(r) not in left_out]  # roles above still see every stroke
+        if not srows:
+            report.add(first_file, label, "(session)", "no actions left to import")
+            continue
         grid_map = session_map(srows, map_kind, option_map, folder_maps, options, report, label, ink)
         if grid_map is None:
             continue
@@ -170,6 +251,8 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         )
         if map_kind == "image":
             header += f"; ink rasterized onto a {grid_map.grid_size[0]}x{grid_map.grid_size[1]} grid at ink share {options.ink_share:g}"
+        if len(srows) < n_rows:
+            notes.append(f"left out: {n_rows - len(srows)} strokes whose ink image the export does not carry")
         sessions.append(
             Session(
                 id=key,
@@ -180,13 +263,14 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
                 participants=[
                     Participant(role=roles[p], id=pid_map[p]) for p in sorted(roles, key=lambda p: roles[p] != "guide")
                 ],
-                checkpoints=_checkpoints(srows, sid, label, roles, actions, checkpoint_rows, report),
+                checkpoints=_checkpoints(srows, label, roles, actions, checkpoints_by_session.get(sid, []), report),
                 actions=actions,
                 notes="; ".join([header, *notes]),
             )
         )
+    inkless_ids = {r.action_id for r in inkless}
     for action_id, (_mm, rel, rec) in annotations.items():
-        if action_id not in annotated:
+        if action_id not in annotated and action_id not in inkless_ids:
             report.add(
                 rel,
                 rec,
@@ -194,4 +278,46 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
                 "no imported action has this id (a tool selection or a stroke left out?); annotation ignored",
                 WARNING,
             )
+    # The export's "no" answers that were imported (a payload file's answer to the same action wins).
+    no_reasons = [
+        mm
+        for action_id, (mm, _rel, _rec) in annotations.items()
+        if action_id in annotated and exported.annotations.get(action_id, (None,))[0] is mm and not mm.aligned
+    ]
+    _report_what_the_export_lacks(exported.bundles, no_reasons, inkless, annotations, report)
     return ImportResult(maps=list(maps.values()), sessions=sessions, report=report)
+
+
+def _report_what_the_export_lacks(
+    bundles: list[str],
+    no_reasons: list[MentalModel],
+    inkless: list[Row],
+    annotations: dict[str, tuple[MentalModel, str, str]],
+    report: Report,
+) -> None:
+    """What the export script's files cannot say, once for the import with a count: the reasons of
+    a "no" (the export leaves q4Reasons out) and the ink images of strokes on an image map."""
+    noun = "'not on the same page' answer"
+    if no_reasons:
+        report.add(
+            bundles[0] if len(bundles) == 1 else "(export files)",
+            "-",
+            "q4Reasons",
+            f"{counted(len(no_reasons), noun)} {'has' if len(no_reasons) == 1 else 'have'} no reasons: "
+            "the export does not carry q4Reasons "
+            "(a post_annotations payload file beside it would)",
+            WARNING,
+        )
+    if inkless:
+        files = sorted({r.file for r in inkless})
+        n_annotated = sum(r.action_id in annotations for r in inkless)
+        annotated_part = f", {n_annotated} of them annotated" if n_annotated else ""
+        report.add(
+            files[0] if len(files) == 1 else "(export files)",
+            "-",
+            "map_image",
+            f"{counted(len(inkless), 'stroke')} on an image map left out{annotated_part}: the export does not carry "
+            "the ink images (files/<action_id>_map_image.png) a stroke's cells come from; put the session's files/ "
+            "folder beside the export to import them",
+            WARNING,
+        )

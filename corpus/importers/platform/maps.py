@@ -8,7 +8,7 @@ from typing import cast
 
 from corpus.importers.asciimap import grid_for_image, placeholder_map, read_ascii_map, safe_id
 from corpus.importers.platform.rows import PlatformOptions, Row
-from corpus.importers.platform.session import InkReader, ink_of
+from corpus.importers.platform.session import InkImages, ink_shape_of
 from corpus.model import GridMap
 from corpus.reading import read_json
 from corpus.report import shown
@@ -49,7 +49,7 @@ def session_map(
     options: PlatformOptions,
     report: Report,
     label: str,
-    ink: InkReader,
+    ink: InkImages,
 ) -> GridMap | None:
     """The session's map; None (reported) when a grid session's ASCII map cannot be told."""
     if option_map is not None:
@@ -92,14 +92,14 @@ def session_map(
             if not r.map_image:
                 continue
             n_errors = len(report.errors)
-            alpha = ink_of(r, ink, report)
+            shape = ink_shape_of(r, ink, report)  # from the PNG header: nothing is decoded here
             if len(report.errors) > n_errors:
                 return None
-            if alpha is None:
+            if shape is None:
                 continue
-            area = alpha.shape[0] * alpha.shape[1]
+            area = shape[0] * shape[1]
             if best is None or area > best[0]:
-                best = (area, alpha.shape)
+                best = (area, shape)
         if best is not None:
             h, w = best[1]
             grid = grid_for_image(w, h)

@@ -3,24 +3,95 @@ grid cells they drew or erased, on a :class:`corpus.canvas.Canvas`.
 
 A stroke's cells are the difference between the canvas before it and the canvas state it logged:
 ``metadata.filledCells`` on grid maps, the ink PNG rasterized onto the grid on image maps.
+
+Ink images are read one at a time (:class:`InkImages`): sizes from the PNG headers, and each image
+decoded once, when its stroke is replayed, reduced to the share of each grid cell it covers and
+dropped, so memory does not grow with the number or the size of the images.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable
-from typing import Any, cast
-
-import numpy as np
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, TypeVar, cast
 
 from corpus.canvas import Canvas
-from corpus.importers.asciimap import ink_coverage
+from corpus.importers.asciimap import InkLayer, filled_cells, ink_image_size, read_ink_layer
 from corpus.importers.platform.rows import PlatformOptions, Row
 from corpus.model import Action, Cell, GridMap
 from corpus.validate import ERROR, WARNING, Report
 
-InkReader = Callable[..., np.ndarray]  # path -> the ink image's alpha channel (cached per import)
+# Called as progress(strokes done, strokes in all): with 0 before the first ink image is read,
+# then after each ink stroke.
+Progress = Callable[[int, int], None]
+
+_progress: ContextVar[Progress | None] = ContextVar("ink_progress", default=None)
+
+T = TypeVar("T")
+
+
+@contextmanager
+def reporting_progress(progress: Progress | None) -> Iterator[None]:
+    """Within the block, the ink of platform imports is reported to ``progress``."""
+    token = _progress.set(progress)
+    try:
+        yield
+    finally:
+        _progress.reset(token)
+
+
+def _ink_path(row: Row) -> Path:
+    return (row.folder / cast(str, row.map_image)).resolve()
+
+
+def count_ink_strokes(rows: Iterable[Row]) -> int:
+    """The strokes whose canvas is an ink image that is there: strokes naming an existing image,
+    in sessions that log no grid cells."""
+    by_session: dict[str, list[Row]] = {}
+    for r in rows:
+        by_session.setdefault(r.session_id, []).append(r)
+    return sum(
+        sum(1 for r in srows if r.kind == "stroke" and r.map_image and _ink_path(r).is_file())
+        for srows in by_session.values()
+        if not any(r.filled is not None for r in srows)
+    )
+
+
+class InkImages:
+    """The ink images of one import, read one at a time.
+
+    An image's size comes from its PNG header, without decoding it. When a stroke needs its cells
+    the image is decoded once, the share of each grid cell it covers is computed and the pixels
+    are dropped; nothing of the image is kept. ``progress`` (or the one set with
+    :func:`reporting_progress`) hears of the ink strokes of ``rows``: (0, n) first, then
+    (k, n) after the k-th image is rasterized.
+    """
+
+    def __init__(self, rows: Iterable[Row] = (), progress: Progress | None = None) -> None:
+        self.progress = progress if progress is not None else _progress.get()
+        self.total = count_ink_strokes(rows)
+        self.done = 0
+        if self.progress is not None:
+            self.progress(0, self.total)
+
+    def shape(self, path: Path) -> tuple[int, int]:
+        """(height, width) of the image at ``path``, from its header."""
+        width, height = ink_image_size(path)
+        return height, width
+
+    def layer(self, path: Path, grid: tuple[int, int]) -> InkLayer:
+        """The image at ``path`` decoded and reduced to its coverage of ``grid`` (progress is told,
+        also when the image cannot be read)."""
+        try:
+            return read_ink_layer(path, [grid])
+        finally:
+            self.done += 1
+            if self.progress is not None:
+                self.progress(self.done, max(self.total, self.done))
 
 
 def time_origins(rows: list[Row]) -> tuple[float, float]:
@@ -64,24 +135,29 @@ def order_cells(cells: set[Cell], near: Cell | None = None, hint: list[Cell] | N
     return out
 
 
-def ink_of(row: Row, ink: InkReader, report: Report) -> np.ndarray | None:
-    """The alpha channel of the ink image a row names; None when the file is not there, or when
-    it cannot be read (reported as an error of the row)."""
-    path = (row.folder / cast(str, row.map_image)).resolve()  # callers pass only rows that name an image
+def _read_ink(row: Row, report: Report, read: Callable[[Path], T]) -> T | None:
+    """``read`` applied to the ink image a row names; None when the file is not there, or when it
+    cannot be read (reported as an error of the row)."""
+    path = _ink_path(row)  # callers pass only rows that name an image
     if not path.is_file():
         return None
     try:
-        return ink(path)
+        return read(path)
     except Exception as exc:  # PIL raises many types for a broken image
         report.add(row.file, row.where, "map_image", f"cannot read the ink image {row.map_image}: {exc}")
         return None
+
+
+def ink_shape_of(row: Row, ink: InkImages, report: Report) -> tuple[int, int] | None:
+    """(height, width) of the ink image a row names, from its header; None as for :func:`_read_ink`."""
+    return _read_ink(row, report, ink.shape)
 
 
 class _Snapshots:
     """The canvas state each stroke row logged, as a set of grid cells."""
 
     def __init__(
-        self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report, ink: InkReader
+        self, grid_map: GridMap, map_kind: str, options: PlatformOptions, report: Report, ink: InkImages
     ) -> None:
         self.grid_map, self.map_kind, self.options, self.report, self.ink = grid_map, map_kind, options, report, ink
         self.grid = cast(tuple[int, int], tuple(grid_map.grid_size))
@@ -111,12 +187,12 @@ class _Snapshots:
         return cells
 
     def _inked(self, row: Row) -> set[Cell] | None:
-        alpha = ink_of(row, self.ink, self.report)
-        if alpha is None:
+        layer = _read_ink(row, self.report, lambda path: self.ink.layer(path, self.grid))
+        if layer is None:
             return None
-        if not alpha.any():
+        if not layer.has_ink:
             return set()
-        h, w = alpha.shape
+        h, w = layer.height, layer.width
         rows_n, cols_n = self.grid
         if abs((w / h) / (cols_n / rows_n) - 1) > 0.08 and not self.warned_shape:
             self.warned_shape = True
@@ -129,11 +205,11 @@ class _Snapshots:
                 WARNING,
             )
         try:
-            cov = ink_coverage(alpha, self.grid)
+            cov = layer.coverage_of(self.grid)
         except ValueError as exc:
             self.report.add(row.file, row.where, "map_image", str(exc))
             return None
-        return {(int(r), int(c)) for r, c in zip(*((cov >= self.options.ink_share).nonzero()))}
+        return filled_cells(cov, self.options.ink_share)
 
 
 def build_session(
@@ -143,7 +219,7 @@ def build_session(
     map_kind: str,
     options: PlatformOptions,
     report: Report,
-    ink: InkReader,
+    ink: InkImages,
 ) -> tuple[list[Action], dict[str, int], list[str]]:
     """Actions in time order, the action-id index, and notes for the session."""
     rows = sorted(rows, key=lambda r: (r.when, r.order))
