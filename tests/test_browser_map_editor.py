@@ -219,6 +219,8 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     assert [t.dataset_hash for t in store.tasks_for(store.user("lead"))] == [load_dir(dest).content_hash]
 
     expected = len(set(route) & drawn) / len(set(route))
+    # The data grid puts only the columns in view into the page: wide enough for all of them.
+    page.set_viewport_size({"width": 2400, "height": 900})
     open_from_menu(page, "Data")
     expect(page.get_by_role("heading", name="Data: platform (imported)")).to_be_visible()
     table = page.get_by_test_id("stDataFrame").last
