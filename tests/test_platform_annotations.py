@@ -740,3 +740,31 @@ def test_upload_of_the_export_goes_through_the_importer(tmp_path, monkeypatch):
     texts = [m.value for m in at.markdown]
     assert texts[0] == "imported=False errors=1"
     assert texts[1].startswith(f"error|{BUNDLE}|by_participant.Ben.post_session_annotations_timeline|(timeline)|")
+
+
+def test_a_moment_answered_part_way_is_left_out_with_a_warning(tmp_path):
+    # The view saves each answer as it is given: a participant who stopped after q2 leaves q3 and
+    # q4 unanswered; a "no" whose reasons were not yet chosen has none.
+    folder = write_logs(tmp_path / "pilot")
+    path = folder / f"post_annotations_{GUIDE}.json"
+    payload = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("q3", "q3LabelId", "q3OtherText", "q4", "q4Reasons", "q4OtherText"):
+        payload[_action_id("g1")].pop(key)
+    payload[_action_id("g2")]["q4Reasons"] = []
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    result = import_source("platform", folder)
+    assert result.report.ok
+    partial = {i.record: (i.field, i.message) for i in result.report.warnings if "part-way" in i.message}
+    assert partial == {
+        f"action {_action_id('g1')}": (
+            "q3",
+            "answered part-way (q3, q4 not answered): this action's mental model is left out",
+        ),
+        f"action {_action_id('g2')}": (
+            "q4Reasons",
+            "answered part-way (q4Reasons not answered): this action's mental model is left out",
+        ),
+    }
+    by_id = _by_action_id(_session(result))
+    assert by_id[_action_id("g1")].mental_model is None and by_id[_action_id("g2")].mental_model is None
+    assert by_id[_action_id("g3")].mental_model is not None

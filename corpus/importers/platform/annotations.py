@@ -30,7 +30,7 @@ from corpus.importers.platform.rows import parse_time
 from corpus.model import MentalModel
 from corpus.predictions import PROMPT_WORDING
 from corpus.reading import iter_jsonl, read_json
-from corpus.report import clipped, describe, shown
+from corpus.report import WARNING, clipped, describe, shown
 from corpus.validate import Report, read_text
 
 _YES = {"yes", "y", "true", "1", "aligned"}
@@ -220,6 +220,29 @@ _PAYLOAD_FIELDS = {
 }
 
 
+def unanswered(ann: dict) -> list[str]:
+    """The questions a payload leaves without an answer (q1-q3: neither a label id nor a text; q4:
+    no yes or no; a "no" without a reason, which the view asks before it moves on). The view saves
+    each answer as it is given, so a participant who stopped part-way leaves such a moment."""
+    out = [q for q in QUESTIONS.values() if _blank(ann.get(f"{q}LabelId")) and _blank(ann.get(q))]
+    if _blank(ann.get("q4")):
+        out.append("q4")
+    elif str(ann.get("q4")).strip().lower() in _NO and _blank(ann.get("q4Reasons")):
+        out.append("q4Reasons")
+    return out
+
+
+def left_incomplete(missing: list[str], report: Report, rel: str, rec: str) -> None:
+    """Report a moment answered part-way: a warning naming what is missing; its model is left out."""
+    report.add(
+        rel,
+        rec,
+        missing[0],
+        f"answered part-way ({', '.join(missing)} not answered): this action's mental model is left out",
+        WARNING,
+    )
+
+
 def mental_model_of(ann: dict, report: Report, rel: str, rec: str) -> MentalModel | None:
     """The platform's q1-q4 annotation of one action (a payload's value) as a :class:`MentalModel`;
     None, with every problem reported, when it has errors."""
@@ -274,16 +297,17 @@ def timeline_mental_model(annotation: dict, report: Report, rel: str, rec: str) 
     chose Other, their own words (so a text that is none of the answers is an ``other`` answer).
     q4 comes without its reasons: the export leaves ``q4Reasons`` out. None, with every problem
     reported, when the entry has errors."""
+    missing = [
+        f"annotation.{key}" for key in (*TIMELINE_FIELDS.values(), "alignment_q4") if _blank(annotation.get(key))
+    ]
+    if missing:
+        left_incomplete(missing, report, rel, rec)
+        return None
     labels: dict[str, dict] = {}
     for dim, key in TIMELINE_FIELDS.items():
         text = annotation.get(key)
-        if not isinstance(text, str) or not text.strip():
-            report.add(
-                rel,
-                rec,
-                f"annotation.{key}",
-                f"required answer is missing (got {describe(text)}), although the entry answers other questions",
-            )
+        if not isinstance(text, str):
+            report.add(rel, rec, f"annotation.{key}", f"expected the answer's text, got {describe(text)}")
             continue
         code = label_code(dim, text)
         if code is None:
@@ -328,6 +352,10 @@ def read_annotations(paths: list[Path], root: Path, report: Report) -> dict[str,
                     )
                     continue
                 if is_blank(ann):
+                    continue
+                missing = unanswered(ann)
+                if missing:
+                    left_incomplete(missing, report, rel, rec)
                     continue
                 mm = mental_model_of(ann, report, rel, rec)
                 if mm is not None:

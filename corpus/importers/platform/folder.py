@@ -34,6 +34,9 @@ def _participant_ids(pids: list[str]) -> dict[str, str]:
     return short
 
 
+MAX_GRID = 1000  # cells in each direction, as a map may have (corpus.gridmap)
+
+
 def _check_options(options: PlatformOptions, report: Report) -> None:
     if options.condition is not None and options.condition not in schema.CONDITIONS:
         report.add(
@@ -48,6 +51,12 @@ def _check_options(options: PlatformOptions, report: Report) -> None:
         )
     if not (0 < options.ink_share <= 1):
         report.add("(options)", "-", "ink_share", f"must be in (0, 1], got {options.ink_share!r}")
+    if options.grid is not None and not (
+        len(options.grid) == 2 and all(isinstance(n, int) and 1 <= n <= MAX_GRID for n in options.grid)
+    ):
+        report.add(
+            "(options)", "-", "grid", f"expected rows and columns, each from 1 to {MAX_GRID}, got {list(options.grid)}"
+        )
 
 
 def _checkpoint_sessions(
