@@ -9,16 +9,22 @@ page shows the report.
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from analysis.format import fmt, fmt_count
+from components import import_options
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
-from corpus.escape import md_text
+from corpus.escape import md_line, md_text
+from corpus.report import grouped
 from corpus.store import User
 from corpus.validate import DatasetError, Report
 from services import datasets, uploads
 
 PICK_KEY = "dataset_pick"
+JOB_KEY = "dataset_upload_job"  # the upload being imported in the worker (services.uploads.PendingImport)
+DETECTED_KEY = "dataset_zip_detected"  # (file id, what its names tell) of the chosen archive
 
 
 def _signed_in() -> User | None:
@@ -80,32 +86,100 @@ def _picker() -> bool:
     return any(e.synthetic and e.path == current.path for e in entries)
 
 
+def _choice() -> tuple[str | None, str] | str:
+    """(importer format, what it was read as) for the chosen file: the format picked under
+    'Archive holds', or the one its file names tell; a string when neither says."""
+    up = st.session_state.get("dataset_zip")
+    picked = uploads.FORMATS.get(st.session_state.get("dataset_zip_format") or "", uploads.DETECT)
+    if up is None:
+        return "Choose a .zip first."
+    if picked != uploads.DETECT:
+        return picked, ""
+    found = _detected(up.file_id, up)
+    if isinstance(found, str):
+        return found
+    return found.fmt, found.sentence()
+
+
+def _detected(file_id: str, up) -> uploads.Detection | str:  # noqa: ANN001 - an UploadedFile
+    """What the upload holds, told once per file (its names only: nothing is extracted)."""
+    held = st.session_state.get(DETECTED_KEY)
+    if held is None or held[0] != file_id:
+        held = (file_id, uploads.detected(up.getvalue()))
+        st.session_state[DETECTED_KEY] = held
+    return held[1]
+
+
 def _import() -> None:
-    """Upload button callback (before the script runs, so the picker can show the new dataset)."""
+    """Upload button callback: start the import in the worker (the fragment below follows it)."""
     up = st.session_state.get("dataset_zip")
     if up is None:
         return
-    fmt = uploads.FORMATS.get(st.session_state.get("dataset_zip_format"))
-    uploads.upload(up.name, up.getvalue(), fmt, _signed_in())
+    chosen = _choice()
+    if isinstance(chosen, str):
+        datasets.set_outcome(up.name, _one_issue(chosen), False)
+        return
+    fmt, note = chosen
+    choices = import_options.chosen(fmt)
+    user = _signed_in()
+    pending = uploads.start_import(up.name, up.getvalue(), fmt, user, uploads.job_owner(user), choices, note)
+    if pending is not None:
+        st.session_state[JOB_KEY] = pending
+
+
+@st.fragment(run_every=0.5)
+def _importing() -> None:
+    """While an upload is imported: how far it has got; once done, the page opens the dataset."""
+    pending = st.session_state[JOB_KEY]
+    state = uploads.import_progress(pending)
+    if state is not None:
+        seconds, strokes = state
+        text = f"Importing {md_line(pending.name)}: {fmt(seconds, 0)} s so far."
+        if strokes and strokes[1]:
+            done, total = strokes
+            st.progress(done / total, text=f"{text} Ink of {fmt_count(done)} of {fmt_count(total)} strokes read.")
+        else:
+            st.caption(f":material/hourglass_top: {text} Other pages stay usable meanwhile.")
+        return
+    st.session_state.pop(JOB_KEY, None)
+    uploads.finish_import(pending, _signed_in())
+    st.rerun(scope="app")
 
 
 def _upload_box() -> None:
-    with st.expander("Upload a .zip", icon=":material/upload:"):
+    busy = JOB_KEY in st.session_state
+    with st.expander("Upload a .zip", icon=":material/upload:", expanded=busy):
         user = _signed_in()
         why = uploads.refusal(user)
         if why is not None:
             st.caption(why)
             return
+        up = st.file_uploader("Dataset archive", type=["zip"], key="dataset_zip")
         st.selectbox(
             "Archive holds",
             list(uploads.FORMATS),
             key="dataset_zip_format",
-            help="A Groundwork dataset, a session folder exported by the collaboration platform, "
-            "or HCRC Map Task transcripts / NXT move files (see docs/importers.md).",
+            help="Detected from the file names, or chosen: a Groundwork dataset, the collaboration "
+            "platform's session logs or export bundle, or HCRC Map Task transcripts / NXT move files "
+            "(see docs/importers.md).",
         )
-        up = st.file_uploader("Dataset archive", type=["zip"], key="dataset_zip")
+        chosen = _choice() if up is not None else None
+        if isinstance(chosen, str):
+            st.caption(f":material/help: {md_line(chosen)}")
+        elif chosen is not None:
+            if chosen[1]:
+                st.caption(f":material/search: {md_line(chosen[1])}")
+            if chosen[0] is not None:
+                import_options.form(chosen[0])
         st.caption(uploads.allowance_text(user))
-        st.button("Validate and import", key="import_zip", on_click=_import, disabled=up is None)
+        st.button(
+            "Validate and import",
+            key="import_zip",
+            on_click=_import,
+            disabled=up is None or busy or isinstance(chosen, str),
+        )
+        if busy:
+            _importing()
 
 
 def sidebar() -> None:
@@ -143,13 +217,27 @@ def require_corpus() -> Corpus:
     st.stop()
 
 
+REPORT_ROWS_UNSCROLLED = 12  # a longer report scrolls within a fixed height
+
+
 def show_report(report: Report | list) -> None:
-    """The problems of a validation as a table: severity, file, record, field, message."""
+    """The problems of a validation as a table that wraps long messages: severity, file, record,
+    field, message; a problem repeated on many records is one row with its count."""
     issues = report.issues if isinstance(report, Report) else report
     if not issues:
         st.success("No problems found.")
         return
-    st.dataframe([i.as_dict() for i in issues], width="stretch", hide_index=True)
+    rows = pd.DataFrame(grouped(issues))
+    if (rows["count"] == "1").all():
+        rows = rows.drop(columns="count")
+    dropped = report.dropped_errors if isinstance(report, Report) else 0
+    st.table(
+        rows.map(md_line),  # st.table reads Markdown in its cells: data stays text
+        hide_index=True,
+        height=420 if len(rows) > REPORT_ROWS_UNSCROLLED else "content",
+    )
+    if dropped:
+        st.caption(f"... and {fmt_count(dropped)} more error(s) not listed.")
 
 
 def synthetic_banner(corpus: Corpus) -> None:

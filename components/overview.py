@@ -13,7 +13,7 @@ from analysis.format import fmt
 from components.dataset import show_report
 from corpus import schema
 from corpus.dataset import Corpus
-from corpus.escape import md_text
+from corpus.escape import md_line, md_text
 from services.datasets import ImportOutcome
 
 
@@ -134,6 +134,8 @@ def import_report(corpus: Corpus, last: ImportOutcome | None) -> None:
                 st.success(f"Imported {name}: {len(report.warnings)} warning(s), no errors.")
             else:
                 st.error(f"Nothing was imported from {name}: {len(report.errors)} error(s). Fix them and try again.")
+            if last.note:
+                st.caption(f":material/search: {md_line(last.note)}")
             show_report(report)
     if corpus.warnings:
         with st.expander(f"{len(corpus.warnings)} warning(s) in this dataset", icon=":material/warning:"):

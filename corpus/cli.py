@@ -4,7 +4,8 @@
 - ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
-- ``import --from platform|hcrc SRC DEST``: convert another format into a dataset directory.
+- ``import [--from platform|hcrc] SRC DEST``: convert another format into a dataset directory (the
+  format told from the file names when not given).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
   database the app uses (see :mod:`corpus.cli_users`).
 - ``uploads list|reclaim``: the uploaded datasets the server keeps (:mod:`corpus.cli_uploads`).
@@ -69,6 +70,22 @@ def _import(args: argparse.Namespace) -> int:
     from corpus.importers import run_import
     from corpus.validate import DatasetError
 
+    if args.source_format is None:
+        from corpus.importers.detect import NotRecognised, detect_path
+
+        try:
+            found = detect_path(Path(args.src))
+        except (NotRecognised, OSError, ValueError) as exc:
+            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc", file=sys.stderr)
+            return 1
+        if found.fmt is None:
+            print(
+                f"{args.src} is a Groundwork dataset already (found {found.evidence}): nothing to import",
+                file=sys.stderr,
+            )
+            return 1
+        print(f"{found.sentence()} Name the format with --from if that is wrong.")
+        args.source_format = found.fmt
     options: dict = {}
     if args.condition:
         options["condition"] = args.condition
@@ -83,8 +100,11 @@ def _import(args: argparse.Namespace) -> int:
             options["map_path"] = Path(args.map)
         if args.landmark_names:
             options["landmark_names"] = Path(args.landmark_names)
-    elif args.map_id:
-        options["map_id"] = args.map_id
+    else:
+        if args.map_id:
+            options["map_id"] = args.map_id
+        if args.gmmt:
+            options["gmmt"] = Path(args.gmmt)
     try:
         out = run_import(args.source_format, Path(args.src), Path(args.dest), overwrite=args.overwrite, **options)
     except DatasetError as exc:
@@ -141,7 +161,12 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=_generate)
 
     p = sub.add_parser("import", help="convert another format into a dataset directory")
-    p.add_argument("--from", dest="source_format", required=True, choices=["platform", "hcrc"])
+    p.add_argument(
+        "--from",
+        dest="source_format",
+        choices=["platform", "hcrc"],
+        help="the source's format (default: told from its file names, and said)",
+    )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(
         "--condition", choices=list(schema.CONDITIONS), help="the sessions' condition (default: not recorded)"
@@ -156,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--map", help="platform: an annotated map (our JSON format or an ASCII grid map)")
     p.add_argument("--landmark-names", help="platform: names for the ASCII map's landmarks (JSON list or one per line)")
     p.add_argument("--map-id", help="hcrc: the map id the dialogues point to")
+    p.add_argument("--gmmt", help="hcrc: a folder of GMMT annotations (or one <dialogue>.annotated.json)")
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)

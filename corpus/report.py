@@ -10,6 +10,7 @@ megabyte of it.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -72,11 +73,12 @@ class Report:
         return [i.as_dict() for i in self.issues]
 
     def format(self) -> str:
-        """A plain-text table for the command line."""
+        """A plain-text table for the command line (a problem repeated on many records once, with
+        its records and count: :func:`grouped`)."""
         if not self.issues:
             return "no problems found"
         rows = [("severity", "file", "record", "field", "message")] + [
-            (i.severity, i.file, i.record, i.field, i.message) for i in self.issues
+            (g["severity"], g["file"], g["record"], g["field"], g["message"]) for g in grouped(self.issues)
         ]
         widths = [min(max(len(r[k]) for r in rows), 48) for k in range(4)]
         lines = []
@@ -85,6 +87,35 @@ class Report:
         if self.dropped_errors:
             lines.append(f"... and {self.dropped_errors} more error(s) not listed")
         return "\n".join(lines)
+
+
+GROUP_RECORDS_SHOWN = 5  # records named in a grouped row before "and N more"
+
+
+def grouped(issues: Iterable[Issue]) -> list[dict[str, str]]:
+    """The issues as rows, one per distinct (severity, file, field, message): a problem repeated on
+    many records (a predictions file naming an unknown session on every line) is one row naming its
+    first records and how many there are ("line 3, line 5, ... and 69 more (71 records)"), in the
+    order the problems were found."""
+    groups: dict[tuple[str, str, str, str], list[str]] = {}
+    for i in issues:
+        groups.setdefault((i.severity, i.file, i.field, i.message), []).append(i.record)
+    rows = []
+    for (severity, file, fld, message), records in groups.items():
+        shown_records = ", ".join(records[:GROUP_RECORDS_SHOWN])
+        if len(records) > GROUP_RECORDS_SHOWN:
+            shown_records += f" and {len(records) - GROUP_RECORDS_SHOWN} more ({len(records)} records)"
+        rows.append(
+            {
+                "severity": severity,
+                "file": file,
+                "record": shown_records,
+                "field": fld,
+                "message": message,
+                "count": str(len(records)),
+            }
+        )
+    return rows
 
 
 class DatasetError(Exception):

@@ -26,11 +26,14 @@ import hashlib
 import json
 import shutil
 import tempfile
+import time
 import zipfile
 import zlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from corpus.archive import ArchiveError, extract_to
 from corpus.validate import DatasetError, Report, read_dataset
@@ -79,6 +82,46 @@ class Quota:
 
 
 @dataclass(frozen=True)
+class ImportChoices:
+    """What the uploader sets for an importer, as the command line's options do: the sessions'
+    condition and split (None: as the source records them), the ink share that fills a cell and an
+    annotated map file (platform), the map id (HCRC)."""
+
+    condition: str | None = None
+    split: str | None = None
+    ink_share: float | None = None
+    map_name: str = ""
+    map_data: bytes = b""
+    map_id: str = ""
+
+    def key(self) -> str:
+        """A short digest of the choices (part of an upload's key: other choices, another dataset)."""
+        if self == ImportChoices():
+            return ""
+        fields = [self.condition, self.split, self.ink_share, self.map_name, self.map_id]
+        text = json.dumps(fields) + hashlib.sha256(self.map_data).hexdigest()
+        return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+    def options(self, fmt: str, folder: Path) -> dict[str, Any]:
+        """The importer's options (writing the map file into ``folder``)."""
+        out: dict[str, Any] = {}
+        if self.condition:
+            out["condition"] = self.condition
+        if self.split:
+            out["split"] = self.split
+        if fmt == "platform":
+            if self.ink_share is not None:
+                out["ink_share"] = self.ink_share
+            if self.map_data:
+                folder.mkdir(parents=True, exist_ok=True)
+                out["map_path"] = folder / _file_name(self.map_name or "map.json")
+                out["map_path"].write_bytes(self.map_data)
+        elif fmt == "hcrc" and self.map_id:
+            out["map_id"] = self.map_id
+        return out
+
+
+@dataclass(frozen=True)
 class Upload:
     """A kept upload: the dataset it became, and what it was."""
 
@@ -90,6 +133,7 @@ class Upload:
     uploaded_at: str  # ISO 8601, UTC
     uploaded_by: str  # a username, or "(not signed in)"
     content_hash: str  # the dataset's content hash (what coding tasks refer to)
+    extracted: int = 0  # bytes the archive unpacked to (what a session's allowance counts)
 
     @property
     def when(self) -> datetime:
@@ -153,16 +197,21 @@ class Uploads:
         quota: Quota,
         *,
         fmt: str | None = None,
+        choices: ImportChoices | None = None,
         by: str = "(not signed in)",
         report: Report | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> tuple[Upload, bool]:
         """Keep the upload ``data`` (file name ``name``) as a dataset: (the upload, whether it is new).
 
-        Raises :class:`corpus.validate.DatasetError` (:class:`UploadRefused` for a quota) with every
-        problem; nothing is kept then. Warnings of a valid dataset are added to ``report``."""
+        ``fmt`` is the importer format (None: a Groundwork dataset), ``choices`` what the uploader
+        set for it, ``progress(done, total)`` is called as an importer works through the sessions'
+        ink. Raises :class:`corpus.validate.DatasetError` (:class:`UploadRefused` for a quota) with
+        every problem; nothing is kept then. Warnings of a valid dataset are added to ``report``."""
         report = report if report is not None else Report()
+        choices = choices or ImportChoices()
         digest = hashlib.sha256(data).hexdigest()[:16]
-        key = f"{digest}-{fmt}" if fmt else digest
+        key = "-".join(filter(None, (digest, fmt, choices.key() if fmt else "")))
         kept = self.find(key)
         if kept is not None:
             return kept, False
@@ -172,23 +221,26 @@ class Uploads:
             (work / "archive").mkdir()
             archive = work / "archive" / _file_name(name)
             archive.write_bytes(data)
-            self._check(name, archive, quota)
-            dataset = self._unpack(name, archive, work, fmt, report)
+            extracted = self._check(name, archive, quota)
+            options = choices.options(fmt, work / "options") if fmt else {}
+            if progress is not None and fmt == "platform":
+                options["progress"] = progress
+            dataset = self._unpack(name, archive, work, fmt, options, report)
             content = _content_hash(dataset)
             same = next((u for u in self.list() if u.content_hash == content), None)
             if same is not None:  # other bytes (another zip tool), the same dataset
                 return same, False
             size, members = _usage(dataset)
             self._check_total(name, size, members, quota)
-            up = Upload(
-                key, _file_name(name), fmt, size, members, datetime.now(UTC).isoformat(timespec="seconds"), by, content
-            )
+            when = datetime.now(UTC).isoformat(timespec="seconds")
+            up = Upload(key, _file_name(name), fmt, size, members, when, by, content, extracted)
             return self._keep(up, dataset)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def _check(self, name: str, archive: Path, quota: Quota) -> None:
-        """Refuse, before extracting, an archive whose member count or declared sizes do not fit."""
+    def _check(self, name: str, archive: Path, quota: Quota) -> int:
+        """Refuse, before extracting, an archive whose member count or declared sizes do not fit;
+        the bytes it declares it unpacks to."""
         try:
             with zipfile.ZipFile(archive) as zf:
                 infos = zf.infolist()
@@ -210,6 +262,7 @@ class Uploads:
                 f"the archive unpacks to {mib(declared)}; this session may upload {mib(quota.session_bytes_left)} more",
             )
         self._check_total(name, declared, members, quota)
+        return declared
 
     def _check_total(self, name: str, size: int, members: int, quota: Quota) -> None:
         used_bytes, used_members = self.usage()
@@ -228,7 +281,7 @@ class Uploads:
             )
 
     @staticmethod
-    def _unpack(name: str, archive: Path, work: Path, fmt: str | None, report: Report) -> Path:
+    def _unpack(name: str, archive: Path, work: Path, fmt: str | None, options: dict[str, Any], report: Report) -> Path:
         """The extracted (and, for an importer format, converted) dataset inside ``work``."""
         try:
             root = extract_to(archive, work / "extracted")
@@ -253,7 +306,9 @@ class Uploads:
                 work / "dataset",
                 overwrite=True,
                 name=f"{PurePosixPath(name).stem} (imported)",
+                source_name=PurePosixPath(name.replace("\\", "/")).name[:120] or "upload.zip",
                 report=report,
+                **options,
             )
         _, checked = read_dataset(root)
         report.issues.extend(checked.issues)
@@ -308,3 +363,58 @@ def _content_hash(folder: Path) -> str:
     from corpus.dataset import content_hash
 
     return content_hash(folder)
+
+
+# -- in a worker process -------------------------------------------------------------------------
+
+
+class _ProgressFile:
+    """``progress(done, total)`` written to a small JSON file (at most every quarter second, and
+    always the last), for a page in another process to read."""
+
+    def __init__(self, path: Path):
+        self.path, self.last = path, 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < 0.25:
+            return
+        self.last = now
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"done": done, "total": total}), encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def read_progress(path: str | Path) -> tuple[int, int] | None:
+    """(done, total) an import has reported in ``path`` so far, or None before its first report."""
+    try:
+        held = json.loads(Path(path).read_text(encoding="utf-8"))
+        return int(held["done"]), int(held["total"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def add_upload(
+    data_dir: str,
+    name: str,
+    data: bytes,
+    quota: Quota,
+    fmt: str | None,
+    choices: ImportChoices,
+    by: str,
+    progress_path: str | None = None,
+) -> tuple[Upload | None, bool, Report]:
+    """:meth:`Uploads.add` for a worker process: (the upload or None if refused, whether it is new,
+    the report), with progress written to ``progress_path``."""
+    report = Report()
+    progress = _ProgressFile(Path(progress_path)) if progress_path else None
+    try:
+        up, new = Uploads(data_dir).add(
+            name, data, quota, fmt=fmt, choices=choices, by=by, report=report, progress=progress
+        )
+    except DatasetError as exc:
+        return None, False, exc.report
+    finally:
+        if progress_path:
+            Path(progress_path).unlink(missing_ok=True)
+    return up, new, report

@@ -44,6 +44,7 @@ class ImportOutcome:
     name: str
     report: Report
     imported: bool
+    note: str = ""  # what the upload was read as ("Read as ... (found ...)")
 
 
 # -- what the server offers ---------------------------------------------------------------------
@@ -101,8 +102,8 @@ def last_outcome() -> ImportOutcome | None:
     return held if isinstance(held, ImportOutcome) else None
 
 
-def set_outcome(name: str, report: Report, imported: bool) -> None:
-    st.session_state[REPORT_KEY] = ImportOutcome(name, report, imported)
+def set_outcome(name: str, report: Report, imported: bool, note: str = "") -> None:
+    st.session_state[REPORT_KEY] = ImportOutcome(name, report, imported, note)
 
 
 # -- loading --------------------------------------------------------------------------------------

@@ -7,21 +7,32 @@ allowance of uploaders other than a lead.
 
 from __future__ import annotations
 
-import streamlit as st
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
 
+import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from corpus.importers.detect import Detection, NotRecognised, detect_zip
 from corpus.store import User
-from corpus.uploads import Quota, Upload, UploadRefused, Uploads, mib
-from corpus.validate import DatasetError, Report
+from corpus.uploads import ImportChoices, Quota, Upload, UploadRefused, Uploads, add_upload, mib, read_progress
+from corpus.validate import Report
+from services import jobs
 from services.datasets import open_dataset, set_outcome
 from services.settings import settings
 from services.store import get_store
 
 SESSION_KEY = "upload_allowance_used"  # (uploads, bytes) this session has kept, when it is not a lead's
 
-# What an uploaded archive holds: label -> importer format (None: a Groundwork dataset).
-FORMATS = {
+# What an uploaded archive holds: label -> importer format (None: a Groundwork dataset; DETECT: told
+# from its file names).
+DETECT = "detect"
+FORMATS: dict[str, str | None] = {
+    "Detect from the files": DETECT,
     "Groundwork dataset": None,
-    "Collaboration platform session": "platform",
+    "Collaboration platform sessions (logs or export bundle)": "platform",
     "HCRC Map Task dialogues": "hcrc",
 }
 
@@ -88,28 +99,121 @@ def allowance_text(user: User | None) -> str:
     return " ".join(filter(None, (text, session_allowance_text(user))))
 
 
-def upload(name: str, data: bytes, fmt: str | None, user: User | None) -> bool:
-    """Keep and open an uploaded archive, or record why not (the Data page shows the report)."""
+def detected(data: bytes) -> Detection | str:
+    """What the archive ``data`` holds, told from its file names, or why that cannot be told."""
+    try:
+        return detect_zip(data)
+    except NotRecognised as exc:
+        return f"{exc}. Choose what it holds."
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return "This is not a readable zip archive."
+
+
+def _admitted(name: str, user: User | None) -> Quota | None:
+    """The quota ``user``'s upload ``name`` is held to, or None (the refusal recorded for the Data
+    page) when they may not upload now."""
     why = refusal(user)
     if why is not None:
         set_outcome(name, UploadRefused(name, why).report, False)
-        return False
+        return None
     s = settings()
-    count, used = st.session_state.get(SESSION_KEY, (0, 0))
-    quota = Quota.from_settings(s, None if _is_lead(user) else max(int(s.upload_session_bytes) - used, 0))
-    report = Report()
-    try:
-        up, new = Uploads(s.data_dir).add(
-            name, data, quota, fmt=fmt, by=user.username if user else "(not signed in)", report=report
-        )
-    except DatasetError as exc:
-        set_outcome(name, exc.report, False)
+    _, used = st.session_state.get(SESSION_KEY, (0, 0))
+    return Quota.from_settings(s, None if _is_lead(user) else max(int(s.upload_session_bytes) - used, 0))
+
+
+def _kept(name: str, up: Upload | None, new: bool, report: Report, user: User | None, note: str) -> bool:
+    """Open a kept upload and charge the session what it unpacked to; record the outcome."""
+    if up is None:
+        set_outcome(name, report, False, note)
         return False
     if new and not _is_lead(user):
-        st.session_state[SESSION_KEY] = (count + 1, used + up.bytes)
-    open_dataset(Uploads(s.data_dir).path(up))
-    set_outcome(name, report, True)
+        charge(user, up.extracted or up.bytes)
+    open_dataset(Uploads(settings().data_dir).path(up))
+    set_outcome(name, report, True, note)
     return True
+
+
+def job_owner(user: User | None) -> str:
+    """Whom a worker job belongs to (:mod:`services.jobs`: one at a time each): the account, else
+    this browser session."""
+    if user is not None:
+        return f"user:{user.id}"
+    ctx = get_script_run_ctx()
+    return f"session:{ctx.session_id if ctx else 'none'}"
+
+
+def _by(user: User | None) -> str:
+    return user.username if user else "(not signed in)"
+
+
+def upload(
+    name: str, data: bytes, fmt: str | None, user: User | None, choices: ImportChoices | None = None, note: str = ""
+) -> bool:
+    """Keep and open an uploaded archive here and now, or record why not (the Data page shows the
+    report). ``fmt`` is the importer format (None: a Groundwork dataset)."""
+    quota = _admitted(name, user)
+    if quota is None:
+        return False
+    up, new, report = add_upload(
+        str(settings().data_dir), name, data, quota, fmt, choices or ImportChoices(), _by(user)
+    )
+    return _kept(name, up, new, report, user, note)
+
+
+@dataclass(frozen=True)
+class PendingImport:
+    """An upload being imported in the worker: its job, and what the page says when it is done."""
+
+    job_id: str
+    name: str
+    note: str
+    progress_path: str
+
+
+def start_import(
+    name: str, data: bytes, fmt: str | None, user: User | None, owner: str, choices: ImportChoices, note: str
+) -> PendingImport | None:
+    """Start importing an uploaded archive in the worker (:mod:`services.jobs`), so the server's
+    pages stay with their users; None (the reason recorded for the Data page) when it may not."""
+    quota = _admitted(name, user)
+    if quota is None:
+        return None
+    s = settings()
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    progress = tempfile.NamedTemporaryFile(prefix=".progress-", suffix=".json", dir=s.data_dir, delete=False)
+    progress.close()
+    Path(progress.name).unlink()
+    args = (str(s.data_dir), name, data, quota, fmt, choices, _by(user), progress.name)
+    try:
+        job = jobs.submit(owner, f"Importing {name}", add_upload, *args)
+    except jobs.Busy as exc:
+        set_outcome(name, UploadRefused(name, f"not started: {exc}").report, False, note)
+        return None
+    return PendingImport(job.id, name, note, progress.name)
+
+
+def import_progress(pending: PendingImport) -> tuple[float, tuple[int, int] | None] | None:
+    """(seconds so far, (strokes done, total) once the importer has said) while the import runs;
+    None once it is done (or gone)."""
+    job = jobs.get(pending.job_id)
+    if job is None or job.done:
+        return None
+    return job.seconds, read_progress(pending.progress_path)
+
+
+def finish_import(pending: PendingImport, user: User | None) -> bool:
+    """Take the finished import's result: open the dataset, or record why not."""
+    try:
+        up, new, report = jobs.take(pending.job_id)
+    except KeyError:
+        return False
+    except Exception as exc:  # noqa: BLE001 - the worker failed (killed, out of memory): reported
+        report = UploadRefused(pending.name, f"the import stopped ({type(exc).__name__}); try again").report
+        set_outcome(pending.name, report, False, pending.note)
+        return False
+    finally:
+        Path(pending.progress_path).unlink(missing_ok=True)
+    return _kept(pending.name, up, new, report, user, pending.note)
 
 
 # -- the kept uploads (a lead's Tasks page) -------------------------------------------------------

@@ -11,7 +11,6 @@ from dataclasses import replace
 
 import pandas as pd
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from analysis.compare.comparison import Comparison
 from analysis.format import fmt, fmt_count
@@ -34,14 +33,6 @@ def _uploads(corpus: Corpus) -> dict[str, Run]:
     return st.session_state.setdefault(UPLOADS_KEY, {}).setdefault(corpus.content_hash, {})
 
 
-def _owner(user: User | None) -> str:
-    """Whom a validation job belongs to: the account, else this browser session."""
-    if user is not None:
-        return f"user:{user.id}"
-    ctx = get_script_run_ctx()
-    return f"session:{ctx.session_id if ctx else 'none'}"
-
-
 def _start(corpus: Corpus, user: User | None) -> None:
     """Send the chosen files to the worker, within the upload policy and allowance."""
     files = [(f.name, f.getvalue()) for f in st.session_state.get("compare_upload") or []]
@@ -61,7 +52,7 @@ def _start(corpus: Corpus, user: User | None) -> None:
         st.session_state[NOTICE] = ("error", why)
         return
     try:
-        job = svc.start_upload_check(corpus, files, _owner(user))
+        job = svc.start_upload_check(corpus, files, uploads.job_owner(user))
     except jobs.Busy as exc:
         st.session_state[NOTICE] = ("warning", f"Not started: {exc}.")
         return

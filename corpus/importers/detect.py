@@ -1,0 +1,118 @@
+"""What an archive or folder holds, told from its file names: a Groundwork dataset, the collaboration
+platform's session logs or its export bundle, or HCRC Map Task dialogues.
+
+The upload and ``python -m corpus import`` use it when no format is chosen, and say what they
+chose and from which files, so a wrong guess is seen and overridden. Only names are read (a zip's
+directory, a folder's listing): nothing is extracted to decide.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+DATASET = "dataset"  # a Groundwork dataset (no importer)
+
+KINDS = {
+    DATASET: "a Groundwork dataset",
+    "platform-logs": "collaboration platform session logs",
+    "platform-bundle": "a collaboration platform export bundle",
+    "hcrc": "HCRC Map Task dialogues",
+}
+FORMAT_OF = {DATASET: None, "platform-logs": "platform", "platform-bundle": "platform", "hcrc": "hcrc"}
+
+EXPECTED = (
+    "dataset.json (a Groundwork dataset); *.jsonl action logs (the platform's session logs); "
+    "*_user_actions.json or *_actions_and_annotations.json (the platform's export bundle); "
+    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task)"
+)
+
+_BUNDLE = re.compile(r"_(user_actions|actions_and_annotations)\.json$", re.IGNORECASE)
+_NXT_MOVES = re.compile(r"\.[gf]\.moves\.xml$", re.IGNORECASE)
+_HCRC_ID = re.compile(r"^q\d+[ne]c\d+", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What was recognised, the importer format it needs (None: a Groundwork dataset), and the
+    files that told."""
+
+    kind: str
+    evidence: str
+
+    @property
+    def fmt(self) -> str | None:
+        return FORMAT_OF[self.kind]
+
+    @property
+    def label(self) -> str:
+        return KINDS[self.kind]
+
+    def sentence(self) -> str:
+        """Read as ...: for the person who can override it."""
+        return f"Read as {self.label} (found {self.evidence})."
+
+
+class NotRecognised(ValueError):
+    """No known format in these files: the message says what was found and what was expected."""
+
+
+def _visible(names: Iterable[str]) -> list[PurePosixPath]:
+    out = []
+    for name in names:
+        p = PurePosixPath(name.replace("\\", "/"))
+        if name.endswith("/") or any(part.startswith((".", "__MACOSX")) for part in p.parts):
+            continue
+        out.append(p)
+    return out
+
+
+def _some(paths: list[PurePosixPath], what: str) -> str:
+    shown = ", ".join(p.name for p in paths[:3])
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return f"{len(paths)} {what}: {shown}{more}"
+
+
+def detect(names: Iterable[str]) -> Detection:
+    """The format of the files ``names`` (paths relative to the archive or folder root).
+
+    Raises :class:`NotRecognised` naming what was found and what was expected."""
+    paths = _visible(names)
+    datasets = [p for p in paths if p.name == "dataset.json" and len(p.parts) <= 2]
+    if datasets:
+        return Detection(DATASET, str(datasets[0]))
+    bundle = [p for p in paths if _BUNDLE.search(p.name)]
+    if bundle:
+        return Detection("platform-bundle", _some(bundle, "export file(s)"))
+    logs = [p for p in paths if p.suffix.lower() == ".jsonl"]
+    if logs:
+        return Detection("platform-logs", _some(logs, "action log(s)"))
+    moves = [p for p in paths if _NXT_MOVES.search(p.name)]
+    if moves:
+        return Detection("hcrc", _some(moves, "NXT move file(s)"))
+    dialogues = [p for p in paths if _HCRC_ID.match(p.name)]
+    if dialogues:
+        return Detection("hcrc", _some(dialogues, "file(s) named by an HCRC dialogue id"))
+    found = _some(paths, "file(s)") if paths else "no files"
+    raise NotRecognised(f"cannot tell what these files are (found {found}); expected {EXPECTED}")
+
+
+def detect_zip(data: bytes) -> Detection:
+    """The format of the zip archive ``data``, from its member names (raises
+    :class:`NotRecognised`, or :class:`zipfile.BadZipFile` for bytes that are not a zip)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        return detect(zf.namelist())
+
+
+def detect_path(src: Path) -> Detection:
+    """The format of a folder, a zip archive or a single file."""
+    src = Path(src)
+    if src.is_dir():
+        return detect(str(p.relative_to(src).as_posix()) for p in src.rglob("*") if p.is_file())
+    if src.suffix.lower() == ".zip":
+        return detect_zip(src.read_bytes())
+    return detect([src.name])
