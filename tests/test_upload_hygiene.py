@@ -350,3 +350,24 @@ def test_each_source_uploads_as_detected(kind, settings, tmp_path):
     reasons = {r.code for a in annotated for r in a.mental_model.misalignment_reasons}
     # The export bundle does not carry q4Reasons (the import report says so); the logs' payloads do.
     assert reasons == (set() if kind == "platform-bundle" else {"n1", "n2", "n3", "n4", "n5", "other"} - {"n1"})
+
+
+def test_progress_written_by_the_worker_is_read_by_the_page(tmp_path, monkeypatch):
+    from corpus import uploads as corpus_uploads
+    from corpus.uploads import _ProgressFile, read_progress
+
+    path = tmp_path / "p.json"
+    assert read_progress(path) is None  # before the importer's first report
+    clock = iter([100.0, 100.1, 100.2, 100.4, 100.5])
+    monkeypatch.setattr(corpus_uploads.time, "monotonic", lambda: next(clock))
+    progress = _ProgressFile(path)
+    progress(0, 36)
+    assert read_progress(path) == (0, 36)
+    progress(1, 36)  # a tenth of a second later: not written
+    assert read_progress(path) == (0, 36)
+    progress(2, 36)  # still within the quarter second
+    assert read_progress(path) == (0, 36)
+    progress(3, 36)
+    assert read_progress(path) == (3, 36)
+    progress(36, 36)  # the last is always written
+    assert read_progress(path) == (36, 36)
