@@ -16,6 +16,7 @@ from test_uploads import tiny_zip, zipped
 
 from corpus.cli import main
 from corpus.dataset import load_dir
+from corpus.importers import import_source
 from corpus.importers.detect import DATASET, NotRecognised, detect, detect_path, detect_zip
 from corpus.report import Report, grouped
 from corpus.settings import SAMPLE_DATA, Settings
@@ -292,22 +293,26 @@ def test_a_grid_beyond_what_a_map_may_have_is_an_error_not_a_crash(tmp_path, cap
 # -- every source, through the app's upload ----------------------------------------------------------
 
 
-def _lab_sources(tmp_path: Path) -> dict[str, Path]:
-    from test_hcrc_gmmt import two_dialogues
+def _lab_source(kind: str, tmp_path: Path) -> Path:
+    from test_hcrc_gmmt import archive, two_dialogues
     from test_platform_annotations import export_files, write_logs
 
-    return {
-        "platform-logs": write_logs(tmp_path / "logs" / "pilot"),
-        "platform-bundle": export_files(tmp_path / "bundle" / "export"),
-        "hcrc": two_dialogues(tmp_path / "hcrc"),
-    }
+    if kind == "platform-logs":
+        return write_logs(tmp_path / "logs" / "pilot")
+    if kind == "platform-bundle":
+        return export_files(tmp_path / "bundle" / "export")
+    if kind == "hcrc-distributed":
+        if not HCRC.is_dir():
+            pytest.skip(absent(HCRC, "real HCRC sample"))
+        return archive(tmp_path / "distributed") / "maptask_archive"
+    return two_dialogues(tmp_path / "hcrc")
 
 
-@pytest.mark.parametrize("kind", ["platform-logs", "platform-bundle", "hcrc"])
+@pytest.mark.parametrize("kind", ["platform-logs", "platform-bundle", "hcrc", "hcrc-distributed"])
 def test_each_source_uploads_as_detected(kind, settings, tmp_path):
     Store.open(settings.data_dir).create_user("lead", "lead-password", "lead")
     archive = tmp_path / f"{kind}.zip"
-    archive.write_bytes(zipped(_lab_sources(tmp_path)[kind]))
+    archive.write_bytes(zipped(_lab_source(kind, tmp_path)))
 
     def script(path: str) -> None:
         from pathlib import Path
@@ -332,6 +337,13 @@ def test_each_source_uploads_as_detected(kind, settings, tmp_path):
     assert imported == "True", problems
     corpus = load_dir(Path(at.markdown[1].value))
     assert corpus.info.description.startswith(f"Imported from '{kind}.zip'.")
+    if kind == "hcrc-distributed":  # moves/ beside transcripts/<id>.txt, as the archive is distributed
+        assert note.startswith("Read as HCRC Map Task dialogues (found 2 NXT move file(s): q1ec1.")
+        [session] = corpus.sessions.values()
+        direct = import_source("hcrc", _lab_source(kind, tmp_path / "again")).sessions[0]
+        assert session.id == "q1ec1" and session.condition == "eye_contact"
+        assert [a.content for a in session.actions] == [a.content for a in direct.actions] and len(direct.actions) == 77
+        return
     if kind == "hcrc":
         assert note.startswith("Read as HCRC Map Task dialogues (found 6 file(s) named by an HCRC dialogue id")
         assert {s.id: s.condition for s in corpus.sessions.values()} == {
