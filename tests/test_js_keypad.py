@@ -22,10 +22,10 @@ clock belongs to a whole browser context, so it would reach every tab of the sui
 from __future__ import annotations
 
 import dataclasses
-import datetime
 import re
 
 import pytest
+from js_harness import fake_clock_tab, page_html
 
 from components.coding.keypad import _asset, keypad_data
 from corpus import codebook as cbm
@@ -37,12 +37,10 @@ ORIGIN = "https://keypad.groundwork.test"
 ITEMS = ["S01:3", "S01:7", "S02:1", "S02:4", "S03:2"]
 UNLOCK_AFTER_MS = 8_000  # keypad.js: a label with no answer unlocks the keypad after this long
 
-HARNESS = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>keypad</title></head>
-<body>
-<input id="outside" aria-label="A field outside the keypad">
-<div id="host"></div>
-<script>
+HARNESS = page_html(
+    "keypad",
+    "A field outside the keypad",
+    """
 // Mounts the module as Streamlit mounts a custom component, records what it sends (gw.calls) and
 // which item was shown when each key went down (gw.keys), and stands in for the app (gw.server).
 window.gw = {
@@ -55,20 +53,8 @@ window.gw = {
   async mount(js, html, css, data) {
     if (gw.cleanup) gw.cleanup();
     gw.cleanup = null;
-    if (document.activeElement) document.activeElement.blur();
-    document.getElementById("outside").value = "";
-    const host = document.createElement("div");
-    host.id = "host";
-    document.getElementById("host").replaceWith(host);
-    const shadow = host.attachShadow({mode: "open"});
-    const wrap = document.createElement("div"), inner = document.createElement("div");
-    const style = document.createElement("style");
-    inner.innerHTML = html;
-    style.textContent = css;
-    wrap.append(inner, style);
-    shadow.append(wrap);
-    const url = URL.createObjectURL(new Blob([js], {type: "text/javascript"}));
-    gw.module = (await import(url)).default;
+    const [shadow, module] = await gwShadow(js, html, css);
+    gw.module = module;
     Object.assign(gw, {parent: shadow, calls: [], keys: [], keyups: 0, pending: [], server: null});
     gw.render(data);
   },
@@ -102,8 +88,8 @@ window.addEventListener("keyup", () => {
   gw.keyups += 1;
   while (gw.pending.length && gw.pending[0].due <= gw.keyups) gw.render(gw.pending.shift().data);
 }, true);
-</script>
-</body></html>"""
+""",
+)
 
 
 def _task(codebook=None) -> Task:
@@ -137,17 +123,7 @@ def saved_reply(item: str) -> dict:
 @pytest.fixture(scope="module")
 def tab(browser, browser_context_args):
     """One tab for the module, on the harness page, in a context whose fake clock is paused."""
-    ctx = browser.new_context(**browser_context_args)
-    t0 = datetime.datetime(2025, 1, 6, 9, 0, tzinfo=datetime.UTC)
-    ctx.clock.install(time=t0)
-    ctx.clock.pause_at(t0 + datetime.timedelta(hours=1))
-    page = ctx.new_page()
-    page.route(f"{ORIGIN}/**", lambda route: route.fulfill(body=HARNESS, content_type="text/html"))
-    page.goto(f"{ORIGIN}/")
-    try:
-        yield page
-    finally:
-        ctx.close()
+    yield from fake_clock_tab(browser, browser_context_args, ORIGIN, HARNESS)
 
 
 def mount(tab, first: dict):

@@ -18,10 +18,9 @@ would reach every tab of the suite's shared one.)"""
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 from helpers import tiny_map, tiny_session
+from js_harness import fake_clock_tab, page_html
 
 from analysis import replay as rp
 from analysis.replay_payload import player_payload
@@ -40,12 +39,10 @@ REPORT_AFTER_MS = 300  # player.js: the position is reported this long after the
 TL_LEFT, TL_RIGHT = 70, 14
 ROW_Y = {"guide": 34, "follower": 58, "coverage": 100}
 
-HARNESS = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>player</title></head>
-<body>
-<input id="outside" aria-label="A field outside the player">
-<div id="host"></div>
-<script>
+HARNESS = page_html(
+    "player",
+    "A field outside the player",
+    """
 // Mounts the module as Streamlit mounts a custom component and records what it sends back
 // (gw.calls) and every step the player shows, in order (gw.steps).
 window.gw = {
@@ -54,20 +51,8 @@ window.gw = {
   cleanup: null,
   async mount(js, html, css, data) {
     if (gw.cleanup) gw.cleanup();
-    if (document.activeElement) document.activeElement.blur();
-    document.getElementById("outside").value = "";
-    const host = document.createElement("div");
-    host.id = "host";
-    document.getElementById("host").replaceWith(host);
-    const shadow = host.attachShadow({mode: "open"});
-    const wrap = document.createElement("div"), inner = document.createElement("div");
-    const style = document.createElement("style");
-    inner.innerHTML = html;
-    style.textContent = css;
-    wrap.append(inner, style);
-    shadow.append(wrap);
-    const url = URL.createObjectURL(new Blob([js], {type: "text/javascript"}));
-    gw.module = (await import(url)).default;
+    const [shadow, module] = await gwShadow(js, html, css);
+    gw.module = module;
     gw.parent = shadow;
     gw.calls = [];
     const record = (kind) => (name, value) => gw.calls.push({kind, name, value: JSON.parse(JSON.stringify(value))});
@@ -79,8 +64,8 @@ window.gw = {
       .observe(root, {attributes: true, attributeFilter: ["data-step"]});
   },
 };
-</script>
-</body></html>"""
+""",
+)
 
 
 @pytest.fixture(scope="module")
@@ -97,17 +82,7 @@ def payload() -> dict:
 @pytest.fixture(scope="module")
 def tab(browser, browser_context_args):
     """One tab for the module, on the harness page, in a context whose fake clock is paused."""
-    ctx = browser.new_context(**browser_context_args)
-    t0 = datetime.datetime(2025, 1, 6, 9, 0, tzinfo=datetime.UTC)
-    ctx.clock.install(time=t0)
-    ctx.clock.pause_at(t0 + datetime.timedelta(hours=1))
-    page = ctx.new_page()
-    page.route(f"{ORIGIN}/**", lambda route: route.fulfill(body=HARNESS, content_type="text/html"))
-    page.goto(f"{ORIGIN}/")
-    try:
-        yield page
-    finally:
-        ctx.close()
+    yield from fake_clock_tab(browser, browser_context_args, ORIGIN, HARNESS)
 
 
 def mount(tab, payload: dict, start: dict | None = None):

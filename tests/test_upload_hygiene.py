@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from real_data import HCRC, PLATFORM, absent
 from streamlit.testing.v1 import AppTest
-from test_uploads import tiny_zip, zipped
+from test_uploads import settings, tiny_zip, zipped  # noqa: F401 - settings: the uploads' fixture
 
 from corpus.cli import main
 from corpus.dataset import load_dir
@@ -24,14 +24,6 @@ from corpus.store import Store
 from corpus.uploads import ImportChoices, Quota, Uploads
 
 needs_platform = pytest.mark.skipif(not PLATFORM.is_dir(), reason=absent(PLATFORM, "real platform sample"))
-
-
-@pytest.fixture
-def settings(tmp_path, monkeypatch):
-    for name in Settings.model_fields:
-        monkeypatch.delenv(f"GROUNDWORK_{name.upper()}", raising=False)
-    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
-    return Settings.load({})
 
 
 def platform_zip() -> bytes:

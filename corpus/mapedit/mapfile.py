@@ -61,16 +61,9 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
     ``S`` start, ``F`` finish, as the platform writes it; any size); raises :class:`DatasetError`
     whose report names file, record and field."""
     report = Report()
+    _refuse_oversize(data, file, report)
     if Path(file).suffix.lower() == ".txt":
         return _read_ascii(data, file, report)
-    if len(data) > MAX_MAP_BYTES:
-        report.add(
-            file,
-            "-",
-            "(file)",
-            f"file is {len(data) / 2**20:.1f} MiB; map files over {MAX_MAP_BYTES // 2**20} MiB are refused",
-        )
-        raise DatasetError(report, file)
     try:
         obj = loads(data)
     except JsonError as exc:
@@ -96,7 +89,7 @@ def read_map(data: str | bytes, file: str = "map.json") -> GridMap:
     return gm
 
 
-def _read_ascii(data: str | bytes, file: str, report: Report) -> GridMap:
+def _refuse_oversize(data: str | bytes, file: str, report: Report) -> None:
     if len(data) > MAX_MAP_BYTES:
         report.add(
             file,
@@ -105,6 +98,9 @@ def _read_ascii(data: str | bytes, file: str, report: Report) -> GridMap:
             f"file is {len(data) / 2**20:.1f} MiB; map files over {MAX_MAP_BYTES // 2**20} MiB are refused",
         )
         raise DatasetError(report, file)
+
+
+def _read_ascii(data: str | bytes, file: str, report: Report) -> GridMap:
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
