@@ -12,7 +12,8 @@ On the condition x act table of coded actions:
 - A permutation test that respects sessions: the condition labels are shuffled across sessions
   (group sizes kept) and the chi-square statistic recomputed; p is the share of shuffles at least
   as extreme as the data (with the observed table counted once).
-- Adjusted standardized residuals (Haberman 1973) per cell (statsmodels' ``Table``): beyond
+- Adjusted standardized residuals (Haberman 1973) per cell (statsmodels' ``Table`` of the observed
+  counts, an empty cell left empty rather than shifted to 0.5): beyond
   +-1.96 a cell has clearly more (+) or fewer (-) actions than independence predicts.
 
 The bootstrap and the permutations recompute chi-square on thousands of tables at once with
@@ -178,10 +179,13 @@ def independence_test(
         interval=interval,
         interval_method=f"percentile session bootstrap within condition, {n_boot} resamples, seed {seed}",
     )
-    resid = Table(obs).standardized_resids
+    # The observed table as it is: statsmodels' Table would otherwise replace every empty cell by 0.5
+    # (shift_zeros), which moves every residual of a table with an empty cell.
+    observed_table = Table(obs, shift_zeros=False)
+    resid = observed_table.standardized_resids
     return IndependenceTest(
         table=table,
-        expected=pd.DataFrame(Table(obs).fittedvalues, index=table.index, columns=table.columns),
+        expected=pd.DataFrame(observed_table.fittedvalues, index=table.index, columns=table.columns),
         residuals=pd.DataFrame(np.asarray(resid), index=table.index, columns=table.columns),
         chi2=replace(chi2, warnings=tuple(warn)),
         cramers_v=v,

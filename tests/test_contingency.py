@@ -80,3 +80,25 @@ def test_undefined_when_there_is_nothing_to_test():
     assert independence_test(coded_actions().iloc[0:0]) == Undefined("no coded actions")
     same = coded_actions().assign(code="other")
     assert independence_test(same) == Undefined("every coded action has the same act")
+
+
+def test_residuals_come_from_the_observed_table_when_a_cell_is_empty():
+    """An empty cell stays empty: the residuals are those of the observed table (statsmodels'
+    Table would put 0.5 in the empty cell first, and every residual would move)."""
+    table = {
+        "not_visible": {"acknowledge": 12, "continue": 0, "other": 18},
+        "visible": {"acknowledge": 6, "continue": 9, "other": 15},
+    }
+    rows = [
+        {"session_id": f"{cond}-{k % 4}", "condition": cond, "code": code}
+        for cond, counts in table.items()
+        for k, (code, n) in enumerate((c, n) for c, n in counts.items() for _ in range(n))
+    ]
+    res = independence_test(pd.DataFrame(rows), n_boot=50, n_perm=50)
+    # By hand: n = 60; row totals 30, 30; column totals 18, 9, 33.
+    # E(not_visible, continue) = 30 * 9 / 60 = 4.5; adjusted residual (0 - 4.5) / sqrt(4.5 (1 - 1/2) (1 - 9/60))
+    assert res.expected.loc["not_visible", "continue"] == 4.5
+    assert res.residuals.loc["not_visible", "continue"] == pytest.approx(-4.5 / np.sqrt(4.5 * 0.5 * 0.85), rel=1e-12)
+    # E(visible, acknowledge) = 30 * 18 / 60 = 9; (6 - 9) / sqrt(9 * 0.5 * 0.7)
+    assert res.residuals.loc["visible", "acknowledge"] == pytest.approx(-3 / np.sqrt(9 * 0.5 * 0.7), rel=1e-12)
+    assert res.table.loc["not_visible", "continue"] == 0
