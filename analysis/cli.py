@@ -6,8 +6,12 @@
   Gwet's AC1 and diagnostics, each with its n and what computed it. The item column may be several
   columns (``--item-col session_id,action_index``); a dataset's ``labels/grounding_acts.csv``
   (session_id, action_index, coder, code, partition) is recognised without options. Only an empty
-  cell is a missing label: "None", "NA" or "null" are labels. Exit 2 when the file cannot be used
-  (missing, empty, a column missing, too many categories for the level).
+  cell is a missing label: "None", "NA" or "null" are labels. Only people are pooled: coders whose
+  ``coder_kind`` is ``model`` are each compared against the people's majority instead
+  (``--pool-models`` pools them); the output names the coders pooled. The ordinal level takes the
+  order of ``--categories``, else of the bundled codebook that holds every label, else it is refused
+  for word labels. Exit 2 when the file cannot be used (missing, empty, a column missing, too many
+  categories for the level, word labels at the ordinal level without an order).
 """
 
 from __future__ import annotations
@@ -79,29 +83,84 @@ def _categories(arg: str | None, labels, path: Path) -> list | None:
     return categories
 
 
+def _codebook_order(labels) -> tuple[list[str], str] | None:
+    """The order of the bundled codebook every label is a code of (the ordinal level's order when
+    none is given), with the codebook's name; None when no codebook holds them all."""
+    from corpus.codebook import bundled
+
+    found = set(labels.dropna().astype(str))
+    for book in bundled().values():
+        if found and found <= set(book.code_ids):
+            return book.code_ids, f"{book.name} v{book.version}"
+    return None
+
+
+def _model_coders(df, coder_col: str, pool_models: bool) -> list[str]:
+    """The coders a ``coder_kind`` column says are models (none without that column: a coder is a
+    person unless the data says otherwise), unless they are to be pooled."""
+    if pool_models or "coder_kind" not in df.columns:
+        return []
+    return sorted(df.loc[df["coder_kind"].astype(str) == "model", coder_col].astype(str).unique())
+
+
+def _pooling(r, models: list[str], table, excluded: list[str]) -> tuple[str, list[dict]]:
+    """Which coders were pooled (a sentence) and each model coder against the people's majority."""
+    from analysis.agreement import coder_vs_gold
+    from analysis.format import fmt
+
+    people = [c for c in r.coders if c not in models]
+    sentence = f"Coders pooled: {', '.join(people)}" + (
+        f" (people only; model coders compared against the people's majority separately: {', '.join(models)})"
+        if models
+        else ""
+    )
+    rows = []
+    for m in models:
+        try:
+            g = coder_vs_gold(table, m, gold="majority", exclude_coders=[*excluded, *(x for x in models if x != m)])
+        except KeyError as exc:
+            rows.append({"coder": m, "against": "majority of the people", "undefined": str(exc.args[0])})
+            continue
+        rows.append(
+            {
+                "coder": m,
+                "against": g.gold,
+                "items": g.cohen.n,
+                "cohen_kappa": g.cohen.to_json(),
+                "percent_agreement": g.percent_agreement.to_json(),
+                "text": f"  {m}: Cohen's kappa {fmt(g.cohen.estimate)}, percent agreement "
+                f"{fmt(g.percent_agreement.estimate)} on {g.cohen.n} items (against the {g.gold})",
+            }
+        )
+    return sentence, rows
+
+
 def _agreement(args: argparse.Namespace) -> int:
     path = Path(args.labels)
     from analysis.agreement import LabelTable, LabelTableError, report
 
+    order_note = ""
     try:
         df, item_col, coder_col, label_col = _read_table(path, args)
         excluded = [c.strip() for arg in args.exclude_coder for c in arg.split(",") if c.strip()]
+        models = [m for m in _model_coders(df, coder_col, args.pool_models) if m not in excluded]
+        categories = _categories(args.categories, df[label_col], path)
+        if categories is None and args.level == "ordinal":
+            known = _codebook_order(df[label_col])
+            if known is not None:
+                categories, book = known
+                order_note = f"Ordinal order: the codebook {book} ({', '.join(categories)})."
         try:
-            table = LabelTable(
-                df,
-                item=item_col,
-                coder=coder_col,
-                label=label_col,
-                categories=_categories(args.categories, df[label_col], path),
-            )
+            table = LabelTable(df, item=item_col, coder=coder_col, label=label_col, categories=categories)
             r = report(
                 table,
                 level=args.level,
                 n_boot=args.bootstrap,
                 seed=args.seed,
-                exclude_coders=excluded,
+                exclude_coders=[*excluded, *models],
                 top_disagreements=args.top,
             )
+            pooled, model_rows = _pooling(r, models, table, excluded)
         except LabelTableError as exc:
             raise UsageError(f"{path}: {exc}") from None
     except UsageError as exc:
@@ -114,11 +173,21 @@ def _agreement(args: argparse.Namespace) -> int:
             "coder_col": coder_col,
             "label_col": label_col,
             "partition": args.partition,
+            "pooled": pooled,
+            "ordinal_order": order_note,
             **r.to_json(),
+            "model_coders": [{k: v for k, v in row.items() if k != "text"} for row in model_rows],
         }
         print(json.dumps(out, indent=2))
     else:
         print(r.summary(str(path)))
+        print("\n" + pooled + ".")
+        if order_note:
+            print(order_note)
+        if model_rows:
+            print("Model coders (not pooled):")
+            for row in model_rows:
+                print(row.get("text") or f"  {row['coder']}: undefined, because {row['undefined']}")
     return 0
 
 
@@ -158,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
         help="leave a coder out (repeatable, or comma-separated)",
     )
     p.add_argument("--top", type=int, default=10, help="how many of the most disagreed items to list")
+    p.add_argument(
+        "--pool-models",
+        action="store_true",
+        help="pool the model coders (coder_kind 'model') with the people (default: people only, each model "
+        "compared against the people's majority)",
+    )
     p.set_defaults(func=_agreement)
 
     from analysis.compare.cli import add_commands

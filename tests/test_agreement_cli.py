@@ -199,3 +199,57 @@ def test_ten_thousand_categories_over_4000_items_run_in_seconds(tmp_path):
     )
     assert ratio.returncode == 2
     assert "the ratio level's distance matrix would have" in ratio.stderr and "at most 2,000 categories" in ratio.stderr
+
+
+SAMPLE_LABELS = ROOT / "sample_data" / "labels" / "grounding_acts.csv"
+
+
+def _fleiss_of(df: pd.DataFrame) -> float:
+    wide = df.pivot_table(index=["session_id", "action_index"], columns="code", values="coder", aggfunc="count")
+    return float(fleiss_kappa(wide.fillna(0).to_numpy()))
+
+
+def test_the_sample_pools_people_only_and_compares_the_model_coder_separately(capsys):
+    """The sample's labels hold three people and a model coder (coder_kind): the pooled numbers are
+    the people's, as on the Agreement page, and the output says so."""
+    labels = pd.read_csv(SAMPLE_LABELS)
+    people = labels[labels["coder_kind"] == "human"]
+    complete = people.groupby(["session_id", "action_index"])["coder"].transform("nunique") == 3
+    assert cli_main(["agreement", str(SAMPLE_LABELS), "--bootstrap", "0", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["coders"] == ["coder_a", "coder_b", "coder_c"]
+    assert out["statistics"]["fleiss_kappa"]["n"] == 180
+    assert out["statistics"]["fleiss_kappa"]["estimate"] == pytest.approx(_fleiss_of(people[complete]), rel=1e-12)
+    assert out["pooled"].startswith("Coders pooled: coder_a, coder_b, coder_c (people only;")
+    [model] = out["model_coders"]
+    assert model["coder"] == "llm_coder" and model["against"] == "majority of coder_a, coder_b, coder_c"
+    assert 0 < model["cohen_kappa"]["estimate"] < 1
+    # Pooling the model is a choice the command line makes only when asked, and says so.
+    assert cli_main(["agreement", str(SAMPLE_LABELS), "--bootstrap", "0", "--json", "--pool-models"]) == 0
+    pooled = json.loads(capsys.readouterr().out)
+    assert pooled["coders"] == ["coder_a", "coder_b", "coder_c", "llm_coder"] and pooled["model_coders"] == []
+    everyone = labels.groupby(["session_id", "action_index"])["coder"].transform("nunique") == 4
+    assert pooled["statistics"]["fleiss_kappa"]["estimate"] == pytest.approx(_fleiss_of(labels[everyone]), rel=1e-12)
+    assert cli_main(["agreement", str(SAMPLE_LABELS), "--bootstrap", "0"]) == 0
+    text = capsys.readouterr().out
+    assert "Coders pooled: coder_a, coder_b, coder_c (people only;" in text and "llm_coder: Cohen's kappa" in text
+
+
+def test_ordinal_word_labels_take_the_codebook_order_or_are_refused(tmp_path, capsys):
+    from corpus.codebook import default
+
+    assert cli_main(["agreement", str(SAMPLE_LABELS), "--bootstrap", "0", "--json", "--level", "ordinal"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    order = default().code_ids
+    assert out["ordinal_order"].startswith("Ordinal order: the codebook Grounding acts")
+    people = pd.read_csv(SAMPLE_LABELS).query("coder_kind == 'human'")
+    t = ag.LabelTable(people, item="session_id,action_index", label="code", categories=order)
+    expected = krippendorff.alpha(reliability_data(t), level_of_measurement="ordinal")
+    assert out["statistics"]["krippendorff_alpha"]["estimate"] == pytest.approx(expected, rel=1e-9)
+    # Words no codebook holds: refused, asking for the order.
+    path = tmp_path / "words.csv"
+    pd.DataFrame({"item": [1, 1, 2, 2], "coder": ["a", "b"] * 2, "label": ["lo", "hi", "mid", "mid"]}).to_csv(
+        path, index=False
+    )
+    assert cli_main(["agreement", str(path), "--level", "ordinal", "--bootstrap", "0"]) == 2
+    assert "ordinal alpha needs the categories' order" in capsys.readouterr().err

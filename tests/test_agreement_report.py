@@ -118,12 +118,22 @@ def test_the_panel_minimum_of_complete_items():
     assert ag.panel(ag.LabelTable(enough), min_items=ag.PANEL_MIN_ITEMS).fleiss.defined
 
 
-def test_ordinal_report_without_an_order_warns():
+def test_ordinal_alpha_on_word_labels_needs_their_order():
+    """Word labels have no order of their own: the ordinal level is refused without one (alphabetical
+    order would give another alpha), and computed in the order given."""
     df = pd.DataFrame(
         {"item": [1, 1, 2, 2, 3, 3], "coder": ["a", "b"] * 3, "label": ["lo", "hi", "mid", "mid", "hi", "hi"]}
     )
-    r = ag.report(ag.LabelTable(df), level="ordinal", n_boot=0)
-    assert any("alphabetical order" in w for w in r.diagnostics.warnings)
+    with pytest.raises(ag.LabelTableError, match="ordinal alpha needs the categories' order") as exc:
+        ag.report(ag.LabelTable(df), level="ordinal", n_boot=0)
+    assert exc.value.column == "label" and "hi, lo, mid" in str(exc.value)
     ordered = ag.report(ag.LabelTable(df, categories=["lo", "mid", "hi"]), level="ordinal", n_boot=0)
-    assert not any("alphabetical" in w for w in ordered.diagnostics.warnings)
     assert ordered.alpha.statistic == "Krippendorff's alpha (ordinal)"
+    # The order matters: the same labels in alphabetical order give another alpha.
+    alphabetical = ag.report(ag.LabelTable(df, categories=["hi", "lo", "mid"]), level="ordinal", n_boot=0)
+    assert ordered.alpha.estimate != pytest.approx(alphabetical.alpha.estimate)
+    # Numbers order themselves.
+    numbers = df.assign(label=df["label"].map({"lo": 1, "mid": 2, "hi": 3}))
+    assert ag.report(ag.LabelTable(numbers), level="ordinal", n_boot=0).alpha.estimate == pytest.approx(
+        ordered.alpha.estimate
+    )

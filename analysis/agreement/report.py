@@ -23,7 +23,7 @@ from analysis.agreement.alpha import AlphaResult, coincidences, krippendorff_alp
 from analysis.agreement.diagnostics import Diagnostics, diagnostics, most_disagreed
 from analysis.agreement.fleiss import DEFAULT_BOOTSTRAP, FleissResult, fleiss
 from analysis.agreement.pairwise import PairwiseCohen, gwet_ac1, pairwise_cohen, percent_agreement
-from analysis.agreement.table import LabelTable
+from analysis.agreement.table import LabelTable, LabelTableError
 from analysis.format import package_version, to_json
 from analysis.results import Estimate
 
@@ -182,13 +182,17 @@ def report(
     if exclude_coders:
         table = table.subset(coders=[c for c in table.coders if c not in set(exclude_coders)])
         table = table.subset(items=table.n_per_item > 0)
+    if level == "ordinal" and not table.categories_given and not pd.api.types.is_numeric_dtype(table.categories.dtype):
+        # Word labels have no order of their own: alphabetical order would give another alpha.
+        raise LabelTableError(
+            "ordinal alpha needs the categories' order, low to high, for labels that are words "
+            f"({', '.join(map(str, table.category_names()[:6]))}{', ...' if len(table.categories) > 6 else ''}): "
+            "give the order, or choose the nominal level",
+            table.label_col,
+        )
     pairs = pairwise_cohen(table)
     head = _headline(table, level, n_boot, seed, pairs)
     diag = diagnostics(table, head["fleiss"].estimate, head["percent_agreement"].estimate)
-    if level == "ordinal" and not table.categories_given and not pd.api.types.is_numeric_dtype(table.categories.dtype):
-        diag.warnings.append(
-            "ordinal alpha took the categories in alphabetical order; give the category order to change it"
-        )
     return AgreementReport(
         **head,
         coders=[str(c) for c in table.coders],
