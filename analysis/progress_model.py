@@ -12,8 +12,10 @@ With the interaction in the model, b1 is the progress slope in the reference con
 a linear contrast of the coefficients with its 95% interval and p-value from the same covariance:
 
 - the progress slope in each condition (b1; b1 + b3), on the log-odds scale from progress 0 to 1;
-- the condition difference (treatment - reference, e.g. visible - not visible) at the start, middle and end (b2 + b3 p at
-  p = 0, 0.5, 1);
+- the condition difference (treatment - reference, e.g. visible - not visible) inside the observed
+  range of progress: b2 + b3 p at the 10th, 50th and 90th percentiles of the progress of the
+  modelled actions (not at 0 % and 100 %, which no session may reach: a difference there would be an
+  extrapolation);
 - the interaction (b3: how much the slopes differ);
 - the joint Wald test that progress has no effect in either condition (b1 = b3 = 0).
 
@@ -71,7 +73,12 @@ def terms(design: tuple[str, str]) -> dict[str, str]:
     }
 
 
-MOMENTS = {"start": 0.0, "middle": 0.5, "end": 1.0}
+# Where the condition difference is reported: percentiles of the observed progress.
+PERCENTILES = (10, 50, 90)
+
+
+def _ordinal(k: int) -> str:
+    return f"{k}{'th' if 10 <= k % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(k % 10, 'th')}"
 
 
 @dataclass(frozen=True)
@@ -240,21 +247,15 @@ def fit_progress_model(
         _contrast(res, f"slope_{ref}", f"progress slope, {_word(ref)}", [0, 1, 0, 0], n, text),
         _contrast(res, f"slope_{treat}", f"progress slope, {_word(treat)}", [0, 1, 0, 1], n, text),
     ]
-    for moment, p in MOMENTS.items():
-        extrapolated = (
-            ()
-            if lo_p - 0.05 <= p <= hi_p + 0.05
-            else (f"progress {p:.0%} lies outside the observed range ({lo_p:.0%} to {hi_p:.0%}): an extrapolation",)
-        )
+    for k, p in zip(PERCENTILES, np.percentile(df["p"].to_numpy(), PERCENTILES)):
         effects.append(
             _contrast(
                 res,
-                f"difference_{moment}",
-                f"{_word(treat)} - {_word(ref)} at the {moment} ({p:.0%})",
-                [0, 0, 1, p],
+                f"difference_p{k}",
+                f"{_word(treat)} - {_word(ref)} at progress {float(p):.0%} ({_ordinal(k)} percentile)",
+                [0, 0, 1, float(p)],
                 n,
                 text,
-                extrapolated,
             )
         )
     effects.append(
@@ -318,14 +319,18 @@ def summary_sentence(fit: ProgressModel, progress_name: str) -> str:
     ref, treat = fit.design
     nv, v = fit.effect(f"slope_{ref}"), fit.effect(f"slope_{treat}")
     inter = fit.effect("interaction")
-    start, end = fit.effect("difference_start"), fit.effect("difference_end")
+    diffs = [fit.effect(f"difference_p{k}") for k in PERCENTILES]
+    at = ", ".join(f"{e.statistic.rsplit(' at progress ', 1)[1].split(' (')[0]}" for e in diffs)
+    ratios = ", ".join(f"{fmt(np.exp(cast(float, e.estimate)), 2)} ({p_clause(e.p_value)})" for e in diffs)
+    lo_p, hi_p = fit.progress_range
     verdict = "changes" if cast(float, fit.joint.p_value) < 0.05 else "does not detectably change"
     return (
-        f"In {_word(treat)} sessions the odds of '{label}' {_slope_words(v)} from 0 % to 100 % {progress_name}; "
+        f"In {_word(treat)} sessions the odds of '{label}' {_slope_words(v)} per unit of {progress_name} (0 to 100 %); "
         f"in {_word(ref)} sessions they {_slope_words(nv)}. "
         f"Taken together, progress {verdict} the odds (joint Wald test of both slopes, {fmt_test(fit.joint)}, "
         f"{p_clause(fit.joint.p_value)}); the two slopes differ by {fmt(inter.estimate, 2, signed=True)} log-odds "
         f"(interaction, {p_clause(inter.p_value)}). "
-        f"{_word(treat).capitalize()} vs {_word(ref)}: odds ratio {fmt(np.exp(cast(float, start.estimate)), 2)} at the start "
-        f"({p_clause(start.p_value)}) and {fmt(np.exp(cast(float, end.estimate)), 2)} at the end ({p_clause(end.p_value)})."
+        f"{_word(treat).capitalize()} vs {_word(ref)}, inside the observed progress ({lo_p:.0%} to {hi_p:.0%}) at its "
+        f"{', '.join(_ordinal(k) for k in PERCENTILES[:-1])} and {_ordinal(PERCENTILES[-1])} percentiles ({at}): "
+        f"odds ratio {ratios}."
     )

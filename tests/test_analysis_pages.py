@@ -65,14 +65,17 @@ def test_the_model_table_reports_slopes_per_condition_and_a_sentence(tmp_path, m
     assert table["quantity"].tolist() == [
         "progress slope, not visible",
         "progress slope, visible",
-        "visible - not visible at the start (0%)",
-        "visible - not visible at the middle (50%)",
-        "visible - not visible at the end (100%)",
+        "visible - not visible at progress 5% (10th percentile)",
+        "visible - not visible at progress 35% (50th percentile)",
+        "visible - not visible at progress 68% (90th percentile)",
         "interaction (slope visible - slope not visible)",
         "joint Wald test of progress (both slopes 0)",
     ]
     assert table["test"].iloc[-1].startswith("F(2, 24) = ")
-    assert any(m.value.startswith("In visible sessions the odds of 'team goal clear (t3)'") for m in at.markdown)
+    sentence = next(m.value for m in at.markdown if m.value.startswith("In visible sessions the odds of 'team goal"))
+    # The condition difference is quoted inside the observed progress only, and says where.
+    assert "inside the observed progress (0% to 85%) at its 10th, 50th and 90th percentiles (5%, 35%, 68%)" in sentence
+    assert "at the end" not in sentence and "100 %" not in sentence.split("Visible vs")[1]
     assert "small-sample correction for 25 sessions (< 40): t-based intervals and tests with 24 df" in captions(at)
     assert "Progress: route coverage" in captions(at)
 

@@ -70,11 +70,17 @@ def test_the_slope_in_each_condition_is_statsmodels_own_slope_with_that_conditio
     assert fit.effect("progress slope, visible").estimate == pytest.approx(SLOPE_V, abs=0.5)
 
 
-def test_the_condition_difference_mid_session_is_statsmodels_own_with_progress_centred(data):
+@pytest.mark.parametrize("k", [10, 50, 90])
+def test_the_condition_difference_inside_the_observed_progress_is_statsmodels_own_with_progress_centred(data, k):
+    """The difference is reported at the 10th, 50th and 90th percentiles of the observed progress
+    (never at 0 % or 100 %, outside what sessions reached): the model refitted with progress centred
+    there has it as its condition coefficient."""
     fit = fit_progress_model(data, "aligned", "p")
-    y, X, groups = design(data, reference="not_visible", centre=0.5)
+    at = float(np.percentile(data["p"], k))
+    y, X, groups = design(data, reference="not_visible", centre=at)
     ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
-    e = fit.effect("visible - not visible at the middle (50%)")
+    e = fit.effect(f"difference_p{k}")
+    assert e.statistic == f"visible - not visible at progress {at:.0%} ({k}th percentile)"
     assert e.estimate == pytest.approx(ref.params["other"], rel=1e-8)
     assert e.p_value == pytest.approx(ref.pvalues["other"], rel=1e-6)
     inter = fit.effect("interaction (slope visible - slope not visible)")
