@@ -56,6 +56,10 @@ METHODS = {
     "gee": "GEE, exchangeable within sessions",
 }
 FEW_SESSIONS = 40
+# Below this many sessions in a condition, session-clustered errors rest on too few clusters to be
+# trusted even with the small-sample corrections (t with G - 1 df, Mancl-DeRouen): the model is
+# reported as not reliably estimable, and shown only on request.
+MIN_SESSIONS_PER_CONDITION = 5
 
 
 def _word(condition: str) -> str:
@@ -96,6 +100,19 @@ class ProgressModel:
     joint: Test  # the Wald test of progress (b1 = b3 = 0)
     progress_range: tuple[float, float]
     warnings: tuple[str, ...] = ()
+    sessions_per_condition: tuple[int, int] = (0, 0)  # (reference, treatment)
+
+    @property
+    def few_clusters(self) -> str | None:
+        """Why the model is not reliably estimable (too few sessions in a condition), or None."""
+        least = min(self.sessions_per_condition)
+        if least >= MIN_SESSIONS_PER_CONDITION:
+            return None
+        per = ", ".join(f"{n} {_word(c)}" for c, n in zip(self.design, self.sessions_per_condition))
+        return (
+            f"not reliably estimable: {per} sessions; session-clustered errors need at least "
+            f"{MIN_SESSIONS_PER_CONDITION} sessions in each condition"
+        )
 
     def effect(self, name: str) -> Test:
         """An effect (or the joint test) by its name or key."""
@@ -303,6 +320,10 @@ def fit_progress_model(
         joint=joint,
         progress_range=(lo_p, hi_p),
         warnings=warn,
+        sessions_per_condition=(
+            int(df.loc[df["v"] == 0, "session"].nunique()),
+            int(df.loc[df["v"] == 1, "session"].nunique()),
+        ),
     )
 
 

@@ -179,6 +179,13 @@ def model_table(fit: ProgressModel | Undefined, progress_name: str, key: str) ->
     if isinstance(fit, Undefined):
         st.info(f"Model: {fit}.")
         return
+    if fit.few_clusters and not st.toggle(
+        "Show the model anyway", key=f"{key}_few", help="Its intervals and tests rest on too few sessions."
+    ):
+        st.warning(f"Model: {fit.few_clusters}.", icon=":material/warning:")
+        return
+    if fit.few_clusters:
+        st.warning(f"Model: {fit.few_clusters}; shown on request.", icon=":material/warning:")
     st.dataframe(
         model_rows(fit),
         hide_index=True,

@@ -212,3 +212,16 @@ def test_figures_export_as_png_and_svg_for_a_paper_column(tmp_path):
     assert svg.lstrip().startswith("<svg") and 'width="1400"' in svg
     assert "route drawn (% of route cells)" in svg and "Team goal clear (t3)" in svg
     (tmp_path / "progress.png").write_bytes(png)
+
+
+def test_a_model_on_too_few_sessions_is_withheld_until_asked_for(tmp_path, monkeypatch):
+    from corpus.generate import generate
+
+    small = generate(seed=3, out=tmp_path / "datasets" / "six", n_sessions=6)
+    at = open_page(tmp_path, monkeypatch, "pages/alignment.py", dataset=small)
+    warning = next(w.value for w in at.warning if w.value.startswith("Model: not reliably estimable"))
+    assert "3 not visible, 3 visible sessions" in warning and "at least 5 sessions in each condition" in warning
+    assert not any("quantity" in d.value.columns for d in at.dataframe)
+    at.toggle(key="align_model_few").set_value(True).run()
+    assert any("quantity" in d.value.columns for d in at.dataframe)
+    assert any(w.value.endswith("; shown on request.") for w in at.warning)

@@ -132,3 +132,16 @@ def test_the_model_says_why_it_cannot_be_fitted(data):
     assert flat == Undefined("every action has the same value")
     with pytest.raises(ValueError):
         fit_progress_model(data, "aligned", "p", method="ols")
+
+
+def test_too_few_sessions_in_a_condition_is_said_and_the_model_shown_only_on_request():
+    """Three sessions per condition give t(5) and F(2, 5): fitted, but flagged as not reliably
+    estimable; 5 per condition is enough."""
+    few = simulated(n_sessions=6, n_actions=60, seed=2)
+    fit = fit_progress_model(few, "aligned", "p")
+    assert fit.sessions_per_condition == (3, 3) and fit.joint.dof == (2.0, 5.0)
+    assert fit.few_clusters == (
+        "not reliably estimable: 3 not visible, 3 visible sessions; session-clustered errors need at least "
+        "5 sessions in each condition"
+    )
+    assert fit_progress_model(simulated(n_sessions=10, n_actions=60, seed=2), "aligned", "p").few_clusters is None
