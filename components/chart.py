@@ -118,11 +118,12 @@ def bar_with_interval(
 ) -> list[dict]:
     """A bar trace of ``d["share"]`` with its Wilson interval (``ci_low``/``ci_high``) as error bars,
     and ``counts`` printed above each interval (a text trace in the same offset group; the layout
-    needs ``scattermode="group"`` so the text sits over its own bar)."""
+    needs ``scattermode="group"`` so the text sits over its own bar). An empty cell (no share) has no
+    bar, not a bar at 0 %, and its n reads 0."""
     bar = {
         "type": "bar",
         "x": x,
-        "y": d["share"].fillna(0).tolist(),
+        "y": [None if pd.isna(v) else float(v) for v in d["share"]],
         "name": name,
         "offsetgroup": group,
         "legendgroup": group,
@@ -148,7 +149,7 @@ def bar_with_interval(
         "showlegend": False,
         "hoverinfo": "skip",
         "textposition": "top center",
-        "text": [("" if pd.isna(v) else str(int(v))) for v in counts],
+        "text": [("0" if pd.isna(v) else str(int(v))) for v in counts],
         "textfont": {"size": 11, "color": color},
     }
     return [bar, labels]

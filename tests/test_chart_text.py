@@ -4,6 +4,7 @@ names its intervals in its legend."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.filters import Filters
@@ -62,3 +63,29 @@ def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point()
         "bottom center",
         "top center",
     )
+
+
+def test_an_empty_cell_is_drawn_empty_with_n_0_not_as_a_bar_at_0_percent():
+    """Fig. 4 left: a condition x act cell with no actions has no bar (not a 0 % bar) and reads n = 0;
+    a cell of 0 aligned among n actions is a real 0 %."""
+    by_act = pd.DataFrame(
+        [
+            ("not_visible", "acknowledge", 3, 10),
+            ("not_visible", "request_ack", 0, 4),
+            ("visible", "acknowledge", 6, 8),
+        ],
+        columns=["condition", "code", "k", "n"],
+    )
+    by_act["share_aligned"] = by_act["k"] / by_act["n"]
+    by_act["ci_low"], by_act["ci_high"] = by_act["share_aligned"] - 0.1, by_act["share_aligned"] + 0.1
+    fig = alignment_by_act_figure(by_act)
+    bars = {t.name: t for t in fig.data if t.type == "bar"}
+    texts = [t for t in fig.data if t.type == "scatter" and t.mode == "text"]
+    visible = next(t for name, t in bars.items() if name.startswith("visible"))
+    x = list(visible.x)
+    ack, req = x.index("Acknowledge"), x.index("Req. ack.")
+    assert visible.y[ack] == 0.75 and visible.y[req] is None  # no visible request-ack actions: no bar
+    not_visible = next(t for name, t in bars.items() if name.startswith("not visible"))
+    assert not_visible.y[req] == 0.0  # 0 of 4: a real 0 %
+    visible_n = next(t for t in texts if t.legendgroup == "visible")
+    assert visible_n.text[req] == "0" and visible_n.text[ack] == "8"
