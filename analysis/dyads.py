@@ -4,17 +4,48 @@ A moment is an action of the session. At each moment each participant's team goa
 latest annotation so far (their own most recent annotated action, this one included). Once both
 have annotated, the pair *agrees* when the two codes are the same. :func:`dyad_moments` gives
 the moments, :func:`dyad_curves` the share of agreeing moments per condition and progress bin,
-with n and Wilson 95 % intervals (moments of one session are not independent: the intervals
-describe the moments).
+:func:`dyad_share_by_condition` over whole sessions, and :func:`dyad_condition_test` the test of
+the condition difference.
+
+A session's moments are not independent (each carries the annotations forward), so nothing treats
+them as such: the intervals are percentile bootstraps over sessions (the sessions of a condition
+resampled with replacement, their moments kept together; seeded, :data:`N_BOOT` resamples), and the
+test compares the sessions' own shares of agreeing moments (Welch's t-test, one value per session).
 """
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
-from analysis.results import wilson_columns
+from analysis.results import Test
+from corpus import schema
+from corpus.values import Undefined
+
+N_BOOT = 2000
+SEED = 0
+INTERVAL = f"percentile bootstrap over sessions within the condition ({N_BOOT} resamples, seed {SEED})"
+
+
+def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:
+    """95 % percentile intervals of sum(k) / sum(n) per column, resampling the rows (sessions) of
+    ``k`` and ``n`` (sessions x cells) with replacement; NaN where a resample has no moment, or
+    where there is a single session (no spread to resample)."""
+    sessions, cells = k.shape
+    if sessions < 2:
+        return np.full(cells, np.nan), np.full(cells, np.nan)
+    rng = np.random.default_rng(seed)
+    draw = rng.integers(0, sessions, size=(N_BOOT, sessions))
+    kb, nb = k[draw].sum(axis=1), n[draw].sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)
+    lo, hi = np.nanpercentile(share, [2.5, 97.5], axis=0) if np.isfinite(share).any() else (np.nan, np.nan)
+    return np.atleast_1d(lo), np.atleast_1d(hi)
+
 
 DIMENSION = "team_goal"
 DYAD_COLUMNS = ["condition", "bin", "progress", "bin_low", "bin_high", "k", "n", "share", "ci_low", "ci_high"]
@@ -56,21 +87,86 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
     g["progress"] = bin_midpoints(bins)[g["bin"]].round(4)
     g["bin_low"], g["bin_high"] = edges[g["bin"]], edges[g["bin"] + 1]
     g["share"] = g["k"] / g["n"]
-    g["ci_low"], g["ci_high"] = wilson_columns(g["k"], g["n"])
+    per_session = (
+        pd.DataFrame(
+            {
+                "condition": moments["condition"].astype(str).to_numpy()[ok],
+                "session": moments["session_id"].astype(str).to_numpy()[ok],
+                "bin": b[ok],
+                "y": moments["agree"].to_numpy()[ok],
+            }
+        )
+        .groupby(["condition", "session", "bin"])["y"]
+        .agg(k="sum", n="count")
+    )
+    g["ci_low"], g["ci_high"] = np.nan, np.nan
+    for cond, part in per_session.groupby(level="condition"):
+        k = part["k"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
+        n = part["n"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
+        lo, hi = _session_bootstrap(k.to_numpy(dtype=float), n.to_numpy(dtype=float))
+        rows = g["condition"] == cond
+        g.loc[rows, "ci_low"] = lo[g.loc[rows, "bin"].to_numpy()]
+        g.loc[rows, "ci_high"] = hi[g.loc[rows, "bin"].to_numpy()]
     return g[DYAD_COLUMNS]
 
 
-def dyad_share_by_condition(moments: pd.DataFrame) -> pd.DataFrame:
-    """Share of agreeing moments per condition over the whole session (k, n, Wilson CI) and the
-    number of sessions behind it."""
+def _session_shares(moments: pd.DataFrame) -> pd.DataFrame:
+    """Per session: its condition, agreeing moments k, moments n and share k / n."""
     g = (
-        moments.groupby(moments["condition"].astype(str))
-        .agg(k=("agree", "sum"), n=("agree", "count"), sessions=("session_id", "nunique"))
+        moments.assign(condition=moments["condition"].astype(str))
+        .groupby(["condition", "session_id"])["agree"]
+        .agg(k="sum", n="count")
         .reset_index()
     )
+    return g.assign(share=g["k"] / g["n"])
+
+
+def dyad_share_by_condition(moments: pd.DataFrame) -> pd.DataFrame:
+    """Share of agreeing moments per condition over the whole session (k, n), the number of
+    sessions behind it, and its interval from a bootstrap over sessions."""
+    per = _session_shares(moments)
+    g = per.groupby("condition").agg(k=("k", "sum"), n=("n", "sum"), sessions=("session_id", "nunique")).reset_index()
     g["share"] = g["k"] / g["n"]
-    g["ci_low"], g["ci_high"] = wilson_columns(g["k"], g["n"])
+    bounds = [
+        _session_bootstrap(part[["k"]].to_numpy(dtype=float), part[["n"]].to_numpy(dtype=float))
+        for _, part in per.groupby("condition")
+    ]
+    g["ci_low"] = [float(lo[0]) for lo, _ in bounds]
+    g["ci_high"] = [float(hi[0]) for _, hi in bounds]
     return g
+
+
+def dyad_condition_test(moments: pd.DataFrame, design: tuple[str, str] = schema.CANVAS) -> Test | Undefined:
+    """Do the conditions differ in how often the pair reports the same team goal? Welch's t-test on
+    the sessions' own shares of agreeing moments (treatment - reference of ``design``), one value per
+    session."""
+    per = _session_shares(moments)
+    ref, treat = design
+    x = per.loc[per["condition"] == treat, "share"].to_numpy(dtype=float)
+    y = per.loc[per["condition"] == ref, "share"].to_numpy(dtype=float)
+    words = [c.replace("_", " ") for c in (treat, ref)]
+    if len(x) < 2 or len(y) < 2:
+        return Undefined(f"each condition needs at least 2 sessions ({words[0]} {len(x)}, {words[1]} {len(y)})")
+    if np.ptp(np.concatenate([x, y])) == 0:
+        return Undefined("every session has the same share")
+    res = stats.ttest_ind(x, y, equal_var=False)
+    ci = res.confidence_interval(0.95)
+    return Test(
+        key="dyad_welch",
+        statistic=f"difference of session means ({words[0]} - {words[1]})",
+        estimate=float(x.mean() - y.mean()),
+        n=len(x) + len(y),
+        n_of="sessions",
+        method="Welch's t-test on each session's share of moments where both report the same team goal, two-sided",
+        computed_by="scipy.stats.ttest_ind(equal_var=False)",
+        package="scipy",
+        interval=(float(ci.low), float(ci.high)),
+        interval_method="Welch's 95% interval",
+        distribution="t",
+        test_statistic=float(res.statistic),
+        dof=float(cast(float, res.df)),
+        p_value=float(res.pvalue),
+    )
 
 
 def in_dyad_bin(moments: pd.DataFrame, progress_col: str, bins: int, bin_index: int) -> np.ndarray:

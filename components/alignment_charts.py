@@ -97,8 +97,10 @@ def curve_panels(
     y_title: str,
     what: str = "share",
     height: int = 400,
+    bands: str = WILSON_BANDS,
 ) -> go.Figure:
-    """One panel per key of ``panel_col``: a line per condition against progress (shared y axis)."""
+    """One panel per key of ``panel_col``: a line per condition against progress (shared y axis);
+    ``bands`` says in the legend what the bands are."""
     traces = []
     for i, key in enumerate(panel_keys, start=1):
         d = curves[curves[panel_col] == key]
@@ -106,7 +108,7 @@ def curve_panels(
             c, other = d[d["condition"] == cond], d[d["condition"] != cond]
             if not c.empty:
                 traces += [on_panel(t, i) for t in curve_traces(c, cond, [key], legend=i == 1, what=what, other=other)]
-    traces.append(interval_key(WILSON_BANDS, band=True))
+    traces.append(interval_key(bands, band=True))
     layout = panels(len(panel_keys), titles if len(panel_keys) > 1 else None)
     for i in range(1, len(panel_keys) + 1):
         layout[f"xaxis{axis_suffix(i)}"].update(
@@ -135,18 +137,30 @@ def dyad_figure(curves: pd.DataFrame, progress: str) -> go.Figure:
         "moments with the same team goal (%)",
         what="same team goal",
         height=380,
+        bands=SESSION_BANDS,
     )
 
 
 # -- the model ---------------------------------------------------------------------------------
 
 
-def dyad_summary(overall: pd.DataFrame) -> str:
-    """Dyadic alignment over whole sessions, per condition, as one sentence's parts."""
-    return "; ".join(
+SESSION_BANDS = "bands: 95% bootstrap over sessions; number: n moments"
+
+
+def dyad_summary(overall: pd.DataFrame, test: Test | Undefined) -> str:
+    """Dyadic alignment over whole sessions, per condition, and the test of the difference (by
+    session), as one sentence's parts."""
+    shares = "; ".join(
         f"{CONDITION_NAMES[r.condition]}: {fmt_share(r.share)} of {fmt_count(r.n)} moments in {r.sessions} sessions "
-        f"({fmt_share_ci(r.ci_low, r.ci_high)})"
+        f"({fmt_share_ci(r.ci_low, r.ci_high)} by session bootstrap)"
         for r in overall.itertuples()
+    )
+    if isinstance(test, Undefined):
+        return f"{shares}. No test of the difference: {test}"
+    return (
+        f"{shares}. Sessions' own shares differ by {fmt(100 * float(test.estimate), 1)} percentage points on average "
+        f"({test.statistic}; Welch's t-test by session, {fmt_test(test)}, "
+        f"{p_clause(test.p_value)}, n = {test.n} sessions)"
     )
 
 

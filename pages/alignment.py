@@ -72,19 +72,20 @@ else:
     scope_caption(scope)
 
 st.subheader("Dyadic alignment: do Guide and Follower report the same team goal?")
-curves, overall = svc.dyad_alignment(scope, progress, bins)
+curves, overall, dyad_test = svc.dyad_alignment(scope, progress, bins)
 if curves.empty:
     st.info("No moment in the selection where both participants had annotated their team goal.")
 else:
     clicked = first_point(show_chart(dyad_figure(curves, progress), curves, "dyadic_alignment", key="align_dyads"))
-    summary = dyad_summary(overall)
+    summary = dyad_summary(overall, dyad_test)
     scope_caption(
         scope,
         roles=False,
         note=(
             "At each action, each participant's team goal is their latest annotation so far; a moment counts once both have "
             f"annotated. Share of moments where the two codes are the same, by {progress_name} ({bins} bins), n beside each point, "
-            f"Wilson 95% bands. Over the whole session: {summary}."
+            f"95% bands from a bootstrap over sessions (a session's moments carry its annotations forward, so they are "
+            f"not independent). Over the whole session: {summary}."
         ),
     )
     if clicked:

@@ -165,11 +165,13 @@ def act_actions(scope: Scope, condition: str, code: str) -> pd.DataFrame:
 def _dyads(_scope: Scope, key: tuple, progress: str, bins: int):
     log.info("dyadic alignment %s %s %s", key[1:4], progress, bins)
     m = dyads.dyad_moments(selected(_scope, roles=False))
-    return dyads.dyad_curves(m, COLUMNS[progress], bins), dyads.dyad_share_by_condition(m)
+    curves, overall = dyads.dyad_curves(m, COLUMNS[progress], bins), dyads.dyad_share_by_condition(m)
+    return curves, overall, dyads.dyad_condition_test(m, _scope.corpus.design)
 
 
 def dyad_alignment(scope: Scope, progress: str, bins: int):
-    """(share agreeing per condition x progress bin, overall share per condition)."""
+    """(share agreeing per condition x progress bin, overall share per condition, the test of the
+    condition difference by session)."""
     return _dyads(scope, scope.key(), progress, bins)
 
 

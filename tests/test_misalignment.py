@@ -3,7 +3,9 @@ answers beside the labels, on hand-made sessions."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
+import pytest
 from helpers import write_tiny
 
 from analysis.dyads import dyad_curves, dyad_moments, dyad_share_by_condition
@@ -167,3 +169,50 @@ def test_a_checkpoint_before_any_annotation_of_that_participant_has_no_labels(tm
     table = checkpoints_beside_labels(corpus, corpus.actions_df[corpus.actions_df["session_id"] == "s1"])
     assert pd.isna(table.iloc[0]["labelled_step"])
     s.checkpoints.clear()
+
+
+def test_dyadic_alignment_is_tested_and_bounded_by_session_not_by_moment():
+    """The sample's 2,989 moments come from 25 sessions: the condition difference is Welch's t-test
+    on the sessions' own shares (p = 0.013), and the intervals resample sessions, not moments."""
+    from scipy import stats
+
+    from analysis.dyads import N_BOOT, dyad_condition_test
+    from corpus.dataset import load_sample
+
+    m = dyad_moments(load_sample().actions_df)
+    per = m.groupby(["condition", "session_id"], observed=True)["agree"].mean().reset_index()
+    vis = per.loc[per["condition"].astype(str) == "visible", "agree"].to_numpy()
+    nvis = per.loc[per["condition"].astype(str) == "not_visible", "agree"].to_numpy()
+    ref = stats.ttest_ind(vis, nvis, equal_var=False)
+    test = dyad_condition_test(m)
+    assert test.n == 25 and test.n_of == "sessions"
+    assert test.estimate == pytest.approx(vis.mean() - nvis.mean(), rel=1e-12)
+    assert test.test_statistic == pytest.approx(ref.statistic, rel=1e-12)
+    assert test.p_value == pytest.approx(ref.pvalue, rel=1e-12) and round(test.p_value, 3) == 0.013
+    overall = dyad_share_by_condition(m).set_index("condition")
+    assert overall["n"].sum() == len(m) and overall.loc["visible", "sessions"] == 13
+    # The interval of the pooled share, by hand: sessions resampled within the condition.
+    sessions = (
+        m[m["condition"].astype(str) == "visible"].groupby("session_id", observed=True)["agree"].agg(["sum", "count"])
+    )
+    rng = np.random.default_rng(0)
+    draw = rng.integers(0, len(sessions), size=(N_BOOT, len(sessions)))
+    shares = sessions["sum"].to_numpy()[draw].sum(1) / sessions["count"].to_numpy()[draw].sum(1)
+    assert (overall.loc["visible", "ci_low"], overall.loc["visible", "ci_high"]) == pytest.approx(
+        tuple(np.percentile(shares, [2.5, 97.5])), rel=1e-12
+    )
+    # Wider than a Wilson interval that would treat the 1,536 moments as independent.
+    from analysis.results import wilson_columns
+
+    k, n = overall.loc["visible", ["k", "n"]]
+    lo, hi = wilson_columns(pd.Series([k]), pd.Series([n]))
+    assert overall.loc["visible", "ci_high"] - overall.loc["visible", "ci_low"] > float(hi[0] - lo[0])
+
+
+def test_no_test_without_two_sessions_in_each_condition():
+    from analysis.dyads import dyad_condition_test
+
+    m = pd.DataFrame(
+        {"session_id": ["a", "a", "b"], "condition": ["visible", "visible", "not_visible"], "agree": [1, 0, 1]}
+    )
+    assert dyad_condition_test(m).reason == "each condition needs at least 2 sessions (visible 1, not visible 1)"
