@@ -20,6 +20,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 
 class UsageError(Exception):
@@ -114,7 +115,7 @@ def _pooling(r, models: list[str], table, excluded: list[str]) -> tuple[str, lis
         if models
         else ""
     )
-    rows = []
+    rows: list[dict[str, Any]] = []
     for m in models:
         try:
             g = coder_vs_gold(table, m, gold="majority", exclude_coders=[*excluded, *(x for x in models if x != m)])

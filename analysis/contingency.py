@@ -45,6 +45,7 @@ class IndependenceTest:
     residuals: pd.DataFrame  # adjusted standardized residuals
     chi2: ChiSquare  # statistic with df and p
     cramers_v: Estimate  # with the session-bootstrap interval
+    cramers_v_corrected: Estimate  # Bergsma's bias-corrected V, with the same resamples' interval
     permutation_p: float | Undefined
     n_permutations: int
     n_sessions: int
@@ -119,6 +120,24 @@ def chi2_many(tables: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return chi2, v
 
 
+def corrected_v(tables: np.ndarray) -> np.ndarray:
+    """Bias-corrected Cramér's V (Bergsma 2013) of many r x c tables at once (shape B x r x c):
+    sqrt(max(0, phi2 - (r - 1)(c - 1) / (n - 1)) / min(r~ - 1, c~ - 1)) with r~ = r - (r - 1)^2 / (n - 1)
+    and c~ likewise, r and c counting the non-empty rows and columns. Plain V is biased upwards,
+    the more so the more cells and the fewer observations; NaN where a table has fewer than two
+    non-empty rows or columns."""
+    t = np.asarray(tables, dtype=float)
+    n = t.sum(axis=(1, 2))
+    chi2, _ = chi2_many(t)
+    r = (t.sum(axis=2) > 0).sum(axis=1).astype(float)
+    c = (t.sum(axis=1) > 0).sum(axis=1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        phi2 = np.maximum(0.0, chi2 / n - (r - 1) * (c - 1) / (n - 1))
+        r_t, c_t = r - (r - 1) ** 2 / (n - 1), c - (c - 1) ** 2 / (n - 1)
+        denom = np.minimum(r_t - 1, c_t - 1)
+        return np.where((r > 1) & (c > 1) & (n > 1) & (denom > 0), np.sqrt(phi2 / denom), np.nan)
+
+
 def _session_counts(coded: pd.DataFrame, codes: list[str]) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """Per session: its condition and its count of each code."""
     by = pd.crosstab(coded["session_id"], coded["code"]).reindex(columns=codes, fill_value=0)
@@ -167,6 +186,13 @@ def independence_test(
         if len(boot_v)
         else Undefined("no bootstrap table had two categories")
     )
+    boot_vc = corrected_v(boot_tables)
+    boot_vc = boot_vc[np.isfinite(boot_vc)]
+    interval_c = (
+        (float(np.percentile(boot_vc, 2.5)), float(np.percentile(boot_vc, 97.5)))
+        if len(boot_vc)
+        else Undefined("no bootstrap table had two categories")
+    )
     # Permutation of condition labels across sessions.
     perm_idx = np.array([rng.permutation(cond_idx) for _ in range(n_perm)])
     perm_chi2, _ = chi2_many(_tables(counts, perm_idx, len(conditions)))
@@ -179,6 +205,18 @@ def independence_test(
         interval=interval,
         interval_method=f"percentile session bootstrap within condition, {n_boot} resamples, seed {seed}",
     )
+    vc = Estimate(
+        key="cramers_v_corrected",
+        statistic="Cramér's V, bias-corrected",
+        estimate=float(corrected_v(obs[None].astype(float))[0]),
+        n=v.n,
+        n_of=v.n_of,
+        method="Cramér's V of condition and grounding act with Bergsma's (2013) bias correction",
+        computed_by="analysis.contingency.corrected_v (numpy), tested against a hand computation",
+        package="numpy",
+        interval=interval_c,
+        interval_method=v.interval_method,
+    )
     # The observed table as it is: statsmodels' Table would otherwise replace every empty cell by 0.5
     # (shift_zeros), which moves every residual of a table with an empty cell.
     observed_table = Table(obs, shift_zeros=False)
@@ -189,6 +227,7 @@ def independence_test(
         residuals=pd.DataFrame(np.asarray(resid), index=table.index, columns=table.columns),
         chi2=replace(chi2, warnings=tuple(warn)),
         cramers_v=v,
+        cramers_v_corrected=vc,
         permutation_p=perm_p,
         n_permutations=n_perm,
         n_sessions=n_sessions,

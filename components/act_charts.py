@@ -101,8 +101,12 @@ def test_summary(test: IndependenceTest | Undefined) -> None:
     chi2, v = test.chi2, test.cramers_v
     c[0].metric("Chi-square", fmt(chi2.estimate, 1), help=f"{fmt_test(chi2)}; {chi2.method}")
     c[0].caption(f"df = {fmt(chi2.dof)}, {p_clause(chi2.p_value)} (actions as independent)")
+    vc = test.cramers_v_corrected
     c[1].metric("Cramér's V", fmt(v.estimate, 2), help=f"{v.method}; 95% interval: {v.interval_method}")
-    c[1].caption(f"{fmt_ci(v)} (session bootstrap)")
+    c[1].caption(
+        f"{fmt_ci(v)} (session bootstrap); bias-corrected {fmt(vc.estimate, 2)}, {fmt_ci(vc)}: "
+        "plain V is biased upwards with many cells"
+    )
     c[2].metric(
         "Permutation p",
         fmt_p(test.permutation_p),

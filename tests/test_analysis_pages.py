@@ -225,3 +225,10 @@ def test_a_model_on_too_few_sessions_is_withheld_until_asked_for(tmp_path, monke
     at.toggle(key="align_model_few").set_value(True).run()
     assert any("quantity" in d.value.columns for d in at.dataframe)
     assert any(w.value.endswith("; shown on request.") for w in at.warning)
+
+
+def test_the_acts_page_shows_which_cramers_v_and_the_bias_corrected_one(tmp_path, monkeypatch):
+    at = open_page(tmp_path, monkeypatch, "pages/acts.py")
+    assert [m.value for m in at.metric][1] == "0.48"
+    assert "bias-corrected 0.44, 95% CI 0.37 to 0.58" in captions(at)
+    assert "Cramér's V of condition and grounding act (no bias correction)" in captions(at)

@@ -102,3 +102,23 @@ def test_residuals_come_from_the_observed_table_when_a_cell_is_empty():
     # E(visible, acknowledge) = 30 * 18 / 60 = 9; (6 - 9) / sqrt(9 * 0.5 * 0.7)
     assert res.residuals.loc["visible", "acknowledge"] == pytest.approx(-3 / np.sqrt(9 * 0.5 * 0.7), rel=1e-12)
     assert res.table.loc["not_visible", "continue"] == 0
+
+
+def test_the_bias_corrected_cramers_v_is_bergsmas_by_hand():
+    """Bergsma (2013): phi2~ = max(0, phi2 - (r-1)(c-1)/(n-1)), r~ = r - (r-1)^2/(n-1), c~ likewise,
+    V~ = sqrt(phi2~ / min(r~-1, c~-1)); on the known 2 x 3 table of 110 actions."""
+    from analysis.contingency import corrected_v
+
+    obs = np.array([[10, 20, 30], [20, 20, 10]], dtype=float)
+    n, phi2 = 110.0, (451 / 36) / 110
+    phi2_t = phi2 - (1 * 2) / (n - 1)
+    r_t, c_t = 2 - 1 / (n - 1), 3 - 4 / (n - 1)
+    by_hand = np.sqrt(phi2_t / min(r_t - 1, c_t - 1))
+    assert corrected_v(obs[None])[0] == pytest.approx(by_hand, rel=1e-12)
+    res = independence_test(coded_actions(), n_boot=200, n_perm=50)
+    vc = res.cramers_v_corrected
+    assert vc.estimate == pytest.approx(by_hand, rel=1e-12) and vc.estimate < res.cramers_v.estimate
+    assert vc.low <= vc.estimate <= vc.high and vc.interval_method == res.cramers_v.interval_method
+    # Independence shrinks to 0, not below; one row has no V.
+    assert corrected_v(np.array([[[10, 10], [10, 10]]]))[0] == 0.0
+    assert np.isnan(corrected_v(np.array([[[10, 10], [0, 0]]]))[0])
