@@ -9,15 +9,23 @@
 - :func:`checkpoints_beside_labels`: every in-session checkpoint answer (free text) beside the
   action-level labels of the same participant at the same moment (their latest annotation at the
   checkpoint's action).
+- :func:`reason_tests` and :func:`acts_before_test`: the tests behind the bars, so a difference
+  between two bars is not read into without one: per reason, Fisher's exact test of citing it by
+  condition (Holm-adjusted over the reasons; an action may cite several, so one test over all
+  reasons would count an action more than once); for the act before a report, the chi-square test
+  of independence of the report and the act.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import fisher_exact
+from statsmodels.stats.multitest import multipletests
 
+from analysis.contingency import cross_table_test
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
-from analysis.results import wilson_columns
+from analysis.results import ChiSquare, Estimate, wilson_columns
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.model import Checkpoint
@@ -114,6 +122,46 @@ def summarise_acts_before(with_prev: pd.DataFrame) -> pd.DataFrame:
     k["share"] = k["k"] / k["n"]
     k["ci_low"], k["ci_high"] = wilson_columns(k["k"], k["n"])
     return k[cols]
+
+
+def reason_tests(shares: pd.DataFrame, design: tuple[str, str] = schema.CANVAS) -> pd.DataFrame:
+    """Per reason (of :func:`reason_shares`' output): does the share of not-aligned actions citing it
+    differ between the conditions? Fisher's exact test (two-sided) on the 2 x 2 table (condition x
+    cites it or not), the odds ratio (treatment / reference), and the p-values Holm-adjusted over the
+    reasons tested. Empty when a condition has no not-aligned action."""
+    cols = ["reason", "k_treatment", "n_treatment", "k_reference", "n_reference", "odds_ratio", "p", "p_holm"]
+    ref, treat = design
+    by = shares.assign(condition=shares["condition"].astype(str)).set_index(["condition", "reason"])
+    if not {ref, treat} <= set(by.index.get_level_values(0)):
+        return pd.DataFrame(columns=cols)
+    rows = []
+    for reason in REASONS:
+        kt, nt = (int(by.loc[(treat, reason), c]) for c in ("k", "n"))
+        kr, nr = (int(by.loc[(ref, reason), c]) for c in ("k", "n"))
+        res = fisher_exact([[kt, nt - kt], [kr, nr - kr]])
+        rows.append([reason, kt, nt, kr, nr, float(res.statistic), float(res.pvalue)])
+    out = pd.DataFrame(rows, columns=cols[:-1])
+    out["p_holm"] = multipletests(out["p"], method="holm")[1]
+    return out
+
+
+def acts_before_test(summary: pd.DataFrame) -> tuple[ChiSquare, Estimate]:
+    """Is the act before a report independent of the report (aligned / not aligned)? Pearson's
+    chi-square test and Cramér's V on :func:`summarise_acts_before`' counts (each report counted once;
+    reports of one session are not independent, which the caption says)."""
+    table = summary.pivot_table(index="group", columns="act", values="k", aggfunc="sum", fill_value=0)
+    reason = None
+    if table.shape[0] < 2:
+        reason = "only one kind of report has a coded act before it"
+    elif table.shape[1] < 2:
+        reason = "every report has the same act before it"
+    return cross_table_test(
+        table.to_numpy(),
+        "reports with a coded act before them",
+        "the report (aligned or not) and the act before it",
+        "reports",
+        reason,
+    )
 
 
 def acts_before(actions: pd.DataFrame, labels: pd.DataFrame, window: int = 3) -> pd.DataFrame:

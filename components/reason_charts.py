@@ -8,6 +8,8 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.drilldown import replay_link
+from analysis.format import fmt, fmt_test, p_clause
+from analysis.results import ChiSquare
 from components.act_charts import act_name
 from components.alignment_charts import curve_panels
 from components.chart import WILSON_BARS_K, bar_with_interval, figure, interval_key
@@ -126,3 +128,28 @@ def checkpoint_table(table: pd.DataFrame, key: str) -> None:
         },
     )
     csv_button("Checkpoints and labels (CSV)", lambda: table, "checkpoints_beside_labels.csv", key=f"{key}_csv")
+
+
+def reason_tests_sentence(tests: pd.DataFrame) -> str:
+    """The test behind each pair of bars, one clause per reason."""
+    if tests.empty:
+        return "No test: a condition has no not-aligned action."
+    parts = [
+        f"{REASON_SHORT[r.reason]}: {r.k_treatment}/{r.n_treatment} vs {r.k_reference}/{r.n_reference}, "
+        f"odds ratio {fmt(r.odds_ratio, 2)}, {p_clause(r.p_holm)}"
+        for r in tests.itertuples()
+    ]
+    return (
+        "By condition (visible vs not visible), per reason, Fisher's exact test, p Holm-adjusted over the "
+        f"{len(tests)} reasons: " + "; ".join(parts) + "."
+    )
+
+
+def acts_before_sentence(chi2: ChiSquare) -> str:
+    """The test of independence of the report and the act before it."""
+    if not chi2.defined:
+        return f"No test of the report against the act before it: {chi2.estimate}."
+    return (
+        f"Report vs the act before it: {fmt_test(chi2)}, {p_clause(chi2.p_value)}, n = {chi2.n} {chi2.n_of} "
+        "(Pearson's chi-square test of independence; reports of one session are not independent, so p is optimistic)."
+    )

@@ -12,9 +12,11 @@ from components.palette import CONDITION_NAMES
 from components.reason_charts import (
     REASON_SHORT,
     acts_before_figure,
+    acts_before_sentence,
     checkpoint_table,
     reason_curve_figure,
     reason_share_figure,
+    reason_tests_sentence,
 )
 from services import alignment as svc
 from services.alignment import PROGRESS_KINDS, default_progress
@@ -25,7 +27,7 @@ synthetic_banner(corpus)
 scope = filter_bar(corpus)
 progress, bins = progress_picker(corpus, default_progress(corpus))
 progress_name = PROGRESS_KINDS[progress]
-shares, curves = svc.misalignment_reasons(scope, progress, bins)
+shares, curves, tests = svc.misalignment_reasons(scope, progress, bins)
 
 st.subheader('Reasons given with "not on the same page"')
 if shares.empty:
@@ -35,7 +37,7 @@ else:
     scope_caption(
         scope,
         note="Share of the not-aligned actions citing each reason (several may be cited), k above the bar, "
-        "n in the legend, Wilson 95% intervals.",
+        f"n in the legend, Wilson 95% intervals. {reason_tests_sentence(tests)}",
     )
     if clicked:
         cond, reason = clicked[0], clicked[1]
@@ -89,7 +91,8 @@ else:
         uses_acts=True,
         note=(
             f"For every annotated action, the latest coded act among the {window} actions before it; bars: share of the "
-            "'not aligned' (or 'aligned') reports with a coded act before them that had this act, k above the bar."
+            "'not aligned' (or 'aligned') reports with a coded act before them that had this act, k above the bar. "
+            + acts_before_sentence(svc.acts_before_test(before)[0])
         ),
     )
     if clicked:

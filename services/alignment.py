@@ -213,11 +213,16 @@ def session_actions(scope: Scope, session_id: str) -> pd.DataFrame:
 def _reasons(_scope: Scope, key: tuple, progress: str, bins: int):
     log.info("misalignment reasons %s %s %s", key[1:4], progress, bins)
     df = selected(_scope)
-    return reasons.reason_shares(df), reasons.reason_curves(df, COLUMNS[progress], bins)
+    shares = reasons.reason_shares(df)
+    return (
+        shares,
+        reasons.reason_curves(df, COLUMNS[progress], bins),
+        reasons.reason_tests(shares, _scope.corpus.design),
+    )
 
 
 def misalignment_reasons(scope: Scope, progress: str, bins: int):
-    """(shares per condition, shares per condition x progress bin)."""
+    """(shares per condition, shares per condition x progress bin, the test per reason)."""
     return _reasons(scope, scope.key(), progress, bins)
 
 
@@ -251,6 +256,11 @@ def _acts_before(_scope: Scope, key: tuple, window: int) -> pd.DataFrame:
 
 def acts_before(scope: Scope, window: int) -> pd.DataFrame | None:
     return None if scope.acts is None else _acts_before(scope, scope.key(), window)
+
+
+def acts_before_test(summary: pd.DataFrame):
+    """The chi-square test of the report and the act before it (cheap: on the summary's counts)."""
+    return reasons.acts_before_test(summary)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -232,3 +232,10 @@ def test_the_acts_page_shows_which_cramers_v_and_the_bias_corrected_one(tmp_path
     assert [m.value for m in at.metric][1] == "0.48"
     assert "bias-corrected 0.44, 95% CI 0.37 to 0.58" in captions(at)
     assert "Cramér's V of condition and grounding act (no bias correction)" in captions(at)
+
+
+def test_why_not_aligned_gives_the_test_behind_its_bars(tmp_path, monkeypatch):
+    at = open_page(tmp_path, monkeypatch, "pages/misalignment.py")
+    text = captions(at)
+    assert "per reason, Fisher's exact test, p Holm-adjusted over the 5 reasons: n1 task goal: 45/334 vs 58/391" in text
+    assert "Report vs the act before it: chi2(6) = 4.68, p = 0.585, n = 489 reports" in text
