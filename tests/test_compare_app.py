@@ -41,10 +41,11 @@ def _cli_json(capsys, *args) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
-def _cell(estimate, n) -> str:
+def _cell(estimate, n, note: str = "") -> str:
+    """A leaderboard cell: score (n), marked '!' when its note warns (e.g. an interval that is an artefact)."""
     if isinstance(estimate, dict):
         return "undefined"
-    return f"{estimate:.2f} ({n})"
+    return f"{estimate:.2f} ({n})" + (" !" if note else "")
 
 
 def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
@@ -73,7 +74,11 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
                         and _column_of(r, block.strip("*"))
                     ]
                     assert len(match) == 1, (run, block, col)
-                    assert table.at[label, col] == _cell(match[0]["estimate"], match[0]["n"]), (run, block, col)
+                    assert table.at[label, col] == _cell(match[0]["estimate"], match[0]["n"], match[0]["note"]), (
+                        run,
+                        block,
+                        col,
+                    )
                     checked += 1
         assert checked == len(cli) and checked > 0
     assert "synthetic" in " ".join(i.value for i in at.info).lower()

@@ -266,3 +266,23 @@ def test_sbert_similarity_orders_paraphrase_above_unrelated():
         ["go left around the ruins", "go left around the ruins"], ["turn left past the ruins", "I like cats"]
     )
     assert sims[0] > 0.6 > 0.2 > sims[1]
+
+
+def test_a_macro_score_resting_on_a_rare_label_warns_that_its_interval_is_an_artefact():
+    """One of the people's labels on 1 item of 25: macro recall, macro F1 and kappa say so (the
+    bootstrap loses that label in about a third of the resamples, (24/25)^25 = 36 %); accuracy does
+    not; a balanced table warns of nothing."""
+    from analysis.compare.metrics import category_estimates
+
+    rare = np.array([[12, 0, 0], [1, 10, 1], [0, 0, 1]])  # the people's third label: 1 item
+    est = category_estimates(rare)
+    for m in ("macro_recall", "macro_f1", "kappa"):
+        w = est[m].warnings
+        assert w[0] == (
+            "1 of the people's labels has fewer than 5 items (1): this score weighs each label alike, so those items move it"
+        ), m
+        lost = float(w[1].split("%")[0]) / 100
+        assert lost == pytest.approx((24 / 25) ** 25, abs=0.05), m
+    assert est["accuracy"].warnings == ()
+    balanced = np.array([[20, 5], [4, 21]])
+    assert all(e.warnings == () for e in category_estimates(balanced).values())

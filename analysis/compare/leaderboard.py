@@ -121,12 +121,18 @@ class Leaderboard:
             "best",
             "method",
             "interval_method",
+            "note",
         ]
         return csv_cells(self.cells.assign(task=self.task)[cols])
 
     def csv_text(self) -> str:
         """:meth:`csv_table` as spreadsheet-safe CSV."""
         return to_csv(self.csv_table())
+
+    @property
+    def marked(self) -> bool:
+        """Whether a defined cell carries a warning (its text ends in '!')."""
+        return bool(self.cells["text"].str.endswith(" !").any())
 
     def to_latex(self, caption: str = "") -> str:
         """booktabs LaTeX of the table; the best value of each column in bold. Cells, row and column
@@ -169,6 +175,7 @@ class Leaderboard:
                         "best",
                         "method",
                         "interval_method",
+                        "note",
                     )
                 }
             )
@@ -225,7 +232,9 @@ def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, meas
     cells["condition"] = cells["condition"].map(CONDITION_LABELS)
     cells["role"] = cells["role"].map(ROLE_LABELS)
     cells["best"] = _mark_best(cells)
+    cells["note"] = cells["note"].fillna("") if "note" in cells else ""
     cells["text"] = [
-        f"{fmt(v, 2)} ({n})" if is_defined(v) else "undefined" for v, n in zip(cells["estimate"], cells["n"])
+        f"{fmt(v, 2)} ({n}){' !' if note and is_defined(v) else ''}" if is_defined(v) else "undefined"
+        for v, n, note in zip(cells["estimate"], cells["n"], cells["note"])
     ]
     return Leaderboard(task=task, measure=measure, cells=cells, index=tuple(order), column_order=tuple(col_order))

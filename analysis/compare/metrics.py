@@ -11,7 +11,13 @@ operation; tests prove each equal to scikit-learn on the same labels:
 - Cohen's kappa of model against person (``cohen_kappa_score``).
 
 Their intervals are percentile bootstraps over items: resampling n items with replacement is
-resampling the confusion matrix's cells with the multinomial distribution of their shares.
+resampling the confusion matrix's cells with the multinomial distribution of their shares. The macro
+scores and kappa weigh every label alike, so a label the people gave to a handful of items moves
+them, and resamples that lose such a label average over fewer labels: each of these scores warns
+(:func:`artefact_warnings`) when a label the people used has fewer than :data:`MIN_LABEL_ITEMS`
+items, or when more than :data:`MAX_LOST_SHARE` of the resamples lose one of the people's labels or
+have no value, or when the estimate lies outside its own interval: its interval is then an
+artefact of resampling rather than a statement about the run.
 Text scores (ROUGE-L, similarity) are means with a t interval (statsmodels ``DescrStatsW``); the
 drawing score is the paper's average over every predicted ink cell, with a bootstrap over
 predictions.
@@ -34,6 +40,8 @@ ITEMS = "items with the person's label and the run's prediction"
 
 CATEGORY_METRICS = ("accuracy", "macro_recall", "macro_f1", "kappa")
 NO_ITEMS = "no item in this group"
+MIN_LABEL_ITEMS = 5  # a label the people used on fewer items makes a macro score hinge on those items
+MAX_LOST_SHARE = 0.05  # resamples that lose one of the people's labels (or the value) beyond this share
 
 
 def confusion(truth: np.ndarray, pred: np.ndarray, k: int) -> np.ndarray:
@@ -109,6 +117,32 @@ CHECKED = {
 _UNDEFINED = {"kappa": "people and model used one and the same label throughout (chance agreement is 1)"}
 
 
+def artefact_warnings(
+    c: np.ndarray, point: float, reps: np.ndarray | None, interval: Any, resampled: Any
+) -> tuple[str, ...]:
+    """Why the bootstrap interval of a macro score or kappa of the confusion matrix ``c`` is not to
+    be trusted (see the module docstring); ``resampled`` are the resampled matrices behind ``reps``."""
+    out = []
+    rows = c.sum(axis=1)
+    used = rows > 0
+    rare = sorted(int(v) for v in rows[used & (rows < MIN_LABEL_ITEMS)])
+    if rare:
+        out.append(
+            f"{len(rare)} of the people's labels {'has' if len(rare) == 1 else 'have'} fewer than {MIN_LABEL_ITEMS} items "
+            f"({', '.join(map(str, rare))}): this score weighs each label alike, so those items move it"
+        )
+    if reps is not None and resampled is not None:
+        lost = ~np.all(resampled.sum(axis=-1)[:, used] > 0, axis=1) | np.isnan(reps)
+        if lost.mean() > MAX_LOST_SHARE:
+            out.append(
+                f"{lost.mean():.0%} of the bootstrap resamples lose one of the people's labels (or the value): "
+                "the interval is an artefact of resampling"
+            )
+    if isinstance(interval, tuple) and not (interval[0] - 1e-12 <= point <= interval[1] + 1e-12):
+        out.append("the estimate lies outside its own bootstrap interval: the resamples' distribution is degenerate")
+    return tuple(out)
+
+
 def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> dict[str, Estimate]:
     """The four category scores of one confusion matrix as estimates with intervals."""
     n = int(c.sum())
@@ -130,7 +164,8 @@ def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) ->
     if n == 0:
         return {m: Estimate.undefined(NO_ITEMS, **fields(m)) for m in CATEGORY_METRICS}
     point = category_scores(c)
-    reps = metric_arrays(resample_cells(c, n_boot, seed)) if n_boot > 0 else None
+    resampled = resample_cells(c, n_boot, seed) if n_boot > 0 else None
+    reps = metric_arrays(resampled) if resampled is not None else None
     out: dict[str, Estimate] = {}
     for m in CATEGORY_METRICS:
         if np.isnan(point[m]):
@@ -139,7 +174,8 @@ def category_estimates(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) ->
             out[m] = wilson(int(np.trace(c)), n, key=m, statistic=NAMES[m], n_of=ITEMS, method=METHODS[m])
         else:
             interval = percentile(reps[m]) if reps is not None else Undefined("no bootstrap was run")
-            out[m] = Estimate(**fields(m), estimate=point[m], interval=interval)
+            warnings = artefact_warnings(c, point[m], reps[m] if reps is not None else None, interval, resampled)
+            out[m] = Estimate(**fields(m), estimate=point[m], interval=interval, warnings=warnings)
     return out
 
 

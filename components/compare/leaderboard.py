@@ -37,8 +37,9 @@ def render(cmp: Comparison) -> None:
     st.caption(
         "The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
         "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "
-        "Follower's canvas; G: Guide, F: Follower. The downloads hold the whole table; the CSV adds intervals "
-        "and methods."
+        "Follower's canvas; G: Guide, F: Follower. ! after a cell: its interval is not to be trusted (a label the "
+        "people gave to fewer than 5 items, or a bootstrap that loses labels or gives no value in many resamples; the "
+        "CSV's note column says which). The downloads hold the whole table; the CSV adds intervals, methods and notes."
     )
     d1, d2, _ = st.columns([1, 1, 3])
     csv_button(
@@ -51,7 +52,9 @@ def render(cmp: Comparison) -> None:
     )
     d2.download_button(
         "Download LaTeX",
-        lb.to_latex(caption=f"{TASKS[task]}"),
+        lb.to_latex(
+            caption=f"{TASKS[task]}" + (" ! marks a score whose interval is an artefact." if lb.marked else "")
+        ),
         file_name=f"leaderboard_{task}.tex",
         mime="text/x-tex",
         icon=":material/download:",
