@@ -246,6 +246,46 @@ def split_objective(features: pd.DataFrame, test: list[str]) -> float:
     return objective(features.to_numpy(dtype=float), idx)
 
 
+@dataclass(frozen=True)
+class SplitStanding:
+    """Where a condition's own test sessions stand on the objective among every subset of their size."""
+
+    condition: str
+    n_test: int
+    n_sessions: int
+    objective: float
+    best: float
+    rank: int | None  # 1 = the optimum; None when the subsets are too many to score them all
+    n_candidates: int
+
+
+def split_standing(actions: pd.DataFrame, sessions: pd.DataFrame) -> list[SplitStanding]:
+    """Per condition, the objective L of the sessions' own test split (``sessions``: session_id,
+    condition, split), the best L of any subset of that size and the own split's rank among all
+    of them (ties share the better rank), scored exhaustively where C(n, k) <= EXHAUSTIVE_LIMIT."""
+    feats = session_features(actions)
+    out = []
+    for cond in schema.CONDITIONS:
+        mine = sessions[sessions["condition"].astype(str) == cond]
+        ids = sorted(mine["session_id"].astype(str))
+        test = sorted(mine.loc[mine["split"].astype(str) == "test", "session_id"].astype(str))
+        k, n = len(test), len(ids)
+        if not 2 <= k <= n - 2:
+            continue
+        F = feats.reindex(ids).fillna(0.0).to_numpy(dtype=float)
+        own = objective(F, np.array([ids.index(t) for t in test]))
+        total = math.comb(n, k)
+        if total <= EXHAUSTIVE_LIMIT:
+            all_subsets = np.array(list(combinations(range(n), k)), dtype=np.int64)
+            objs = _objectives(F, all_subsets)
+            rank: int | None = int(np.sum(objs < own - 1e-12)) + 1
+            best = float(objs.min())
+        else:
+            rank, best = None, split_condition(feats.reindex(ids).fillna(0.0), cond, k).objective
+        out.append(SplitStanding(cond, k, n, float(own), best, rank, total))
+    return out
+
+
 def comparison_table(result: SplitResult) -> pd.DataFrame:
     """Table 8 style: per condition, feature: train and test mean and SD (%), and |difference|."""
     rows = []

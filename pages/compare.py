@@ -35,6 +35,7 @@ if not chosen:
 
 comparison = svc.comparison(corpus, chosen)
 runs.coverage(comparison)
+runs.split_note(svc.split_standing(corpus))
 
 tabs = st.tabs(list(VIEWS), key="compare_tab", on_change="rerun")
 for tab, render in zip(tabs, VIEWS.values()):

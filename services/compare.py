@@ -37,6 +37,19 @@ def comparison(corpus: Corpus, runs: Iterable[Run]) -> Comparison:
     return _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
 
 
+@st.cache_data(max_entries=8, show_spinner=False)
+def _standing(content_hash: str, _corpus: Corpus) -> list:
+    from analysis.split import split_standing
+
+    return split_standing(_corpus.actions_df, _corpus.sessions_df)
+
+
+def split_standing(corpus: Corpus) -> list:
+    """Where the dataset's own test split (the one every run is scored on) stands on Appendix E's
+    objective, per condition (:func:`analysis.split.split_standing`)."""
+    return _standing(corpus.content_hash, corpus)
+
+
 def start_upload_check(corpus: Corpus, files: list[tuple[str, bytes]], owner: str) -> jobs.Job:
     """Validate uploaded .zip or .jsonl files against ``corpus`` in the worker (raises
     :class:`services.jobs.Busy` past its limits); the job's result is the runs, refused ones included."""

@@ -222,3 +222,10 @@ def test_run_names_and_slice_values_from_files_show_as_text_in_charts():
         assert "<a " not in (trace.name or "") and "<b>bold" not in (trace.name or "")
         assert all("<a " not in t and "<b>bold" not in t for t in trace.hovertext)
         assert all("<a " not in str(y) for y in trace.y)
+
+
+def test_compare_says_which_split_it_scores_and_where_that_split_stands(at):
+    note = next(c.value for c in at.caption if c.value.startswith("Scored on the dataset's test split."))
+    assert "is not the distribution-matched split" in note
+    assert "not visible: 3 of 12 sessions" in note and "ranks 216 of 220 subsets" in note
+    assert "ranks 172 of 286 subsets" in note and "The Test split page builds the matched one." in note

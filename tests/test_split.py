@@ -124,3 +124,26 @@ def test_the_split_command_writes_the_copy(tmp_path, capsys):
     assert (copy.sessions_df["split"] == "test").sum() == 6
     assert corpus_cli(["split", str(SAMPLE_DATA), "--test-size", "11", str(tmp_path / "bad")]) == 1
     assert "leaves fewer than 2 on a side" in capsys.readouterr().err
+
+
+def test_the_samples_own_split_is_said_to_be_not_the_matched_one_with_its_rank():
+    """The sample's test sessions are the generator's: on Appendix E's objective they rank 216 of 220
+    (not visible) and 172 of 286 (visible), counted here by scoring every subset one at a time."""
+    from itertools import combinations
+
+    from analysis.split import objective, session_features, split_standing
+    from corpus.dataset import load_sample
+
+    corpus = load_sample()
+    standing = {s.condition: s for s in split_standing(corpus.actions_df, corpus.sessions_df)}
+    feats = session_features(corpus.actions_df)
+    for cond, rank, total in (("not_visible", 216, 220), ("visible", 172, 286)):
+        s = corpus.sessions_df[corpus.sessions_df["condition"].astype(str) == cond]
+        ids = sorted(s["session_id"].astype(str))
+        own = sorted(s.loc[s["split"].astype(str) == "test", "session_id"].astype(str))
+        F = feats.reindex(ids).fillna(0.0).to_numpy(dtype=float)
+        scores = [objective(F, np.array(c)) for c in combinations(range(len(ids)), 3)]
+        mine = objective(F, np.array([ids.index(t) for t in own]))
+        assert len(scores) == total and sum(x < mine - 1e-12 for x in scores) + 1 == rank
+        assert (standing[cond].rank, standing[cond].n_candidates) == (rank, total)
+        assert standing[cond].objective == pytest.approx(mine) and standing[cond].best == pytest.approx(min(scores))

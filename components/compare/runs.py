@@ -15,6 +15,7 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.format import fmt, fmt_count
 from components.compare.common import run_label
+from components.palette import CONDITION_NAMES
 from corpus.dataset import Corpus
 from corpus.escape import md_line
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES, PREDICTION_UPLOAD_BYTES
@@ -190,3 +191,29 @@ def coverage(cmp: Comparison) -> None:
                 st.dataframe(pd.DataFrame(frame), hide_index=True, width="stretch")
     if cmp.similarity_missing:
         st.caption(f"SBERT similarity: undefined, because {cmp.similarity_missing}.")
+
+
+def split_note(standing: list) -> None:
+    """Which split the runs are scored on, and how it stands on Appendix E's objective."""
+    if not standing:
+        return
+    parts = []
+    for st_ in standing:  # (st_: a SplitStanding; st is streamlit)
+        where = (
+            f"ranks {st_.rank} of {fmt_count(st_.n_candidates)} subsets"
+            if st_.rank is not None
+            else f"has objective {fmt(st_.objective, 2)} (best found {fmt(st_.best, 2)})"
+        )
+        parts.append(
+            f"{CONDITION_NAMES.get(st_.condition, st_.condition)}: {st_.n_test} of {st_.n_sessions} sessions, "
+            f"objective L {fmt(st_.objective, 2)} (optimum {fmt(st_.best, 2)}), {where}"
+        )
+    matched = all(st_.rank == 1 for st_ in standing)
+    st.caption(
+        "Scored on the dataset's test split. On Appendix E's objective (train and test differ least in the mean and SD "
+        "of their action types and labels) it "
+        + ("is the distribution-matched split: " if matched else "is not the distribution-matched split: ")
+        + "; ".join(parts)
+        + "."
+        + ("" if matched else " The Test split page builds the matched one.")
+    )
