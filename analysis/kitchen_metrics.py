@@ -1,0 +1,521 @@
+"""The coordination metrics of kitchen runs (section 3.2 of "Beyond Task Success"), per run, then
+per directed role pairing and per task level, with intervals over runs.
+
+**Structured interdependence** (after "constructive interdependence": who enables whom). The paper
+names N_trig "candidate trigger actions", N_int "accepted dependencies" and N_cons "constructive
+dependencies", and sets ADR = N_int / N_trig, IDensity = N_cons / N_int, MOR = 1 - ADR. In a
+Collab-Overcooked trace (:func:`interdependence`):
+
+- a *candidate trigger* is a completed ``place_obj_on_counter()``: the counter is the one place an
+  agent leaves an item the partner can take ("Players can only pass items by placing them on the
+  counter", the benchmark's prompt). The item is what the agent held, followed through its completed
+  actions (a ``pickup(o, place)`` holds o; a hand-over, ``put_obj_in_utensil`` or ``deliver_soup()``
+  empties the hands; ``fill_dish_with_food`` holds a dish); "" when unknown;
+- it is an *accepted dependency* when the partner then completes ``pickup(o, counter)`` of that item
+  within the window [s, s + w] of the trigger's step s (the window of :mod:`analysis.tgco`, so that
+  Appendix B.2's level-normalized and fixed-window ADR are this with the two windows). A pickup from
+  the counter takes the earliest item of that name the partner placed there, else the picker's own
+  (taking back one's own item is no dependency); a pickup after the window removes the item
+  but accepts nothing: a missed opportunity (MOR);
+- it is *constructive* when the partner's next completed action uses the item for the task: puts
+  it into a utensil, fills a dish with it or delivers it (not setting it down again or leaving it),
+  and the item belongs to the recipe (:class:`analysis.tgco.TaskObjects`; an item of unknown name
+  counts as the recipe's).
+
+**Per run** (:class:`RunMetrics`): the TGCO counts per outcome (:mod:`analysis.tgco`), unstructured
+messages and seek/deny/ack primitives; FollowRate = (N_eff + N_assist) / N_req; CommCost = tokens /
+N_int; ADR, IDensity, MOR; verifier interventions (validator corrections) and format corrections per
+episode; success, score, tokens (``KitchenRun.tokens``) and steps. A ratio with a zero denominator
+is :class:`corpus.values.Undefined` with the reason (a run with no request has no FollowRate).
+
+**Across runs** (:func:`metric_table`): each metric's mean over the runs of a group (directed
+pairing, level, or both), n the runs with a value, and a 95% interval over runs: a percentile
+bootstrap (``scipy.stats.bootstrap``, seeded) or a t interval (``scipy.stats.t.interval``, df = n - 1).
+:func:`outcome_composition` gives the shares of Effective / Assisted / Redundant / Ineffective units
+per level (the paper's Fig. 3, left) with their counts and Wilson intervals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from analysis.results import CONFIDENCE, Estimate, EstimateTable, wilson
+from analysis.tgco import (
+    ASSISTED,
+    EFFECTIVE,
+    INEFFECTIVE,
+    LEVEL_WINDOW,
+    OUTCOME_NAMES,
+    OUTCOMES,
+    REDUNDANT,
+    Audit,
+    OpAction,
+    TaskObjects,
+    Window,
+    audit_run,
+    level_lengths,
+    normalize_arg,
+    parse_op_action,
+    task_objects,
+)
+from corpus.kitchen import ROLES, KitchenRun
+from corpus.values import Undefined, is_defined
+
+Value = float | Undefined
+N_BOOT = 2000
+INTERVALS = ("bootstrap", "t")
+USES = ("put_obj_in_utensil", "fill_dish_with_food", "deliver_soup")
+UNKNOWN_LEVEL = "unknown"
+
+
+# -- structured interdependence ------------------------------------------------------------------
+
+
+def _name(agent: int) -> str:
+    return ROLES[agent] if 0 <= agent < len(ROLES) else f"player {agent}"
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """One candidate trigger: an item placed on the counter, and what became of it."""
+
+    step: int
+    agent: int
+    item: str  # "" when unknown
+    accepted_step: int | Undefined  # the partner's pickup within the window
+    constructive: bool
+    reason: str
+
+    @property
+    def accepted(self) -> bool:
+        return is_defined(self.accepted_step)
+
+
+@dataclass(frozen=True)
+class Interdependence:
+    """The triggers of a run and the window they were judged with."""
+
+    window: int
+    triggers: tuple[Trigger, ...]
+
+    @property
+    def n_trig(self) -> int:
+        return len(self.triggers)
+
+    @property
+    def n_int(self) -> int:
+        return sum(t.accepted for t in self.triggers)
+
+    @property
+    def n_cons(self) -> int:
+        return sum(t.constructive for t in self.triggers)
+
+    @property
+    def adr(self) -> Value:
+        """ADR = N_int / N_trig."""
+        return self.n_int / self.n_trig if self.n_trig else Undefined("no trigger action (N_trig = 0)")
+
+    @property
+    def idensity(self) -> Value:
+        """IDensity = N_cons / N_int."""
+        return self.n_cons / self.n_int if self.n_int else Undefined("no accepted dependency (N_int = 0)")
+
+    @property
+    def mor(self) -> Value:
+        """MOR = 1 - ADR."""
+        adr = self.adr
+        return 1 - adr if isinstance(adr, float) else adr
+
+
+@dataclass
+class _Placed:
+    item: str
+    agent: int
+    step: int
+    index: int
+
+
+def interdependence(run: KitchenRun, window: int, objects: TaskObjects | None = None) -> Interdependence:
+    """The candidate triggers of a run, each accepted or not within ``window`` steps, and whether
+    constructive (see the module's text)."""
+    objects = objects or task_objects(run)
+    done = sorted(run.completed, key=lambda c: c.step)  # stable: same-step actions keep their order
+    acts = [(c.step, c.agent, parse_op_action(c.action) or OpAction(normalize_arg(c.action))) for c in done]
+    held: dict[int, str] = {}
+    counter: list[_Placed] = []
+    placed: list[tuple[int, int, str]] = []
+    taken: dict[int, tuple[int, int, int]] = {}  # trigger -> (pickup step, picker, position in acts)
+    for pos, (step, agent, act) in enumerate(acts):
+        if act.verb == "pickup" and act.args:
+            item = act.args[0]
+            if len(act.args) == 2 and act.args[1] == "counter":
+                fits = [p for p in counter if p.item in (item, "")]
+                fits.sort(key=lambda p: (p.agent == agent, p.step))
+                if fits:
+                    got = fits[0]
+                    counter.remove(got)
+                    if got.agent != agent and got.step <= step <= got.step + window:
+                        taken[got.index] = (step, agent, pos)
+            held[agent] = item
+        elif act.verb == "place_obj_on_counter":
+            counter.append(_Placed(held.get(agent, ""), agent, step, len(placed)))
+            placed.append((step, agent, held.get(agent, "")))
+            held[agent] = ""
+        elif act.verb in ("put_obj_in_utensil", "deliver_soup"):
+            held[agent] = ""
+        elif act.verb == "fill_dish_with_food":
+            held[agent] = held.get(agent) or "dish"
+    triggers = []
+    for k, (step, agent, item) in enumerate(placed):
+        what = item.replace("_", " ") if item else "an item"
+        head = f"{_name(agent)} placed {what} on the counter at step {step}"
+        if k not in taken:
+            triggers.append(
+                Trigger(
+                    step,
+                    agent,
+                    item,
+                    Undefined("the partner did not take it within the window"),
+                    False,
+                    f"{head}; the partner did not pick it up within steps {step} to {step + window}",
+                )
+            )
+            continue
+        at, picker, pos = taken[k]
+        head += f"; {_name(picker)} picked it up at step {at}"
+        after = next(((s, a) for s, who, a in acts[pos + 1 :] if who == picker), None)
+        recipe_item = not item or objects.relevant(item)
+        if after is not None and after[1].verb in USES and recipe_item:
+            triggers.append(Trigger(step, agent, item, at, True, f"{head} and used it: {after[1]} at step {after[0]}"))
+        elif after is None:
+            triggers.append(Trigger(step, agent, item, at, False, f"{head} and did nothing more with it"))
+        elif not recipe_item:
+            triggers.append(Trigger(step, agent, item, at, False, f"{head}, but {item} is not of the recipe"))
+        else:
+            triggers.append(Trigger(step, agent, item, at, False, f"{head}, then {after[1]} at step {after[0]}"))
+    return Interdependence(window, tuple(triggers))
+
+
+# -- per run -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    """Every coordination metric of one run, with the audit and the triggers behind them."""
+
+    run_id: str
+    pairing: str
+    level: int | None
+    recipe: str
+    scaffold: str
+    window: int
+    window_rule: str
+    effective: int
+    assisted: int
+    redundant: int
+    ineffective: int
+    requests: int
+    unstructured: int
+    messages: int
+    seek: int
+    deny: int
+    ack: int
+    n_trig: int
+    n_int: int
+    n_cons: int
+    follow_rate: Value
+    comm_cost: Value
+    adr: Value
+    idensity: Value
+    mor: Value
+    validator_corrections: int
+    format_corrections: int
+    success: bool
+    score: float
+    tokens: int
+    steps: int
+    audit: Audit
+    dependencies: Interdependence
+
+    def value(self, key: str) -> Value:
+        """A metric as a number (success as 1 or 0), or why it has none."""
+        v = getattr(self, key)
+        return v if isinstance(v, Undefined) else float(v)
+
+    def row(self) -> dict[str, Any]:
+        keys = ("run_id", "pairing", "level", "recipe", "scaffold", "window")
+        return {**{k: getattr(self, k) for k in keys}, **{k: getattr(self, k) for k in METRICS}}
+
+
+def run_metrics(
+    run: KitchenRun, window: Window = LEVEL_WINDOW, *, lengths: Mapping[int, float] | None = None
+) -> RunMetrics:
+    """The metrics of one run (``lengths``: see :func:`analysis.tgco.audit_run`)."""
+    objects = task_objects(run)
+    audit = audit_run(run, window, lengths=lengths, objects=objects)
+    deps = interdependence(run, audit.window, objects)
+    kinds = [c.kind for c in run.corrections]
+    comm_cost: Value = (
+        run.tokens / deps.n_int if deps.n_int else Undefined("no accepted dependency (N_int = 0) to spread tokens over")
+    )
+    return RunMetrics(
+        run_id=run.id,
+        pairing=run.pairing,
+        level=run.level,
+        recipe=run.recipe,
+        scaffold=run.scaffold,
+        window=audit.window,
+        window_rule=audit.window_rule,
+        effective=audit.counts[EFFECTIVE],
+        assisted=audit.counts[ASSISTED],
+        redundant=audit.counts[REDUNDANT],
+        ineffective=audit.counts[INEFFECTIVE],
+        requests=audit.n_requests,
+        unstructured=len(audit.unstructured),
+        messages=len(audit.messages),
+        seek=audit.primitive_count("seek"),
+        deny=audit.primitive_count("deny"),
+        ack=audit.primitive_count("ack"),
+        n_trig=deps.n_trig,
+        n_int=deps.n_int,
+        n_cons=deps.n_cons,
+        follow_rate=audit.follow_rate,
+        comm_cost=comm_cost,
+        adr=deps.adr,
+        idensity=deps.idensity,
+        mor=deps.mor,
+        validator_corrections=kinds.count("validator"),
+        format_corrections=kinds.count("format"),
+        success=bool(run.success),
+        score=float(run.score),
+        tokens=int(run.tokens),
+        steps=run.n_steps,
+        audit=audit,
+        dependencies=deps,
+    )
+
+
+def kitchen_metrics(runs: Sequence[KitchenRun], window: Window = LEVEL_WINDOW) -> tuple[RunMetrics, ...]:
+    """The metrics of each run; a level-normalized window uses the mean length of each level's
+    runs among ``runs``."""
+    lengths = level_lengths(runs)
+    return tuple(run_metrics(r, window, lengths=lengths) for r in runs)
+
+
+# The metrics averaged over runs: key -> (name, what n counts, what it is).
+METRICS: dict[str, tuple[str, str, str]] = {
+    "follow_rate": ("FollowRate", "runs with request units", "(N_eff + N_assist) / N_req per run"),
+    "comm_cost": ("CommCost", "runs with an accepted dependency", "tokens / N_int per run"),
+    "adr": ("ADR", "runs with a trigger action", "N_int / N_trig per run"),
+    "idensity": ("IDensity", "runs with an accepted dependency", "N_cons / N_int per run"),
+    "mor": ("MOR", "runs with a trigger action", "1 - ADR per run"),
+    "effective": ("Effective units", "runs", "Effective request units per run"),
+    "assisted": ("Assisted units", "runs", "Assisted request units per run"),
+    "redundant": ("Redundant units", "runs", "Redundant request units per run"),
+    "ineffective": ("Ineffective units", "runs", "Ineffective request units per run"),
+    "requests": ("Request units", "runs", "N_req per run"),
+    "unstructured": ("Unstructured messages", "runs", "unstructured messages per run"),
+    "validator_corrections": ("Verifier interventions", "runs", "validator corrections per episode"),
+    "format_corrections": ("Format corrections", "runs", "format corrections per episode"),
+    "success": ("Success", "runs", "share of runs that delivered every order"),
+    "score": ("Score", "runs", "final score per run"),
+    "tokens": ("Tokens per episode", "runs", "tokens per run"),
+    "steps": ("Steps", "runs", "steps per run"),
+}
+
+
+def runs_frame(metrics: Iterable[RunMetrics]) -> pd.DataFrame:
+    """One row per run: its keys and every metric (undefined values stay :class:`Undefined`)."""
+    rows = [m.row() for m in metrics]
+    return pd.DataFrame(rows, columns=["run_id", "pairing", "level", "recipe", "scaffold", "window", *METRICS])
+
+
+# -- across runs ---------------------------------------------------------------------------------
+
+
+def _reasons(values: Sequence[Value]) -> list[str]:
+    counts: dict[str, int] = {}
+    for v in values:
+        if isinstance(v, Undefined):
+            counts[v.reason] = counts.get(v.reason, 0) + 1
+    return [f"{n} run(s) left out: {why}" for why, n in counts.items()]
+
+
+def mean_over_runs(
+    values: Sequence[Value],
+    *,
+    key: str,
+    statistic: str,
+    n_of: str = "runs with a value",
+    method: str = "",
+    interval: str = "bootstrap",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> Estimate:
+    """The mean of one value per run over the runs that have one, with an interval over runs:
+    ``"bootstrap"``, the percentile bootstrap over runs (``scipy.stats.bootstrap``, ``n_boot``
+    resamples, ``seed``), or ``"t"``, the t interval (``scipy.stats.t.interval``, df = n - 1, the
+    standard error ``scipy.stats.sem``). Undefined values are left out and counted in the warnings;
+    with none left the mean is undefined, with one the interval."""
+    if interval not in INTERVALS:
+        raise ValueError(f"the interval is one of {INTERVALS}, not {interval!r}")
+    x = np.array([float(v) for v in values if not isinstance(v, Undefined)], dtype=float)
+    n = len(x)
+    warn = _reasons(values)
+    how = (
+        f"percentile bootstrap over runs, {n_boot} resamples, seed {seed} (scipy.stats.bootstrap)"
+        if interval == "bootstrap"
+        else "t interval over runs, df = n - 1, SE = sd / sqrt(n) (scipy.stats.t.interval)"
+    )
+    base: dict[str, Any] = dict(
+        key=key,
+        statistic=statistic,
+        n=n,
+        n_of=n_of,
+        method=f"mean over runs of {method or statistic}",
+        computed_by="numpy.mean",
+        package="numpy",
+        interval_method=how,
+        confidence=confidence,
+        warnings=tuple(warn),
+    )
+    if n == 0:
+        why = "; ".join(w.split(": ", 1)[1] for w in warn) if warn else "no runs"
+        return Estimate.undefined(f"no run has a value ({why})", **base)
+    mean = float(np.mean(x))
+    if n == 1:
+        one = Undefined("one run: no interval over runs")
+        return Estimate(**base, estimate=mean, se=one, interval=one)
+    if np.ptp(x) == 0:
+        base["warnings"] = (*warn, "every run has the same value: the interval is that value")
+        return Estimate(**base, estimate=mean, se=0.0, interval=(mean, mean))
+    if interval == "t":
+        se = float(stats.sem(x))
+        lo, hi = stats.t.interval(confidence, n - 1, loc=mean, scale=se)
+    else:
+        boot = stats.bootstrap(
+            (x,),
+            np.mean,
+            n_resamples=n_boot,
+            confidence_level=confidence,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(seed),
+        )
+        se = float(boot.standard_error)
+        lo, hi = boot.confidence_interval.low, boot.confidence_interval.high
+    if n < 5:
+        base["warnings"] = (*warn, f"only {n} runs: the interval over runs is rough")
+    return Estimate(**base, estimate=mean, se=se, interval=(float(lo), float(hi)))
+
+
+def _group_key(m: RunMetrics, by: str) -> Any:
+    if by == "level":
+        return m.level if m.level is not None else UNKNOWN_LEVEL
+    if by in ("pairing", "recipe", "scaffold"):
+        return getattr(m, by)
+    raise ValueError(f"runs are grouped by pairing, level, recipe or scaffold, not {by!r}")
+
+
+def _sort_key(values: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple((0, v, "") if isinstance(v, int) else (1, 0, str(v)) for v in values)
+
+
+def groups(metrics: Iterable[RunMetrics], by: Sequence[str]) -> dict[tuple[Any, ...], list[RunMetrics]]:
+    """The runs of each group (a tuple of the ``by`` keys' values), in sorted order of the keys."""
+    out: dict[tuple[Any, ...], list[RunMetrics]] = {}
+    for m in metrics:
+        out.setdefault(tuple(_group_key(m, b) for b in by), []).append(m)
+    return {k: out[k] for k in sorted(out, key=_sort_key)}
+
+
+def metric_table(
+    metrics: Iterable[RunMetrics],
+    by: Sequence[str] = ("pairing",),
+    keys: Sequence[str] = tuple(METRICS),
+    *,
+    interval: str = "bootstrap",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> EstimateTable:
+    """Each metric's mean over the runs of each group (``by``: "pairing", "level", "recipe",
+    "scaffold", or several), as rows keyed by the group and the metric."""
+    by, grouped = tuple(by), groups(metrics, by)
+    items = []
+    for group, runs in grouped.items():
+        for key in keys:
+            name, n_of, what = METRICS[key]
+            est = mean_over_runs(
+                [m.value(key) for m in runs],
+                key=key,
+                statistic=name,
+                n_of=n_of,
+                method=what,
+                interval=interval,
+                n_boot=n_boot,
+                seed=seed,
+                confidence=confidence,
+            )
+            items.append(({**dict(zip(by, group)), "metric": key}, est))
+    windows = sorted({m.window_rule for ms in grouped.values() for m in ms})
+    return EstimateTable.build(
+        items,
+        keys=(*by, "metric"),
+        title=f"Coordination metrics per {' and '.join(by)}",
+        notes=tuple(f"window: {w}" for w in windows),
+    )
+
+
+def outcome_composition(
+    metrics: Iterable[RunMetrics], by: Sequence[str] = ("level",), confidence: float = CONFIDENCE
+) -> EstimateTable:
+    """The shares of Effective, Assisted, Redundant and Ineffective request units per group (by
+    default per level: Fig. 3, left), each with its count (column ``count``) and Wilson interval;
+    unstructured messages are set apart (counted in the notes)."""
+    by = tuple(by)
+    items, notes = [], []
+    for group, runs in groups(metrics, by).items():
+        n = sum(m.requests for m in runs)
+        where = ", ".join(f"{b} {g}" for b, g in zip(by, group))
+        for outcome in OUTCOMES:
+            k = sum(getattr(m, outcome) for m in runs)
+            est = wilson(
+                k,
+                n,
+                key=f"{outcome}_share",
+                statistic=f"{OUTCOME_NAMES[outcome]} share",
+                n_of="request units (unstructured messages set apart)",
+                method=f"{OUTCOME_NAMES[outcome]} units / request units, pooled over the group's runs",
+                confidence=confidence,
+                empty="no request units",
+            )
+            items.append(({**dict(zip(by, group)), "outcome": OUTCOME_NAMES[outcome], "count": k}, est))
+        notes.append(f"{where}: {n} request units, {sum(m.unstructured for m in runs)} unstructured messages")
+    notes.append(
+        "units are pooled over runs; the Wilson interval treats them as independent, though units of one run are not"
+    )
+    return EstimateTable.build(items, keys=(*by, "outcome"), title="TGCO outcome composition", notes=notes)
+
+
+__all__ = [
+    "Trigger",
+    "Interdependence",
+    "interdependence",
+    "RunMetrics",
+    "run_metrics",
+    "kitchen_metrics",
+    "METRICS",
+    "runs_frame",
+    "mean_over_runs",
+    "groups",
+    "metric_table",
+    "outcome_composition",
+]
