@@ -28,12 +28,13 @@ class OutsideRoots(Exception):
 
 @dataclass(frozen=True)
 class DatasetEntry:
-    """One dataset a server offers: where it is, its name (from its dataset.json) and whether it is
-    marked synthetic."""
+    """One dataset a server offers: where it is, its name (from its dataset.json), whether it is
+    marked synthetic, and its domain ("map_task", or "kitchen": :mod:`corpus.kitchen_dataset`)."""
 
     path: Path
     name: str
     synthetic: bool
+    domain: str = "map_task"
 
     @property
     def key(self) -> str:
@@ -70,9 +71,10 @@ def _entry(folder: Path) -> DatasetEntry | None:
         info = json.loads(meta.read_text(encoding="utf-8"))
         name = str(info.get("name") or folder.name) if isinstance(info, dict) else folder.name
         synthetic = bool(info.get("synthetic")) if isinstance(info, dict) else False
+        domain = "kitchen" if isinstance(info, dict) and info.get("domain") == "kitchen" else "map_task"
     except (OSError, ValueError, RecursionError):  # listed by its folder name; opening it reports the problem
-        name, synthetic = folder.name, False
-    return DatasetEntry(folder.resolve(), name[:200], synthetic)
+        name, synthetic, domain = folder.name, False, "map_task"
+    return DatasetEntry(folder.resolve(), name[:200], synthetic, domain)
 
 
 def datasets_under(roots: Iterable[Path]) -> list[DatasetEntry]:

@@ -4,7 +4,7 @@
 - ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
-- ``import [--from platform|hcrc] SRC DEST``: convert another format into a dataset directory (the
+- ``import [--from platform|hcrc|overcooked] SRC DEST``: convert another format into a dataset directory (the
   format told from the file names when not given).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
   database the app uses (see :mod:`corpus.cli_users`).
@@ -76,7 +76,7 @@ def _import(args: argparse.Namespace) -> int:
         try:
             found = detect_path(Path(args.src))
         except (NotRecognised, OSError, ValueError) as exc:
-            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc", file=sys.stderr)
+            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc|overcooked", file=sys.stderr)
             return 1
         if found.fmt is None:
             print(
@@ -100,7 +100,7 @@ def _import(args: argparse.Namespace) -> int:
             options["map_path"] = Path(args.map)
         if args.landmark_names:
             options["landmark_names"] = Path(args.landmark_names)
-    else:
+    elif args.source_format == "hcrc":
         if args.map_id:
             options["map_id"] = args.map_id
         if args.gmmt:
@@ -164,8 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--from",
         dest="source_format",
-        choices=["platform", "hcrc"],
-        help="the source's format (default: told from its file names, and said)",
+        choices=["platform", "hcrc", "overcooked"],
+        help="the source's format (default: told from its file names, and said); overcooked: kitchen runs "
+        "(Collab-Overcooked run logs or Overcooked-AI trajectories: a file, a folder at any depth, or a zip)",
     )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(

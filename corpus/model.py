@@ -331,6 +331,9 @@ class DatasetInfo(_Strict):
     conditions: list[str] = Field(default_factory=lambda: list(schema.CANVAS))
     format_version: int = 1
     generator: dict[str, Any] | None = None
+    # Which kind of sessions the dataset holds: Map Task sessions (sessions/, maps/) or runs of two
+    # agents cooking (runs/: corpus.kitchen_dataset).
+    domain: Literal["map_task", "kitchen"] = "map_task"
 
     @field_validator("label_schema_version")
     @classmethod

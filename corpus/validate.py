@@ -130,6 +130,15 @@ def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
         loaded = load_json(info_path, report, "dataset.json")
         if loaded is not None:
             raw.info = parse(DatasetInfo, loaded[0], report, "dataset.json", "-", text=loaded[1])
+    if raw.info is not None and raw.info.domain == "kitchen":
+        report.add(
+            "dataset.json",
+            "-",
+            "domain",
+            "a kitchen dataset (runs of two agents cooking, in runs/): read it with corpus.kitchen_dataset, "
+            "not as Map Task sessions",
+        )
+        return raw, report
 
     _read_maps(root, raw, report)
     _read_sessions(root, raw, report)

@@ -72,7 +72,11 @@ def write_dataset(
     dest = Path(dest)
     with folder_in_place(dest, overwrite) as tmp:
         (tmp / "dataset.json").write_text(
-            json.dumps(info.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False) + "\n",
+            # A Map Task dataset (the default domain) does not name its domain: files stay as before.
+            json.dumps(
+                info.model_dump(mode="json", exclude_none=True, exclude={"domain"}), indent=2, ensure_ascii=False
+            )
+            + "\n",
             encoding="utf-8",
         )
         (tmp / "maps").mkdir()

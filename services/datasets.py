@@ -52,11 +52,12 @@ class ImportOutcome:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _offered(roots: tuple[str, ...], signature: tuple) -> list[catalog.DatasetEntry]:
-    return catalog.datasets_under(Path(r) for r in roots)
+    return [e for e in catalog.datasets_under(Path(r) for r in roots) if e.domain == "map_task"]
 
 
 def offered() -> list[catalog.DatasetEntry]:
-    """The datasets under the configured roots (the sample corpus first, by default)."""
+    """The Map Task datasets under the configured roots (the sample corpus first, by default); the
+    kitchen datasets there are read by ``python -m analysis kitchen``."""
     roots = settings().dataset_roots
     return _offered(tuple(map(str, roots)), catalog.signature(roots))
 

@@ -3,7 +3,10 @@
 - ``platform``: session folders exported by the open-source collaboration research platform the
   ALMANAC corpus was collected on (:mod:`corpus.importers.platform`);
 - ``hcrc``: HCRC Map Task dialogues, ``speaker|text|move`` transcripts or NXT move files
-  (:mod:`corpus.importers.hcrc`).
+  (:mod:`corpus.importers.hcrc`);
+- ``overcooked``: runs of two agents cooking, Collab-Overcooked run logs or Overcooked-AI
+  trajectories (:mod:`corpus.importers.overcooked`), written as a kitchen dataset
+  (:mod:`corpus.kitchen_dataset`).
 
 :func:`run_import` reads the source, reports every problem with file, record and field, writes
 the dataset with :func:`corpus.write.write_dataset` into a staging folder, validates what was
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 FORMATS = {
     "platform": "collaboration platform session export (JSONL logs, ink PNGs, ASCII map)",
     "hcrc": "HCRC Map Task dialogues (speaker|text|move transcripts or NXT move files)",
+    "overcooked": "kitchen runs (Collab-Overcooked run logs, Overcooked-AI trajectories): a file, folder or zip",
 }
 
 
@@ -132,6 +136,8 @@ def run_import(
     if dest.exists() and not overwrite:
         report.add(str(dest), "-", "(path)", "exists: choose another destination or overwrite it")
         raise DatasetError(report, str(src))
+    if fmt == "overcooked":
+        return _import_kitchen(src, dest, name=name, source_name=source_name, report=report, **options)
     result = import_source(fmt, src, report, **options)
     if report.ok and not result.sessions:
         report.add(str(src), "-", "(source)", "nothing to import: no sessions found")
@@ -167,6 +173,50 @@ def run_import(
                 )
         if not report.ok:
             raise DatasetError(report, str(src))
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(staged, dest)
+    finally:
+        shutil.rmtree(staging_parent, ignore_errors=True)
+    for issue in report.warnings:
+        log.warning("%s %s %s: %s", issue.file, issue.record, issue.field, issue.message)
+    return dest
+
+
+def _import_kitchen(
+    src: Path, dest: Path, *, name: str | None, source_name: str | None, report: Report, **options: Any
+) -> Path:
+    """Kitchen runs into a kitchen dataset at ``dest``: every run read, written next to ``dest``,
+    read back as the app will read it, and only then moved into place."""
+    from corpus.importers.overcooked import read_runs
+    from corpus.kitchen_dataset import load_kitchen, write_kitchen_dataset
+
+    options.pop("progress", None)
+    if options:
+        report.add(
+            "(options)", "-", ", ".join(sorted(options)), "not an option of the kitchen run import (it takes none)"
+        )
+        raise DatasetError(report, str(src))
+    runs, found = read_runs(src)
+    report.issues.extend(found.issues)
+    report.dropped_errors += found.dropped_errors
+    if report.ok and not runs:
+        report.add(str(src), "-", "(source)", "nothing to import: no runs found")
+    if not report.ok:
+        raise DatasetError(report, str(src))
+    formats = sorted({r.format for r in runs})
+    info = DatasetInfo(
+        name=name or f"{dest.name} (imported)",
+        description=f"Imported from '{source_name or src.name}': {len(runs)} kitchen run(s) ({', '.join(formats)}).",
+        synthetic=False,
+        conditions=[],
+        domain="kitchen",
+    )
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
+    try:
+        staged = write_kitchen_dataset(staging_parent / "dataset", info, runs)
+        load_kitchen(staged)  # raises DatasetError if what was written would not load
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(staged, dest)

@@ -1,5 +1,6 @@
 """What an archive or folder holds, told from its file names: a Groundwork dataset, the collaboration
-platform's session logs or its export bundle, or HCRC Map Task dialogues.
+platform's session logs or its export bundle, HCRC Map Task dialogues, or kitchen runs (Collab-Overcooked
+run logs, Overcooked-AI trajectories).
 
 The upload and ``python -m corpus import`` use it when no format is chosen, and say what they
 chose and from which files, so a wrong guess is seen and overridden. Only names are read (a zip's
@@ -22,13 +23,21 @@ KINDS = {
     "platform-logs": "collaboration platform session logs",
     "platform-bundle": "a collaboration platform export bundle",
     "hcrc": "HCRC Map Task dialogues",
+    "overcooked": "kitchen runs (Collab-Overcooked run logs or Overcooked-AI trajectories)",
 }
-FORMAT_OF = {DATASET: None, "platform-logs": "platform", "platform-bundle": "platform", "hcrc": "hcrc"}
+FORMAT_OF = {
+    DATASET: None,
+    "platform-logs": "platform",
+    "platform-bundle": "platform",
+    "hcrc": "hcrc",
+    "overcooked": "overcooked",
+}
 
 EXPECTED = (
     "dataset.json (a Groundwork dataset); *.jsonl action logs (the platform's session logs); "
     "*_user_actions.json or *_actions_and_annotations.json (the platform's export bundle); "
-    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task)"
+    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task); other *.json files "
+    "(Collab-Overcooked run logs, Overcooked-AI trajectories)"
 )
 
 _BUNDLE = re.compile(r"_(user_actions|actions_and_annotations)\.json$", re.IGNORECASE)
@@ -97,6 +106,11 @@ def detect(names: Iterable[str]) -> Detection:
     dialogues = [p for p in paths if _HCRC_ID.match(p.name)]
     if dialogues:
         return Detection("hcrc", _some(dialogues, "file(s) named by an HCRC dialogue id"))
+    # The benchmark names a run after its worker (worker9_0_7_<recipe>_...json); any other JSON file
+    # left is read as a kitchen run too, and a file that is not one is named by the import.
+    runs = [p for p in paths if p.suffix.lower() == ".json"]
+    if runs:
+        return Detection("overcooked", _some(runs, "JSON run file(s)"))
     found = _some(paths, "file(s)") if paths else "no files"
     raise NotRecognised(f"cannot tell what these files are (found {found}); expected {EXPECTED}")
 

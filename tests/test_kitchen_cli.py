@@ -1,0 +1,121 @@
+"""Kitchen runs from the command line, end to end: ``python -m corpus import`` tells run files from
+the other formats, writes a kitchen dataset all or nothing, and ``python -m analysis kitchen`` audits
+its request units and prints the metrics per directed pairing; the app's upload says where such
+runs go."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import zipfile
+
+import pytest
+from test_overcooked_import import COLLAB, REAL_RUN, failed_run, fork_run, needs_collab, write
+
+from analysis.cli import main as analysis_cli
+from analysis.kitchen_metrics import kitchen_metrics
+from corpus.cli import main as corpus_cli
+from corpus.importers.overcooked import load_runs
+from corpus.kitchen_dataset import is_kitchen, load_kitchen
+
+
+def _kitchen_json(capsys, *args: str) -> dict:
+    capsys.readouterr()
+    assert analysis_cli(["kitchen", *args, "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _metric(out: dict, metric: str, **keys) -> dict:
+    rows = [r for r in out["metrics"] if r["metric"] == metric and all(r[k] == v for k, v in keys.items())]
+    assert len(rows) == 1, (metric, keys, rows)
+    return rows[0]
+
+
+@needs_collab
+def test_the_real_run_imports_as_detected_and_its_requests_are_audited(tmp_path, capsys):
+    """The benchmark's layout (model / json / recipe / run): the pairing is read from the path. The
+    run's four request units, all the Chef's to the Assistant (window ceil(0.15 x 17) = 3 steps):
+    step 0 pickup(bell_pepper, ingredient_dispenser), done at 3: effective; step 0
+    place_obj_on_counter(), done at 5, after the window: ineffective; step 3 place_obj_on_counter(),
+    done at 5: effective; step 5 the same, done at 5 already: redundant. FollowRate = 2 / 4."""
+    runs = tmp_path / "batch_results" / "azure-gpt-4o" / "json" / "baked_bell_pepper"
+    runs.mkdir(parents=True)
+    shutil.copy(COLLAB / REAL_RUN, runs / REAL_RUN)
+    dest = tmp_path / "kitchen"
+    assert corpus_cli(["import", str(tmp_path / "batch_results"), str(dest)]) == 0
+    said = capsys.readouterr().out
+    assert said.startswith("Read as kitchen runs (Collab-Overcooked run logs or Overcooked-AI trajectories)")
+    assert is_kitchen(dest) and load_kitchen(dest).info.description.startswith("Imported from 'batch_results': 1 ")
+    out = _kitchen_json(capsys, str(dest), "--units")
+    assert out["runs"] == 1
+    pairing = "azure-gpt-4o -> azure-gpt-4o"
+    assert _metric(out, "follow_rate", pairing=pairing)["estimate"] == 2 / 4
+    assert _metric(out, "requests", pairing=pairing)["estimate"] == 4
+    assert _metric(out, "success", pairing=pairing)["estimate"] == 1
+    assert [(u["step"], u["action"], u["outcome"]) for u in out["units"]] == [
+        (0, "pickup(bell_pepper, ingredient_dispenser)", "effective"),
+        (0, "place_obj_on_counter()", "ineffective"),
+        (3, "place_obj_on_counter()", "effective"),
+        (5, "place_obj_on_counter()", "redundant"),
+    ]
+    # The same numbers from the run file itself, without a dataset; a fixed window of 20 steps finds
+    # the second request done in time (Table 5's fixed-window reading).
+    direct = _kitchen_json(capsys, str(runs / REAL_RUN), "--window", "fixed")
+    assert _metric(direct, "follow_rate", pairing=pairing)["estimate"] == 3 / 4
+
+
+def test_runs_of_two_pairings_give_a_row_each_and_a_failed_run_counts(tmp_path, capsys):
+    """A fork's cross-pairing folder (models named in the run) and the benchmark's own failed run
+    (models from its folder): one row per directed pairing, each mean over its runs."""
+    src = tmp_path / "runs"
+    write(src / "gpt-4o__claude-sonnet-4" / "boiled_egg" / "run1.json", fork_run())
+    write(src / "gpt-4o__claude-sonnet-4" / "boiled_egg" / "run2.json", fork_run())
+    write(src / "llama" / "boiled_egg" / "experiment_2025_boiled_egg.json", failed_run())
+    dest = tmp_path / "k"
+    assert corpus_cli(["import", "--from", "overcooked", str(src), str(dest)]) == 0
+    runs = load_kitchen(dest).runs
+    assert sorted(runs, key=lambda r: r.id) == sorted(load_runs(src), key=lambda r: r.id)  # as read from the files
+    pairings = sorted({r.pairing for r in runs})
+    assert len(pairings) == 2 and len(runs) == 3
+    out = _kitchen_json(capsys, str(dest))
+    for pairing in pairings:
+        mine = [m for m in kitchen_metrics(runs) if m.pairing == pairing]
+        row = _metric(out, "success", pairing=pairing)
+        assert row["n"] == len(mine) and row["estimate"] == sum(m.success for m in mine) / len(mine)
+    failed = next(r for r in runs if not r.success)
+    assert _metric(out, "success", pairing=failed.pairing)["estimate"] == 0
+    assert _metric(out, "format_corrections", pairing=failed.pairing)["estimate"] == 5  # 2 + 3 counted errors
+
+
+def test_a_broken_run_stops_the_whole_import_and_says_where(tmp_path, capsys):
+    src = tmp_path / "runs"
+    write(src / "gpt-4o" / "boiled_egg" / "good.json", fork_run())
+    bad = fork_run()
+    bad["total_score"] = "twenty"
+    write(src / "gpt-4o" / "boiled_egg" / "bad.json", bad)
+    dest = tmp_path / "k"
+    assert corpus_cli(["import", "--from", "overcooked", str(src), str(dest)]) == 1
+    err = capsys.readouterr().err
+    assert "gpt-4o/boiled_egg/bad.json" in err and "total_score" in err and "the string 'twenty'" in err
+    assert not dest.exists() and [p.name for p in tmp_path.iterdir()] == ["runs"]
+    # The analysis reads nothing from a broken source either.
+    assert analysis_cli(["kitchen", str(src)]) == 1
+
+
+def test_an_uploaded_zip_of_runs_is_named_and_sent_to_the_command_line():
+    from services.uploads import detected
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("gpt-4o/json/boiled_egg/worker0_boiled_egg.json", json.dumps(fork_run()))
+    said = detected(buf.getvalue())
+    assert isinstance(said, str) and said.startswith("Read as kitchen runs")
+    assert "python -m corpus import --from overcooked RUNS DEST" in said and "python -m analysis kitchen DEST" in said
+
+
+@pytest.mark.parametrize("option", [["--condition", "visible"], ["--split", "test"]])
+def test_map_task_options_are_refused_for_kitchen_runs(tmp_path, capsys, option):
+    write(tmp_path / "runs" / "a.json", fork_run())
+    assert corpus_cli(["import", "--from", "overcooked", *option, str(tmp_path / "runs"), str(tmp_path / "k")]) == 1
+    assert "not an option of the kitchen run import" in capsys.readouterr().err
