@@ -1,10 +1,13 @@
 """The coding keypad in a real browser: a note typed, Enter, then a code's key saves the label with
 exactly that note; text typed after a label's key never reaches that label; keys work wherever the
-focus is outside a text field; full code names and the focused code's examples are on screen; and
-the feedback after the reveal counts only the items that have gold. Ann signs in once and codes on
-through the module's tests, as a coder works through a task."""
+focus is outside a text field; full code names and the focused code's examples are on screen; the
+feedback after the reveal counts only the items that have gold; and a coder typing a whole round at
+full speed, with no pause between items, gets every code, flag and note saved on its own item. Ann
+signs in once and codes on through the module's tests, as a coder works through a task."""
 
 from __future__ import annotations
+
+import time
 
 import pytest
 from coding_team import people
@@ -63,7 +66,7 @@ def _keypad(page):
     return pad
 
 
-def _ann_at_the_keypad(page):
+def _at_the_keypad(page):
     """The keypad ready, the keys on the page (not in a field): the keypad and the item it shows."""
     pad = _keypad(page)
     page.get_by_role("heading", name="Code", exact=True).click()
@@ -81,7 +84,7 @@ def _after_label(page, pad, item: str) -> str:
 def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann_tab, team, artifacts):
     page = ann_tab
     store, task, ann, url = team
-    pad, first = _ann_at_the_keypad(page)  # nothing focused
+    pad, first = _at_the_keypad(page)  # nothing focused
     order = store.coder_order(task.id, ann)
     assert first == order[0]
     note = page.locator(".kp-note")
@@ -107,7 +110,7 @@ def test_note_enter_then_key_saves_the_label_with_exactly_that_note(ann_tab, tea
 def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann_tab, team):
     page = ann_tab
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page)
+    pad, item = _at_the_keypad(page)
     before = len(store.history(ann, task.id))
     page.keyboard.press("n")
     page.keyboard.type("the Follower goes on")
@@ -135,7 +138,7 @@ def test_text_typed_after_a_labels_key_is_not_saved_into_that_label(ann_tab, tea
 def test_keys_work_with_the_focus_on_the_unsure_box(ann_tab, team):
     page = ann_tab
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page)
+    pad, item = _at_the_keypad(page)
     page.keyboard.press("n")
     page.keyboard.type("hesitant")
     page.keyboard.press("Tab")  # out of the note, onto the Unsure box
@@ -149,10 +152,30 @@ def test_keys_work_with_the_focus_on_the_unsure_box(ann_tab, team):
     assert [last["item_id"], last["code"], last["note"], bool(last["unsure"])] == [item, "repair", "hesitant", True]
 
 
+def test_a_move_right_after_a_code_key_leaves_the_keypad_ready(ann_tab, team):
+    """A code's key and at once the next item's key: the label is saved, and its answer still
+    reaches the keypad (a move keeps it), which is ready again at once, not after the 8 s it waits
+    for an answer that never comes."""
+    page = ann_tab
+    store, task, ann, url = team
+    pad, item = _at_the_keypad(page)
+    expect(pad.locator(".kp-code").first).to_be_enabled()
+    before = len(store.history(ann, task.id))
+    page.keyboard.press("5")
+    page.keyboard.press("ArrowRight")
+    expect(pad).not_to_have_attribute("data-item", item, timeout=15_000)
+    wait_idle(page)
+    expect(pad).to_have_attribute("data-state", "ready", timeout=3_000)
+    expect(page.locator(".kp-status")).not_to_contain_text("No answer")
+    hist = store.history(ann, task.id)
+    assert len(hist) == before + 1
+    assert hist.iloc[-1][["item_id", "code"]].tolist() == [item, "request_repair"]
+
+
 def test_a_refused_label_gives_the_note_back(ann_tab, team):
     page = ann_tab
     store, task, ann, url = team
-    pad, item = _ann_at_the_keypad(page)
+    pad, item = _at_the_keypad(page)
     before = len(store.history(ann, task.id))
     page.keyboard.press("8")  # Other needs a note: the keypad says so and sends nothing
     expect(page.locator(".kp-status")).to_contain_text("Other (not a grounding act) needs a note: press n")
@@ -200,3 +223,79 @@ def test_feedback_counts_only_the_items_with_gold(page, team):
             "Gold agrees with your label on 2 of 3 items that have gold; 2 items you coded have no gold label."
         )
     ).to_be_visible()
+
+
+@pytest.fixture(scope="module")
+def speed_round(team):
+    """A task of 20 items for dan alone, on the module's server."""
+    store, _, _, url = team
+    [dan] = people(store, dan="coder")
+    corpus = load_sample()
+    items = ac.assign_partitions(ac.sample_items(corpus.actions_df, 20, seed=23), 0, seed=23)
+    task = store.create_task(
+        store.user("lead"),
+        "speed round",
+        corpus.info.name,
+        cbm.default(),
+        items,
+        [dan],
+        seed=23,
+        dataset_hash=corpus.content_hash,
+    )
+    return store, task, dan, url
+
+
+# A round typed at full speed, item by item in dan's order: the keys typed for the item (a token of
+# one character or a key's name is pressed, a longer one typed into the note) and what must be
+# saved for it (code, unsure, note). Each item ends with its code's key, so a flag or a note right
+# after a code's key is typed while that label is being saved: it belongs to the next item.
+SPEED_ROUND = [
+    (["1"], ("initiate", False, "")),
+    (["?", "2"], ("continue", True, "")),
+    (["n", "note 03", "Enter", "3"], ("acknowledge", False, "note 03")),
+    (["4"], ("repair", False, "")),
+    (["?", "n", "note 05", "Enter", "5"], ("request_repair", True, "note 05")),
+    (["n", "note 06", "Enter", "?", "6"], ("request_ack", True, "note 06")),
+    (["7"], ("cancel", False, "")),
+    (["?", "?", "1"], ("initiate", False, "")),  # flagged, then unflagged
+    (["n", "why 09", "Enter", "8"], ("other", False, "why 09")),  # Other needs a note
+    (["?", "2"], ("continue", True, "")),
+    (["n", "1? n 8", "Enter", "3"], ("acknowledge", False, "1? n 8")),  # code, flag and note keys as text
+    (["4"], ("repair", False, "")),
+    (["?", "5"], ("request_repair", True, "")),
+    (["n", "note 14", "Escape", "6"], ("request_ack", False, "note 14")),
+    (["?", "n", "note 15", "Enter", "7"], ("cancel", True, "note 15")),
+    (["1"], ("initiate", False, "")),
+    (["?", "2"], ("continue", True, "")),
+    (["n", "note 18", "Enter", "3"], ("acknowledge", False, "note 18")),
+    (["4"], ("repair", False, "")),
+    (["?", "n", "note 20", "Enter", "8"], ("other", True, "note 20")),
+]
+
+
+def test_a_round_typed_at_full_speed_saves_every_flag_and_note_on_its_item(page, speed_round):
+    """Twenty items typed with no pause between keys or items (the app answers each label a rerun
+    later, so most keys go down while a label is being saved): every label is saved once, for its
+    item, with its own code, flag and note."""
+    store, task, dan, url = speed_round
+    assert len(SPEED_ROUND) == task.n_items == 20
+    _sign_in(page, url, "dan", "dan-password")
+    pad, first = _at_the_keypad(page)
+    order = store.coder_order(task.id, dan)
+    assert first == order[0]
+    started = time.monotonic()
+    for keys, _ in SPEED_ROUND:
+        for token in keys:
+            if len(token) == 1 or token in ("Enter", "Escape"):
+                page.keyboard.press(token)
+            else:
+                page.keyboard.type(token)
+    typed = time.monotonic() - started
+    # The last item's label is answered on the last item (there is no next one).
+    expect(page.locator(".kp-status")).to_have_text("Saved Other (not a grounding act) for item 20.", timeout=30_000)
+    expect(pad).to_have_attribute("data-state", "ready")
+    saved = time.monotonic() - started
+    hist = store.history(dan, task.id)
+    got = [(r.item_id, r.code, bool(r.unsure), r.note) for r in hist.itertuples()]
+    want = [(item, code, unsure, note) for item, (_, (code, unsure, note)) in zip(order, SPEED_ROUND)]
+    assert got == want, f"typed in {typed:.2f} s, saved in {saved:.2f} s"

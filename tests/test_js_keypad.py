@@ -6,14 +6,17 @@ and typing at full speed while the next item arrives).
 The page is built here. It mounts ``keypad.js`` the way Streamlit mounts a custom component: its
 HTML and CSS in an open shadow root, the module imported from a blob URL (a new module for each
 test, so no test sees another's drafts), mounted again with the same parent whenever the data
-changes, ``setTriggerValue`` recording into ``window``. The data is what the app sends:
+changes (keeping, as Streamlit 1.67 does, only the cleanup the last call returned, run when the
+keypad leaves the page), ``setTriggerValue`` recording into ``window``. The data is what the app sends:
 :func:`components.coding.keypad.keypad_data` for the default codebook (codes on keys 1 to 8, the
 note on ``n``, the unsure flag on ``?``).
 
 A small stand-in for the app answers labels in the page: told to, it answers each label a set
 number of keys after the key that sent it (between that key's keyup and the next keydown, as a
 rerun's data arrives between two keys), with the next item's data and the label's request id as
-``ack``, as :func:`components.coding.keypad.receive_label` and the screen's next run do.
+``ack``, as :func:`components.coding.keypad.receive_label` and the screen's next run do. A label
+the keypad sends on such an answer (a code key pressed while the last label was being saved, and
+queued) is recorded with the item that answer brought.
 
 The module has a tab of its own in a browser context of its own, whose clock is Playwright's fake
 clock, paused: the keypad's 8 s unlock happens only when a test runs the clock forward. (The fake
@@ -43,6 +46,7 @@ HARNESS = page_html(
     """
 // Mounts the module as Streamlit mounts a custom component, records what it sends (gw.calls) and
 // which item was shown when each key went down (gw.keys), and stands in for the app (gw.server).
+// gw.arriving: the item of the data being rendered, while it is (a label sent then is for it).
 window.gw = {
   calls: [],
   keys: [],
@@ -50,6 +54,7 @@ window.gw = {
   pending: [],
   server: null,
   cleanup: null,
+  arriving: null,
   async mount(js, html, css, data) {
     if (gw.cleanup) gw.cleanup();
     gw.cleanup = null;
@@ -58,15 +63,21 @@ window.gw = {
     Object.assign(gw, {parent: shadow, calls: [], keys: [], keyups: 0, pending: [], server: null});
     gw.render(data);
   },
-  // New data from the app: the last mount's cleanup, then the module again, on the same parent.
+  // New data from the app: the module again, on the same parent. As Streamlit 1.67 does, only the
+  // last call's cleanup is kept, to run when the keypad leaves the page (here: at the next mount).
   render(data) {
-    if (gw.cleanup) gw.cleanup();
     const record = (kind) => (name, value) => {
-      gw.calls.push({kind, name, value: JSON.parse(JSON.stringify(value)), key: gw.keys.length - 1});
+      gw.calls.push({kind, name, value: JSON.parse(JSON.stringify(value)), key: gw.keys.length - 1,
+                     arriving: gw.arriving});
       if (kind === "trigger" && name === "label" && gw.server) gw.answerLater(value);
     };
-    gw.cleanup = gw.module({name: "keypad", key: "keypad", data, parentElement: gw.parent,
-                            setStateValue: record("state"), setTriggerValue: record("trigger")});
+    gw.arriving = data.item;
+    try {
+      gw.cleanup = gw.module({name: "keypad", key: "keypad", data, parentElement: gw.parent,
+                              setStateValue: record("state"), setTriggerValue: record("trigger")});
+    } finally {
+      gw.arriving = null;
+    }
   },
   shown() {
     const root = gw.parent && gw.parent.querySelector(".kp-root");
@@ -148,11 +159,19 @@ def serve(tab, after: int | None) -> None:
 
 
 def labels(tab) -> list[dict]:
-    """The labels sent so far, each with the item shown when its key went down (``shown``); the
-    keypad sends nothing else."""
+    """The labels sent so far, each with the item shown when its key went down or, for a label
+    sent when the app's data arrived (its key was queued), the item that data brought (``shown``);
+    and ``queued``: whether it was sent then. The keypad sends nothing else."""
     calls, keys = tab.evaluate("[gw.calls, gw.keys]")
     assert all(c["kind"] == "trigger" and c["name"] == "label" for c in calls), calls
-    return [{**c["value"], "shown": keys[c["key"]]["shown"] if c["key"] >= 0 else None} for c in calls]
+    return [
+        {
+            **c["value"],
+            "shown": c["arriving"] or (keys[c["key"]]["shown"] if c["key"] >= 0 else None),
+            "queued": c["arriving"] is not None,
+        }
+        for c in calls
+    ]
 
 
 def shown(tab) -> dict:
@@ -196,6 +215,7 @@ def test_a_code_key_sends_one_label_with_the_note_and_flag_as_they_are(tab):
         "note": "repeats the plan",
         "unsure": True,
         "shown": ITEMS[0],
+        "queued": False,
     }
     now = shown(tab)
     assert (now["note"], now["unsure"], now["state"]) == ("", False, "saving")
@@ -210,9 +230,9 @@ def test_a_click_on_a_code_sends_the_same_label_and_leaves_the_keys_to_the_keypa
     [label] = labels(tab)
     assert (label["item"], label["code"], label["note"], label["unsure"]) == (ITEMS[0], "repair", "", True)
     assert shown(tab)["focus"] is None  # nothing in the keypad took it
-    press(tab, "1")  # the keys still reach the keypad, which waits for the answer to the click
+    press(tab, "1")  # the keys still reach the keypad, which queues the code until the answer
     assert len(labels(tab)) == 1
-    assert shown(tab)["status"] == "Saving the last label… press 1 again once the next item shows."
+    assert shown(tab)["status"] == "Saving Repair… then Initiate."
 
 
 def test_the_unsure_key_toggles_the_flag_and_sends_nothing(tab):
@@ -226,6 +246,23 @@ def test_the_unsure_key_toggles_the_flag_and_sends_nothing(tab):
     press(tab, "?")
     assert unsure.is_checked() and labels(tab) == []
     assert tab.locator(".kp-unsure-text").text_content() == "Unsure (?)"
+
+
+def test_each_key_is_handled_once_however_often_the_app_draws_the_keypad(tab):
+    """The app draws the keypad anew with every rerun (the module's function called again on the
+    same parent, only the last cleanup kept): a key still flips the flag once and sends one label,
+    and once the keypad has left the page its keys are gone with it."""
+    mount(tab, data(ITEMS[0]))
+    for _ in range(3):
+        render(tab, data(ITEMS[0]))
+    press(tab, "?")
+    assert shown(tab)["unsure"] is True
+    press(tab, "1")
+    assert len(labels(tab)) == 1 and shown(tab)["status"] == "Saving Initiate…"
+    tab.evaluate("() => { document.getElementById('host').remove(); gw.cleanup(); }")
+    press(tab, "2")
+    assert len(labels(tab)) == 1
+    tab.evaluate("() => document.body.append(Object.assign(document.createElement('div'), {id: 'host'}))")
 
 
 def test_keys_typed_in_the_note_stay_in_the_note_until_enter_or_esc(tab):
@@ -369,13 +406,6 @@ def test_an_answer_that_never_comes_unlocks_the_keypad_after_8_seconds(tab):
     assert all(now["codes_enabled"]) and len(labels(tab)) == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="keypad.js unlock() writes the unanswered label's note and flag into the note field and "
-    "unsure box whatever item is shown: when another item's data came first without the label's ack "
-    "(the coder moved on, which clears the status that carries it), that item's next label is sent "
-    "with the earlier item's note and flag",
-)
 def test_an_unanswered_label_gives_its_note_back_to_its_own_item(tab):
     """A label is sent, then the app shows the next item without acknowledging it; 8 s later the
     keypad unlocks. The label's note and flag belong to the item it was for, not to the one shown,
@@ -390,43 +420,89 @@ def test_an_unanswered_label_gives_its_note_back_to_its_own_item(tab):
     assert sent == [(ITEMS[0], "initiate", "about the first", True), (ITEMS[1], "continue", "", False)]
 
 
-# Typing at full speed: a code, the flag, a code, the note with text, Enter, a code, with no pause,
-# while the app answers each label after a set number of keys. Each case: after how many keys the
-# answer to a label arrives (None: not before the end), then what the coder means, key by key:
-# - the label of each code key that is not refused because a label is still being saved, as
-#   (item, code, note, unsure); a flag or note typed after a label's key belongs to the next;
-# - at the end: the item shown, its note and its flag.
+def test_a_code_key_pressed_while_saving_waits_and_labels_the_item_shown_next(tab):
+    """A code's key pressed while the last label is being saved is neither refused nor sent at
+    once: it waits, with the note and flag typed before it, and the answer's item gets it (added to
+    that item's own draft); what is typed after it stays on screen for the item after."""
+    mount(tab, data(ITEMS[1]))
+    write_note(tab, "drafted earlier")  # a draft of the second item, from an earlier visit
+    render(tab, data(ITEMS[0]))
+    press(tab, "1", "?")
+    write_note(tab, "then this")
+    press(tab, "2")
+    write_note(tab, "for the third")
+    assert len(labels(tab)) == 1
+    now = shown(tab)
+    assert (now["item"], now["note"], now["unsure"], now["state"]) == (ITEMS[0], "for the third", False, "saving")
+    assert now["status"] == "Saving Initiate… then Continue."
+    [first] = labels(tab)
+    render(tab, {**saved_reply(ITEMS[1]), "ack": first["request_id"]})
+    second = labels(tab)[1]
+    assert (second["item"], second["code"], second["note"], second["unsure"], second["queued"]) == (
+        ITEMS[1],
+        "continue",
+        "drafted earlier then this",
+        True,
+        True,
+    )
+    now = shown(tab)
+    assert (now["item"], now["note"], now["unsure"], now["state"]) == (ITEMS[1], "for the third", False, "saving")
+    assert now["status"] == "Saving Continue…"
+    render(tab, {**saved_reply(ITEMS[2]), "ack": second["request_id"]})
+    now = shown(tab)
+    assert (now["item"], now["note"], now["unsure"], now["state"]) == (ITEMS[2], "for the third", False, "ready")
+    assert len(labels(tab)) == 2
+
+
+@pytest.mark.parametrize("end", ["refused", "no answer"])
+def test_code_keys_behind_a_label_that_is_not_saved_are_not_sent_and_named(tab, end):
+    """When the label on its way is refused, or has no answer in 8 s, the code keys queued behind
+    it are not sent (the item they were for never came): the status names them, and their notes,
+    like anything typed since, stay on screen after the label's own note."""
+    mount(tab, data(ITEMS[0]))
+    write_note(tab, "mine")
+    press(tab, "1", "?", "2")
+    write_note(tab, "next")
+    press(tab, "3")
+    write_note(tab, "after")
+    [label] = labels(tab)
+    if end == "refused":
+        refused = {
+            "kind": "error",
+            "text": "Not saved: the task is closed.",
+            "ack": label["request_id"],
+            "saved": False,
+        }
+        render(tab, data(ITEMS[0], refused))
+        said = "Not saved: the task is closed."
+    else:
+        tab.clock.run_for(UNLOCK_AFTER_MS)
+        said = "No answer from the server yet: check your label below before going on."
+    now = shown(tab)
+    assert (now["item"], now["note"], now["unsure"], now["state"]) == (ITEMS[0], "mine next after", False, "ready")
+    assert now["status"] == f"{said} Not sent, pressed while the label was saving: Continue (unsure), Acknowledge."
+    assert len(labels(tab)) == 1 and all(now["codes_enabled"])
+
+
+# Typing at full speed: a code, the flag, a code, the note with text, Enter, a code, with no pause.
+# The coder means: the first item initiate; the second unsure, continue; the third the note "why",
+# acknowledge. The app answers each label a set number of keys after the key that sent it (None:
+# not before the last key); whenever the answers come, the same labels are sent, each for its
+# item with its own note and flag (a code key pressed while a label is saved waits for the next
+# item), and the fourth item shows at the end, with no note and no flag.
 KEYS = ["1", "?", "2", "n", "w", "h", "y", "Enter", "3"]
-FULL_SPEED = {
-    "answer at once": (
-        0,
-        [(0, "initiate", "", False), (1, "continue", "", True), (2, "acknowledge", "why", False)],
-        (3, "", False),
-    ),
-    "answer one key later": (
-        1,
-        [(0, "initiate", "", False), (1, "continue", "", True), (2, "acknowledge", "why", False)],
-        (3, "", False),
-    ),
-    "answer inside the note": (  # the second code key is refused: the first label is still being saved
-        4,
-        [(0, "initiate", "", False), (1, "acknowledge", "why", True)],
-        (2, "", False),
-    ),
-    "answer after the last key": (None, [(0, "initiate", "", False)], (1, "why", True)),
+MEANT = [(0, "initiate", "", False), (1, "continue", "", True), (2, "acknowledge", "why", False)]
+ANSWER_AFTER = {
+    "answer at once": 0,
+    "answer 1 key later": 1,
+    **{f"answer {n} keys later": n for n in range(2, len(KEYS))},
+    "answer after the last key": None,
 }
-FLAG_DROPPED = pytest.mark.xfail(
-    strict=True,
-    reason="keypad.js drops a flag toggled while a label is being saved: the toggle is kept as a draft "
-    "of the item just labelled, and the saved answer deletes that draft and resets the box from the "
-    "next item's draft, carrying over the note typed meanwhile but not the flag",
-)
 
 
 def _type_at_full_speed(tab, case: str) -> tuple[list[dict], dict]:
-    after = FULL_SPEED[case][0]
     mount(tab, data(ITEMS[0]))
-    serve(tab, after)
+    serve(tab, ANSWER_AFTER[case])
     tab.keyboard.type("1?2nwhy", delay=0)
     tab.keyboard.press("Enter", delay=0)
     tab.keyboard.type("3", delay=0)
@@ -436,28 +512,28 @@ def _type_at_full_speed(tab, case: str) -> tuple[list[dict], dict]:
     return labels(tab), {**shown(tab), "before_answer": end}
 
 
-@pytest.mark.parametrize("case", list(FULL_SPEED))
+@pytest.mark.parametrize("case", list(ANSWER_AFTER))
 def test_typing_at_full_speed_sends_each_label_and_note_with_its_item(tab, case):
     """Whenever the next item arrives, each label is for the item shown when its key went down,
-    with the note typed before it; a note typed after a label's key goes to the next item."""
-    _, want, (end_item, end_note, _) = FULL_SPEED[case]
+    or, pressed while the last label was being saved, for the item the answer shows, with the note
+    typed before it; a note typed after a label's key goes to the next item."""
     sent, end = _type_at_full_speed(tab, case)
     assert all(lab["item"] == lab["shown"] for lab in sent), sent
     assert [(lab["item"], lab["code"], lab["note"]) for lab in sent] == [
-        (ITEMS[i], code, note) for i, code, note, _ in want
+        (ITEMS[i], code, note) for i, code, note, _ in MEANT
     ]
-    assert (end["item"], end["note"], end["state"]) == (ITEMS[end_item], end_note, "ready")
-    if case == "answer after the last key":  # the note stays in the field while the label is saved
-        assert (end["before_answer"]["item"], end["before_answer"]["note"]) == (ITEMS[0], "why")
+    assert (end["item"], end["note"], end["state"]) == (ITEMS[3], "", "ready")
+    if case == "answer after the last key":  # the later codes wait while the first label is saved
+        before = end["before_answer"]
+        assert (before["item"], before["note"], before["state"]) == (ITEMS[0], "", "saving")
+        assert before["status"] == "Saving Initiate… then Continue, Acknowledge."
+        assert [lab["queued"] for lab in sent] == [False, True, True]
 
 
-@pytest.mark.parametrize(
-    "case", [c if FULL_SPEED[c][0] == 0 else pytest.param(c, marks=FLAG_DROPPED) for c in FULL_SPEED]
-)
+@pytest.mark.parametrize("case", list(ANSWER_AFTER))
 def test_typing_at_full_speed_sends_each_flag_with_the_next_label(tab, case):
     """The flag typed right after a label's key is not that label's: it goes with the next label
-    sent, or stays checked on the item shown at the end, whenever the next item arrives."""
-    _, want, (_, _, end_unsure) = FULL_SPEED[case]
+    sent, whenever the next item arrives, and the item shown at the end has none."""
     sent, end = _type_at_full_speed(tab, case)
-    assert [lab["unsure"] for lab in sent] == [unsure for *_, unsure in want]
-    assert end["unsure"] == end_unsure
+    assert [lab["unsure"] for lab in sent] == [unsure for *_, unsure in MEANT]
+    assert end["unsure"] is False

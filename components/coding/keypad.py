@@ -5,7 +5,9 @@ A code's key (or a click on it) sends one event, ``{item, code, note, unsure, re
 note and the flag as they were when the key was pressed, so a label is saved together with its
 note and never with text typed after its key (that text stays in the note field for the item
 shown next). :func:`receive_label` writes it to the store at once, under the browser's request id,
-so an event delivered twice writes one label. Keys typed into the note stay there; Enter or Esc
+so an event delivered twice writes one label, and answers with the request id (``ack``): until
+that answer comes, the keypad keeps what is typed for the item shown next, and sends a code's key
+pressed meanwhile for that item once it shows. Keys typed into the note stay there; Enter or Esc
 gives the keys back to the codes; one key (shown on screen, never a code's key) opens the note.
 """
 
@@ -156,7 +158,9 @@ def keypad_data(
     status: dict | None,
     focus: str | None,
 ) -> dict:
-    """What the keypad receives for one item (``current``: this coder's label of it, if any)."""
+    """What the keypad receives for one item (``current``: this coder's label of it, if any;
+    ``status``: the message to show, and ``ack`` and ``saved``, the answer to the keypad's last
+    label, which may come without a message)."""
     cb = task.codebook
     note_key, unsure_key = command_keys(cb)
     needs = [c.name for c in cb.codes if c.requires_note]
@@ -179,7 +183,7 @@ def keypad_data(
         "unsure_key": unsure_key,
         "note_label": "Note" + (f" · needed for {', '.join(needs)}" if needs else " (optional)"),
         "note_max": NOTE_CHARS,
-        "status": {"kind": status["kind"], "text": status["text"]} if status else None,
+        "status": {"kind": status["kind"], "text": status["text"]} if status and status["text"] else None,
         "ack": status.get("ack") if status else None,
         "saved": bool(status.get("saved")) if status else False,
         "focus": focus,

@@ -38,8 +38,13 @@ def coding_screen(user: User, task: Task, corpus: Corpus) -> None:
 
 
 def _move(task: Task, pos: int) -> None:
-    st.session_state[k(task.id, "pos")] = pos
-    st.session_state.pop(k(task.id, "status"), None)
+    s = st.session_state
+    s[k(task.id, "pos")] = pos
+    # The message goes, but not the answer to the keypad's last label: a move can come before that
+    # answer reached the keypad, which holds its keys for the next item until it does.
+    status = s.pop(k(task.id, "status"), None)
+    if status and status.get("ack"):
+        s[k(task.id, "status")] = {"kind": "", "text": "", "ack": status["ack"], "saved": status["saved"]}
 
 
 def next_uncoded(order: list[str], done: set[str], pos: int) -> int | None:

@@ -4,14 +4,26 @@
 // into the note stay in the note (Enter or Esc gives the keys back to the codes); keys typed
 // into another field of the page are left alone. Text from the codebook, a label or a note is
 // set with textContent, never as markup.
+//
+// The hand-over: from a code's key until the app answers that label (with the next item, as a
+// rerun takes a few hundred ms). A coder at full speed is already on the next item then, so what
+// they type meanwhile is for the item the app shows next, never for the label on its way: the
+// note and the flag on screen are that item's, and a code's key waits in a queue with the note and
+// flag as they were when it went down, and is sent for the item the answer shows. Nothing typed
+// during a hand-over is refused or saved with another item's label. Only when the label on its way
+// is not saved (refused, or no answer in 8 s) are the codes queued behind it not sent, as the item
+// they were for never came: the keypad names them, and keeps their notes on screen.
 
 const TEXT_INPUT_TYPES = ["checkbox", "radio", "button", "submit", "reset", "range", "color", "file", "image"];
 const UNLOCK_AFTER_MS = 8000; // a reply that never comes must not lock the keypad for good
+const EMPTY = Object.freeze({ note: "", unsure: false });
 
-// Notes and flags typed for an item and not yet sent, by item, and the label on its way to the
-// app, kept while the page lives (also when the app draws the keypad anew).
+// Kept while the page lives (also when the app draws the keypad anew): the notes and flags typed
+// for an item and not yet sent, by item; and the hand-over, if one is under way: the label on its
+// way to the app, and the code keys pressed since, in order, each as {code, note, unsure}. One
+// label at a time is on its way: a trigger is one-shot, and the answer says which item comes next.
 const drafts = new Map();
-const sending = { label: null }; // {request_id, item, note, unsure, timer}
+const handover = { label: null, queued: [] }; // label: {request_id, item, code, note, unsure, timer}
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -22,6 +34,10 @@ function el(tag, className, text) {
 
 function kbd(text) {
   return el("kbd", "", text);
+}
+
+function joined(...notes) {
+  return notes.filter(Boolean).join(" ");
 }
 
 function requestId() {
@@ -101,34 +117,11 @@ class Keypad {
   update(data, trigger) {
     this.trigger = trigger;
     const previous = this.data;
-    let reload = previous === null || previous.item !== data.item;
-    let carried = ""; // text typed into the note after the last label's key
-    if (sending.label && data.ack === sending.label.request_id) {
-      const sent = sending.label;
-      clearTimeout(sent.timer);
-      sending.label = null;
-      reload = true;
-      if (data.saved) {
-        drafts.delete(sent.item);
-        carried = this.note.value; // belongs to the item shown now
-      } else {
-        // Refused: the note and the flag come back as they were sent, nothing typed since is lost.
-        drafts.set(sent.item, { note: [sent.note, this.note.value].filter(Boolean).join(" "), unsure: sent.unsure });
-      }
-    }
     this.data = data;
     this.buildCodes();
     const keys = this.commandKeys();
     this.root.dataset.noteKey = keys.note;
-    if (reload) {
-      const draft = drafts.get(data.item) || { note: "", unsure: false };
-      const note = [draft.note, carried].filter(Boolean).join(" ").slice(0, data.note_max || undefined);
-      this.note.value = note;
-      this.unsure.checked = Boolean(draft.unsure);
-      if (note || draft.unsure) drafts.set(data.item, { note, unsure: Boolean(draft.unsure) });
-    }
     this.root.dataset.item = data.item;
-    this.root.dataset.state = sending.label ? "saving" : "ready";
     if (data.note_max) this.note.maxLength = data.note_max;
     this.note.disabled = !data.enabled;
     this.unsure.disabled = !data.enabled;
@@ -139,7 +132,53 @@ class Keypad {
     this.showKeys();
     this.setStatus(data.status ? data.status.kind : "", data.status ? data.status.text : "");
     if (!data.enabled && !data.status) this.setStatus("", data.disabled_reason || "");
+    if (handover.label && data.ack === handover.label.request_id) this.answered(data.saved);
+    // During a hand-over the fields hold what is typed for the item that comes next: another item
+    // shown without the answer (the coder moved on) leaves them alone until the answer comes.
+    else if (!handover.label && (previous === null || previous.item !== data.item)) this.showDraft();
+    if (handover.label && !data.status) this.showSaving(); // the app has nothing else to say yet
+    this.showState();
     this.showDetail();
+  }
+
+  // The app's answer to the label on its way, with the item that comes next: the hand-over ends.
+  answered(saved) {
+    const sent = handover.label;
+    clearTimeout(sent.timer);
+    handover.label = null;
+    if (!saved) {
+      this.setStatus("error", (this.data.status ? this.data.status.text : "Not saved.") + this.giveBack(sent));
+      return;
+    }
+    drafts.delete(sent.item);
+    const next = handover.queued[0];
+    const c = next && this.data.enabled ? this.byCode(next.code) : null;
+    if (c) {
+      // The first code key pressed during the hand-over labels the item shown now, with the note
+      // and flag typed before it added to the item's own draft. The fields keep what was typed
+      // after it: that is for the item after this one.
+      handover.queued.shift();
+      const draft = drafts.get(this.data.item) || EMPTY;
+      this.dispatch(c, joined(draft.note, next.note), draft.unsure || next.unsure);
+    } else if (next) {
+      this.setStatus("error", (this.data.disabled_reason || "Labels cannot be given here.") + this.giveBack(null));
+    } else {
+      this.showDraft(this.typed()); // what was typed during the hand-over is this item's
+    }
+  }
+
+  // A label that was not saved (refused, or no answer in time): its note and flag go back to its own
+  // item, shown or not. The code keys pressed since are not sent (the item they were for never
+  // came); what was typed since, their notes included, stays on screen, added to the draft of the
+  // item shown. Returns the sentence for the status that names what was not sent.
+  giveBack(sent) {
+    if (sent && (sent.note || sent.unsure)) drafts.set(sent.item, { note: sent.note, unsure: sent.unsure });
+    const queued = handover.queued.splice(0);
+    const typed = this.typed();
+    this.showDraft({ note: joined(...queued.map((q) => q.note), typed.note), unsure: typed.unsure });
+    if (!queued.length) return "";
+    const names = queued.map((q) => `${this.nameOf(q.code)}${q.unsure ? " (unsure)" : ""}`);
+    return ` Not sent, pressed while the label was saving: ${names.join(", ")}.`;
   }
 
   commandKeys() {
@@ -168,7 +207,6 @@ class Keypad {
     }
     const chosen = this.data.current ? this.data.current.code : null;
     for (const [code, b] of this.buttons) {
-      b.disabled = !this.data.enabled || Boolean(sending.label);
       b.dataset.chosen = String(code === chosen);
       b.setAttribute("aria-pressed", String(code === chosen));
     }
@@ -176,6 +214,23 @@ class Keypad {
 
   byCode(code) {
     return this.data.codes.find((c) => c.code === code) || null;
+  }
+
+  nameOf(code) {
+    const c = this.byCode(code);
+    return c ? c.name : code;
+  }
+
+  // Saving while a label is on its way; the codes can be clicked only when none is.
+  showState() {
+    this.root.dataset.state = handover.label ? "saving" : "ready";
+    for (const b of this.buttons.values()) b.disabled = !this.data.enabled || Boolean(handover.label);
+  }
+
+  showSaving() {
+    const waiting = handover.queued.map((q) => this.nameOf(q.code));
+    const then = waiting.length ? ` then ${waiting.join(", ")}.` : "";
+    this.setStatus("busy", `Saving ${this.nameOf(handover.label.code)}…${then}`);
   }
 
   showCurrent() {
@@ -231,15 +286,41 @@ class Keypad {
     s.textContent = text || "";
   }
 
+  typed() {
+    return { note: this.note.value, unsure: this.unsure.checked };
+  }
+
+  // During a hand-over the fields are not the shown item's: they are read when the answer comes.
   keepDraft() {
-    if (!this.data) return;
-    const note = this.note.value;
-    const unsure = this.unsure.checked;
+    if (!this.data || handover.label) return;
+    const { note, unsure } = this.typed();
     if (note || unsure) drafts.set(this.data.item, { note, unsure });
     else drafts.delete(this.data.item);
   }
 
+  // The fields show the shown item's draft, with ``extra`` (typed for it elsewhere) added.
+  showDraft(extra = EMPTY) {
+    const draft = drafts.get(this.data.item) || EMPTY;
+    const note = joined(draft.note, extra.note).slice(0, this.data.note_max || undefined);
+    if (this.note.value !== note) this.note.value = note; // unchanged: the caret stays where it is
+    this.unsure.checked = Boolean(draft.unsure || extra.unsure);
+    this.keepDraft();
+  }
+
   // -- keys -------------------------------------------------------------------------------------
+
+  // One listener on the window for the keypad's whole life (see mountCodingKeypad).
+  listen() {
+    if (this.onKey) return;
+    this.onKey = (e) => (this.root.isConnected ? this.key(e) : this.stopIfGone());
+    window.addEventListener("keydown", this.onKey, true);
+  }
+
+  stopIfGone() {
+    if (!this.onKey || this.root.isConnected) return;
+    window.removeEventListener("keydown", this.onKey, true);
+    this.onKey = null;
+  }
 
   openNote() {
     if (!this.data.enabled) return;
@@ -282,15 +363,13 @@ class Keypad {
     this.send(code);
   }
 
+  // A code's key or click: the label of the item shown, or, during a hand-over, of the item that
+  // comes next (queued until the answer shows it).
   send(code) {
     const c = this.byCode(code);
     if (!c) return;
     if (!this.data.enabled) {
       this.setStatus("error", this.data.disabled_reason || "Labels cannot be given here.");
-      return;
-    }
-    if (sending.label) {
-      this.setStatus("busy", `Saving the last label… press ${c.key} again once the next item shows.`);
       return;
     }
     const note = this.note.value.trim();
@@ -299,39 +378,52 @@ class Keypad {
       this.setStatus("error", `${c.name} needs a note: ${open}, write why, press Enter, then ${c.key}.`);
       return;
     }
-    const request = { item: this.data.item, code: c.code, note, unsure: this.unsure.checked, request_id: requestId() };
-    sending.label = { request_id: request.request_id, item: request.item, note, unsure: request.unsure };
-    sending.label.timer = setTimeout(() => this.unlock(request.request_id), UNLOCK_AFTER_MS);
+    const unsure = this.unsure.checked;
     // What is typed from now on belongs to whatever item shows next, never to this label.
-    drafts.delete(request.item);
     this.note.value = "";
     this.unsure.checked = false;
-    this.root.dataset.state = "saving";
-    for (const b of this.buttons.values()) b.disabled = true;
-    this.setStatus("busy", `Saving ${c.name}…`);
+    if (handover.label) {
+      handover.queued.push({ code: c.code, note, unsure });
+      this.showSaving();
+    } else {
+      this.dispatch(c, note, unsure);
+    }
+  }
+
+  // The label of the item shown, to the app: the hand-over starts.
+  dispatch(c, note, unsure) {
+    const request = { item: this.data.item, code: c.code, note, unsure, request_id: requestId() };
+    drafts.delete(request.item); // the draft is in the label now
+    handover.label = { request_id: request.request_id, item: request.item, code: c.code, note, unsure };
+    handover.label.timer = setTimeout(() => this.unlock(request.request_id), UNLOCK_AFTER_MS);
+    this.showState();
+    this.showSaving();
     this.trigger("label", request);
   }
 
+  // No answer in time: the label may or may not be saved, so its note and flag go back to its own
+  // item (on screen only if that item is shown) for the coder to check.
   unlock(id) {
-    if (!sending.label || sending.label.request_id !== id) return;
-    const sent = sending.label;
-    sending.label = null;
-    drafts.set(sent.item, { note: [sent.note, this.note.value].filter(Boolean).join(" "), unsure: sent.unsure });
-    this.note.value = drafts.get(sent.item).note;
-    this.unsure.checked = sent.unsure;
-    this.root.dataset.state = "ready";
-    this.buildCodes();
-    this.setStatus("error", "No answer from the server yet: check your label below before going on.");
+    if (!handover.label || handover.label.request_id !== id) return;
+    const sent = handover.label;
+    handover.label = null;
+    const notSent = this.giveBack(sent);
+    this.showState();
+    this.setStatus("error", `No answer from the server yet: check your label below before going on.${notSent}`);
   }
 }
 
+// Streamlit (1.67) calls this function again with each new data, on the same parent, and keeps
+// only the cleanup the last call returned (run when the keypad leaves the page; a call it cancelled
+// meanwhile has its cleanup run at once, maybe after a later call). A key listener added per call
+// would stay, and every key would be handled once per call so far: the flag flipped back and forth,
+// a code sent again. So the keypad listens once, and stops once its element has left the page.
 export default function mountCodingKeypad(component) {
   const { data, parentElement, setTriggerValue } = component;
   const root = parentElement.querySelector(".kp-root");
   if (!root.keypad) root.keypad = new Keypad(root);
   const pad = root.keypad;
   pad.update(data, setTriggerValue);
-  const onKey = (e) => pad.key(e);
-  window.addEventListener("keydown", onKey, true);
-  return () => window.removeEventListener("keydown", onKey, true);
+  pad.listen();
+  return () => pad.stopIfGone();
 }
