@@ -34,6 +34,7 @@ PAGES: dict[str, list[Screen]] = {
         Screen("split", "Test split", ":material/call_split:"),
         Screen("agreement", "Agreement", ":material/handshake:"),
         Screen("compare", "Compare", ":material/compare_arrows:"),
+        Screen("kitchen", "Kitchen", ":material/skillet:"),
     ],
     "Annotate": [
         Screen("code", "Code", ":material/label:"),

@@ -43,8 +43,11 @@ def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[
     kb, nb = k[draw].sum(axis=1), n[draw].sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)
-    lo, hi = np.nanpercentile(share, [2.5, 97.5], axis=0) if np.isfinite(share).any() else (np.nan, np.nan)
-    return np.atleast_1d(lo), np.atleast_1d(hi)
+    lo, hi = np.full(cells, np.nan), np.full(cells, np.nan)
+    some = np.isfinite(share).any(axis=0)  # a cell no session has a moment in has no interval
+    if some.any():
+        lo[some], hi[some] = np.nanpercentile(share[:, some], [2.5, 97.5], axis=0)
+    return lo, hi
 
 
 DIMENSION = "team_goal"

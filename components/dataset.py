@@ -17,6 +17,7 @@ from components import import_options
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.report import grouped
 from corpus.store import User
 from corpus.validate import DatasetError, Report
@@ -46,7 +47,7 @@ def _picked() -> None:
     try:
         previous = datasets.current_source()
         source = datasets.open_dataset(path)
-        datasets.load(source.path)
+        datasets.check(source.path)
     except OutsideRoots as exc:
         datasets.set_outcome("that folder", _one_issue(str(exc)), False)
     except DatasetError as exc:
@@ -206,7 +207,45 @@ def require_corpus() -> Corpus:
     label = "the dataset"
     try:
         label = md_text(datasets.current_source().label)
+        if datasets.current_domain() == "kitchen":
+            st.info(
+                f"The dataset {label} holds kitchen runs (two agents cooking), and this screen reads Map Task "
+                "sessions. The **Kitchen** screen shows these runs; choose a Map Task dataset in the sidebar for this one.",
+                icon=":material/skillet:",
+            )
+            st.page_link("pages/kitchen.py", label="Open Kitchen", icon=":material/skillet:")
+            st.stop()
         return datasets.current_corpus()
+    except DatasetError as exc:
+        st.error(f"The dataset {label} has {len(exc.report.errors)} error(s) and was not loaded.")
+        show_report(exc.report)
+    except OutsideRoots as exc:
+        st.error(f"No dataset to show: {exc}.")
+    except OSError as exc:
+        st.error(f"Cannot read {label}: {md_text(exc.strerror or exc)}")
+    st.stop()
+
+
+def require_kitchen(title: str) -> KitchenCorpus:
+    """For the kitchen screens: the screen's ``title``, then the current dataset's kitchen runs, or
+    stop the page saying why (a Map Task dataset is current, or the runs do not load)."""
+    from components.router import ensure_routed
+
+    ensure_routed()
+    st.title(title)
+    label = "the dataset"
+    try:
+        label = md_text(datasets.current_source().label)
+        if datasets.current_domain() != "kitchen":
+            st.info(
+                f"The dataset {label} holds Map Task sessions. This screen reads kitchen runs (Collab-Overcooked run "
+                "logs, Overcooked-AI trajectories): upload a .zip of runs in the sidebar (Archive holds: kitchen "
+                "runs), or import them with `python -m corpus import --from overcooked RUNS DEST` under a dataset "
+                "root, and choose that dataset.",
+                icon=":material/skillet:",
+            )
+            st.stop()
+        return datasets.current_kitchen()
     except DatasetError as exc:
         st.error(f"The dataset {label} has {len(exc.report.errors)} error(s) and was not loaded.")
         show_report(exc.report)

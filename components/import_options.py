@@ -18,7 +18,10 @@ MAP_BYTES = 8 * 2**20  # an annotated map file (JSON or ASCII grid)
 
 
 def form(fmt: str) -> None:
-    """The options of importer ``fmt`` (platform or hcrc)."""
+    """The options of importer ``fmt`` (platform or hcrc; kitchen runs take none)."""
+    if fmt == "overcooked":
+        st.caption("Kitchen runs take no options: models, roles, recipes and levels are read from the runs.")
+        return
     st.selectbox(
         "Condition",
         [None, *schema.CONDITIONS],
@@ -62,8 +65,8 @@ def form(fmt: str) -> None:
 
 
 def chosen(fmt: str | None) -> ImportChoices:
-    """What the form holds for importer ``fmt`` (nothing for a Groundwork dataset)."""
-    if fmt is None:
+    """What the form holds for importer ``fmt`` (nothing for a Groundwork dataset or kitchen runs)."""
+    if fmt is None or fmt == "overcooked":
         return ImportChoices()
     state = st.session_state
     choices = ImportChoices(condition=state.get("dataset_zip_condition"), split=state.get("dataset_zip_split"))

@@ -79,3 +79,14 @@ def rgba(hex_color: str, alpha: float) -> str:
     h = hex_color.lstrip("#")
     r, g, b = (int(h[i : i + 2], 16) for i in (0, 2, 4))
     return f"rgba({r},{g},{b},{alpha})"
+
+
+# The TGCO outcome of a request unit ("Beyond Task Success", Table 1): from taken up unaided to
+# not taken up, in hues that stay apart in greyscale.
+OUTCOME = {
+    "Effective": BLUISH_GREEN,
+    "Assisted": SKY_BLUE,
+    "Redundant": ORANGE,
+    "Ineffective": VERMILLION,
+}
+OUTCOME_PATTERN = {"Effective": "", "Assisted": "/", "Redundant": ".", "Ineffective": "x"}

@@ -20,6 +20,7 @@ import streamlit as st
 
 from corpus import catalog
 from corpus.dataset import Corpus, content_hash, load_dir
+from corpus.kitchen_dataset import KitchenCorpus, is_kitchen, load_kitchen
 from corpus.validate import Report
 from services.settings import settings
 
@@ -52,12 +53,12 @@ class ImportOutcome:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _offered(roots: tuple[str, ...], signature: tuple) -> list[catalog.DatasetEntry]:
-    return [e for e in catalog.datasets_under(Path(r) for r in roots) if e.domain == "map_task"]
+    return catalog.datasets_under(Path(r) for r in roots)
 
 
 def offered() -> list[catalog.DatasetEntry]:
-    """The Map Task datasets under the configured roots (the sample corpus first, by default); the
-    kitchen datasets there are read by ``python -m analysis kitchen``."""
+    """The datasets under the configured roots (the sample corpus first, by default), Map Task
+    datasets and kitchen datasets alike (each entry says its domain)."""
     roots = settings().dataset_roots
     return _offered(tuple(map(str, roots)), catalog.signature(roots))
 
@@ -140,3 +141,30 @@ def load(root: Path) -> Corpus:
 def current_corpus() -> Corpus:
     """The current dataset, loaded (raises as :func:`load` does)."""
     return load(current_source().path)
+
+
+def check(root: Path) -> Corpus | KitchenCorpus:
+    """The dataset at ``root`` loaded as its domain reads it: Map Task sessions or kitchen runs
+    (raises as :func:`load` does)."""
+    if is_kitchen(root):
+        resolved = catalog.within_roots(root, settings().dataset_roots)
+        return _load_kitchen(_hash(str(resolved), _signature(resolved)), str(resolved))
+    return load(root)
+
+
+def current_domain() -> str:
+    """The current dataset's domain: "map_task", or "kitchen" (runs of two agents cooking)."""
+    return "kitchen" if is_kitchen(current_source().path) else "map_task"
+
+
+@st.cache_resource(show_spinner="Loading the kitchen runs...", max_entries=4)
+def _load_kitchen(digest: str, root: str) -> KitchenCorpus:
+    return load_kitchen(root)
+
+
+def current_kitchen() -> KitchenCorpus:
+    """The current dataset as kitchen runs, loaded once per content (raises DatasetError or OSError)."""
+    found = check(current_source().path)
+    if not isinstance(found, KitchenCorpus):
+        raise ValueError("the current dataset holds Map Task sessions, not kitchen runs")
+    return found

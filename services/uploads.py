@@ -34,6 +34,7 @@ FORMATS: dict[str, str | None] = {
     "Groundwork dataset": None,
     "Collaboration platform sessions (logs or export bundle)": "platform",
     "HCRC Map Task dialogues": "hcrc",
+    "Kitchen runs (Collab-Overcooked, Overcooked-AI)": "overcooked",
 }
 
 
@@ -102,17 +103,11 @@ def allowance_text(user: User | None) -> str:
 def detected(data: bytes) -> Detection | str:
     """What the archive ``data`` holds, told from its file names, or why that cannot be told."""
     try:
-        found = detect_zip(data)
+        return detect_zip(data)
     except NotRecognised as exc:
         return f"{exc}. Choose what it holds."
     except (zipfile.BadZipFile, OSError, ValueError, EOFError):
         return "This is not a readable zip archive."
-    if found.fmt not in FORMATS.values():
-        return (
-            f"{found.sentence()} The app opens Map Task datasets; import kitchen runs with "
-            "`python -m corpus import --from overcooked RUNS DEST` and read them with `python -m analysis kitchen DEST`."
-        )
-    return found
 
 
 def _admitted(name: str, user: User | None) -> Quota | None:

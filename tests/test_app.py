@@ -101,6 +101,11 @@ MAIN = {
     "split": ("Distribution-matched test split", lambda at: len(at.dataframe) >= 1, "the comparison table"),
     "agreement": ("Inter-coder agreement", lambda at: len(at.metric) >= 4, "the headline numbers"),
     "compare": ("Models against people", lambda at: len(at.tabs) >= 7, "the views"),
+    "kitchen": (
+        "Kitchen",
+        lambda at: any("This screen reads kitchen runs" in i for i in _texts(at.info)),
+        "the way to kitchen runs (the sample holds Map Task sessions)",
+    ),
     "code": ("Code", lambda at: any(p.startswith("Item **1** of 6") for p in _texts(at.markdown)), "the coding screen"),
     "tasks": ("Tasks", lambda at: "Live agreement" in _subheaders(at), "the live panel"),
     "adjudicate": ("Adjudicate", lambda at: at.selectbox(key="adj_task").value is not None, "the task picker"),

@@ -10,7 +10,7 @@ import plotly.graph_objects as go
 from analysis.filters import Filters
 from analysis.format import fmt_p
 from components.act_charts import alignment_by_act_figure
-from components.alignment_charts import coefficient_rows, progress_figure
+from components.alignment_charts import SESSION_BANDS, coefficient_rows, dyad_figure, progress_figure
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
 from components.reason_charts import acts_before_figure, reason_share_figure
 from corpus.dataset import load_sample
@@ -43,9 +43,11 @@ def test_every_interval_chart_names_its_intervals():
     assert WILSON_BANDS in _legend_names(
         progress_figure(svc.progress_curves(scope, "coverage", 5), ["team_goal"], "coverage")
     )
-    reason_shares, _ = svc.misalignment_reasons(scope, "coverage", 5)
+    reason_shares, _, _ = svc.misalignment_reasons(scope, "coverage", 5)
     assert WILSON_BARS_K in _legend_names(reason_share_figure(reason_shares))
     assert WILSON_BARS_K in _legend_names(acts_before_figure(svc.acts_before(scope, 1)))
+    curves, _, _ = svc.dyad_alignment(scope, "coverage", 5)
+    assert SESSION_BANDS in _legend_names(dyad_figure(curves, "coverage"))
 
 
 def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point():

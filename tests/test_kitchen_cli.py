@@ -103,15 +103,24 @@ def test_a_broken_run_stops_the_whole_import_and_says_where(tmp_path, capsys):
     assert analysis_cli(["kitchen", str(src)]) == 1
 
 
-def test_an_uploaded_zip_of_runs_is_named_and_sent_to_the_command_line():
-    from services.uploads import detected
+def test_an_uploaded_zip_of_runs_is_kept_as_a_kitchen_dataset(tmp_path):
+    """The upload detects the runs, offers them as a format of its own, and keeps them as a kitchen
+    dataset (what the Kitchen screen reads), through the same code the worker runs."""
+    from corpus.uploads import ImportChoices, Quota, add_upload
+    from services.uploads import FORMATS, detected
 
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("gpt-4o/json/boiled_egg/worker0_boiled_egg.json", json.dumps(fork_run()))
-    said = detected(buf.getvalue())
-    assert isinstance(said, str) and said.startswith("Read as kitchen runs")
-    assert "python -m corpus import --from overcooked RUNS DEST" in said and "python -m analysis kitchen DEST" in said
+    found = detected(buf.getvalue())
+    assert not isinstance(found, str) and found.fmt == "overcooked" and found.fmt in FORMATS.values()
+    quota = Quota(2**30, 10_000, 2**31, 100_000, None)
+    up, new, report = add_upload(
+        str(tmp_path), "runs.zip", buf.getvalue(), quota, "overcooked", ImportChoices(), "lead"
+    )
+    assert up is not None and new and report.ok, report.format()
+    kept = next((tmp_path / "datasets").iterdir())
+    assert is_kitchen(kept) and len(load_kitchen(kept).runs) == 1
 
 
 @pytest.mark.parametrize("option", [["--condition", "visible"], ["--split", "test"]])

@@ -1,0 +1,104 @@
+"""The Kitchen screen's parts: what the runs are, the coordination metrics per pairing or level,
+the TGCO outcome composition per level (the paper's Fig. 3, left), and the request units behind a
+bar with why each was coded as it was. Every text from the runs (model names, actions, reasons) is
+shown as text: dataframe cells, or Plotly strings through :func:`corpus.escape.plotly_text`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from analysis.format import fmt, fmt_count, fmt_interval
+from analysis.kitchen_metrics import METRICS, RunMetrics
+from analysis.results import EstimateTable
+from components.chart import figure
+from components.palette import OUTCOME, OUTCOME_PATTERN
+from corpus.escape import plotly_text
+from corpus.kitchen_dataset import KitchenCorpus
+from corpus.values import is_defined
+
+SHOWN = ("follow_rate", "comm_cost", "adr", "idensity", "mor", "validator_corrections", "success", "tokens", "steps")
+
+
+def overview(kitchen: KitchenCorpus, metrics: tuple[RunMetrics, ...]) -> None:
+    """Counts of the runs: runs, directed pairings, levels, request units, success."""
+    c = st.columns(5)
+    c[0].metric("Runs", fmt_count(len(kitchen.runs)))
+    c[1].metric(
+        "Pairings", fmt_count(len({m.pairing for m in metrics})), help="Directed: Chef model -> Assistant model"
+    )
+    levels = sorted({m.level for m in metrics if m.level is not None})
+    c[2].metric("Levels", ", ".join(map(str, levels)) or "unknown")
+    c[3].metric("Request units", fmt_count(sum(m.requests for m in metrics)))
+    c[4].metric("Success", f"{fmt_count(sum(m.success for m in metrics))} of {fmt_count(len(metrics))}")
+
+
+def _cell(row: dict) -> str:
+    """One metric as printed: mean [interval] (n)."""
+    if not is_defined(row["estimate"]):
+        return fmt(row["estimate"])
+    interval = (row["ci_low"], row["ci_high"])
+    shown = fmt_interval(interval) if all(is_defined(v) for v in interval) else "no interval"
+    return f"{fmt(row['estimate'], 2)} {shown} (n = {row['n']})"
+
+
+def metric_view(table: EstimateTable, by: tuple[str, ...]) -> pd.DataFrame:
+    """The table as a reader scans it: one row per group, one column per metric."""
+    rows: dict[tuple, dict[str, str]] = {}
+    for r in table.rows:
+        if r["metric"] not in SHOWN:
+            continue
+        key = tuple(r[b] for b in by)
+        rows.setdefault(key, dict(zip(by, map(str, key))))[METRICS[r["metric"]][0]] = _cell(r)
+    return pd.DataFrame(list(rows.values()))
+
+
+def show_metrics(table: EstimateTable, by: tuple[str, ...], key: str) -> None:
+    st.dataframe(metric_view(table, by), hide_index=True, width="stretch", key=key)
+    st.caption(
+        "Each cell: the mean over runs, its 95% interval over runs (percentile bootstrap, 2,000 resamples, seed 0) "
+        "and n, the runs with a value. "
+        + " ".join(f"{METRICS[k][0]}: {METRICS[k][2]}." for k in SHOWN)
+        + " "
+        + " ".join(f"{n[0].upper()}{n[1:]}." for n in table.notes)
+    )
+
+
+def composition_figure(comp: pd.DataFrame) -> go.Figure:
+    """Stacked shares of the four outcomes per level, the count inside each bar."""
+    traces = []
+    levels = [str(v) for v in dict.fromkeys(comp["level"])]
+    for outcome, colour in OUTCOME.items():
+        mine = comp[comp["outcome"] == outcome]
+        d = mine.set_index(mine["level"].astype(str)).reindex(levels)
+        traces.append(
+            {
+                "type": "bar",
+                "name": outcome,
+                "x": [f"level {plotly_text(v)}" for v in levels],
+                "y": [float(v) if is_defined(v) and not pd.isna(v) else None for v in d["estimate"]],
+                "text": ["" if pd.isna(k) or not k else str(int(k)) for k in d["count"]],
+                "textposition": "inside",
+                "marker": {"color": colour, "pattern": {"shape": OUTCOME_PATTERN[outcome]}},
+                "customdata": [[lv, outcome] for lv in levels],
+                "hovertemplate": "%{x}, " + outcome + ": %{y:.0%} of request units (%{text})<br>click: list them"
+                "<extra></extra>",
+            }
+        )
+    layout = {
+        "barmode": "stack",
+        "yaxis": {"title": {"text": "request units (%)"}, "tickformat": ".0%", "range": [0, 1]},
+        "xaxis": {"title": {"text": "task level"}},
+    }
+    return figure(traces, layout, height=380)
+
+
+def units_table(units: pd.DataFrame, key: str) -> None:
+    st.dataframe(
+        units,
+        hide_index=True,
+        width="stretch",
+        key=key,
+        column_config={"reason": st.column_config.TextColumn(width="large")},
+    )

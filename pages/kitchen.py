@@ -1,0 +1,52 @@
+"""Kitchen: runs of two agents cooking (Collab-Overcooked), their requests audited with TGCO and
+their coordination metrics per directed pairing and level ("Beyond Task Success")."""
+
+import streamlit as st
+
+from components.chart import show_chart
+from components.dataset import require_kitchen
+from components.drilldown import first_point
+from components.kitchen import composition_figure, overview, show_metrics, units_table
+from services import kitchen as svc
+
+kitchen = require_kitchen("Kitchen")
+st.caption(
+    "Two agents cooking together: every request one sends the other, audited against what the environment "
+    "recorded (TGCO: Effective, Assisted, Redundant, Ineffective), and the coordination metrics of each run, "
+    "averaged per directed role pairing (Chef model -> Assistant model)."
+)
+c1, c2 = st.columns(2)
+window = (
+    c1.segmented_control(
+        "Acceptance window",
+        list(svc.WINDOWS),
+        default="level",
+        key="kitchen_window",
+        format_func={"level": "level-normalized (0.15 x episode length)", "fixed": "fixed, 20 steps"}.get,
+        help="How long after a request the partner may carry it out (the paper's Table 5 compares the two).",
+    )
+    or "level"
+)
+by = (
+    c2.segmented_control("Rows", ["pairing", "level"], default="pairing", key="kitchen_by", format_func=str.capitalize)
+    or "pairing"
+)
+metrics = svc.metrics(kitchen, window)
+overview(kitchen, metrics)
+
+st.subheader(f"Coordination metrics per {by}")
+show_metrics(svc.metric_table(kitchen, window, (by,)), (by,), key="kitchen_metrics")
+
+st.subheader("What became of the requests, by task level")
+comp = svc.composition(kitchen, window)
+clicked = first_point(show_chart(composition_figure(comp), comp, "tgco_outcome_composition", key="kitchen_comp"))
+st.caption(
+    "Share of the request units of each outcome, units pooled over the level's runs (the count in each bar). "
+    "Unstructured messages are set apart, as the audit's decision rule does. Click a bar to list its units."
+)
+if clicked:
+    level, outcome = clicked[0], clicked[1]
+    st.markdown(f"**{outcome} request units, level {level}**")
+    units_table(svc.units(kitchen, window, level, outcome), key="kitchen_units")
+with st.expander("Every request unit, with why it was coded so"):
+    units_table(svc.units(kitchen, window), key="kitchen_all_units")

@@ -1,0 +1,78 @@
+"""The Kitchen screen's computations, once per (dataset content, window) and kept: every run's
+TGCO audit and coordination metrics (:mod:`analysis.kitchen_metrics`), the tables per pairing and
+level, the outcome composition, and the request units behind a cell."""
+
+from __future__ import annotations
+
+import logging
+
+import pandas as pd
+import streamlit as st
+
+from analysis import kitchen_metrics as km
+from analysis.results import EstimateTable
+from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES, Window
+from corpus.kitchen import ROLES
+from corpus.kitchen_dataset import KitchenCorpus
+
+log = logging.getLogger("groundwork.services")
+
+WINDOWS = {"level": LEVEL_WINDOW, "fixed": FIXED_WINDOW}
+
+
+@st.cache_resource(max_entries=8, show_spinner="Auditing the runs' requests...")
+def _metrics(content_hash: str, window: str, _kitchen: KitchenCorpus) -> tuple[km.RunMetrics, ...]:
+    log.info("kitchen metrics %s %s", content_hash[:12], window)
+    return km.kitchen_metrics(_kitchen.runs, WINDOWS[window])
+
+
+def metrics(kitchen: KitchenCorpus, window: str) -> tuple[km.RunMetrics, ...]:
+    """Every run's metrics under the acceptance window ``window`` ("level" or "fixed")."""
+    return _metrics(kitchen.content_hash, window, kitchen)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _table(content_hash: str, window: str, by: tuple[str, ...], _kitchen: KitchenCorpus) -> EstimateTable:
+    return km.metric_table(metrics(_kitchen, window), by=by)
+
+
+def metric_table(kitchen: KitchenCorpus, window: str, by: tuple[str, ...]) -> EstimateTable:
+    """Each metric's mean over runs per group ``by`` (pairing, level or both), with n and interval."""
+    return _table(kitchen.content_hash, window, by, kitchen)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _composition(content_hash: str, window: str, _kitchen: KitchenCorpus) -> pd.DataFrame:
+    return km.outcome_composition(metrics(_kitchen, window)).to_frame()
+
+
+def composition(kitchen: KitchenCorpus, window: str) -> pd.DataFrame:
+    """The outcome shares per level (Fig. 3, left), one row per level and outcome, with counts."""
+    return _composition(kitchen.content_hash, window, kitchen)
+
+
+def runs_frame(kitchen: KitchenCorpus, window: str) -> pd.DataFrame:
+    return km.runs_frame(metrics(kitchen, window))
+
+
+def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: str | None = None) -> pd.DataFrame:
+    """The request units (of one level and outcome, when given): run, step, who asked whom for what,
+    the outcome and why."""
+    want = {v: k for k, v in OUTCOME_NAMES.items()}.get(outcome or "", outcome)
+    frames = []
+    for m in metrics(kitchen, window):
+        if level is not None and str(m.level if m.level is not None else km.UNKNOWN_LEVEL) != str(level):
+            continue
+        f = m.audit.frame().assign(pairing=m.pairing, level=m.level)
+        frames.append(f[f["outcome"] == want] if want else f)
+    cols = ["run", "pairing", "level", "step", "sender", "receiver", "action", "outcome", "reason"]
+    if not frames:
+        return pd.DataFrame(columns=cols)
+    out = pd.concat(frames, ignore_index=True)
+    out["sender"] = [ROLES[s] if s in (0, 1) else str(s) for s in out["sender"]]
+    out["outcome"] = out["outcome"].map(OUTCOME_NAMES)
+    return out[cols]
+
+
+def window_of(name: str) -> Window:
+    return WINDOWS[name]
