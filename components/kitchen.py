@@ -17,6 +17,7 @@ from components.palette import OUTCOME, OUTCOME_PATTERN
 from corpus.escape import plotly_text
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.values import is_defined
+from services import datasets
 
 SHOWN = ("follow_rate", "comm_cost", "adr", "idensity", "mor", "validator_corrections", "success", "tokens", "steps")
 
@@ -102,3 +103,35 @@ def units_table(units: pd.DataFrame, key: str) -> None:
         key=key,
         column_config={"reason": st.column_config.TextColumn(width="large")},
     )
+
+
+def replay_controls(kitchen: KitchenCorpus, run_ids: list[str]) -> tuple[str, int]:
+    """The run and the step (its place in the run) to show: picked here, or from the link
+    (``?run=...&step=...``) on the first visit; the link follows what is shown."""
+    state, params = st.session_state, st.query_params
+    if "kitchen_run" not in state:
+        wanted = params.get("run")
+        state["kitchen_run"] = wanted if wanted in run_ids else run_ids[0]
+        try:
+            state["kitchen_step"] = max(int(params.get("step", 0)), 0)
+        except ValueError:
+            state["kitchen_step"] = 0
+    runs = {r.id: r for r in kitchen.runs}
+    c1, c2, c3, c4 = st.columns([4, 1, 1, 4], vertical_alignment="bottom")
+    run_id = c1.selectbox(
+        "Run",
+        run_ids,
+        key="kitchen_run",
+        format_func=lambda r: f"{r} · {runs[r].pairing} · {runs[r].recipe}",
+        on_change=lambda: state.update(kitchen_step=0),
+    )
+    last = runs[run_id].n_steps - 1
+    state["kitchen_step"] = min(int(state.get("kitchen_step", 0)), last)
+    c2.button("Prev", key="kitchen_prev", on_click=lambda: state.update(kitchen_step=max(state["kitchen_step"] - 1, 0)))
+    c3.button(
+        "Next", key="kitchen_next", on_click=lambda: state.update(kitchen_step=min(state["kitchen_step"] + 1, last))
+    )
+    index = c4.slider("Step", 0, max(last, 1), key="kitchen_step", disabled=last < 1)
+    params.update(datasets.link_params(datasets.current_source()))
+    params["run"], params["step"] = run_id, str(index)
+    return run_id, min(index, last)

@@ -6,7 +6,8 @@ import streamlit as st
 from components.chart import show_chart
 from components.dataset import require_kitchen
 from components.drilldown import first_point
-from components.kitchen import composition_figure, overview, show_metrics, units_table
+from components.kitchen import composition_figure, overview, replay_controls, show_metrics, units_table
+from components.kitchen_replay import grid_figure, step_panel, timeline_figure
 from services import kitchen as svc
 
 kitchen = require_kitchen("Kitchen")
@@ -50,3 +51,21 @@ if clicked:
     units_table(svc.units(kitchen, window, level, outcome), key="kitchen_units")
 with st.expander("Every request unit, with why it was coded so"):
     units_table(svc.units(kitchen, window), key="kitchen_all_units")
+
+st.subheader("Replay a run")
+run_id, index = replay_controls(kitchen, svc.run_ids(kitchen))
+run = svc.run_of(kitchen, run_id)
+frame = svc.replay_frame(kitchen, window, run_id, index)
+left, right = st.columns([3, 2])
+with left:
+    st.plotly_chart(grid_figure(frame, svc.tile_names(run), svc.agent_names(run)), key="kitchen_grid", theme=None)
+with right:
+    step_panel(frame, key="kitchen_step_panel")
+timeline = svc.replay_timeline(kitchen, window, run_id)
+clicked = first_point(show_chart(timeline_figure(timeline, frame.step), timeline, "kitchen_timeline", key="kitchen_tl"))
+svc.follow_timeline_click(clicked, run)
+st.caption(
+    "Messages per step; x: a validator correction, diamond: a format correction, dot: an action completed (at the "
+    "step it completed). Click a step to show it. The grid's letters are read by the benchmark's drawing rules; "
+    "what each stands for is inferred from the logs."
+)

@@ -76,3 +76,62 @@ def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: st
 
 def window_of(name: str) -> Window:
     return WINDOWS[name]
+
+
+def run_ids(kitchen: KitchenCorpus) -> list[str]:
+    return [r.id for r in kitchen.runs]
+
+
+def _run_metrics(kitchen: KitchenCorpus, window: str, run_id: str) -> km.RunMetrics:
+    return next(m for m in metrics(kitchen, window) if m.run_id == run_id)
+
+
+def replay_frame(kitchen: KitchenCorpus, window: str, run_id: str, index: int):
+    """Step ``index`` of run ``run_id`` as the replay shows it (:func:`analysis.kitchen_replay.frame`)."""
+    from analysis.kitchen_replay import frame
+
+    run = next(r for r in kitchen.runs if r.id == run_id)
+    return frame(run, index, _run_metrics(kitchen, window, run_id).audit)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _timeline(content_hash: str, window: str, run_id: str, _kitchen: KitchenCorpus) -> pd.DataFrame:
+    from analysis.kitchen_replay import timeline
+
+    run = next(r for r in _kitchen.runs if r.id == run_id)
+    return timeline(run, _run_metrics(_kitchen, window, run_id).audit)
+
+
+def replay_timeline(kitchen: KitchenCorpus, window: str, run_id: str) -> pd.DataFrame:
+    """Per step of the run: messages, requests, completed actions, corrections, reward and score."""
+    return _timeline(kitchen.content_hash, window, run_id, kitchen)
+
+
+def run_of(kitchen: KitchenCorpus, run_id: str):
+    return next(r for r in kitchen.runs if r.id == run_id)
+
+
+def tile_names(run) -> dict[str, str]:
+    from analysis.kitchen_replay import tile_names as names
+
+    return names(run)
+
+
+def agent_names(run) -> tuple[str, str]:
+    from analysis.kitchen_replay import agent_name
+
+    return agent_name(0, run), agent_name(1, run)
+
+
+STEP_KEY, RUN_KEY, CLICK_KEY = "kitchen_step", "kitchen_run", "kitchen_tl_applied"
+
+
+def follow_timeline_click(clicked: list | None, run) -> None:
+    """A click on the timeline shows that step (once per click: the selection stays on the chart)."""
+    if not clicked or st.session_state.get(CLICK_KEY) == (run.id, clicked[0]):
+        return
+    st.session_state[CLICK_KEY] = (run.id, clicked[0])
+    steps = [s.step for s in run.steps]
+    if clicked[0] in steps:
+        st.session_state[STEP_KEY] = steps.index(clicked[0])
+        st.rerun()

@@ -13,6 +13,7 @@ from conftest import expect_no_error, module_tab, open_from_menu, point_at_first
 from playwright.sync_api import expect
 
 import app
+from components.alignment_charts import SESSION_BANDS
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
 
 pytestmark = pytest.mark.browser
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.browser
 # page -> its figures: (chart key, what its interval legend entry says; None: a chart without
 # intervals, "" a chart without a legend)
 PAGES = {
-    "alignment": [("align_progress", WILSON_BANDS), ("align_dyads", WILSON_BANDS)],
+    "alignment": [("align_progress", WILSON_BANDS), ("align_dyads", SESSION_BANDS)],
     "acts": [("acts_shares", None), ("acts_alignment", WILSON_BARS)],
     "misalignment": [("why_reasons", WILSON_BARS_K), ("why_curves", WILSON_BANDS), ("why_before", WILSON_BARS_K)],
     "outcomes": [("out_figure", None)],

@@ -55,3 +55,52 @@ def test_the_kitchen_screen_on_the_sample_says_how_to_get_runs(tmp_path, monkeyp
     at = open_page(tmp_path, monkeypatch, "pages/kitchen.py")
     assert not at.exception
     assert any("This screen reads kitchen runs" in i.value for i in at.info)
+
+
+def _grid(at) -> dict:
+    return next(
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Step " in json.dumps(json.loads(c.proto.spec))
+    )
+
+
+def test_a_run_replays_step_by_step_with_its_agents_and_corrections(tmp_path, monkeypatch, kitchen):
+    """The fork's run: the grid of each step with both agents where the log draws them, the step's
+    conversation and completed actions beside it; the failed run's format corrections on its
+    timeline; the link follows the run and step shown."""
+    runs = {r.id: r for r in load_kitchen(kitchen).runs}
+    fork = next(r for r in runs.values() if r.success)
+    at = open_page(tmp_path, monkeypatch, "pages/kitchen.py", dataset=kitchen)
+    at.selectbox(key="kitchen_run").set_value(fork.id).run()
+    assert not at.exception
+    for index, step in enumerate(fork.steps):
+        at.slider(key="kitchen_step").set_value(index).run()
+        grid = _grid(at)
+        assert grid["layout"]["title"]["text"] == f"Step {step.step}: score {step.score:.0f}"
+        agents = [t for t in grid["data"] if t.get("mode") == "markers+text"]
+        assert sorted(t["name"] for t in agents) == ["Assistant", "Chef"]
+        assert at.query_params["run"] in (fork.id, [fork.id]) and at.query_params["step"] in (str(index), [str(index)])
+        done = [c.action for c in fork.completed if c.step == step.step]
+        shown = [d.value for d in at.dataframe if "action" in d.value.columns and "agent" in d.value.columns]
+        for action in done:
+            assert any(action in table["action"].tolist() for table in shown), (step.step, action)
+    failed = next(r for r in runs.values() if not r.success)
+    at.selectbox(key="kitchen_run").set_value(failed.id).run()
+    timeline = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "format correction" in c.proto.spec)
+    marks = next(t for t in timeline["data"] if t["name"] == "format correction")
+    assert sorted(marks["x"]) == sorted({c.step for c in failed.corrections if c.kind == "format"})
+    assert at.slider(key="kitchen_step").value == 0  # a new run starts at its first step
+
+
+def test_text_from_a_run_stays_text_in_the_grid():
+    """A counter's item and a model's name reach Plotly escaped; the line break between a tile's name
+    and what lies on it is the figure's own."""
+    from analysis.kitchen_replay import KitchenFrame
+    from components.kitchen_replay import grid_figure
+    from corpus.importers.overcooked.grid import COLLAB_TILES, Cell
+
+    frame = KitchenFrame(3, 3, ((Cell("X", held="<b>"), Cell(" ", 0, "north", "")),), (), 0.0, 0.0, *([None] * 4))
+    fig = grid_figure(frame, COLLAB_TILES, ("<i>Chef</i>", "Assistant"))
+    texts = [t for t in fig.data if t.mode == "text"][0].text
+    assert texts == ("counter<br>holds &lt;b&gt;",)
+    agent = [t for t in fig.data if t.mode == "markers+text"][0]
+    assert agent.text == ("&lt;i&gt;Chef&lt;/i&gt;",) and agent.marker.symbol == "triangle-up"
