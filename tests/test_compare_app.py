@@ -229,3 +229,56 @@ def test_compare_says_which_split_it_scores_and_where_that_split_stands(at):
     assert "is not the distribution-matched split" in note
     assert "not visible: 3 of 12 sessions" in note and "ranks 216 of 220 subsets" in note
     assert "ranks 172 of 286 subsets" in note and "The Test split page builds the matched one." in note
+
+
+def test_a_best_is_marked_only_where_the_paired_test_separates_it():
+    """Three runs in a column, 0.70, 0.66 and 0.50: if the paired test does not separate 0.66 from
+    0.70 (p = 0.40) both are marked and 0.50 (p = 0.01) is not; if it separates neither, none is."""
+    import pandas as pd
+
+    from analysis.compare.leaderboard import separated_best
+
+    cells = pd.DataFrame(
+        {
+            "run": ["a", "b", "c"],
+            "column": "Accuracy",
+            "condition": "C visible",
+            "role": "G",
+            "metric": "accuracy",
+            "dimension": "team_goal",
+            "estimate": [0.70, 0.66, 0.50],
+        }
+    )
+    asked = []
+
+    def p_of(p_b, p_c):
+        def paired_p(a, b, condition, role, metric, dimension):
+            asked.append((a, b, condition, role, metric, dimension))
+            return {"b": p_b, "c": p_c}[b]
+
+        return paired_p
+
+    assert separated_best(cells, p_of(0.40, 0.01)).tolist() == [True, True, False]
+    assert asked[0] == ("a", "b", "visible", "guide", "accuracy", "team_goal")
+    assert separated_best(cells, p_of(0.40, 0.30)).tolist() == [False, False, False]
+    assert separated_best(cells, p_of(0.001, 0.001)).tolist() == [True, False, False]
+
+
+def test_on_the_sample_every_unmarked_run_is_separated_from_the_best():
+    from analysis.compare.comparison import compare
+    from corpus.dataset import load_sample
+
+    corpus = load_sample()
+    cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
+    lb = cmp.leaderboard("mental_model")
+    conditions = {"C visible": "visible", "C not visible": "not_visible"}
+    roles = {"G": "guide", "F": "follower"}
+    for _, g in lb.cells.groupby(["column", "condition", "role"]):
+        if not g["best"].any():
+            continue
+        top = g.loc[g["best"]].sort_values("estimate").iloc[-1]
+        for _, r in g[~g["best"]].iterrows():
+            p = cmp.paired_p(
+                top["run"], r["run"], conditions[r["condition"]], roles[r["role"]], r["metric"], r["dimension"]
+            )
+            assert p < 0.05, (r["column"], r["condition"], r["role"], p)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
-from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order
+from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
 from analysis.compare.paired import paired_table
 from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
@@ -26,6 +26,7 @@ from analysis.format import to_json
 from analysis.results import EstimateTable, wilson_columns
 from corpus.dataset import Corpus
 from corpus.predictions import JUDGE_TASK, Run, RunInfo
+from corpus.values import Undefined
 
 KINDS = {
     "people": "a run disagrees with the person",
@@ -68,7 +69,22 @@ class Comparison:
         return self._once(("scores",), self.scores.to_frame)
 
     def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
-        return self._once(("lb", task, measure), lambda: leaderboard(self.score_frame, self.infos, task, measure))
+        """The paper's table, the best run of a column marked only where the paired test separates it."""
+
+        def make() -> Leaderboard:
+            lb = leaderboard(self.score_frame, self.infos, task, measure)
+            lb.cells["best"] = separated_best(lb.cells, self.paired_p)
+            return lb
+
+        return self._once(("lb", task, measure), make)
+
+    def paired_p(self, a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Any:
+        """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none)."""
+        table = self.paired(a, b, condition, role)
+        for r in table.rows:
+            if r["metric"] == metric and r["dimension"] == dimension:
+                return r.get("p_value", Undefined("no test"))
+        return Undefined("no paired test of this score")
 
     def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> EstimateTable:
         return self._once(

@@ -2,15 +2,19 @@
 
 Rows: one per run, grouped by model and ordered by setting (fewest additions first: base,
 +mental model, +CoT, ...). Columns: score x condition (C visible, C not visible) x role (G, F),
-as the paper prints them; the drawing score is the Follower's only. Every cell carries its n; the
-best value of each column is marked unless every run ties. Exports: CSV (one row per cell, with
-interval, n and method) and LaTeX (booktabs).
+as the paper prints them; the drawing score is the Follower's only. Every cell carries its n. The
+best value of each column is marked with every run the paired test does not separate from it
+(:func:`separated_best`, applied by :meth:`analysis.compare.comparison.Comparison.leaderboard`;
+:func:`leaderboard` alone marks the top value), and nothing where no run is separated from the best.
+Exports: CSV (one row per cell, with interval, n and method) and LaTeX (booktabs).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 
@@ -193,6 +197,40 @@ def _mark_best(cells: pd.DataFrame) -> pd.Series:
         top = max(rounded.values())
         if len(set(rounded.values())) > 1:
             best.loc[[i for i, v in rounded.items() if v == top]] = True
+    return best
+
+
+SEPARATED = 0.05  # a run is marked best only where the paired test separates it from the others at this level
+PairedP = Callable[[str, str, str, str, str, str], Any]  # (run a, run b, condition, role, metric, dimension) -> p
+
+
+def separated_best(cells: pd.DataFrame, paired_p: PairedP) -> pd.Series:
+    """Per column, the best run and every run the paired test does not separate from it (p >=
+    :data:`SEPARATED`, or no test): they share the mark. Where that is every run with a value, no run is
+    marked: the column has no best. ``paired_p`` gives the paired test's p-value of two runs' scores
+    on the items both predicted (McNemar's exact test for accuracy, the paired bootstrap otherwise)."""
+    conditions = {v: k for k, v in CONDITION_LABELS.items()}
+    roles = {v: k for k, v in ROLE_LABELS.items()}
+    best = pd.Series(False, index=cells.index)
+    for _, g in cells.groupby(["column", "condition", "role"], sort=False):
+        vals = {i: v for i, v in g["estimate"].items() if is_defined(v) and not math.isnan(v)}
+        if len(vals) < 2:
+            continue
+        top_i = max(vals, key=lambda i: round(vals[i], 6))
+        top_run, row = g.at[top_i, "run"], g.loc[top_i]
+        cond, role = conditions.get(row["condition"], row["condition"]), roles.get(row["role"], row["role"])
+        marked = [top_i]
+        for i in vals:
+            if i == top_i:
+                continue
+            if round(vals[i], 6) == round(vals[top_i], 6):
+                marked.append(i)
+                continue
+            p = paired_p(top_run, g.at[i, "run"], cond, role, row["metric"], row["dimension"])
+            if not (is_defined(p) and p < SEPARATED):
+                marked.append(i)
+        if len(marked) < len(vals):
+            best.loc[marked] = True
     return best
 
 

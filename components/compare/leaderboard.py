@@ -36,7 +36,9 @@ def render(cmp: Comparison) -> None:
         st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
     st.caption(
         "The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
-        "column (not marked where every run ties). C visible / C not visible: whether the Guide saw the "
+        "column and every run the paired test does not separate from it (p >= 0.05 on the items both predicted: "
+        "McNemar's exact test for accuracy, the paired bootstrap otherwise); nothing is bold where no run is "
+        "separated from the best. C visible / C not visible: whether the Guide saw the "
         "Follower's canvas; G: Guide, F: Follower. ! after a cell: its interval is not to be trusted (a label the "
         "people gave to fewer than 5 items, or a bootstrap that loses labels or gives no value in many resamples; the "
         "CSV's note column says which). The downloads hold the whole table; the CSV adds intervals, methods and notes."
