@@ -101,7 +101,10 @@ def units_table(units: pd.DataFrame, key: str) -> None:
         hide_index=True,
         width="stretch",
         key=key,
-        column_config={"reason": st.column_config.TextColumn(width="large")},
+        column_config={
+            "reason": st.column_config.TextColumn(width="large"),
+            "replay": st.column_config.LinkColumn("replay", display_text="open at this step"),
+        },
     )
 
 

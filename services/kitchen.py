@@ -65,13 +65,26 @@ def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: st
             continue
         f = m.audit.frame().assign(pairing=m.pairing, level=m.level)
         frames.append(f[f["outcome"] == want] if want else f)
-    cols = ["run", "pairing", "level", "step", "sender", "receiver", "action", "outcome", "reason"]
+    cols = ["run", "pairing", "level", "step", "sender", "receiver", "action", "outcome", "reason", "replay"]
     if not frames:
         return pd.DataFrame(columns=cols)
     out = pd.concat(frames, ignore_index=True)
     out["sender"] = [ROLES[s] if s in (0, 1) else str(s) for s in out["sender"]]
     out["outcome"] = out["outcome"].map(OUTCOME_NAMES)
+    out["replay"] = [replay_link(kitchen, r, s) for r, s in zip(out["run"], out["step"])]
     return out[cols]
+
+
+def replay_link(kitchen: KitchenCorpus, run_id: str, step: int) -> str:
+    """A link that opens the Kitchen screen's replay of run ``run_id`` at environment step ``step``."""
+    from urllib.parse import urlencode
+
+    from corpus.catalog import key_of
+
+    run = next(r for r in kitchen.runs if r.id == run_id)
+    steps = [s.step for s in run.steps]
+    index = steps.index(step) if step in steps else 0
+    return "kitchen?" + urlencode({"dataset": key_of(kitchen.root), "run": run_id, "step": index})
 
 
 def window_of(name: str) -> Window:

@@ -104,3 +104,24 @@ def test_text_from_a_run_stays_text_in_the_grid():
     assert texts == ("counter<br>holds &lt;b&gt;",)
     agent = [t for t in fig.data if t.mode == "markers+text"][0]
     assert agent.text == ("&lt;i&gt;Chef&lt;/i&gt;",) and agent.marker.symbol == "triangle-up"
+
+
+def test_a_bar_lists_its_request_units_each_with_a_link_to_its_step(tmp_path):
+    from urllib.parse import parse_qs, urlparse
+
+    from corpus.catalog import key_of
+    from services.kitchen import units
+
+    run = fork_run()
+    run["content"][0]["content"]["content"][0][0]["say"] = (
+        "Collab(request(Assistant, pickup(egg, ingredient_dispenser)))"
+    )
+    write(tmp_path / "asks" / "gpt-4o" / "boiled_egg" / "run.json", run)
+    kc = load_kitchen(run_import("overcooked", tmp_path / "asks", tmp_path / "datasets" / "asks"))
+    table = units(kc, "level")
+    assert len(table) == sum(m.requests for m in kitchen_metrics(kc.runs)) == 1
+    for row in table.itertuples():
+        q = parse_qs(urlparse(row.replay).query)
+        run = next(r for r in kc.runs if r.id == row.run)
+        assert q["dataset"] == [key_of(kc.root)] and q["run"] == [row.run]
+        assert run.steps[int(q["step"][0])].step == row.step
