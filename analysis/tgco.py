@@ -72,6 +72,7 @@ the structured interdependence of :mod:`analysis.kitchen_metrics`.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
@@ -113,6 +114,12 @@ FIXED_STEPS = 20
 
 _QUOTES = "\"'"
 _CALL = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_PARENS = re.compile(r"[()]")
+_ACTION_PREFIX = re.compile(r"^action\s*:\s*", re.IGNORECASE)
+_FENCE = re.compile(r"(\s*```)+\s*$")
+_PUNCT_SPACE = re.compile(r"\s*([(),])\s*")
+_SPACES = re.compile(r"\s+")
+_SPECIAL = re.compile(r"[();,]")
 
 
 def _outside_quotes(text: str) -> list[bool] | None:
@@ -121,6 +128,8 @@ def _outside_quotes(text: str) -> list[bool] | None:
     string opened by an escaped quote (``\\"``) closes at the next escaped quote, any other at the
     same quote not preceded by a backslash. None when a string is left open."""
     mask = [True] * len(text)
+    if not any(q in text for q in _QUOTES):  # most actions: nothing quoted
+        return mask
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -152,7 +161,8 @@ def _split_top(text: str, sep: str) -> list[str] | None:
     if mask is None:
         return None
     parts, depth, start = [], 0, 0
-    for i, c in enumerate(text):
+    for m in _SPECIAL.finditer(text):  # only the characters that matter, not every one
+        i, c = m.start(), m.group()
         if not mask[i]:
             continue
         if c == "(":
@@ -180,7 +190,8 @@ def _call(text: str) -> tuple[str, str] | None:
     if mask is None:
         return None
     depth = 0
-    for i in range(m.end() - 1, len(text)):
+    for p in _PARENS.finditer(text, m.end() - 1):
+        i = p.start()
         if not mask[i]:
             continue
         if text[i] == "(":
@@ -204,8 +215,8 @@ def clean_message(text: str) -> str:
     """A message as sent, without a leading ``Action:``, the source's trailing code fence and the
     ``[NOTHING]`` of an agent that said nothing."""
     text = (text or "").strip()
-    text = re.sub(r"^action\s*:\s*", "", text, flags=re.IGNORECASE)
-    text = re.sub(r"(\s*```)+\s*$", "", text).strip()
+    text = _ACTION_PREFIX.sub("", text)
+    text = _FENCE.sub("", text).strip()
     return "" if text == "[NOTHING]" else text
 
 
@@ -213,8 +224,8 @@ def normalize_arg(arg: str) -> str:
     """An argument as compared: quotes dropped, case folded, spaces around parentheses and commas
     dropped, other runs of spaces one ``_`` ("Bell Pepper" -> "bell_pepper")."""
     a = _unquote(arg).lower()
-    a = re.sub(r"\s*([(),])\s*", r"\1", a)
-    return re.sub(r"\s+", "_", a.strip())
+    a = _PUNCT_SPACE.sub(r"\1", a)
+    return _SPACES.sub("_", a.strip())
 
 
 @dataclass(frozen=True)
@@ -232,6 +243,7 @@ class OpAction:
         return self.text
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the text; runs repeat the same messages
 def parse_op_action(text: str) -> OpAction | None:
     """``pickup( Bell_Pepper , ingredient_dispenser )`` -> OpAction("pickup", ("bell_pepper",
     "ingredient_dispenser")); None when the text is not ``verb(arguments)``."""
@@ -257,6 +269,7 @@ class Primitive:
     text: str
 
 
+@functools.lru_cache(maxsize=8192)  # a pure function of the text; runs repeat the same messages
 def parse_collab(text: str) -> tuple[Primitive, ...] | None:
     """The primitives of a ``Collab(...)`` message, in order; None when the text is not one."""
     call = _call(clean_message(text).rstrip(" .;"))

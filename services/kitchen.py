@@ -71,20 +71,25 @@ def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: st
     out = pd.concat(frames, ignore_index=True)
     out["sender"] = [ROLES[s] if s in (0, 1) else str(s) for s in out["sender"]]
     out["outcome"] = out["outcome"].map(OUTCOME_NAMES)
-    out["replay"] = [replay_link(kitchen, r, s) for r, s in zip(out["run"], out["step"])]
+    link = replay_links(kitchen)
+    out["replay"] = [link(r, s) for r, s in zip(out["run"], out["step"])]
     return out[cols]
 
 
-def replay_link(kitchen: KitchenCorpus, run_id: str, step: int) -> str:
-    """A link that opens the Kitchen screen's replay of run ``run_id`` at environment step ``step``."""
+def replay_links(kitchen: KitchenCorpus):
+    """A function (run id, environment step) -> the link that opens the Kitchen screen's replay of
+    that run at that step (the dataset's key and each run's step places worked out once)."""
     from urllib.parse import urlencode
 
     from corpus.catalog import key_of
 
-    run = next(r for r in kitchen.runs if r.id == run_id)
-    steps = [s.step for s in run.steps]
-    index = steps.index(step) if step in steps else 0
-    return "kitchen?" + urlencode({"dataset": key_of(kitchen.root), "run": run_id, "step": index})
+    key = key_of(kitchen.root)
+    places = {r.id: {s.step: i for i, s in enumerate(r.steps)} for r in kitchen.runs}
+
+    def link(run_id: str, step: int) -> str:
+        return "kitchen?" + urlencode({"dataset": key, "run": run_id, "step": places[run_id].get(step, 0)})
+
+    return link
 
 
 def window_of(name: str) -> Window:
