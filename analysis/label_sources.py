@@ -105,14 +105,42 @@ def act_labels(corpus: Corpus, key: str, gold: pd.DataFrame | None = None) -> La
     )
 
 
-def default_act_source(sources: dict[str, str]) -> str | None:
-    """Gold of a closed task first, then the coders' majority, then the first coder."""
-    for key in sources:
-        if key.startswith("gold:"):
-            return key
-    if MAJORITY in sources:
-        return MAJORITY
-    return next(iter(sources), None)
+def source_sizes(corpus: Corpus, gold: pd.DataFrame | None = None) -> dict[str, int]:
+    """How many actions each grounding-act source labels (:func:`act_sources`' keys)."""
+    out: dict[str, int] = {}
+    if gold is not None and not gold.empty:
+        for task_id, n in gold.groupby("task_id")["item_id"].nunique().items():
+            out[f"gold:{task_id}"] = int(n)
+    coded = corpus.coded(SCHEME)
+    if not coded.empty:
+        if (coded["coder_kind"] == schema.HUMAN).any():
+            out[MAJORITY] = len(majority(coded, exclude_coders=corpus.model_coders(SCHEME)))
+        for coder, n in (
+            coded.groupby("coder")[["session_id", "action_index"]].apply(lambda d: len(d.drop_duplicates())).items()
+        ):
+            out[f"coder:{coder}"] = int(n)
+    return out
+
+
+def default_act_source(
+    sources: dict[str, str],
+    sizes: dict[str, int] | None = None,
+    reference: str | None = None,
+    minimum: int = 0,
+) -> str | None:
+    """The source the analysis pages open on: the gold a lead marked as the dataset's reference
+    (``reference``) when it labels at least ``minimum`` actions; else, of the sources that pool
+    several people (the coders' majority, a task's gold), the one that labels the most actions
+    (``sizes``; the majority first at equal size); a single coder only when there is nothing else. A
+    gold source never becomes the default only for being newest: a small test round must not take
+    over everyone's charts."""
+    if not sources:
+        return None
+    sizes = sizes or {}
+    if reference in sources and sizes.get(reference, 0) >= minimum:
+        return reference
+    pooled = [k for k in sources if k == MAJORITY or k.startswith("gold:")] or list(sources)
+    return max(pooled, key=lambda k: (sizes.get(k, 0), k == MAJORITY))
 
 
 # -- mental models ---------------------------------------------------------------------------

@@ -13,11 +13,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analysis.label_sources import act_sources, default_act_source, mental_model_sources
+from analysis.label_sources import act_sources, mental_model_sources
 from components.remembered import is_restored, remembered
 from corpus.dataset import Corpus
 from corpus.escape import md_line
-from services import tasks
+from services import alignment, tasks
 
 # Gold on fewer items than this is shown with a warning wherever an analysis uses it.
 GOLD_MIN_ITEMS = 30
@@ -39,6 +39,13 @@ def gold_counts(gold: pd.DataFrame | None) -> dict[str, int]:
     return {f"gold:{t}": int(n) for t, n in gold.groupby("task_id")["item_id"].nunique().items()}
 
 
+def is_reference(gold: pd.DataFrame | None, key: str) -> bool:
+    """Whether the gold source ``key`` is the one a lead marked as the dataset's reference."""
+    if gold is None or gold.empty or "reference" not in gold or not key.startswith("gold:"):
+        return False
+    return bool(gold.loc[gold["task_id"].astype(str) == key.removeprefix("gold:"), "reference"].any())
+
+
 def small_gold_note(n: int) -> str | None:
     """The warning under a gold source resting on fewer than :data:`GOLD_MIN_ITEMS` items."""
     if n >= GOLD_MIN_ITEMS:
@@ -51,7 +58,10 @@ def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") 
     gold source says how many items it covers, and warns under :data:`GOLD_MIN_ITEMS`."""
     sources = act_sources(corpus, gold)
     counts = gold_counts(gold)
-    titles = {k: f"{t} ({counts[k]} items)" if k in counts else t for k, t in sources.items()}
+    titles = {
+        k: f"{t} ({counts[k]} items{', the reference' if is_reference(gold, k) else ''})" if k in counts else t
+        for k, t in sources.items()
+    }
     if not sources:
         st.selectbox(
             "Grounding acts from",
@@ -63,7 +73,8 @@ def act_source_picker(corpus: Corpus, gold: pd.DataFrame, key: str = "an_acts") 
         return None
     options = list(sources)
     keep = remembered(key, options)
-    index = None if is_restored(key) else options.index(default_act_source(sources))
+    default = alignment.act_source_default(corpus, gold, sources, GOLD_MIN_ITEMS)
+    index = None if is_restored(key) else options.index(default)
     chosen = st.selectbox(
         "Grounding acts from",
         options,

@@ -15,6 +15,7 @@ from analysis.format import fmt_time
 from components.accounts_admin import add_account_form
 from components.dataset import show_report
 from components.download import csv_button
+from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
@@ -228,6 +229,17 @@ def task_settings(lead: User, task: Task) -> None:
         horizontal=True,
         help="Never another coder's labels. Labels freeze when adjudication starts.",
     )
+    if task.dataset_hash:
+        _setting(
+            st.toggle,
+            "This task's gold is the dataset's reference grounding acts",
+            f"ta_reference_{task.id}",
+            tasks.reference_task(task.dataset_hash) == task.id,
+            lambda v: tasks.set_reference(lead, task.id, v),
+            help="Once the task is revealed, the analysis pages open on its gold instead of the coders' majority, "
+            f"if it covers at least {GOLD_MIN_ITEMS} actions (otherwise they open on the source covering the most "
+            "actions). One task per dataset: marking another replaces this one.",
+        )
 
 
 CODER_VIEW_NAMES = {

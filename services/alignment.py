@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from analysis import alignment, contingency, dyads, outcomes, progress_model, reasons, split
+from analysis import alignment, contingency, dyads, label_sources, outcomes, progress_model, reasons, split
 from analysis.alignment import MEASURES  # noqa: F401 - the pages' vocabulary, re-exported
 from analysis.drilldown import actions_behind
 from analysis.filters import Filters
@@ -51,6 +51,23 @@ class Scope:
 
     def key(self) -> tuple:
         return (self.corpus.content_hash, self.filters.key(), self.mm, self.acts, gold_digest(self.gold))
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _source_sizes(content_hash: str, digest: str, _corpus: Corpus, _gold: pd.DataFrame | None) -> dict[str, int]:
+    return label_sources.source_sizes(_corpus, _gold)
+
+
+def act_source_default(corpus: Corpus, gold: pd.DataFrame | None, sources: dict[str, str], minimum: int) -> str | None:
+    """The grounding-act source the pages open on (:func:`analysis.label_sources.default_act_source`):
+    the gold a lead marked as the dataset's reference when it covers ``minimum`` actions, else the
+    source covering the most actions."""
+    sizes = _source_sizes(corpus.content_hash, gold_digest(gold), corpus, gold)
+    reference = None
+    if gold is not None and not gold.empty and "reference" in gold:
+        marked = gold.loc[gold["reference"].astype(bool), "task_id"].unique()
+        reference = f"gold:{marked[0]}" if len(marked) else None
+    return label_sources.default_act_source(sources, sizes, reference, minimum)
 
 
 # -- the per-action table --------------------------------------------------------------------

@@ -81,6 +81,15 @@ def set_coder_view(lead: User, task_id: int, view: str) -> None:
     get_store().set_coder_view(lead, task_id, view)
 
 
+def set_reference(lead: User, task_id: int, on: bool) -> None:
+    """Mark (or unmark) the task's gold as its dataset's reference grounding acts."""
+    get_store().set_reference(lead, task_id, on)
+
+
+def reference_task(dataset_hash: str) -> int | None:
+    return get_store().reference_task(dataset_hash)
+
+
 def latest_snapshot(user: User, task_id: int) -> Snapshot:
     """The agreement numbers shared with the task's coders (raises AccessDenied when there is none
     to show this user)."""

@@ -14,7 +14,14 @@ from helpers import write_tiny
 from analysis.alignment import act_shares, alignment_by_act, grounded_indicators, progress_curves
 from analysis.drilldown import actions_behind, replay_link
 from analysis.filters import Filters
-from analysis.label_sources import act_labels, act_sources, default_act_source, mental_model_labels, with_mental_models
+from analysis.label_sources import (
+    act_labels,
+    act_sources,
+    default_act_source,
+    mental_model_labels,
+    source_sizes,
+    with_mental_models,
+)
 from analysis.progress import assign_bins, default_progress, progress_table
 from analysis.results import wilson
 from corpus.dataset import load_dir
@@ -144,7 +151,19 @@ def test_grounding_act_sources_and_labels(tiny):
     )
     sources = act_sources(tiny, gold)
     assert list(sources) == ["gold:7", "majority", "coder:a", "coder:b"]
-    assert default_act_source(sources) == "gold:7"
+    # The default is the source labelling the most actions: one gold item does not take over.
+    sizes = source_sizes(tiny, gold)
+    assert sizes["gold:7"] == 1 and sizes["majority"] == 1
+    assert default_act_source(sources, sizes) == "majority"
+    assert default_act_source(sources, {**sizes, "majority": 40, "coder:a": 50}) == "majority"  # pooled first
+    assert default_act_source({"coder:a": "", "coder:b": ""}, {"coder:a": 3, "coder:b": 5}) == "coder:b"
+    # Gold a lead marked as the dataset's reference is the default once it covers the minimum.
+    assert default_act_source(sources, sizes, reference="gold:7", minimum=1) == "gold:7"
+    assert default_act_source(sources, sizes, reference="gold:7", minimum=30) == "majority"
+    # Gold that labels more actions than the majority (a full round) is the default; at equal size the
+    # people's majority is.
+    assert default_act_source(sources, {"gold:7": 60, "majority": 50}) == "gold:7"
+    assert default_act_source(sources, {"gold:7": 5, "majority": 5, "coder:a": 5}) == "majority"
     g = act_labels(tiny, "gold:7", gold)
     assert g.frame.to_dict("records") == [{"session_id": "s2", "action_index": 3, "code": "repair"}]
     assert "1 adjudicated" in g.description

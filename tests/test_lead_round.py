@@ -129,22 +129,31 @@ def test_the_gold_history_says_who_when_from_what_and_what_it_replaced(round_):
     assert "item" not in per_item.columns
 
 
-def test_analyses_on_gold_say_its_size_and_warn_under_the_minimum(round_):
+def test_a_small_revealed_round_does_not_take_over_the_charts(round_):
+    """A revealed 14-item round is offered, says its size and warns under the minimum, but the pages
+    open on the coders' majority (175 actions), even once a lead marks the round as the dataset's
+    reference: a reference becomes the default only from 30 items."""
     store, lead, task, ids = round_
     store.set_phase(lead, task.id, "revealed")
     at = AppTest.from_file(APP, default_timeout=60).run()
     at.switch_page("pages/acts.py").run()
     assert not at.exception, [e.value for e in at.exception]
     picker = at.selectbox(key="an_acts")
-    assert picker.value == f"gold:{task.id}"
-    assert picker.format_func(picker.value) == "Gold of the coding task 'round one' (14 items)"
+    assert picker.value == "majority"
+    assert picker.format_func(f"gold:{task.id}") == "Gold of the coding task 'round one' (14 items)"
+    assert not [w for w in at.warning if w.value.startswith("Gold on ")]
+    picker.set_value(f"gold:{task.id}").run()
     assert GOLD_MIN_ITEMS == 30
     note = next(w.value for w in at.warning if w.value.startswith("Gold on "))
     assert note == "Gold on 14 items only (under 30): estimates on it are imprecise."
     assert any("Gold labels of the closed coding task 'round one' on 14 actions" in c.value for c in at.caption)
-    # The dataset's own coders: no gold, no warning.
-    picker.set_value("majority").run()
-    assert not [w for w in at.warning if w.value.startswith("Gold on ")]
+    # Marked as the reference, the round says so, and still does not become the default at 14 items.
+    store.set_reference(lead, task.id)
+    fresh = AppTest.from_file(APP, default_timeout=60).run()
+    fresh.switch_page("pages/acts.py").run()
+    picker = fresh.selectbox(key="an_acts")
+    assert picker.value == "majority"
+    assert picker.format_func(f"gold:{task.id}") == "Gold of the coding task 'round one' (14 items, the reference)"
 
 
 def test_an_empty_coders_picker_offers_to_add_a_coder_account(data, corpus):
@@ -163,3 +172,15 @@ def test_an_empty_coders_picker_offers_to_add_a_coder_account(data, corpus):
     assert store.user("carol").role == "coder"
     assert any(s.value == "Added coder 'carol'." for s in at.success)
     assert next(m for m in at.multiselect if m.label == "Coders").options == ["carol"]
+
+
+def test_the_lead_marks_a_rounds_gold_as_the_reference_on_the_tasks_page(round_):
+    store, lead, task, ids = round_
+    at = signed_in("lead", "lead-password", "pages/tasks.py")
+    toggle = at.toggle(key=f"ta_reference_{task.id}")
+    assert toggle.value is False and "at least 30 actions" in toggle.help
+    toggle.set_value(True).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert store.reference_task(task.dataset_hash) == task.id
+    at.toggle(key=f"ta_reference_{task.id}").set_value(False).run()
+    assert store.reference_task(task.dataset_hash) is None

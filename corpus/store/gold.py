@@ -14,7 +14,7 @@ from corpus.consensus import as_share, majority, reaches
 from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import require_feedback, require_lead, require_see_gold
 from corpus.store.base import StoreBase, StoreError, Task, User, inserted_key
-from corpus.store.tables import ERROR_TYPES, PROVENANCE, codebook_rows, gold, task_items, tasks, users
+from corpus.store.tables import ERROR_TYPES, PROVENANCE, codebook_rows, gold, settings, task_items, tasks, users
 
 
 @dataclass(frozen=True)
@@ -144,10 +144,43 @@ class Gold(StoreBase):
         history[replaced] = history[replaced].astype(object).fillna("")
         return history
 
-    def gold_version(self, dataset_hash: str, dataset_name: str | None = None) -> tuple[int, int, int]:
+    # -- the dataset's reference labels --------------------------------------------------------------
+
+    @staticmethod
+    def _reference_key(dataset_hash: str) -> str:
+        return f"reference_gold:{dataset_hash[:48]}"
+
+    def set_reference(self, actor: User, task_id: int, on: bool = True) -> None:
+        """Make the task's gold the reference grounding acts of its dataset (the analysis pages' default
+        label source, when it covers enough items), or stop it being so. One task per dataset: another
+        task marked later takes its place. Leads only; the task must name its dataset's content hash."""
+        require_lead(actor)
+        task = self.task(task_id)
+        if not task.dataset_hash:
+            raise StoreError(
+                f"task '{task.name}' was created before tasks named their dataset: it cannot be a reference"
+            )
+        key = self._reference_key(task.dataset_hash)
+        with self._write_as(actor) as c:
+            current = c.execute(sa.select(settings.c.value).where(settings.c.key == key)).scalar()
+            if on and current != str(task_id):
+                c.execute(settings.delete().where(settings.c.key == key))
+                c.execute(settings.insert().values(key=key, value=str(task_id)))
+            elif not on and current == str(task_id):
+                c.execute(settings.delete().where(settings.c.key == key))
+
+    def reference_task(self, dataset_hash: str) -> int | None:
+        """The task whose gold a lead marked as the dataset's reference labels, or None."""
+        with self._read() as c:
+            value = c.execute(
+                sa.select(settings.c.value).where(settings.c.key == self._reference_key(dataset_hash))
+            ).scalar()
+        return int(value) if value is not None else None
+
+    def gold_version(self, dataset_hash: str, dataset_name: str | None = None) -> tuple[int, int, int, int]:
         """What :meth:`revealed_gold` depends on, in one cheap query: (revealed tasks on the dataset,
-        their gold decisions, the newest decision's id). Gold is append-only and a revealed task is
-        closed, so the same version means the same revealed gold."""
+        their gold decisions, the newest decision's id, the reference task or 0). Gold is append-only
+        and a revealed task is closed, so the same version means the same revealed gold."""
         same = tasks.c.dataset_hash == dataset_hash
         if dataset_name is not None:
             same = same | (tasks.c.dataset_hash.is_(None) & (tasks.c.dataset == dataset_name))
@@ -159,7 +192,7 @@ class Gold(StoreBase):
         ).where(gold.c.task_id.in_(revealed))
         with self._read() as c:
             n_tasks, n_gold, newest = c.execute(q).one()
-        return int(n_tasks), int(n_gold), int(newest)
+        return int(n_tasks), int(n_gold), int(newest), self.reference_task(dataset_hash) or 0
 
     def revealed_gold(
         self, dataset_hash: str, scheme: str | None = None, dataset_name: str | None = None
@@ -167,7 +200,8 @@ class Gold(StoreBase):
         """The gold of every closed (revealed) task on the dataset with this content hash: what the
         analysis pages use. Tasks created before tasks carried a hash are matched by
         ``dataset_name``. Anyone may read it; a task still being coded or adjudicated contributes
-        nothing. Columns: task_id, task, scheme, session_id, action_index, item_id, code, provenance."""
+        nothing. Columns: task_id, task, scheme, session_id, action_index, item_id, code, provenance,
+        reference (whether a lead marked the task's gold as the dataset's reference labels)."""
         latest = _latest_per_item()
         same = tasks.c.dataset_hash == dataset_hash
         if dataset_name is not None:
@@ -193,7 +227,8 @@ class Gold(StoreBase):
         if scheme is not None:
             q = q.where(codebook_rows.c.scheme == scheme)
         with self._read() as c:
-            return pd.read_sql(q, c)
+            out = pd.read_sql(q, c)
+        return out.assign(reference=out["task_id"] == (self.reference_task(dataset_hash) or -1))
 
     def accept_consensus(
         self, actor: User, task_id: int, threshold: Fraction | float | str = 1, min_coders: int = 2

@@ -7,7 +7,7 @@ import pytest
 import sqlalchemy as sa
 
 from corpus import codebook as cbm
-from corpus.store import Store, StoreError
+from corpus.store import AccessDenied, Store, StoreError
 
 
 def test_consensus_adjudication_and_reveal(team):
@@ -124,3 +124,45 @@ def test_a_revealed_task_keeps_its_codebook(team):
     assert store.task(task.id).codebook.version == "1.0"
     store.set_phase(lead, task.id, "adjudication")  # still open: a revision is allowed
     assert store.revise_codebook(lead, task.id, cbm.parse(data)).codebook.version == "1.1"
+
+
+def test_a_lead_marks_a_tasks_gold_as_the_datasets_reference(team):
+    """One reference per dataset, leads only, and a disabled lead's open page changes nothing; the
+    revealed gold says which task is the reference and its version changes with it."""
+    store, lead, ann, bob, viewer, task = team
+    sample = task.dataset_hash
+    store.add_label(ann, task.id, "S01:1", "initiate")
+    store.add_label(bob, task.id, "S01:1", "initiate")
+    store.accept_consensus(lead, task.id)
+    store.set_phase(lead, task.id, "revealed")
+    before = store.gold_version(sample)
+    assert store.reference_task(sample) is None and not store.revealed_gold(sample)["reference"].any()
+    for who in (ann, viewer):
+        with pytest.raises(AccessDenied):
+            store.set_reference(who, task.id)
+    store.set_reference(lead, task.id)
+    assert store.reference_task(sample) == task.id and store.revealed_gold(sample)["reference"].all()
+    assert store.gold_version(sample) != before and store.gold_version(sample)[3] == task.id
+    # Another task on the dataset takes its place; unmarking a task that is not the reference changes nothing.
+    other = store.create_task(
+        lead,
+        "round two",
+        "sample",
+        cbm.default(),
+        [{"session_id": "S02", "action_index": 0}],
+        [ann],
+        seed=1,
+        dataset_hash=sample,
+    )
+    store.set_reference(lead, other.id)
+    assert store.reference_task(sample) == other.id
+    store.set_reference(lead, task.id, on=False)
+    assert store.reference_task(sample) == other.id
+    store.set_reference(lead, other.id, on=False)
+    assert store.reference_task(sample) is None
+    # A lead disabled since their page opened changes nothing.
+    second = store.create_user("second", "second-password", "lead")
+    store.disable_user(lead, second.username)
+    with pytest.raises(AccessDenied):
+        store.set_reference(second, task.id)
+    assert store.reference_task(sample) is None
