@@ -192,10 +192,49 @@ def print_figure(fig: go.Figure, columns: int = 1) -> go.Figure:
         margin={"l": 20, "r": 20, "t": 60, "b": 20},
     )
     out.update_annotations(font_size=PRINT_FONT)
+    _fit_axis_titles(out, size["width"], size["height"])
     for trace in out.data:
         if getattr(trace, "textfont", None) is not None and trace.type in ("bar", "scatter"):
             trace.textfont.size = PRINT_FONT - 4
+            # An n printed above the top of the plot stays in print (the canvas check keeps it on the page).
+            trace.cliponaxis = False
     return out
+
+
+CHAR_WIDTH = 0.55  # a character's width in Arial, as a share of the font size (a generous average)
+
+
+def _wrapped(text: str, max_chars: int) -> str:
+    """``text`` on two lines, broken at the space nearest its middle, when it is longer than
+    ``max_chars`` (a title printed across the whole length of its axis would run off the canvas)."""
+    if len(text) <= max_chars or " " not in text or "<br>" in text:
+        return text
+    middle = len(text) // 2
+    spaces = [i for i, c in enumerate(text) if c == " "]
+    cut = min(spaces, key=lambda i: abs(i - middle))
+    return text[:cut] + "<br>" + text[cut + 1 :]
+
+
+def _fit_axis_titles(fig: go.Figure, width: int, height: int) -> None:
+    """Break the axis titles that would not fit along their axis at print size (a y title along
+    the plot's height, an x title along its panel's width), and the panels' titles over their panel."""
+    per_char = CHAR_WIDTH * PRINT_FONT
+    layout = fig.layout
+    x_axes = [k for k in layout.to_plotly_json() if k.startswith("xaxis")]
+    for key in [k for k in layout.to_plotly_json() if k.startswith(("xaxis", "yaxis"))]:
+        axis = layout[key]
+        text = axis.title.text if axis.title is not None else None
+        if not text:
+            continue
+        if key.startswith("y"):
+            room = height - 190  # the title above the plot, the x axis, its title and the legend below
+        else:
+            room = width / max(len(x_axes), 1) - 40
+        axis.title.text = _wrapped(text, int(room / per_char))
+    panel = width / max(len(x_axes), 1) - 20
+    for note in layout.annotations:  # a panel's title over its panel
+        if note.text:
+            note.text = _wrapped(note.text, int(panel / per_char))
 
 
 def _ensure_server() -> None:
