@@ -181,7 +181,7 @@ def _array(value):
     return list(value)
 
 
-def test_the_grounding_acts_page_uses_the_gold_of_a_closed_task(team, corpus):
+def test_the_grounding_acts_page_offers_the_gold_of_a_closed_task(team, corpus):
     store, lead, ann, bob, guest, task = team
     items = store.items(task.id)
     for it in items["item_id"]:
@@ -208,13 +208,19 @@ def test_the_grounding_acts_page_uses_the_gold_of_a_closed_task(team, corpus):
     assert any("Majority label of the human coders" in c.value for c in at.caption)
     assert sum(counts.values()) > 100
     store.set_phase(lead, task.id, "revealed")
+    # Revealed, its 10 items are one choice away; the page still opens on the source covering the most
+    # actions (the coders' majority), as a 10-item round must not take over everyone's charts.
     at, counts = acts_on_page()
+    assert any("Majority label of the human coders" in c.value for c in at.caption)
+    assert sum(counts.values()) > 100
+    at.selectbox(key="an_acts").set_value(f"gold:{task.id}").run()
+    at, counts = acts_on_page(at)
     assert any(
         "Gold labels of the closed coding task 'pilot' on 10 actions (9 unanimous, 1 adjudicated)" in c.value
         for c in at.caption
     )
     assert {k: v for k, v in counts.items() if v} == {"Repair": 9, "Cancel": 1}
-    # The dataset's own labels remain one choice away.
+    # And back to the dataset's own labels.
     at.selectbox(key="an_acts").set_value("majority").run()
     at, counts = acts_on_page(at)
     assert any("Majority label of the human coders" in c.value for c in at.caption)
