@@ -66,8 +66,21 @@ def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
     table = ag.LabelTable(humans, **COLS)
     # The panel shows kappa's interval: only kappa is resampled.
     rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
-    drift = ag.kappa_drift(table, order="created_at", step=step)
+    drift = panel_drift(ag.kappa_drift(table, order="created_at", step=step))
     return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step, _by_version(humans, table))
+
+
+def panel_drift(drift: pd.DataFrame) -> pd.DataFrame:
+    """Kappa's drift under the panel's own rule: a point on fewer than
+    :data:`analysis.agreement.PANEL_MIN_ITEMS` complete items is undefined, as the tiles beside it
+    are (the chart does not plot a kappa the tiles call undefined)."""
+    if drift.empty:
+        return drift
+    few = drift["n_items"] < ag.PANEL_MIN_ITEMS
+    return drift.assign(
+        kappa=drift["kappa"].where(~few),
+        reason=drift["reason"].where(~few, f"too few items (under {ag.PANEL_MIN_ITEMS} complete)"),
+    )
 
 
 def _by_version(humans: pd.DataFrame, table: ag.LabelTable) -> dict[str, ag.Headline]:

@@ -145,7 +145,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
     c1, c2 = st.columns(2)
     with c1:
         drift = live.drift
-        if len(drift):
+        if len(drift) and drift["kappa"].notna().any():
             st.plotly_chart(drift_figure(drift, live.step), key=f"drift_{task_id}", width="stretch")
             undefined = drift[drift["kappa"].isna()]
             if len(undefined):
@@ -153,7 +153,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
                     "; ".join(f"first {r.n_items}: undefined, because {r.reason}" for r in undefined.itertuples())
                 )
         else:
-            st.caption("Kappa's drift appears once items are coded by every coder.")
+            st.caption(f"Kappa's drift appears once {ag.PANEL_MIN_ITEMS} items are coded by every coder.")
     with c2:
         matrices(live, task_id)
     if not rep.most_disagreed.empty:

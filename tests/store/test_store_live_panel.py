@@ -94,3 +94,35 @@ def test_the_page_running_again_recomputes_for_gold(team):
     assert rows["against"].tolist() == ["gold"] and rows["items"].tolist() == [3]
     assert rows["percent_agreement"].tolist() == ["1.000"]
     assert isinstance(after.labels, pd.DataFrame) and after.version == before.version
+
+
+def test_the_drift_and_the_tiles_follow_one_rule():
+    """Kappa's drift plots no point on fewer complete items than the tiles need: with 8 complete
+    items the tiles and every drift point are undefined for the same reason; from 10 on both have a value."""
+    import pandas as pd
+
+    from analysis import agreement as ag
+
+    def labels(n_items: int) -> pd.DataFrame:
+        rows = []
+        for i in range(n_items):
+            for coder, code in (("ann", "a" if i % 3 else "b"), ("bob", "a" if i % 4 else "b")):
+                rows.append(
+                    {
+                        "item_id": f"S01:{i}",
+                        "coder": coder,
+                        "coder_kind": "human",
+                        "code": code,
+                        "created_at": pd.Timestamp("2026-01-01") + pd.Timedelta(seconds=i),
+                        "codebook_version": "1.0",
+                    }
+                )
+        return pd.DataFrame(rows)
+
+    few = lead_refresh(labels(8), 60)
+    assert few.drift["kappa"].isna().all() and not ag.is_defined(few.headline.fleiss.estimate)
+    assert set(few.drift["reason"]) == {f"too few items (under {ag.PANEL_MIN_ITEMS} complete)"}
+    enough = lead_refresh(labels(12), 60)
+    assert enough.drift.loc[enough.drift["n_items"] >= 10, "kappa"].notna().all()
+    assert enough.drift.loc[enough.drift["n_items"] < 10, "kappa"].isna().all()
+    assert ag.is_defined(enough.headline.fleiss.estimate)
