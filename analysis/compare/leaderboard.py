@@ -90,6 +90,16 @@ class Leaderboard:
     def best_mask(self) -> pd.DataFrame:
         return self._pivot("best").fillna(False).astype(bool)
 
+    def undefined_groups(self) -> dict[str, str]:
+        """The score groups no run has a value in (label -> why, as the cells say), which the page
+        leaves out with one line instead of a table of "undefined"."""
+        out = {}
+        for label, g in self.cells.groupby("column", sort=False):
+            if not any(is_defined(v) for v in g["estimate"]):
+                reasons = sorted({str(v.reason) for v in g["estimate"] if isinstance(v, Undefined)})
+                out[str(label)] = "; ".join(reasons) or "no value"
+        return out
+
     def blocks(self) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
         """The table cut into its score groups, each (label, cells, best) with one row per run (labelled
         "model · setting") and one column per condition and role ("C visible · G", ...)."""

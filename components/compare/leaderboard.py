@@ -30,10 +30,19 @@ def render(cmp: Comparison) -> None:
             "person, chance-corrected) are shown on request.",
         )
     lb = cmp.leaderboard(task, measure)
+    hidden = lb.undefined_groups()
     for label, cells, best in lb.blocks():
+        if label in hidden:
+            continue
         st.markdown(f"**{label}**")
         cells = cells.rename(index=md_line)  # st.table renders its cells as Markdown: run names stay text
         st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
+    if hidden:
+        st.caption(
+            "Not shown, undefined for every run: "
+            + "; ".join(f"{md_line(label)} ({md_line(why)})" for label, why in hidden.items())
+            + "."
+        )
     st.caption(
         "The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
         "column and every run the paired test does not separate from it (p >= 0.05 on the items both predicted: "
