@@ -3,6 +3,8 @@ mismatches ringed; the hover shows both rationales; a click opens that moment in
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -10,7 +12,9 @@ from plotly.subplots import make_subplots
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.items import CATEGORIES
+from analysis.drilldown import replay_link
 from components.compare.common import DIMENSIONS, PALETTE, RUN_HELP, figure_layout, hover, label_name, plain, run_label
+from services import datasets
 
 PERSON = "person"
 WINDOW = 60  # actions shown at once
@@ -23,7 +27,7 @@ def _colors(dimension: str) -> dict[str, str]:
 
 def _person_hover(r) -> str:
     return (
-        f"<b>Action {int(r.action_index)}</b> · {r.role} · {r.h_action_type}: {hover(r.h_text, 60)}"
+        f"<b>Action {int(r.action_index) + 1}</b> · {r.role} · {r.h_action_type}: {hover(r.h_text, 60)}"
         f"<br><b>Person</b>: {hover(label_name(r.dimension, r.truth))}<br>person's rationale: {hover(r.h_rationale)}"
     )
 
@@ -32,7 +36,7 @@ def _run_hover(r, name: str) -> str:
     said = f"<br>predicted content: {hover(r.p_content, 60)}" if isinstance(r.p_content, str) else ""
     verdict = "matches the person" if r.correct else "differs from the person"
     return (
-        f"<b>Action {int(r.action_index)}</b> · {r.role}<br><b>{hover(name, 60)}</b>: "
+        f"<b>Action {int(r.action_index) + 1}</b> · {r.role}<br><b>{hover(name, 60)}</b>: "
         f"{hover(label_name(r.dimension, r.pred))} ({verdict}){said}<br>model's rationale: {hover(r.p_rationale)}"
         f"<br><b>Person</b>: {hover(label_name(r.dimension, r.truth))}<br>person's rationale: {hover(r.h_rationale)}"
     )
@@ -88,10 +92,32 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
                 col=1,
             )
         fig.update_yaxes(categoryorder="array", categoryarray=names[::-1], row=row, col=1)
-    fig.update_xaxes(title_text="action", row=len(dims), col=1)
+        # The colour key: one legend entry per label of the dimension, grouped under its name.
+        used = [c for c in colors if c in set(d["truth"]) | set(d["pred"])]
+        for code in used:
+            fig.add_trace(
+                go.Scatter(
+                    x=[None],
+                    y=[None],
+                    mode="markers",
+                    name=plain(label_name(dim, code)),
+                    legendgroup=dim,
+                    legendgrouptitle={"text": plain(DIMENSIONS[dim])},
+                    marker={"color": colors[code], "size": 9, "symbol": "square"},
+                    hoverinfo="skip",
+                ),
+                row=row,
+                col=1,
+            )
+    fig.update_xaxes(title_text="action (index in the session, from 0)", row=len(dims), col=1)
     figure_layout(fig, height=110 + len(dims) * (40 + 26 * len(names)))
     fig.update_layout(hoverlabel={"align": "left"}, clickmode="event+select")
     return fig
+
+
+def _with(link: str, params: dict[str, str]) -> str:
+    """``link`` with the parameters that open the same dataset in a new browser session."""
+    return link + ("&" + urlencode(params) if params else "")
 
 
 def render(cmp: Comparison) -> None:
@@ -127,9 +153,14 @@ def render(cmp: Comparison) -> None:
     event = st.plotly_chart(fig, key="compare_overlay", on_select="rerun", selection_mode="points", width="stretch")
     st.caption(
         "Colour: the label; a diamond ringed in red: the run's label differs from the person's. Tracks are "
-        "named by run id. Hover for both rationales; click a point to open that moment in Replay."
+        "named by run id; the legend gives each label's colour. Hover for both rationales; click a point for a link "
+        "that opens that moment in Replay in a new tab."
     )
     points = event.selection.points if event else []
     if points and points[0].get("customdata"):
         session_id, index = points[0]["customdata"][:2]
-        st.switch_page("pages/replay.py", query_params={"session": str(session_id), "step": str(int(index))})
+        st.link_button(
+            f"Open {session_id}, action {int(index) + 1}, in Replay",
+            _with(replay_link(str(session_id), int(index)), datasets.link_params(datasets.current_source())),
+            icon=":material/open_in_new:",
+        )
