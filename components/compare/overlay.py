@@ -55,7 +55,7 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
         person = d.drop_duplicates("action_index")
         fig.add_trace(
             go.Scatter(
-                x=person["action_index"],
+                x=person["action_index"] + 1,
                 y=[PERSON] * len(person),
                 mode="markers",
                 name=PERSON,
@@ -73,7 +73,7 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
             wrong = ~r["correct"].to_numpy()
             fig.add_trace(
                 go.Scatter(
-                    x=r["action_index"],
+                    x=r["action_index"] + 1,
                     y=[plain(run_id)] * len(r),
                     mode="markers",
                     name=plain(name),
@@ -109,8 +109,10 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
                 row=row,
                 col=1,
             )
-    fig.update_xaxes(title_text="action (index in the session, from 0)", row=len(dims), col=1)
-    figure_layout(fig, height=110 + len(dims) * (40 + 26 * len(names)))
+    fig.update_xaxes(title_text="action", row=len(dims), col=1)
+    # Room for the colour key above the tracks: a column of labels per dimension.
+    key_rows = max((len(_colors(d)) for d in dims), default=0) + 1
+    figure_layout(fig, height=110 + len(dims) * (40 + 26 * len(names)) + 20 * key_rows)
     fig.update_layout(hoverlabel={"align": "left"}, clickmode="event+select")
     return fig
 
@@ -138,7 +140,7 @@ def render(cmp: Comparison) -> None:
     if not chosen or not dims:
         st.info("Choose at least one run with predictions in this session.")
         return
-    first, last = int(data["action_index"].min()), int(data["action_index"].max())
+    first, last = int(data["action_index"].min()) + 1, int(data["action_index"].max()) + 1  # as Replay numbers them
     if last - first > WINDOW:
         lo, hi = st.slider(
             "Actions",
@@ -148,7 +150,7 @@ def render(cmp: Comparison) -> None:
             key=f"compare_overlay_window_{sid}",
             help="The part of the session shown: a window keeps every action readable.",
         )
-        data = data[data["action_index"].between(lo, hi)]
+        data = data[data["action_index"].between(lo - 1, hi - 1)]
     fig = overlay_figure(data, {r: run_label(cmp, r) for r in chosen}, dims)
     event = st.plotly_chart(fig, key="compare_overlay", on_select="rerun", selection_mode="points", width="stretch")
     st.caption(
