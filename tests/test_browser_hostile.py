@@ -206,8 +206,9 @@ def test_the_code_page_shows_hostile_data_as_text_to_the_coder(page, dialogs, ho
     url, store, task_id = hostile_app
     page.set_viewport_size({"width": 1440, "height": 900})
     _sign_in(page, url, "code", HOSTILE_USER, CODER_PASSWORD)
-    # The item left open is the hostile session's second action: its context is the hostile message.
-    expect(page.get_by_text(f"Session {HOSTILE_ID} · condition visible · action 1", exact=False)).to_be_visible()
+    # The item left open is the hostile session's second action (numbered from 1, as Replay numbers
+    # it): its context is the hostile message.
+    expect(page.get_by_text(f"Session {HOSTILE_ID} · condition visible · action 2", exact=False)).to_be_visible()
     problems = _problems(page, "code (coding)", dialogs)
     page.screenshot(path=str(artifacts / "hostile_code.png"), full_page=True)
     # Revealed: the coder sees gold with the lead's notes.

@@ -114,7 +114,7 @@ def item_view(
     session, actions, pos = found
     a = actions[pos]
     st.caption(
-        f"Session {md_text(session.id)} · condition {md_text(session.condition)} · action {a.index} "
+        f"Session {md_text(session.id)} · condition {md_text(session.condition)} · action {a.index + 1} "
         f"at {time_label(a.timestamp)}"
     )
     window, link = st.columns(2, vertical_alignment="center", gap="small")
@@ -155,7 +155,7 @@ def canvas(corpus: Corpus, session_id: str, actions: list, pos: int, key: str) -
             frames.state(pos),
             view="guide",
             height=470,
-            title=f"Canvas after action {actions[pos].index}",
+            title=f"Canvas after action {actions[pos].index + 1}",
             show_legend=True,
         ),
         key=f"{key}_canvas",
