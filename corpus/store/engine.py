@@ -40,9 +40,9 @@ def make_engine(url: str) -> sa.Engine:
         # Let SQLAlchemy's BEGIN be the only transaction control (pysqlite quirk).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=FULL")
         cur.execute("PRAGMA busy_timeout=30000")
+        _wal(cur)
+        cur.execute("PRAGMA synchronous=FULL")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.close()
 
@@ -51,6 +51,25 @@ def make_engine(url: str) -> sa.Engine:
         conn.exec_driver_sql("BEGIN" if conn.get_execution_options().get(READ_ONLY, False) else "BEGIN IMMEDIATE")
 
     return eng
+
+
+def _wal(cur, wait_s: float = 30.0) -> None:  # noqa: ANN001 - a DB-API cursor
+    """Put the database in WAL mode. A database still in rollback mode (one made before, or by
+    another tool) needs an exclusive lock to switch, and SQLite answers "database is locked" at once,
+    without its busy handler, while another connection holds a lock (several servers opening an old
+    database together): try again until ``wait_s`` has passed."""
+    import sqlite3
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def dialect_insert(conn: sa.Connection, table: sa.Table):
