@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -148,7 +149,20 @@ def test_a_chart_filter_carries_over_to_the_instances(at):
 def test_cli_csv_and_latex(capsys):
     assert analysis_main(["compare", str(ROOT / "sample_data"), "--latex", "--no-similarity"]) == 0
     tex = capsys.readouterr().out
-    assert tex.count(r"\toprule") == 2 and r"\midrule" in tex and r"\bottomrule" in tex
+    # One booktabs table per task and score group, each a page wide at most (runs x 4 condition-role
+    # columns); the groups without a value for any run are named, not printed.
+    from analysis.compare.comparison import compare
+    from corpus.dataset import load_sample
+
+    sample = load_sample()
+    cmp = compare(sample, [r for r in sample.predictions.values() if r.ok], similarity=False)
+    shown = sum(
+        len(lb.blocks()) - len(lb.undefined_groups())
+        for lb in (cmp.leaderboard(t) for t in ("next_action", "mental_model"))
+    )
+    assert tex.count(r"\begin{table}") == tex.count(r"\toprule") == tex.count(r"\bottomrule") == shown >= 8
+    assert all(spec in ("l" * 5, "l" * 3) for spec in re.findall(r"\\begin\{tabular\}\{(l+)\}", tex))
+    assert "Not shown, undefined for every run: SBERT" in tex
     assert r"persona+mental\_model" in tex and r"\bfseries " in tex
     assert analysis_main(["compare", str(ROOT / "sample_data"), "--csv", "--no-similarity"]) == 0
     lines = capsys.readouterr().out.splitlines()

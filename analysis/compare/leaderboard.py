@@ -149,25 +149,34 @@ class Leaderboard:
         return bool(self.cells["text"].str.endswith(" !").any())
 
     def to_latex(self, caption: str = "") -> str:
-        """booktabs LaTeX of the table; the best value of each column in bold. Cells, row and column
-        names are escaped by pandas' Styler (``escape="latex"``), the caption by
+        """booktabs LaTeX, one table per score group (runs x condition and role: a page's width,
+        where the whole leaderboard side by side is several), the best value of each column in bold;
+        a group no run has a value in is left out and named in the first caption. Cells, row and
+        column names are escaped by pandas' Styler (``escape="latex"``), captions by
         :func:`corpus.escape.latex`, which escapes the same way."""
-        table, best = self.table(), self.best_mask()
-        styler = (
-            table.astype(object)
-            .map(str)
-            .style.format(escape="latex")
-            .format_index(escape="latex", axis=0)
-            .format_index(escape="latex", axis=1)
-            .apply(lambda col: ["font-weight: bold" if b else "" for b in best[col.name]], axis=0)
-        )
-        return styler.to_latex(
-            hrules=True,
-            multicol_align="c",
-            caption=latex(caption) or None,
-            position_float="centering",
-            convert_css=True,
-        )
+        hidden = self.undefined_groups()
+        tables: list[str] = []
+        for label, cells, best in self.blocks():
+            if label in hidden:
+                continue
+            styler = (
+                cells.astype(object)
+                .map(str)
+                .style.format(escape="latex")
+                .format_index(escape="latex", axis=0)
+                .format_index(escape="latex", axis=1)
+                .apply(lambda col, best=best: ["font-weight: bold" if b else "" for b in best[col.name]], axis=0)
+            )
+            note = (
+                " Not shown, undefined for every run: " + "; ".join(f"{k} ({v})" for k, v in hidden.items()) + "."
+                if hidden and not tables
+                else ""
+            )
+            title = ": ".join(filter(None, (caption, label))) + "." + note
+            tables.append(
+                styler.to_latex(hrules=True, caption=latex(title), position_float="centering", convert_css=True)
+            )
+        return "\n".join(tables)
 
     def to_json(self) -> list[dict]:
         return [
