@@ -45,6 +45,8 @@ ms = (time.perf_counter() - t0) * 1000
 print(json.dumps({"ms": ms, "n_runs": len(runs), "n_turns": sum(len(r.turns) for r in runs)}))
 """
 
+# The real run's 5 x 5 kitchen, row by row: counters (X), pot (P), ingredient and dish dispensers
+# (I, D), chopping board (C), oven (O), blender (B), serving spot (S), floor (blank).
 KITCHEN = ["XXXPX", "I X X", "C X X", "D X O", "XBXSX"]
 
 

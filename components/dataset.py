@@ -9,6 +9,9 @@ page shows the report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import pandas as pd
 import streamlit as st
 
@@ -22,6 +25,8 @@ from corpus.report import grouped
 from corpus.store import User
 from corpus.validate import DatasetError, Report
 from services import datasets, uploads
+
+T = TypeVar("T")
 
 PICK_KEY = "dataset_pick"
 JOB_KEY = "dataset_upload_job"  # the upload being imported in the worker (services.uploads.PendingImport)
@@ -204,18 +209,38 @@ def require_corpus() -> Corpus:
     from components.router import ensure_routed
 
     ensure_routed()
+    return _current("map_task", datasets.current_corpus, _not_map_task)
+
+
+def _not_map_task(label: str) -> None:
+    st.info(
+        f"The dataset {label} holds kitchen runs (two agents cooking), and this screen reads Map Task "
+        "sessions. The **Kitchen** screen shows these runs; choose a Map Task dataset in the sidebar for this one.",
+        icon=":material/skillet:",
+    )
+    st.page_link("pages/kitchen.py", label="Open Kitchen", icon=":material/skillet:")
+
+
+def _not_kitchen(label: str) -> None:
+    st.info(
+        f"The dataset {label} holds Map Task sessions. This screen reads kitchen runs (Collab-Overcooked run "
+        "logs, Overcooked-AI trajectories): upload a .zip of runs in the sidebar (Archive holds: kitchen "
+        "runs), or import them with `python -m corpus import --from overcooked RUNS DEST` under a dataset "
+        "root, and choose that dataset.",
+        icon=":material/skillet:",
+    )
+
+
+def _current(domain: str, load: Callable[[], T], other_domain: Callable[[str], None]) -> T:
+    """The current dataset loaded by ``load`` when it is of ``domain``; otherwise, or when it does
+    not load, the page says why (``other_domain`` for a dataset of the other domain) and stops."""
     label = "the dataset"
     try:
         label = md_text(datasets.current_source().label)
-        if datasets.current_domain() == "kitchen":
-            st.info(
-                f"The dataset {label} holds kitchen runs (two agents cooking), and this screen reads Map Task "
-                "sessions. The **Kitchen** screen shows these runs; choose a Map Task dataset in the sidebar for this one.",
-                icon=":material/skillet:",
-            )
-            st.page_link("pages/kitchen.py", label="Open Kitchen", icon=":material/skillet:")
+        if datasets.current_domain() != domain:
+            other_domain(label)
             st.stop()
-        return datasets.current_corpus()
+        return load()
     except DatasetError as exc:
         st.error(f"The dataset {label} has {len(exc.report.errors)} error(s) and was not loaded.")
         show_report(exc.report)
@@ -233,27 +258,7 @@ def require_kitchen(title: str) -> KitchenCorpus:
 
     ensure_routed()
     st.title(title)
-    label = "the dataset"
-    try:
-        label = md_text(datasets.current_source().label)
-        if datasets.current_domain() != "kitchen":
-            st.info(
-                f"The dataset {label} holds Map Task sessions. This screen reads kitchen runs (Collab-Overcooked run "
-                "logs, Overcooked-AI trajectories): upload a .zip of runs in the sidebar (Archive holds: kitchen "
-                "runs), or import them with `python -m corpus import --from overcooked RUNS DEST` under a dataset "
-                "root, and choose that dataset.",
-                icon=":material/skillet:",
-            )
-            st.stop()
-        return datasets.current_kitchen()
-    except DatasetError as exc:
-        st.error(f"The dataset {label} has {len(exc.report.errors)} error(s) and was not loaded.")
-        show_report(exc.report)
-    except OutsideRoots as exc:
-        st.error(f"No dataset to show: {exc}.")
-    except OSError as exc:
-        st.error(f"Cannot read {label}: {md_text(exc.strerror or exc)}")
-    st.stop()
+    return _current("kitchen", datasets.current_kitchen, _not_kitchen)
 
 
 REPORT_ROWS_UNSCROLLED = 12  # a longer report scrolls within a fixed height

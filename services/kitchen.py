@@ -57,7 +57,14 @@ def runs_frame(kitchen: KitchenCorpus, window: str) -> pd.DataFrame:
 
 def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: str | None = None) -> pd.DataFrame:
     """The request units (of one level and outcome, when given): run, step, who asked whom for what,
-    the outcome and why."""
+    the outcome, why, and a link to the replay at its step. Built once per (content, window, cell):
+    the page lists every unit on each of its runs."""
+    return _units(kitchen.content_hash, window, None if level is None else str(level), outcome, kitchen)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _units(content_hash: str, window: str, level: str | None, outcome: str | None, _kitchen: KitchenCorpus):
+    kitchen = _kitchen
     want = {v: k for k, v in OUTCOME_NAMES.items()}.get(outcome or "", outcome)
     frames = []
     for m in metrics(kitchen, window):

@@ -152,16 +152,10 @@ def run_import(
         synthetic=False,
         conditions=result.conditions or sorted({s.condition for s in result.sessions}),
     )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
-    try:
+
+    def write(staging: Path) -> Path:
         staged = write_dataset(
-            staging_parent / "dataset",
-            info,
-            result.maps,
-            result.sessions,
-            labels=result.labels,
-            expressions=result.expressions,
+            staging, info, result.maps, result.sessions, labels=result.labels, expressions=result.expressions
         )
         _, written = read_dataset(staged)
         for issue in written.issues:
@@ -173,6 +167,19 @@ def run_import(
                 )
         if not report.ok:
             raise DatasetError(report, str(src))
+        return staged
+
+    return _written_in_place(dest, write, report)
+
+
+def _written_in_place(dest: Path, write: Callable[[Path], Path], report: Report) -> Path:
+    """``write`` the dataset into a staging folder beside ``dest`` (raising if what it wrote would
+    not load), then move it into place; nothing is left behind on an error. The report's warnings
+    are logged."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
+    try:
+        staged = write(staging_parent / "dataset")
         if dest.exists():
             shutil.rmtree(dest)
         os.replace(staged, dest)
@@ -212,16 +219,10 @@ def _import_kitchen(
         conditions=[],
         domain="kitchen",
     )
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging_parent = Path(tempfile.mkdtemp(prefix=f".{dest.name}-import-", dir=dest.parent))
-    try:
-        staged = write_kitchen_dataset(staging_parent / "dataset", info, runs)
+
+    def write(staging: Path) -> Path:
+        staged = write_kitchen_dataset(staging, info, runs)
         load_kitchen(staged)  # raises DatasetError if what was written would not load
-        if dest.exists():
-            shutil.rmtree(dest)
-        os.replace(staged, dest)
-    finally:
-        shutil.rmtree(staging_parent, ignore_errors=True)
-    for issue in report.warnings:
-        log.warning("%s %s %s: %s", issue.file, issue.record, issue.field, issue.message)
-    return dest
+        return staged
+
+    return _written_in_place(dest, write, report)
