@@ -166,8 +166,8 @@ def _upload_box() -> None:
             list(uploads.FORMATS),
             key="dataset_zip_format",
             help="Detected from the file names, or chosen: a Groundwork dataset, the collaboration "
-            "platform's session logs or export bundle, or HCRC Map Task transcripts / NXT move files "
-            "(see docs/importers.md).",
+            "platform's session logs or export bundle, HCRC Map Task transcripts / NXT move files, or kitchen "
+            "runs (Collab-Overcooked run logs, Overcooked-AI trajectories; see docs/importers.md).",
         )
         chosen = _choice() if up is not None else None
         if isinstance(chosen, str):

@@ -35,20 +35,23 @@ def lab(tmp_path_factory):
         yield url, archive
 
 
-def _choose(page, box, option: str, attempts: int = 3) -> None:
-    """Open the select ``box`` and pick ``option``. A rerun that redraws the sidebar as the click
-    lands (the upload's progress fragment runs every half second) can close the list unopened:
-    open it again, up to ``attempts`` times."""
+def _choose(page, box, option: str, attempts: int = 4) -> None:
+    """Open the select ``box`` and pick ``option``. On the Tasks page the live panel's check runs
+    every 0.3 s, and a run that lands as the list opens or as the option is clicked can redraw the
+    list (the option is detached, the list closes): open it and click again, up to ``attempts``
+    times."""
+    from playwright.sync_api import Error as PlaywrightError
+
     wanted = page.get_by_role("option").filter(has_text=option)
     for attempt in range(attempts):
-        box.click()
         try:
+            box.click()
             expect(wanted).to_be_visible(timeout=5_000)
-            break
-        except AssertionError:
+            wanted.click(timeout=5_000)
+            return
+        except (AssertionError, PlaywrightError):
             if attempt == attempts - 1:
                 raise
-    wanted.click()
 
 
 def test_a_lead_uploads_a_platform_export_and_sees_its_labels_and_checkpoints(page, lab, artifacts):
