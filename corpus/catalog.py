@@ -29,7 +29,8 @@ class OutsideRoots(Exception):
 @dataclass(frozen=True)
 class DatasetEntry:
     """One dataset a server offers: where it is, its name (from its dataset.json), whether it is
-    marked synthetic, and its domain ("map_task", or "kitchen": :mod:`corpus.kitchen_dataset`)."""
+    marked synthetic, and its domain ("map_task"; "kitchen": :mod:`corpus.kitchen_dataset`; "benchmark":
+    :mod:`corpus.benchmark`)."""
 
     path: Path
     name: str
@@ -71,7 +72,8 @@ def _entry(folder: Path) -> DatasetEntry | None:
         info = json.loads(meta.read_text(encoding="utf-8"))
         name = str(info.get("name") or folder.name) if isinstance(info, dict) else folder.name
         synthetic = bool(info.get("synthetic")) if isinstance(info, dict) else False
-        domain = "kitchen" if isinstance(info, dict) and info.get("domain") == "kitchen" else "map_task"
+        found = info.get("domain") if isinstance(info, dict) else None
+        domain = found if found in ("kitchen", "benchmark") else "map_task"
     except (OSError, ValueError, RecursionError):  # listed by its folder name; opening it reports the problem
         name, synthetic, domain = folder.name, False, "map_task"
     return DatasetEntry(folder.resolve(), name[:200], synthetic, domain)

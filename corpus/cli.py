@@ -4,7 +4,9 @@
 - ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
-- ``import [--from platform|hcrc|overcooked] SRC DEST``: convert another format into a dataset directory (the
+- ``generate-tom [--trials N] [--raw] OUT``: write the synthetic sample benchmark (DynToM's format;
+  ``--raw``: the trial folders as released, not a dataset).
+- ``import [--from platform|hcrc|overcooked|dyntom] SRC DEST``: convert another format into a dataset directory (the
   format told from the file names when not given).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
   database the app uses (see :mod:`corpus.cli_users`).
@@ -66,6 +68,17 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _generate_tom(args: argparse.Namespace) -> int:
+    from corpus.generate.tom import write_dyntom_trials, write_sample_benchmark
+
+    if args.raw:
+        out = write_dyntom_trials(Path(args.out), args.trials, seed=args.seed)
+    else:
+        out = write_sample_benchmark(Path(args.out), args.trials, seed=args.seed, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    return 0
+
+
 def _import(args: argparse.Namespace) -> int:
     from corpus.importers import run_import
     from corpus.validate import DatasetError
@@ -76,7 +89,7 @@ def _import(args: argparse.Namespace) -> int:
         try:
             found = detect_path(Path(args.src))
         except (NotRecognised, OSError, ValueError) as exc:
-            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc|overcooked", file=sys.stderr)
+            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc|overcooked|dyntom", file=sys.stderr)
             return 1
         if found.fmt is None:
             print(
@@ -160,13 +173,22 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out")
     p.set_defaults(func=_generate)
 
+    p = sub.add_parser("generate-tom", help="generate a synthetic theory-of-mind benchmark (DynToM's released format)")
+    p.add_argument("--trials", type=int, default=12)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--raw", action="store_true", help="write the trial folders as released, not a dataset")
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("out")
+    p.set_defaults(func=_generate_tom)
+
     p = sub.add_parser("import", help="convert another format into a dataset directory")
     p.add_argument(
         "--from",
         dest="source_format",
-        choices=["platform", "hcrc", "overcooked"],
+        choices=["platform", "hcrc", "overcooked", "dyntom"],
         help="the source's format (default: told from its file names, and said); overcooked: kitchen runs "
-        "(Collab-Overcooked run logs or Overcooked-AI trajectories: a file, a folder at any depth, or a zip)",
+        "(Collab-Overcooked run logs or Overcooked-AI trajectories: a file, a folder at any depth, or a zip); "
+        "dyntom: DynToM theory-of-mind trials (a trial folder, a folder of them at any depth, or a zip)",
     )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(

@@ -332,8 +332,9 @@ class DatasetInfo(_Strict):
     format_version: int = 1
     generator: dict[str, Any] | None = None
     # Which kind of sessions the dataset holds: Map Task sessions (sessions/, maps/) or runs of two
-    # agents cooking (runs/: corpus.kitchen_dataset).
-    domain: Literal["map_task", "kitchen"] = "map_task"
+    # agents cooking (runs/: corpus.kitchen_dataset), or a benchmark's items and runs of answers
+    # (corpus.benchmark).
+    domain: Literal["map_task", "kitchen", "benchmark"] = "map_task"
 
     @field_validator("label_schema_version")
     @classmethod

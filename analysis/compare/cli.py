@@ -1,5 +1,8 @@
 """Command line of the comparison (registered under ``python -m analysis``):
 
+- ``compare BENCHMARK [--json | --csv]``: a benchmark's runs scored as its authors report them
+  (accuracy overall and by every slice); BENCHMARK is a benchmark dataset or released DynToM trials
+  (a trial folder, a folder of them, or a .zip), every answer file in it a run.
 - ``compare DATASET [RUN ...] [--json | --csv | --latex]``: the leaderboard the Compare page shows.
   Without RUN, the dataset's own runs (``predictions/``); a RUN is a run folder, a ``.zip`` or a
   ``.jsonl`` file, or the id of one of the dataset's runs. A run with any problem is refused (its
@@ -75,9 +78,86 @@ def _text(cmp, measure: str) -> str:
     return "\n".join(lines)
 
 
+def _is_benchmark_source(path: str) -> bool:
+    """Whether ``path`` is a benchmark: a benchmark dataset, or released DynToM trials (a trial
+    folder, a folder of them, or a .zip of them)."""
+    from corpus.benchmark import is_benchmark
+    from corpus.importers.detect import NotRecognised, detect_path
+    from corpus.importers.tom import is_dyntom
+
+    p = Path(path)
+    if is_benchmark(p) or (p.is_dir() and is_dyntom(p)):
+        return True
+    if p.is_file() and p.suffix.lower() == ".zip":
+        try:
+            return detect_path(p).fmt == "dyntom"
+        except (NotRecognised, OSError, ValueError):
+            return False
+    return False
+
+
+def _benchmark(args: argparse.Namespace) -> int:
+    """``compare BENCHMARK``: every run of the benchmark scored as its authors report it."""
+    from analysis.benchmark import compare_benchmark
+    from corpus.benchmark import is_benchmark, load_benchmark
+    from corpus.importers.tom import read_dyntom
+    from corpus.report import DatasetError
+
+    if args.runs:
+        print("error: a benchmark's runs are its own answer files; name no RUN", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if is_benchmark(args.dataset):
+            bench = load_benchmark(args.dataset)
+        else:
+            bench, report = read_dyntom(args.dataset)
+            if not report.ok:
+                raise DatasetError(report, args.dataset)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print(exc.report.format(), file=sys.stderr)
+        return EXIT_USAGE
+    for run in bench.refused:
+        print(f"run '{run.run_id}' refused ({len(run.report.errors)} error(s)):", file=sys.stderr)
+        print(run.report.format(), file=sys.stderr)
+    if not bench.ok_runs:
+        print(f"error: no run to score ({len(bench.refused)} refused, none valid)", file=sys.stderr)
+        return EXIT_REFUSED
+    cmp = compare_benchmark(bench)
+    if args.json:
+        print(json.dumps(cmp.to_json(), indent=2))
+    elif args.csv:
+        import pandas as pd
+
+        from corpus.csvsafe import to_csv
+
+        print(to_csv(pd.concat([cmp.accuracy(f) for f in [None, *cmp.slice_fields]], ignore_index=True)), end="")
+    else:
+        print(_benchmark_text(cmp))
+    return EXIT_REFUSED if bench.refused else 0
+
+
+def _benchmark_text(cmp) -> str:
+    import pandas as pd
+
+    bench = cmp.bench
+    n_trials = bench.items["group"].nunique()
+    lines = [f"{bench.name}: {len(bench.items)} questions in {n_trials} trial(s), {len(cmp.run_ids)} run(s) scored"]
+    with pd.option_context("display.width", 250, "display.max_columns", None, "display.max_colwidth", 60):
+        for f in [None, *cmp.slice_fields]:
+            t = cmp.accuracy(f)
+            wide = t.pivot(index="run", columns="value", values="estimate").reindex(index=cmp.run_ids)
+            wide = wide.reindex(columns=list(dict.fromkeys(t["value"])))
+            lines += ["", f"Accuracy by {f or 'run'} ({t['interval_method'].iloc[0]})", wide.round(3).to_string()]
+        lines += ["", "Coverage", cmp.coverage().to_string(index=False)]
+    return "\n".join(lines)
+
+
 def _compare(args: argparse.Namespace) -> int:
     from analysis.compare.comparison import compare
 
+    if _is_benchmark_source(args.dataset):
+        return _benchmark(args)
     corpus = _load(args.dataset)
     if corpus is None:
         return EXIT_USAGE
@@ -86,6 +166,9 @@ def _compare(args: argparse.Namespace) -> int:
     for run in cmp.refused:
         print(f"run '{run.run_id}' refused ({len(run.report.errors)} error(s)):", file=sys.stderr)
         print(run.report.format(), file=sys.stderr)
+    if not cmp.run_ids:
+        print(f"error: no run to compare ({len(cmp.refused)} refused, none valid)", file=sys.stderr)
+        return EXIT_REFUSED
     if args.json:
         print(json.dumps(cmp.to_json(), indent=2))
     elif args.csv:
@@ -123,7 +206,11 @@ def add_commands(sub) -> None:
     p = sub.add_parser(
         "compare", help="score model predictions against the people's labels (the Compare page's leaderboard)"
     )
-    p.add_argument("dataset", help="dataset directory or .zip")
+    p.add_argument(
+        "dataset",
+        help="dataset directory or .zip; or a benchmark: a benchmark dataset, or DynToM trials (a trial folder, "
+        "a folder of them, or a .zip), every answer file in it scored as a run",
+    )
     p.add_argument(
         "runs",
         nargs="*",

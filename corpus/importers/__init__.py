@@ -35,6 +35,7 @@ FORMATS = {
     "platform": "collaboration platform session export (JSONL logs, ink PNGs, ASCII map)",
     "hcrc": "HCRC Map Task dialogues (speaker|text|move transcripts or NXT move files)",
     "overcooked": "kitchen runs (Collab-Overcooked run logs, Overcooked-AI trajectories): a file, folder or zip",
+    "dyntom": "DynToM trials (question_new.json and the answer files of each trial): a trial folder, a folder or zip",
 }
 
 
@@ -138,6 +139,8 @@ def run_import(
         raise DatasetError(report, str(src))
     if fmt == "overcooked":
         return _import_kitchen(src, dest, name=name, source_name=source_name, report=report, **options)
+    if fmt == "dyntom":
+        return _import_benchmark(src, dest, name=name, source_name=source_name, report=report, **options)
     result = import_source(fmt, src, report, **options)
     if report.ok and not result.sessions:
         report.add(str(src), "-", "(source)", "nothing to import: no sessions found")
@@ -223,6 +226,45 @@ def _import_kitchen(
     def write(staging: Path) -> Path:
         staged = write_kitchen_dataset(staging, info, runs)
         load_kitchen(staged)  # raises DatasetError if what was written would not load
+        return staged
+
+    return _written_in_place(dest, write, report)
+
+
+def _import_benchmark(
+    src: Path, dest: Path, *, name: str | None, source_name: str | None, report: Report, **options: Any
+) -> Path:
+    """DynToM trials into a benchmark dataset at ``dest``: the questions and every run read, all or
+    nothing (a run with an error refuses the import, naming its file, question and field), written
+    next to ``dest``, read back as the app will read it, and only then moved into place."""
+    from dataclasses import replace
+
+    from corpus.benchmark import load_benchmark, write_benchmark_dataset
+    from corpus.importers.tom import read_dyntom
+
+    options.pop("progress", None)
+    if options:
+        report.add("(options)", "-", ", ".join(sorted(options)), "not an option of the DynToM import (it takes none)")
+        raise DatasetError(report, str(src))
+    bench, found = read_dyntom(src)
+    report.issues.extend(found.issues)
+    for run in bench.refused:
+        report.issues.extend(run.report.issues)
+    if not report.ok:
+        raise DatasetError(report, str(src))
+    n_trials = bench.items["group"].nunique()
+    bench = replace(
+        bench,
+        name=name or f"{dest.name} (imported)",
+        description=(
+            f"Imported from '{source_name or src.name}': {n_trials} DynToM trial(s), {len(bench.items)} questions, "
+            f"{len(bench.runs)} run(s)."
+        ),
+    )
+
+    def write(staging: Path) -> Path:
+        staged = write_benchmark_dataset(staging, bench)
+        load_benchmark(staged)  # raises DatasetError if what was written would not load
         return staged
 
     return _written_in_place(dest, write, report)

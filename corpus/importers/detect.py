@@ -24,6 +24,7 @@ KINDS = {
     "platform-bundle": "a collaboration platform export bundle",
     "hcrc": "HCRC Map Task dialogues",
     "overcooked": "kitchen runs (Collab-Overcooked run logs or Overcooked-AI trajectories)",
+    "dyntom": "DynToM theory-of-mind trials",
 }
 FORMAT_OF = {
     DATASET: None,
@@ -31,12 +32,13 @@ FORMAT_OF = {
     "platform-bundle": "platform",
     "hcrc": "hcrc",
     "overcooked": "overcooked",
+    "dyntom": "dyntom",
 }
 
 EXPECTED = (
     "dataset.json (a Groundwork dataset); *.jsonl action logs (the platform's session logs); "
     "*_user_actions.json or *_actions_and_annotations.json (the platform's export bundle); "
-    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task); other *.json files "
+    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task); question_new.json (DynToM trials); other *.json files "
     "(Collab-Overcooked run logs, Overcooked-AI trajectories)"
 )
 
@@ -106,6 +108,9 @@ def detect(names: Iterable[str]) -> Detection:
     dialogues = [p for p in paths if _HCRC_ID.match(p.name)]
     if dialogues:
         return Detection("hcrc", _some(dialogues, "file(s) named by an HCRC dialogue id"))
+    trials = [p for p in paths if p.name == "question_new.json"]
+    if trials:
+        return Detection("dyntom", _some(trials, "DynToM question file(s)"))
     # The benchmark names a run after its worker (worker9_0_7_<recipe>_...json); any other JSON file
     # left is read as a kitchen run too, and a file that is not one is named by the import.
     runs = [p for p in paths if p.suffix.lower() == ".json"]

@@ -1,0 +1,399 @@
+"""Runs of answers to a benchmark's items, scored as the benchmark's authors report them.
+
+Accuracy is the share of a run's items answered with the gold answer, pooled over items (an item
+the run's file leaves out counts as wrong), overall and per value of every slice (question type,
+mental state, time span, ...). Its interval is a percentile bootstrap over the benchmark's clusters
+(the trials: every item of a resampled trial comes along) when there are at least
+:data:`MIN_CLUSTERS`, else the Wilson interval over items (statsmodels), saying so. Two runs are compared on the items both answered: McNemar's
+exact test (statsmodels) on the discordant items and a paired bootstrap of the difference, over
+clusters as above. Every view is computed once per :class:`BenchmarkComparison` and remembered.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from statsmodels.stats.contingency_tables import mcnemar
+
+from analysis.format import to_json
+from analysis.results import CONFIDENCE, wilson_columns
+from corpus.benchmark import NO_ANSWER, Benchmark
+
+N_BOOT = 1000
+SEED = 0
+ALL = "all"
+MIN_CLUSTERS = 10  # fewer trials than this: the Wilson interval over items (a bootstrap over 3 trials is an artefact)
+SEPARATED = 0.05  # a run is marked best in a column only where McNemar's test separates it from the others
+CLUSTER_METHOD = "percentile bootstrap over {what} (B={b}, seed {s}; a resampled {one} brings all its items)"
+WILSON_METHOD = "Wilson score interval over items (statsmodels proportion_confint)"
+CELL_COLUMNS = ["run", "field", "value", "correct", "n", "estimate", "ci_low", "ci_high", "interval_method"]
+
+
+def scored_items(bench: Benchmark) -> pd.DataFrame:
+    """One row per (valid run, item of the run's groups): run, item_id, answer, correct, and the
+    item's group and slice columns."""
+    items = bench.items
+    pos = pd.Index(items["item_id"])
+    gold = items["gold"].to_numpy()
+    parts = []
+    for run in bench.ok_runs:
+        a = run.answers
+        idx = pos.get_indexer(a["item_id"])
+        keep = idx >= 0
+        idx = idx[keep]
+        answers = a["answer"].to_numpy()[keep]
+        parts.append(
+            pd.DataFrame(
+                {
+                    "run": run.run_id,
+                    "row": idx,
+                    "answer": answers,
+                    "correct": (answers == gold[idx]) & (answers != NO_ANSWER),
+                }
+            )
+        )
+    if not parts:
+        return pd.DataFrame(columns=["run", "row", "answer", "correct", "item_id", "group", *bench.slices])
+    long = pd.concat(parts, ignore_index=True)
+    long["run"] = pd.Categorical(long["run"], categories=[r.run_id for r in bench.ok_runs])
+    rows = long["row"].to_numpy()
+    for col in ("item_id", "group", *bench.slices):
+        long[col] = items[col].to_numpy()[rows]
+    return long
+
+
+def _weights(n_groups: int, n_boot: int, seed: int) -> np.ndarray:
+    """n_boot x n_groups resampling counts: row b says how often each cluster is drawn in resample b."""
+    rng = np.random.default_rng(seed)
+    return rng.multinomial(n_groups, np.full(n_groups, 1.0 / n_groups), size=n_boot).astype(np.float64)
+
+
+def _intervals(
+    correct: np.ndarray, group: np.ndarray, key: np.ndarray, n_keys: int, n_boot: int, seed: int, what: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, str]:
+    """(correct, n, low, high, method) per key code, with the cluster bootstrap or Wilson."""
+    k = np.bincount(key, weights=correct.astype(float), minlength=n_keys)
+    n = np.bincount(key, minlength=n_keys).astype(float)
+    g_codes, g_index = np.unique(group, return_inverse=True)
+    n_groups = len(g_codes)
+    if n_groups < MIN_CLUSTERS:
+        lo, hi = wilson_columns(k, np.maximum(n, 1))
+        method = WILSON_METHOD + (
+            f" (only {n_groups} {what}s: too few to resample {what}s, and items of one {what} are not independent)"
+            if n_groups > 1
+            else ""
+        )
+        return k, n, np.where(n > 0, lo, np.nan), np.where(n > 0, hi, np.nan), method
+    cell = g_index * n_keys + key
+    size = n_groups * n_keys
+    ck = np.bincount(cell, weights=correct.astype(float), minlength=size).reshape(n_groups, n_keys)
+    cn = np.bincount(cell, minlength=size).astype(float).reshape(n_groups, n_keys)
+    w = _weights(n_groups, n_boot, seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        reps = (w @ ck) / (w @ cn)
+    a = (1 - CONFIDENCE) / 2
+    lo, hi = np.full(n_keys, np.nan), np.full(n_keys, np.nan)
+    for j in range(n_keys):
+        r = reps[:, j]
+        r = r[~np.isnan(r)]
+        if len(r) >= 2:
+            lo[j], hi[j] = np.quantile(r, [a, 1 - a])
+    method = CLUSTER_METHOD.format(what=f"{n_groups} {what}s", b=n_boot, s=seed, one=what)
+    return k, n, lo, hi, method
+
+
+def accuracy_table(
+    long: pd.DataFrame, field_name: str | None, cluster: str = "group", n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """Accuracy per run and value of ``field_name`` (None: overall, value "all"), with its interval;
+    items with no value in the field (e.g. a question no time span applies to) are left out."""
+    d = long if field_name is None else long[long[field_name].astype(str) != ""]
+    if d.empty:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    values = pd.Series(ALL, index=d.index) if field_name is None else d[field_name].astype(str)
+    codes = pd.MultiIndex.from_arrays([d["run"], values]).factorize(sort=False)
+    key, uniques = codes[0], codes[1]
+    what = "trial" if cluster == "group" else cluster
+    k, n, lo, hi, method = _intervals(
+        d["correct"].to_numpy(), d[cluster].to_numpy(), key, len(uniques), n_boot, seed, what
+    )
+    out = pd.DataFrame(
+        {
+            "run": [u[0] for u in uniques],
+            "field": field_name or ALL,
+            "value": [u[1] for u in uniques],
+            "correct": k.astype(int),
+            "n": n.astype(int),
+            "estimate": k / n,
+            "ci_low": lo,
+            "ci_high": hi,
+            "interval_method": method,
+        }
+    )
+    runs = list(long["run"].cat.categories) if hasattr(long["run"], "cat") else list(dict.fromkeys(long["run"]))
+    order = {v: i for i, v in enumerate(value_order(out["value"]))}
+    out["_r"] = out["run"].map({r: i for i, r in enumerate(runs)})
+    out["_v"] = out["value"].map(order)
+    return out.sort_values(["_r", "_v"]).drop(columns=["_r", "_v"]).reset_index(drop=True)
+
+
+def value_order(values) -> list[str]:
+    """Slice values in reading order: numbers as numbers ("2" before "10"), spans by their start."""
+    import re
+
+    def key(v: str) -> list:
+        return [(0, int(t)) if t.isdigit() else (1, t) for t in re.split(r"(\d+)", str(v))]
+
+    return sorted(dict.fromkeys(str(v) for v in values), key=key)
+
+
+def paired_test(
+    long: pd.DataFrame, a: str, b: str, cluster: str = "group", n_boot: int = N_BOOT, seed: int = SEED
+) -> dict[str, Any]:
+    """Runs ``a`` and ``b`` on the items both have: accuracies, their difference with a paired
+    bootstrap interval (over clusters when there are at least :data:`MIN_CLUSTERS`), and McNemar's exact p-value."""
+    x = long[long["run"] == a].set_index("item_id")
+    y = long[long["run"] == b].set_index("item_id")
+    common = x.index.intersection(y.index)
+    out: dict[str, Any] = {"run_a": a, "run_b": b, "n": len(common)}
+    if not len(common):
+        return {**out, "p_value": math.nan, "note": "the two runs share no item"}
+    ca = x.loc[common, "correct"].to_numpy(bool)
+    cb = y.loc[common, "correct"].to_numpy(bool)
+    b01, b10 = int((~ca & cb).sum()), int((ca & ~cb).sum())
+    table = [[int((ca & cb).sum()), b10], [b01, int((~ca & ~cb).sum())]]
+    p = float(mcnemar(table, exact=True).pvalue) if b01 + b10 else 1.0
+    groups = x.loc[common, cluster].to_numpy()
+    diff = ca.astype(float) - cb.astype(float)
+    g_codes, g_index = np.unique(groups, return_inverse=True)
+    if len(g_codes) >= MIN_CLUSTERS:
+        sums = np.bincount(g_index, weights=diff)
+        counts = np.bincount(g_index).astype(float)
+        w = _weights(len(g_codes), n_boot, seed)
+        reps = (w @ sums) / (w @ counts)
+        method = "paired bootstrap over trials"
+    else:
+        idx = np.random.default_rng(seed).integers(0, len(diff), size=(n_boot, len(diff)))
+        reps = diff[idx].mean(axis=1)
+        method = "paired bootstrap over items"
+    lo, hi = np.quantile(reps, [(1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2])
+    return {
+        **out,
+        "accuracy_a": float(ca.mean()),
+        "accuracy_b": float(cb.mean()),
+        "difference": float(diff.mean()),
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "only_a_right": b10,
+        "only_b_right": b01,
+        "p_value": p,
+        "test": "McNemar's exact test (statsmodels), " + method + f" (B={n_boot}, seed {seed})",
+    }
+
+
+@dataclass
+class BenchmarkComparison:
+    """The runs of one benchmark, scored once; views computed on first request and kept."""
+
+    bench: Benchmark
+    long: pd.DataFrame
+    _memo: dict = field(default_factory=dict, repr=False)
+    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
+
+    def _once(self, key: tuple, make: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key not in self._memo:
+                self._memo[key] = make()
+            return self._memo[key]
+
+    @property
+    def run_ids(self) -> list[str]:
+        return [r.run_id for r in self.bench.ok_runs]
+
+    @property
+    def slice_fields(self) -> list[str]:
+        return [s for s in self.bench.slices if (self.bench.items[s].astype(str) != "").any()]
+
+    def accuracy(self, field_name: str | None = None) -> pd.DataFrame:
+        return self._once(("acc", field_name), lambda: accuracy_table(self.long, field_name, self.bench.cluster))
+
+    def paired(self, a: str, b: str) -> dict[str, Any]:
+        key = tuple(sorted((a, b)))
+        res = self._once(("paired", *key), lambda: paired_test(self.long, key[0], key[1], self.bench.cluster))
+        return res if (a, b) == key else _swap(res)
+
+    def leaderboard(self, field_name: str = "question_type") -> pd.DataFrame:
+        """Runs x (overall, then each value of ``field_name``): the long cells with ``best`` marked where
+        McNemar's test (on the column's items) separates the top run from the others."""
+
+        def make() -> pd.DataFrame:
+            cells = pd.concat([self.accuracy(None), self.accuracy(field_name)], ignore_index=True)
+            cells["best"] = False
+            for (_f, value), g in cells.groupby(["field", "value"], sort=False):
+                sub = self.long if value == ALL else self.long[self.long[field_name].astype(str) == value]
+                cells.loc[_separated(g, sub), "best"] = True
+            return cells
+
+        return self._once(("lb", field_name), make)
+
+    def coverage(self) -> pd.DataFrame:
+        n_groups = self.bench.items["group"].nunique()
+        rows = []
+        for r in self.bench.runs:
+            rows.append(
+                {
+                    "run": r.run_id,
+                    "status": "scored" if r.ok else f"refused ({r.report.error_count} error(s))",
+                    "trials": r.groups,
+                    "trials_without_file": n_groups - r.groups,
+                    "items": len(r.answers),
+                    "no_answer": r.no_answer,
+                    "unmatched": r.unmatched,
+                }
+            )
+        return pd.DataFrame(rows)
+
+    def confusion(self, run: str) -> pd.DataFrame:
+        """What the run chose, per question type: counts of the chosen option's kind (``true_answer``,
+        or the mistake the distractor tests; "no answer" and "not an option" where neither applies)."""
+
+        def make() -> pd.DataFrame:
+            d = self.long[self.long["run"] == run]
+            items = self.bench.items
+            kinds = []
+            for row, answer in zip(d["row"].to_numpy(), d["answer"].to_numpy()):
+                letters = [o.split(".", 1)[0] for o in items.at[row, "options"]]
+                if answer == NO_ANSWER:
+                    kinds.append("no answer")
+                elif answer in letters:
+                    kinds.append(items.at[row, "option_kinds"][letters.index(answer)] or "unnamed distractor")
+                else:
+                    kinds.append("not an option")
+            t = pd.crosstab(pd.Series(kinds, name="chosen"), d["question_type"].to_numpy())
+            t.columns.name = "question type"
+            return t
+
+        return self._once(("confusion", run), make)
+
+    def ablation(self) -> pd.DataFrame:
+        """Per model with two or more settings: each later setting against the first, on shared items."""
+
+        def make() -> pd.DataFrame:
+            by_model: dict[str, list] = {}
+            for r in self.bench.ok_runs:
+                by_model.setdefault(r.model, []).append(r)
+            rows = []
+            for model, runs in by_model.items():
+                for other in runs[1:]:
+                    t = self.paired(other.run_id, runs[0].run_id)
+                    rows.append(
+                        {
+                            "model": model,
+                            "setting": other.setting,
+                            "against": runs[0].setting,
+                            **{k: t.get(k) for k in ("n", "accuracy_a", "accuracy_b", "difference", "ci_low")},
+                            "ci_high": t.get("ci_high"),
+                            "p_value": t.get("p_value"),
+                        }
+                    )
+            return pd.DataFrame(rows)
+
+        return self._once(("ablation",), make)
+
+    def instances(self) -> pd.DataFrame:
+        """One row per item any run answered: id, question, gold, each run's answer, runs wrong."""
+
+        def make() -> pd.DataFrame:
+            wide = self.long.pivot_table(index="row", columns="run", values="answer", aggfunc="first", observed=True)
+            right = self.long.pivot_table(index="row", columns="run", values="correct", aggfunc="first", observed=True)
+            items = self.bench.items.loc[wide.index]
+            out = items[["item_id", "group", "question_id", *self.slice_fields, "gold"]].copy()
+            for r in wide.columns:
+                out[str(r)] = wide[r].fillna("").to_numpy()
+            out["runs_wrong"] = (right == False).sum(axis=1).to_numpy()  # noqa: E712 (NaN stays not wrong)
+            return out.reset_index(drop=True)
+
+        return self._once(("instances",), make)
+
+    def item(self, item_id: str) -> dict[str, Any]:
+        """An item with its options, gold, every run's answer and its group's context."""
+        items = self.bench.items
+        row = items.index[items["item_id"] == item_id]
+        if not len(row):
+            raise KeyError(item_id)
+        rec = items.loc[row[0]].to_dict()
+        d = self.long[self.long["item_id"] == item_id]
+        rec["answers"] = dict(zip(d["run"].astype(str), d["answer"]))
+        rec["context"] = self.bench.contexts.get(rec["group"], {})
+        return rec
+
+    def to_json(self) -> dict[str, Any]:
+        return to_json(
+            {
+                "benchmark": self.bench.name,
+                "format": self.bench.kind,
+                "synthetic": self.bench.synthetic,
+                "items": len(self.bench.items),
+                "trials": int(self.bench.items["group"].nunique()) if len(self.bench.items) else 0,
+                "runs": self.coverage().to_dict("records"),
+                "refused": [
+                    {"run": r.run_id, "source": r.source, "problems": r.report.table()} for r in self.bench.refused
+                ],
+                "accuracy": {f or ALL: self.accuracy(f).to_dict("records") for f in [None, *self.slice_fields]},
+            }
+        )
+
+
+def _swap(res: dict[str, Any]) -> dict[str, Any]:
+    out = dict(res)
+    out["run_a"], out["run_b"] = res["run_b"], res["run_a"]
+    for x, y in (("accuracy_a", "accuracy_b"), ("only_a_right", "only_b_right")):
+        if x in res:
+            out[x], out[y] = res[y], res[x]
+    if "difference" in res:
+        out["difference"] = -res["difference"]
+        out["ci_low"], out["ci_high"] = -res["ci_high"], -res["ci_low"]
+    return out
+
+
+def _mcnemar_p(correct: pd.DataFrame, a: str, b: str) -> float:
+    """McNemar's exact p-value of runs ``a`` and ``b`` on the rows of ``correct`` (item x run, NaN
+    where a run has no such item) both have."""
+    both = correct[[a, b]].dropna()
+    ca, cb = both[a].to_numpy(bool), both[b].to_numpy(bool)
+    b01, b10 = int((~ca & cb).sum()), int((ca & ~cb).sum())
+    if not b01 + b10:
+        return 1.0
+    return float(mcnemar([[int((ca & cb).sum()), b10], [b01, int((~ca & ~cb).sum())]], exact=True).pvalue)
+
+
+def _separated(cells: pd.DataFrame, long: pd.DataFrame) -> list:
+    """The indices of ``cells`` (one column's runs) to mark best: the top run and every run McNemar's
+    test does not separate from it; none when that is every run."""
+    vals = {i: v for i, v in cells["estimate"].items() if not math.isnan(v)}
+    if len(vals) < 2:
+        return []
+    correct = long.pivot_table(index="row", columns="run", values="correct", aggfunc="first", observed=True)
+    correct = correct.astype(float)
+    top = max(vals, key=lambda i: round(vals[i], 6))
+    marked = [top]
+    for i in vals:
+        if i == top:
+            continue
+        if (
+            round(vals[i], 6) == round(vals[top], 6)
+            or _mcnemar_p(correct, cells.at[top, "run"], cells.at[i, "run"]) >= SEPARATED
+        ):
+            marked.append(i)
+    return marked if len(marked) < len(vals) else []
+
+
+def compare_benchmark(bench: Benchmark) -> BenchmarkComparison:
+    """Score every valid run of ``bench`` (refused runs are kept in the benchmark, unscored)."""
+    return BenchmarkComparison(bench, scored_items(bench))
