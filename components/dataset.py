@@ -17,6 +17,7 @@ import streamlit as st
 
 from analysis.format import fmt, fmt_count
 from components import import_options
+from corpus.benchmark import Benchmark
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
@@ -213,6 +214,15 @@ def require_corpus() -> Corpus:
 
 
 def _not_map_task(label: str) -> None:
+    if datasets.current_domain() == "benchmark":
+        st.info(
+            f"The dataset {label} holds a benchmark (questions with gold answers and models' runs of answers), "
+            "and this screen reads Map Task sessions. The **Compare** screen scores its runs; choose a Map Task "
+            "dataset in the sidebar for this one.",
+            icon=":material/quiz:",
+        )
+        st.page_link("pages/compare.py", label="Open Compare", icon=":material/quiz:")
+        return
     st.info(
         f"The dataset {label} holds kitchen runs (two agents cooking), and this screen reads Map Task "
         "sessions. The **Kitchen** screen shows these runs; choose a Map Task dataset in the sidebar for this one.",
@@ -222,6 +232,9 @@ def _not_map_task(label: str) -> None:
 
 
 def _not_kitchen(label: str) -> None:
+    if datasets.current_domain() == "benchmark":
+        _not_map_task(label)
+        return
     st.info(
         f"The dataset {label} holds Map Task sessions. This screen reads kitchen runs (Collab-Overcooked run "
         "logs, Overcooked-AI trajectories): upload a .zip of runs in the sidebar (Archive holds: kitchen "
@@ -249,6 +262,24 @@ def _current(domain: str, load: Callable[[], T], other_domain: Callable[[str], N
     except OSError as exc:
         st.error(f"Cannot read {label}: {md_text(exc.strerror or exc)}")
     st.stop()
+
+
+def current_is_benchmark() -> bool:
+    """Whether the current dataset is a benchmark (False when there is none to read)."""
+    from components.router import ensure_routed
+
+    ensure_routed()
+    try:
+        return datasets.current_domain() == "benchmark"
+    except (OutsideRoots, OSError):
+        return False
+
+
+def require_benchmark(title: str) -> Benchmark:
+    """For the Compare screen on a benchmark: the screen's ``title``, then the current dataset's items
+    and runs, or stop the page saying why they do not load."""
+    st.title(title)
+    return _current("benchmark", datasets.current_benchmark, _not_map_task)
 
 
 def require_kitchen(title: str) -> KitchenCorpus:

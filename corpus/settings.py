@@ -26,6 +26,7 @@ from pydantic import ByteSize, Field, PositiveFloat, PositiveInt, field_validato
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"  # the other domains' synthetic samples
 SECRETS_FILES = (Path(".streamlit") / "secrets.toml", Path.home() / ".streamlit" / "secrets.toml")
 UPLOAD_POLICIES = ("lead", "signed-in", "anyone")
 
@@ -48,8 +49,8 @@ class Settings(BaseSettings):
     dataset_roots: Annotated[list[Path], NoDecode] = Field(
         default_factory=list,
         description="the folders datasets may be opened from (separated by `:`); each is a "
-        "dataset or holds datasets one level down (default: the bundled sample corpus and the data directory's "
-        "`datasets/`)",
+        "dataset or holds datasets one level down (default: the bundled sample corpus, the bundled samples of the "
+        "other domains (`samples/`) and the data directory's `datasets/`)",
     )
     upload_policy: UploadPolicy = Field(
         "lead",
@@ -127,7 +128,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _resolve(self) -> Settings:
         self.data_dir = self.data_dir.expanduser().resolve()
-        roots = self.dataset_roots or [SAMPLE_DATA, self.data_dir / "datasets"]
+        roots = self.dataset_roots or [SAMPLE_DATA, SAMPLES, self.data_dir / "datasets"]
         self.dataset_roots = list(dict.fromkeys(Path(r).expanduser().resolve() for r in roots))
         return self
 

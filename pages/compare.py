@@ -1,10 +1,11 @@
-"""Compare: model predictions over the people's own labels, scored as the ALMANAC benchmark does."""
+"""Compare: model predictions over the people's own labels, scored as the ALMANAC benchmark does;
+or, on a benchmark dataset (DynToM trials and the like), every run scored as its authors report it."""
 
 import streamlit as st
 
 from components.auth import signed_in_user
-from components.compare import ablation, confusions, instances, judges, leaderboard, overlay, runs, slices
-from components.dataset import require_corpus, synthetic_banner
+from components.compare import ablation, benchmark, confusions, instances, judges, leaderboard, overlay, runs, slices
+from components.dataset import current_is_benchmark, require_benchmark, require_corpus, synthetic_banner
 from services import compare as svc
 
 VIEWS = {
@@ -16,6 +17,33 @@ VIEWS = {
     "Instances": instances.render,
     "Judges": judges.render,
 }
+BENCHMARK_VIEWS = {
+    "Leaderboard": benchmark.leaderboard,
+    "Slices": benchmark.slices,
+    "Confusions": benchmark.confusions,
+    "Ablation": benchmark.ablation,
+    "Instances": benchmark.instances,
+}
+
+
+def show_tabs(views: dict, key: str, comparison) -> None:
+    tabs = st.tabs(list(views), key=key, on_change="rerun")
+    for tab, render in zip(tabs, views.values()):
+        if tab.open:
+            with tab:
+                render(comparison)
+
+
+if current_is_benchmark():
+    bench = require_benchmark("Models on a benchmark")
+    benchmark.banner(bench)
+    comparison = svc.benchmark_comparison(bench)
+    benchmark.coverage(comparison)
+    if not comparison.run_ids:
+        st.info("No run of this benchmark could be scored (see Runs and coverage).")
+        st.stop()
+    show_tabs(BENCHMARK_VIEWS, "bench_tab", comparison)
+    st.stop()
 
 corpus = require_corpus()
 st.title("Models against people")
@@ -36,9 +64,4 @@ if not chosen:
 comparison = svc.comparison(corpus, chosen)
 runs.coverage(comparison)
 runs.split_note(svc.split_standing(corpus))
-
-tabs = st.tabs(list(VIEWS), key="compare_tab", on_change="rerun")
-for tab, render in zip(tabs, VIEWS.values()):
-    if tab.open:
-        with tab:
-            render(comparison)
+show_tabs(VIEWS, "compare_tab", comparison)

@@ -14,7 +14,9 @@ from collections.abc import Iterable
 
 import streamlit as st
 
+from analysis.benchmark import BenchmarkComparison, compare_benchmark
 from analysis.compare.comparison import Comparison, compare
+from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
 from corpus.prediction_sources import read_uploads_for
 from corpus.predictions import Run
@@ -55,3 +57,13 @@ def start_upload_check(corpus: Corpus, files: list[tuple[str, bytes]], owner: st
     :class:`services.jobs.Busy` past its limits); the job's result is the runs, refused ones included."""
     names = ", ".join(name for name, _ in files)
     return jobs.submit(owner, f"Validating {names}", read_uploads_for, str(corpus.root), corpus.content_hash, files)
+
+
+@st.cache_resource(max_entries=4, show_spinner="Scoring the runs...")
+def _benchmark_comparison(content_hash: str, _bench: Benchmark) -> BenchmarkComparison:
+    return compare_benchmark(_bench)
+
+
+def benchmark_comparison(bench: Benchmark) -> BenchmarkComparison:
+    """The benchmark's runs scored (once per content; the views are kept in the object)."""
+    return _benchmark_comparison(bench.content_hash, bench)

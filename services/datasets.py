@@ -19,6 +19,7 @@ from pathlib import Path
 import streamlit as st
 
 from corpus import catalog
+from corpus.benchmark import Benchmark, is_benchmark, load_benchmark
 from corpus.dataset import Corpus, content_hash, load_dir
 from corpus.kitchen_dataset import KitchenCorpus, is_kitchen, load_kitchen
 from corpus.validate import Report
@@ -143,18 +144,36 @@ def current_corpus() -> Corpus:
     return load(current_source().path)
 
 
-def check(root: Path) -> Corpus | KitchenCorpus:
-    """The dataset at ``root`` loaded as its domain reads it: Map Task sessions or kitchen runs
-    (raises as :func:`load` does)."""
-    if is_kitchen(root):
+def check(root: Path) -> Corpus | KitchenCorpus | Benchmark:
+    """The dataset at ``root`` loaded as its domain reads it: Map Task sessions, kitchen runs or a
+    benchmark's items and runs (raises as :func:`load` does)."""
+    if is_kitchen(root) or is_benchmark(root):
         resolved = catalog.within_roots(root, settings().dataset_roots)
-        return _load_kitchen(_hash(str(resolved), _signature(resolved)), str(resolved))
+        digest = _hash(str(resolved), _signature(resolved))
+        if is_benchmark(root):
+            return _load_benchmark(digest, str(resolved))
+        return _load_kitchen(digest, str(resolved))
     return load(root)
 
 
 def current_domain() -> str:
-    """The current dataset's domain: "map_task", or "kitchen" (runs of two agents cooking)."""
-    return "kitchen" if is_kitchen(current_source().path) else "map_task"
+    """The current dataset's domain: "map_task", "kitchen" (runs of two agents cooking) or
+    "benchmark" (a benchmark's items and runs of model answers)."""
+    path = current_source().path
+    return "kitchen" if is_kitchen(path) else "benchmark" if is_benchmark(path) else "map_task"
+
+
+@st.cache_resource(show_spinner="Loading the benchmark...", max_entries=4)
+def _load_benchmark(digest: str, root: str) -> Benchmark:
+    return load_benchmark(root)
+
+
+def current_benchmark() -> Benchmark:
+    """The current dataset as a benchmark, loaded once per content (raises DatasetError or OSError)."""
+    found = check(current_source().path)
+    if not isinstance(found, Benchmark):
+        raise ValueError("the current dataset is not a benchmark")
+    return found
 
 
 @st.cache_resource(show_spinner="Loading the kitchen runs...", max_entries=4)

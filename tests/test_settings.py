@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from streamlit.testing.v1 import AppTest
 
 from corpus.cli import main
-from corpus.settings import SAMPLE_DATA, Settings
+from corpus.settings import SAMPLE_DATA, SAMPLES, Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,7 @@ def test_the_defaults(clean_env, tmp_path):
     s = Settings.load()
     assert s.data_dir == tmp_path / ".groundwork"
     assert s.database_url == f"sqlite:///{tmp_path / '.groundwork' / 'groundwork.sqlite'}"
-    assert s.dataset_roots == [SAMPLE_DATA, tmp_path / ".groundwork" / "datasets"]
+    assert s.dataset_roots == [SAMPLE_DATA, SAMPLES, tmp_path / ".groundwork" / "datasets"]
     assert (s.upload_policy, int(s.upload_max_bytes), s.upload_max_members) == ("lead", 512 * 2**20, 20_000)
     assert (int(s.uploads_total_bytes), s.uploads_total_members) == (4 * 2**30, 100_000)
     assert (int(s.upload_session_bytes), s.upload_session_count, s.sign_in_hours) == (64 * 2**20, 3, 12.0)

@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest
 
 from corpus import archive, catalog
 from corpus.cli import main
-from corpus.settings import SAMPLE_DATA, Settings
+from corpus.settings import SAMPLE_DATA, SAMPLES, Settings
 from corpus.store import Store
 from corpus.uploads import Quota, UploadRefused, Uploads, mib
 from corpus.validate import DatasetError
@@ -280,7 +280,10 @@ def test_a_path_outside_the_roots_is_refused_saying_nothing_about_it(settings, t
     assert messages == {catalog.OUTSIDE_ROOTS}
     assert catalog.within_roots(SAMPLE_DATA, settings.dataset_roots) == SAMPLE_DATA
     # The picker offers the roots' datasets only (the link out of a root is not one of them).
-    assert [e.path for e in catalog.datasets_under(settings.dataset_roots)] == [SAMPLE_DATA]
+    assert [e.path for e in catalog.datasets_under(settings.dataset_roots)] == [
+        SAMPLE_DATA,
+        SAMPLES / "dyntom-synthetic",
+    ]
 
 
 def _open_folder(path: str) -> None:
@@ -308,7 +311,10 @@ def test_the_app_opens_only_what_the_picker_offers(settings, tmp_path):
     # The sidebar has a picker over the roots' datasets and no box for a path.
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     picker = at.sidebar.selectbox(key="dataset_pick")
-    assert picker.options == ["Groundwork sample corpus (synthetic) (sample_data) · synthetic"]
+    assert picker.options == [
+        "Groundwork sample corpus (synthetic) (sample_data) · synthetic",
+        "ToM benchmark (synthetic, DynToM format) (dyntom-synthetic) · synthetic",
+    ]
     assert not at.sidebar.text_input
     assert any("Uploading needs a signed-in lead" in c.value for c in at.sidebar.caption)
 
@@ -317,7 +323,7 @@ def test_the_picker_lists_uploads_and_opens_them(settings, tmp_path):
     kept, _ = Uploads(settings.data_dir).add("tiny.zip", tiny_zip(tmp_path), Quota.from_settings(settings))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     picker = at.sidebar.selectbox(key="dataset_pick")
-    assert picker.options[1].startswith("tiny (")
+    assert picker.options[2].startswith("tiny (")
     picker.set_value(str(settings.datasets_dir / kept.key)).run()
     at.switch_page("pages/data.py").run()
     assert not at.exception and at.title[0].value == "Data: tiny"

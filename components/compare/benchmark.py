@@ -1,0 +1,261 @@
+"""The Compare views of a benchmark (DynToM trials and the like): coverage, the leaderboard by any
+slice, accuracy across a slice's values, what each run chose (confusions), settings against each
+other (ablation), and every instance with its question, options, answers and story."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from analysis.benchmark import ALL, BenchmarkComparison
+from analysis.format import fmt, fmt_count, fmt_p
+from components.compare.common import PALETTE, figure_layout, plain
+from components.download import csv_button
+from corpus.escape import md_line, md_text
+
+BEST = "font-weight: 700; background-color: rgba(28, 131, 225, 0.12)"
+FIELD_NAMES = {
+    "question_type": "question type",
+    "form": "question form",
+    "mental_state": "mental state",
+    "time_span": "time span",
+    "reasoning": "reason / not reason",
+}
+MAX_ROWS = 5000
+
+
+def field_name(f: str) -> str:
+    return FIELD_NAMES.get(f, f.replace("_", " "))
+
+
+def _cell(r: pd.Series) -> str:
+    if r["n"] == 0 or math.isnan(r["estimate"]):
+        return "undefined"
+    ci = "" if math.isnan(r["ci_low"]) else f" [{fmt(r['ci_low'], 2)}, {fmt(r['ci_high'], 2)}]"
+    return f"{fmt(r['estimate'], 3)}{ci}"
+
+
+def coverage(cmp: BenchmarkComparison) -> None:
+    bench = cmp.bench
+    n_trials = bench.items["group"].nunique()
+    st.caption(
+        f"{fmt_count(len(bench.items))} questions in {fmt_count(n_trials)} trial(s); "
+        f"{len(cmp.run_ids)} run(s) scored"
+        + (f", {len(bench.refused)} refused" if bench.refused else "")
+        + ". A question a run's file leaves out counts as wrong, as in the benchmark's own evaluation."
+    )
+    with st.expander("Runs and coverage"):
+        st.dataframe(cmp.coverage(), hide_index=True, width="stretch")
+        st.caption(
+            "trials: trials with the run's answer file; no_answer: questions of those trials the file leaves out "
+            "(scored wrong); unmatched: answers to ids the trial has no question for (not scored)."
+        )
+        for run in bench.refused:
+            st.error(f"Run {md_line(run.run_id)} refused: {md_line(run.report.format()[:500])}")
+
+
+def leaderboard(cmp: BenchmarkComparison) -> None:
+    fields = cmp.slice_fields
+    by = st.selectbox("Columns", fields, format_func=field_name, key="bench_lb_field")
+    cells = cmp.leaderboard(by)
+    cells = cells.assign(text=cells.apply(_cell, axis=1))
+    order = [ALL, *[v for v in dict.fromkeys(cells["value"]) if v != ALL]]
+    table = cells.pivot(index="run", columns="value", values="text").reindex(index=cmp.run_ids, columns=order)
+    best = cells.pivot(index="run", columns="value", values="best").reindex(index=cmp.run_ids, columns=order)
+    best = best.fillna(False).astype(bool)
+    n = cells.groupby("value")["n"].max().reindex(order)
+    table.columns = [f"{'overall' if v == ALL else v} (n {fmt_count(n[v])})" for v in order]
+    best.columns = table.columns
+    table.index = [md_line(r) for r in table.index]  # st.table reads Markdown in its cells: names stay text
+    best.index = table.index
+    st.table(table.style.apply(lambda col: [BEST if b else "" for b in best[col.name]], axis=0))
+    st.caption(
+        f"Accuracy [95% interval] by {field_name(by)}; n: the most items any run has in the column. "
+        f"Interval: {md_line(cells['interval_method'].iloc[0])}. Bold: the best run in its column and every run "
+        "McNemar's exact test does not separate from it (p >= 0.05 on the items both answered); nothing is bold "
+        "where no run is separated from the best."
+    )
+    csv_button("Download CSV", cells.drop(columns="text"), f"benchmark_accuracy_{by}.csv", key="bench_lb_csv")
+    st.plotly_chart(_dots(cmp, cells[cells["value"] != ALL], field_name(by)), key="bench_lb_chart")
+
+
+def _dots(cmp: BenchmarkComparison, cells: pd.DataFrame, x_title: str) -> go.Figure:
+    fig = go.Figure()
+    for k, run in enumerate(cmp.run_ids):
+        d = cells[cells["run"] == run]
+        if d.empty:
+            continue
+        fig.add_trace(
+            go.Scatter(
+                x=d["value"],
+                y=d["estimate"],
+                mode="lines+markers",
+                name=plain(run),
+                marker_color=PALETTE[k % len(PALETTE)],
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": (d["ci_high"] - d["estimate"]).fillna(0),
+                    "arrayminus": (d["estimate"] - d["ci_low"]).fillna(0),
+                },
+                customdata=d["n"],
+                hovertemplate="%{x}<br>accuracy %{y:.3f}<br>n = %{customdata}<extra></extra>",
+            )
+        )
+    fig.update_yaxes(title_text="accuracy", range=[0, 1.05])
+    fig.update_xaxes(title_text=x_title, type="category")
+    figure_layout(fig, height=420)
+    return fig
+
+
+def slices(cmp: BenchmarkComparison) -> None:
+    fields = cmp.slice_fields
+    default = fields.index("mental_state") if "mental_state" in fields else 0
+    by = st.selectbox("Slice", fields, index=default, format_func=field_name, key="bench_slice_field")
+    cells = cmp.accuracy(by)
+    st.plotly_chart(_dots(cmp, cells, field_name(by)), key="bench_slice_chart")
+    wide = cells.pivot(index="value", columns="run", values="estimate").reindex(
+        index=list(dict.fromkeys(cells["value"])), columns=cmp.run_ids
+    )
+    st.dataframe(wide.round(3), width="stretch")
+    st.caption(
+        f"Accuracy by {field_name(by)}, pooled over items of every trial (the benchmark's own evaluation pools "
+        f"counts the same way). Interval: {md_line(cells['interval_method'].iloc[0])}."
+    )
+    csv_button("Download CSV", cells, f"benchmark_slice_{by}.csv", key="bench_slice_csv")
+
+
+def confusions(cmp: BenchmarkComparison) -> None:
+    run = st.selectbox("Run", cmp.run_ids, key="bench_conf_run")
+    table = cmp.confusion(run)
+    shares = table / table.sum(axis=0)
+    fig = go.Figure(
+        go.Heatmap(
+            z=shares.to_numpy(),
+            x=[plain(c) for c in table.columns],
+            y=[plain(r) for r in table.index],
+            text=table.to_numpy(),
+            texttemplate="%{text}",
+            colorscale="Blues",
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "share"},
+            hovertemplate="%{y}<br>%{x}: %{text} answers<extra></extra>",
+        )
+    )
+    fig.update_xaxes(title_text="question type")
+    fig.update_yaxes(automargin=True)
+    figure_layout(fig, height=140 + 28 * len(table))
+    st.plotly_chart(fig, key="bench_conf_chart")
+    st.caption(
+        "What the run chose, per question type: the true answer, or the mistake the chosen distractor tests (the "
+        "question file's option reasons). Colour: share of the column's answers; numbers: answers."
+    )
+    csv_button("Download CSV", table.reset_index(), "benchmark_confusion.csv", key="bench_conf_csv")
+
+
+def ablation(cmp: BenchmarkComparison) -> None:
+    table = cmp.ablation()
+    if table.empty:
+        st.info("No model has runs in two settings (e.g. level1 and level1CoT), so there is nothing to set against.")
+        return
+    shown = pd.DataFrame(
+        {
+            "model": table["model"],
+            "setting": table["setting"] + " vs " + table["against"],
+            "items": table["n"],
+            "accuracy": [f"{fmt(a, 3)} vs {fmt(b, 3)}" for a, b in zip(table["accuracy_a"], table["accuracy_b"])],
+            "difference [95% interval]": [
+                f"{fmt(d, 3, signed=True)} [{fmt(lo, 3)}, {fmt(hi, 3)}]"
+                for d, lo, hi in zip(table["difference"], table["ci_low"], table["ci_high"])
+            ],
+            "McNemar p": [fmt_p(p) for p in table["p_value"]],
+        }
+    )
+    st.dataframe(shown, hide_index=True, width="stretch")
+    st.caption(
+        "Each setting of a model against its first setting, on the questions both runs have: McNemar's exact test "
+        "and a paired bootstrap of the difference (over trials when there are 10 or more, else over items)."
+    )
+
+
+def _story(context: dict, span: str) -> None:
+    scenarios = context.get("scenarios") or []
+    if not scenarios:
+        st.caption("The trial has no story file.")
+        return
+    wanted = {s for s in span.replace("->", " ").split()} if span else set()
+    st.markdown(f"**Main character:** {md_text(context.get('main_character', ''))}")
+    for k, sc in enumerate(scenarios, start=1):
+        relevant = str(k) in wanted
+        with st.expander(
+            f"{md_line(sc.get('scenario', k))}" + (" (asked about)" if relevant else ""), expanded=relevant
+        ):
+            st.markdown(md_text(sc.get("background", "")))
+            for who, said in sc.get("dialogue", []):
+                st.markdown(f"**{md_line(who)}:** {md_text(said)}")
+
+
+def instances(cmp: BenchmarkComparison) -> None:
+    table = cmp.instances()
+    c1, c2 = st.columns([1, 1])
+    qtypes = ["(any)", *sorted(table["question_type"].unique())] if "question_type" in table else ["(any)"]
+    qt = c1.selectbox("Question type", qtypes, key="bench_inst_type")
+    wrong_only = c2.toggle("Only questions some run got wrong", value=True, key="bench_inst_wrong")
+    view = table
+    if qt != "(any)":
+        view = view[view["question_type"] == qt]
+    if wrong_only:
+        view = view[view["runs_wrong"] > 0]
+    st.caption(
+        f"{fmt_count(len(view))} question(s)"
+        + (f"; the first {fmt_count(MAX_ROWS)} shown (the CSV holds all)" if len(view) > MAX_ROWS else "")
+        + ". Choose one below the table to read it with its options, every run's answer and the story."
+    )
+    shown = view.drop(columns=["group", "question_id"]).head(MAX_ROWS).reset_index(drop=True)
+    st.dataframe(shown, hide_index=True, width="stretch", key="bench_inst_table")
+    csv_button("Download CSV", view, "benchmark_instances.csv", key="bench_inst_csv")
+    if shown.empty:
+        return
+    item_id = st.selectbox("Question", shown["item_id"].tolist(), key="bench_inst_item")
+    if item_id is not None:
+        _detail(cmp, item_id)
+
+
+def _detail(cmp: BenchmarkComparison, item_id: str) -> None:
+    rec = cmp.item(item_id)
+    st.subheader(md_line(item_id))
+    st.markdown(md_text(rec["question"]))
+    chosen: dict[str, list[str]] = {}
+    for run, answer in rec["answers"].items():
+        chosen.setdefault(answer, []).append(run)
+    lines = []
+    for opt, kind in zip(rec["options"], rec["option_kinds"]):
+        letter = opt.split(".", 1)[0]
+        mark = "**gold** " if letter == rec["gold"] else ""
+        who = chosen.get(letter, [])
+        parts = [opt]
+        if kind and kind != "true_answer":
+            parts.append(f"tests: {kind}")
+        if who:
+            parts.append(f"chosen by {len(who)} run(s): {', '.join(who)}")
+        lines.append(f"- {mark}{md_line(' | '.join(parts))}")
+    st.markdown("\n".join(lines))
+    missing = chosen.get("", [])
+    if missing:
+        st.caption(f"No answer in the file of: {md_line(', '.join(missing))}")
+    _story(rec["context"], str(rec.get("time_span", "")))
+
+
+def banner(bench) -> None:
+    """What the benchmark is, and that it is synthetic when it is (its name is data: shown as text)."""
+    st.caption(md_text(bench.description or f"A {bench.kind} benchmark."))
+    if bench.synthetic:
+        st.info(
+            f"**{md_text(bench.name)}** is synthetic: generated questions and answers in the benchmark's released "
+            "format, not a model's real answers. Patterns in it are there by design.",
+            icon=":material/science:",
+        )

@@ -1,0 +1,50 @@
+"""The Compare screen on a benchmark dataset (AppTest): the bundled synthetic ToM benchmark's
+leaderboard, slices, confusions, ablation and an instance with its story; the Map Task screens
+say where a benchmark is read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_analysis_pages import open_page
+
+from analysis.benchmark import compare_benchmark
+from corpus.benchmark import load_benchmark
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "dyntom-synthetic"
+
+
+def test_the_leaderboard_shows_every_run_with_the_scored_numbers(tmp_path, monkeypatch):
+    at = open_page(tmp_path, monkeypatch, "pages/compare.py", dataset=SAMPLE)
+    assert not at.error, [e.value for e in at.error]
+    assert at.title[0].value == "Models on a benchmark"
+    assert any("is synthetic" in i.value for i in at.info)
+    cmp = compare_benchmark(load_benchmark(SAMPLE))
+    table = at.table[0].value
+    assert len(table) == 6
+    overall = cmp.accuracy(None).set_index("run")
+    first = overall.index[0]
+    cell = table.iloc[0, 0]
+    assert cell.startswith(f"{overall.loc[first, 'estimate']:.3f} [")
+    assert "over 12 trials" in "\n".join(c.value for c in at.caption)
+    # The strongest simulated model in its CoT setting is separated from every other run.
+    styled = at.table[0].proto.arrow_data.styler.styles
+    assert "font-weight: 700" in styled
+
+
+def test_the_other_views_render_on_the_benchmark(tmp_path, monkeypatch):
+    at = open_page(tmp_path, monkeypatch, "pages/compare.py", dataset=SAMPLE)
+    for view in ("Slices", "Confusions", "Ablation", "Instances"):
+        at.session_state["bench_tab"] = view
+        at.run()
+        assert not at.exception, (view, [e.value for e in at.exception])
+        assert not at.error, (view, [e.value for e in at.error])
+    # Instances: the question chosen is shown with its options (gold marked) and its story.
+    assert at.selectbox(key="bench_inst_item").value.startswith("trial1/")
+    text = "\n".join(m.value for m in at.markdown)
+    assert "**gold**" in text and "Main character:" in text
+
+
+def test_a_map_task_screen_on_the_benchmark_says_where_it_is_read(tmp_path, monkeypatch):
+    at = open_page(tmp_path, monkeypatch, "pages/alignment.py", dataset=SAMPLE)
+    assert any("holds a benchmark" in i.value for i in at.info)
