@@ -36,18 +36,18 @@ CELL_COLUMNS = ["run", "field", "value", "correct", "n", "estimate", "ci_low", "
 
 
 def scored_items(bench: Benchmark) -> pd.DataFrame:
-    """One row per (valid run, item of the run's groups): run, item_id, answer, correct, and the
-    item's group and slice columns."""
+    """One row per (valid run, item of the run's groups): run, row (the item's position in
+    ``bench.items``), answer, correct, and the item's id, group and slice columns (categorical)."""
     items = bench.items
-    pos = pd.Index(items["item_id"])
-    gold = items["gold"].to_numpy()
+    pos = pd.Index(items["item_id"].to_numpy(object))
+    gold = items["gold"].to_numpy(object)
     parts = []
     for run in bench.ok_runs:
         a = run.answers
-        idx = pos.get_indexer(a["item_id"])
+        idx = pos.get_indexer(a["item_id"].to_numpy(object))
         keep = idx >= 0
         idx = idx[keep]
-        answers = a["answer"].to_numpy()[keep]
+        answers = a["answer"].to_numpy(object)[keep]
         parts.append(
             pd.DataFrame(
                 {
@@ -58,14 +58,25 @@ def scored_items(bench: Benchmark) -> pd.DataFrame:
                 }
             )
         )
+    cols = ["item_id", "group", *bench.slices]
     if not parts:
-        return pd.DataFrame(columns=["run", "row", "answer", "correct", "item_id", "group", *bench.slices])
+        return pd.DataFrame(columns=["run", "row", "answer", "correct", *cols])
     long = pd.concat(parts, ignore_index=True)
     long["run"] = pd.Categorical(long["run"], categories=[r.run_id for r in bench.ok_runs])
     rows = long["row"].to_numpy()
-    for col in ("item_id", "group", *bench.slices):
-        long[col] = items[col].to_numpy()[rows]
+    for col in cols:
+        cat = pd.Categorical(items[col].to_numpy(object))
+        long[col] = pd.Categorical.from_codes(cat.codes[rows], cat.categories)
     return long
+
+
+def correct_matrix(long: pd.DataFrame, n_items: int) -> np.ndarray:
+    """items x runs: 1.0 right, 0.0 wrong, NaN where the run has no such item (run order of the
+    ``run`` categories)."""
+    runs = long["run"].cat.codes.to_numpy()
+    m = np.full((n_items, len(long["run"].cat.categories)), np.nan)
+    m[long["row"].to_numpy(), runs] = long["correct"].to_numpy(float)
+    return m
 
 
 def _weights(n_groups: int, n_boot: int, seed: int) -> np.ndarray:
@@ -113,33 +124,40 @@ def accuracy_table(
 ) -> pd.DataFrame:
     """Accuracy per run and value of ``field_name`` (None: overall, value "all"), with its interval;
     items with no value in the field (e.g. a question no time span applies to) are left out."""
-    d = long if field_name is None else long[long[field_name].astype(str) != ""]
-    if d.empty:
+    runs = list(long["run"].cat.categories)
+    if field_name is None:
+        values, v_codes = [ALL], np.zeros(len(long), dtype=np.int64)
+    else:
+        cat = long[field_name].cat
+        values, v_codes = [str(c) for c in cat.categories], cat.codes.to_numpy().astype(np.int64)
+    keep = np.array([v != "" for v in values])[v_codes]
+    if not keep.any():
         return pd.DataFrame(columns=CELL_COLUMNS)
-    values = pd.Series(ALL, index=d.index) if field_name is None else d[field_name].astype(str)
-    codes = pd.MultiIndex.from_arrays([d["run"], values]).factorize(sort=False)
-    key, uniques = codes[0], codes[1]
+    n_values = len(values)
+    key = long["run"].cat.codes.to_numpy().astype(np.int64)[keep] * n_values + v_codes[keep]
+    group = (
+        long[cluster].cat.codes.to_numpy()[keep] if hasattr(long[cluster], "cat") else long[cluster].to_numpy()[keep]
+    )
     what = "trial" if cluster == "group" else cluster
     k, n, lo, hi, method = _intervals(
-        d["correct"].to_numpy(), d[cluster].to_numpy(), key, len(uniques), n_boot, seed, what
+        long["correct"].to_numpy()[keep], group, key, len(runs) * n_values, n_boot, seed, what
     )
     out = pd.DataFrame(
         {
-            "run": [u[0] for u in uniques],
+            "run": np.repeat(runs, n_values),
             "field": field_name or ALL,
-            "value": [u[1] for u in uniques],
+            "value": values * len(runs),
             "correct": k.astype(int),
             "n": n.astype(int),
-            "estimate": k / n,
+            "estimate": np.divide(k, n, out=np.full(len(n), np.nan), where=n > 0),
             "ci_low": lo,
             "ci_high": hi,
             "interval_method": method,
         }
     )
-    runs = list(long["run"].cat.categories) if hasattr(long["run"], "cat") else list(dict.fromkeys(long["run"]))
+    out = out[out["n"] > 0]
     order = {v: i for i, v in enumerate(value_order(out["value"]))}
-    out["_r"] = out["run"].map({r: i for i, r in enumerate(runs)})
-    out["_v"] = out["value"].map(order)
+    out = out.assign(_r=out["run"].map({r: i for i, r in enumerate(runs)}), _v=out["value"].map(order))
     return out.sort_values(["_r", "_v"]).drop(columns=["_r", "_v"]).reset_index(drop=True)
 
 
@@ -235,12 +253,31 @@ class BenchmarkComparison:
         def make() -> pd.DataFrame:
             cells = pd.concat([self.accuracy(None), self.accuracy(field_name)], ignore_index=True)
             cells["best"] = False
+            m = self.correct_matrix()
+            values = None if field_name is None else self.bench.items[field_name].astype(str).to_numpy()
             for (_f, value), g in cells.groupby(["field", "value"], sort=False):
-                sub = self.long if value == ALL else self.long[self.long[field_name].astype(str) == value]
-                cells.loc[_separated(g, sub), "best"] = True
+                rows = m if value == ALL or values is None else m[values == value]
+                cells.loc[_separated(g, rows, self.run_ids), "best"] = True
             return cells
 
         return self._once(("lb", field_name), make)
+
+    def correct_matrix(self) -> np.ndarray:
+        return self._once(("matrix",), lambda: correct_matrix(self.long, len(self.bench.items)))
+
+    def _kinds(self) -> pd.Series:
+        """The kind of every option of every item, indexed by (item row, letter)."""
+
+        def make() -> pd.Series:
+            rows, letters, kinds = [], [], []
+            for r, (opts, ks) in enumerate(zip(self.bench.items["options"], self.bench.items["option_kinds"])):
+                for o, k in zip(opts, ks):
+                    rows.append(r)
+                    letters.append(o.split(".", 1)[0])
+                    kinds.append(k or "unnamed distractor")
+            return pd.Series(kinds, index=pd.MultiIndex.from_arrays([rows, letters]), dtype=object)
+
+        return self._once(("kinds",), make)
 
     def coverage(self) -> pd.DataFrame:
         n_groups = self.bench.items["group"].nunique()
@@ -265,16 +302,11 @@ class BenchmarkComparison:
 
         def make() -> pd.DataFrame:
             d = self.long[self.long["run"] == run]
-            items = self.bench.items
-            kinds = []
-            for row, answer in zip(d["row"].to_numpy(), d["answer"].to_numpy()):
-                letters = [o.split(".", 1)[0] for o in items.at[row, "options"]]
-                if answer == NO_ANSWER:
-                    kinds.append("no answer")
-                elif answer in letters:
-                    kinds.append(items.at[row, "option_kinds"][letters.index(answer)] or "unnamed distractor")
-                else:
-                    kinds.append("not an option")
+            table = self._kinds()
+            answers = d["answer"].to_numpy(object)
+            at = table.index.get_indexer(pd.MultiIndex.from_arrays([d["row"].to_numpy(), answers]))
+            kinds = np.where(at >= 0, table.to_numpy()[np.maximum(at, 0)], "not an option").astype(object)
+            kinds[answers == NO_ANSWER] = "no answer"
             t = pd.crosstab(pd.Series(kinds, name="chosen"), d["question_type"].to_numpy())
             t.columns.name = "question type"
             return t
@@ -310,13 +342,16 @@ class BenchmarkComparison:
         """One row per item any run answered: id, question, gold, each run's answer, runs wrong."""
 
         def make() -> pd.DataFrame:
-            wide = self.long.pivot_table(index="row", columns="run", values="answer", aggfunc="first", observed=True)
-            right = self.long.pivot_table(index="row", columns="run", values="correct", aggfunc="first", observed=True)
-            items = self.bench.items.loc[wide.index]
-            out = items[["item_id", "group", "question_id", *self.slice_fields, "gold"]].copy()
-            for r in wide.columns:
-                out[str(r)] = wide[r].fillna("").to_numpy()
-            out["runs_wrong"] = (right == False).sum(axis=1).to_numpy()  # noqa: E712 (NaN stays not wrong)
+            m = self.correct_matrix()
+            answered = ~np.isnan(m).all(axis=1)
+            rows = np.flatnonzero(answered)
+            out = self.bench.items.iloc[rows][["item_id", "group", "question_id", *self.slice_fields, "gold"]].copy()
+            runs = self.long["run"].cat.codes.to_numpy()
+            given = np.full(m.shape, "", dtype=object)
+            given[self.long["row"].to_numpy(), runs] = self.long["answer"].to_numpy(object)
+            for j, r in enumerate(self.run_ids):
+                out[r] = given[rows, j]
+            out["runs_wrong"] = (m[rows] == 0).sum(axis=1)
             return out.reset_index(drop=True)
 
         return self._once(("instances",), make)
@@ -362,34 +397,31 @@ def _swap(res: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _mcnemar_p(correct: pd.DataFrame, a: str, b: str) -> float:
-    """McNemar's exact p-value of runs ``a`` and ``b`` on the rows of ``correct`` (item x run, NaN
-    where a run has no such item) both have."""
-    both = correct[[a, b]].dropna()
-    ca, cb = both[a].to_numpy(bool), both[b].to_numpy(bool)
+def _mcnemar_p(m: np.ndarray, a: int, b: int) -> float:
+    """McNemar's exact p-value of runs ``a`` and ``b`` (columns of the items x runs matrix ``m``) on
+    the items both have."""
+    both = ~np.isnan(m[:, a]) & ~np.isnan(m[:, b])
+    ca, cb = m[both, a] == 1, m[both, b] == 1
     b01, b10 = int((~ca & cb).sum()), int((ca & ~cb).sum())
     if not b01 + b10:
         return 1.0
     return float(mcnemar([[int((ca & cb).sum()), b10], [b01, int((~ca & ~cb).sum())]], exact=True).pvalue)
 
 
-def _separated(cells: pd.DataFrame, long: pd.DataFrame) -> list:
+def _separated(cells: pd.DataFrame, m: np.ndarray, run_ids: list[str]) -> list:
     """The indices of ``cells`` (one column's runs) to mark best: the top run and every run McNemar's
     test does not separate from it; none when that is every run."""
     vals = {i: v for i, v in cells["estimate"].items() if not math.isnan(v)}
     if len(vals) < 2:
         return []
-    correct = long.pivot_table(index="row", columns="run", values="correct", aggfunc="first", observed=True)
-    correct = correct.astype(float)
+    col = {r: j for j, r in enumerate(run_ids)}
     top = max(vals, key=lambda i: round(vals[i], 6))
     marked = [top]
     for i in vals:
         if i == top:
             continue
-        if (
-            round(vals[i], 6) == round(vals[top], 6)
-            or _mcnemar_p(correct, cells.at[top, "run"], cells.at[i, "run"]) >= SEPARATED
-        ):
+        same = round(vals[i], 6) == round(vals[top], 6)
+        if same or _mcnemar_p(m, col[cells.at[top, "run"]], col[cells.at[i, "run"]]) >= SEPARATED:
             marked.append(i)
     return marked if len(marked) < len(vals) else []
 

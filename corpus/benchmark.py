@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from corpus.model import DatasetInfo
@@ -149,7 +150,7 @@ def _read_csv(path: Path, rel: str, columns: Iterable[str], report: Report) -> p
         report.add(rel, "-", "(file)", "missing: a benchmark dataset needs it")
         return None
     try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, na_filter=False)
+        frame = pd.read_csv(path, dtype=object, keep_default_na=False, na_filter=False)
     except (ValueError, OSError, UnicodeDecodeError) as exc:
         report.add(rel, "-", "(file)", f"cannot be read as CSV: {exc}")
         return None
@@ -161,8 +162,17 @@ def _read_csv(path: Path, rel: str, columns: Iterable[str], report: Report) -> p
 
 
 def _json_list(frame: pd.DataFrame, col: str, rel: str, report: Report) -> list[list[str]]:
+    texts = frame[col].tolist()
+    try:  # one parse of the whole column; row by row only to name a bad row
+        values = json.loads("[" + ",".join(texts) + "]")
+        if len(values) == len(texts) and all(
+            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in values
+        ):
+            return values
+    except ValueError:
+        pass
     out: list[list[str]] = []
-    for k, text in enumerate(frame[col]):
+    for k, text in enumerate(texts):
         try:
             value = json.loads(text)
         except ValueError:
@@ -205,26 +215,38 @@ def load_benchmark(root: str | Path) -> Benchmark:
             report.add("items.csv", f"row {int(dup.idxmax()) + 2}", "item_id", "the same item id twice")
     if not report.ok or info is None or items is None or answers is None or runs_meta is None:
         raise DatasetError(report, str(root))
+    item_ids = items["item_id"].to_numpy(object)
+    group_codes = pd.factorize(items["group"].to_numpy(object))[0]
+    at = pd.Index(item_ids).get_indexer(answers["item_id"].to_numpy(object))
+    if (at < 0).any():
+        k = int(np.flatnonzero(at < 0)[0])
+        report.add(
+            "answers.csv", f"row {k + 2}", "item_id", f"no such item in items.csv: {describe(answers.at[k, 'item_id'])}"
+        )
+        raise DatasetError(report, str(root))
+    run_codes, run_names = pd.factorize(answers["run"].to_numpy(object))
+    code_of = {name: c for c, name in enumerate(run_names)}
+    values = answers["answer"].to_numpy(object)
     runs = []
-    by_run = dict(tuple(answers.groupby("run", sort=False)))
     for k, r in enumerate(runs_meta[0] if isinstance(runs_meta[0], list) else []):
         if not isinstance(r, dict) or not isinstance(r.get("run"), str):
             report.add("runs.json", f"[{k}]", "run", f"expected a run's id, got {describe(r)}")
             continue
-        got = by_run.get(r["run"], pd.DataFrame(columns=["item_id", "answer"]))
-        groups = set(items.loc[items["item_id"].isin(got["item_id"]), "group"])
-        scope = items.loc[items["group"].isin(groups), ["item_id"]]
-        full = scope.merge(got[["item_id", "answer"]], on="item_id", how="left").fillna({"answer": NO_ANSWER})
+        sel = run_codes == code_of.get(r["run"], -2)
+        rows = at[sel]
+        scope = np.flatnonzero(np.isin(group_codes, np.unique(group_codes[rows])))
+        full = np.full(len(item_ids), NO_ANSWER, dtype=object)
+        full[rows] = values[sel]
         runs.append(
             AnswerRun(
                 run_id=r["run"],
                 model=str(r.get("model", r["run"])),
                 setting=str(r.get("setting", "")),
-                answers=full.reset_index(drop=True),
+                answers=pd.DataFrame({"item_id": item_ids[scope], "answer": full[scope]}),
                 source=str(r.get("source", "")),
                 unmatched=int(r.get("unmatched", 0) or 0),
                 no_answer=int(r.get("no_answer", 0) or 0),
-                groups=int(r.get("groups", len(groups)) or 0),
+                groups=int(r.get("groups", 0) or 0),
             )
         )
     if not report.ok:

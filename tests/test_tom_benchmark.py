@@ -84,12 +84,13 @@ def test_real_trials_score_as_the_authors_evaluation_files_say(tmp_path):
             mine = long[(long["group"] == folder.name) & (long["run"] == f"{model} (level1)")]
             assert len(mine) == 71
             for field, section in SECTIONS.items():
-                for value, acc in mine[mine[field] != ""].groupby(field)["correct"].mean().items():
+                for value, acc in mine[mine[field] != ""].groupby(field, observed=True)["correct"].mean().items():
                     want = ref[section][value]
                     assert round(acc, 3) == round(want["accuracy"] if isinstance(want, dict) else want, 3)
                     checked += 1
             cells = mine[mine["mental_state"] != ""]
-            for key, acc in cells.groupby(cells["mental_state"] + ":" + cells["time_span"])["correct"].mean().items():
+            keys = cells["mental_state"].astype(str) + ":" + cells["time_span"].astype(str)
+            for key, acc in cells.groupby(keys)["correct"].mean().items():
                 assert round(acc, 3) == round(ref["question_all"][key]["accuracy"], 3)
                 checked += 1
     assert checked == 2 * 10 * (3 + 7 + 9 + 2 + 51)

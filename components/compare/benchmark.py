@@ -24,7 +24,7 @@ FIELD_NAMES = {
     "time_span": "time span",
     "reasoning": "reason / not reason",
 }
-MAX_ROWS = 5000
+MAX_ROWS = 2000
 
 
 def field_name(f: str) -> str:
@@ -217,7 +217,7 @@ def instances(cmp: BenchmarkComparison) -> None:
     )
     shown = view.drop(columns=["group", "question_id"]).head(MAX_ROWS).reset_index(drop=True)
     st.dataframe(shown, hide_index=True, width="stretch", key="bench_inst_table")
-    csv_button("Download CSV", view, "benchmark_instances.csv", key="bench_inst_csv")
+    csv_button("Download CSV", lambda: view, "benchmark_instances.csv", key="bench_inst_csv")
     if shown.empty:
         return
     item_id = st.selectbox("Question", shown["item_id"].tolist(), key="bench_inst_item")
