@@ -322,3 +322,42 @@ def test_write_refuses_nothing_silently(tmp_path):
         load_benchmark(tmp_path / "ds")
     assert "items.csv header question_id: missing column" in str(err.value)
     shutil.rmtree(tmp_path / "ds")
+
+
+# -- ALMANAC's two tasks as benchmarks of the same kind -------------------------------------------
+
+
+@pytest.mark.parametrize("task", ["mental_model", "next_action"])
+def test_almanac_tasks_as_benchmarks_give_the_leaderboard_s_accuracies(task):
+    """The sample's runs on the ALMANAC task, read as a general benchmark (an item per action and
+    dimension, gold the person's label): accuracy per run and dimension, and per role, equals the
+    Compare page's score table cell for cell (counts and estimates)."""
+    from analysis.compare.comparison import compare
+    from analysis.compare.scores import ALL
+    from corpus.dataset import load
+
+    corpus = load(Path(__file__).resolve().parent.parent / "sample_data")
+    cmp = compare(corpus, corpus.predictions.values(), similarity=False)
+    bench = cmp.as_benchmark(task)
+    assert bench.kind == "almanac" and [r.run_id for r in bench.runs] == cmp.run_ids
+    general = compare_benchmark(bench)
+    scores = cmp.score_frame
+    acc = scores[scores["metric"] == "accuracy"]
+    checked = 0
+    for field in ("dimension", "role"):
+        table = general.accuracy(field)
+        for _, row in table.iterrows():
+            if field == "dimension":
+                want = acc[(acc["run"] == row["run"]) & (acc["dimension"] == row["value"])]
+                want = want[(want["condition"] == ALL) & (want["role"] == ALL)]
+            else:
+                if len(bench.items["dimension"].unique()) > 1:
+                    continue  # the score table has no cell pooling the three dimensions
+                dim = bench.items["dimension"].iloc[0]
+                want = acc[(acc["run"] == row["run"]) & (acc["role"] == row["value"]) & (acc["dimension"] == dim)]
+                want = want[want["condition"] == ALL]
+            (cell,) = want.to_dict("records")
+            assert row["n"] == cell["n"]
+            assert row["estimate"] == pytest.approx(cell["estimate"])
+            checked += 1
+    assert checked >= 2 * (3 if task == "mental_model" else 1)

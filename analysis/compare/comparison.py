@@ -24,8 +24,9 @@ from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
 from analysis.results import EstimateTable, wilson_columns
+from corpus.benchmark import AnswerRun, Benchmark
 from corpus.dataset import Corpus
-from corpus.predictions import JUDGE_TASK, Run, RunInfo
+from corpus.predictions import DIMENSIONS, JUDGE_TASK, Run, RunInfo
 from corpus.values import Undefined
 
 KINDS = {
@@ -222,6 +223,50 @@ class Comparison:
             self.truth[["session_id", "action_index", "h_action_type", "h_text", "h_rationale"]],
             on=["session_id", "action_index"],
             how="left",
+        )
+
+    def as_benchmark(self, task: str) -> Benchmark:
+        """One of the two ALMANAC tasks as a benchmark of the general kind (:mod:`corpus.benchmark`):
+        an item per (action, dimension) with the person's label as gold and the dimension's labels
+        as options, each run's labels as its answers, grouped (and clustered) by session, sliced by
+        dimension, role, condition, progress and split. Its accuracies are this comparison's."""
+        dims = list(DIMENSIONS) if task == "mental_model" else [it.ACTION_TYPE]
+        d = self.cat[self.cat["dimension"].isin(dims)]
+        key = d["session_id"].astype(str) + ":" + d["action_index"].astype(str) + ":" + d["dimension"].astype(str)
+        d = d.assign(item_id=key.to_numpy())
+        first = d.drop_duplicates("item_id")
+        items = pd.DataFrame(
+            {
+                "item_id": first["item_id"].to_numpy(),
+                "group": first["session_id"].astype(str).to_numpy(),
+                "question_id": (first["action_index"].astype(str) + ":" + first["dimension"].astype(str)).to_numpy(),
+                "question": [f"{dim} of action {i}" for dim, i in zip(first["dimension"], first["action_index"])],
+                "options": [list(it.CATEGORIES[dim]) for dim in first["dimension"]],
+                "option_kinds": [[""] * len(it.CATEGORIES[dim]) for dim in first["dimension"]],
+                "gold": first["truth"].astype(str).to_numpy(),
+                **{c: first[c].astype(str).to_numpy() for c in ("dimension", "role", "condition", "progress", "split")},
+            }
+        )
+        runs = tuple(
+            AnswerRun(
+                run_id=r,
+                model=self.infos[r].model_id,
+                setting=self.infos[r].setting,
+                answers=pd.DataFrame({"item_id": g["item_id"].to_numpy(), "answer": g["pred"].astype(str).to_numpy()}),
+            )
+            for r, g in d.groupby("run", sort=False)
+            if r in self.infos
+        )
+        return Benchmark(
+            name=f"{self.dataset}: {task.replace('_', '-')} prediction",
+            kind="almanac",
+            items=items,
+            slices=("dimension", "role", "condition", "progress", "split"),
+            cluster="group",
+            contexts={},
+            runs=tuple(sorted(runs, key=lambda r: self.run_ids.index(r.run_id))),
+            synthetic=self.synthetic,
+            content_hash=self.content_hash,
         )
 
     def sessions(self) -> list[str]:
