@@ -18,9 +18,12 @@ MAP_BYTES = 8 * 2**20  # an annotated map file (JSON or ASCII grid)
 
 
 def form(fmt: str) -> None:
-    """The options of importer ``fmt`` (platform or hcrc; kitchen runs take none)."""
+    """The options of importer ``fmt`` (platform or hcrc; kitchen runs and benchmark trials take none)."""
     if fmt == "overcooked":
         st.caption("Kitchen runs take no options: models, roles, recipes and levels are read from the runs.")
+        return
+    if fmt == "dyntom":
+        st.caption("Benchmark trials take no options: questions, gold answers and runs are read from the files.")
         return
     st.selectbox(
         "Condition",
@@ -66,7 +69,7 @@ def form(fmt: str) -> None:
 
 def chosen(fmt: str | None) -> ImportChoices:
     """What the form holds for importer ``fmt`` (nothing for a Groundwork dataset or kitchen runs)."""
-    if fmt is None or fmt == "overcooked":
+    if fmt is None or fmt in ("overcooked", "dyntom"):
         return ImportChoices()
     state = st.session_state
     choices = ImportChoices(condition=state.get("dataset_zip_condition"), split=state.get("dataset_zip_split"))

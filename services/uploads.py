@@ -35,6 +35,7 @@ FORMATS: dict[str, str | None] = {
     "Collaboration platform sessions (logs or export bundle)": "platform",
     "HCRC Map Task dialogues": "hcrc",
     "Kitchen runs (Collab-Overcooked, Overcooked-AI)": "overcooked",
+    "Theory-of-mind benchmark trials (DynToM)": "dyntom",
 }
 
 

@@ -361,3 +361,29 @@ def test_almanac_tasks_as_benchmarks_give_the_leaderboard_s_accuracies(task):
             assert row["estimate"] == pytest.approx(cell["estimate"])
             checked += 1
     assert checked >= 2 * (3 if task == "mental_model" else 1)
+
+
+def test_an_uploaded_zip_of_trials_is_kept_as_a_benchmark_dataset(tmp_path):
+    """The upload detects DynToM trials, offers them as a format of their own, and keeps them as a
+    benchmark dataset (what Compare reads), through the same code the worker runs."""
+    from corpus.benchmark import is_benchmark
+    from corpus.uploads import ImportChoices, Quota, add_upload
+    from services.uploads import FORMATS, detected
+
+    raw = write_dyntom_trials(tmp_path / "raw", n_trials=2, seed=9)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for p in sorted(raw.rglob("*.json")):
+            zf.write(p, p.relative_to(raw).as_posix())
+    found = detected(buf.getvalue())
+    assert not isinstance(found, str) and found.fmt == "dyntom" and found.fmt in FORMATS.values()
+    quota = Quota(2**30, 10_000, 2**31, 100_000, None)
+    up, new, report = add_upload(
+        str(tmp_path / "data"), "Trials.zip", buf.getvalue(), quota, "dyntom", ImportChoices(), "lead"
+    )
+    assert up is not None and new and report.ok, report.format()
+    kept = next((tmp_path / "data" / "datasets").iterdir())
+    assert is_benchmark(kept)
+    bench = load_benchmark(kept)
+    assert len(bench.items) == 142 and len(bench.runs) == 6
+    assert bench.description.startswith("Imported from 'Trials.zip': 2 DynToM trial(s), 142 questions, 6 run(s).")
