@@ -77,6 +77,7 @@ def _picker() -> bool:
     entries = datasets.offered()
     labels = {str(e.path): e.label + (" · synthetic" if e.synthetic else "") for e in entries}
     current = datasets.current_source()
+    _dataset_in_link(current)
     labels.setdefault(str(current.path), current.label)
     if st.session_state.get(PICK_KEY) != str(current.path):
         st.session_state[PICK_KEY] = str(current.path)
@@ -91,6 +92,18 @@ def _picker() -> bool:
         "settings name (GROUNDWORK_DATASET_ROOTS).",
     )
     return any(e.synthetic and e.path == current.path for e in entries)
+
+
+def _dataset_in_link(current: datasets.Source) -> None:
+    """The address names the current dataset (``?dataset=KEY``; nothing for the default), so a
+    reload or a copied link opens the same one on every page."""
+    want = datasets.link_params(current).get(datasets.QUERY_KEY)
+    if st.query_params.get(datasets.QUERY_KEY) == want:
+        return
+    if want is None:
+        del st.query_params[datasets.QUERY_KEY]
+    else:
+        st.query_params[datasets.QUERY_KEY] = want
 
 
 def _choice() -> tuple[str | None, str] | str:

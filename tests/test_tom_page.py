@@ -48,3 +48,29 @@ def test_the_other_views_render_on_the_benchmark(tmp_path, monkeypatch):
 def test_a_map_task_screen_on_the_benchmark_says_where_it_is_read(tmp_path, monkeypatch):
     at = open_page(tmp_path, monkeypatch, "pages/alignment.py", dataset=SAMPLE)
     assert any("holds a benchmark" in i.value for i in at.info)
+
+
+def test_the_address_names_the_chosen_dataset_on_every_page(tmp_path, monkeypatch):
+    """A dataset other than the default is named in the link (?dataset=KEY) on whatever page is
+    open, so a reload opens it again; the default (the Map Task sample) is not named."""
+    from streamlit.testing.v1 import AppTest
+
+    from corpus.catalog import key_of
+
+    root = SAMPLE.parent.parent
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", f"{root / 'sample_data'}:{root / 'samples'}")
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=120).run()
+    assert "dataset" not in at.query_params
+    at.sidebar.selectbox(key="dataset_pick").set_value(str(SAMPLE)).run()
+    at.switch_page("pages/compare.py").run()
+    assert at.title[0].value == "Models on a benchmark"
+    assert at.query_params["dataset"] in (key_of(SAMPLE), [key_of(SAMPLE)])
+    at.switch_page("pages/home.py").run()
+    assert at.query_params["dataset"] in (key_of(SAMPLE), [key_of(SAMPLE)])
+    # A new session opened with that address (a reload) shows the benchmark.
+    again = AppTest.from_file(str(root / "app.py"), default_timeout=120)
+    again.query_params["dataset"] = key_of(SAMPLE)
+    again.run()
+    again.switch_page("pages/compare.py").run()
+    assert again.title[0].value == "Models on a benchmark"
