@@ -6,7 +6,7 @@
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``generate-tom [--trials N] [--raw] OUT``: write the synthetic sample benchmark (DynToM's format;
   ``--raw``: the trial folders as released, not a dataset).
-- ``import [--from platform|hcrc|overcooked|dyntom] SRC DEST``: convert another format into a dataset directory (the
+- ``import [--from platform|hcrc|overcooked|dyntom|maptask-vlm] SRC DEST``: convert another format into a dataset directory (the
   format told from the file names when not given).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
   database the app uses (see :mod:`corpus.cli_users`).
@@ -89,7 +89,10 @@ def _import(args: argparse.Namespace) -> int:
         try:
             found = detect_path(Path(args.src))
         except (NotRecognised, OSError, ValueError) as exc:
-            print(f"{args.src}: {exc}; or name the format with --from platform|hcrc|overcooked|dyntom", file=sys.stderr)
+            print(
+                f"{args.src}: {exc}; or name the format with --from platform|hcrc|overcooked|dyntom|maptask-vlm",
+                file=sys.stderr,
+            )
             return 1
         if found.fmt is None:
             print(
@@ -113,6 +116,11 @@ def _import(args: argparse.Namespace) -> int:
             options["map_path"] = Path(args.map)
         if args.landmark_names:
             options["landmark_names"] = Path(args.landmark_names)
+    elif args.source_format == "maptask-vlm":
+        if args.gold:
+            options["gold"] = [Path(g) for g in args.gold]
+        if args.sessions:
+            options["sessions"] = Path(args.sessions)
     elif args.source_format == "hcrc":
         if args.map_id:
             options["map_id"] = args.map_id
@@ -185,10 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--from",
         dest="source_format",
-        choices=["platform", "hcrc", "overcooked", "dyntom"],
+        choices=["platform", "hcrc", "overcooked", "dyntom", "maptask-vlm"],
         help="the source's format (default: told from its file names, and said); overcooked: kitchen runs "
         "(Collab-Overcooked run logs or Overcooked-AI trajectories: a file, a folder at any depth, or a zip); "
-        "dyntom: DynToM theory-of-mind trials (a trial folder, a folder of them at any depth, or a zip)",
+        "dyntom: DynToM theory-of-mind trials (a trial folder, a folder of them at any depth, or a zip); "
+        "maptask-vlm: Map Task VLM predictions (vlm_predictions_<model>.jsonl) with --gold and --sessions",
     )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(
@@ -205,6 +214,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--landmark-names", help="platform: names for the ASCII map's landmarks (JSON list or one per line)")
     p.add_argument("--map-id", help="hcrc: the map id the dialogues point to")
     p.add_argument("--gmmt", help="hcrc: a folder of GMMT annotations (or one <dialogue>.annotated.json)")
+    p.add_argument(
+        "--gold",
+        action="append",
+        help="maptask-vlm: the gold (a cases table, or the landmark catalogue and the dialogues' maps); repeatable",
+    )
+    p.add_argument(
+        "--sessions", help="maptask-vlm: the imported HCRC dataset whose moments the cases are checked against"
+    )
     p.add_argument("src")
     p.add_argument("dest")
     p.set_defaults(func=_import)

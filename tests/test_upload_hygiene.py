@@ -60,7 +60,8 @@ def test_each_format_is_told_from_its_file_names():
         "cannot tell what these files are (found 2 file(s): readme.md, plan.docx); expected dataset.json "
         "(a Groundwork dataset); *.jsonl action logs (the platform's session logs); *_user_actions.json or "
         "*_actions_and_annotations.json (the platform's export bundle); *.moves.xml, or files named by a "
-        "dialogue id such as q1ec1.txt (HCRC Map Task); question_new.json (DynToM trials); other *.json files (Collab-Overcooked run logs, "
+        "dialogue id such as q1ec1.txt (HCRC Map Task); question_new.json (DynToM trials); "
+        "vlm_predictions_<model>.jsonl (Map Task VLM predictions); other *.json files (Collab-Overcooked run logs, "
         "Overcooked-AI trajectories)"
     )
 

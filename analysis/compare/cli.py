@@ -8,6 +8,9 @@
   ``.jsonl`` file, or the id of one of the dataset's runs. A run with any problem is refused (its
   problems are printed on stderr, with file, line and field) and the others are compared; the exit
   status is then 1.
+- ``judges SOURCE [--judge FILE=JUDGE] [--json | --csv]``: agreement of LLM judges' scores (SynchToM's
+  ``evaluate.py`` score files): exact, within-1, quadratic- and linear-weighted kappa per judge pair,
+  ordinal alpha over all judges, per dimension.
 - ``instances DATASET --task mental_model|next_action --split test --setting base|mental_model
   OUT.jsonl``: the benchmark instances a model runner reads, with the ids predictions carry back.
 """
@@ -201,6 +204,41 @@ def _instances(args: argparse.Namespace) -> int:
     return 0
 
 
+def _judges(args: argparse.Namespace) -> int:
+    """``judges SOURCE``: agreement of SynchToM's LLM judges (evaluate.py's score files)."""
+    import pandas as pd
+
+    from analysis.compare.judges import judge_agreement
+    from corpus.csvsafe import to_csv
+    from corpus.importers.tom.synchtom import read_synchtom, to_judge_scores
+
+    judges = {}
+    for given in args.judge or []:
+        name, sep, judge = given.partition("=")
+        if not sep or not name or not judge:
+            print(f"error: --judge {given!r}: expected FILE=JUDGE", file=sys.stderr)
+            return EXIT_USAGE
+        judges[name] = judge
+    scores, report = read_synchtom(args.source, judges)
+    if report.issues:
+        print(report.format(), file=sys.stderr)
+    if scores.empty:
+        print("error: no judge scores were read", file=sys.stderr)
+        return EXIT_REFUSED
+    table, _ = judge_agreement(to_judge_scores(scores))
+    frame = table.to_frame().drop(columns=["run", "task"])
+    if args.json:
+        print(json.dumps({"judges": sorted(scores["judge"].unique()), "agreement": table.to_json()}, indent=2))
+    elif args.csv:
+        print(to_csv(frame), end="")
+    else:
+        shown = frame[["criterion", "judge_a", "judge_b", "metric", "estimate", "ci_low", "ci_high", "n"]]
+        with pd.option_context("display.width", 250, "display.max_columns", None):
+            print(f"{scores['judge'].nunique()} judge(s), {scores['instance_id'].nunique()} instance(s)")
+            print(shown.to_string(index=False))
+    return 0 if report.ok else EXIT_REFUSED
+
+
 def add_commands(sub) -> None:
     """Register ``compare`` and ``instances`` on an argparse subparsers object."""
     p = sub.add_parser(
@@ -229,6 +267,14 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--no-similarity", action="store_true", help="skip SBERT similarity even where it is installed")
     p.set_defaults(func=_compare)
+
+    j = sub.add_parser("judges", help="agreement of LLM judges' 0-N scores (SynchToM's evaluate.py score files)")
+    j.add_argument("source", help="a score file (evaluation_<name>_<stamp>.json) or a folder of them")
+    j.add_argument("--judge", action="append", metavar="FILE=JUDGE", help="the judge of a score file no summary names")
+    jf = j.add_mutually_exclusive_group()
+    jf.add_argument("--json", action="store_true")
+    jf.add_argument("--csv", action="store_true")
+    j.set_defaults(func=_judges)
 
     q = sub.add_parser("instances", help="export the benchmark instances of a task as JSONL for a model runner")
     q.add_argument("dataset", help="dataset directory or .zip")

@@ -247,7 +247,33 @@ def _detail(cmp: BenchmarkComparison, item_id: str) -> None:
     missing = chosen.get("", [])
     if missing:
         st.caption(f"No answer in the file of: {md_line(', '.join(missing))}")
-    _story(rec["context"], str(rec.get("time_span", "")))
+    context = rec["context"]
+    if "moments" in context:
+        _moment(context, item_id)
+    else:
+        _story(context, str(rec.get("time_span", "")))
+
+
+def _moment(context: dict, item_id: str) -> None:
+    """The session moment an item asks about, opening Replay in a new tab (on the dataset of the
+    sessions, when the import named it)."""
+    from urllib.parse import urlencode
+
+    step = context.get("moments", {}).get(item_id)
+    why = context.get("unmatched", {}).get(item_id)
+    if step is None:
+        st.caption(f"Not linked to a session moment: {md_line(why or 'no moment for this item')}")
+        return
+    params = {"session": context.get("session_id", ""), "step": int(step)}
+    if context.get("dataset"):
+        params["dataset"] = context["dataset"]
+    st.link_button(
+        f"Open action {int(step) + 1} of {context.get('session_id', '')} in Replay",
+        f"replay?{urlencode(params)}",
+        icon=":material/play_circle:",
+    )
+    if not context.get("checked", True):
+        st.caption("The moment follows the transcript-row rule; it was not checked against imported sessions.")
 
 
 def banner(bench) -> None:

@@ -15,6 +15,7 @@ METRICS = {
     "exact": "exact match",
     "within_1": "within 1",
     "weighted_kappa": "quadratic-weighted kappa",
+    "linear_weighted_kappa": "linear-weighted kappa",
     "alpha": "Krippendorff's alpha (ordinal)",
 }
 

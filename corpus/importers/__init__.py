@@ -36,6 +36,7 @@ FORMATS = {
     "hcrc": "HCRC Map Task dialogues (speaker|text|move transcripts or NXT move files)",
     "overcooked": "kitchen runs (Collab-Overcooked run logs, Overcooked-AI trajectories): a file, folder or zip",
     "dyntom": "DynToM trials (question_new.json and the answer files of each trial): a trial folder, a folder or zip",
+    "maptask-vlm": "Map Task VLM predictions (vlm_predictions_<model>.jsonl) with their gold, linked to HCRC sessions",
 }
 
 
@@ -139,8 +140,8 @@ def run_import(
         raise DatasetError(report, str(src))
     if fmt == "overcooked":
         return _import_kitchen(src, dest, name=name, source_name=source_name, report=report, **options)
-    if fmt == "dyntom":
-        return _import_benchmark(src, dest, name=name, source_name=source_name, report=report, **options)
+    if fmt in ("dyntom", "maptask-vlm"):
+        return _import_benchmark(src, dest, fmt, name=name, source_name=source_name, report=report, **options)
     result = import_source(fmt, src, report, **options)
     if report.ok and not result.sessions:
         report.add(str(src), "-", "(source)", "nothing to import: no sessions found")
@@ -232,34 +233,49 @@ def _import_kitchen(
 
 
 def _import_benchmark(
-    src: Path, dest: Path, *, name: str | None, source_name: str | None, report: Report, **options: Any
+    src: Path, dest: Path, fmt: str, *, name: str | None, source_name: str | None, report: Report, **options: Any
 ) -> Path:
-    """DynToM trials into a benchmark dataset at ``dest``: the questions and every run read, all or
-    nothing (a run with an error refuses the import, naming its file, question and field), written
-    next to ``dest``, read back as the app will read it, and only then moved into place."""
+    """A benchmark into a benchmark dataset at ``dest``: DynToM trials, or Map Task VLM predictions
+    (options ``gold``: files with the gold answers; ``sessions``: the HCRC dataset the cases' moments
+    are checked against and linked to). All or nothing: a run with an error refuses the import,
+    naming its file, record and field; written next to ``dest``, read back as the app will read it,
+    and only then moved into place."""
     from dataclasses import replace
 
     from corpus.benchmark import load_benchmark, write_benchmark_dataset
-    from corpus.importers.tom import read_dyntom
 
     options.pop("progress", None)
-    if options:
-        report.add("(options)", "-", ", ".join(sorted(options)), "not an option of the DynToM import (it takes none)")
+    allowed = {"gold", "sessions"} if fmt == "maptask-vlm" else set()
+    if set(options) - allowed:
+        report.add("(options)", "-", ", ".join(sorted(set(options) - allowed)), f"not an option of the {fmt} import")
         raise DatasetError(report, str(src))
-    bench, found = read_dyntom(src)
+    if fmt == "maptask-vlm":
+        from corpus.catalog import key_of
+        from corpus.dataset import load
+        from corpus.importers.maptask_vlm import read_maptask_vlm
+
+        sessions_root = options.get("sessions")
+        sessions = load(sessions_root).sessions if sessions_root else None
+        bench, found = read_maptask_vlm(src, sessions, options.get("gold"))
+        if sessions_root:  # a moment opens Replay on that dataset
+            for ctx in bench.contexts.values():
+                ctx["dataset"] = key_of(Path(sessions_root))
+        what = f"{len(bench.items)} Map Task VLM case(s), {len(bench.runs)} run(s)"
+    else:
+        from corpus.importers.tom import read_dyntom
+
+        bench, found = read_dyntom(src)
+        n_trials = bench.items["group"].nunique()
+        what = f"{n_trials} DynToM trial(s), {len(bench.items)} questions, {len(bench.runs)} run(s)"
     report.issues.extend(found.issues)
     for run in bench.refused:
         report.issues.extend(run.report.issues)
     if not report.ok:
         raise DatasetError(report, str(src))
-    n_trials = bench.items["group"].nunique()
     bench = replace(
         bench,
         name=name or f"{dest.name} (imported)",
-        description=(
-            f"Imported from '{source_name or src.name}': {n_trials} DynToM trial(s), {len(bench.items)} questions, "
-            f"{len(bench.runs)} run(s)."
-        ),
+        description=f"Imported from '{source_name or src.name}': {what}.",
     )
 
     def write(staging: Path) -> Path:

@@ -25,6 +25,7 @@ KINDS = {
     "hcrc": "HCRC Map Task dialogues",
     "overcooked": "kitchen runs (Collab-Overcooked run logs or Overcooked-AI trajectories)",
     "dyntom": "DynToM theory-of-mind trials",
+    "maptask-vlm": "Map Task VLM predictions",
 }
 FORMAT_OF = {
     DATASET: None,
@@ -33,12 +34,13 @@ FORMAT_OF = {
     "hcrc": "hcrc",
     "overcooked": "overcooked",
     "dyntom": "dyntom",
+    "maptask-vlm": "maptask-vlm",
 }
 
 EXPECTED = (
     "dataset.json (a Groundwork dataset); *.jsonl action logs (the platform's session logs); "
     "*_user_actions.json or *_actions_and_annotations.json (the platform's export bundle); "
-    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task); question_new.json (DynToM trials); other *.json files "
+    "*.moves.xml, or files named by a dialogue id such as q1ec1.txt (HCRC Map Task); question_new.json (DynToM trials); vlm_predictions_<model>.jsonl (Map Task VLM predictions); other *.json files "
     "(Collab-Overcooked run logs, Overcooked-AI trajectories)"
 )
 
@@ -99,6 +101,9 @@ def detect(names: Iterable[str]) -> Detection:
     bundle = [p for p in paths if _BUNDLE.search(p.name)]
     if bundle:
         return Detection("platform-bundle", _some(bundle, "export file(s)"))
+    vlm = [p for p in paths if p.name.startswith("vlm_predictions_") and p.suffix.lower() == ".jsonl"]
+    if vlm:
+        return Detection("maptask-vlm", _some(vlm, "VLM prediction file(s)"))
     logs = [p for p in paths if p.suffix.lower() == ".jsonl"]
     if logs:
         return Detection("platform-logs", _some(logs, "action log(s)"))

@@ -163,7 +163,8 @@ def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:
 _HREF = re.compile(r"#id\(([^)]+)\)(?:\.\.id\(([^)]+)\))?")
 
 
-def _parse_xml(path: Path, report: Report, rel: str) -> ET.Element | None:
+def parse_xml(path: Path, report: Report, rel: str) -> ET.Element | None:
+    """An XML file's root element, or None with the problem (file, line) in ``report``."""
     text = read_text(path, report, rel)
     if text is None:
         return None
@@ -181,7 +182,7 @@ def _local(tag: str) -> str:
 
 def read_moves_xml(path: Path, role: str, report: Report, rel: str) -> list[tuple[str, tuple[str, str] | None, str]]:
     """(code, (first word id, last word id) or None, record) for each ``<move>`` in file order."""
-    root = _parse_xml(path, report, rel)
+    root = parse_xml(path, report, rel)
     if root is None:
         return []
     out = []
@@ -219,7 +220,7 @@ def _seconds(text: str | None) -> float | None:
 
 def read_timed_units(path: Path, report: Report, rel: str) -> tuple[list[str], dict[str, tuple[str, float | None]]]:
     """Word ids in file order and id -> (word, start time)."""
-    root = _parse_xml(path, report, rel)
+    root = parse_xml(path, report, rel)
     order: list[str] = []
     words: dict[str, tuple[str, float | None]] = {}
     if root is None:
