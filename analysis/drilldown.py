@@ -47,3 +47,23 @@ def actions_behind(
         row.update({title: r[col] for col, title in extra.items()})
         out.append(row)
     return pd.DataFrame(out, columns=[*BASE_COLUMNS, *extra.values()])
+
+
+def items_with_codes(labels: pd.DataFrame, row_code: str, col_code: str, coders: list[str] | None = None) -> pd.DataFrame:
+    """The items behind a cell of a coincidence matrix: those where one coder gave ``row_code`` and
+    another ``col_code`` (two coders both ``row_code`` on the diagonal). ``labels`` is long
+    (session_id, action_index, coder, code); the result has session_id, index and the item's labels
+    as text ("A: ack, B: request"), one row per item."""
+    d = labels if coders is None else labels[labels["coder"].isin(coders)]
+    d = d.dropna(subset=["code"])
+    key = ["session_id", "action_index"]
+    rows = []
+    for (sid, idx), g in d.groupby(key, sort=True):
+        codes = g["code"].astype(str).tolist()
+        n_row, n_col = codes.count(row_code), codes.count(col_code)
+        hit = n_row >= 2 if row_code == col_code else (n_row >= 1 and n_col >= 1)
+        if hit:
+            given = ", ".join(f"{c}: {v}" for c, v in zip(g["coder"].astype(str), codes))
+            rows.append({"session_id": sid, "index": int(idx), "labels": given})
+    return pd.DataFrame(rows, columns=["session_id", "index", "labels"])
+

@@ -11,9 +11,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
+from analysis.drilldown import actions_behind, items_with_codes
 from analysis.format import fmt, fmt_ci, fmt_p, fmt_share, fmt_short, fmt_test
 from analysis.results import Estimate
 from analysis.schemes import SchemeComparison
+from components.drilldown import first_point, show_actions
 from corpus.dataset import Corpus
 from corpus.escape import md_line, plotly_text
 from corpus.values import is_defined
@@ -109,11 +111,14 @@ def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
 def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None) -> go.Figure:
     x_title, y_title = plotly_text(x_title), plotly_text(y_title)  # coder names: data
     title = plotly_text(title) if title else title
+    # Each cell carries its (row, column) categories as written, for the click that lists its items.
+    cells = [[[str(i), str(c)] for c in m.columns] for i in m.index]
     fig = go.Figure(
         go.Heatmap(
             z=m.to_numpy(),
             x=[plotly_text(c) for c in m.columns],
             y=[plotly_text(i) for i in m.index],
+            customdata=cells,
             colorscale="Blues",
             text=m.round(1).to_numpy(),
             texttemplate="%{text}",
@@ -149,11 +154,51 @@ def coincidence_table(rep: ag.AgreementReport) -> pd.DataFrame | ag.MatrixTooLar
         return exc
 
 
-def coincidence(rep: ag.AgreementReport) -> None:
-    matrix(coincidence_table(rep), "code", "code")
+def clickable_cells(fig: go.Figure, m: pd.DataFrame) -> go.Figure:
+    """``fig`` (a :func:`matrix_figure`) with a transparent square over every cell that a click selects
+    (Plotly's heatmaps give no selection): its customdata the cell's (row, column) categories."""
+    xs = [plotly_text(c) for c in m.columns]
+    ys = [plotly_text(i) for i in m.index]
+    fig.update_traces(hoverinfo="skip", hovertemplate=None, selector={"type": "heatmap"})
+    fig.add_trace(
+        go.Scatter(
+            x=[x for _ in ys for x in xs],
+            y=[y for y in ys for _ in xs],
+            customdata=[[str(i), str(c)] for i in m.index for c in m.columns],
+            text=[f"{v:g}" for v in m.to_numpy().ravel()],
+            mode="markers",
+            marker={"symbol": "square", "size": 30, "opacity": 0},
+            hovertemplate="%{y} with %{x}: %{text}<extra></extra>",
+            showlegend=False,
+        )
+    )
+    return fig
+
+
+def coincidence(rep: ag.AgreementReport, corpus: Corpus | None = None, labels: pd.DataFrame | None = None) -> None:
+    """The coincidence matrix; with the dataset and the labels it was computed from, a click on a
+    cell lists the actions behind it (one coder gave the row's code, another the column's), each
+    opening Replay in a new tab."""
+    table = coincidence_table(rep)
+    if isinstance(table, Exception) or corpus is None or labels is None:
+        matrix(table, "code", "code")
+    else:
+        event = st.plotly_chart(
+            clickable_cells(matrix_figure(table.astype(float), "code", "code"), table),
+            key="agr_coincidence",
+            width="stretch",
+            on_select="rerun",
+            selection_mode="points",
+        )
+        points = event.selection.points if event is not None else []
+        if points:
+            row_code, col_code = first_point(points)[:2]
+            rows = items_with_codes(labels, row_code, col_code)
+            title = f"{row_code} with {col_code}" if row_code != col_code else f"{row_code} by two coders"
+            show_actions(actions_behind(corpus, rows, {"labels": "labels"}), title, key="agr_coincidence_items")
     st.caption(
         "Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
-        "Off the diagonal: which codes get confused."
+        "Off the diagonal: which codes get confused. Click a cell for the actions behind it."
     )
 
 

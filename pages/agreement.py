@@ -65,7 +65,8 @@ with tab_cat:
 with tab_pairs:
     view.pairwise(rep)
 with tab_matrix:
-    view.coincidence(rep)
+    used = labels[labels["coder"].isin(coders)]
+    view.coincidence(rep, corpus, used if partition == "all" else used[used["partition"] == partition])
 with tab_items:
     view.disagreements(rep)
 
