@@ -8,6 +8,9 @@ sources (grounding acts; mental models). The choices are remembered for the whol
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import streamlit as st
 
 from analysis.filters import Filters
@@ -33,6 +36,29 @@ def _multi(
         **remembered(key, options),
     )
     return tuple(chosen)
+
+
+FIGURE_VIEW = "figure"  # ?view=figure: the page opens on its figure, the filters folded into one line
+
+
+def figure_first() -> bool:
+    """Whether the page was opened to show its figure first (the Home page's reviewer path)."""
+    return st.query_params.get("view") == FIGURE_VIEW
+
+
+@contextmanager
+def folded_filters(folded: bool) -> Iterator[None]:
+    """Where the filters go: on the page, or, folded, in one closed line that says what they are set
+    to (so that the figure is the first thing under the title)."""
+    if not folded:
+        yield
+        return
+    chosen = Filters(
+        *(tuple(st.session_state.get(k) or ()) for k in ("an_roles", "an_conditions", "an_splits", "an_sessions"))
+    )
+    label = md_line(f"Filters: {chosen.describe()} (open to change)")  # session ids are data
+    with st.expander(label, expanded=False, icon=":material/tune:"):
+        yield
 
 
 def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:

@@ -51,6 +51,7 @@ def entries(facts: DatasetFacts) -> None:
             "2. The alignment figure",
             "Shared understanding over task progress, with and without the Guide seeing the drawing.",
             ":material/trending_up:",
+            view="figure",
         )
         _step(
             "pages/agreement.py",

@@ -4,7 +4,14 @@ tests it, and dyadic alignment (do Guide and Follower report the same team goal?
 import streamlit as st
 
 from components.alignment_charts import dyad_figure, dyad_summary, model_table, progress_figure
-from components.analysis_filters import filter_bar, progress_bin, progress_picker, scope_caption
+from components.analysis_filters import (
+    figure_first,
+    filter_bar,
+    folded_filters,
+    progress_bin,
+    progress_picker,
+    scope_caption,
+)
 from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
@@ -15,11 +22,12 @@ from services.alignment import MEASURES, METHODS, PROGRESS_KINDS, default_progre
 corpus = require_corpus()
 st.title("Alignment over task progress")
 synthetic_banner(corpus)
-scope = filter_bar(corpus, acts=False)
-progress, bins = progress_picker(corpus, default_progress(corpus))
-measures = st.multiselect(
-    "Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures"
-)
+with folded_filters(figure_first()):
+    scope = filter_bar(corpus, acts=False)
+    progress, bins = progress_picker(corpus, default_progress(corpus))
+    measures = st.multiselect(
+        "Measures", list(MEASURES), default=list(MEASURES), format_func=MEASURES.get, key="align_measures"
+    )
 progress_name = PROGRESS_KINDS[progress]
 
 st.subheader("Share of grounded labels over progress")
