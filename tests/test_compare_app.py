@@ -63,9 +63,12 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
         checked = 0
         for block, table in zip(blocks, (t.value for t in at.table)):
             assert table.index.tolist() == labels
+            for col in table.columns:  # "(=)": a column where every run scores the same
+                scores = table[col].str.split(" ").str[0]
+                assert col.endswith(" (=)") == (scores.nunique() == 1 and scores.iloc[0] != "undefined")
             for run, label in zip(RUNS, labels):
                 for col in table.columns:
-                    cond, role = col.split(" · ")
+                    cond, role = col.removesuffix(" (=)").split(" · ")
                     match = [
                         r
                         for r in cli
@@ -85,6 +88,9 @@ def test_leaderboard_shows_the_numbers_the_command_line_prints(at, capsys):
         # in (SBERT without the similarity extra), which the page names in one line.
         shown = [r for r in cli if isinstance(r["estimate"], (int, float)) or r["metric"] != "similarity"]
         assert checked == len(shown) and checked > 0
+        if key == "next_action":  # the Guide only writes messages: both runs score 1 on its action type
+            assert any(c.endswith("G (=)") for t in at.table for c in t.value.columns)
+            assert any("every run scores the same" in c.value for c in at.caption)
     assert "synthetic" in " ".join(i.value for i in at.info).lower()
 
 

@@ -100,6 +100,17 @@ class Leaderboard:
                 out[str(label)] = "; ".join(reasons) or "no value"
         return out
 
+    def constant_columns(self) -> dict[str, list[str]]:
+        """Per score group, its condition-role columns where every run with a value has the same
+        score (to 3 decimals) and there are two runs or more: columns that do not separate runs
+        (e.g. every run predicts the only action type a role has), marked on the page."""
+        out: dict[str, list[str]] = {}
+        for (label, cond, role), g in self.cells.groupby(["column", "condition", "role"], sort=False):
+            vals = [round(float(v), 3) for v in g["estimate"] if is_defined(v) and not math.isnan(float(v))]
+            if len(vals) >= 2 and len(set(vals)) == 1:
+                out.setdefault(str(label), []).append(f"{cond} · {role}")
+        return out
+
     def blocks(self) -> list[tuple[str, pd.DataFrame, pd.DataFrame]]:
         """The table cut into its score groups, each (label, cells, best) with one row per run (labelled
         "model · setting") and one column per condition and role ("C visible · G", ...)."""

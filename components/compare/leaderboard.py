@@ -31,12 +31,21 @@ def render(cmp: Comparison) -> None:
         )
     lb = cmp.leaderboard(task, measure)
     hidden = lb.undefined_groups()
+    constant = lb.constant_columns()
     for label, cells, best in lb.blocks():
         if label in hidden:
             continue
         st.markdown(f"**{label}**")
+        same = constant.get(label, [])
         cells = cells.rename(index=md_line)  # st.table renders its cells as Markdown: run names stay text
+        cells = cells.rename(columns={c: f"{c} (=)" for c in same})
+        best = best.rename(columns={c: f"{c} (=)" for c in same})
         st.table(cells.style.apply(lambda col, best=best: [BEST if b else "" for b in best[col.name]], axis=0))
+        if same:
+            st.caption(
+                f"(=) every run scores the same in {', '.join(same)}: the column does not separate the runs "
+                "(a trivial score, such as the only action type a role has, or a tie)."
+            )
     if hidden:
         st.caption(
             "Not shown, undefined for every run: "
