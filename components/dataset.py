@@ -328,8 +328,16 @@ def show_report(report: Report | list) -> None:
         st.caption(f"... and {fmt_count(dropped)} more error(s) not listed.")
 
 
-def synthetic_banner(corpus: Corpus) -> None:
+def synthetic_banner(corpus: Corpus | KitchenCorpus) -> None:
     """Says that the dataset is synthetic (its name is data: shown as written, never as Markdown)."""
+    if isinstance(corpus, KitchenCorpus):
+        if corpus.info.synthetic:
+            st.info(
+                f"**{md_text(corpus.info.name)}** is synthetic: generated runs of simulated models, not a record "
+                "of any model's run. Differences between pairings are there by design.",
+                icon=":material/science:",
+            )
+        return
     if corpus.synthetic:
         st.info(
             f"**{md_text(corpus.info.name)}** is a synthetic corpus: generated sessions, not recordings of "

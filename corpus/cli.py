@@ -4,6 +4,7 @@
 - ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
   and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
+- ``generate-kitchen [--runs N] OUT``: write the synthetic sample kitchen runs.
 - ``generate-tom [--trials N] [--raw] OUT``: write the synthetic sample benchmark (DynToM's format;
   ``--raw``: the trial folders as released, not a dataset).
 - ``import [--from platform|hcrc|overcooked|dyntom|maptask-vlm] SRC DEST``: convert another format into a dataset directory (the
@@ -75,6 +76,14 @@ def _generate_tom(args: argparse.Namespace) -> int:
         out = write_dyntom_trials(Path(args.out), args.trials, seed=args.seed)
     else:
         out = write_sample_benchmark(Path(args.out), args.trials, seed=args.seed, overwrite=args.overwrite)
+    print(f"wrote {out}")
+    return 0
+
+
+def _generate_kitchen(args: argparse.Namespace) -> int:
+    from corpus.generate.kitchen import write_sample_kitchen
+
+    out = write_sample_kitchen(Path(args.out), args.runs, seed=args.seed, overwrite=args.overwrite)
     print(f"wrote {out}")
     return 0
 
@@ -188,6 +197,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--overwrite", action="store_true")
     p.add_argument("out")
     p.set_defaults(func=_generate_tom)
+
+    p = sub.add_parser("generate-kitchen", help="generate synthetic kitchen runs (the bundled kitchen sample)")
+    p.add_argument("--runs", type=int, default=3, help="runs per pairing and recipe")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("out")
+    p.set_defaults(func=_generate_kitchen)
 
     p = sub.add_parser("import", help="convert another format into a dataset directory")
     p.add_argument(

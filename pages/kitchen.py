@@ -4,13 +4,14 @@ their coordination metrics per directed pairing and level ("Beyond Task Success"
 import streamlit as st
 
 from components.chart import show_chart
-from components.dataset import require_kitchen
+from components.dataset import require_kitchen, synthetic_banner
 from components.drilldown import first_point
 from components.kitchen import composition_figure, overview, replay_controls, show_metrics, units_table
 from components.kitchen_replay import grid_figure, step_panel, timeline_figure
 from services import kitchen as svc
 
 kitchen = require_kitchen("Kitchen")
+synthetic_banner(kitchen)
 st.caption(
     "Two agents cooking together: every request one sends the other, audited against what the environment "
     "recorded (TGCO: Effective, Assisted, Redundant, Ineffective), and the coordination metrics of each run, "

@@ -29,8 +29,10 @@ def open_page(tmp_path, monkeypatch, page: str, dataset: Path | None = None) -> 
     if dataset is not None:  # a dataset the server offers: under a configured dataset root
         monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(dataset.parent))
     at = AppTest.from_file(APP, default_timeout=120)
-    if dataset is not None:
-        at.session_state["dataset_source"] = {"kind": "dir", "path": str(dataset), "label": "test"}
+    if dataset is not None:  # opened as a link that names it opens it
+        from corpus.catalog import key_of
+
+        at.query_params["dataset"] = key_of(dataset)
     at.run()
     at.switch_page(page).run()
     assert not at.exception, [e.value for e in at.exception]

@@ -125,3 +125,33 @@ def test_a_bar_lists_its_request_units_each_with_a_link_to_its_step(tmp_path):
         run = next(r for r in kc.runs if r.id == row.run)
         assert q["dataset"] == [key_of(kc.root)] and q["run"] == [row.run]
         assert run.steps[int(q["step"][0])].step == row.step
+
+
+def test_the_bundled_synthetic_kitchen_sample_shows_every_pairing(tmp_path, monkeypatch):
+    """samples/kitchen-synthetic is what ``corpus generate-kitchen`` writes; the Kitchen screen shows
+    its 48 runs in four directed pairings with the metrics the command line computes, and says the
+    runs are synthetic."""
+    from pathlib import Path
+
+    from corpus.cli import main as corpus_cli
+    from corpus.kitchen_dataset import load_kitchen
+
+    here = Path(__file__).resolve().parent.parent / "samples" / "kitchen-synthetic"
+    assert corpus_cli(["generate-kitchen", str(tmp_path / "again")]) == 0
+    mine = sorted(p.relative_to(here) for p in here.rglob("*") if p.is_file())
+    assert mine == sorted(p.relative_to(tmp_path / "again") for p in (tmp_path / "again").rglob("*") if p.is_file())
+    for rel in mine:
+        assert (here / rel).read_bytes() == (tmp_path / "again" / rel).read_bytes(), rel
+    sample = load_kitchen(here)
+    assert sample.info.synthetic and len(sample.runs) == 48
+    at = open_page(tmp_path, monkeypatch, "pages/kitchen.py", dataset=here)
+    assert not at.error and not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Runs"] == "48" and metrics["Pairings"] == "4"
+    assert any("synthetic" in i.value.lower() for i in at.info)
+    table = next(d.value for d in at.dataframe if "pairing" in d.value.columns)
+    expected = metric_table(kitchen_metrics(sample.runs), by=("pairing",))
+    for r in expected.rows:
+        if r["metric"] == "success":
+            shown = table.loc[table["pairing"] == r["pairing"], "Success"].iloc[0]
+            assert shown.startswith(f"{r['estimate']:.2f}")

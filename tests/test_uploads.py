@@ -282,6 +282,7 @@ def test_a_path_outside_the_roots_is_refused_saying_nothing_about_it(settings, t
     # The picker offers the roots' datasets only (the link out of a root is not one of them).
     assert [e.path for e in catalog.datasets_under(settings.dataset_roots)] == [
         SAMPLE_DATA,
+        SAMPLES / "kitchen-synthetic",
         SAMPLES / "dyntom-synthetic",
     ]
 
@@ -313,6 +314,7 @@ def test_the_app_opens_only_what_the_picker_offers(settings, tmp_path):
     picker = at.sidebar.selectbox(key="dataset_pick")
     assert picker.options == [
         "Groundwork sample corpus (synthetic) (sample_data) · synthetic",
+        "Kitchen runs (synthetic, Collab-Overcooked format) (kitchen-synthetic) · synthetic",
         "ToM benchmark (synthetic, DynToM format) (dyntom-synthetic) · synthetic",
     ]
     assert not at.sidebar.text_input
@@ -323,7 +325,7 @@ def test_the_picker_lists_uploads_and_opens_them(settings, tmp_path):
     kept, _ = Uploads(settings.data_dir).add("tiny.zip", tiny_zip(tmp_path), Quota.from_settings(settings))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     picker = at.sidebar.selectbox(key="dataset_pick")
-    assert picker.options[2].startswith("tiny (")
+    assert picker.options[3].startswith("tiny (")
     picker.set_value(str(settings.datasets_dir / kept.key)).run()
     at.switch_page("pages/data.py").run()
     assert not at.exception and at.title[0].value == "Data: tiny"
