@@ -165,7 +165,7 @@ def clickable_cells(fig: go.Figure, m: pd.DataFrame) -> go.Figure:
             x=[x for _ in ys for x in xs],
             y=[y for y in ys for _ in xs],
             customdata=[[str(i), str(c)] for i in m.index for c in m.columns],
-            text=[f"{v:g}" for v in m.to_numpy().ravel()],
+            text=[fmt_short(v, 1) for v in m.to_numpy().ravel()],
             mode="markers",
             marker={"symbol": "square", "size": 30, "opacity": 0},
             hovertemplate="%{y} with %{x}: %{text}<extra></extra>",
