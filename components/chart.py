@@ -22,6 +22,7 @@ import atexit
 import copy
 import functools
 import logging
+import re
 import threading
 import warnings
 
@@ -31,6 +32,7 @@ import plotly.io as pio
 import streamlit as st
 
 from components.download import csv_button
+from components.remembered import filters_in_link
 
 log = logging.getLogger("groundwork.export")
 
@@ -279,6 +281,12 @@ def show_chart(
         "toImageButtonOptions": {"format": "svg", "filename": name},
         "modeBarButtonsToRemove": ["lasso2d", "select2d"],
     }
+    filters = filters_in_link()
+    if filters:  # a filtered figure says its filters in its file names and its CSV's first line
+        name += "".join(f"_{n}-{'+'.join(re.sub(r'[^A-Za-z0-9.-]', '_', v) for v in vals)}" for n, vals in filters)[
+            :120
+        ]
+    header = "Filters: " + "; ".join(f"{n} = {', '.join(vals)}" for n, vals in filters) if filters else ""
     with st.container(key=f"{key}_block"):
         event = st.plotly_chart(
             fig,
@@ -308,5 +316,5 @@ def show_chart(
             on_click="ignore",
             icon=":material/draw:",
         )
-        csv_button("CSV", lambda: data, f"{name}.csv", key=f"{key}_csv", where=c[2])
+        csv_button("CSV", lambda: data, f"{name}.csv", key=f"{key}_csv", where=c[2], header=header)
     return _points(event) if clickable else []

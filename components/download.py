@@ -14,13 +14,19 @@ from corpus.csvsafe import to_csv
 Table = pd.DataFrame | Callable[[], pd.DataFrame]
 
 
-def csv_bytes(table: Table) -> bytes:
-    """The table (or what the function returns) as spreadsheet-safe CSV."""
-    return to_csv(table() if callable(table) else table).encode("utf-8")
+def csv_bytes(table: Table, header: str = "") -> bytes:
+    """The table (or what the function returns) as spreadsheet-safe CSV, after a ``# header`` line
+    when one is given (what the rows were filtered by; ``read_csv(..., comment="#")`` skips it)."""
+    text = to_csv(table() if callable(table) else table)
+    if header:
+        text = f"# {' '.join(header.split())}\n{text}"
+    return text.encode("utf-8")
 
 
-def csv_button(label: str, table: Table, file_name: str, key: str | None = None, where: Any = st, **options) -> None:
+def csv_button(
+    label: str, table: Table, file_name: str, key: str | None = None, where: Any = st, header: str = "", **options
+) -> None:
     """A download button for ``table`` as CSV; a function is called only when the button is clicked."""
-    data = (lambda: csv_bytes(table)) if callable(table) else csv_bytes(table)
+    data = (lambda: csv_bytes(table, header)) if callable(table) else csv_bytes(table, header)
     options.setdefault("icon", ":material/table:")
     where.download_button(label, data=data, file_name=file_name, mime="text/csv", key=key, on_click="ignore", **options)

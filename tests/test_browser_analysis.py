@@ -148,9 +148,10 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(tab, a
     replay.close()
 
 
-def test_a_chart_downloads_as_png_svg_and_csv(tab, tmp_path):
+def test_a_chart_downloads_as_png_svg_and_csv(tab, tmp_path, app_url):
     page = tab
-    open_from_menu(page, TITLES["outcomes"], 60_000)
+    page.goto(f"{app_url}/outcomes")  # by its link: the shared tab may show Outcomes already
+    wait_idle(page, 60_000)
     block = page.locator(".st-key-out_figure_block")
     expect(block.locator(".js-plotly-plot")).to_be_visible(timeout=30_000)
     got = {}
