@@ -120,7 +120,7 @@ def replay_controls(kitchen: KitchenCorpus, run_ids: list[str]) -> tuple[str, in
         except ValueError:
             state["kitchen_step"] = 0
     runs = {r.id: r for r in kitchen.runs}
-    c1, c2, c3, c4 = st.columns([4, 1, 1, 4], vertical_alignment="bottom")
+    c1, c0, c2, c3, c5, c4 = st.columns([4, 1, 1, 1, 1, 4], vertical_alignment="bottom")
     run_id = c1.selectbox(
         "Run",
         run_ids,
@@ -130,10 +130,21 @@ def replay_controls(kitchen: KitchenCorpus, run_ids: list[str]) -> tuple[str, in
     )
     last = runs[run_id].n_steps - 1
     state["kitchen_step"] = min(int(state.get("kitchen_step", 0)), last)
-    c2.button("Prev", key="kitchen_prev", on_click=lambda: state.update(kitchen_step=max(state["kitchen_step"] - 1, 0)))
-    c3.button(
-        "Next", key="kitchen_next", on_click=lambda: state.update(kitchen_step=min(state["kitchen_step"] + 1, last))
+    # The same keys as the Map Task replay: Left / Right a step, Home / End the first and the last.
+    c0.button("First", key="kitchen_first", shortcut="Home", on_click=lambda: state.update(kitchen_step=0))
+    c2.button(
+        "Prev",
+        key="kitchen_prev",
+        shortcut="Left",
+        on_click=lambda: state.update(kitchen_step=max(state["kitchen_step"] - 1, 0)),
     )
+    c3.button(
+        "Next",
+        key="kitchen_next",
+        shortcut="Right",
+        on_click=lambda: state.update(kitchen_step=min(state["kitchen_step"] + 1, last)),
+    )
+    c5.button("Last", key="kitchen_last", shortcut="End", on_click=lambda: state.update(kitchen_step=last))
     index = c4.slider("Step", 0, max(last, 1), key="kitchen_step", disabled=last < 1)
     params.update(datasets.link_params(datasets.current_source()))
     params["run"], params["step"] = run_id, str(index)

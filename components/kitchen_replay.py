@@ -203,3 +203,114 @@ def step_panel(frame: KitchenFrame, key: str) -> None:
             st.dataframe(table, hide_index=True, width="stretch", key=f"{key}_{title}")
     if not (len(frame.turns) or len(frame.completed) or len(frame.corrections)):
         st.caption("Nothing said, completed or corrected at this step.")
+
+
+# -- taking a run away: the step as PNG, the run as an animated GIF (drawn with Pillow) ----------
+
+CELL_PX = 64
+
+
+def _font(size: int):
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1
+        return ImageFont.load_default()
+
+
+def frame_image(frame: KitchenFrame, tiles: dict[str, str], names: tuple[str, str], caption: str = ""):
+    """The kitchen at ``frame`` as a Pillow image, drawn as the grid figure draws it (tiles, their
+    names, each agent a triangle pointing the way it faces), with ``caption`` above (what does not
+    fit the width is cut: put what tells frames apart first)."""
+    from PIL import Image, ImageDraw
+
+    n_rows = len(frame.cells)
+    n_cols = max((len(r) for r in frame.cells), default=0)
+    pad, head, px = 8, 24, CELL_PX
+    img = Image.new("RGB", (n_cols * px + 2 * pad, n_rows * px + 2 * pad + head), "white")
+    draw = ImageDraw.Draw(img)
+    small, big = _font(11), _font(14)
+    if caption:
+        while caption and draw.textlength(caption, font=big) > img.width - 2 * pad:
+            caption = caption[:-2]  # cut to the width: what tells frames apart comes first
+        draw.text((pad, pad), caption, fill="#0f172a", font=big)
+    for r, row in enumerate(frame.cells):
+        for c, cell in enumerate(row):
+            x0, y0 = pad + c * px, pad + head + r * px
+            kind = tiles.get(cell.tile, cell.tile)
+            fill = TILE_FILL.get(kind, UTENSIL_FILL if kind != "floor" else "#FFFFFF")
+            draw.rectangle((x0, y0, x0 + px - 1, y0 + px - 1), fill=fill, outline="#888888")
+            if cell.agent is not None:
+                colour = AGENT_COLOURS[cell.agent % 2]
+                cx, cy, h = x0 + px / 2, y0 + px / 2 - 6, px / 4
+                tip = {"north": (0, -1), "south": (0, 1), "east": (1, 0), "west": (-1, 0)}.get(cell.facing, (0, -1))
+                dx, dy = tip
+                points = [
+                    (cx + dx * h, cy + dy * h),
+                    (cx - dx * h + dy * h * 0.8, cy - dy * h + dx * h * 0.8),
+                    (cx - dx * h - dy * h * 0.8, cy - dy * h - dx * h * 0.8),
+                ]
+                draw.polygon(points, fill=colour)
+                who = names[cell.agent] if cell.agent in (0, 1) else f"player {cell.agent}"
+                draw.text((cx, y0 + px - 10), who[:10], fill="#111111", font=small, anchor="mm")
+                continue
+            label = SHORT.get(kind, "" if kind == "floor" else kind)
+            if label:
+                draw.text((x0 + px / 2, y0 + px / 2), label[:11], fill="#333333", font=small, anchor="mm")
+    return img
+
+
+def png_bytes(image) -> bytes:
+    import io
+
+    buf = io.BytesIO()
+    image.save(buf, format="PNG")
+    return buf.getvalue()
+
+
+def run_gif(
+    frames: list[KitchenFrame], tiles: dict[str, str], names: tuple[str, str], run_id: str, ms: int = 600
+) -> bytes:
+    """The run as an animated GIF, one frame per step, each captioned with its step and score."""
+    import io
+
+    images = [
+        frame_image(
+            f, tiles, names, f"Step {f.step} ({f.index + 1} of {len(frames)}) · score {fmt(f.score, 0)} · {run_id}"
+        )
+        for f in frames
+    ]
+    buf = io.BytesIO()  # RGB frames: Pillow gives each its palette (few colours: exact)
+    images[0].save(buf, format="GIF", save_all=True, append_images=images[1:], duration=ms, loop=0)
+    return buf.getvalue()
+
+
+def replay_downloads(run, frame: KitchenFrame) -> None:
+    """The step on screen as PNG and the whole run as an animated GIF; both made when clicked."""
+    from analysis.kitchen_replay import agent_name, tile_names
+    from analysis.kitchen_replay import frame as frame_of
+
+    tiles, names = tile_names(run), (agent_name(0, run), agent_name(1, run))
+    safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in run.id)[:80]
+    c1, c2, _ = st.columns([1, 1, 3])
+    c1.download_button(
+        "Step (PNG)",
+        data=lambda: png_bytes(
+            frame_image(frame, tiles, names, f"Step {frame.step} · score {fmt(frame.score, 0)} · {run.id}")
+        ),
+        file_name=f"{safe}_step{frame.step}.png",
+        mime="image/png",
+        key="kitchen_png",
+        on_click="ignore",
+        icon=":material/image:",
+    )
+    c2.download_button(
+        "Run (GIF)",
+        data=lambda: run_gif([frame_of(run, i) for i in range(run.n_steps)], tiles, names, run.id),
+        file_name=f"{safe}.gif",
+        mime="image/gif",
+        key="kitchen_gif",
+        on_click="ignore",
+        icon=":material/animation:",
+    )

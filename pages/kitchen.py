@@ -7,7 +7,7 @@ from components.chart import show_chart
 from components.dataset import require_kitchen, synthetic_banner
 from components.drilldown import first_point
 from components.kitchen import composition_figure, overview, replay_controls, show_metrics, units_table
-from components.kitchen_replay import grid_figure, step_panel, timeline_figure
+from components.kitchen_replay import grid_figure, replay_downloads, step_panel, timeline_figure
 from services import kitchen as svc
 
 kitchen = require_kitchen("Kitchen")
@@ -60,6 +60,7 @@ frame = svc.replay_frame(kitchen, window, run_id, index)
 left, right = st.columns([3, 2])
 with left:
     st.plotly_chart(grid_figure(frame, svc.tile_names(run), svc.agent_names(run)), key="kitchen_grid", theme=None)
+    replay_downloads(run, frame)
 with right:
     step_panel(frame, key="kitchen_step_panel")
 timeline = svc.replay_timeline(kitchen, window, run_id)
