@@ -5,7 +5,9 @@ the runs themselves: one Collab-Overcooked run log or Overcooked-AI trajectory, 
 any depth, or a zip. Prints, per directed role pairing (Chef model -> Assistant model), each metric's
 mean over runs with n and a 95 % interval over runs (:mod:`analysis.kitchen_metrics`), and the TGCO
 outcome composition per task level (:mod:`analysis.tgco`); ``--units`` lists every request unit with
-its outcome and why; ``--csv`` and ``--json`` print the same numbers for a spreadsheet or a program.
+its outcome and why; ``--csv`` and ``--json`` print the same numbers for a spreadsheet or a program;
+``--codes CODES.csv`` sets the audit, as an automatic coder, against people's TGCO codes of the same
+units (:mod:`analysis.tgco_agreement`).
 Exit 1 when the source has an error (every problem is listed with file, record and field).
 """
 
@@ -54,6 +56,8 @@ def _kitchen(args: argparse.Namespace) -> int:
     composition = outcome_composition(metrics)
     if args.units:
         frame = _units(metrics).drop(columns="run")
+    if args.codes:
+        return _rule_agreement(args, metrics)
     if args.json:
         out = {
             "source": str(source),
@@ -76,6 +80,44 @@ def _kitchen(args: argparse.Namespace) -> int:
     if args.units:
         print()
         print(frame.to_string(index=False))
+    return 0
+
+
+def _rule_agreement(args: argparse.Namespace, metrics) -> int:
+    """``--codes CODES.csv``: the TGCO rule against people's codes of the same request units."""
+    import pandas as pd
+
+    from analysis.format import to_json
+    from analysis.tgco_agreement import RULE, read_codes, rule_agreement
+    from corpus.codebook import bundled
+
+    codes = [c.code for c in bundled()["tgco"].codes]
+    path = Path(args.codes)
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        print(f"error: {path}: cannot be read as CSV: {exc}", file=sys.stderr)
+        return 1
+    people, report = read_codes(frame, _units(metrics), codes, path.name)
+    if not report.ok:
+        print(report.format(), file=sys.stderr)
+        print(f"\n{path.name}: {report.error_count} error(s); nothing was compared", file=sys.stderr)
+        return 1
+    if people.empty:
+        print(f"error: {path.name} holds no codes", file=sys.stderr)
+        return 1
+    res = rule_agreement(_units(metrics), people, codes)
+    if args.json:
+        print(json.dumps(to_json(res.to_json()), indent=2))
+        return 0
+    print(f"{res.n_units} request unit(s) coded by {', '.join(res.coders)}; the automatic coder: {RULE}\n")
+    if res.people is not None:
+        print("People among themselves:")
+        print(res.people.summary())
+        print()
+    print(f"{RULE} against the {res.against_majority.gold}: {res.against_majority.cohen.summary()}")
+    for coder, g in res.against_each.items():
+        print(f"{RULE} against {coder}: {g.cohen.summary()}")
     return 0
 
 
@@ -111,4 +153,10 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     p.add_argument("--units", action="store_true", help="also list every request unit with its outcome and why")
+    p.add_argument(
+        "--codes",
+        metavar="CODES.csv",
+        help="people's TGCO codes of request units (run_id, turn, unit, coder, code): the automatic coder's "
+        "agreement with them",
+    )
     p.set_defaults(func=_kitchen)

@@ -80,7 +80,7 @@ def _uploaded_codebook(key: str) -> cbm.Codebook | None:
 
 
 def _codebook_choice(key: str) -> cbm.Codebook | None:
-    books = cbm.bundled()
+    books = {k: b for k, b in cbm.bundled().items() if k not in cbm.OTHER_DOMAINS}  # Map Task coding tasks
     choice = st.selectbox(
         "Codebook",
         [*books, UPLOAD],

@@ -306,6 +306,9 @@ def _bundled() -> dict[str, Codebook]:
     return out
 
 
+OTHER_DOMAINS = {"tgco": "kitchen"}  # bundled codebooks for another domain's units than Map Task actions
+
+
 def bundled() -> dict[str, Codebook]:
     """The codebooks shipped with the app, by id (read once; the codebooks are frozen)."""
     return dict(_bundled())

@@ -128,3 +128,45 @@ def test_map_task_options_are_refused_for_kitchen_runs(tmp_path, capsys, option)
     write(tmp_path / "runs" / "a.json", fork_run())
     assert corpus_cli(["import", "--from", "overcooked", *option, str(tmp_path / "runs"), str(tmp_path / "k")]) == 1
     assert "not an option of the kitchen run import" in capsys.readouterr().err
+
+
+def test_the_rule_as_a_coder_against_people(tmp_path, capsys):
+    """Two people code 40 request units of the bundled synthetic runs: one gives every unit the rule's
+    outcome, the other the same but for 8 units coded 'effective' where the rule said otherwise. The
+    rule's Cohen's kappa against each is scikit-learn's on the same codes; a row naming no unit is an
+    error with its row and field, and nothing is compared."""
+    from pathlib import Path
+
+    import pandas as pd
+    from sklearn.metrics import cohen_kappa_score
+
+    sample = Path(__file__).resolve().parent.parent / "samples" / "kitchen-synthetic"
+    assert analysis_cli(["kitchen", str(sample), "--units", "--csv"]) == 0
+    units = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    some = units.head(40)
+    rows = []
+    changed = 0
+    for u in some.itertuples():
+        rows.append((u.run_id, u.turn, u.unit, "ann", u.outcome))
+        other = u.outcome
+        if u.outcome != "effective" and changed < 8:
+            other, changed = "effective", changed + 1
+        rows.append((u.run_id, u.turn, u.unit, "ben", other))
+    codes = pd.DataFrame(rows, columns=["run_id", "turn", "unit", "coder", "code"])
+    codes.to_csv(tmp_path / "codes.csv", index=False)
+    assert analysis_cli(["kitchen", str(sample), "--codes", str(tmp_path / "codes.csv"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["units"] == 40 and out["coders"] == ["ann", "ben"] and changed == 8
+    labels = ["effective", "assisted", "redundant", "ineffective"]
+    ann = codes[codes["coder"] == "ann"]["code"].tolist()
+    ben = codes[codes["coder"] == "ben"]["code"].tolist()
+    rule = some["outcome"].tolist()
+    assert out["rule_vs_each"]["ann"]["estimate"] == pytest.approx(1.0)
+    assert out["rule_vs_each"]["ben"]["estimate"] == pytest.approx(cohen_kappa_score(rule, ben, labels=labels))
+    assert out["people"]["statistics"]["fleiss_kappa"]["estimate"] < 1
+    assert ann == rule
+    codes.loc[3, "unit"] = 99
+    codes.to_csv(tmp_path / "bad.csv", index=False)
+    assert analysis_cli(["kitchen", str(sample), "--codes", str(tmp_path / "bad.csv")]) == 1
+    err = capsys.readouterr().err
+    assert "bad.csv" in err and "row 5" in err and "no such request unit" in err and "nothing was compared" in err
