@@ -15,7 +15,7 @@ from analysis.replay import action_text, time_label
 from corpus.dataset import Corpus
 
 MAX_ROWS = 500
-BASE_COLUMNS = ["replay", "session_id", "step", "time", "role", "type", "action"]
+BASE_COLUMNS = ["replay", "session_id", "action no.", "time", "role", "type", "action"]
 
 
 def replay_link(session_id: str, step: int) -> str:
@@ -27,7 +27,8 @@ def actions_behind(
     corpus: Corpus, rows: pd.DataFrame, extra: dict[str, str] | None = None, limit: int = MAX_ROWS
 ) -> pd.DataFrame:
     """``rows`` (session_id, index and any columns named in ``extra``) as a list of actions in
-    session order: a Replay link, session, step, time (m:ss), role, type, what the action was, and
+    session order: a Replay link, session, the action's number (from 1, as Replay counts; the link's
+    step is its index, from 0), time (m:ss), role, type, what the action was, and
     the ``extra`` columns renamed to their titles. At most ``limit`` rows."""
     extra = extra or {}
     df = rows.sort_values(["session_id", "index"], kind="stable").head(limit)
@@ -38,7 +39,7 @@ def actions_behind(
         row = {
             "replay": replay_link(sid, step),
             "session_id": sid,
-            "step": step,
+            "action no.": step + 1,  # numbered from 1, as Replay and the Code page number actions
             "time": time_label(a.timestamp),
             "role": a.role,
             "type": a.type,
@@ -49,7 +50,9 @@ def actions_behind(
     return pd.DataFrame(out, columns=[*BASE_COLUMNS, *extra.values()])
 
 
-def items_with_codes(labels: pd.DataFrame, row_code: str, col_code: str, coders: list[str] | None = None) -> pd.DataFrame:
+def items_with_codes(
+    labels: pd.DataFrame, row_code: str, col_code: str, coders: list[str] | None = None
+) -> pd.DataFrame:
     """The items behind a cell of a coincidence matrix: those where one coder gave ``row_code`` and
     another ``col_code`` (two coders both ``row_code`` on the diagonal). ``labels`` is long
     (session_id, action_index, coder, code); the result has session_id, index and the item's labels
@@ -66,4 +69,3 @@ def items_with_codes(labels: pd.DataFrame, row_code: str, col_code: str, coders:
             given = ", ".join(f"{c}: {v}" for c, v in zip(g["coder"].astype(str), codes))
             rows.append({"session_id": sid, "index": int(idx), "labels": given})
     return pd.DataFrame(rows, columns=["session_id", "index", "labels"])
-

@@ -222,7 +222,7 @@ def test_act_shares_and_alignment_within_acts():
 def test_the_actions_behind_a_point_link_to_replay(tiny):
     rows = tiny.actions_df[tiny.actions_df["session_id"] == "s1"].iloc[[3, 1]]
     out = actions_behind(tiny, rows, {"team_goal": "team goal"})
-    assert out["step"].tolist() == [1, 3]  # session order
+    assert out["action no."].tolist() == [2, 4]  # session order, numbered from 1 as Replay numbers them
     assert out.iloc[1][["replay", "time", "role", "type", "action", "team goal"]].tolist() == [
         "replay?session=s1&step=3",
         "0:12",

@@ -140,7 +140,7 @@ def test_clicking_a_point_lists_its_actions_and_a_link_opens_replay_there(tab, a
     replay = opened.value
     replay.set_viewport_size({"width": 1440, "height": 900})
     wait_idle(replay, 60_000)
-    sid, step = first["session_id"], int(first["step"])
+    sid, step = first["session_id"], int(first["action no."]) - 1  # the link's step counts from 0
     expect(replay).to_have_url(re.compile(rf"/replay\?session={sid}&step={step}(&|$)"))
     expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step), timeout=30_000)
     expect(replay.locator(".rp-root")).to_have_attribute("data-step", str(step))
