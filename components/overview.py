@@ -11,6 +11,7 @@ import streamlit as st
 from analysis.descriptive import table1, table8
 from analysis.format import fmt
 from components.dataset import show_report
+from components.palette import CONDITION_NAMES, SPLIT_NAMES
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
@@ -85,6 +86,10 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
         ]
     ]
     df.insert(0, "replay", links)
+    df = df.assign(  # the names the app uses, not the stored ids ("not visible", not "not_visible")
+        condition=df["condition"].map(lambda c: CONDITION_NAMES.get(str(c), str(c).replace("_", " "))),
+        split=df["split"].map(lambda c: SPLIT_NAMES.get(str(c), str(c).replace("_", " "))),
+    )
     st.dataframe(
         df,
         width="stretch",
@@ -94,7 +99,7 @@ def session_table(corpus: Corpus, links: list[str]) -> None:
                 "Replay", display_text="Replay", width="small", help="Open the session in Replay"
             ),
             "session_id": "Session",
-            "condition": st.column_config.TextColumn("Condition", help="visible: the Guide saw the Follower's canvas"),
+            "condition": st.column_config.TextColumn("Condition"),
             "split": "Split",
             "map_id": "Map",
             "duration_min": st.column_config.NumberColumn("Duration (min)", format="%.1f"),

@@ -81,7 +81,8 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
             title={"text": f"candidate test sets ({k} of n = {n} sessions)"}, type="category", tickangle=0
         )
         layout[f"yaxis{s}"].update(
-            rangemode="tozero", title={"text": "objective L (sum of |mean diff| + |SD diff|)" if i == 1 else ""}
+            rangemode="tozero",
+            title={"text": "imbalance, objective L (sum of |mean diff| + |SD diff|)" if i == 1 else ""},
         )
     return figure(traces, layout, height=400)
 
