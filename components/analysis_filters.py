@@ -23,15 +23,25 @@ from corpus.dataset import Corpus
 from corpus.escape import md_line
 from services.alignment import Scope, grounding_acts, mental_models
 
+# A chosen condition is a chip in a narrow column: its short name (the legends give the long one).
+CONDITION_CHIPS = {c: n.split(" (")[0] for c, n in CONDITION_NAMES.items()}
+
 
 def _multi(
-    container, label: str, options: list[str], key: str, names: dict | None = None, placeholder: str = "all"
+    container,
+    label: str,
+    options: list[str],
+    key: str,
+    names: dict | None = None,
+    placeholder: str = "all",
+    help: str | None = None,
 ) -> tuple[str, ...]:
     chosen = container.multiselect(
         label,
         options,
         key=key,
         placeholder=placeholder,
+        help=help,
         format_func=names.get if names else str,
         **remembered(key, options),
     )
@@ -64,17 +74,29 @@ def folded_filters(folded: bool) -> Iterator[None]:
 def filter_bar(corpus: Corpus, acts: bool = True) -> Scope:
     """The filters and label sources the user picks, as a :class:`services.alignment.Scope`."""
     with st.container(border=True, key="an_filters"):
-        # The filters on one row, the label sources on the next: a row of six leaves a chosen value
-        # ("not visible", "Follower") too little room to be read.
-        c = st.columns([1.2, 1.4, 1, 2.4])
+        # Three filters on one row, the sessions and the label sources on the next: a row of four
+        # cuts the chosen values ("Guide", "Follower"; "visible", "not visible") at 1280 px.
+        c = st.columns([1.0, 1.1, 0.8])
         roles = _multi(c[0], "Role", list(schema.ROLES), "an_roles", ROLE_NAMES, "both")
         present = corpus.sessions_df
         conds = [x for x in schema.CONDITIONS if (present["condition"] == x).any()]
         splits_present = [x for x in schema.SPLITS if (present["split"] == x).any()]
-        conditions = _multi(c[1], "Condition", conds, "an_conditions", CONDITION_NAMES, "all")
+        conditions = _multi(
+            c[1],
+            "Condition",
+            conds,
+            "an_conditions",
+            CONDITION_CHIPS,
+            "all",
+            help="; ".join(
+                f"{CONDITION_CHIPS[x]}: {CONDITION_NAMES[x]}" for x in conds if CONDITION_NAMES[x] != CONDITION_CHIPS[x]
+            )
+            or None,
+        )
         splits = _multi(c[2], "Split", splits_present, "an_splits", SPLIT_NAMES, "all")
-        sessions = _multi(c[3], "Sessions", list(corpus.sessions), "an_sessions", None, "all sessions")
-        sources = st.columns(2)
+        second = st.columns([1.0, 1.0, 1.0] if acts else [1.0, 1.0])
+        sessions = _multi(second[0], "Sessions", list(corpus.sessions), "an_sessions", None, "all sessions")
+        sources = second[1:]
         with sources[0]:
             mm = mental_model_picker(corpus)
         act_key = None
