@@ -35,3 +35,30 @@ def test_chosen_filters_are_not_cut(browser, app_url, width, height):
             assert page.evaluate(CUT) == [], (name, width)
     finally:
         context.close()
+
+
+ELLIPSIS = """() => {
+    const out = [];
+    for (const el of document.querySelectorAll('[data-testid=stMain] *')) {
+        if (el.children.length === 0 && el.innerText && el.scrollWidth > el.clientWidth + 1
+            && getComputedStyle(el).textOverflow === 'ellipsis') out.push(el.innerText.slice(0, 60));
+    }
+    return out;
+}"""
+
+
+def test_no_page_cuts_its_text_at_1280(browser, app_url):
+    """Every page of the menu at 1280 x 720 (the narrower width users have): no text the page draws
+    in the page itself is cut with an ellipsis (tables drawn on a canvas aside)."""
+    import app
+
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        for s in [s for group in app.PAGES.values() for s in group]:
+            page.goto(f"{app_url}/{'' if s is app.DEFAULT else s.file}")
+            wait_idle(page, 60_000)
+            expect_no_error(page)
+            assert page.evaluate(ELLIPSIS) == [], s.file
+    finally:
+        context.close()
