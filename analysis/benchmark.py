@@ -12,8 +12,6 @@ clusters as above. Every view is computed once per :class:`BenchmarkComparison` 
 from __future__ import annotations
 
 import math
-import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +20,7 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
 from analysis.format import to_json
+from analysis.memo import Memo
 from analysis.results import CONFIDENCE, wilson_columns
 from corpus.benchmark import NO_ANSWER, Benchmark
 
@@ -221,14 +220,7 @@ class BenchmarkComparison:
 
     bench: Benchmark
     long: pd.DataFrame
-    _memo: dict = field(default_factory=dict, repr=False)
-    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-
-    def _once(self, key: tuple, make: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key not in self._memo:
-                self._memo[key] = make()
-            return self._memo[key]
+    _memo: Memo = field(default_factory=Memo, repr=False)
 
     @property
     def run_ids(self) -> list[str]:
@@ -239,11 +231,11 @@ class BenchmarkComparison:
         return [s for s in self.bench.slices if (self.bench.items[s].astype(str) != "").any()]
 
     def accuracy(self, field_name: str | None = None) -> pd.DataFrame:
-        return self._once(("acc", field_name), lambda: accuracy_table(self.long, field_name, self.bench.cluster))
+        return self._memo.once(("acc", field_name), lambda: accuracy_table(self.long, field_name, self.bench.cluster))
 
     def paired(self, a: str, b: str) -> dict[str, Any]:
         key = tuple(sorted((a, b)))
-        res = self._once(("paired", *key), lambda: paired_test(self.long, key[0], key[1], self.bench.cluster))
+        res = self._memo.once(("paired", *key), lambda: paired_test(self.long, key[0], key[1], self.bench.cluster))
         return res if (a, b) == key else _swap(res)
 
     def leaderboard(self, field_name: str = "question_type") -> pd.DataFrame:
@@ -260,10 +252,10 @@ class BenchmarkComparison:
                 cells.loc[_separated(g, rows, self.run_ids), "best"] = True
             return cells
 
-        return self._once(("lb", field_name), make)
+        return self._memo.once(("lb", field_name), make)
 
     def correct_matrix(self) -> np.ndarray:
-        return self._once(("matrix",), lambda: correct_matrix(self.long, len(self.bench.items)))
+        return self._memo.once(("matrix",), lambda: correct_matrix(self.long, len(self.bench.items)))
 
     def _kinds(self) -> pd.Series:
         """The kind of every option of every item, indexed by (item row, letter)."""
@@ -277,7 +269,7 @@ class BenchmarkComparison:
                     kinds.append(k or "unnamed distractor")
             return pd.Series(kinds, index=pd.MultiIndex.from_arrays([rows, letters]), dtype=object)
 
-        return self._once(("kinds",), make)
+        return self._memo.once(("kinds",), make)
 
     def coverage(self) -> pd.DataFrame:
         n_groups = self.bench.items["group"].nunique()
@@ -311,7 +303,7 @@ class BenchmarkComparison:
             t.columns.name = "question type"
             return t
 
-        return self._once(("confusion", run), make)
+        return self._memo.once(("confusion", run), make)
 
     def ablation(self) -> pd.DataFrame:
         """Per model with two or more settings: each later setting against the first, on shared items."""
@@ -336,7 +328,7 @@ class BenchmarkComparison:
                     )
             return pd.DataFrame(rows)
 
-        return self._once(("ablation",), make)
+        return self._memo.once(("ablation",), make)
 
     def instances(self) -> pd.DataFrame:
         """One row per item any run answered: id, question, gold, each run's answer, runs wrong."""
@@ -354,7 +346,7 @@ class BenchmarkComparison:
             out["runs_wrong"] = (m[rows] == 0).sum(axis=1)
             return out.reset_index(drop=True)
 
-        return self._once(("instances",), make)
+        return self._memo.once(("instances",), make)
 
     def item(self, item_id: str) -> dict[str, Any]:
         """An item with its options, gold, every run's answer and its group's context."""

@@ -81,6 +81,13 @@ def _text(cmp, measure: str) -> str:
     return "\n".join(lines)
 
 
+def _say_refused(runs) -> None:
+    """Each refused run's problems on stderr, with file, record and field."""
+    for run in runs:
+        print(f"run '{run.run_id}' refused ({len(run.report.errors)} error(s)):", file=sys.stderr)
+        print(run.report.format(), file=sys.stderr)
+
+
 def _is_benchmark_source(path: str) -> bool:
     """Whether ``path`` is a benchmark: a benchmark dataset, or released DynToM trials (a trial
     folder, a folder of them, or a .zip of them)."""
@@ -120,9 +127,7 @@ def _benchmark(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         print(exc.report.format(), file=sys.stderr)
         return EXIT_USAGE
-    for run in bench.refused:
-        print(f"run '{run.run_id}' refused ({len(run.report.errors)} error(s)):", file=sys.stderr)
-        print(run.report.format(), file=sys.stderr)
+    _say_refused(bench.refused)
     if not bench.ok_runs:
         print(f"error: no run to score ({len(bench.refused)} refused, none valid)", file=sys.stderr)
         return EXIT_REFUSED
@@ -166,9 +171,7 @@ def _compare(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     runs = _runs(corpus, args.runs)
     cmp = compare(corpus, runs, similarity=not args.no_similarity)
-    for run in cmp.refused:
-        print(f"run '{run.run_id}' refused ({len(run.report.errors)} error(s)):", file=sys.stderr)
-        print(run.report.format(), file=sys.stderr)
+    _say_refused(cmp.refused)
     if not cmp.run_ids:
         print(f"error: no run to compare ({len(cmp.refused)} refused, none valid)", file=sys.stderr)
         return EXIT_REFUSED

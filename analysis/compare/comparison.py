@@ -9,8 +9,7 @@ recomputes nothing when it switches views.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +22,7 @@ from analysis.compare.paired import paired_table
 from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
+from analysis.memo import Memo
 from analysis.results import EstimateTable, wilson_columns
 from corpus.benchmark import AnswerRun, Benchmark
 from corpus.dataset import Corpus
@@ -48,14 +48,7 @@ class Comparison:
     scores: EstimateTable
     similarity_missing: str | None
     truth: pd.DataFrame
-    _memo: dict = field(default_factory=dict, repr=False)
-    _lock: threading.RLock = field(default_factory=threading.RLock, repr=False)
-
-    def _once(self, key: tuple, make: Callable[[], Any]) -> Any:
-        with self._lock:
-            if key not in self._memo:
-                self._memo[key] = make()
-            return self._memo[key]
+    _memo: Memo = field(default_factory=Memo, repr=False)
 
     @property
     def run_ids(self) -> list[str]:
@@ -67,7 +60,7 @@ class Comparison:
 
     @property
     def score_frame(self) -> pd.DataFrame:
-        return self._once(("scores",), self.scores.to_frame)
+        return self._memo.once(("scores",), self.scores.to_frame)
 
     def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
         """The paper's table, the best run of a column marked only where the paired test separates it."""
@@ -77,7 +70,7 @@ class Comparison:
             lb.cells["best"] = separated_best(lb.cells, self.paired_p)
             return lb
 
-        return self._once(("lb", task, measure), make)
+        return self._memo.once(("lb", task, measure), make)
 
     def paired_p(self, a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Any:
         """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none)."""
@@ -88,7 +81,7 @@ class Comparison:
         return Undefined("no paired test of this score")
 
     def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> EstimateTable:
-        return self._once(
+        return self._memo.once(
             ("paired", a, b, condition, role),
             lambda: paired_table(
                 self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None
@@ -96,10 +89,10 @@ class Comparison:
         )
 
     def slice_fields(self) -> list[str]:
-        return self._once(("fields",), lambda: slice_fields(self.cat))
+        return self._memo.once(("fields",), lambda: slice_fields(self.cat))
 
     def slices(self, field_name: str, dimension: str) -> pd.DataFrame:
-        return self._once(("slice", field_name, dimension), lambda: slice_table(self.cat, field_name, dimension))
+        return self._memo.once(("slice", field_name, dimension), lambda: slice_table(self.cat, field_name, dimension))
 
     def judges(self) -> tuple[EstimateTable, dict]:
         def make():
@@ -111,7 +104,7 @@ class Comparison:
             keys = ("run", "task", "criterion", "judge_a", "judge_b", "metric")
             return EstimateTable(rows=tuple(tables), keys=keys, title="Judge agreement"), matrices
 
-        return self._once(("judges",), make)
+        return self._memo.once(("judges",), make)
 
     def coverage(self) -> pd.DataFrame:
         """Per run and task: predictions, scored items, unmatched predictions, missing instances."""
@@ -149,7 +142,7 @@ class Comparison:
             cm.index.name, cm.columns.name = "person", "model"
             return cm
 
-        return self._once(("confusion", run, dimension), make)
+        return self._memo.once(("confusion", run, dimension), make)
 
     def per_label(self, dimension: str) -> pd.DataFrame:
         """Recall of each label the people gave, per run, with Wilson intervals."""
@@ -171,7 +164,7 @@ class Comparison:
             order = {c: i for i, c in enumerate(it.CATEGORIES[dimension])}
             return out.sort_values(["run", "label"], key=lambda s: s.map(order) if s.name == "label" else s)
 
-        return self._once(("per_label", dimension), make)
+        return self._memo.once(("per_label", dimension), make)
 
     def disagreements(self, dimension: str, kind: str = "people") -> pd.DataFrame:
         """Items of a dimension with the person's label and every run's, filtered by ``kind``."""
@@ -199,11 +192,11 @@ class Comparison:
             )
             return out.sort_values(["session_id", "action_index"]).reset_index(drop=True)
 
-        return self._once(("disagree", dimension, kind), make)
+        return self._memo.once(("disagree", dimension, kind), make)
 
     def overlay(self, session_id: str) -> pd.DataFrame:
         """One row per run, dimension and predicted action of a session, with both sides' rationales."""
-        return self._once(("overlay", session_id), lambda: self._overlay(session_id))
+        return self._memo.once(("overlay", session_id), lambda: self._overlay(session_id))
 
     def _overlay(self, session_id: str) -> pd.DataFrame:
         d = self.cat[self.cat["session_id"] == session_id]
@@ -270,7 +263,7 @@ class Comparison:
         )
 
     def sessions(self) -> list[str]:
-        return self._once(("sessions",), lambda: sorted(self.cat["session_id"].unique().tolist()))
+        return self._memo.once(("sessions",), lambda: sorted(self.cat["session_id"].unique().tolist()))
 
     def to_json(self) -> dict[str, Any]:
         """Everything the command line prints with --json."""
