@@ -12,6 +12,7 @@ server-side render once its scores exist. The entry is the slowest view of that 
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import sys
@@ -87,12 +88,18 @@ def make_dataset(dest: Path) -> Path:
     return root
 
 
-def _open(root: Path):
+def open_compare(root: Path):
+    """AppTest on the Compare page of the dataset at ``root``, opened by its link as a visitor's
+    browser opens it (the only dataset offered: its folder is the dataset root); (app, ms of the
+    first load)."""
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
+    from corpus.catalog import key_of
+
+    os.environ["GROUNDWORK_DATASET_ROOTS"] = str(root.parent)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.session_state["dataset_source"] = {"kind": "dir", "path": str(root), "label": "bench"}
+    at.query_params["dataset"] = key_of(root)
     at.run()
     PagesManager.uses_pages_directory = False
     t0 = time.perf_counter()
@@ -103,8 +110,9 @@ def _open(root: Path):
     return at, first
 
 
-def _visit(at, view: str) -> float:
-    at.session_state["compare_tab"] = view
+def visit(at, view: str, tabs_key: str = "compare_tab") -> float:
+    """ms of one run of the page with ``view`` open."""
+    at.session_state[tabs_key] = view
     t0 = time.perf_counter()
     at.run()
     ms = (time.perf_counter() - t0) * 1000
@@ -117,9 +125,9 @@ def run() -> dict[str, dict]:
     tmp = Path(tempfile.mkdtemp(prefix="gw-bench-compare-"))
     try:
         root = make_dataset(tmp / "ds")
-        at, first = _open(root)
-        first_visit = {v: _visit(at, v) for v in VIEWS}
-        again = {v: _visit(at, v) for v in VIEWS}
+        at, first = open_compare(root)
+        first_visit = {v: visit(at, v) for v in VIEWS}
+        again = {v: visit(at, v) for v in VIEWS}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     slowest = max(again, key=again.get)

@@ -17,8 +17,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for p in (ROOT, ROOT / "bench"):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
 
 N_TRIALS = 1000
 MODELS = {"bench-xl": 1.8, "bench-l": 1.2, "bench-m": 0.6, "bench-s": 0.0, "bench-xs": -0.5}
@@ -36,43 +37,18 @@ def make_dataset(dest: Path) -> tuple[Path, float]:
     return out, (time.perf_counter() - t0) * 1000
 
 
-def _open(root: Path):
-    from streamlit.runtime.pages_manager import PagesManager
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.session_state["dataset_source"] = {"kind": "dir", "path": str(root), "label": "bench"}
-    at.run()
-    PagesManager.uses_pages_directory = False
-    t0 = time.perf_counter()
-    at.switch_page("pages/compare.py").run()
-    first = (time.perf_counter() - t0) * 1000
-    if at.exception:
-        raise RuntimeError(at.exception[0].value)
-    return at, first
-
-
-def _visit(at, view: str) -> float:
-    at.session_state["bench_tab"] = view
-    t0 = time.perf_counter()
-    at.run()
-    ms = (time.perf_counter() - t0) * 1000
-    if at.exception:
-        raise RuntimeError(f"{view}: {at.exception[0].value}")
-    return ms
-
-
 def run() -> dict[str, dict]:
     import os
 
+    from bench_compare import open_compare, visit
+
     tmp = Path(tempfile.mkdtemp(prefix="gw-bench-tom-"))
-    os.environ["GROUNDWORK_DATASET_ROOTS"] = str(tmp)
     os.environ.setdefault("GROUNDWORK_DATA_DIR", str(tmp / "data"))
     try:
         root, import_ms = make_dataset(tmp / "ds")
-        at, first = _open(root)
-        first_visit = {v: _visit(at, v) for v in VIEWS}
-        again = {v: _visit(at, v) for v in VIEWS}
+        at, first = open_compare(root)
+        first_visit = {v: visit(at, v, "bench_tab") for v in VIEWS}
+        again = {v: visit(at, v, "bench_tab") for v in VIEWS}
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     slowest = max(again, key=again.get)
