@@ -326,8 +326,8 @@ def open_from_menu(page, title: str, timeout: float = 30_000) -> None:
     sign-in) is kept, and the app is not loaded again. Returns once the screen has drawn its own
     title (every screen starts with one, and no two are alike) and its run is done; so the screen
     is another than the one shown (to show that one again, reload the page)."""
-    heading = page.get_by_test_id("stMain").locator("h1").first
-    before = heading.text_content() if heading.count() else None
+    # Read in one step: a heading counted, then redrawn by a rerun, would leave a locator waiting.
+    before = page.evaluate("() => document.querySelector('[data-testid=stMain] h1')?.textContent ?? null")
     page.get_by_test_id("stSidebarNav").get_by_role("link", name=title, exact=True).click()
     page.wait_for_function(
         f"""(before) => {{
