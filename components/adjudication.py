@@ -26,6 +26,7 @@ from components.gold_history import ERROR_LABELS, item_history, task_history
 from corpus.consensus import as_share, describe
 from corpus.dataset import Corpus
 from corpus.escape import md_line
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.limits import NOTE_CHARS
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, StoreError, Task, User
 from corpus.values import is_defined
@@ -151,7 +152,7 @@ def _save_gold(lead: User, task: Task, item: str, next_item: str | None) -> None
         s[f"adj_item_{task.id}"] = next_item
 
 
-def adjudication_screen(lead: User, task: Task, corpus: Corpus, state: TaskState) -> None:
+def adjudication_screen(lead: User, task: Task, corpus: Corpus | KitchenCorpus, state: TaskState) -> None:
     if task.phase == "coding":
         st.info(
             "Coders are still blind. You can adjudicate now; open the adjudication phase when coding is done "

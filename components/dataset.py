@@ -226,6 +226,21 @@ def require_corpus() -> Corpus:
     return _current("map_task", datasets.current_corpus, _not_map_task)
 
 
+def require_codable() -> Corpus | KitchenCorpus:
+    """For the coding screens (Tasks, Code, Adjudicate): the current dataset's Map Task sessions, or
+    its kitchen runs (whose request units are the items), or stop the page with the reason shown."""
+    from components.router import ensure_routed
+
+    ensure_routed()
+    try:
+        kitchen = datasets.current_domain() == "kitchen"
+    except (OutsideRoots, OSError):
+        kitchen = False  # the Map Task route says why
+    if kitchen:
+        return _current("kitchen", datasets.current_kitchen, _not_kitchen)
+    return _current("map_task", datasets.current_corpus, _not_map_task)
+
+
 def _not_map_task(label: str) -> None:
     if datasets.current_domain() == "benchmark":
         st.info(

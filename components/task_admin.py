@@ -8,10 +8,14 @@ Every problem is shown with the file, line and field at fault; nothing is half-c
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from analysis import coding as ac
+from analysis import kitchen_coding as ac_kitchen
 from analysis.format import fmt_time
+from analysis.tgco import OUTCOMES
+from analysis.tgco_agreement import RULE
 from components.accounts_admin import add_account_form
 from components.dataset import show_report
 from components.download import csv_button
@@ -19,14 +23,15 @@ from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
 from corpus.store import AccessDenied, StoreError, Task, User
 from corpus.uploads import mib
 from corpus.validate import DatasetError
 from services import accounts, tasks
+from services import kitchen as kitchen_svc
 from services.coding import task_report
 
-ITEM_MODES = ("Random sample", "All actions", "Uploaded id list")
 UPLOAD = "Upload a codebook (YAML or JSON)"
 
 
@@ -79,8 +84,9 @@ def _uploaded_codebook(key: str) -> cbm.Codebook | None:
         return None
 
 
-def _codebook_choice(key: str) -> cbm.Codebook | None:
-    books = {k: b for k, b in cbm.bundled().items() if k not in cbm.OTHER_DOMAINS}  # Map Task coding tasks
+def _codebook_choice(key: str, domain: str) -> cbm.Codebook | None:
+    """The bundled codebooks for the units of ``domain`` ("map_task" or "kitchen"), or an upload."""
+    books = {k: b for k, b in cbm.bundled().items() if cbm.OTHER_DOMAINS.get(k, "map_task") == domain}
     choice = st.selectbox(
         "Codebook",
         [*books, UPLOAD],
@@ -92,17 +98,64 @@ def _codebook_choice(key: str) -> cbm.Codebook | None:
     return _uploaded_codebook(key)
 
 
-def new_task_form(lead: User, corpus: Corpus) -> Task | None:
-    """Create a coding task on the current dataset. Returns the new task once it is created."""
+def _item_choice(units: pd.DataFrame, noun: str, stratify: tuple[str, ...], key: str, seed: int) -> list[dict] | None:
+    """The task's items from ``units`` (columns session_id, index and the ``stratify`` columns: the
+    dataset's actions or request units): a seeded sample, all of them, or an uploaded id list."""
+    modes = ("Random sample", f"All {noun}", "Uploaded id list")
+    mode = st.radio("Items", modes, horizontal=True, key=f"{key}_mode")
+    try:
+        if mode == modes[0]:
+            c1, c2 = st.columns(2)
+            n = c1.number_input(
+                f"Number of {noun}", 1, max(len(units), 1), min(180, max(len(units), 1)), key=f"{key}_n"
+            )
+            strat = c2.multiselect("Stratify by", list(stratify), key=f"{key}_strat")
+            return ac.sample_items(units, int(n), seed, strat)
+        if mode == modes[1]:
+            return ac.all_items(units)
+        up = st.file_uploader(
+            "Id list (CSV with session_id,action_index or item_id)",
+            type=["csv"],
+            key=f"{key}_ids",
+            max_upload_size=ID_LIST_BYTES // 2**20,
+        )
+        if up is not None and up.size > ID_LIST_BYTES:
+            raise ValueError(f"{up.name} is {mib(up.size)}; an id list is at most {mib(ID_LIST_BYTES)}")
+        if up is not None:
+            known = {f"{s}:{i}" for s, i in zip(units["session_id"], units["index"])}
+            return ac.items_from_csv(up.getvalue(), up.name, known)
+    except (ValueError, ac.ItemListError) as exc:
+        st.error(md_line(exc))
+    return None
+
+
+def new_task_form(lead: User, corpus: Corpus | KitchenCorpus) -> Task | None:
+    """Create a coding task on the current dataset: its actions (Map Task) or its request units
+    (kitchen runs, with the TGCO rule as a model coder when asked). Returns once it is created."""
     key = "ta_new"
-    st.caption(
-        f"Items come from the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
-        f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions)."
-    )
-    codebook = _codebook_choice(key)
+    kitchen = isinstance(corpus, KitchenCorpus)
+    if isinstance(corpus, KitchenCorpus):
+        units = kitchen_svc.coding_units(corpus)
+        noun, stratify, context = "request units", ac_kitchen.STRATIFY, "messages before the unit"
+        st.caption(
+            f"Items are the request units of the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
+            f"({len(units)} request units in {len(corpus.runs)} runs). Coders see each unit with its message, "
+            "the run's trace and the acceptance window (level-normalized), never the rule's outcome."
+        )
+    else:
+        units = corpus.actions_df
+        noun, stratify, context = "actions", ac.STRATIFY_COLUMNS, "actions before the item"
+        st.caption(
+            f"Items come from the dataset shown in the sidebar: **{md_text(corpus.info.name)}** "
+            f"({len(corpus.actions_df)} actions in {len(corpus.sessions)} sessions)."
+        )
+    codebook = _codebook_choice(key, "kitchen" if kitchen else "map_task")
     c1, c2 = st.columns(2)
     name = c1.text_input(
-        "Task name", key=f"{key}_name", placeholder="e.g. grounding acts, round 1", max_chars=NAME_CHARS
+        "Task name",
+        key=f"{key}_name",
+        placeholder="e.g. TGCO audit, round 1" if kitchen else "e.g. grounding acts, round 1",
+        max_chars=NAME_CHARS,
     )
     seed = c2.number_input(
         "Seed",
@@ -112,33 +165,7 @@ def new_task_form(lead: User, corpus: Corpus) -> Task | None:
         key=f"{key}_seed",
         help="Fixes the sample, the few-shot split and every coder's order.",
     )
-    mode = st.radio("Items", ITEM_MODES, horizontal=True, key=f"{key}_mode")
-    items: list[dict] | None = None
-    try:
-        if mode == "Random sample":
-            c1, c2 = st.columns(2)
-            n = c1.number_input(
-                "Number of actions", 1, max(len(corpus.actions_df), 1), min(180, len(corpus.actions_df)), key=f"{key}_n"
-            )
-            strat = c2.multiselect("Stratify by", list(ac.STRATIFY_COLUMNS), key=f"{key}_strat")
-            items = ac.sample_items(corpus.actions_df, int(n), int(seed), strat)
-        elif mode == "All actions":
-            items = ac.all_items(corpus.actions_df)
-        else:
-            up = st.file_uploader(
-                "Id list (CSV with session_id,action_index or item_id)",
-                type=["csv"],
-                key=f"{key}_ids",
-                max_upload_size=ID_LIST_BYTES // 2**20,
-            )
-            if up is not None and up.size > ID_LIST_BYTES:
-                raise ValueError(f"{up.name} is {mib(up.size)}; an id list is at most {mib(ID_LIST_BYTES)}")
-            if up is not None:
-                known = {f"{s}:{i}" for s, i in zip(corpus.actions_df["session_id"], corpus.actions_df["index"])}
-                items = ac.items_from_csv(up.getvalue(), up.name, known)
-    except (ValueError, ac.ItemListError) as exc:
-        st.error(md_line(exc))
-        items = None
+    items = _item_choice(units, noun, stratify, key, int(seed))
     c1, c2, c3 = st.columns(3)
     few = c1.number_input(
         "Few-shot items",
@@ -148,8 +175,19 @@ def new_task_form(lead: User, corpus: Corpus) -> Task | None:
         key=f"{key}_few",
         help="Kept apart as examples (e.g. for prompting a model); the rest is the validation partition.",
     )
-    k = c2.number_input("Context: actions before the item", 0, 20, 3, key=f"{key}_k")
-    canvas = c3.toggle("Show the canvas", True, key=f"{key}_canvas")
+    k = c2.number_input(f"Context: {context}", 0, 20, 3, key=f"{key}_k")
+    canvas = c3.toggle("Show the kitchen grid" if kitchen else "Show the canvas", True, key=f"{key}_canvas")
+    rule = False
+    if kitchen:
+        tgco = codebook is not None and set(codebook.code_ids) <= set(OUTCOMES)
+        rule = st.toggle(
+            f"Code the items with the TGCO rule too (model coder '{RULE}')",
+            tgco,
+            key=f"{key}_rule",
+            disabled=not tgco,
+            help="The audit's decision rule gives each unit its outcome; its agreement with the people is "
+            "shown on the live panel like any model coder's. Needs a codebook with the TGCO outcome codes.",
+        )
     _, chosen = coders_picker(lead, f"{key}_coders")
     if items is not None:
         st.caption(f"{len(items)} items, {min(int(few), len(items))} few-shot.")
@@ -172,6 +210,9 @@ def new_task_form(lead: User, corpus: Corpus) -> Task | None:
                 seed=int(seed),
                 context_k=int(k),
                 show_canvas=bool(canvas),
+                model_labels=kitchen_svc.rule_labels(corpus, items)
+                if rule and isinstance(corpus, KitchenCorpus)
+                else None,
             )
         except (ValueError, StoreError, AccessDenied) as exc:
             st.error(md_line(exc))

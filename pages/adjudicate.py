@@ -11,10 +11,10 @@ from components.adjudication import (
 )
 from components.auth import require_user
 from components.coding import task_picker
-from components.dataset import require_corpus, synthetic_banner
+from components.dataset import require_codable, synthetic_banner
 from services.adjudication import task_state
 
-corpus = require_corpus()
+corpus = require_codable()
 st.title("Adjudicate")
 lead = require_user(roles=("lead",))
 synthetic_banner(corpus)

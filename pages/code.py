@@ -5,9 +5,9 @@ import streamlit as st
 from components.agreement_panel import coder_panel
 from components.auth import require_user
 from components.coding import coding_screen, feedback_view, task_picker
-from components.dataset import require_corpus, synthetic_banner
+from components.dataset import require_codable, synthetic_banner
 
-corpus = require_corpus()
+corpus = require_codable()
 heading, picker = st.columns([1, 2.4], vertical_alignment="bottom")
 heading.title("Code")
 user = require_user(roles=("coder", "lead", "viewer"))

@@ -6,13 +6,13 @@ from components.accounts_admin import accounts_title, users_admin
 from components.agreement_panel import lead_panel
 from components.auth import require_user
 from components.coding import task_picker
-from components.dataset import require_corpus
+from components.dataset import require_codable
 from components.task_admin import exports, import_labels, new_task_form, revise_codebook, task_settings
 from components.uploads_admin import uploads_admin
 from corpus.escape import md_line
 from services.tasks import tasks_for
 
-corpus = require_corpus()
+corpus = require_codable()
 st.title("Tasks")
 lead = require_user(roles=("lead",))
 if st.session_state.get("ta_msg"):

@@ -160,3 +160,40 @@ def follow_timeline_click(clicked: list | None, run) -> None:
     if clicked[0] in steps:
         st.session_state[STEP_KEY] = steps.index(clicked[0])
         st.rerun()
+
+
+# -- coding tasks over request units (the level-normalized window, the audit's own) -------------
+
+CODING_WINDOW = "level"
+
+
+@st.cache_data(max_entries=8, show_spinner=False)
+def _coding_units(content_hash: str, _kitchen: KitchenCorpus) -> pd.DataFrame:
+    from analysis.kitchen_coding import unit_table
+
+    return unit_table(metrics(_kitchen, CODING_WINDOW))
+
+
+def coding_units(kitchen: KitchenCorpus) -> pd.DataFrame:
+    """Every request unit as a coding item (:func:`analysis.kitchen_coding.unit_table`), with the
+    rule's outcome under the level-normalized window."""
+    return _coding_units(kitchen.content_hash, kitchen)
+
+
+def rule_labels(kitchen: KitchenCorpus, items: list[dict]) -> dict[str, dict[str, str]]:
+    """The TGCO rule's code of each item, as the model coder's labels of a new task."""
+    from analysis.kitchen_coding import rule_codes
+    from analysis.tgco_agreement import RULE
+
+    return {RULE: rule_codes(coding_units(kitchen), items)}
+
+
+def unit_context(kitchen: KitchenCorpus, run_id: str, index: int, before: int):
+    """What a coder sees of the run's ``index``-th request unit, or why it cannot be shown
+    (:func:`analysis.kitchen_coding.unit_context`)."""
+    from analysis.kitchen_coding import unit_context as context
+
+    found = {m.run_id: m for m in metrics(kitchen, CODING_WINDOW)}.get(run_id)
+    if found is None:
+        return f"run '{run_id}' is not in the dataset '{kitchen.name}'"
+    return context(run_of(kitchen, run_id), found, index, before)

@@ -20,6 +20,7 @@ from analysis import coding as ac
 from analysis.live_panel import human_panel
 from corpus.codebook import Codebook
 from corpus.dataset import Corpus
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.store import LabelImport, Snapshot, Store, Task, User
 from services.store import get_store
 
@@ -40,7 +41,7 @@ def coders(task_id: int) -> list[User]:
 def create_task(
     lead: User,
     name: str,
-    corpus: Corpus,
+    corpus: Corpus | KitchenCorpus,
     codebook: Codebook,
     items: list[dict[str, Any]],
     few_shot: int,
@@ -49,8 +50,11 @@ def create_task(
     seed: int,
     context_k: int,
     show_canvas: bool,
+    model_labels: dict[str, dict[str, str]] | None = None,
 ) -> Task:
-    """A task on ``corpus`` (named by its content hash), its items split into few-shot and validation."""
+    """A task on ``corpus`` (Map Task actions or kitchen request units; named by its content hash),
+    its items split into few-shot and validation; ``model_labels``: an automatic coder's codes,
+    written with the task (:meth:`corpus.store.Store.create_task`)."""
     store = get_store()
     chosen = set(coder_names)
     return store.create_task(
@@ -64,6 +68,7 @@ def create_task(
         context_k=int(context_k),
         show_canvas=bool(show_canvas),
         dataset_hash=corpus.content_hash,
+        model_labels=model_labels,
     )
 
 

@@ -96,3 +96,57 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
     assert got["Step (PNG)"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with Image.open(got["Run (GIF)"]) as gif:
         assert gif.format == "GIF" and gif.n_frames == run.n_steps
+
+
+def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifacts):
+    """A TGCO task on the bundled kitchen sample, the rule coding it too: a coder opens the Code page
+    from the dataset's link, sees the unit, the trace and the kitchen, and codes five units by key."""
+    from coding_team import people
+    from conftest import served_app, submit_sign_in
+    from test_kitchen_coding import KITCHEN
+
+    from analysis import coding as ac
+    from analysis import kitchen_coding as kc
+    from analysis.kitchen_metrics import kitchen_metrics
+    from analysis.tgco_agreement import RULE
+    from corpus import codebook as cbm
+    from corpus.kitchen_dataset import load_kitchen
+    from corpus.store import Store
+
+    kitchen = load_kitchen(KITCHEN)
+    units = kc.unit_table(kitchen_metrics(kitchen.runs))
+    items = ac.assign_partitions(ac.sample_items(units, 5, seed=2), 0, seed=2)
+    data = tmp_path_factory.mktemp("kitchen_coding")
+    store = Store.open(data)
+    lead, ann = people(store, lead="lead", ann="coder")
+    task = store.create_task(
+        lead,
+        "TGCO pilot",
+        kitchen.name,
+        cbm.bundled()["tgco"],
+        items,
+        [ann],
+        seed=2,
+        dataset_hash=kitchen.content_hash,
+        model_labels={RULE: kc.rule_codes(units, items)},
+    )
+    keys = ["1", "3", "4", "1", "2"]
+    codes = {"1": "effective", "2": "assisted", "3": "redundant", "4": "ineffective"}
+    with served_app(data) as url:
+        page.goto(f"{url}/code?dataset={key_of(KITCHEN)}")
+        wait_idle(page)
+        submit_sign_in(page, "ann", "ann-password")
+        expect_no_error(page)
+        expect(page.get_by_text("request unit", exact=False).first).to_be_visible()
+        expect(page.get_by_text("What the run recorded")).to_be_visible()
+        expect(page.locator(f".st-key-code_item_{task.id}_grid .js-plotly-plot")).to_be_visible()
+        page.screenshot(path=str(artifacts / "kitchen_code_unit.png"), full_page=True)
+        order = store.coder_order(task.id, ann)
+        for k, key in enumerate(keys):
+            page.evaluate("() => document.activeElement && document.activeElement.blur()")
+            page.keyboard.press(key)
+            wait_idle(page)
+            expect(page.get_by_text(f"Item {min(k + 2, len(keys))} of {len(keys)}", exact=False)).to_be_visible()
+        mine = store.my_labels(ann, task.id)
+        assert dict(zip(mine["item_id"], mine["code"])) == {order[k]: codes[key] for k, key in enumerate(keys)}
+        assert set(store.labels(lead, task.id)["coder"]) == {"ann", RULE}

@@ -17,6 +17,7 @@ from components.replay import session_frames
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.escape import md_text
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.store import Task
 
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}
@@ -98,11 +99,21 @@ def _locate(corpus: Corpus, session_id: str, action_index: int):
 
 
 def item_view(
-    corpus: Corpus, task: Task, session_id: str, action_index: int, key: str, adjustable: bool = False
+    corpus: Corpus | KitchenCorpus,
+    task: Task,
+    session_id: str,
+    action_index: int,
+    key: str,
+    adjustable: bool = False,
 ) -> bool:
     """The action with the task's number of actions before it (or, if ``adjustable``, as many
-    before and after it as the coder chooses), the canvas at that moment and a link to Replay.
-    False if the item is not found."""
+    before and after it as the coder chooses), the canvas at that moment and a link to Replay; on
+    kitchen runs, the request unit (:func:`components.coding.kitchen_item.unit_view`). False if
+    the item is not found."""
+    if isinstance(corpus, KitchenCorpus):
+        from components.coding.kitchen_item import unit_view
+
+        return unit_view(corpus, task, session_id, action_index, key, adjustable)
     found, problem = _locate(corpus, session_id, action_index)
     if found is None:
         st.error(

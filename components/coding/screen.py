@@ -16,6 +16,7 @@ from components.coding.item import item_view
 from components.coding.keypad import k, keypad, keypad_data
 from corpus.dataset import Corpus
 from corpus.escape import md_text
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.store import Task, User
 from services.coding import is_coder_of, my_history, my_labels, order_and_items
 from services.tasks import task as read_task
@@ -27,7 +28,7 @@ PHASE_TEXT = {
 }
 
 
-def coding_screen(user: User, task: Task, corpus: Corpus) -> None:
+def coding_screen(user: User, task: Task, corpus: Corpus | KitchenCorpus) -> None:
     """The whole coding screen for one task (reruns on its own when a code is given)."""
     if task.dataset_hash not in (None, corpus.content_hash):
         st.warning(
@@ -112,7 +113,7 @@ def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
 
 
 @st.fragment
-def _screen(user: User, task_id: int, corpus: Corpus) -> None:
+def _screen(user: User, task_id: int, corpus: Corpus | KitchenCorpus) -> None:
     task = read_task(task_id)
     order, items = order_and_items(user, task_id)
     mine = my_labels(user, task.id)

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
 from corpus.store.base import StoreBase, StoreError, Task, User
-from corpus.store.tables import labels, max_chars, task_coders, users
+from corpus.store.tables import label_row, labels, max_chars, task_coders, users
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -178,22 +178,7 @@ class CsvImport(StoreBase):
             now = self._now()
             c.execute(
                 labels.insert(),
-                [
-                    {
-                        "task_id": task_id,
-                        "item_id": i,
-                        "coder_id": ids[k],
-                        "code": code,
-                        "note": "",
-                        "unsure": False,
-                        "seconds": None,
-                        "codebook_version": t.codebook.version,
-                        "source": "import",
-                        "request_id": None,
-                        "created_at": now,
-                    }
-                    for i, k, code in good
-                ],
+                [label_row(task_id, i, ids[k], code, t.codebook.version, "import", now) for i, k, code in good],
             )
         return LabelImport(len(good), n_missing, new_coders)
 

@@ -198,3 +198,21 @@ V2_TABLES = (signin_throttle, agreement_snapshots)
 def max_chars(column: sa.Column) -> int:
     """The most characters a text column above holds (its ``sa.String`` length)."""
     return cast(int, cast(sa.String, column.type).length)  # every String column here is given a length
+
+
+def label_row(task_id: int, item_id: str, coder_id: int, code: str, version: str, source: str, now) -> dict:  # noqa: ANN001
+    """A label given elsewhere (imported, or a rule's), as the labels table takes it: no note, not
+    unsure, no time spent."""
+    return {
+        "task_id": task_id,
+        "item_id": item_id,
+        "coder_id": coder_id,
+        "code": code,
+        "note": "",
+        "unsure": False,
+        "seconds": None,
+        "codebook_version": version,
+        "source": source,
+        "request_id": None,
+        "created_at": now,
+    }

@@ -6,8 +6,8 @@ from __future__ import annotations
 import functools
 import json
 import random
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import sqlalchemy as sa
@@ -17,10 +17,24 @@ from corpus.codebook import Codebook
 from corpus.limits import NAME_CHARS, too_long
 from corpus.store.access import check_phase, require_lead, require_open_for_revision
 from corpus.store.base import StoreBase, StoreError, Task, User, inserted_key, user_from_row
-from corpus.store.tables import CODER_VIEWS, codebook_rows, task_coders, task_items, tasks, users
+from corpus.store.tables import CODER_VIEWS, codebook_rows, label_row, labels, task_coders, task_items, tasks, users
+
+RULE_SOURCE = "rule"  # the label source of a rule's codes written with the task
 
 
 class Tasks(StoreBase):
+    if TYPE_CHECKING:  # the other part of Store this one uses
+
+        def _insert_user(
+            self,
+            c: sa.Connection,
+            username: str,
+            password: str | None,
+            role: str,
+            display_name: str | None = None,
+            kind: str = "human",
+        ) -> User: ...
+
     # -- codebooks ----------------------------------------------------------------------------------
 
     def save_codebook(self, cb: Codebook) -> int:
@@ -87,9 +101,14 @@ class Tasks(StoreBase):
         show_canvas: bool = True,
         *,
         dataset_hash: str,
+        model_labels: Mapping[str, Mapping[str, str]] | None = None,
     ) -> Task:
         """A task on the dataset whose content hash is ``dataset_hash`` (``dataset`` is its name, for
-        display). ``items``: dicts with session_id, action_index and optional partition and stratum."""
+        display). ``items``: dicts with session_id, action_index and optional partition and stratum.
+
+        ``model_labels``: codes an automatic coder gives the items, {coder: {item id: code}}, written
+        in the same transaction as the task (all or nothing): each coder is a model account
+        (created when missing), assigned to the task, its labels' source "rule"."""
         require_lead(actor)
         items = list(items)
         if not items:
@@ -144,7 +163,53 @@ class Tasks(StoreBase):
             coder_rows = [{"task_id": tid, "user_id": u.id} for u in {u.id: u for u in coders}.values()]
             if coder_rows:
                 c.execute(task_coders.insert(), coder_rows)
+            if model_labels:
+                self._insert_model_labels(c, tid, codebook, seen, model_labels)
         return self.task(tid)
+
+    def _insert_model_labels(
+        self,
+        c: sa.Connection,
+        task_id: int,
+        codebook: Codebook,
+        item_ids: set[str],
+        model_labels: Mapping[str, Mapping[str, str]],
+    ) -> None:
+        """Each automatic coder's codes of the new task's items, inside the caller's transaction."""
+        known = {
+            r.username: r
+            for r in c.execute(
+                sa.select(users.c.id, users.c.username, users.c.kind, users.c.status).where(
+                    users.c.username.in_(list(model_labels))
+                )
+            )
+        }
+        now = self._now()
+        for name, codes in model_labels.items():
+            unknown_items = sorted(set(codes) - item_ids)
+            if unknown_items:
+                raise StoreError(f"model_labels[{name}]: '{unknown_items[0]}' is not an item of the task")
+            bad = sorted({code for code in codes.values() if code not in codebook.code_ids})
+            if bad:
+                raise StoreError(
+                    f"model_labels[{name}]: '{bad[0]}' is not in codebook {codebook.id} v{codebook.version}"
+                )
+            row = known.get(name)
+            if row is None:
+                uid = self._insert_user(c, name, None, "coder", kind="model").id
+            elif row.kind != "model" or row.status != "active":
+                raise StoreError(
+                    f"model_labels: the account '{name}' is not an active model coder "
+                    f"(kind {row.kind}, {row.status}); rename or enable it first"
+                )
+            else:
+                uid = int(row.id)
+            c.execute(task_coders.insert().values(task_id=task_id, user_id=uid))
+            if codes:
+                c.execute(
+                    labels.insert(),
+                    [label_row(task_id, i, uid, code, codebook.version, RULE_SOURCE, now) for i, code in codes.items()],
+                )
 
     def move_dataset(self, actor: User | None, old_hash: str, new_hash: str) -> list[str]:
         """The tasks on the dataset whose content hash was ``old_hash`` now name ``new_hash`` (the

@@ -116,3 +116,91 @@ def test_a_task_names_its_dataset_by_content_hash(team):
         store.set_phase(lead, task.id, "done")
     with pytest.raises(StoreError, match="task #999 does not exist"):
         store.set_phase(lead, 999, "coding")
+
+
+# -- a rule's codes written with the task -------------------------------------------------------
+
+
+def _units(n: int) -> list[dict]:
+    return [{"session_id": "run-1", "action_index": i, "partition": "validation"} for i in range(n)]
+
+
+def test_a_rules_codes_are_written_with_the_task_as_a_model_coder(url):
+    from corpus.store import Store
+
+    store = Store(url)
+    lead = store.create_user("lead", "lead-password", "lead")
+    ann = store.create_user("ann", "ann-password", "coder")
+    tgco = cbm.bundled()["tgco"]
+    codes = {"run-1:0": "effective", "run-1:1": "redundant", "run-1:2": "ineffective"}
+    task = store.create_task(
+        lead, "audit", "kitchen", tgco, _units(3), [ann], dataset_hash="ab" * 32, model_labels={"tgco_rule": codes}
+    )
+    rule = store.user("tgco_rule")
+    assert (rule.kind, rule.role) == ("model", "coder")
+    assert {u.username for u in store.coders(task.id)} == {"ann", "tgco_rule"}
+    got = store.labels(lead, task.id)
+    assert dict(zip(got["item_id"], got["code"])) == codes
+    assert set(got["coder"]) == {"tgco_rule"} and set(got["coder_kind"]) == {"model"}
+    # A second task reuses the model account.
+    store.create_task(
+        lead,
+        "audit 2",
+        "kitchen",
+        tgco,
+        _units(1),
+        [],
+        dataset_hash="ab" * 32,
+        model_labels={"tgco_rule": {"run-1:0": "assisted"}},
+    )
+    assert [u.username for u in store.users(include_inactive=True)].count("tgco_rule") == 1
+    store.engine.dispose()
+
+
+@pytest.mark.parametrize(
+    ("codes", "words"),
+    [
+        ({"run-1:0": "effective", "run-1:9": "effective"}, "'run-1:9' is not an item of the task"),
+        ({"run-1:0": "initiate"}, "'initiate' is not in codebook tgco v1.0"),
+    ],
+)
+def test_a_bad_rule_code_leaves_no_task_and_no_account(url, codes, words):
+    from corpus.store import Store
+
+    store = Store(url)
+    lead = store.create_user("lead", "lead-password", "lead")
+    with pytest.raises(StoreError, match=words):
+        store.create_task(
+            lead,
+            "audit",
+            "kitchen",
+            cbm.bundled()["tgco"],
+            _units(2),
+            [],
+            dataset_hash="ab" * 32,
+            model_labels={"tgco_rule": codes},
+        )
+    assert store.tasks_for(lead) == []
+    assert "tgco_rule" not in {u.username for u in store.users(include_inactive=True)}
+    store.engine.dispose()
+
+
+def test_a_rules_codes_never_go_to_a_human_account(url):
+    from corpus.store import Store
+
+    store = Store(url)
+    lead = store.create_user("lead", "lead-password", "lead")
+    store.create_user("tgco_rule", "a-person-password", "coder")
+    with pytest.raises(StoreError, match="'tgco_rule' is not an active model coder"):
+        store.create_task(
+            lead,
+            "audit",
+            "kitchen",
+            cbm.bundled()["tgco"],
+            _units(1),
+            [],
+            dataset_hash="ab" * 32,
+            model_labels={"tgco_rule": {"run-1:0": "effective"}},
+        )
+    assert store.tasks_for(lead) == []
+    store.engine.dispose()
