@@ -8,6 +8,9 @@ Every problem is shown with the file, line and field at fault; nothing is half-c
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
 import pandas as pd
 import streamlit as st
 
@@ -30,7 +33,7 @@ from corpus.uploads import mib
 from corpus.validate import DatasetError
 from services import accounts, tasks
 from services import kitchen as kitchen_svc
-from services.coding import task_report
+from services.coding import labels_version, task_report
 
 UPLOAD = "Upload a codebook (YAML or JSON)"
 
@@ -355,55 +358,26 @@ def import_labels(lead: User, task: Task) -> None:
             st.success(f"Imported {done.summary()} from {up.name}.")
 
 
-def exports(lead: User, task: Task) -> None:
-    """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report,
-    each read when it is clicked, not on every run of the page."""
-    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
+@dataclass(frozen=True)
+class BuiltExports:
+    """A task's exports as built at one labels version: the files are fixed once built, so a page
+    that runs again (a coder's new label reruns the lead's page) offers the very same files, and a
+    click never asks for a file an earlier run replaced."""
 
-    def long():
-        return tasks.labels_long(lead, task.id)
+    version: tuple[int, int]
+    n_boot: int
+    built_at: datetime
+    long: pd.DataFrame
+    jsonl: str
+    wide: pd.DataFrame
+    gold: pd.DataFrame
+    markdown: str
+    report: pd.DataFrame
 
-    def wide():
-        return tasks.labels_wide(lead, task.id)
 
-    c = st.columns(4)
-    csv_button(
-        "Labels, long (CSV)",
-        long,
-        f"{safe}_labels_long.csv",
-        key=f"ta_dl_long_{task.id}",
-        where=c[0],
-        icon=":material/download:",
-    )
-    c[1].download_button(
-        "Labels, long (JSONL)",
-        lambda: ac.long_jsonl(long()),
-        f"{safe}_labels.jsonl",
-        "application/jsonl",
-        key=f"ta_dl_jsonl_{task.id}",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    csv_button(
-        "Labels, wide (CSV)",
-        wide,
-        f"{safe}_labels_wide.csv",
-        key=f"ta_dl_wide_{task.id}",
-        where=c[2],
-        icon=":material/download:",
-        help="Items x coders, ready for R's irr package.",
-    )
-    csv_button(
-        "Gold (CSV)",
-        lambda: tasks.gold(lead, task.id),
-        f"{safe}_gold.csv",
-        key=f"ta_dl_gold_{task.id}",
-        where=c[3],
-        icon=":material/download:",
-    )
-    n_boot = st.select_slider(
-        "Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000, key=f"ta_boot_{task.id}"
-    )
+def _build_exports(lead: User, task: Task, n_boot: int) -> BuiltExports:
+    version = labels_version(task.id)
+    long = tasks.labels_long(lead, task.id)
     cb = task.codebook
     meta = ac.ReportMeta(
         task=task.name,
@@ -413,16 +387,88 @@ def exports(lead: User, task: Task) -> None:
         codebook_version=cb.version,
         n_items_in_task=task.n_items,
     )
+    report = task_report(lead, task.id, int(n_boot))
+    return BuiltExports(
+        version,
+        int(n_boot),
+        datetime.now(UTC),
+        long,
+        ac.long_jsonl(long),
+        tasks.labels_wide(lead, task.id),
+        tasks.gold(lead, task.id),
+        ac.report_markdown(report, meta),
+        ac.report_table(report, meta),
+    )
 
-    def report() -> ac.TaskAgreement:
-        """Computed when a report is downloaded (its bootstrap is not redone on every run of the
-        page, which runs again with each new label), once per label state."""
-        return task_report(lead, task.id, int(n_boot))
 
+def exports(lead: User, task: Task) -> None:
+    """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report,
+    built when the lead asks (the report's bootstrap takes seconds) and then kept as built."""
+    key = f"ta_exports_{task.id}"
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in task.name)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    n_boot = c1.select_slider(
+        "Bootstrap resamples for the report's intervals", [0, 200, 1000, 2000], 1000, key=f"ta_boot_{task.id}"
+    )
+    built: BuiltExports | None = st.session_state.get(key)
+    if c2.button(
+        "Build the exports" if built is None else "Build them again",
+        key=f"ta_build_{task.id}",
+        icon=":material/build:",
+        width="stretch",
+        help="Reads the task's labels and gold now and computes the agreement report.",
+    ):
+        with st.spinner("Building the exports..."):
+            built = st.session_state[key] = _build_exports(lead, task, int(n_boot))
+    if built is None:
+        st.caption(
+            "The labels (long, JSONL, wide), the gold and the agreement report, as of the moment you build them."
+        )
+        return
+    now = labels_version(task.id)
+    st.caption(
+        f"Built {fmt_time(built.built_at)} UTC from {built.version[0]} labels, {built.n_boot} bootstrap resamples."
+        + (" Labels have changed since: build them again for the current state." if now != built.version else "")
+    )
+    c = st.columns(4)
+    csv_button(
+        "Labels, long (CSV)",
+        built.long,
+        f"{safe}_labels_long.csv",
+        key=f"ta_dl_long_{task.id}",
+        where=c[0],
+        icon=":material/download:",
+    )
+    c[1].download_button(
+        "Labels, long (JSONL)",
+        built.jsonl,
+        f"{safe}_labels.jsonl",
+        "application/jsonl",
+        key=f"ta_dl_jsonl_{task.id}",
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    csv_button(
+        "Labels, wide (CSV)",
+        built.wide,
+        f"{safe}_labels_wide.csv",
+        key=f"ta_dl_wide_{task.id}",
+        where=c[2],
+        icon=":material/download:",
+        help="Items x coders, ready for R's irr package.",
+    )
+    csv_button(
+        "Gold (CSV)",
+        built.gold,
+        f"{safe}_gold.csv",
+        key=f"ta_dl_gold_{task.id}",
+        where=c[3],
+        icon=":material/download:",
+    )
     c = st.columns(4)
     c[0].download_button(
         "Agreement report (Markdown)",
-        lambda: ac.report_markdown(report(), meta),
+        built.markdown,
         f"{safe}_agreement.md",
         "text/markdown",
         key=f"ta_dl_md_{task.id}",
@@ -431,7 +477,7 @@ def exports(lead: User, task: Task) -> None:
     )
     csv_button(
         "Agreement report (CSV)",
-        lambda: ac.report_table(report(), meta),
+        built.report,
         f"{safe}_agreement.csv",
         key=f"ta_dl_repcsv_{task.id}",
         where=c[1],

@@ -229,6 +229,8 @@ def test_two_coders_blind_live_kappa_gold_and_exports(browser, page, team, artif
 
     # Exports download from the Tasks page.
     open_from_menu(lead_page, "Tasks")
+    lead_page.get_by_role("button", name="Build the exports").click()
+    wait_idle(lead_page)
     with lead_page.expect_download() as dl:
         lead_page.get_by_role("button", name="Labels, long (CSV)").click()
     long = pd.read_csv(dl.value.path())

@@ -158,7 +158,12 @@ EXPECTED_CSV = {
 
 
 def _download_every_csv(page) -> None:
-    """Click every CSV download button the screen shows and keep what each file holds."""
+    """Click every CSV download button the screen shows (on Tasks, once the exports are built) and
+    keep what each file holds."""
+    build = page.get_by_role("button", name="Build the exports")
+    if build.count():
+        build.click()
+        wait_idle(page)
     buttons = page.get_by_test_id("stDownloadButton").locator("button")
     for i in range(buttons.count()):
         button = buttons.nth(i)
