@@ -197,7 +197,7 @@ def adjudication_screen(lead: User, task: Task, corpus: Corpus | KitchenCorpus, 
             "label": [names.get(c, c) for c in mine["code"]],
             "note": mine["note"].tolist(),
             "unsure": mine["unsure"].tolist(),
-            "seconds": mine["seconds"].tolist(),
+            "time": [f"{fmt(v, 1)} s" if is_defined(v) and v == v else "not timed" for v in mine["seconds"]],
         }
     )
     row = items.set_index("item_id").loc[item]
@@ -210,7 +210,6 @@ def adjudication_screen(lead: User, task: Task, corpus: Corpus | KitchenCorpus, 
             shown,
             hide_index=True,
             width="stretch",
-            column_config={"seconds": st.column_config.NumberColumn(format="%.1f s")},
         )
         codes = task.codebook.code_ids
         modal = info.loc[item, "modal_code"]

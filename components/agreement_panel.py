@@ -100,7 +100,7 @@ def lead_panel(user: User, task: Task) -> None:
             "Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{task.n_items}" for u in coders)
         )
     if live.agreement.report is not None:
-        details(live.agreement, task.id)
+        details(live.agreement, task.id, {c.code: c.name for c in task.codebook.codes})
     model_view(live.models)
     _follow_labels(task.id, live.version)
 
@@ -114,7 +114,7 @@ def _follow_labels(task_id: int, version: tuple) -> None:
         st.rerun()
 
 
-def details(live: LiveAgreement, task_id: int) -> None:
+def details(live: LiveAgreement, task_id: int, names: dict[str, str]) -> None:
     """Diagnostics, per-category kappa, per-version numbers, drift, matrices, most disagreed items."""
     rep = live.report
     for w in rep.diagnostics.warnings:
@@ -128,7 +128,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
         st.dataframe(
             pd.DataFrame(
                 {
-                    "category": list(uses),
+                    "category": [names.get(c, c) for c in uses],
                     "labels": list(uses.values()),
                     "share": [u / total for u in uses.values()],
                     "kappa": [fmt(per_cat.get(c)) for c in uses],
@@ -138,7 +138,7 @@ def details(live: LiveAgreement, task_id: int) -> None:
             width="stretch",
         )
         st.caption(
-            f"Most common: {rep.diagnostics.prevalence_category} "
+            f"Most common: {names.get(rep.diagnostics.prevalence_category, rep.diagnostics.prevalence_category)} "
             f"({fmt_share(rep.diagnostics.prevalence_share)} of labels)."
         )
     by_version(live.by_version)
@@ -155,13 +155,13 @@ def details(live: LiveAgreement, task_id: int) -> None:
         else:
             st.caption(f"Kappa's drift appears once {ag.PANEL_MIN_ITEMS} items are coded by every coder.")
     with c2:
-        matrices(live, task_id)
+        matrices(live, task_id, names)
     if not rep.most_disagreed.empty:
         st.markdown("**Most disagreed items**")
-        view.disagreements(rep)
+        view.disagreements(rep, names)
 
 
-def matrices(live: LiveAgreement, task_id: int) -> None:
+def matrices(live: LiveAgreement, task_id: int, names: dict[str, str]) -> None:
     """The coincidence matrix, or one pair of coders' confusion matrix."""
     coders = live.report.coders
     if len(coders) < 2:
@@ -172,10 +172,12 @@ def matrices(live: LiveAgreement, task_id: int) -> None:
         key=f"adj_matrix_{task_id}",
     )
     if pick.startswith("Coincidence"):
-        view.matrix(view.coincidence_table(live.report), "", "", "Coincidence matrix", key=f"coinc_{task_id}")
+        view.matrix(
+            view.coincidence_table(live.report), "", "", "Coincidence matrix", key=f"coinc_{task_id}", names=names
+        )
         return
     a, b = pick.split(" vs ")
-    view.matrix(live.confusion(a, b), b, a, f"Confusion: {a} (rows) vs {b}", key=f"conf_{task_id}")
+    view.matrix(live.confusion(a, b), b, a, f"Confusion: {a} (rows) vs {b}", key=f"conf_{task_id}", names=names)
 
 
 def by_version(heads: dict[str, ag.Headline]) -> None:

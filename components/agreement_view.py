@@ -4,7 +4,7 @@ against gold, and a scheme comparison. Values print through the one formatter,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -108,7 +108,16 @@ def per_category(rep: ag.AgreementReport, names: dict[str, str]) -> None:
     )
 
 
-def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None) -> go.Figure:
+def _shown(codes, names: Mapping[str, str] | None) -> list[str]:
+    """The categories as a reader knows them (the codebook's names), escaped for Plotly."""
+    names = names or {}
+    return [plotly_text(names.get(str(c), str(c))) for c in codes]
+
+
+def matrix_figure(
+    m: pd.DataFrame, x_title: str, y_title: str, title: str | None = None, names: Mapping[str, str] | None = None
+) -> go.Figure:
+    """A categories x categories heatmap; ``names``: each code's display name (the axes show it)."""
     x_title, y_title = plotly_text(x_title), plotly_text(y_title)  # coder names: data
     title = plotly_text(title) if title else title
     # Each cell carries its (row, column) categories as written, for the click that lists its items.
@@ -116,8 +125,8 @@ def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None
     fig = go.Figure(
         go.Heatmap(
             z=m.to_numpy(),
-            x=[plotly_text(c) for c in m.columns],
-            y=[plotly_text(i) for i in m.index],
+            x=_shown(m.columns, names),
+            y=_shown(m.index, names),
             customdata=cells,
             colorscale="Blues",
             text=m.round(1).to_numpy(),
@@ -138,13 +147,18 @@ def matrix_figure(m: pd.DataFrame, x_title: str, y_title: str, title: str | None
 
 
 def matrix(
-    frame: pd.DataFrame | Exception, x_title: str, y_title: str, title: str | None = None, key: str | None = None
+    frame: pd.DataFrame | Exception,
+    x_title: str,
+    y_title: str,
+    title: str | None = None,
+    key: str | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> None:
     """A heatmap of a categories x categories table, or why there is none (too many categories)."""
     if isinstance(frame, Exception):
         st.info(str(frame))
         return
-    st.plotly_chart(matrix_figure(frame.astype(float), x_title, y_title, title), key=key, width="stretch")
+    st.plotly_chart(matrix_figure(frame.astype(float), x_title, y_title, title, names), key=key, width="stretch")
 
 
 def coincidence_table(rep: ag.AgreementReport) -> pd.DataFrame | ag.MatrixTooLarge:
@@ -154,11 +168,11 @@ def coincidence_table(rep: ag.AgreementReport) -> pd.DataFrame | ag.MatrixTooLar
         return exc
 
 
-def clickable_cells(fig: go.Figure, m: pd.DataFrame) -> go.Figure:
+def clickable_cells(fig: go.Figure, m: pd.DataFrame, names: Mapping[str, str] | None = None) -> go.Figure:
     """``fig`` (a :func:`matrix_figure`) with a transparent square over every cell that a click selects
     (Plotly's heatmaps give no selection): its customdata the cell's (row, column) categories."""
-    xs = [plotly_text(c) for c in m.columns]
-    ys = [plotly_text(i) for i in m.index]
+    xs = _shown(m.columns, names)
+    ys = _shown(m.index, names)
     fig.update_traces(hoverinfo="skip", hovertemplate=None, selector={"type": "heatmap"})
     fig.add_trace(
         go.Scatter(
@@ -175,16 +189,21 @@ def clickable_cells(fig: go.Figure, m: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def coincidence(rep: ag.AgreementReport, corpus: Corpus | None = None, labels: pd.DataFrame | None = None) -> None:
+def coincidence(
+    rep: ag.AgreementReport,
+    corpus: Corpus | None = None,
+    labels: pd.DataFrame | None = None,
+    names: Mapping[str, str] | None = None,
+) -> None:
     """The coincidence matrix; with the dataset and the labels it was computed from, a click on a
     cell lists the actions behind it (one coder gave the row's code, another the column's), each
     opening Replay in a new tab."""
     table = coincidence_table(rep)
     if isinstance(table, Exception) or corpus is None or labels is None:
-        matrix(table, "code", "code")
+        matrix(table, "code", "code", names=names)
     else:
         event = st.plotly_chart(
-            clickable_cells(matrix_figure(table.astype(float), "code", "code"), table),
+            clickable_cells(matrix_figure(table.astype(float), "code", "code", names=names), table, names),
             key="agr_coincidence",
             width="stretch",
             on_select="rerun",
@@ -194,7 +213,8 @@ def coincidence(rep: ag.AgreementReport, corpus: Corpus | None = None, labels: p
         if points:
             row_code, col_code = first_point(points)[:2]
             rows = items_with_codes(labels, row_code, col_code)
-            title = f"{row_code} with {col_code}" if row_code != col_code else f"{row_code} by two coders"
+            row_name, col_name = ((names or {}).get(c, c) for c in (row_code, col_code))
+            title = f"{row_name} with {col_name}" if row_code != col_code else f"{row_name} by two coders"
             show_actions(actions_behind(corpus, rows, {"labels": "labels"}), title, key="agr_coincidence_items")
     st.caption(
         "Krippendorff's coincidence matrix: pairs of labels given to the same item by different coders. "
@@ -217,12 +237,30 @@ def pairwise(rep: ag.AgreementReport) -> None:
     )
 
 
-def disagreements(rep: ag.AgreementReport) -> None:
+def named_labels(table: pd.DataFrame, names: Mapping[str, str] | None) -> pd.DataFrame:
+    """The most-disagreed table with each code by its name: the modal label, and "coder=code" pairs."""
+    if not names or table.empty:
+        return table
+    out = table.copy()
+    if "modal_label" in out.columns:
+        out["modal_label"] = [names.get(str(c), c) for c in out["modal_label"]]
+    if "labels" in out.columns:
+        out["labels"] = [
+            "; ".join(
+                f"{who}={names.get(code, code)}"
+                for who, _, code in (pair.partition("=") for pair in str(v).split("; "))
+            )
+            for v in out["labels"]
+        ]
+    return out
+
+
+def disagreements(rep: ag.AgreementReport, names: Mapping[str, str] | None = None) -> None:
     if rep.most_disagreed.empty:
         st.success("The coders agree on every item.")
         return
     st.dataframe(
-        rep.most_disagreed,
+        named_labels(rep.most_disagreed, names),
         hide_index=True,
         width="stretch",
         column_config={
@@ -232,7 +270,7 @@ def disagreements(rep: ag.AgreementReport) -> None:
     )
 
 
-def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
+def model_vs_humans(result: ag.GoldComparison, paper_note: str = "", names: Mapping[str, str] | None = None) -> None:
     c = st.columns(3)
     metric(c[0], result.cohen, "Cohen's kappa vs gold")
     metric(c[1], result.percent_agreement, "Percent agreement")
@@ -245,7 +283,7 @@ def model_vs_humans(result: ag.GoldComparison, paper_note: str = "") -> None:
         table = result.confusion_matrix()
     except ag.MatrixTooLarge as exc:
         table = exc
-    matrix(table, "gold", result.coder)
+    matrix(table, "gold", result.coder, names=names)
 
 
 def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:

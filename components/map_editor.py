@@ -4,11 +4,14 @@ Every stroke is taken in on the run that follows it: :func:`take_strokes` reads 
 objects, turns each into an edit of the map (:func:`corpus.mapedit.tools.apply_stroke`), and the
 canvas comes back empty under a new key, over a background that now shows the new cells. So the
 map, not the canvas, holds the work: undo and redo are the map's, and a stroke that cannot be
-taken in is reported without touching what was there. This is the only module that imports
-``streamlit_drawable_canvas``.
+taken in is reported without touching what was there. The canvas's own toolbar (its undo, redo,
+reset and edit) is hidden, so the map's Undo and Redo are the one history. This is the only module
+that imports ``streamlit_drawable_canvas``.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import streamlit as st
 
@@ -24,6 +27,11 @@ from corpus.model import Cell
 from services import map_editor as service
 
 MAX_WIDTH, MAX_HEIGHT = 620, 720
+_one_history = st.components.v2.component(
+    "groundwork_canvas_one_history",
+    js=(Path(__file__).parent / "assets" / "canvas_one_history.js").read_text(encoding="utf-8"),
+    isolate_styles=False,
+)
 SHARE = DEFAULT_INK_SHARE
 VIEW_LABELS = {GUIDE: "Guide's map", FOLLOWER: "Follower's map (move a landmark)"}
 NEW_LANDMARK = "a new landmark"
@@ -166,6 +174,7 @@ def canvas(ed: EditorState, tool: str, target: str | None, brush: int, problems:
         disabled=not ed.can_edit,
         initial_drawing={"objects": []},
     )
+    _one_history(key="me_one_history")
     rows, cols = draft.grid_size
     st.caption(
         f"{rows} x {cols} grid over {'the image ' + str(ed.image.width) + ' x ' + str(ed.image.height) if ed.image else 'a blank canvas'}; "

@@ -82,7 +82,7 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
         )
         layout[f"yaxis{s}"].update(
             rangemode="tozero",
-            title={"text": "imbalance, objective L (sum of |mean diff| + |SD diff|)" if i == 1 else ""},
+            title={"text": "imbalance L: sum over measures of |mean diff| + |SD diff|" if i == 1 else ""},
         )
     return figure(traces, layout, height=400)
 

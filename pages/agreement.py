@@ -66,9 +66,9 @@ with tab_pairs:
     view.pairwise(rep)
 with tab_matrix:
     used = labels[labels["coder"].isin(coders)]
-    view.coincidence(rep, corpus, used if partition == "all" else used[used["partition"] == partition])
+    view.coincidence(rep, corpus, used if partition == "all" else used[used["partition"] == partition], names)
 with tab_items:
-    view.disagreements(rep)
+    view.disagreements(rep, names)
 
 st.download_button(
     "Download the report (JSON)",
@@ -92,6 +92,7 @@ if model_like:
         result,
         "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
         "and 0.76 for GPT against the human labels on 172 validation actions.",
+        names,
     )
 
 others = [s for s in schemes if s != scheme]

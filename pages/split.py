@@ -55,7 +55,7 @@ scope_caption(
     scope,
     roles=False,
     note="Sessions are the candidates (both roles' actions describe a session); the role and split "
-    "filters do not apply to the search. Bars: objective L of the best subset (#1), the runners-up "
+    "filters do not apply to the search. Bars: the imbalance L (Appendix E's objective) of the best subset (#1), the runners-up "
     "and the dataset's own test sessions; lower is better matched.",
 )
 if clicked:

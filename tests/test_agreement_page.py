@@ -70,3 +70,26 @@ def test_krippendorff_levels_are_offered(page):
     page.selectbox(key="agr_level").set_value("interval").run()
     assert any("interval level needs numeric labels" in e.value for e in page.error)
     assert not page.exception
+
+
+def test_categories_are_shown_by_their_names_not_their_ids(page):
+    """The coincidence and model heatmaps' axes and the most-disagreed table name each code as the
+    codebook does ("Request Acknowledgement"), while a click still carries the code itself."""
+    import json
+
+    from corpus.schema import CODING_SCHEMES
+
+    names = CODING_SCHEMES["grounding_acts"]
+    specs = [json.loads(c.proto.spec) for c in page.get("plotly_chart")]
+    heat = [s for s in specs if any(t.get("type") == "heatmap" for t in s["data"])]
+    assert heat, "no heatmap on the page"
+    for spec in heat:
+        trace = next(t for t in spec["data"] if t.get("type") == "heatmap")
+        shown = set(trace["x"]) | set(trace["y"])
+        assert "Request Acknowledgement" in shown and not shown & {"request_ack", "request_repair"}, shown
+    coincidence = next(s for s in heat if any(t.get("type") == "scatter" for t in s["data"]))
+    cells = next(t for t in coincidence["data"] if t.get("type") == "scatter")["customdata"]
+    assert ["request_ack", "request_ack"] in cells  # the click carries the code
+    table = next(d.value for d in page.dataframe if "modal_label" in d.value.columns)
+    assert set(table["modal_label"]) <= set(names.values())
+    assert not any("=request_" in v for v in table["labels"])

@@ -146,6 +146,10 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     r0, r1, c0, c1 = LANDMARK
     drag(page, grid, [(r0, c0), (r1, c1)], steps=8)
     after_edit(page, 1)
+    # One history: the map's Undo and Redo; the canvas's own toolbar (undo, redo, reset) is hidden.
+    canvas_box(page)
+    expect(page.get_by_role("button", name="Undo", exact=True)).to_have_count(1)
+    expect(page.get_by_role("button", name="Reset canvas & history")).to_have_count(0)
     name = page.get_by_role("textbox", name="Name", exact=True)
     expect(name).to_have_value("landmark_1")
     name.fill("ferry landing")

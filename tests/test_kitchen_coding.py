@@ -191,3 +191,26 @@ def test_map_task_tasks_offer_no_kitchen_codebook(tmp_path, monkeypatch):
     options = at.selectbox(key="ta_new_cb").options
     assert not any("TGCO" in o for o in options) and any("Grounding" in o for o in options)
     assert "tgco" in cbm.bundled()
+
+
+def test_adjudication_shows_the_rule_beside_the_people_untimed(tmp_path, monkeypatch, units):
+    store = Store.open(data_dir(tmp_path, monkeypatch))
+    lead, ann = people(store, lead="lead", ann="coder")
+    items = ac.assign_partitions(ac.sample_items(units, 3, seed=5), 0, seed=5)
+    task = store.create_task(
+        lead,
+        "TGCO",
+        "kitchen",
+        cbm.bundled()["tgco"],
+        items,
+        [ann],
+        dataset_hash=load_kitchen(KITCHEN).content_hash,
+        model_labels={RULE: kc.rule_codes(units, items)},
+    )
+    for it in store.items(task.id)["item_id"]:
+        store.add_label(ann, task.id, it, "redundant", seconds=4.25)
+    at = _app("pages/adjudicate.py", "lead")
+    assert not at.exception and not at.error
+    table = next(d.value for d in at.dataframe if "time" in d.value.columns)
+    assert dict(zip(table["kind"], table["time"])) == {"model": "not timed", "human": "4.2 s"}
+    assert "Redundant" in set(table["label"])

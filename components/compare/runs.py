@@ -206,7 +206,7 @@ def split_note(standing: list) -> None:
         )
         parts.append(
             f"{CONDITION_NAMES.get(st_.condition, st_.condition)}: {st_.n_test} of {st_.n_sessions} sessions, "
-            f"objective L {fmt(st_.objective, 2)} (optimum {fmt(st_.best, 2)}), {where}"
+            f"imbalance L {fmt(st_.objective, 2)} (optimum {fmt(st_.best, 2)}), {where}"
         )
     matched = all(st_.rank == 1 for st_ in standing)
     st.caption(
