@@ -7,7 +7,8 @@
   (``components.agreement_panel.CHECK_SECONDS``) and runs the Tasks page again, which reads the new
   label and redraws the panel. Both times are
   read on one clock (``performance.timeOrigin + performance.now()`` in each page). Median over
-  ``LABELS`` labels, the presses spread over the check interval.
+  ``LABELS`` labels, the presses spread over the check interval; ``label_to_lead_panel_ms_p95`` their
+95th percentile (the target is for both).
 """
 
 from __future__ import annotations
@@ -115,7 +116,11 @@ def run() -> dict[str, dict]:
     print(
         f"  label_to_lead_panel_ms: {len(times)} labels, min {min(times):.0f}, max {max(times):.0f} ms", file=sys.stderr
     )
-    return {"label_to_lead_panel_ms": {"value": statistics.median(times), "unit": "ms", "target": 1000}}
+    p95 = statistics.quantiles(times, n=20, method="inclusive")[-1]
+    return {
+        "label_to_lead_panel_ms": {"value": statistics.median(times), "unit": "ms", "target": 1000},
+        "label_to_lead_panel_ms_p95": {"value": p95, "unit": "ms", "target": 1000},
+    }
 
 
 if __name__ == "__main__":
