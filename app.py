@@ -35,6 +35,7 @@ PAGES: dict[str, list[Screen]] = {
         Screen("agreement", "Agreement", ":material/handshake:"),
         Screen("compare", "Compare", ":material/compare_arrows:"),
         Screen("kitchen", "Kitchen", ":material/skillet:"),
+        Screen("report", "Report", ":material/description:"),
     ],
     "Annotate": [
         Screen("code", "Code", ":material/label:"),

@@ -197,6 +197,14 @@ def _agreement(args: argparse.Namespace) -> int:
     return 0
 
 
+def _report(args: argparse.Namespace) -> int:
+    # The report composes the screens' services and figure builders (a front door, like corpus/cli.py's
+    # commands that call analysis): imported here, inside the command.
+    from reports.cli import run
+
+    return run(args.dataset, args.out, pdf=args.pdf)
+
+
 def main(argv: list[str] | None = None) -> int:
     from analysis.agreement import LEVELS
 
@@ -240,6 +248,15 @@ def main(argv: list[str] | None = None) -> int:
         "compared against the people's majority)",
     )
     p.set_defaults(func=_agreement)
+
+    p = sub.add_parser(
+        "report",
+        help="the reproduction report of a Map Task dataset: OUT.html (figures inside) and OUT_tables.zip (CSV)",
+    )
+    p.add_argument("dataset", help="a dataset folder or .zip")
+    p.add_argument("out", help="where to write: OUT.html, OUT_tables.zip (and OUT.pdf)")
+    p.add_argument("--pdf", action="store_true", help="also OUT.pdf, printed by headless chromium")
+    p.set_defaults(func=_report)
 
     from analysis.compare.cli import add_commands
     from analysis.kitchen_cli import add_commands as add_kitchen

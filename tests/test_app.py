@@ -106,6 +106,11 @@ MAIN = {
         lambda at: any("This screen reads kitchen runs" in i for i in _texts(at.info)),
         "the way to kitchen runs (the sample holds Map Task sessions)",
     ),
+    "report": (
+        "Reproduction report",
+        lambda at: at.button(key="report_build").label == "Build the report",
+        "the build button",
+    ),
     "code": ("Code", lambda at: any(p.startswith("Item **1** of 6") for p in _texts(at.markdown)), "the coding screen"),
     "tasks": ("Tasks", lambda at: "Live agreement" in _subheaders(at), "the live panel"),
     "adjudicate": ("Adjudicate", lambda at: at.selectbox(key="adj_task").value is not None, "the task picker"),

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.long
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-APP_CODE = ["app.py", "analysis", "components", "corpus", "pages", "services"]
-FIRST_PARTY = {"analysis", "app", "components", "corpus", "pages", "services"}
+APP_CODE = ["app.py", "analysis", "components", "corpus", "pages", "reports", "services"]
+FIRST_PARTY = {"analysis", "app", "components", "corpus", "pages", "reports", "services"}
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:

@@ -1,0 +1,309 @@
+"""The reproduction report of a Map Task dataset: the paper's results in the paper's order, each with
+its n, its interval procedure and its test, and where they came from.
+
+Every number comes from the service the screen uses, with the screen's opening choices (no filter,
+the participants' mental models, the grounding-act source the pages open on, the default progress
+measure with 5 bins, the GLM with cluster-robust errors, Welch's test for outcomes, the people
+pooled for agreement, every bootstrap seeded): the report's tables are the pages' numbers, and
+two builds on the same inputs give the same tables byte for byte.
+
+Contents (:func:`build`): the dataset (Table 1, Table 8); task outcomes by condition; agreement
+among the people coding grounding acts; grounding acts by condition (Fig. 3, the test of
+independence and its residuals) and partner alignment within each act (Fig. 4 left); alignment over
+task progress by condition (Fig. 4 right), the model behind it, and dyadic alignment; provenance.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from analysis.descriptive import table1, table8
+from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause, package_version
+from analysis.label_sources import PARTICIPANTS, act_sources
+from analysis.progress_model import summary_sentence
+from analysis.results import Test
+from components.act_charts import act_share_figure, alignment_by_act_figure
+from components.alignment_charts import dyad_figure, dyad_summary, model_rows, progress_figure
+from components.label_source import GOLD_MIN_ITEMS
+from components.outcome_charts import outcome_figure, outcome_table
+from components.palette import CONDITION_NAMES
+from corpus.dataset import Corpus
+from corpus.schema import CODING_SCHEMES
+from corpus.values import Undefined
+from services import agreement as agreement_svc
+from services import alignment as svc
+from services import overview
+
+BINS = 5  # the Alignment page's opening number of progress bins
+OUTCOME_TEST = "welch"
+SCHEME = "grounding_acts"
+PACKAGES = ("groundwork", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "plotly")
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str  # its file's name in the zip, without ".csv"
+    title: str
+    frame: pd.DataFrame
+    index: bool = False  # whether the row labels are part of the table (Tables 1 and 8)
+    view: pd.DataFrame | None = None  # what the page shows, when not the whole table (the CSV has it all)
+
+
+@dataclass(frozen=True)
+class Figure:
+    name: str
+    title: str
+    figure: go.Figure
+    data: pd.DataFrame  # the numbers behind it, one row per bar or point
+    columns: int = 1  # one or two paper columns wide
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    lines: tuple[str, ...] = ()
+    tables: tuple[Table, ...] = ()
+    figures: tuple[Figure, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    title: str
+    synthetic: bool
+    sections: tuple[Section, ...]
+    provenance: dict[str, str] = field(default_factory=dict)
+
+    def tables(self) -> list[Table]:
+        """Every table, and every figure's numbers as a table, in the report's order."""
+        out: list[Table] = []
+        for s in self.sections:
+            out += list(s.tables)
+            out += [Table(f"{f.name}_data", f"Numbers behind: {f.title}", f.data) for f in s.figures]
+        out.append(
+            Table("provenance", "Provenance", pd.DataFrame(list(self.provenance.items()), columns=["what", "value"]))
+        )
+        return out
+
+
+def default_scope(corpus: Corpus, gold: pd.DataFrame | None = None) -> svc.Scope:
+    """The scope the analysis pages open on: no filter, the participants' mental models, and the
+    grounding-act source the pages choose first."""
+    sources = act_sources(corpus, gold)
+    acts = svc.act_source_default(corpus, gold, sources, GOLD_MIN_ITEMS) if sources else None
+    return svc.Scope(corpus=corpus, mm=PARTICIPANTS, acts=acts, gold=gold)
+
+
+def _dataset(corpus: Corpus) -> Section:
+    s = corpus.sessions_df
+    stats = overview.stats(corpus)
+    by = ", ".join(f"{CONDITION_NAMES.get(c, c)}: {n}" for c, n in s["condition"].value_counts().sort_index().items())
+    return Section(
+        "The dataset",
+        (
+            f"{fmt_count(len(s))} sessions ({by}) with {fmt_count(len(corpus.actions_df))} actions.",
+            "Table 1: actions per session by type, mean (SD) over sessions, overall, per condition and per "
+            "condition x split. Table 8: each mental-model label's share (%) of a session's annotated actions, "
+            "mean (SD) over sessions.",
+        ),
+        tables=(
+            Table("table1_actions_per_session", "Table 1: actions per session", table1(stats), index=True),
+            Table("table8_mental_model_labels", "Table 8: mental-model labels", table8(stats), index=True),
+        ),
+    )
+
+
+def _outcomes(scope: svc.Scope) -> Section:
+    sessions = svc.selected_sessions(scope)
+    results = svc.session_outcomes(scope, OUTCOME_TEST)
+    data = sessions[["session_id", "condition", "split", "final_accuracy", "route_coverage", "distance_weighted"]]
+    return Section(
+        "Task outcomes by condition",
+        (
+            "Each point is a session. Final accuracy: share of the drawn cells on the route; route coverage: share "
+            "of the route drawn; distance-weighted score: drawn cells scored by their distance to the route. The "
+            "difference between conditions by Welch's t-test, with an effect size and its interval.",
+        ),
+        tables=(
+            Table(
+                "outcome_tests",
+                "Outcomes by condition, with the test of the difference",
+                outcome_table(results, OUTCOME_TEST),
+            ),
+        ),
+        figures=(Figure("session_outcomes", "Outcomes per session by condition", outcome_figure(sessions), data, 2),),
+    )
+
+
+def _agreement(corpus: Corpus) -> Section | None:
+    if SCHEME not in set(corpus.labels["scheme"]):
+        return None
+    labels = corpus.coded(SCHEME)
+    models = set(corpus.model_coders(SCHEME))
+    people = sorted(c for c in labels["coder"].unique() if c not in models)
+    if len(people) < 2:
+        return None
+    rep = agreement_svc.dataset_report(corpus, SCHEME, people, None)
+    return Section(
+        "Agreement among the coders of grounding acts",
+        (
+            f"People pooled: {', '.join(people)}"
+            + (f"; model coders compared apart, never pooled: {', '.join(sorted(models))}." if models else "."),
+            rep.summary("the dataset's labels"),
+        ),
+        tables=(
+            Table(
+                "agreement",
+                "Agreement statistics (nominal), with n and interval",
+                rep.to_frame(),
+                view=pd.DataFrame(
+                    [
+                        {
+                            "statistic": e.row().get("name", ""),
+                            "estimate": fmt(e.estimate),
+                            "95% interval": fmt_ci(e),
+                            "n": f"{fmt_count(e.n)} {e.n_of}",
+                            "interval": e.interval_method,
+                        }
+                        for e in rep.statistics_rows()[: len(rep.statistics)]
+                    ]
+                ),
+            ),
+        ),
+    )
+
+
+def _test_lines(test) -> tuple[str, ...]:
+    if isinstance(test, Undefined):
+        return (f"Test of independence: {test}.",)
+    chi2, v, vc = test.chi2, test.cramers_v, test.cramers_v_corrected
+    return (
+        f"Pearson's chi-square test of independence of condition and act: {fmt_test(chi2)}, {p_clause(chi2.p_value)}, "
+        f"on {fmt_count(chi2.n)} coded actions in {test.n_sessions} sessions (actions taken as independent); permutation "
+        f"p {fmt_p(test.permutation_p)} with condition labels shuffled across sessions {fmt_count(test.n_permutations)} "
+        "times (seed 0).",
+        f"Cramér's V {fmt(v.estimate, 2)}, {fmt_ci(v)} (session bootstrap); bias-corrected {fmt(vc.estimate, 2)}, {fmt_ci(vc)}.",
+        "Numbers above the acts in the figure: adjusted standardized residuals of the visible condition.",
+    )
+
+
+def _acts(scope: svc.Scope) -> Section | None:
+    result = svc.acts_by_condition(scope)
+    if result is None:
+        return None
+    shares, by_act, test = result
+    sources = act_sources(scope.corpus, scope.gold)
+    figures = [
+        Figure(
+            "grounding_acts_by_condition", "Fig. 3: grounding acts by condition", act_share_figure(shares, test), shares
+        )
+    ]
+    if not by_act.empty:
+        figures.append(
+            Figure(
+                "alignment_within_acts",
+                "Fig. 4 (left): partner judged on the same page, within each act",
+                alignment_by_act_figure(by_act),
+                by_act,
+            )
+        )
+    return Section(
+        "Grounding acts by condition",
+        (f"Grounding acts from: {sources.get(scope.acts or '', scope.acts)}.", *_test_lines(test)),
+        figures=tuple(figures),
+    )
+
+
+def _alignment(scope: svc.Scope) -> Section:
+    progress = svc.default_progress(scope.corpus)
+    name = svc.PROGRESS_KINDS[progress]
+    measures = list(svc.MEASURES)
+    curves = svc.progress_curves(scope, progress, BINS)
+    fit = svc.fit_model(scope, measures[0], progress)
+    lines = [
+        f"Progress: {name}, in {BINS} equal bins. Each point: the share of labelled actions whose label is the "
+        "grounded one, with a Wilson 95% interval (actions taken as independent; the model accounts for sessions).",
+    ]
+    tables = []
+    if isinstance(fit, Undefined):
+        lines.append(f"Model: {fit}.")
+    elif fit.few_clusters:
+        lines.append(f"Model: {fit.few_clusters}; not reported.")
+    else:
+        lines.append(summary_sentence(fit, name))
+        lines.append(
+            f"{svc.METHODS[fit.method]} on {fmt_count(fit.n)} labelled actions in {fit.n_sessions} sessions: {fit.inference}."
+        )
+        tables.append(
+            Table("progress_model", f"The model of '{svc.MEASURES[measures[0]]}' over {name}", model_rows(fit))
+        )
+    dyad_curves, overall, dyad_test = svc.dyad_alignment(scope, progress, BINS)
+    lines.append(
+        "Dyadic alignment (Guide and Follower report the same team goal): " + dyad_summary(overall, dyad_test) + "."
+    )
+    return Section(
+        "Alignment over task progress by condition",
+        tuple(lines),
+        tables=tuple(tables),
+        figures=(
+            Figure(
+                "alignment_over_progress",
+                "Fig. 4 (right): grounded labels over task progress",
+                progress_figure(curves, measures, progress),
+                curves,
+                2,
+            ),
+            Figure(
+                "dyadic_alignment",
+                "Dyadic alignment over task progress",
+                dyad_figure(dyad_curves, progress),
+                dyad_curves,
+            ),
+        ),
+    )
+
+
+def provenance(corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None) -> dict[str, str]:
+    """What made the report: the data, the label sources and choices, the seeds, the software."""
+    sources = act_sources(corpus, scope.gold)
+    out = {
+        "dataset": corpus.info.name,
+        "dataset content hash": corpus.content_hash,
+        "synthetic": "yes" if corpus.info.synthetic else "no",
+        "mental models from": "the participants' annotations",
+        "grounding acts from": sources.get(scope.acts or "", "none"),
+        "codebooks": ", ".join(
+            f"{k} ({len(v)} codes)" for k, v in CODING_SCHEMES.items() if k in set(corpus.labels["scheme"])
+        ),
+        "filters": "none (every session, both roles, every condition and split)",
+        "progress": f"{svc.PROGRESS_KINDS[svc.default_progress(corpus)]}, {BINS} bins",
+        "seeds": "0 for every bootstrap and permutation",
+        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
+        "regenerate with": command,
+    }
+    out.update({f"package {p}": package_version(p) for p in PACKAGES})
+    return out
+
+
+def build(
+    corpus: Corpus, *, gold: pd.DataFrame | None = None, command: str = "", when: datetime | None = None
+) -> Reproduction:
+    """The report of ``corpus`` as the pages open on it (``gold``: the label store's revealed gold,
+    when the app builds it)."""
+    scope = default_scope(corpus, gold)
+    sections = [_dataset(corpus), _outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope)]
+    return Reproduction(
+        f"Reproduction report: {corpus.info.name}",
+        bool(corpus.info.synthetic),
+        tuple(s for s in sections if s is not None),
+        provenance(corpus, scope, command, when),
+    )
+
+
+__all__ = ["Figure", "Reproduction", "Section", "Table", "build", "default_scope", "provenance", "Test"]

@@ -1,0 +1,154 @@
+"""The reproduction report: its numbers are the pages' numbers (each page opened under AppTest with
+its opening choices, beside the report built on the same sample), two builds give the same tables
+byte for byte, the HTML fetches nothing and shows data as text, and the command line writes the
+files or says what is wrong with the dataset."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analysis.format import fmt
+from corpus.dataset import load_sample
+from reports import html
+from reports.reproduction import Figure, Reproduction, Section, Table, build
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+
+pytestmark = pytest.mark.long
+
+
+@pytest.fixture(scope="module")
+def report() -> Reproduction:
+    return build(load_sample(), command="python -m analysis report sample_data OUT")
+
+
+def _page(tmp_path, monkeypatch, page: str) -> AppTest:
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    at = AppTest.from_file(APP, default_timeout=120).run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _table(report: Reproduction, name: str) -> Table:
+    return next(t for t in report.tables() if t.name == name)
+
+
+def _figure(report: Reproduction, name: str) -> Figure:
+    return next(f for s in report.sections for f in s.figures if f.name == name)
+
+
+def _traces(spec: dict) -> list[tuple]:
+    return [(t.get("name"), tuple(t.get("x") or ()), tuple(t.get("y") or ())) for t in spec["data"]]
+
+
+def test_the_reports_numbers_are_the_pages(report, tmp_path, monkeypatch):
+    # Data: Tables 1 and 8 as the Data page shows them.
+    at = _page(tmp_path, monkeypatch, "pages/data.py")
+    pd.testing.assert_frame_equal(at.dataframe[0].value, _table(report, "table1_actions_per_session").frame)
+    pd.testing.assert_frame_equal(at.dataframe[1].value, _table(report, "table8_mental_model_labels").frame)
+    # Outcomes: the tests table, and the figure drawn from the same sessions.
+    at = _page(tmp_path, monkeypatch, "pages/outcomes.py")
+    expected = _table(report, "outcome_tests").frame
+    shown = next(d.value for d in at.dataframe if list(d.value.columns) == list(expected.columns))
+    pd.testing.assert_frame_equal(
+        shown.reset_index(drop=True), _table(report, "outcome_tests").frame.reset_index(drop=True)
+    )
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert _traces(spec) == _traces(json.loads(_figure(report, "session_outcomes").figure.to_json()))
+    # Grounding acts: Fig. 3 and Fig. 4 left, trace by trace, and the chi-square in the text.
+    at = _page(tmp_path, monkeypatch, "pages/acts.py")
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    for spec, name in zip(specs, ("grounding_acts_by_condition", "alignment_within_acts")):
+        assert _traces(spec) == _traces(json.loads(_figure(report, name).figure.to_json())), name
+    chi2 = next(m for m in at.metric if m.label == "Chi-square").value
+    acts = next(s for s in report.sections if s.title == "Grounding acts by condition")
+    assert "chi2(" in acts.lines[1] and chi2 in acts.lines[1]
+    # Alignment: the curves, the model table, and the summary sentence.
+    at = _page(tmp_path, monkeypatch, "pages/alignment.py")
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    assert _traces(specs[0]) == _traces(json.loads(_figure(report, "alignment_over_progress").figure.to_json()))
+    expected = _table(report, "progress_model").frame
+    model = next(d.value for d in at.dataframe if list(d.value.columns) == list(expected.columns))
+    pd.testing.assert_frame_equal(
+        model.reset_index(drop=True), _table(report, "progress_model").frame.reset_index(drop=True)
+    )
+    sentence = next(m.value for m in at.markdown if m.value.startswith("In visible sessions the odds"))
+    alignment = next(s for s in report.sections if s.title.startswith("Alignment over task progress"))
+    assert sentence in alignment.lines
+    # Agreement: the people pooled, Fleiss' kappa as the page shows it.
+    at = _page(tmp_path, monkeypatch, "pages/agreement.py")
+    kappa = next(m for m in at.metric if m.label == "Fleiss' kappa").value
+    rows = _table(report, "agreement").frame.set_index("statistic")
+    assert kappa == fmt(float(rows.loc["fleiss_kappa", "estimate"]), 2)
+    agreement = next(s for s in report.sections if s.title.startswith("Agreement"))
+    assert agreement.lines[0].startswith("People pooled: coder_a, coder_b, coder_c; model coders compared apart")
+
+
+def test_two_builds_give_the_same_tables_byte_for_byte(report):
+    again = build(load_sample(), command="python -m analysis report sample_data OUT")
+    assert html.tables_zip(report) == html.tables_zip(again)
+    names = zipfile.ZipFile(io.BytesIO(html.tables_zip(report))).namelist()
+    assert names[:2] == ["table1_actions_per_session.csv", "table8_mental_model_labels.csv"]
+    assert {"agreement.csv", "outcome_tests.csv", "progress_model.csv", "provenance.csv"} <= set(names)
+    assert "grounding_acts_by_condition_data.csv" in names
+
+
+def test_the_provenance_names_what_made_the_report(report):
+    p = report.provenance
+    sample = load_sample()
+    assert p["dataset content hash"] == sample.content_hash and p["synthetic"] == "yes"
+    assert p["regenerate with"] == "python -m analysis report sample_data OUT"
+    for package in ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff"):
+        assert p[f"package {package}"][0].isdigit(), package
+    assert p["grounding acts from"] and p["seeds"].startswith("0 ")
+
+
+def test_the_page_fetches_nothing_and_shows_data_as_text():
+    hostile = "<img src=x onerror=alert(1)>"
+    rep = Reproduction(
+        f"Report: {hostile}",
+        True,
+        (Section("Data", (f"a line with {hostile}",), (Table("t", "a table", pd.DataFrame({"name": [hostile]})),)),),
+        {"dataset": hostile},
+    )
+    page = html.render(rep)
+    assert "<img" not in page and page.count("&lt;img src=x onerror=alert(1)&gt;") == 5
+    assert "synthetic" in page
+    full = html.render(build(load_sample()))
+    assert "<script" not in full and "http://" not in full.replace("http://www.w3.org", "")
+    assert "https://" not in full and full.count("<svg") >= 5
+
+
+def test_the_command_line_writes_the_report(tmp_path):
+    out = tmp_path / "sample_report"
+    done = subprocess.run(
+        [sys.executable, "-m", "analysis", "report", str(ROOT / "sample_data"), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "No runtime found" not in done.stderr
+    page = (tmp_path / "sample_report.html").read_text(encoding="utf-8")
+    assert "Reproduction report: Groundwork sample corpus (synthetic)" in page
+    assert zipfile.ZipFile(tmp_path / "sample_report_tables.zip").testzip() is None
+    bad = subprocess.run(
+        [sys.executable, "-m", "analysis", "report", str(tmp_path / "nowhere"), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert bad.returncode == 1 and "nowhere" in bad.stderr and "not a directory" in bad.stderr
