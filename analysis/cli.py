@@ -202,7 +202,7 @@ def _report(args: argparse.Namespace) -> int:
     # commands that call analysis): imported here, inside the command.
     from reports.cli import run
 
-    return run(args.dataset, args.out, pdf=args.pdf)
+    return run(args.dataset, args.out, pdf=args.pdf, reference=args.reference)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,6 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("dataset", help="a dataset folder or .zip")
     p.add_argument("out", help="where to write: OUT.html, OUT_tables.zip (and OUT.pdf)")
     p.add_argument("--pdf", action="store_true", help="also OUT.pdf, printed by headless chromium")
+    p.add_argument(
+        "--reference",
+        default="almanac",
+        help="published values to set beside the dataset's: 'almanac' (the paper's Tables 1 and 8, the default), "
+        "a YAML file of the same shape (reports/references/almanac.yaml), or 'none'",
+    )
     p.set_defaults(func=_report)
 
     from analysis.compare.cli import add_commands

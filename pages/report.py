@@ -9,7 +9,7 @@ import streamlit as st
 from components.dataset import require_corpus, synthetic_banner
 from components.label_source import revealed_gold
 from components.report import build_requested, building, downloads, keep, report_intro
-from reports import html, reproduction
+from reports import html, reference, reproduction
 from reports.cli import chromium, print_pdf
 
 corpus = require_corpus()
@@ -22,7 +22,10 @@ if build:
     with building() as step:
         step("Computing the results, as the pages do...")
         report = reproduction.build(
-            corpus, gold=revealed_gold(corpus), command=f"python -m analysis report {corpus.root} OUT"
+            corpus,
+            gold=revealed_gold(corpus),
+            command=f"python -m analysis report {corpus.root} OUT",
+            reference=reference.load(),
         )
         step("Drawing the figures...")
         page, tables = html.files(report)

@@ -42,7 +42,7 @@ def print_pdf(html_path: Path, pdf_path: Path, browser: str, timeout: float = 12
         raise RuntimeError(f"{browser} did not print {pdf_path.name}: {done.stderr.decode(errors='replace')[-400:]}")
 
 
-def run(dataset: str, out: str, pdf: bool = False) -> int:
+def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -> int:
     from streamlit import logger
 
     logger.set_log_level("error")  # the screens' caches run here without a server, as they may
@@ -50,6 +50,8 @@ def run(dataset: str, out: str, pdf: bool = False) -> int:
     from corpus.dataset import load
     from corpus.validate import DatasetError
     from reports import html
+    from reports.reference import ALMANAC, ReferenceError
+    from reports.reference import load as load_reference
     from reports.reproduction import build
 
     t0 = time.perf_counter()
@@ -62,10 +64,16 @@ def run(dataset: str, out: str, pdf: bool = False) -> int:
     except OSError as exc:
         print(f"error: cannot read {dataset}: {exc}", file=sys.stderr)
         return 1
-    command = (
-        "python -m analysis report " + " ".join(shlex.quote(a) for a in (dataset, out)) + (" --pdf" if pdf else "")
-    )
-    report = build(corpus, command=command)
+    ref = None
+    if reference != "none":
+        try:
+            ref = load_reference(ALMANAC if reference == "almanac" else reference)
+        except ReferenceError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+    command = "python -m analysis report " + " ".join(shlex.quote(a) for a in (dataset, out))
+    command += (" --pdf" if pdf else "") + (f" --reference {shlex.quote(reference)}" if reference != "almanac" else "")
+    report = build(corpus, command=command, reference=ref)
     page, tables = html.write(report, Path(out))
     print(f"wrote {page} and {tables} ({len(report.tables())} tables) in {time.perf_counter() - t0:.1f} s")
     if pdf:

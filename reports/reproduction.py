@@ -36,6 +36,7 @@ from components.palette import CONDITION_NAMES
 from corpus.dataset import Corpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
+from reports.reference import Reference, comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
 from services import overview
@@ -268,7 +269,9 @@ def _alignment(scope: svc.Scope) -> Section:
     )
 
 
-def provenance(corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None) -> dict[str, str]:
+def provenance(
+    corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None, reference: Reference | None = None
+) -> dict[str, str]:
     """What made the report: the data, the label sources and choices, the seeds, the software."""
     sources = act_sources(corpus, scope.gold)
     out = {
@@ -287,22 +290,47 @@ def provenance(corpus: Corpus, scope: svc.Scope, command: str, when: datetime | 
         "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
         "regenerate with": command,
     }
+    if reference is not None:
+        out["published values"] = f"{reference.name}: {reference.source}"
     out.update({f"package {p}": package_version(p) for p in PACKAGES})
     return out
 
 
+def _beside(corpus: Corpus, ref: Reference) -> Section:
+    table = comparison(overview.stats(corpus), ref)
+    return Section(
+        f"Beside the published values: {ref.name}",
+        (
+            f"From {ref.source}. Each row: our mean (SD) over the group's sessions, the published one, and ours minus "
+            "the published mean."
+            + (
+                " This dataset is synthetic: it imitates the study's design, not its numbers."
+                if corpus.synthetic
+                else ""
+            ),
+        ),
+        tables=(Table("beside_published", f"Ours beside {ref.name}", table),),
+    )
+
+
 def build(
-    corpus: Corpus, *, gold: pd.DataFrame | None = None, command: str = "", when: datetime | None = None
+    corpus: Corpus,
+    *,
+    gold: pd.DataFrame | None = None,
+    command: str = "",
+    when: datetime | None = None,
+    reference: Reference | None = None,
 ) -> Reproduction:
     """The report of ``corpus`` as the pages open on it (``gold``: the label store's revealed gold,
-    when the app builds it)."""
+    when the app builds it; ``reference``: published values to set beside the dataset's)."""
     scope = default_scope(corpus, gold)
-    sections = [_dataset(corpus), _outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope)]
+    sections = [_dataset(corpus), _beside(corpus, reference) if reference is not None else None]
+    sections += [_outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope)]
     return Reproduction(
         f"Reproduction report: {corpus.info.name}",
         bool(corpus.info.synthetic),
         tuple(s for s in sections if s is not None),
-        provenance(corpus, scope, command, when),
+        provenance(corpus, scope, command, when, reference),
     )
 
 

@@ -152,3 +152,61 @@ def test_the_command_line_writes_the_report(tmp_path):
         timeout=300,
     )
     assert bad.returncode == 1 and "nowhere" in bad.stderr and "not a directory" in bad.stderr
+
+
+# -- beside the published values -----------------------------------------------------------------
+
+
+def test_the_almanac_reference_holds_the_papers_tables():
+    from reports.reference import load
+
+    ref = load()
+    assert ref.groups == ("train", "test", "not_visible/train", "not_visible/test", "visible/train", "visible/test")
+    assert ref.table1["actions"][0] == (117.7, 87.7) and ref.table1["reset"][5] == (0.0, 0.0)
+    assert sum(len(v) for v in ref.table8.values()) == 15
+    assert ref.table8["partner_intent"]["p1"][4] == (65.7, 23.2)  # visible, train
+
+
+def test_ours_beside_the_papers(report):
+    from analysis.descriptive import dataset_stats
+    from reports.reference import comparison, load
+
+    sample = load_sample()
+    stats = dataset_stats(sample.sessions_df, sample.actions_df)
+    table = comparison(stats, load())
+    assert len(table) == 6 * (6 + 15)
+    row = table[(table["statistic"] == "# actions/session") & (table["group"] == "train")].iloc[0]
+    mine = stats["by_split"]["train"]["per_session"]["actions"]
+    assert row["ours"] == f"{mine['mean']:.1f} ({mine['sd']:.1f})"
+    assert row["ALMANAC (published)"] == "117.7 (87.7)"
+    assert float(row["difference"]) == pytest.approx(mine["mean"] - 117.7, abs=0.05)
+    with_ref = build(sample, reference=load())
+    assert [s.title for s in with_ref.sections][:2] == [
+        "The dataset",
+        "Beside the published values: ALMANAC (published)",
+    ]
+    assert "beside_published" in [t.name for t in with_ref.tables()]
+    assert with_ref.provenance["published values"].startswith("ALMANAC (published): ALMANAC paper, Table 1")
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        (
+            "groups: [train]\ntable1:\n  actions: [[1, 2], [3, 4]]\n",
+            "field table1.actions: expected 1 [mean, SD] pairs",
+        ),
+        ("groups: [train]\ntable1:\n  speed: [[1, 2]]\n", "field table1.speed: not one of actions"),
+        ("groups: [train]\ntable8:\n  team_goal:\n    t9: [[1, 2]]\n", "field table8.team_goal.t9: not a label"),
+        ("groups: [train]\ntable1:\n  actions: [[1, yes]]\n", "field table1.actions[0]: expected [mean, SD]"),
+        ("- a list\n", "expected a mapping"),
+    ],
+)
+def test_a_bad_reference_file_names_the_field(tmp_path, text, words):
+    from reports.reference import ReferenceError, load
+
+    path = tmp_path / "ref.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ReferenceError) as err:
+        load(path)
+    assert words in str(err.value) and str(path) in str(err.value)
