@@ -254,6 +254,13 @@ def _ensure_server() -> None:
         _server["started"] = False
 
 
+def warm_up() -> None:
+    """Start kaleido's browser now (from a thread, while other work goes on), so that the first
+    export does not wait for it."""
+    with _export_lock:
+        _ensure_server()
+
+
 def figure_bytes(fig: go.Figure, fmt: str, columns: int = 1) -> bytes:
     """The figure as a PNG or SVG file, styled for print."""
     printed = print_figure(fig, columns)

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -46,6 +47,9 @@ def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -
     from streamlit import logger
 
     logger.set_log_level("error")  # the screens' caches run here without a server, as they may
+    from components.chart import warm_up
+
+    threading.Thread(target=warm_up, daemon=True).start()  # the figures' browser starts while results are computed
 
     from corpus.dataset import load
     from corpus.validate import DatasetError

@@ -73,6 +73,9 @@ def render(report: Reproduction) -> str:
                 f"<figure>{_svg(fig)}<figcaption>{esc(fig.title)} (numbers: {esc(fig.name)}_data.csv)</figcaption></figure>"
             )
         for t in section.tables:
+            if t.view is not None and t.view.empty:  # in the zip only
+                out.append(f"<p>{esc(t.title)}: {esc(t.name)}.csv in the tables' zip.</p>")
+                continue
             out.append(f"<h3>{esc(t.title)}</h3>{_table_html(t)}")
     out.append("<h2>Provenance</h2><table>")
     out += [f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in report.provenance.items()]

@@ -33,15 +33,27 @@ from components.alignment_charts import dyad_figure, dyad_summary, model_rows, p
 from components.label_source import GOLD_MIN_ITEMS
 from components.outcome_charts import outcome_figure, outcome_table
 from components.palette import CONDITION_NAMES
+from components.reason_charts import (
+    acts_before_figure,
+    acts_before_sentence,
+    reason_share_figure,
+    reason_tests_sentence,
+)
 from corpus.dataset import Corpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
 from reports.reference import Reference, comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
+from services import compare as compare_svc
 from services import overview
 
 BINS = 5  # the Alignment page's opening number of progress bins
+LOOK_BACK = 3  # Why not aligned's opening look-back, in actions
+LEADERBOARDS = {
+    "next_action": "Next action prediction (Tables 2 and 9)",
+    "mental_model": "Mental model prediction (Tables 3 and 10)",
+}
 OUTCOME_TEST = "welch"
 SCHEME = "grounding_acts"
 PACKAGES = ("groundwork", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "plotly")
@@ -269,6 +281,63 @@ def _alignment(scope: svc.Scope) -> Section:
     )
 
 
+def _why_not(scope: svc.Scope) -> Section | None:
+    progress = svc.default_progress(scope.corpus)
+    shares, _curves, tests = svc.misalignment_reasons(scope, progress, BINS)
+    if shares.empty:
+        return None
+    figures = [
+        Figure("misalignment_reasons", "Reasons given with 'not on the same page'", reason_share_figure(shares), shares)
+    ]
+    lines = [
+        "Share of the not-aligned actions citing each reason (several may be cited), with Wilson 95% intervals. "
+        + reason_tests_sentence(tests)
+    ]
+    before = svc.acts_before(scope, LOOK_BACK)
+    if before is not None and not before.empty:
+        figures.append(
+            Figure(
+                "acts_before_alignment_reports",
+                "The grounding act before an alignment report",
+                acts_before_figure(before),
+                before,
+            )
+        )
+        lines.append(
+            f"The act before a report: the latest coded act among the {LOOK_BACK} actions before it. "
+            + acts_before_sentence(svc.acts_before_test(before)[0])
+        )
+    return Section("Why not aligned", tuple(lines), figures=tuple(figures))
+
+
+def _leaderboards(corpus: Corpus) -> Section | None:
+    runs = [r for r in corpus.predictions.values() if r.ok]
+    if not runs:
+        return None
+    cmp = compare_svc.comparison(corpus, runs)
+    tables = []
+    for task, title in LEADERBOARDS.items():
+        lb = cmp.leaderboard(task, "accuracy")
+        hidden = lb.undefined_groups()
+        for k, (label, cells, best) in enumerate(lb.blocks()):
+            if label in hidden:
+                continue
+            shown = cells.astype(str).where(~best, cells.astype(str) + " *")
+            tables.append(Table(f"{task}_{k + 1}", f"{title}: {label}", shown.reset_index(names="run"), view=None))
+        tables.append(
+            Table(f"{task}_leaderboard", f"{title}: every score with its interval", lb.csv_table(), view=pd.DataFrame())
+        )
+    return Section(
+        "Models against people",
+        (
+            f"{len(runs)} run(s) of the dataset's predictions/ folder, scored as the ALMANAC benchmark does. Each cell: "
+            "score (n items); * marks the best run in its column and every run the paired test does not separate from it "
+            "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval.",
+        ),
+        tables=tuple(tables),
+    )
+
+
 def provenance(
     corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None, reference: Reference | None = None
 ) -> dict[str, str]:
@@ -325,7 +394,8 @@ def build(
     when the app builds it; ``reference``: published values to set beside the dataset's)."""
     scope = default_scope(corpus, gold)
     sections = [_dataset(corpus), _beside(corpus, reference) if reference is not None else None]
-    sections += [_outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope)]
+    sections += [_outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope), _why_not(scope)]
+    sections.append(_leaderboards(corpus))
     return Reproduction(
         f"Reproduction report: {corpus.info.name}",
         bool(corpus.info.synthetic),

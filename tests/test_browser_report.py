@@ -40,8 +40,8 @@ def test_the_report_downloads_and_opens_offline(page, app_url, browser, artifact
     tab.on("request", lambda r: requests.append(r.url))
     tab.goto(report.as_uri())
     expect(tab.get_by_role("heading", name="Reproduction report: Groundwork sample corpus (synthetic)")).to_be_visible()
-    expect(tab.get_by_text("This dataset is synthetic")).to_be_visible()
-    assert tab.locator("figure svg").count() >= 5
+    expect(tab.locator("p.synthetic")).to_contain_text("This dataset is synthetic")
+    assert tab.locator("figure svg").count() >= 7
     expect(tab.get_by_role("heading", name="Provenance")).to_be_attached()
     tab.screenshot(path=str(artifacts / "report_offline.png"))
     assert [u for u in requests if not u.startswith("file:")] == []

@@ -210,3 +210,26 @@ def test_a_bad_reference_file_names_the_field(tmp_path, text, words):
     with pytest.raises(ReferenceError) as err:
         load(path)
     assert words in str(err.value) and str(path) in str(err.value)
+
+
+def test_the_leaderboards_are_compares(report):
+    """The dataset's own runs scored as Compare scores them: every cell, the best marked as the
+    paired test allows."""
+    from services import compare
+
+    sample = load_sample()
+    cmp = compare.comparison(sample, [r for r in sample.predictions.values() if r.ok])
+    section = next(s for s in report.sections if s.title == "Models against people")
+    for task in ("next_action", "mental_model"):
+        lb = cmp.leaderboard(task, "accuracy")
+        hidden = lb.undefined_groups()
+        blocks = [(label, cells, best) for label, cells, best in lb.blocks() if label not in hidden]
+        shown = [t for t in section.tables if t.name.startswith(f"{task}_") and t.name[len(task) + 1 :].isdigit()]
+        assert len(shown) == len(blocks) > 0
+        for t, (label, cells, best) in zip(shown, blocks):
+            assert t.title.endswith(label)
+            frame = t.frame.set_index("run")
+            for r in range(len(cells)):
+                for c in range(cells.shape[1]):
+                    want = str(cells.iat[r, c]) + (" *" if best.iat[r, c] else "")
+                    assert frame.iat[r, c] == want
