@@ -46,14 +46,24 @@ def _file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")[:80] or "dataset"
 
 
-def build_requested(corpus: Corpus) -> tuple[bool, bool]:
-    """(whether to build now, whether to print a PDF too): the button, held back for
-    :data:`MIN_SECONDS` after this visitor's last build."""
+def build_requested(corpus: Corpus, refusal: str | None = None) -> tuple[bool, bool]:
+    """(whether to build now, whether to print a PDF too): the button (disabled with ``refusal``,
+    the deployment's reason, when there is one), held back for :data:`MIN_SECONDS` after this
+    visitor's last build."""
     built: BuiltReport | None = st.session_state.get(KEY)
     wait = MIN_SECONDS - (time.time() - built.built_at) if built is not None else 0.0
     c1, c2 = st.columns([1, 3], vertical_alignment="center")
     pdf = c2.toggle("Also a PDF (printed by the server's Chromium)", key="report_pdf")
-    pressed = c1.button("Build the report", type="primary", icon=":material/description:", key="report_build")
+    pressed = c1.button(
+        "Build the report",
+        type="primary",
+        icon=":material/description:",
+        key="report_build",
+        disabled=refusal is not None,
+        help=refusal,
+    )
+    if refusal is not None:
+        st.info(refusal, icon=":material/lock:")
     if pressed and wait > 0:
         st.info(
             f"One build per {fmt(MIN_SECONDS, 0)} s: the next can start in {fmt(wait, 0)} s.", icon=":material/timer:"

@@ -58,6 +58,12 @@ class Settings(BaseSettings):
         "`signed-in` (anyone signed in) or `anyone` (also visitors who are not "
         "signed in); everyone but a lead within the per-session quota",
     )
+    report_policy: UploadPolicy = Field(
+        "anyone",
+        description="who may build the reproduction report (Report page): `anyone` (also visitors who are not "
+        "signed in; a reviewer needs no account), `signed-in` or `lead`; one build per visitor at a time, "
+        "20 s apart",
+    )
     upload_max_bytes: ByteSize = Field(ByteSize(512 * 2**20), description="one upload, extracted (e.g. `512MiB`)")
     upload_max_members: PositiveInt = Field(20_000, description="files in one upload")
     uploads_total_bytes: ByteSize = Field(ByteSize(4 * 2**30), description="all kept uploads together, extracted")

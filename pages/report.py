@@ -6,17 +6,19 @@ from pathlib import Path
 
 import streamlit as st
 
+from components.auth import signed_in_user
 from components.dataset import require_corpus, synthetic_banner
 from components.label_source import revealed_gold
 from components.report import build_requested, building, downloads, keep, report_intro
 from reports import html, reference, reproduction
 from reports.cli import chromium, print_pdf
+from services.settings import report_refusal
 
 corpus = require_corpus()
 st.title("Reproduction report")
 synthetic_banner(corpus)
 report_intro()
-build, pdf = build_requested(corpus)
+build, pdf = build_requested(corpus, report_refusal(signed_in_user()))
 if build:
     started = time.time()
     with building() as step:

@@ -233,3 +233,13 @@ def test_the_leaderboards_are_compares(report):
                 for c in range(cells.shape[1]):
                     want = str(cells.iat[r, c]) + (" *" if best.iat[r, c] else "")
                     assert frame.iat[r, c] == want
+
+
+@pytest.mark.parametrize(("policy", "disabled"), [("anyone", False), ("signed-in", True), ("lead", True)])
+def test_the_deployment_says_who_may_build_the_report(tmp_path, monkeypatch, policy, disabled):
+    monkeypatch.setenv("GROUNDWORK_REPORT_POLICY", policy)
+    at = _page(tmp_path, monkeypatch, "pages/report.py")
+    button = at.button(key="report_build")
+    assert button.disabled is disabled
+    if disabled:
+        assert any(("sign in" in i.value) for i in at.info)
