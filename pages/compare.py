@@ -4,7 +4,18 @@ or, on a benchmark dataset (DynToM trials and the like), every run scored as its
 import streamlit as st
 
 from components.auth import signed_in_user
-from components.compare import ablation, benchmark, confusions, instances, judges, leaderboard, overlay, runs, slices
+from components.compare import (
+    ablation,
+    benchmark,
+    confusions,
+    instances,
+    judges,
+    leaderboard,
+    overlay,
+    prompts,
+    runs,
+    slices,
+)
 from components.dataset import current_is_benchmark, require_benchmark, require_corpus, synthetic_banner
 from services import compare as svc
 
@@ -53,6 +64,7 @@ st.caption(
     "against what the people did and reported."
 )
 
+prompts.export(corpus)
 chosen = runs.picker(corpus, signed_in_user())
 if not chosen:
     st.info(

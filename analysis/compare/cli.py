@@ -199,9 +199,18 @@ def _instances(args: argparse.Namespace) -> int:
     if args.split not in {s.split for s in corpus.sessions.values()}:
         print(f"error: the dataset has no session in split '{args.split}'", file=sys.stderr)
         return EXIT_USAGE
-    n = write_instances(corpus, args.out, args.task, args.split, args.setting)
+    if args.prompts:
+        from analysis.compare.prompts import prompts_jsonl
+
+        text = prompts_jsonl(corpus, args.task, args.split, args.setting)
+        out = Path(args.out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+        n, what = text.count("\n"), "prompt(s), as the paper's Appendix H lays them out,"
+    else:
+        n, what = write_instances(corpus, args.out, args.task, args.split, args.setting), "instance(s)"
     print(
-        f"wrote {n} {args.task} instance(s) of split '{args.split}' ({args.setting} setting) to {args.out}",
+        f"wrote {n} {args.task} {what} of split '{args.split}' ({args.setting} setting) to {args.out}",
         file=sys.stderr,
     )
     return 0
@@ -289,5 +298,11 @@ def add_commands(sub) -> None:
         choices=["base", "mental_model"],
         default="base",
         help="mental_model adds the actor's earlier mental models",
+    )
+    q.add_argument(
+        "--prompts",
+        action="store_true",
+        help="write each instance's prompt (Appendix H's template, filled) with its ids and the answer fields "
+        "its prediction line carries back, instead of the instance's data",
     )
     q.set_defaults(func=_instances)
