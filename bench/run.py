@@ -45,7 +45,10 @@ def main(argv: list[str]) -> int:
         k: {kk: v for kk, v in r.items() if kk in ("value", "unit", "target", "min") and v is not None}
         for k, r in results.items()
     }
-    (HERE / "results.json").write_text(json.dumps(out, indent=2) + "\n")
+    path = HERE / "results.json"
+    if only and path.is_file():  # a subset run keeps the entries it did not run
+        out = {**json.loads(path.read_text()), **out}
+    path.write_text(json.dumps(out, indent=2) + "\n")
     print(f"\nwrote {HERE / 'results.json'}", file=sys.stderr)
     return 1 if failed else 0
 

@@ -241,6 +241,24 @@ def require_codable() -> Corpus | KitchenCorpus:
     return _current("map_task", datasets.current_corpus, _not_map_task)
 
 
+def require_any(title: str) -> Corpus | KitchenCorpus | Benchmark:
+    """For screens that read every domain (the Report): the screen's ``title``, then the current
+    dataset as its domain reads it, or stop the page saying why it does not load."""
+    from components.router import ensure_routed
+
+    ensure_routed()
+    st.title(title)
+    try:
+        domain = datasets.current_domain()
+    except (OutsideRoots, OSError):
+        domain = "map_task"  # the Map Task route says why
+    if domain == "kitchen":
+        return _current("kitchen", datasets.current_kitchen, _not_kitchen)
+    if domain == "benchmark":
+        return _current("benchmark", datasets.current_benchmark, _not_map_task)
+    return _current("map_task", datasets.current_corpus, _not_map_task)
+
+
 def _not_map_task(label: str) -> None:
     if datasets.current_domain() == "benchmark":
         st.info(
@@ -343,8 +361,16 @@ def show_report(report: Report | list) -> None:
         st.caption(f"... and {fmt_count(dropped)} more error(s) not listed.")
 
 
-def synthetic_banner(corpus: Corpus | KitchenCorpus) -> None:
+def synthetic_banner(corpus: Corpus | KitchenCorpus | Benchmark) -> None:
     """Says that the dataset is synthetic (its name is data: shown as written, never as Markdown)."""
+    if isinstance(corpus, Benchmark):
+        if corpus.synthetic:
+            st.info(
+                f"**{md_text(corpus.name)}** is synthetic: generated questions and answers in the benchmark's released "
+                "format, not a model's real answers. Patterns in it are there by design.",
+                icon=":material/science:",
+            )
+        return
     if isinstance(corpus, KitchenCorpus):
         if corpus.info.synthetic:
             st.info(

@@ -13,7 +13,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from analysis.format import fmt, fmt_time
+from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
+from corpus.kitchen_dataset import KitchenCorpus
+from services.datasets import current_source
+
+Data = Corpus | KitchenCorpus | Benchmark
 
 KEY = "report_built"
 MIN_SECONDS = 20.0  # between two builds by one visitor
@@ -30,7 +35,30 @@ class BuiltReport:
     pdf: bytes | None
 
 
-def report_intro() -> None:
+def _name(data: Data) -> str:
+    return data.name if isinstance(data, Benchmark | KitchenCorpus) else data.info.name
+
+
+def command(data: Data) -> str:
+    """The command that builds the same report from the dataset's folder."""
+    return f"python -m analysis report {current_source().path} OUT"
+
+
+def report_intro(data: Data) -> None:
+    if isinstance(data, KitchenCorpus):
+        st.caption(
+            "The Kitchen screen's results for the runs shown in the sidebar: the coordination metrics per directed "
+            "pairing and per task level with their intervals over runs, and what became of the requests by level "
+            "(TGCO), with a provenance block. One HTML file that opens offline, and every table as CSV in a zip."
+        )
+        return
+    if isinstance(data, Benchmark):
+        st.caption(
+            "Compare's results for the benchmark shown in the sidebar: every run's accuracy overall and by each "
+            "slice, with intervals over the benchmark's clusters and the best marked as McNemar's test allows, and a "
+            "provenance block. One HTML file that opens offline, and every table as CSV in a zip."
+        )
+        return
     st.caption(
         "The paper's results for the dataset shown in the sidebar, in the paper's order: the dataset (Tables 1 and "
         "8), task outcomes by condition, agreement among the people coding grounding acts, grounding acts by "
@@ -46,7 +74,7 @@ def _file_stem(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "_", name).strip("_")[:80] or "dataset"
 
 
-def build_requested(corpus: Corpus, refusal: str | None = None) -> tuple[bool, bool]:
+def build_requested(data: Data, refusal: str | None = None) -> tuple[bool, bool]:
     """(whether to build now, whether to print a PDF too): the button (disabled with ``refusal``,
     the deployment's reason, when there is one), held back for :data:`MIN_SECONDS` after this
     visitor's last build."""
@@ -79,17 +107,17 @@ def building() -> Iterator[Callable[[str], None]]:
         status.update(label="Report built", state="complete", expanded=False)
 
 
-def keep(corpus: Corpus, started: float, html: bytes, tables: bytes, pdf: bytes | None) -> None:
+def keep(data: Data, started: float, html: bytes, tables: bytes, pdf: bytes | None) -> None:
     """Keep the files built, and draw the page again (the button now waits, the downloads show)."""
     now = time.time()
-    st.session_state[KEY] = BuiltReport(corpus.content_hash, corpus.info.name, now, now - started, html, tables, pdf)
+    st.session_state[KEY] = BuiltReport(data.content_hash, _name(data), now, now - started, html, tables, pdf)
     st.rerun()
 
 
-def downloads(corpus: Corpus) -> None:
+def downloads(data: Data) -> None:
     """The files of the last build of this dataset's report, or nothing."""
     built: BuiltReport | None = st.session_state.get(KEY)
-    if built is None or built.content_hash != corpus.content_hash:
+    if built is None or built.content_hash != data.content_hash:
         return
     from datetime import UTC, datetime
 

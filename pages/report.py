@@ -7,27 +7,27 @@ from pathlib import Path
 import streamlit as st
 
 from components.auth import signed_in_user
-from components.dataset import require_corpus, synthetic_banner
+from components.dataset import require_any, synthetic_banner
 from components.label_source import revealed_gold
-from components.report import build_requested, building, downloads, keep, report_intro
+from components.report import build_requested, building, command, downloads, keep, report_intro
+from corpus.dataset import Corpus
 from reports import html, reference, reproduction
 from reports.cli import chromium, print_pdf
 from services.settings import report_refusal
 
-corpus = require_corpus()
-st.title("Reproduction report")
-synthetic_banner(corpus)
-report_intro()
-build, pdf = build_requested(corpus, report_refusal(signed_in_user()))
+data = require_any("Reproduction report")
+synthetic_banner(data)
+report_intro(data)
+build, pdf = build_requested(data, report_refusal(signed_in_user()))
 if build:
     started = time.time()
     with building() as step:
         step("Computing the results, as the pages do...")
-        report = reproduction.build(
-            corpus,
-            gold=revealed_gold(corpus),
-            command=f"python -m analysis report {corpus.root} OUT",
-            reference=reference.load(),
+        report = reproduction.build_for(
+            data,
+            gold=revealed_gold(data) if isinstance(data, Corpus) else None,
+            command=command(data),
+            reference=reference.load() if isinstance(data, Corpus) else None,
         )
         step("Drawing the figures...")
         page, tables = html.files(report)
@@ -42,5 +42,5 @@ if build:
                 source.write_bytes(page)
                 print_pdf(source, source.with_suffix(".pdf"), browser)
                 printed = source.with_suffix(".pdf").read_bytes()
-    keep(corpus, started, page, tables, printed)
-downloads(corpus)
+    keep(data, started, page, tables, printed)
+downloads(data)

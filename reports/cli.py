@@ -1,5 +1,5 @@
-"""``python -m analysis report DATASET OUT [--pdf]``: the reproduction report of a Map Task dataset
-(a folder or a .zip) as ``OUT.html`` (self-contained), ``OUT_tables.zip`` (every table as CSV) and,
+"""``python -m analysis report DATASET OUT [--pdf]``: the reproduction report of a dataset (a Map
+Task dataset, a folder or a .zip; or kitchen runs, or a benchmark) as ``OUT.html`` (self-contained), ``OUT_tables.zip`` (every table as CSV) and,
 with ``--pdf``, ``OUT.pdf`` printed by the headless Chromium the figure export already uses."""
 
 from __future__ import annotations
@@ -51,33 +51,39 @@ def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -
 
     threading.Thread(target=warm_up, daemon=True).start()  # the figures' browser starts while results are computed
 
+    from corpus.benchmark import is_benchmark, load_benchmark
     from corpus.dataset import load
+    from corpus.kitchen_dataset import is_kitchen, load_kitchen
     from corpus.validate import DatasetError
     from reports import html
     from reports.reference import ALMANAC, ReferenceError
     from reports.reference import load as load_reference
-    from reports.reproduction import build
+    from reports.reproduction import build, build_benchmark, build_kitchen
 
     t0 = time.perf_counter()
+    command = "python -m analysis report " + " ".join(shlex.quote(a) for a in (dataset, out))
+    command += (" --pdf" if pdf else "") + (f" --reference {shlex.quote(reference)}" if reference != "almanac" else "")
     try:
-        corpus = load(dataset)
+        if is_kitchen(Path(dataset)):
+            report = build_kitchen(load_kitchen(dataset), command=command)
+        elif is_benchmark(Path(dataset)):
+            report = build_benchmark(load_benchmark(dataset), command=command)
+        else:
+            corpus = load(dataset)
+            ref = None
+            if reference != "none":
+                ref = load_reference(ALMANAC if reference == "almanac" else reference)
+            report = build(corpus, command=command, reference=ref)
     except DatasetError as exc:
         print(f"error: {dataset} was not loaded: {len(exc.report.errors)} error(s)", file=sys.stderr)
         print(exc.report.format(), file=sys.stderr)
         return 1
+    except ReferenceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"error: cannot read {dataset}: {exc}", file=sys.stderr)
         return 1
-    ref = None
-    if reference != "none":
-        try:
-            ref = load_reference(ALMANAC if reference == "almanac" else reference)
-        except ReferenceError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-    command = "python -m analysis report " + " ".join(shlex.quote(a) for a in (dataset, out))
-    command += (" --pdf" if pdf else "") + (f" --reference {shlex.quote(reference)}" if reference != "almanac" else "")
-    report = build(corpus, command=command, reference=ref)
     page, tables = html.write(report, Path(out))
     print(f"wrote {page} and {tables} ({len(report.tables())} tables) in {time.perf_counter() - t0:.1f} s")
     if pdf:

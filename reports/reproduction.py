@@ -30,6 +30,8 @@ from analysis.progress_model import summary_sentence
 from analysis.results import Test
 from components.act_charts import act_share_figure, alignment_by_act_figure
 from components.alignment_charts import dyad_figure, dyad_summary, model_rows, progress_figure
+from components.compare.benchmark import leaderboard_frame
+from components.kitchen import composition_figure, metric_view
 from components.label_source import GOLD_MIN_ITEMS
 from components.outcome_charts import outcome_figure, outcome_table
 from components.palette import CONDITION_NAMES
@@ -39,13 +41,16 @@ from components.reason_charts import (
     reason_share_figure,
     reason_tests_sentence,
 )
+from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
+from corpus.kitchen_dataset import KitchenCorpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
 from reports.reference import Reference, comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
 from services import compare as compare_svc
+from services import kitchen as kitchen_svc
 from services import overview
 
 BINS = 5  # the Alignment page's opening number of progress bins
@@ -56,6 +61,7 @@ LEADERBOARDS = {
 }
 OUTCOME_TEST = "welch"
 SCHEME = "grounding_acts"
+KITCHEN_WINDOW = "level"  # the Kitchen screen's opening acceptance window
 PACKAGES = ("groundwork", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "plotly")
 
 
@@ -405,3 +411,119 @@ def build(
 
 
 __all__ = ["Figure", "Reproduction", "Section", "Table", "build", "default_scope", "provenance", "Test"]
+
+
+# -- the other domains ----------------------------------------------------------------------------
+
+
+def _common_provenance(
+    name: str, content_hash: str, synthetic: bool, command: str, when: datetime | None
+) -> dict[str, str]:
+    out = {
+        "dataset": name,
+        "dataset content hash": content_hash,
+        "synthetic": "yes" if synthetic else "no",
+        "seeds": "0 for every bootstrap",
+        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
+        "regenerate with": command,
+    }
+    out.update({f"package {p}": package_version(p) for p in PACKAGES})
+    return out
+
+
+def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime | None = None) -> Reproduction:
+    """The report of kitchen runs as the Kitchen screen opens on them (level-normalized window): the
+    coordination metrics per directed pairing and per level, and the outcome composition (Fig. 3)."""
+    metrics = kitchen_svc.metrics(kitchen, KITCHEN_WINDOW)
+    levels = sorted({m.level for m in metrics if m.level is not None})
+    lines = (
+        f"{fmt_count(len(kitchen.runs))} runs in {len({m.pairing for m in metrics})} directed pairings (Chef model -> "
+        f"Assistant model), levels {', '.join(map(str, levels)) or 'unknown'}; {fmt_count(sum(m.requests for m in metrics))} "
+        f"request units; {fmt_count(sum(m.success for m in metrics))} of {fmt_count(len(metrics))} runs succeeded.",
+        "Each request unit coded by the TGCO audit's decision rule with the level-normalized acceptance window "
+        "(0.15 x the mean episode length of the run's level). Each metric: the mean over runs, its 95% interval over "
+        "runs (percentile bootstrap, 2,000 resamples, seed 0) and n, the runs with a value.",
+    )
+    tables = []
+    for by in ("pairing", "level"):
+        table = kitchen_svc.metric_table(kitchen, KITCHEN_WINDOW, (by,))
+        tables.append(
+            Table(
+                f"kitchen_metrics_by_{by}",
+                f"Coordination metrics per {by}",
+                pd.DataFrame(table.rows),
+                view=metric_view(table, (by,)),
+            )
+        )
+    comp = kitchen_svc.composition(kitchen, KITCHEN_WINDOW)
+    return Reproduction(
+        f"Report: {kitchen.info.name}",
+        bool(kitchen.info.synthetic),
+        (
+            Section("Kitchen runs (Collab-Overcooked)", lines, tables=tuple(tables)),
+            Section(
+                "What became of the requests, by task level",
+                (
+                    "Share of the request units of each outcome, units pooled over the level's runs (the count in each bar).",
+                ),
+                figures=(
+                    Figure("tgco_outcome_composition", "TGCO outcomes by task level", composition_figure(comp), comp),
+                ),
+            ),
+        ),
+        {
+            **_common_provenance(kitchen.info.name, kitchen.content_hash, bool(kitchen.info.synthetic), command, when),
+            "acceptance window": "level-normalized (0.15 x episode length)",
+        },
+    )
+
+
+def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | None = None) -> Reproduction:
+    """The report of a benchmark's runs as Compare opens on them: accuracy overall and by each slice,
+    the best marked as McNemar's test allows, with intervals over the benchmark's clusters."""
+    cmp = compare_svc.benchmark_comparison(bench)
+    tables = []
+    for by in cmp.slice_fields:
+        cells, table, best = leaderboard_frame(cmp, by)
+        shown = table.astype(str).where(~best, table.astype(str) + " *")
+        tables.append(
+            Table(
+                f"benchmark_accuracy_{by}",
+                f"Accuracy by {by}",
+                cells.drop(columns="text"),
+                view=shown.reset_index(names="run"),
+            )
+        )
+    n_items = len(bench.items)
+    return Reproduction(
+        f"Report: {bench.name}",
+        bool(bench.synthetic),
+        (
+            Section(
+                "Models on the benchmark",
+                (
+                    f"{fmt_count(n_items)} questions in {fmt_count(bench.items[bench.cluster].nunique())} {bench.cluster}s; "
+                    f"{len(cmp.run_ids)} run(s). Each cell: accuracy [95% interval]; * marks the best run in its column "
+                    "and every run McNemar's exact test does not separate from it.",
+                ),
+                tables=tuple(tables),
+            ),
+        ),
+        _common_provenance(bench.name, bench.content_hash, bool(bench.synthetic), command, when),
+    )
+
+
+def build_for(
+    data: Corpus | KitchenCorpus | Benchmark,
+    *,
+    gold: pd.DataFrame | None = None,
+    command: str = "",
+    reference: Reference | None = None,
+) -> Reproduction:
+    """The report of any dataset the app opens: Map Task sessions, kitchen runs or a benchmark."""
+    if isinstance(data, KitchenCorpus):
+        return build_kitchen(data, command=command)
+    if isinstance(data, Benchmark):
+        return build_benchmark(data, command=command)
+    return build(data, gold=gold, command=command, reference=reference)

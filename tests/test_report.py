@@ -243,3 +243,62 @@ def test_the_deployment_says_who_may_build_the_report(tmp_path, monkeypatch, pol
     assert button.disabled is disabled
     if disabled:
         assert any(("sign in" in i.value) for i in at.info)
+
+
+# -- the other domains ----------------------------------------------------------------------------
+
+SAMPLES = ROOT / "samples"
+
+
+def _linked(tmp_path, monkeypatch, page: str, dataset: Path) -> AppTest:
+    from corpus.catalog import key_of
+
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["dataset"] = key_of(dataset)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_kitchen_report_is_the_kitchen_screens_numbers(tmp_path, monkeypatch):
+    from corpus.kitchen_dataset import load_kitchen
+    from reports.reproduction import build_kitchen
+
+    report = build_kitchen(load_kitchen(SAMPLES / "kitchen-synthetic"))
+    at = _linked(tmp_path, monkeypatch, "pages/kitchen.py", SAMPLES / "kitchen-synthetic")
+    shown = next(d.value for d in at.dataframe if "pairing" in d.value.columns and "FollowRate" in d.value.columns)
+    pd.testing.assert_frame_equal(
+        shown.reset_index(drop=True), _table(report, "kitchen_metrics_by_pairing").view.reset_index(drop=True)
+    )
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert _traces(spec) == _traces(json.loads(_figure(report, "tgco_outcome_composition").figure.to_json()))
+    again = build_kitchen(load_kitchen(SAMPLES / "kitchen-synthetic"))
+    assert html.tables_zip(report) == html.tables_zip(again)
+
+
+@pytest.mark.parametrize("sample", ["kitchen-synthetic", "dyntom-synthetic"])
+def test_the_report_screen_builds_every_domains_report(tmp_path, monkeypatch, sample):
+    at = _linked(tmp_path, monkeypatch, "pages/report.py", SAMPLES / sample)
+    assert not at.error
+    assert any("synthetic" in i.value for i in at.info)
+    at.button(key="report_build").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Report (HTML)" in labels and "Tables (CSV, zip)" in labels
+
+
+def test_a_benchmark_report_is_compares_leaderboard():
+    from corpus.benchmark import load_benchmark
+    from reports.reproduction import build_benchmark
+    from services import compare
+
+    bench = load_benchmark(SAMPLES / "dyntom-synthetic")
+    report = build_benchmark(bench)
+    cmp = compare.benchmark_comparison(bench)
+    for by in cmp.slice_fields:
+        cells = cmp.leaderboard(by)
+        table = _table(report, f"benchmark_accuracy_{by}").frame
+        assert table["estimate"].tolist() == cells["estimate"].tolist()
+        assert table["best"].tolist() == cells["best"].tolist()

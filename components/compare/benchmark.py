@@ -13,6 +13,7 @@ import streamlit as st
 from analysis.benchmark import ALL, BenchmarkComparison
 from analysis.format import fmt, fmt_count, fmt_p
 from components.compare.common import PALETTE, figure_layout, plain
+from components.dataset import synthetic_banner
 from components.download import csv_button
 from corpus.escape import md_line, md_text
 
@@ -57,9 +58,9 @@ def coverage(cmp: BenchmarkComparison) -> None:
             st.error(f"Run {md_line(run.run_id)} refused: {md_line(run.report.format()[:500])}")
 
 
-def leaderboard(cmp: BenchmarkComparison) -> None:
-    fields = cmp.slice_fields
-    by = st.selectbox("Columns", fields, format_func=field_name, key="bench_lb_field")
+def leaderboard_frame(cmp: BenchmarkComparison, by: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(the cells, the table as printed: one row per run, one column per value of ``by`` with its n,
+    and where each cell is the best as the paired test allows)."""
     cells = cmp.leaderboard(by)
     cells = cells.assign(text=cells.apply(_cell, axis=1))
     order = [ALL, *[v for v in dict.fromkeys(cells["value"]) if v != ALL]]
@@ -69,6 +70,13 @@ def leaderboard(cmp: BenchmarkComparison) -> None:
     n = cells.groupby("value")["n"].max().reindex(order)
     table.columns = [f"{'overall' if v == ALL else v} (n {fmt_count(n[v])})" for v in order]
     best.columns = table.columns
+    return cells, table, best
+
+
+def leaderboard(cmp: BenchmarkComparison) -> None:
+    fields = cmp.slice_fields
+    by = st.selectbox("Columns", fields, format_func=field_name, key="bench_lb_field")
+    cells, table, best = leaderboard_frame(cmp, by)
     table.index = [md_line(r) for r in table.index]  # st.table reads Markdown in its cells: names stay text
     best.index = table.index
     st.table(table.style.apply(lambda col: [BEST if b else "" for b in best[col.name]], axis=0))
@@ -279,9 +287,4 @@ def _moment(context: dict, item_id: str) -> None:
 def banner(bench) -> None:
     """What the benchmark is, and that it is synthetic when it is (its name is data: shown as text)."""
     st.caption(md_text(bench.description or f"A {bench.kind} benchmark."))
-    if bench.synthetic:
-        st.info(
-            f"**{md_text(bench.name)}** is synthetic: generated questions and answers in the benchmark's released "
-            "format, not a model's real answers. Patterns in it are there by design.",
-            icon=":material/science:",
-        )
+    synthetic_banner(bench)
