@@ -4,7 +4,8 @@ comparison table the report shows (ours, the paper's, the difference)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,19 @@ from corpus.schema import DIMENSIONS, SHORT_NAMES
 ALMANAC = Path(__file__).parent / "references" / "almanac.yaml"
 DIMENSION_NAMES = {"team_goal": "Team goal", "partner_intent": "Partner intent", "self_reasoning": "Self reasoning"}
 COUNTS = ("actions", "message", "draw", "erase", "undo", "reset")
+COLUMNS = ("C visible · G", "C visible · F", "C not visible · G", "C not visible · F")
+# The published model scores a reference may hold: (task, metric, dimension) of the leaderboard's cells.
+MODEL_SCORES = {
+    "next_action": {"action_type_accuracy": ("next_action", "accuracy", "action_type")},
+    "next_action_mental_model": {"action_type_accuracy": ("next_action", "accuracy", "action_type")},
+    "mental_model": {d: ("mental_model", "accuracy", d) for d in ("team_goal", "partner_intent", "self_reasoning")},
+}
+SCORE_NAMES = {
+    "action_type_accuracy": "Accuracy (action type)",
+    "team_goal": "Team goal accuracy",
+    "partner_intent": "Partner intent accuracy",
+    "self_reasoning": "Self-reasoning accuracy",
+}
 
 
 class ReferenceError(ValueError):
@@ -30,6 +44,9 @@ class Reference:
     groups: tuple[str, ...]
     table1: dict[str, list[tuple[float, float]]]  # count -> [(mean, SD) per group]
     table8: dict[str, dict[str, list[tuple[float, float]]]]  # dimension -> label -> [(mean, SD) per group]
+    # model -> score key ("next_action", "next_action_mental_model", "mental_model") -> dimension ->
+    # [C visible G, C visible F, C not visible G, C not visible F]
+    models: dict[str, dict[str, dict[str, list[float]]]] = field(default_factory=dict)
 
 
 def _cells(value: Any, n: int, where: str) -> list[tuple[float, float]]:
@@ -77,7 +94,34 @@ def load(path: str | Path = ALMANAC) -> Reference:
             if label not in DIMENSIONS[dim]:
                 raise ReferenceError(f"{path}, field table8.{dim}.{label}: not a label of {dim}")
             t8.setdefault(dim, {})[label] = _cells(cells, n, f"{path}, field table8.{dim}.{label}")
-    return Reference(str(data.get("name") or path.stem), str(data.get("source") or ""), tuple(groups), t1, t8)
+    return Reference(
+        str(data.get("name") or path.stem), str(data.get("source") or ""), tuple(groups), t1, t8, _models(data, path)
+    )
+
+
+def _models(data: dict, path: Path) -> dict[str, dict[str, dict[str, list[float]]]]:
+    models = data.get("models") or {}
+    if not isinstance(models, dict):
+        raise ReferenceError(f"{path}, field models: a mapping of model name -> scores")
+    out: dict[str, dict[str, dict[str, list[float]]]] = {}
+    for model, scores in models.items():
+        if not isinstance(scores, dict):
+            raise ReferenceError(f"{path}, field models.{model}: a mapping of task -> scores")
+        for key, dims in scores.items():
+            where = f"{path}, field models.{model}.{key}"
+            if key not in MODEL_SCORES or not isinstance(dims, dict):
+                raise ReferenceError(f"{where}: not one of {', '.join(MODEL_SCORES)}")
+            for dim, values in dims.items():
+                if dim not in MODEL_SCORES[key]:
+                    raise ReferenceError(f"{where}.{dim}: not one of {', '.join(MODEL_SCORES[key])}")
+                if (
+                    not isinstance(values, list)
+                    or len(values) != len(COLUMNS)
+                    or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+                ):
+                    raise ReferenceError(f"{where}.{dim}: expected {len(COLUMNS)} numbers ({', '.join(COLUMNS)})")
+                out.setdefault(str(model), {}).setdefault(key, {})[dim] = [float(v) for v in values]
+    return out
 
 
 def _ours(stats: dict[str, Any], group: str) -> dict[str, Any] | None:
@@ -115,3 +159,51 @@ def comparison(stats: dict[str, Any], ref: Reference) -> pd.DataFrame:
                 ours = mine.get("mental_model_pct", {}).get(dim, {}).get(label)
                 add("Table 8", f"{DIMENSION_NAMES[dim]}: {SHORT_NAMES.get(label, label)} (%)", group, ours, cells[k])
     return pd.DataFrame(rows)
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "", name.lower())
+
+
+def model_comparison(cells: pd.DataFrame, runs: dict[str, tuple[str, str, str]], ref: Reference) -> pd.DataFrame:
+    """The runs that name a model of the reference, their scores beside the published ones.
+
+    ``cells``: the leaderboards' cells of both tasks (run, task, metric, dimension, condition,
+    role, estimate, n); ``runs``: run id -> (model, name, setting) as its model.json gives them. A
+    run whose setting mentions mental models is set beside the "+Mental Model" row of Table 2."""
+    published = {_key(m): m for m in ref.models}
+    rows = []
+    for run, (model, name, setting) in runs.items():
+        match = published.get(_key(model)) or published.get(_key(name))
+        if match is None:
+            continue
+        with_mm = "mental" in setting.lower()
+        for key, dims in ref.models[match].items():
+            if key.startswith("next_action") and (key == "next_action_mental_model") != with_mm:
+                continue
+            for dim, values in dims.items():
+                task, metric, dimension = MODEL_SCORES[key][dim]
+                for col, theirs in zip(COLUMNS, values):
+                    condition, role = col.split(" · ")
+                    mine = cells[
+                        (cells["run"] == run)
+                        & (cells["task"] == task)
+                        & (cells["metric"] == metric)
+                        & (cells["dimension"] == dimension)
+                        & (cells["condition"] == condition)
+                        & (cells["role"] == role)
+                    ]
+                    est = mine["estimate"].iloc[0] if len(mine) else None
+                    defined = isinstance(est, float | int) and est == est
+                    rows.append(
+                        {
+                            "run": run,
+                            "published model": match + (" +Mental Model" if key == "next_action_mental_model" else ""),
+                            "score": SCORE_NAMES[dim],
+                            "column": col,
+                            "ours": f"{fmt(est, 2)} (n = {int(mine['n'].iloc[0])})" if defined else "no score",
+                            ref.name: fmt(theirs, 2),
+                            "difference": fmt(float(est) - theirs, 2, signed=True) if defined else "",
+                        }
+                    )
+    return pd.DataFrame(rows, columns=["run", "published model", "score", "column", "ours", ref.name, "difference"])

@@ -46,7 +46,7 @@ from corpus.dataset import Corpus
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
-from reports.reference import Reference, comparison
+from reports.reference import Reference, comparison, model_comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
 from services import compare as compare_svc
@@ -316,14 +316,16 @@ def _why_not(scope: svc.Scope) -> Section | None:
     return Section("Why not aligned", tuple(lines), figures=tuple(figures))
 
 
-def _leaderboards(corpus: Corpus) -> Section | None:
+def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section | None:
     runs = [r for r in corpus.predictions.values() if r.ok]
     if not runs:
         return None
     cmp = compare_svc.comparison(corpus, runs)
     tables = []
+    all_cells = []
     for task, title in LEADERBOARDS.items():
         lb = cmp.leaderboard(task, "accuracy")
+        all_cells.append(lb.cells)
         hidden = lb.undefined_groups()
         for k, (label, cells, best) in enumerate(lb.blocks()):
             if label in hidden:
@@ -333,15 +335,25 @@ def _leaderboards(corpus: Corpus) -> Section | None:
         tables.append(
             Table(f"{task}_leaderboard", f"{title}: every score with its interval", lb.csv_table(), view=pd.DataFrame())
         )
-    return Section(
-        "Models against people",
-        (
-            f"{len(runs)} run(s) of the dataset's predictions/ folder, scored as the ALMANAC benchmark does. Each cell: "
-            "score (n items); * marks the best run in its column and every run the paired test does not separate from it "
-            "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval.",
-        ),
-        tables=tuple(tables),
-    )
+    lines = [
+        f"{len(runs)} run(s) of the dataset's predictions/ folder, scored as the ALMANAC benchmark does. Each cell: "
+        "score (n items); * marks the best run in its column and every run the paired test does not separate from it "
+        "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval."
+    ]
+    if reference is not None and reference.models:
+        beside = model_comparison(
+            pd.concat(all_cells, ignore_index=True),
+            {r.run_id: (r.info.model, r.info.name, r.info.setting) for r in runs},
+            reference,
+        )
+        if beside.empty:
+            lines.append(
+                f"No run names a model of {reference.name}'s Tables 2 and 3 ({', '.join(reference.models)}) in its "
+                "model.json, so none is set beside the published scores."
+            )
+        else:
+            tables.append(Table("models_beside_published", f"Runs beside {reference.name}'s Tables 2 and 3", beside))
+    return Section("Models against people", tuple(lines), tables=tuple(tables))
 
 
 def provenance(
@@ -401,7 +413,7 @@ def build(
     scope = default_scope(corpus, gold)
     sections = [_dataset(corpus), _beside(corpus, reference) if reference is not None else None]
     sections += [_outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope), _why_not(scope)]
-    sections.append(_leaderboards(corpus))
+    sections.append(_leaderboards(corpus, reference))
     return Reproduction(
         f"Reproduction report: {corpus.info.name}",
         bool(corpus.info.synthetic),

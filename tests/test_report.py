@@ -302,3 +302,44 @@ def test_a_benchmark_report_is_compares_leaderboard():
         table = _table(report, f"benchmark_accuracy_{by}").frame
         assert table["estimate"].tolist() == cells["estimate"].tolist()
         assert table["best"].tolist() == cells["best"].tolist()
+
+
+def test_a_run_naming_a_published_model_is_set_beside_its_scores(report, tmp_path):
+    import shutil
+
+    from reports.reference import load
+    from services import compare
+
+    assert any(
+        line.startswith("No run names a model of")
+        for s in build(load_sample(), reference=load()).sections
+        for line in s.lines
+    )
+    data = tmp_path / "sample"
+    shutil.copytree(ROOT / "sample_data", data)
+    info = data / "predictions" / "sim-llm-mental-model" / "model.json"
+    info.write_text(json.dumps({**json.loads(info.read_text()), "model": "gpt 5.5"}), encoding="utf-8")
+    from corpus.dataset import load as load_dataset
+
+    corpus = load_dataset(data)
+    rep = build(corpus, reference=load())
+    beside = _table(rep, "models_beside_published").frame
+    assert set(beside["run"]) == {"sim-llm-mental-model"}
+    assert set(beside["published model"]) == {"GPT-5.5 +Mental Model", "GPT-5.5"}
+    row = beside[(beside["score"] == "Team goal accuracy") & (beside["column"] == "C visible · F")].iloc[0]
+    assert row["ALMANAC (published)"] == "0.72"
+    cells = (
+        compare.comparison(corpus, [r for r in corpus.predictions.values() if r.ok])
+        .leaderboard("mental_model", "accuracy")
+        .cells
+    )
+    mine = cells[
+        (cells["run"] == "sim-llm-mental-model")
+        & (cells["dimension"] == "team_goal")
+        & (cells["condition"] == "C visible")
+        & (cells["role"] == "F")
+    ].iloc[0]
+    assert row["ours"] == f"{mine['estimate']:.2f} (n = {mine['n']})"
+    assert float(row["difference"]) == pytest.approx(round(mine["estimate"], 2) - 0.72, abs=0.011)
+    accuracy = beside[beside["score"] == "Accuracy (action type)"]
+    assert set(accuracy["published model"]) == {"GPT-5.5 +Mental Model"}  # its setting has mental models
