@@ -28,6 +28,7 @@ if build:
             gold=revealed_gold(data) if isinstance(data, Corpus) else None,
             command=command(data),
             reference=reference.load() if isinstance(data, Corpus) else None,
+            ahead=True,
         )
         step("Drawing the figures...")
         page, tables = html.files(report)

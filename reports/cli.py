@@ -73,7 +73,7 @@ def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -
             ref = None
             if reference != "none":
                 ref = load_reference(ALMANAC if reference == "almanac" else reference)
-            report = build(corpus, command=command, reference=ref)
+            report = build(corpus, command=command, reference=ref, ahead=True)
     except DatasetError as exc:
         print(f"error: {dataset} was not loaded: {len(exc.report.errors)} error(s)", file=sys.stderr)
         print(exc.report.format(), file=sys.stderr)

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import html
 import io
-import re
 import zipfile
 from pathlib import Path
 
 import pandas as pd
 
 from analysis.format import csv_cells
-from components.chart import figure_bytes
 from corpus.csvsafe import to_csv
+from reports.figures import svg
 from reports.reproduction import Figure, Reproduction, Table
 
 STYLE = """
@@ -34,15 +33,11 @@ th { background: #f6f8fa; }
 figure { margin: 1rem 0 1.6rem; } figcaption { font-size: .9rem; color: #444; }
 figure svg { max-width: 100%; height: auto; }
 """
-# Plotly's SVG names fonts it may fetch and carries no size for the page: keep the markup, drop
-# anything that could reach out.
-_URL = re.compile(r"url\((['\"]?)https?://[^)]*\)")
 
 
-def _svg(fig: Figure) -> str:
-    svg = figure_bytes(fig.figure, "svg", fig.columns).decode("utf-8")
-    svg = re.sub(r"^<\?xml[^>]*>", "", svg.strip())
-    return _URL.sub("none", svg)
+def _svg(report: Reproduction, fig: Figure) -> str:
+    ahead = report.drawn.get(fig.name)
+    return ahead.result() if ahead is not None else svg(fig.figure, fig.columns)
 
 
 def _table_html(t: Table) -> str:
@@ -70,7 +65,7 @@ def render(report: Reproduction) -> str:
         out += [f"<p>{esc(part)}</p>" for line in section.lines for part in line.split("\n") if part.strip()]
         for fig in section.figures:
             out.append(
-                f"<figure>{_svg(fig)}<figcaption>{esc(fig.title)} (numbers: {esc(fig.name)}_data.csv)</figcaption></figure>"
+                f"<figure>{_svg(report, fig)}<figcaption>{esc(fig.title)} (numbers: {esc(fig.name)}_data.csv)</figcaption></figure>"
             )
         for t in section.tables:
             if t.view is not None and t.view.empty:  # in the zip only

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import platform
 import sys
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -46,6 +47,7 @@ from corpus.dataset import Corpus
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
+from reports.figures import draw_ahead
 from reports.reference import Reference, comparison, model_comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
@@ -97,6 +99,7 @@ class Reproduction:
     synthetic: bool
     sections: tuple[Section, ...]
     provenance: dict[str, str] = field(default_factory=dict)
+    drawn: dict[str, Future[str]] = field(default_factory=dict, compare=False)  # figures drawn ahead, by name
 
     def tables(self) -> list[Table]:
         """Every table, and every figure's numbers as a table, in the report's order."""
@@ -407,18 +410,22 @@ def build(
     command: str = "",
     when: datetime | None = None,
     reference: Reference | None = None,
+    ahead: bool = False,
 ) -> Reproduction:
     """The report of ``corpus`` as the pages open on it (``gold``: the label store's revealed gold,
-    when the app builds it; ``reference``: published values to set beside the dataset's)."""
+    when the app builds it; ``reference``: published values to set beside the dataset's; ``ahead``:
+    start drawing the figures while the leaderboards are computed, for a report about to be written)."""
     scope = default_scope(corpus, gold)
     sections = [_dataset(corpus), _beside(corpus, reference) if reference is not None else None]
     sections += [_outcomes(scope), _agreement(corpus), _acts(scope), _alignment(scope), _why_not(scope)]
+    drawn = draw_ahead((f.name, f.figure, f.columns) for s in sections if s for f in s.figures) if ahead else {}
     sections.append(_leaderboards(corpus, reference))
     return Reproduction(
         f"Reproduction report: {corpus.info.name}",
         bool(corpus.info.synthetic),
         tuple(s for s in sections if s is not None),
         provenance(corpus, scope, command, when, reference),
+        drawn,
     )
 
 
@@ -532,10 +539,11 @@ def build_for(
     gold: pd.DataFrame | None = None,
     command: str = "",
     reference: Reference | None = None,
+    ahead: bool = False,
 ) -> Reproduction:
     """The report of any dataset the app opens: Map Task sessions, kitchen runs or a benchmark."""
     if isinstance(data, KitchenCorpus):
         return build_kitchen(data, command=command)
     if isinstance(data, Benchmark):
         return build_benchmark(data, command=command)
-    return build(data, gold=gold, command=command, reference=reference)
+    return build(data, gold=gold, command=command, reference=reference, ahead=ahead)
