@@ -26,6 +26,7 @@ from analysis import agreement as ag
 from analysis.format import fmt, fmt_share, fmt_time
 from analysis.live_panel import LiveAgreement, ModelCoders
 from components import agreement_view as view
+from corpus.escape import md_text
 from corpus.store import AccessDenied, Task, User
 from services import tasks
 from services.coding import labels_version, live_panel
@@ -138,7 +139,7 @@ def details(live: LiveAgreement, task_id: int, names: dict[str, str]) -> None:
             width="stretch",
         )
         st.caption(
-            f"Most common: {names.get(rep.diagnostics.prevalence_category, rep.diagnostics.prevalence_category)} "
+            f"Most common: {md_text(names.get(rep.diagnostics.prevalence_category, rep.diagnostics.prevalence_category))} "
             f"({fmt_share(rep.diagnostics.prevalence_share)} of labels)."
         )
     by_version(live.by_version)

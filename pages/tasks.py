@@ -28,10 +28,15 @@ with st.expander("New coding task", expanded=not tasks_for(lead)):
 task = task_picker(lead, key="ta_task")
 if task is not None:
     task_settings(lead, task)
-    lead_panel(lead, task)
-    with st.expander("Revise the codebook"):
-        revise_codebook(lead, task)
-    with st.expander("Import labels"):
-        import_labels(lead, task)
-    st.subheader("Exports")
-    exports(lead, task)
+    panel, below = st.container(), st.container()
+    # The exports are drawn first, shown last: a run that a new label cuts short in the panel has
+    # already offered their files again, so a click never finds them gone.
+    with below:
+        with st.expander("Revise the codebook"):
+            revise_codebook(lead, task)
+        with st.expander("Import labels"):
+            import_labels(lead, task)
+        st.subheader("Exports")
+        exports(lead, task)
+    with panel:
+        lead_panel(lead, task)

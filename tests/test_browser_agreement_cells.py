@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 
 from analysis.drilldown import items_with_codes
 from corpus.dataset import load
+from corpus.schema import CODING_SCHEMES
 
 pytestmark = pytest.mark.browser
 SAMPLE = Path(__file__).resolve().parent.parent / "sample_data"
@@ -42,7 +43,9 @@ def test_a_coincidence_cell_lists_the_actions_behind_it(page, app_url, artifacts
     wait_idle(page)
     box = page.locator(".st-key-agr_coincidence_items_box")
     expect(box).to_be_visible(timeout=30_000)
-    expect(box.get_by_text(re.compile(rf"Actions behind: {row} with {col} \({len(want)}\+? actions\)"))).to_be_visible()
+    names = CODING_SCHEMES["grounding_acts"]  # the title names the codes as the codebook does
+    title = rf"Actions behind: {re.escape(names[row])} with {re.escape(names[col])} \({len(want)}\+? actions\)"
+    expect(box.get_by_text(re.compile(title))).to_be_visible()
     expect_no_error(page)
     box.screenshot(path=str(artifacts / "agreement_coincidence_cell.png"))
 

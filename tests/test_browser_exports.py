@@ -71,7 +71,7 @@ def test_every_export_click_yields_its_file_while_labels_arrive(tmp_path, page):
                 for name in BUTTONS:
                     with page.expect_download(timeout=20_000) as dl:
                         page.get_by_role("button", name=name).click()
-                    assert dl.value.failure() is None, name
+                    assert dl.value.failure() is None, (name, dl.value.failure())
                     got.append((name, len(open(dl.value.path(), encoding="utf-8").read())))
         finally:
             stop.set()
