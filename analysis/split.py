@@ -181,6 +181,15 @@ class SplitResult:
         return {s: ("test" if s in test else "train") for c in self.by_condition.values() for s in c.sessions}
 
 
+def _count(n: int) -> str:
+    """A count of subsets in words: exact up to a million, else its order of magnitude (C(2,860, 1,430)
+    is too large for a float)."""
+    if n < 10**6:
+        return f"{n:,}"
+    exponent = int(math.log10(n))  # exact for integers of any size
+    return f"about {n / 10**exponent:.2f}e{exponent}" if exponent < 300 else f"about 10^{exponent}"
+
+
 def split_condition(features: pd.DataFrame, condition: str, k: int, seed: int = 0) -> ConditionSplit:
     """The best test subset of size ``k`` among the sessions (rows) of ``features``."""
     ids = list(features.index)
@@ -199,7 +208,7 @@ def split_condition(features: pd.DataFrame, condition: str, k: int, seed: int = 
         subs, objs, scored = _local_search(F, k, np.random.default_rng(seed))
         exhaustive = False
         search = (
-            f"seeded local search (seed {seed}): C({n}, {k}) = {float(total):.3g} subsets exceed the exhaustive bound "
+            f"seeded local search (seed {seed}): C({n}, {k}) = {_count(total)} subsets exceed the exhaustive bound "
             f"of {EXHAUSTIVE_LIMIT:,}; {RESTARTS} random starts improved by swapping a test and a train session "
             f"(best of {SWAPS_PER_STEP} random swaps a step, until {PATIENCE} steps bring nothing), {scored:,} subsets "
             "scored; the best end point, not guaranteed to be the global optimum"

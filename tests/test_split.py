@@ -147,3 +147,20 @@ def test_the_samples_own_split_is_said_to_be_not_the_matched_one_with_its_rank()
         assert len(scores) == total and sum(x < mine - 1e-12 for x in scores) + 1 == rank
         assert (standing[cond].rank, standing[cond].n_candidates) == (rank, total)
         assert standing[cond].objective == pytest.approx(mine) and standing[cond].best == pytest.approx(min(scores))
+
+
+def test_a_split_of_thousands_of_sessions_is_searched_not_overflowed():
+    """C(2,860, 1,430) has 860 digits: more than a float holds. The search says its size in words."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    from analysis.split import split_condition
+
+    rng = np.random.default_rng(0)
+    features = pd.DataFrame(rng.random((2860, 4)), index=[f"s{i}" for i in range(2860)])
+    result = split_condition(features, "visible", 1430)
+    assert len(result.test) == 1430 and not result.exhaustive
+    assert result.n_candidates == math.comb(2860, 1430)
+    assert "C(2860, 1430) = about 10^859 subsets" in result.search
