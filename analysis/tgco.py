@@ -567,7 +567,12 @@ class Audit:
 
     def frame(self) -> pd.DataFrame:
         """One row per request unit: its id, step, sender, receiver, action, outcome and reason."""
-        rows = [
+        cols = ["run", "turn", "unit", "step", "sender", "receiver", "action", "outcome", "reason", "matched_step"]
+        return pd.DataFrame(self.rows(), columns=[*cols, "stage"])
+
+    def rows(self) -> list[dict]:
+        """:meth:`frame`'s rows as dicts (many runs' rows make one table faster than many tables)."""
+        return [
             {
                 "run": u.unit.run_id,
                 "turn": u.unit.turn,
@@ -583,8 +588,6 @@ class Audit:
             }
             for u in self.units
         ]
-        cols = ["run", "turn", "unit", "step", "sender", "receiver", "action", "outcome", "reason", "matched_step"]
-        return pd.DataFrame(rows, columns=[*cols, "stage"])
 
 
 def _name(agent: int) -> str:

@@ -66,16 +66,17 @@ def units(kitchen: KitchenCorpus, window: str, level: object = None, outcome: st
 def _units(content_hash: str, window: str, level: str | None, outcome: str | None, _kitchen: KitchenCorpus):
     kitchen = _kitchen
     want = {v: k for k, v in OUTCOME_NAMES.items()}.get(outcome or "", outcome)
-    frames = []
+    rows = []
     for m in metrics(kitchen, window):
         if level is not None and str(m.level if m.level is not None else km.UNKNOWN_LEVEL) != str(level):
             continue
-        f = m.audit.frame().assign(pairing=m.pairing, level=m.level)
-        frames.append(f[f["outcome"] == want] if want else f)
+        rows += [
+            {**r, "pairing": m.pairing, "level": m.level} for r in m.audit.rows() if not want or r["outcome"] == want
+        ]
     cols = ["run", "pairing", "level", "step", "sender", "receiver", "action", "outcome", "reason", "replay"]
-    if not frames:
+    if not rows:
         return pd.DataFrame(columns=cols)
-    out = pd.concat(frames, ignore_index=True)
+    out = pd.DataFrame(rows)
     out["sender"] = [ROLES[s] if s in (0, 1) else str(s) for s in out["sender"]]
     out["outcome"] = out["outcome"].map(OUTCOME_NAMES)
     link = replay_links(kitchen)
