@@ -17,7 +17,7 @@ from analysis.results import Estimate
 from analysis.schemes import SchemeComparison
 from components.drilldown import first_point, show_actions
 from corpus.dataset import Corpus
-from corpus.escape import md_line, plotly_text
+from corpus.escape import md_line, md_text, plotly_text
 from corpus.values import is_defined
 from services import agreement
 
@@ -68,8 +68,9 @@ def headline(rep: ag.Headline) -> None:
         metric(col, est, label)
 
 
-def diagnostics(rep: ag.AgreementReport) -> None:
-    """What to check before trusting the numbers: skew, coder bias, sparse categories, few items."""
+def diagnostics(rep: ag.AgreementReport, names: Mapping[str, str] | None = None) -> None:
+    """What to check before trusting the numbers: skew, coder bias, sparse categories, few items
+    (``names``: each code's name in the codebook)."""
     diag = rep.diagnostics
     for w in diag.warnings:
         st.warning(w[0].upper() + w[1:], icon=":material/report:")
@@ -77,7 +78,12 @@ def diagnostics(rep: ag.AgreementReport) -> None:
         share = fmt_share(diag.prevalence_share) if is_defined(diag.prevalence_share) else None
         st.success(
             "No warning: "
-            + (f"the commonest code, '{diag.prevalence_category}', has {share} of labels; " if share else "")
+            + (
+                f"the commonest code, '{md_text((names or {}).get(diag.prevalence_category, diag.prevalence_category))}', "
+                f"has {share} of labels; "
+                if share
+                else ""
+            )
             + f"{diag.n_items_complete} items coded by every coder; no category under {ag.SPARSE_USES} uses; "
             "coders use the categories in similar proportions.",
             icon=":material/check_circle:",

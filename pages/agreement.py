@@ -55,7 +55,7 @@ names = schema.CODING_SCHEMES.get(scheme, {})
 level, order = view.alpha_level(list(names) or sorted(labels["code"].unique()))
 rep = view.dataset_report(corpus, scheme, coders, None if partition == "all" else partition, level, order)
 view.headline(rep)
-view.diagnostics(rep)
+view.diagnostics(rep, names)
 
 tab_cat, tab_pairs, tab_matrix, tab_items = st.tabs(
     ["Per category", "Coder pairs", "Confusions", "Most disagreed items"]
