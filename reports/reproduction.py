@@ -7,10 +7,14 @@ measure with 5 bins, the GLM with cluster-robust errors, Welch's test for outcom
 pooled for agreement, every bootstrap seeded): the report's tables are the pages' numbers, and
 two builds on the same inputs give the same tables byte for byte.
 
-Contents (:func:`build`): the dataset (Table 1, Table 8); task outcomes by condition; agreement
-among the people coding grounding acts; grounding acts by condition (Fig. 3, the test of
-independence and its residuals) and partner alignment within each act (Fig. 4 left); alignment over
-task progress by condition (Fig. 4 right), the model behind it, and dyadic alignment; provenance.
+Contents (:func:`build`): the dataset (Table 1, Table 8) and, given a reference, the published
+values beside them; task outcomes by condition; agreement among the people coding grounding acts;
+grounding acts by condition (Fig. 3, the test of independence and its residuals) and partner
+alignment within each act (Fig. 4 left); alignment over task progress by condition (Fig. 4 right),
+the model behind it, and dyadic alignment; why not aligned; the leaderboards of the dataset's own
+runs (and a run naming a published model beside its scores); provenance. Kitchen runs
+(:func:`build_kitchen`) and benchmarks (:func:`build_benchmark`) get their screens' tables;
+:func:`build_for` picks by the dataset's domain.
 """
 
 from __future__ import annotations
