@@ -10,7 +10,7 @@ page shows the report.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import pandas as pd
 import streamlit as st
@@ -226,37 +226,38 @@ def require_corpus() -> Corpus:
     return _current("map_task", datasets.current_corpus, _not_map_task)
 
 
-def require_codable() -> Corpus | KitchenCorpus:
-    """For the coding screens (Tasks, Code, Adjudicate): the current dataset's Map Task sessions, or
-    its kitchen runs (whose request units are the items), or stop the page with the reason shown."""
+def _domain() -> str:
+    """The current dataset's domain; "map_task" when it cannot be read (that route says why)."""
     from components.router import ensure_routed
 
     ensure_routed()
     try:
-        kitchen = datasets.current_domain() == "kitchen"
+        return datasets.current_domain()
     except (OutsideRoots, OSError):
-        kitchen = False  # the Map Task route says why
-    if kitchen:
-        return _current("kitchen", datasets.current_kitchen, _not_kitchen)
-    return _current("map_task", datasets.current_corpus, _not_map_task)
+        return "map_task"
 
 
-def require_any(title: str) -> Corpus | KitchenCorpus | Benchmark:
-    """For screens that read every domain (the Report): the screen's ``title``, then the current
-    dataset as its domain reads it, or stop the page saying why it does not load."""
-    from components.router import ensure_routed
-
-    ensure_routed()
-    st.title(title)
-    try:
-        domain = datasets.current_domain()
-    except (OutsideRoots, OSError):
-        domain = "map_task"  # the Map Task route says why
+def _as_domain(domain: str) -> Corpus | KitchenCorpus | Benchmark:
+    """The current dataset read as ``domain``, or the page stopped saying why."""
     if domain == "kitchen":
         return _current("kitchen", datasets.current_kitchen, _not_kitchen)
     if domain == "benchmark":
         return _current("benchmark", datasets.current_benchmark, _not_map_task)
     return _current("map_task", datasets.current_corpus, _not_map_task)
+
+
+def require_codable() -> Corpus | KitchenCorpus:
+    """For the coding screens (Tasks, Code, Adjudicate): the current dataset's Map Task sessions, or
+    its kitchen runs (whose request units are the items), or stop the page with the reason shown."""
+    return cast("Corpus | KitchenCorpus", _as_domain("kitchen" if _domain() == "kitchen" else "map_task"))
+
+
+def require_any(title: str) -> Corpus | KitchenCorpus | Benchmark:
+    """For screens that read every domain (the Report): the screen's ``title``, then the current
+    dataset as its domain reads it, or stop the page saying why it does not load."""
+    domain = _domain()
+    st.title(title)
+    return _as_domain(domain)
 
 
 def _not_map_task(label: str) -> None:

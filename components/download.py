@@ -12,6 +12,7 @@ import streamlit as st
 from corpus.csvsafe import to_csv
 
 Table = pd.DataFrame | Callable[[], pd.DataFrame]
+Csv = Table | bytes  # bytes: a CSV already written by :func:`csv_bytes`
 
 
 def csv_bytes(table: Table, header: str = "") -> bytes:
@@ -24,9 +25,13 @@ def csv_bytes(table: Table, header: str = "") -> bytes:
 
 
 def csv_button(
-    label: str, table: Table, file_name: str, key: str | None = None, where: Any = st, header: str = "", **options
+    label: str, table: Csv, file_name: str, key: str | None = None, where: Any = st, header: str = "", **options
 ) -> None:
-    """A download button for ``table`` as CSV; a function is called only when the button is clicked."""
-    data = (lambda: csv_bytes(table, header)) if callable(table) else csv_bytes(table, header)
+    """A download button for ``table`` as CSV; a function is called only when the button is clicked,
+    and bytes (:func:`csv_bytes`'s, written earlier) are offered as they are."""
+    if isinstance(table, bytes):
+        data: bytes | Callable[[], bytes] = table
+    else:
+        data = (lambda: csv_bytes(table, header)) if callable(table) else csv_bytes(table, header)
     options.setdefault("icon", ":material/table:")
     where.download_button(label, data=data, file_name=file_name, mime="text/csv", key=key, on_click="ignore", **options)

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import streamlit as st
 
@@ -119,8 +120,6 @@ def downloads(data: Data) -> None:
     built: BuiltReport | None = st.session_state.get(KEY)
     if built is None or built.content_hash != data.content_hash:
         return
-    from datetime import UTC, datetime
-
     st.caption(
         f"Built {fmt_time(datetime.fromtimestamp(built.built_at, UTC))} UTC in {fmt(built.seconds, 1)} s. "
         "The HTML file opens in any browser with no network."

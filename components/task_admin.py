@@ -21,7 +21,7 @@ from analysis.tgco import OUTCOMES
 from analysis.tgco_agreement import RULE
 from components.accounts_admin import add_account_form
 from components.dataset import show_report
-from components.download import csv_button
+from components.download import csv_button, csv_bytes
 from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
@@ -367,12 +367,12 @@ class BuiltExports:
     version: tuple[int, int]
     n_boot: int
     built_at: datetime
-    long: pd.DataFrame
+    long: bytes  # CSV, written once when built (the page runs again at every label)
     jsonl: str
-    wide: pd.DataFrame
-    gold: pd.DataFrame
+    wide: bytes
+    gold: bytes
     markdown: str
-    report: pd.DataFrame
+    report: bytes
 
 
 def _build_exports(lead: User, task: Task, n_boot: int) -> BuiltExports:
@@ -392,12 +392,12 @@ def _build_exports(lead: User, task: Task, n_boot: int) -> BuiltExports:
         version,
         int(n_boot),
         datetime.now(UTC),
-        long,
+        csv_bytes(long),
         ac.long_jsonl(long),
-        tasks.labels_wide(lead, task.id),
-        tasks.gold(lead, task.id),
+        csv_bytes(tasks.labels_wide(lead, task.id)),
+        csv_bytes(tasks.gold(lead, task.id)),
         ac.report_markdown(report, meta),
-        ac.report_table(report, meta),
+        csv_bytes(ac.report_table(report, meta)),
     )
 
 

@@ -363,15 +363,38 @@ def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section
     return Section("Models against people", tuple(lines), tables=tuple(tables))
 
 
+def _provenance(
+    name: str,
+    content_hash: str,
+    synthetic: bool,
+    command: str,
+    when: datetime | None,
+    *,
+    choices: dict[str, str],
+    seeds: str,
+    extra: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """What made a report: the data, the choices made for it, the seeds, the software."""
+    return {
+        "dataset": name,
+        "dataset content hash": content_hash,
+        "synthetic": "yes" if synthetic else "no",
+        **choices,
+        "seeds": seeds,
+        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
+        "regenerate with": command,
+        **(extra or {}),
+        **{f"package {p}": package_version(p) for p in PACKAGES},
+    }
+
+
 def provenance(
     corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None, reference: Reference | None = None
 ) -> dict[str, str]:
     """What made the report: the data, the label sources and choices, the seeds, the software."""
     sources = act_sources(corpus, scope.gold)
-    out = {
-        "dataset": corpus.info.name,
-        "dataset content hash": corpus.content_hash,
-        "synthetic": "yes" if corpus.info.synthetic else "no",
+    choices = {
         "mental models from": "the participants' annotations",
         "grounding acts from": sources.get(scope.acts or "", "none"),
         "codebooks": ", ".join(
@@ -379,15 +402,18 @@ def provenance(
         ),
         "filters": "none (every session, both roles, every condition and split)",
         "progress": f"{svc.PROGRESS_KINDS[svc.default_progress(corpus)]}, {BINS} bins",
-        "seeds": "0 for every bootstrap and permutation",
-        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
-        "regenerate with": command,
     }
-    if reference is not None:
-        out["published values"] = f"{reference.name}: {reference.source}"
-    out.update({f"package {p}": package_version(p) for p in PACKAGES})
-    return out
+    extra = {"published values": f"{reference.name}: {reference.source}"} if reference is not None else None
+    return _provenance(
+        corpus.info.name,
+        corpus.content_hash,
+        bool(corpus.info.synthetic),
+        command,
+        when,
+        choices=choices,
+        seeds="0 for every bootstrap and permutation",
+        extra=extra,
+    )
 
 
 def _beside(corpus: Corpus, ref: Reference) -> Section:
@@ -439,22 +465,6 @@ __all__ = ["Figure", "Reproduction", "Section", "Table", "build", "default_scope
 # -- the other domains ----------------------------------------------------------------------------
 
 
-def _common_provenance(
-    name: str, content_hash: str, synthetic: bool, command: str, when: datetime | None
-) -> dict[str, str]:
-    out = {
-        "dataset": name,
-        "dataset content hash": content_hash,
-        "synthetic": "yes" if synthetic else "no",
-        "seeds": "0 for every bootstrap",
-        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
-        "regenerate with": command,
-    }
-    out.update({f"package {p}": package_version(p) for p in PACKAGES})
-    return out
-
-
 def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime | None = None) -> Reproduction:
     """The report of kitchen runs as the Kitchen screen opens on them (level-normalized window): the
     coordination metrics per directed pairing and per level, and the outcome composition (Fig. 3)."""
@@ -495,10 +505,15 @@ def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime |
                 ),
             ),
         ),
-        {
-            **_common_provenance(kitchen.info.name, kitchen.content_hash, bool(kitchen.info.synthetic), command, when),
-            "acceptance window": "level-normalized (0.15 x episode length)",
-        },
+        _provenance(
+            kitchen.info.name,
+            kitchen.content_hash,
+            bool(kitchen.info.synthetic),
+            command,
+            when,
+            choices={"acceptance window": "level-normalized (0.15 x episode length)"},
+            seeds="0 for every bootstrap",
+        ),
     )
 
 
@@ -533,7 +548,15 @@ def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | Non
                 tables=tuple(tables),
             ),
         ),
-        _common_provenance(bench.name, bench.content_hash, bool(bench.synthetic), command, when),
+        _provenance(
+            bench.name,
+            bench.content_hash,
+            bool(bench.synthetic),
+            command,
+            when,
+            choices={},
+            seeds="0 for every bootstrap",
+        ),
     )
 
 

@@ -191,10 +191,15 @@ def rule_labels(kitchen: KitchenCorpus, items: list[dict]) -> dict[str, dict[str
 
 def unit_context(kitchen: KitchenCorpus, run_id: str, index: int, before: int):
     """What a coder sees of the run's ``index``-th request unit, or why it cannot be shown
-    (:func:`analysis.kitchen_coding.unit_context`)."""
+    (:func:`analysis.kitchen_coding.unit_context`); kept, as the coding screen runs again at every key."""
+    return _unit_context(kitchen.content_hash, run_id, int(index), int(before), kitchen)
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _unit_context(content_hash: str, run_id: str, index: int, before: int, _kitchen: KitchenCorpus):
     from analysis.kitchen_coding import unit_context as context
 
-    found = {m.run_id: m for m in metrics(kitchen, CODING_WINDOW)}.get(run_id)
+    found = next((m for m in metrics(_kitchen, CODING_WINDOW) if m.run_id == run_id), None)
     if found is None:
-        return f"run '{run_id}' is not in the dataset '{kitchen.name}'"
-    return context(run_of(kitchen, run_id), found, index, before)
+        return f"run '{run_id}' is not in the dataset '{_kitchen.name}'"
+    return context(run_of(_kitchen, run_id), found, index, before)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import sqlalchemy as sa
 
@@ -96,6 +96,18 @@ class StoreBase:
 
     def _now(self) -> datetime:
         return self._clock()
+
+    if TYPE_CHECKING:  # Accounts defines it; imports and new tasks with a model coder add accounts too
+
+        def _insert_user(
+            self,
+            c: sa.Connection,
+            username: str,
+            password: str | None,
+            role: str,
+            display_name: str | None = None,
+            kind: str = "human",
+        ) -> User: ...
 
     @contextmanager
     def _read(self) -> Iterator[sa.Connection]:

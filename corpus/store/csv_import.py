@@ -22,7 +22,6 @@ from corpus.store.tables import label_row, labels, max_chars, task_coders, users
 
 if TYPE_CHECKING:
     import pandas as pd
-    import sqlalchemy as sa
 
 FIELD_LIMIT = 131_072  # Python's csv.field_size_limit() default
 MAX_PROBLEMS = 50
@@ -95,15 +94,6 @@ class CsvImport(StoreBase):
         def task(self, task_id: int) -> Task: ...
         def items(self, task_id: int) -> pd.DataFrame: ...
         def users(self, include_inactive: bool = False) -> list[User]: ...
-        def _insert_user(
-            self,
-            c: sa.Connection,
-            username: str,
-            password: str | None,
-            role: str,
-            display_name: str | None = None,
-            kind: str = "human",
-        ) -> User: ...
 
     def import_labels_csv(
         self,

@@ -7,7 +7,7 @@ import functools
 import json
 import random
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 import sqlalchemy as sa
@@ -23,18 +23,6 @@ RULE_SOURCE = "rule"  # the label source of a rule's codes written with the task
 
 
 class Tasks(StoreBase):
-    if TYPE_CHECKING:  # the other part of Store this one uses
-
-        def _insert_user(
-            self,
-            c: sa.Connection,
-            username: str,
-            password: str | None,
-            role: str,
-            display_name: str | None = None,
-            kind: str = "human",
-        ) -> User: ...
-
     # -- codebooks ----------------------------------------------------------------------------------
 
     def save_codebook(self, cb: Codebook) -> int:
