@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import time
 
 import pytest
 from conftest import expect_no_error, wait_idle
@@ -147,6 +148,10 @@ def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifac
             page.keyboard.press(key)
             wait_idle(page)
             expect(page.get_by_text(f"Item {min(k + 2, len(keys))} of {len(keys)}", exact=False)).to_be_visible()
+        # The last key's item is already on screen before its label is saved: wait for the store.
+        deadline = time.monotonic() + 20
+        while len(store.my_labels(ann, task.id)) < len(keys) and time.monotonic() < deadline:
+            time.sleep(0.2)
         mine = store.my_labels(ann, task.id)
         assert dict(zip(mine["item_id"], mine["code"])) == {order[k]: codes[key] for k, key in enumerate(keys)}
         assert set(store.labels(lead, task.id)["coder"]) == {"ann", RULE}
