@@ -126,12 +126,12 @@ def _waypoints(
 def _route(waypoints: list[Cell], blocked: set[Cell], shape) -> list[Cell] | None:
     """Makes the route: shortest paths from waypoint to waypoint that never cross themselves, or
     None when a waypoint cannot be reached."""
-    start = waypoints[0]
-    route = [start]
-    used = {start}
-    for a, b in zip(waypoints, waypoints[1:]):
+    route = [waypoints[0]]
+    used = {waypoints[0]}
+    for b in waypoints[1:]:
         if b in used:
-            continue
+            continue  # already on the route: the next leg starts where the route ends
+        a = route[-1]
         seg = _bfs_path(a, b, (blocked | used) - {a}, shape)
         if seg is None:
             return None
