@@ -67,16 +67,16 @@ def test_the_model_table_reports_slopes_per_condition_and_a_sentence(tmp_path, m
     assert table["quantity"].tolist() == [
         "progress slope, not visible",
         "progress slope, visible",
-        "visible - not visible at progress 5% (10th percentile)",
-        "visible - not visible at progress 35% (50th percentile)",
-        "visible - not visible at progress 68% (90th percentile)",
+        "visible - not visible at progress 6% (10th percentile)",
+        "visible - not visible at progress 38% (50th percentile)",
+        "visible - not visible at progress 74% (90th percentile)",
         "interaction (slope visible - slope not visible)",
         "joint Wald test of progress (both slopes 0)",
     ]
     assert table["test"].iloc[-1].startswith("F(2, 24) = ")
     sentence = next(m.value for m in at.markdown if m.value.startswith("In visible sessions the odds of 'team goal"))
     # The condition difference is quoted inside the observed progress only, and says where.
-    assert "inside the observed progress (0% to 85%) at its 10th, 50th and 90th percentiles (5%, 35%, 68%)" in sentence
+    assert "inside the observed progress (0% to 93%) at its 10th, 50th and 90th percentiles (6%, 38%, 74%)" in sentence
     assert "at the end" not in sentence and "100 %" not in sentence.split("Visible vs")[1]
     assert "small-sample correction for 25 sessions (< 40): t-based intervals and tests with 24 df" in captions(at)
     assert "Progress: route coverage" in captions(at)
@@ -231,13 +231,13 @@ def test_a_model_on_too_few_sessions_is_withheld_until_asked_for(tmp_path, monke
 
 def test_the_acts_page_shows_which_cramers_v_and_the_bias_corrected_one(tmp_path, monkeypatch):
     at = open_page(tmp_path, monkeypatch, "pages/acts.py")
-    assert [m.value for m in at.metric][1] == "0.48"
-    assert "bias-corrected 0.44, 95% CI 0.37 to 0.58" in captions(at)
+    assert [m.value for m in at.metric][1] == "0.62"
+    assert "bias-corrected 0.59, 95% CI 0.51 to 0.70" in captions(at)
     assert "Cramér's V of condition and grounding act (no bias correction)" in captions(at)
 
 
 def test_why_not_aligned_gives_the_test_behind_its_bars(tmp_path, monkeypatch):
     at = open_page(tmp_path, monkeypatch, "pages/misalignment.py")
     text = captions(at)
-    assert "per reason, Fisher's exact test, p Holm-adjusted over the 5 reasons: n1 task goal: 45/334 vs 58/391" in text
-    assert "Report vs the act before it: chi2(6) = 4.68, p = 0.585, n = 489 reports" in text
+    assert "per reason, Fisher's exact test, p Holm-adjusted over the 5 reasons: n1 task goal: 47/254 vs 54/408" in text
+    assert "Report vs the act before it: chi2(6) = 16.25, p = 0.012, n = 489 reports" in text

@@ -52,7 +52,12 @@ def test_every_interval_chart_names_its_intervals():
 
 def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point():
     scope = svc.Scope(load_sample(), Filters())
-    curves = svc.progress_curves(scope, "coverage", 5)
+    curves = svc.progress_curves(scope, "coverage", 5).copy()
+    # In the sample visible sessions are above the others at every bin; put the last bin's visible
+    # point below, so that one figure has both cases.
+    last = (curves["measure"] == "team_goal") & (curves["bin"] == curves["bin"].max())
+    low = curves.loc[last & (curves["condition"] == "not_visible"), "share"].iloc[0] - 0.1
+    curves.loc[last & (curves["condition"] == "visible"), "share"] = low
     fig = progress_figure(curves, ["team_goal"], "coverage")
     lines = {t.legendgroup: t for t in fig.data if t.mode == "lines+markers+text"}
     vis, notvis = lines["visible"], lines["not_visible"]
@@ -60,7 +65,7 @@ def test_each_points_n_prints_on_the_side_away_from_the_other_conditions_point()
     for k, (a, b) in enumerate(zip(vis.y, notvis.y)):
         higher, lower = ("visible", "not_visible") if a >= b else ("not_visible", "visible")
         assert lines[higher].textposition[k] == "top center" and lines[lower].textposition[k] == "bottom center", k
-    # The sample's last bin is one where visible sessions are below the others: the numbers swap sides.
+    # At the last bin visible sessions are below the others: the numbers swap sides.
     assert vis.y[-1] < notvis.y[-1] and (vis.textposition[-1], notvis.textposition[-1]) == (
         "bottom center",
         "top center",

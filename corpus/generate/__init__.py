@@ -8,7 +8,7 @@ predictions. It is made to show the patterns the ALMANAC paper reports, with noi
   per-session counts vary widely (Table 1): messages the majority, then draw, erase, undo, reset.
 * Two maps on a 40 x 60 grid with 8-12 landmarks; the Follower's map has one landmark misplaced,
   and drawing errors cluster near it. Final accuracy (share of drawn cells on the route) averages
-  about two thirds.
+  about two thirds, a little higher without the live view (steadier strokes), as in the paper.
 * Each action carries the actor's mental model. Grounded labels (clear team goal, partner
   understood, executing the plan) become more likely as the route gets drawn and are more likely
   when the Guide sees the Follower's canvas; repair episodes bring "unclear", "misunderstood" and
@@ -16,7 +16,9 @@ predictions. It is made to show the patterns the ALMANAC paper reports, with noi
 * In-session checkpoints at 25/50/75 % of drawing progress, for both participants.
 * 180 sampled actions coded with grounding acts by three simulated coders (Fleiss' kappa near
   0.8) and a simulated LLM coder (kappa near 0.75 against the human majority) on an 8 / 172
-  few-shot / validation partition.
+  few-shot / validation partition. As in Fig. 3, Continue and Acknowledge are commoner with the
+  live view and non-grounding Other without it; as in Fig. 4 left, an Acknowledge goes with the
+  partner judged understood and a repair with the opposite.
 * Predictions of two simulated models on the test split for both benchmark tasks.
 
 The simulation is a small generative story per route segment: the Guide instructs, the Follower

@@ -13,12 +13,14 @@ from corpus.generate.draws import choice, sigmoid
 from corpus.generate.phrases import OTHER_TEXTS, RATIONALES
 from corpus.model import MentalModel
 
-# Latent states of an actor at one action.
+# Latent states of an actor at one action. Acknowledging is what an actor does when the partner
+# seems understood, so an "ack" leans to "partner understood" even when not grounded (Fig. 4 left:
+# Acknowledge goes with higher perceived alignment).
 # state -> (team goal weights t1..t4, partner intent p1..p5, self-reasoning r1..r6) when not grounded
 _UNGROUNDED = {
     "start": ([0.55, 0.35, 0.05, 0.05], [0.15, 0.25, 0.5, 0.02, 0.08], [0.05, 0.15, 0.2, 0.45, 0.0, 0.15]),
     "instruct": ([0.05, 0.8, 0.05, 0.1], [0.2, 0.45, 0.3, 0.02, 0.03], [0.15, 0.0, 0.1, 0.7, 0.02, 0.03]),
-    "ack": ([0.04, 0.75, 0.15, 0.06], [0.3, 0.45, 0.2, 0.02, 0.03], [0.2, 0.02, 0.6, 0.15, 0.0, 0.03]),
+    "ack": ([0.04, 0.75, 0.15, 0.06], [0.75, 0.15, 0.06, 0.02, 0.02], [0.2, 0.02, 0.6, 0.15, 0.0, 0.03]),
     "ask": ([0.08, 0.6, 0.04, 0.28], [0.12, 0.28, 0.52, 0.04, 0.04], [0.0, 0.05, 0.55, 0.3, 0.04, 0.06]),
     "answer": ([0.03, 0.65, 0.07, 0.25], [0.15, 0.4, 0.3, 0.1, 0.05], [0.05, 0.0, 0.15, 0.55, 0.25, 0.0]),
     "draw": ([0.03, 0.6, 0.3, 0.07], [0.3, 0.45, 0.2, 0.03, 0.02], [0.55, 0.25, 0.12, 0.03, 0.0, 0.05]),
@@ -30,7 +32,7 @@ _UNGROUNDED = {
 # When the actor feels grounded: clear on what to do, partner understood, executing the plan.
 _GROUNDED = {
     "instruct": ([0.0, 0.12, 0.88, 0.0], [0.9, 0.07, 0.03, 0.0, 0.0], [0.75, 0.0, 0.05, 0.2, 0.0, 0.0]),
-    "ack": ([0.0, 0.12, 0.88, 0.0], [0.92, 0.06, 0.02, 0.0, 0.0], [0.55, 0.0, 0.45, 0.0, 0.0, 0.0]),
+    "ack": ([0.0, 0.12, 0.88, 0.0], [0.97, 0.02, 0.01, 0.0, 0.0], [0.55, 0.0, 0.45, 0.0, 0.0, 0.0]),
     "draw": ([0.0, 0.08, 0.92, 0.0], [0.92, 0.06, 0.02, 0.0, 0.0], [0.95, 0.02, 0.03, 0.0, 0.0, 0.0]),
 }
 _REPAIR_STATES = {"repair", "ask", "answer"}
