@@ -16,7 +16,7 @@ import streamlit as st
 from analysis.filters import Filters
 from analysis.format import fmt_share_range
 from components.label_source import act_source_picker, mental_model_picker, revealed_gold
-from components.palette import CONDITION_NAMES, ROLE_NAMES, SPLIT_NAMES
+from components.palette import CONDITION_NAMES, CONDITION_SHORT, ROLE_NAMES, SPLIT_NAMES
 from components.remembered import is_restored, remembered
 from corpus import schema
 from corpus.dataset import Corpus
@@ -24,7 +24,7 @@ from corpus.escape import md_line
 from services.alignment import Scope, grounding_acts, mental_models
 
 # A chosen condition is a chip in a narrow column: its short name (the legends give the long one).
-CONDITION_CHIPS = {c: n.split(" (")[0] for c, n in CONDITION_NAMES.items()}
+CONDITION_CHIPS = CONDITION_SHORT
 
 
 def _multi(

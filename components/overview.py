@@ -11,7 +11,7 @@ import streamlit as st
 from analysis.descriptive import table1, table8
 from analysis.format import fmt
 from components.dataset import show_report
-from components.palette import CONDITION_NAMES, SPLIT_NAMES
+from components.palette import CONDITION_NAMES, SPLIT_NAMES, group_label
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
@@ -45,10 +45,10 @@ def stats_tables(corpus: Corpus, stats: dict) -> None:
     t1, t8 = st.tabs(["Actions per session (Table 1)", "Mental-model labels (Table 8)"])
     with t1:
         st.caption("Mean (SD) over sessions, overall, per condition and per condition x split.")
-        st.dataframe(table1(stats), width="stretch")
+        st.dataframe(table1(stats).rename(columns=group_label), width="stretch")
     with t8:
         st.caption("Each label's share (%) of a session's annotated actions, mean (SD) over sessions.")
-        st.dataframe(table8(stats), width="stretch")
+        st.dataframe(table8(stats).rename(columns=group_label), width="stretch")
     st.download_button(
         "Download statistics (JSON)",
         json.dumps(stats, indent=2),

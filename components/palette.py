@@ -63,7 +63,19 @@ PATTERN = {
     "aligned": "",
 }
 
+# The short form, for chips and column headers.
+CONDITION_SHORT = {c: n.split(" (")[0] for c, n in CONDITION_NAMES.items()}
+
 SPLIT_NAMES = {"train": "train", "test": "test", "not_recorded": "not recorded"}
+
+
+def group_label(group: str) -> str:
+    """A descriptive table's column ("All", a condition, or "condition/split") in words:
+    "not_visible/train" -> "not visible · train"; an id the app does not know stays as written."""
+    cond, _, split = group.partition("/")
+    words = CONDITION_SHORT.get(cond, cond.replace("_", " ")) if cond != "All" else cond
+    return f"{words} · {SPLIT_NAMES.get(split, split)}" if split else words
+
 
 ROLE = {"guide": ORANGE, "follower": BLUISH_GREEN}
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}

@@ -39,7 +39,7 @@ from components.compare.benchmark import leaderboard_frame
 from components.kitchen import composition_figure, metric_view
 from components.label_source import GOLD_MIN_ITEMS
 from components.outcome_charts import outcome_figure, outcome_table
-from components.palette import CONDITION_NAMES
+from components.palette import CONDITION_NAMES, group_label
 from components.reason_charts import (
     acts_before_figure,
     acts_before_sentence,
@@ -138,8 +138,18 @@ def _dataset(corpus: Corpus) -> Section:
             "mean (SD) over sessions.",
         ),
         tables=(
-            Table("table1_actions_per_session", "Table 1: actions per session", table1(stats), index=True),
-            Table("table8_mental_model_labels", "Table 8: mental-model labels", table8(stats), index=True),
+            Table(
+                "table1_actions_per_session",
+                "Table 1: actions per session",
+                table1(stats).rename(columns=group_label),
+                index=True,
+            ),
+            Table(
+                "table8_mental_model_labels",
+                "Table 8: mental-model labels",
+                table8(stats).rename(columns=group_label),
+                index=True,
+            ),
         ),
     )
 

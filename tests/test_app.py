@@ -205,3 +205,21 @@ def test_sessions_without_a_route_say_why_their_scores_are_undefined(team):
     sessions = at.dataframe[-1].value
     assert sessions["final_accuracy"].isna().all() and len(sessions) == 2
     assert any(c.value.startswith("2 of 2 sessions have a map without a route") for c in at.caption)
+
+
+def test_the_data_pages_tables_name_conditions_and_splits_in_words(team):
+    """Table 1 and Table 8 head their columns as every screen names the groups ("not visible ·
+    train"), never with the dataset's ids ("not_visible/train")."""
+    at = open_page(team, "signed out", "data")
+    tables = [d.value for d in at.dataframe if "All" in d.value.columns]
+    assert len(tables) == 2
+    for table in tables:
+        assert table.columns.tolist() == [
+            "All",
+            "not visible",
+            "visible",
+            "not visible · train",
+            "not visible · test",
+            "visible · train",
+            "visible · test",
+        ]
