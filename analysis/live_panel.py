@@ -4,7 +4,9 @@
   current labels (with a bootstrap interval for kappa only) and kappa's drift; the headline, its
   interval, the diagnostics, the matrices and the most disagreed items all come from it, so they
   always rest on the same labels. Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items coded by
-  every coder a statistic is undefined ("too few items (n complete)").
+  every coder Fleiss' kappa is undefined ("too few items (n complete)"), and below as many items
+  with two or more labels the other statistics are; with many coders and a few per item, Fleiss'
+  kappa generalized to a varying number of coders per item takes its place, named as such.
 - :func:`human_panel`: the headline numbers alone (what a lead may share with coders).
 - :func:`model_coders`: each model (or externally coded) coder against gold, else the human
   majority, on the validation partition.
@@ -67,7 +69,9 @@ def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
     # The panel shows kappa's interval: only kappa is resampled.
     rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
     drift = panel_drift(ag.kappa_drift(table, order="created_at", step=step))
-    return LiveAgreement(humans, rep, rep.at_least(ag.PANEL_MIN_ITEMS), drift, step, _by_version(humans, table))
+    general = ag.generalized_kappa(table, ag.PANEL_MIN_ITEMS, n_boot=PANEL_BOOTSTRAP)
+    head = rep.at_least(ag.PANEL_MIN_ITEMS, general)
+    return LiveAgreement(humans, rep, head, drift, step, _by_version(humans, table))
 
 
 def panel_drift(drift: pd.DataFrame) -> pd.DataFrame:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import Any, Self
 
 import numpy as np
 import pandas as pd
@@ -98,7 +98,7 @@ class Estimate:
     def high(self) -> Value:
         return self.interval[1] if isinstance(self.interval, tuple) else self.interval
 
-    def at_least(self, n_items: int, minimum: int, what: str = "complete") -> Estimate:
+    def at_least(self, n_items: int, minimum: int, what: str = "complete") -> Self:
         """This estimate, or an undefined one when it rests on fewer than ``minimum`` items."""
         if n_items >= minimum or not self.defined:
             return self

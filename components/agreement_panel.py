@@ -38,6 +38,8 @@ CHECK_SECONDS = 0.3
 CODER_REFRESH_SECONDS = 6
 LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean pairwise Cohen's kappa", "Gwet's AC1")
 NO_LABELS = "there are no labels yet"
+GENERALIZED = "fleiss_kappa_generalized"
+GENERALIZED_LABEL = "Fleiss' kappa (generalized)"
 
 
 def numbers_row(head: ag.Headline | None, who: str = "") -> None:
@@ -48,12 +50,20 @@ def numbers_row(head: ag.Headline | None, who: str = "") -> None:
             col.metric(label, "undefined")
             col.caption(f"undefined, because {NO_LABELS}")
         return
+    general = head.fleiss.key == GENERALIZED
     for col, est, label in zip(cols, head.statistics, LABELS):
-        view.metric(col, est, label, digits=3)
+        view.metric(col, est, GENERALIZED_LABEL if est.key == GENERALIZED else label, digits=3)
+    kappa = (
+        f"Fleiss' kappa generalized to a varying number of coders per item (fewer than {ag.PANEL_MIN_ITEMS} "
+        "items are coded by every coder)"
+        if general
+        else f"Fleiss' kappa on the {head.n_items_complete} items coded by every coder"
+    )
+    pairable = "" if general else ", the others"
     st.caption(
-        f"{who}{head.n_labels} labels from {head.n_coders} coders on {head.n_items} items; "
-        f"Fleiss' kappa on the {head.n_items_complete} items coded by every coder "
-        f"(numbers shown from {ag.PANEL_MIN_ITEMS} such items on)."
+        f"{who}{head.n_labels} labels from {head.n_coders} coders on {head.n_items} items; {kappa}{pairable} on the "
+        f"{head.n_items_pairable} items with two or more labels (each number shown from {ag.PANEL_MIN_ITEMS} "
+        "such items on)."
     )
 
 

@@ -112,8 +112,10 @@ def test_the_panel_minimum_of_complete_items():
     raw = ag.panel(ag.LabelTable(one))
     assert raw.fleiss.estimate == pytest.approx(-1.0)  # what one complete item gives: no number to show
     shown = ag.panel(ag.LabelTable(one), min_items=ag.PANEL_MIN_ITEMS)
-    for est in shown.statistics:
-        assert est.estimate == ag.Undefined("too few items (1 complete)")
+    # Fleiss' kappa counts the items coded by every coder; the others, the items with two labels.
+    assert shown.fleiss.estimate == ag.Undefined("too few items (1 complete)")
+    for est in shown.statistics[1:]:
+        assert est.estimate == ag.Undefined("too few items (1 with two or more labels)")
     enough = random_labels(3, n_items=ag.PANEL_MIN_ITEMS, p_missing=0)
     assert ag.panel(ag.LabelTable(enough), min_items=ag.PANEL_MIN_ITEMS).fleiss.defined
 

@@ -18,7 +18,8 @@ The modules, one job each:
 - :mod:`~analysis.agreement.bootstrap`: the bootstrap over items behind every interval.
 - :mod:`~analysis.agreement.fleiss`: Fleiss' kappa (one formula), per-category kappas, drift.
 - :mod:`~analysis.agreement.alpha`: Krippendorff's alpha at four levels, coincidences.
-- :mod:`~analysis.agreement.pairwise`: percent agreement, Cohen's kappa per pair, Gwet's AC1.
+- :mod:`~analysis.agreement.pairwise`: percent agreement, Cohen's kappa per pair, Gwet's AC1,
+  Fleiss' kappa generalized to a varying number of coders per item.
 - :mod:`~analysis.agreement.diagnostics`: skew, kappa paradox, coder bias, sparse categories,
   too few items; the most disagreed items.
 - :mod:`~analysis.agreement.gold`: one coder against gold labels or the majority.
@@ -57,11 +58,19 @@ from analysis.agreement.pairwise import (
     PairwiseCohen,
     cohen_kappa_codes,
     confusion_matrix,
+    fleiss_generalized,
     gwet_ac1,
     pairwise_cohen,
     percent_agreement,
 )
-from analysis.agreement.report import PANEL_MIN_ITEMS, AgreementReport, Headline, panel, report
+from analysis.agreement.report import (
+    PANEL_MIN_ITEMS,
+    AgreementReport,
+    Headline,
+    generalized_kappa,
+    panel,
+    report,
+)
 from analysis.agreement.table import (
     MAX_MATRIX_CATEGORIES,
     LabelTable,
@@ -114,6 +123,7 @@ __all__ = [
     "cohen_kappa_codes",
     "pairwise_cohen",
     "gwet_ac1",
+    "fleiss_generalized",
     "confusion_matrix",
     "coder_bias",
     "diagnostics",
@@ -121,6 +131,7 @@ __all__ = [
     "most_disagreed",
     "coder_vs_gold",
     "panel",
+    "generalized_kappa",
     "report",
     "fmt",
     "fmt_short",

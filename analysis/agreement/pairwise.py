@@ -11,7 +11,12 @@ coders, Gwet's AC1, and one pair's confusion matrix.
   p_a over the items with r_i >= 2 labels, pi_k the category shares averaged over the items with
   a label, p_e = sum_k pi_k (1 - pi_k) / (Q - 1), Q the number of categories (the given ones, else
   those used). No library in this project's dependencies computes it; the tests check it against
-  values worked out by hand.
+  values worked out by hand and Gwet's (2014) worked example.
+- :func:`fleiss_generalized`: Fleiss' kappa generalized to a varying number of coders per item
+  (Fleiss, Levin & Paik 2003; Gwet 2014, as irrCAC's ``fleiss.kappa.raw`` computes it): the same
+  p_a and pi_k as AC1, p_e = sum_k pi_k^2. On items all labelled by the same coders it is Fleiss'
+  (1971) kappa (tested equal to statsmodels); it needs no item to be labelled by every coder, so
+  it is the kappa of a design where each item is coded by a few of many coders.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from analysis.agreement import bootstrap
 from analysis.agreement.alpha import NO_PAIRS
-from analysis.agreement.fleiss import ALL_SAME
+from analysis.agreement.fleiss import ALL_SAME, FleissResult
 from analysis.agreement.table import LabelTable, check_matrix_size
-from analysis.results import OURS, Estimate
+from analysis.results import OURS, Estimate, Value
 from corpus.values import Undefined, is_defined
 
 PAIRABLE = "items with two or more labels"
@@ -154,6 +160,72 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
     return PairwiseCohen(pairs, mean)
 
 
+def _category_shares(table: LabelTable) -> np.ndarray:
+    """pi_k: each category's share of an item's labels, averaged over the items with a label."""
+    m = table.n_per_item.astype(float)
+    rated = m >= 1
+    cnt = table.cell_count.astype(float)
+    return table.per_category(cnt / m[table.cell_item]) / rated.sum()
+
+
+def fleiss_generalized(
+    table: LabelTable, *, n_boot: int = 0, seed: int | None = 0, confidence: float = 0.95
+) -> FleissResult:
+    """Fleiss' kappa generalized to a varying number of coders per item, on the items with two or
+    more labels, with a percentile bootstrap over items (``n_boot=0``: none); see the module
+    docstring."""
+    settings = bootstrap.Replicates(n_boot, seed, confidence)
+    m = table.n_per_item.astype(float)
+    pair = m >= 2
+    base: dict[str, Any] = dict(
+        key="fleiss_kappa_generalized",
+        statistic="Fleiss' kappa, generalized (coders vary by item)",
+        n=int(pair.sum()),
+        n_of=PAIRABLE,
+        method="Fleiss' kappa for a varying number of coders per item (Fleiss, Levin & Paik 2003; Gwet 2014)",
+        computed_by="analysis.agreement.fleiss_generalized (vectorized)",
+        package=OURS,
+        checked_against="Gwet (2014) worked example; statsmodels.stats.inter_rater.fleiss_kappa where every "
+        "item has the same coders",
+        **settings.estimate_fields(),
+    )
+    base.update(n_dropped=table.n_items - base["n"], n_coders=table.n_coders)
+    # Per-category kappas (Fleiss 1971) are defined for the same coders on every item only.
+    per_category: dict[str, Value] = {
+        c: Undefined("a per-category kappa needs every item coded by every coder") for c in table.category_names()
+    }
+    if table.n_coders < 2 or not pair.any():
+        u = Undefined(NO_PAIRS)
+        return FleissResult.undefined(NO_PAIRS, **base, p_observed=u, p_expected=u, per_category=per_category)
+    shares = item_agreement_shares(table)
+    pi = _category_shares(table)
+    p_a, p_e = float(shares[pair].mean()), float(pi @ pi)
+    if p_e >= 1 - 1e-12:
+        return FleissResult.undefined(ALL_SAME, **base, p_observed=p_a, p_expected=p_e, per_category=per_category)
+    kappa = (p_a - p_e) / (1 - p_e)
+    # Per item, the sums the statistic is made of: its share of each category, its agreement (0
+    # below two labels), and whether it counts in p_a and in pi.
+    q = table.n_categories
+    parts = np.zeros((table.n_items, q + 3))
+    parts[table.cell_item, table.cell_category] = table.cell_count / m[table.cell_item]
+    parts[:, q] = np.where(pair, shares, 0.0)
+    parts[:, q + 1] = pair
+    parts[:, q + 2] = m >= 1
+
+    def resampled(w: np.ndarray) -> np.ndarray:
+        tot = w @ parts
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p_a = tot[:, q] / tot[:, q + 1]
+            pi_b = tot[:, :q] / tot[:, q + 2 : q + 3]
+            p_e_b = (pi_b**2).sum(axis=1)
+            return np.where(p_e_b < 1 - 1e-12, (p_a - p_e_b) / (1 - p_e_b), np.nan)
+
+    se, ci = bootstrap.replicate(resampled, table.n_items, settings, "the generalized kappa", width=q + 3)
+    return FleissResult(
+        **base, estimate=kappa, se=se, interval=ci, p_observed=p_a, p_expected=p_e, per_category=per_category
+    )
+
+
 def gwet_ac1(table: LabelTable) -> Estimate:
     """Gwet's AC1 for several coders with missing labels (see the module docstring)."""
     m = table.n_per_item.astype(float)
@@ -173,9 +245,7 @@ def gwet_ac1(table: LabelTable) -> Estimate:
     if q < 2:
         return Estimate.undefined(ALL_SAME, **base)
     p_a = float(item_agreement_shares(table)[pair].mean())
-    rated = m >= 1
-    cnt = table.cell_count.astype(float)
-    pi = table.per_category(cnt / m[table.cell_item]) / rated.sum()
+    pi = _category_shares(table)
     p_e = float((pi * (1 - pi)).sum() / (q - 1))
     return Estimate(**base, estimate=(p_a - p_e) / (1 - p_e))
 

@@ -22,7 +22,7 @@ import pandas as pd
 from analysis.agreement.alpha import AlphaResult, coincidences, krippendorff_alpha
 from analysis.agreement.diagnostics import Diagnostics, diagnostics, most_disagreed
 from analysis.agreement.fleiss import DEFAULT_BOOTSTRAP, FleissResult, fleiss
-from analysis.agreement.pairwise import PairwiseCohen, gwet_ac1, pairwise_cohen, percent_agreement
+from analysis.agreement.pairwise import PairwiseCohen, fleiss_generalized, gwet_ac1, pairwise_cohen, percent_agreement
 from analysis.agreement.table import LabelTable, LabelTableError
 from analysis.format import package_version, to_json
 from analysis.results import Estimate
@@ -47,6 +47,7 @@ class Headline:
     n_labels: int
     n_missing_labels: int
     n_items_complete: int
+    n_items_pairable: int  # items with two or more labels
     fleiss: FleissResult
     alpha: AlphaResult
     percent_agreement: Estimate
@@ -57,15 +58,22 @@ class Headline:
     def statistics(self) -> tuple[Estimate, ...]:
         return self.fleiss, self.alpha, self.percent_agreement, self.mean_cohen, self.ac1
 
-    def at_least(self, minimum: int) -> Headline:
-        """The same numbers, each undefined ("too few items (n complete)") when fewer than
-        ``minimum`` items were labelled by every coder."""
-        n = self.n_items_complete
+    def at_least(self, minimum: int, generalized: FleissResult | None = None) -> Headline:
+        """The same numbers, each undefined when it rests on fewer than ``minimum`` items: Fleiss'
+        kappa counts the items labelled by every coder ("too few items (n complete)"), the others
+        the items with two or more labels, which is all they need. Where too few items are labelled
+        by every coder (many coders, a few per item), ``generalized`` (Fleiss' kappa for a varying
+        number of coders per item, :func:`analysis.agreement.fleiss_generalized`) takes Fleiss'
+        place once it rests on ``minimum`` items; it names itself."""
+        kappa = self.fleiss.at_least(self.n_items_complete, minimum)
+        if self.n_items_complete < minimum and generalized is not None and generalized.n >= minimum:
+            kappa = generalized
         return replace(
             self,
+            fleiss=kappa,
             **{
-                f: getattr(self, f).at_least(n, minimum)
-                for f in ("fleiss", "alpha", "percent_agreement", "mean_cohen", "ac1")
+                f: getattr(self, f).at_least(self.n_items_pairable, minimum, "with two or more labels")
+                for f in ("alpha", "percent_agreement", "mean_cohen", "ac1")
             },
         )
 
@@ -94,6 +102,7 @@ class Headline:
     def to_json(self) -> dict[str, Any]:
         out = {key: getattr(self, key) for key, _ in COUNTS}
         out["n_items_complete"] = self.n_items_complete
+        out["n_items_pairable"] = self.n_items_pairable
         out["statistics"] = {e.key: e.to_json() for e in self.statistics}
         out["packages"] = self.packages()
         return to_json(out)
@@ -107,6 +116,8 @@ class Headline:
         if len(stats) != len(names):
             raise ValueError(f"statistics: expected {len(names)} statistics, got {len(stats)}")
         counts: dict[str, Any] = {key: int(data[key]) for key in (*(k for k, _ in COUNTS), "n_items_complete")}
+        # A snapshot written before the count was kept: the complete items are pairable ones.
+        counts["n_items_pairable"] = int(data.get("n_items_pairable", counts["n_items_complete"]))
         statistics: dict[str, Any] = dict(zip(names, stats))
         return Headline(**counts, **statistics)
 
@@ -148,9 +159,17 @@ class AgreementReport(Headline):
 
 
 def panel(table: LabelTable, *, level: str = "nominal", min_items: int = 0) -> Headline:
-    """The headline numbers without any bootstrap; each undefined below ``min_items`` complete
-    items (the live panel passes :data:`PANEL_MIN_ITEMS`)."""
-    return Headline(**_headline(table, level, 0, 0, pairwise_cohen(table))).at_least(min_items)
+    """The headline numbers without any bootstrap; each undefined below ``min_items`` items
+    (:meth:`Headline.at_least`; the live panel passes :data:`PANEL_MIN_ITEMS`), Fleiss' kappa
+    generalized to varying coders per item where too few items are coded by every coder."""
+    head = Headline(**_headline(table, level, 0, 0, pairwise_cohen(table)))
+    return head.at_least(min_items, generalized_kappa(table, min_items, n_boot=0))
+
+
+def generalized_kappa(table: LabelTable, minimum: int, *, n_boot: int = 0) -> FleissResult | None:
+    """Fleiss' kappa generalized to varying coders per item, when it is the one to show: fewer than
+    ``minimum`` items coded by every coder (else None, and nothing is computed)."""
+    return fleiss_generalized(table, n_boot=n_boot) if table.n_complete < minimum else None
 
 
 def _headline(table: LabelTable, level: str, n_boot: int, seed: int | None, pairs: PairwiseCohen) -> dict[str, Any]:
@@ -160,6 +179,7 @@ def _headline(table: LabelTable, level: str, n_boot: int, seed: int | None, pair
         n_labels=table.n_labels,
         n_missing_labels=table.n_missing,
         n_items_complete=table.n_complete,
+        n_items_pairable=int((table.n_per_item >= 2).sum()),
         fleiss=fleiss(table, n_boot=n_boot, seed=seed),
         alpha=krippendorff_alpha(table, level=level, n_boot=n_boot, seed=seed),
         percent_agreement=percent_agreement(table),
