@@ -36,7 +36,7 @@ from services.coding import labels_version, live_panel
 CHECK_SECONDS = 0.3
 # A coder's view shows only snapshots the lead takes: read now and then.
 CODER_REFRESH_SECONDS = 6
-LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean pairwise Cohen's kappa", "Gwet's AC1")
+LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean Cohen's kappa", "Gwet's AC1")
 NO_LABELS = "there are no labels yet"
 GENERALIZED = "fleiss_kappa_generalized"
 GENERALIZED_LABEL = "Fleiss' kappa (generalized)"

@@ -138,3 +138,12 @@ def test_fleiss_kappa_keeps_its_place_where_enough_items_are_coded_by_every_code
     old = head.to_json()
     del old["n_items_pairable"]
     assert ag.Headline.from_json(old).n_items_pairable == head.n_items_complete
+
+
+def test_the_panels_diagnostics_speak_of_the_kappa_it_shows():
+    live = lead_refresh(_many_coders(), 40)
+    warnings = live.report.diagnostics.warnings
+    assert "too few items: 40 with two or more labels (fewer than 30)" not in " ".join(warnings)
+    assert not any("no item was coded by every coder" in w for w in warnings), warnings
+    few = lead_refresh(_many_coders(n_items=20), 20).report.diagnostics.warnings
+    assert "too few items: 20 with two or more labels (fewer than 30); intervals are wide" in few

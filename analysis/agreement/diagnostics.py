@@ -91,9 +91,11 @@ class Diagnostics:
         }
 
 
-def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostics:
+def diagnostics(table: LabelTable, kappa: Value, agreement: Value, generalized: bool = False) -> Diagnostics:
     """Prevalence skew and the kappa paradox, coder bias, sparse categories, too few items, given
-    Fleiss' kappa and percent agreement on the same table."""
+    Fleiss' kappa and percent agreement on the same table. With ``generalized`` the kappa is Fleiss'
+    kappa generalized to a varying number of coders per item, which rests on the items with two or
+    more labels: those are the items counted."""
     uses = table.per_category(table.cell_count.astype(float)).astype(int)
     total = int(uses.sum())
     cats = table.category_names()
@@ -123,11 +125,11 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
         more = f" and {len(sparse) - LISTED:,} more" if len(sparse) > LISTED else ""
         warnings.append(f"sparse categories (fewer than {SPARSE_USES} uses): {named}{more}")
     n_complete = table.n_complete
-    too_few = n_complete < FEW_ITEMS
+    counted = int((table.n_per_item >= 2).sum()) if generalized else n_complete
+    too_few = counted < FEW_ITEMS
     if too_few:
-        warnings.append(
-            f"too few items: {n_complete} coded by every coder (fewer than {FEW_ITEMS}); intervals are wide"
-        )
+        which = "with two or more labels" if generalized else "coded by every coder"
+        warnings.append(f"too few items: {counted} {which} (fewer than {FEW_ITEMS}); intervals are wide")
     if table.n_duplicates:
         warnings.append(
             f"{table.n_duplicates} label(s) given twice by the same coder to the same item: the last one was kept"
@@ -140,7 +142,7 @@ def diagnostics(table: LabelTable, kappa: Value, agreement: Value) -> Diagnostic
             f"coder bias: coders use the categories in different proportions (chi-square {p_clause(bias.test.p_value)})"
         )
     if not is_defined(kappa):
-        warnings.append(f"Fleiss' kappa is {kappa}")
+        warnings.append(f"Fleiss' kappa{' (generalized)' if generalized else ''} is {kappa}")
     return Diagnostics(
         category,
         share,
