@@ -13,7 +13,7 @@ import sys
 import streamlit as st
 
 from corpus.settings import Settings
-from corpus.store import Store, setup_notice
+from corpus.store import SETUP_TOKEN_ISSUED, Store, setup_notice
 from services.settings import settings
 
 # Setup tokens already printed by this process, per database URL.
@@ -36,13 +36,18 @@ def get_store() -> Store:
 
 
 def announce_setup_token(store: Store) -> str | None:
-    """Print a one-time setup token to the server console while no lead exists (once per process)."""
+    """Print a one-time setup token to the server console while no lead exists (once per process).
+    A token issued already (by another replica on the same database, or by ``make run``) is kept:
+    this process says so instead of replacing it, so the token printed first keeps working."""
     if store.url in _ANNOUNCED:
-        return _ANNOUNCED[store.url]
+        return _ANNOUNCED[store.url] or None
     if store.has_lead():
         return None
-    token = store.issue_setup_token()
+    token = store.issue_setup_token(replace=False)
     if token is None:
+        if store.has_setup_token():
+            _ANNOUNCED[store.url] = ""
+            print(SETUP_TOKEN_ISSUED, file=sys.stdout, flush=True)
         return None
     _ANNOUNCED[store.url] = token
     print(setup_notice(token), file=sys.stdout, flush=True)

@@ -25,7 +25,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from corpus.csvsafe import safe_csv_text, spreadsheet_safe, to_csv
-from corpus.store.accounts import Accounts, setup_notice
+from corpus.store.accounts import SETUP_TOKEN_ISSUED, Accounts, setup_notice
 from corpus.store.base import AccessDenied, StoreError, Task, User
 from corpus.store.csv_import import CsvImport, LabelImport
 from corpus.store.engine import default_url
@@ -70,6 +70,7 @@ __all__ = [
     "metadata",
     "safe_csv_text",
     "setup_notice",
+    "SETUP_TOKEN_ISSUED",
     "spreadsheet_safe",
     "to_csv",
 ]

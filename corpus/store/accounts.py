@@ -46,6 +46,13 @@ def _check_password(password: str | None, kind: str = "human") -> None:
         raise StoreError(f"password: must be at least {passwords.MIN_LENGTH} characters")
 
 
+SETUP_TOKEN_ISSUED = (
+    "Groundwork: a setup token was issued already for this database (by `make run`, `python -m corpus users "
+    "setup-token` or another app process using it) and is still the one that works; to issue a new one, run "
+    "`python -m corpus users setup-token`"
+)
+
+
 def setup_notice(token: str) -> str:
     """What the server console shows with a setup token (the app's first run, or
     ``python -m corpus users setup-token``, which ``make run`` runs before the server starts)."""
@@ -124,15 +131,31 @@ class Accounts(StoreBase):
 
     # -- the first lead: a one-time token printed on the server console ---------------------------
 
-    def issue_setup_token(self) -> str | None:
-        """A new one-time token while no lead exists (its hash is kept; the token is shown once)."""
+    def issue_setup_token(self, replace: bool = True) -> str | None:
+        """A new one-time token while no lead exists (its hash is kept; the token is shown once).
+
+        ``replace=False`` (an app process starting): where a token was issued already, by another
+        replica on the same database or by ``make run``'s command, it stays the one that works and
+        None is returned; of replicas starting together exactly one issues it (the key is unique)."""
         if self.has_lead():
             return None
         token = secrets.token_urlsafe(12)
-        with self._write() as c:
-            c.execute(settings.delete().where(settings.c.key == "setup_token"))
-            c.execute(settings.insert().values(key="setup_token", value=hashlib.sha256(token.encode()).hexdigest()))
+        digest = hashlib.sha256(token.encode()).hexdigest()
+        try:
+            with self._write() as c:
+                if replace:
+                    c.execute(settings.delete().where(settings.c.key == "setup_token"))
+                elif c.execute(sa.select(settings.c.key).where(settings.c.key == "setup_token")).first():
+                    return None
+                c.execute(settings.insert().values(key="setup_token", value=digest))
+        except sa.exc.IntegrityError:  # another process inserted it first
+            return None
         return token
+
+    def has_setup_token(self) -> bool:
+        """Whether a setup token waits to be claimed."""
+        with self._read() as c:
+            return c.execute(sa.select(settings.c.key).where(settings.c.key == "setup_token")).first() is not None
 
     def claim_setup(self, token: str, username: str, password: str, display_name: str | None = None) -> User:
         with self._write() as c:

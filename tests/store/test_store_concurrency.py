@@ -151,3 +151,43 @@ def test_a_killed_writer_loses_no_acknowledged_label(url):
     proc.wait()
     stored = set(Store(url).history(lead, task.id)["id"])
     assert set(acked) <= stored
+
+
+_STARTING_REPLICA = """
+import sys, time
+sys.path.insert(0, sys.argv[2])
+from corpus.store import Store
+from services.store import announce_setup_token
+store = Store(sys.argv[1])
+while time.time() < float(sys.argv[3]):  # the replicas start together
+    time.sleep(0.005)
+announce_setup_token(store)
+"""
+
+
+def test_three_replicas_starting_together_print_one_setup_token_and_it_works(url):
+    """Three app processes on one database start at the same moment: one issues the setup token,
+    the others say one was issued and keep it (before, each replaced it and only the last worked)."""
+    import time
+
+    from corpus.store import SETUP_TOKEN_ISSUED
+
+    Store(url)  # the schema exists before the replicas start, as after a deployment's first start
+    start = time.time() + 3
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _STARTING_REPLICA, url, str(ROOT), str(start)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [err for _, err in outputs]
+    printed = [out for out, _ in outputs]
+    tokens = [line.split(": ", 1)[1] for out in printed for line in out.splitlines() if "setup token: " in line]
+    assert len(tokens) == 1, printed
+    assert sum(SETUP_TOKEN_ISSUED in out for out in printed) == 2
+    lead = Store(url).claim_setup(tokens[0], "pi", "pi-password")
+    assert lead.role == "lead"
