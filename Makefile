@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run test bench chromium sample lock clean
+.PHONY: install run test bench chromium nginx sample lock clean lab
 
 ## The exact versions of requirements.lock, then the project itself (its dependencies are all locked).
 $(STAMP): pyproject.toml requirements.lock
@@ -32,18 +32,30 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
+## Debian's nginx, for the test of `make lab`'s set-up (the proxy in front of the replicas).
+nginx:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  echo "installing nginx with apt-get"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq nginx >/dev/null; }
+
 ## Install everything the tests need and run every test (the lint, format and type checks among them:
 ## tests/test_build.py), one test process per CPU (a module's tests
 ## stay in one process, with its served app; the browser modules go first, in the order conftest
 ## gives). `.venv/bin/python -m pytest` alone runs them in one. Python's bytecode caches are written
 ## even where the environment turns them off: every test process and served app would otherwise
 ## compile (and pytest rewrite) the same modules again.
-test: install chromium
+test: install chromium nginx
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
 
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium
 	$(PY) bench/run.py
+
+## A lab's set-up on this machine (docs/deploy.md): PostgreSQL, 3 replicas on one data directory,
+## nginx in front on http://127.0.0.1:8080 (needs the postgresql and nginx packages). Ctrl-C stops it.
+lab: install
+	$(PY) deploy/local.py --replicas 3 --port 8080
 
 ## Regenerate the committed sample corpus (its README is kept).
 sample: install

@@ -32,7 +32,7 @@ def lab(tmp_path_factory):
     data = root / "data"
     Store.open(data).create_user("lead", "lead-password", "lead")
     with served_app(data) as url:
-        yield url, archive
+        yield url, archive, data
 
 
 def _choose(page, box, option: str, attempts: int = 4) -> None:
@@ -55,7 +55,7 @@ def _choose(page, box, option: str, attempts: int = 4) -> None:
 
 
 def test_a_lead_uploads_a_platform_export_and_sees_its_labels_and_checkpoints(page, lab, artifacts):
-    url, archive = lab
+    url, archive, data = lab
     sign_in(page, url, "tasks", "lead", "lead-password")
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text("Upload a .zip").click()
@@ -116,3 +116,15 @@ def test_a_lead_uploads_a_platform_export_and_sees_its_labels_and_checkpoints(pa
     expect(page.locator(".rp-root summary").filter(has_text="Memory anchor: checkpoint 1")).to_be_visible()
     expect_no_error(page)
     page.screenshot(path=str(artifacts / "upload_replay.png"), full_page=True)
+
+    # A second replica on the same data directory (a lab runs several behind one address): a
+    # visitor there finds the upload in the picker and opens it, with no step on that replica.
+    with served_app(data, env_extra={"GROUNDWORK_ANNOUNCE_SETUP_TOKEN": "false"}) as other:
+        visitor = page.context.browser.new_page(viewport={"width": 1440, "height": 900})
+        visitor.goto(f"{other}/data")
+        wait_idle(visitor, timeout=60_000)
+        picker = visitor.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first
+        _choose(visitor, picker, DATASET)
+        expect(visitor.get_by_role("heading", name=f"Data: {DATASET}")).to_be_visible(timeout=60_000)
+        expect_no_error(visitor)
+        visitor.close()

@@ -1,0 +1,111 @@
+"""`make lab`'s set-up, started as a lab would (deploy/local.py: PostgreSQL, 2 replicas on one data
+directory, nginx in front): the app opens through nginx with its websocket connected, one setup
+token is printed and works, and each browser is served by one replica while browsers spread over
+the replicas."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+from conftest import free_port, submit_sign_in, wait_idle
+from playwright.sync_api import expect
+
+pytestmark = [pytest.mark.browser, pytest.mark.long]
+
+ROOT = Path(__file__).resolve().parent.parent
+NGINX = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+PG = shutil.which("initdb") or next(iter(sorted(Path("/usr/lib/postgresql").glob("*/bin/initdb"))), None)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    if NGINX is None or PG is None:
+        reason = "nginx and PostgreSQL's server are needed (make test installs nginx)"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("lab")
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            str(ROOT / "deploy" / "local.py"),
+            "--replicas",
+            "2",
+            "--port",
+            str(port),
+            "--dir",
+            str(folder),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    printed: list[str] = []
+    deadline = time.time() + 180
+    for line in proc.stdout:
+        printed.append(line)
+        if "replicas (ports" in line or time.time() > deadline:
+            break
+    assert "replicas (ports" in printed[-1], "".join(printed)
+    try:
+        yield f"http://127.0.0.1:{port}", folder, "".join(printed)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
+    url, folder, printed = lab
+    tokens = re.findall(r"Groundwork setup token: (\S+)", printed)
+    assert len(tokens) == 1, printed
+    first = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = first.new_page()
+    page.goto(f"{url}/tasks")
+    wait_idle(page, timeout=60_000)  # connected: the websocket went through nginx
+    page.get_by_label("Setup token").fill(tokens[0])
+    page.get_by_label("Username").fill("pi")
+    page.get_by_label("Password (8 characters or more)").fill("pi-password")
+    page.get_by_label("Password again").fill("pi-password")
+    page.get_by_role("button", name="Create the lead account").click()
+    expect(page.get_by_text("New coding task")).to_be_visible(timeout=60_000)
+    first.close()
+    # Other browsers sign in with that account, wherever nginx sends them.
+    for _ in range(5):
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        other = context.new_page()
+        other.goto(f"{url}/tasks")
+        wait_idle(other, timeout=60_000)
+        submit_sign_in(other, "pi", "pi-password", 60_000)
+        expect(other.get_by_text("New coding task")).to_be_visible(timeout=60_000)
+        context.close()
+    # New visitors (no affinity cookie yet) are spread over the replicas.
+    for _ in range(40):
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as r:
+            assert r.status == 200
+    time.sleep(2)  # nginx logs a websocket when it closes
+    served: dict[str, set[str]] = defaultdict(set)
+    health: set[str] = set()
+    for line in (folder / "nginx-access.log").read_text().splitlines():
+        replica = re.search(r"replica=(\S+)", line)
+        affinity = re.search(r"affinity=(\S+)", line)
+        if replica and affinity and "/_stcore/stream" in line:  # a browser session's websocket
+            served[affinity.group(1)].add(replica.group(1))
+        if replica and "/_stcore/health" in line:
+            health.add(replica.group(1))
+    assert len(served) >= 5, served  # the browsers' sessions
+    assert all(len(replicas) == 1 for replicas in served.values()), served  # each on one replica
+    assert len(health) == 2, health
