@@ -5,6 +5,9 @@
   and an insert, then the commit's fsync, which is most of it.
 - ``labels_version_ms_10000x5``: ``Store.labels_version`` (label count and newest id of the task,
   the live views' "changed since" check) on the same store; median.
+- ``labels_version_ms_1m``: the same check on a task of 200,000 items x 5 coders (1,000,000 label
+  rows, written as one import); median. The version is kept on the task's row, so the check costs
+  the same at any size.
 - ``ten_writers_s_10x500``: ten processes each writing 500 labels at once into one SQLite store
   (the concurrency test's load), wall time of the writes.
 """
@@ -98,6 +101,34 @@ def _ten_writers_s(n: int = 500) -> float:
     return max(end for _, end in spans) - min(begin for begin, _ in spans)
 
 
+def _version_ms_1m(n_items: int = 200_000, n_coders: int = 5) -> float:
+    """labels_version on a task with a million label rows (bulk-written as an import writes them)."""
+    from datetime import UTC, datetime
+
+    from corpus import codebook as cbm
+    from corpus.store import Store
+    from corpus.store.tables import label_row, labels, recount_labels
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(tmp)
+        lead = store.create_user("lead", "lead-password", "lead")
+        coders = [store.create_user(f"c{i}", None, "coder", kind="model") for i in range(n_coders)]
+        items = [{"session_id": "S", "action_index": i} for i in range(n_items)]
+        task = store.create_task(lead, "big", "x", cbm.default(), items, coders, dataset_hash="x")
+        now = datetime.now(UTC)
+        with store.engine.begin() as c:
+            for coder in coders:
+                rows = [
+                    label_row(task.id, f"S:{i}", coder.id, "continue", "1.0", "import", now) for i in range(n_items)
+                ]
+                c.execute(labels.insert(), rows)
+            recount_labels(c, task.id)
+        assert store.labels_version(task.id)[0] == n_items * n_coders
+        ms = _median_ms(lambda k: store.labels_version(task.id))
+        store.engine.dispose()
+    return ms
+
+
 def run() -> dict[str, dict]:
     with tempfile.TemporaryDirectory() as tmp:
         store, task, coder, items = _store_with_labels(tmp)
@@ -107,6 +138,7 @@ def run() -> dict[str, dict]:
     return {
         "label_write_ms_10000x5": {"value": write, "unit": "ms", "target": 25},
         "labels_version_ms_10000x5": {"value": version, "unit": "ms", "target": 20},
+        "labels_version_ms_1m": {"value": _version_ms_1m(), "unit": "ms", "target": 5},
         "ten_writers_s_10x500": {"value": _ten_writers_s(), "unit": "s", "target": None},
     }
 

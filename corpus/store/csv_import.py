@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
 from corpus.store.base import StoreBase, StoreError, Task, User
-from corpus.store.tables import label_row, labels, max_chars, task_coders, users
+from corpus.store.tables import label_row, labels, max_chars, recount_labels, task_coders, users
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -170,6 +170,7 @@ class CsvImport(StoreBase):
                 labels.insert(),
                 [label_row(task_id, i, ids[k], code, t.codebook.version, "import", now) for i, k, code in good],
             )
+            recount_labels(c, task_id)
         return LabelImport(len(good), n_missing, new_coders)
 
     @staticmethod

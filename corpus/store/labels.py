@@ -21,7 +21,7 @@ from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import may_see_all_labels, require_label_write, require_see_all_labels
 from corpus.store.base import AccessDenied, StoreBase, StoreError, Task, User
 from corpus.store.engine import insert_unless_present
-from corpus.store.tables import labels, max_chars, task_coders, task_items, tasks, users
+from corpus.store.tables import count_label, labels, max_chars, task_coders, task_items, tasks, users
 
 if TYPE_CHECKING:
     from corpus.codebook import Codebook
@@ -141,6 +141,7 @@ class Labels(StoreBase):
             )
             new = c.execute(insert_unless_present(c.dialect.name, labels, ("request_id",)), values).scalar()
             if new is not None:
+                count_label(c, task_id, int(new))
                 return int(new)
             # Another writer committed this request id between the check and the insert.
             same = c.execute(
@@ -152,14 +153,15 @@ class Labels(StoreBase):
 
     @staticmethod
     def _version(c: sa.Connection, task_id: int) -> tuple[int, int]:
-        q = sa.select(sa.func.count(), sa.func.coalesce(sa.func.max(labels.c.id), 0)).where(labels.c.task_id == task_id)
-        n, newest = c.execute(q).one()
-        return int(n), int(newest)
+        row = c.execute(sa.select(tasks.c.labels_count, tasks.c.labels_newest).where(tasks.c.id == task_id)).first()
+        return (0, 0) if row is None else (int(row.labels_count), int(row.labels_newest))
 
     def labels_version(self, task_id: int) -> tuple[int, int]:
-        """(number of label rows, newest label id) of a task, from one index: a live view compares it
-        with the last one it saw and reads the labels again only when it changed. Both parts count:
-        on PostgreSQL a label can commit after one with a higher id, changing the count alone."""
+        """(number of label rows, newest label id) of a task, read from the task's own row (written
+        with every label, in the same transaction): a live view compares it with the last one it saw
+        and reads the labels again only when it changed, at the cost of one row whatever the task's
+        size. Both parts count: on PostgreSQL a label can commit after one with a higher id, changing
+        the count alone."""
         with self._read() as c:
             return self._version(c, task_id)
 

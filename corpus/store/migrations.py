@@ -70,6 +70,12 @@ def _v4(c: sa.Connection) -> None:
     t.signin_failures.create(c)
 
 
+def _v5(c: sa.Connection) -> None:
+    _add_column(c, t.tasks.c.labels_count)
+    _add_column(c, t.tasks.c.labels_newest)
+    t.recount_labels(c)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         2,
@@ -83,6 +89,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "sign-in tokens name a key never given to another account (sign-ins from before end); failed "
         "sign-ins are throttled per account and client, and kept for the lead to see",
         _v4,
+    ),
+    Migration(
+        5,
+        "each task keeps its labels version (count and newest id), written with every label: the live "
+        "panel's change check reads one row instead of counting the task's labels",
+        _v5,
     ),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"

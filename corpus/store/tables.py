@@ -10,7 +10,7 @@ from typing import cast
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 ROLES = ("lead", "coder", "viewer")
 PHASES = ("coding", "adjudication", "revealed")
@@ -82,6 +82,10 @@ tasks = sa.Table(
     sa.Column("dataset_hash", sa.String(64), nullable=True),
     sa.Column("coder_view", sa.String(24), nullable=False, server_default=DEFAULT_CODER_VIEW),
     sa.Column("share_min_items", sa.Integer, nullable=False, server_default=str(DEFAULT_SHARE_MIN_ITEMS)),
+    # v5: the labels version, kept with every write of a label in the same transaction: how many
+    # label rows the task has and the newest one's id. A live panel's change check reads this row.
+    sa.Column("labels_count", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("labels_newest", sa.Integer, nullable=False, server_default="0"),
     sa.Index("ix_tasks_dataset_hash", "dataset_hash"),
 )
 task_items = sa.Table(
@@ -198,6 +202,28 @@ V2_TABLES = (signin_throttle, agreement_snapshots)
 def max_chars(column: sa.Column) -> int:
     """The most characters a text column above holds (its ``sa.String`` length)."""
     return cast(int, cast(sa.String, column.type).length)  # every String column here is given a length
+
+
+def count_label(c: sa.Connection, task_id: int, label_id: int) -> None:
+    """One label row was written for ``task_id``: its labels version moves on (call it in the
+    transaction that wrote the label)."""
+    c.execute(
+        tasks.update()
+        .where(tasks.c.id == task_id)
+        .values(
+            labels_count=tasks.c.labels_count + 1,
+            labels_newest=sa.case((tasks.c.labels_newest < label_id, label_id), else_=tasks.c.labels_newest),
+        )
+    )
+
+
+def recount_labels(c: sa.Connection, task_id: int | None = None) -> None:
+    """The labels version of ``task_id`` (None: of every task) counted from the labels table, after
+    many labels were written at once (an import) or when the columns were added."""
+    count = sa.select(sa.func.count()).where(labels.c.task_id == tasks.c.id).scalar_subquery()
+    newest = sa.select(sa.func.coalesce(sa.func.max(labels.c.id), 0)).where(labels.c.task_id == tasks.c.id)
+    q = tasks.update().values(labels_count=count, labels_newest=newest.scalar_subquery())
+    c.execute(q if task_id is None else q.where(tasks.c.id == task_id))
 
 
 def label_row(task_id: int, item_id: str, coder_id: int, code: str, version: str, source: str, now) -> dict:  # noqa: ANN001

@@ -128,23 +128,27 @@ def test_progress_counts_items_per_coder(team):
 
 def test_a_label_committed_late_under_a_lower_id_still_reaches_the_live_view(team):
     """On PostgreSQL ids are handed out at insert and rows become visible at commit, so a label can
-    appear after one with a higher id; the refresh must not skip it. (SQLite commits in id order.)"""
+    appear after one with a higher id (its writer moves the task's labels version on after the
+    other writer did); the refresh must not skip it. (SQLite commits in id order.)"""
+    from corpus.store.tables import count_label
+
     store, lead, ann, bob, viewer, task = team
     view = store.refresh_labels(lead, task.id)
     late = store.engine.connect()
     if store.backend == "postgresql":
         slow = late.begin()
-        late.execute(
+        late_id = late.execute(
             sa.text(
                 "INSERT INTO labels (task_id, item_id, coder_id, code, note, unsure, codebook_version, source, created_at) "
-                "VALUES (:t, 'S01:3', :c, 'repair', '', false, '1.0', 'ui', now())"
+                "VALUES (:t, 'S01:3', :c, 'repair', '', false, '1.0', 'ui', now()) RETURNING id"
             ),
             {"t": task.id, "c": ann.id},
-        )
+        ).scalar_one()
     quick = store.add_label(bob, task.id, "S01:4", "continue")
     view = store.refresh_labels(lead, task.id, view)
     assert view["id"].tolist() == [quick]
     if store.backend == "postgresql":
+        count_label(late, task.id, late_id)
         slow.commit()
     else:
         store.add_label(ann, task.id, "S01:3", "repair")
