@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run test bench chromium nginx sample lock clean lab
+.PHONY: install run test bench team-bench chromium nginx sample lock clean lab
 
 ## The exact versions of requirements.lock, then the project itself (its dependencies are all locked).
 $(STAMP): pyproject.toml requirements.lock
@@ -51,6 +51,10 @@ test: install chromium nginx
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium
 	$(PY) bench/run.py
+
+## The team benchmark alone (also part of `make bench`): 50 coders and a lead on `make lab`'s set-up.
+team-bench: install chromium nginx
+	$(PY) bench/run.py team
 
 ## A lab's set-up on this machine (docs/deploy.md): PostgreSQL, 3 replicas on one data directory,
 ## nginx in front on http://127.0.0.1:8080 (needs the postgresql and nginx packages). Ctrl-C stops it.

@@ -24,6 +24,9 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,58 +129,85 @@ def wait_healthy(url: str, seconds: float = 90) -> None:
         time.sleep(0.3)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--replicas", type=int, default=3)
-    parser.add_argument("--port", type=int, default=8080, help="nginx listens here (default 8080)")
-    parser.add_argument("--dir", type=Path, default=None, help="the folder for everything (default: a new temp one)")
-    args = parser.parse_args(argv)
-    nginx = shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+@dataclass(frozen=True)
+class Lab:
+    """A running set-up: nginx's address, the database, the replicas' ports, the folder."""
+
+    url: str
+    db_url: str
+    replicas: tuple[int, ...]
+    folder: Path
+    processes: tuple[subprocess.Popen, ...]
+
+
+def find_nginx() -> str | None:
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None)
+
+
+@contextmanager
+def running(replicas: int = 3, port: int | None = None, folder: Path | None = None) -> Iterator[Lab]:
+    """PostgreSQL, ``replicas`` app processes and nginx on ``port`` (a free one by default), until
+    the block ends; then everything stops and the database cluster is removed."""
+    nginx = find_nginx()
     if nginx is None:
-        sys.exit("deploy/local.py: nginx not found: install it (apt-get install nginx)")
-    folder = (args.dir or Path(tempfile.mkdtemp(prefix="groundwork-lab-"))).resolve()
+        raise RuntimeError("nginx not found: install it (apt-get install nginx)")
+    folder = (folder or Path(tempfile.mkdtemp(prefix="groundwork-lab-"))).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o755)
+    port = port or free_port()
     # Each replica's pool holds up to 15 connections (5 + 10 overflow): the budget of docs/deploy.md.
     cluster = Path(tempfile.mkdtemp(prefix="groundwork-lab-pg-"))
-    db_url, stop_db = start_postgres(cluster, max_connections=max(100, 20 * args.replicas))
+    db_url, stop_db = start_postgres(cluster, max_connections=max(100, 20 * replicas))
     procs: list[subprocess.Popen] = []
     try:
         env = replica_env(folder / "data", db_url, secrets.token_hex(32))
         # The schema and the setup token once, before the replicas start (as `make run` does).
         subprocess.run([sys.executable, "-m", "corpus", "users", "setup-token"], cwd=ROOT, env=env, check=True)
         env["GROUNDWORK_ANNOUNCE_SETUP_TOKEN"] = "false"
-        ports = [free_port() for _ in range(args.replicas)]
+        ports = [free_port() for _ in range(replicas)]
         procs = [start_replica(p, env, folder / f"replica-{i + 1}.log") for i, p in enumerate(ports)]
         for p in ports:
             wait_healthy(f"http://127.0.0.1:{p}")
         conf = folder / "nginx.conf"
-        conf.write_text(nginx_config(args.port, ports, folder))
+        conf.write_text(nginx_config(port, ports, folder))
         procs.append(subprocess.Popen([nginx, "-c", str(conf), "-g", "daemon off;"], cwd=folder))
-        wait_healthy(f"http://127.0.0.1:{args.port}")
-        print(
-            f"Groundwork: {args.replicas} replicas (ports {', '.join(map(str, ports))}) behind "
-            f"http://127.0.0.1:{args.port}; PostgreSQL at {db_url}; data, configuration and logs in {folder}. "
-            "Ctrl-C stops everything.",
-            flush=True,
-        )
-        signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
-        while all(p.poll() is None for p in procs):
-            time.sleep(0.5)
-        print("Groundwork: a process of the set-up stopped; stopping the others", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 0
+        wait_healthy(f"http://127.0.0.1:{port}")
+        yield Lab(f"http://127.0.0.1:{port}", db_url, tuple(ports), folder, tuple(procs))
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
             try:
-                p.wait(timeout=15)
+                proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                p.kill()
+                proc.kill()
         subprocess.run(stop_db, capture_output=True)
         shutil.rmtree(cluster, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument("--port", type=int, default=8080, help="nginx listens here (default 8080)")
+    parser.add_argument("--dir", type=Path, default=None, help="the folder for everything (default: a new temp one)")
+    args = parser.parse_args(argv)
+    if find_nginx() is None:
+        sys.exit("deploy/local.py: nginx not found: install it (apt-get install nginx)")
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        with running(args.replicas, args.port, args.dir) as lab:
+            print(
+                f"Groundwork: {args.replicas} replicas (ports {', '.join(map(str, lab.replicas))}) behind "
+                f"{lab.url}; PostgreSQL at {lab.db_url}; data, configuration and logs in {lab.folder}. "
+                "Ctrl-C stops everything.",
+                flush=True,
+            )
+            while all(p.poll() is None for p in lab.processes):
+                time.sleep(0.5)
+            print("Groundwork: a process of the set-up stopped; stopping the others", file=sys.stderr)
+            return 1
+    except KeyboardInterrupt:
+        return 0
 
 
 if __name__ == "__main__":
