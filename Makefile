@@ -49,7 +49,7 @@ test: install chromium nginx
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
 
 ## Speed targets: prints a table and writes bench/results.json.
-bench: install chromium
+bench: install chromium nginx
 	$(PY) bench/run.py
 
 ## The team benchmark alone (also part of `make bench`): 50 coders and a lead on `make lab`'s set-up.

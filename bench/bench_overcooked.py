@@ -235,14 +235,17 @@ import json, os, statistics, sys, time
 sys.path.insert(0, sys.argv[2])
 os.environ["GROUNDWORK_DATA_DIR"] = sys.argv[3]
 os.environ["GROUNDWORK_DATASET_ROOTS"] = os.path.dirname(sys.argv[1])
+from pathlib import Path
 from streamlit.testing.v1 import AppTest
+from corpus.catalog import key_of
 from streamlit.runtime.pages_manager import PagesManager
 import streamlit as st
 from services import kitchen as svc
 
 at = AppTest.from_file(os.path.join(sys.argv[2], "app.py"), default_timeout=300)
-at.session_state["dataset_source"] = {"kind": "dir", "path": sys.argv[1], "label": "bench"}
+at.query_params["dataset"] = key_of(Path(sys.argv[1]))  # the dataset measured, as a link opens it
 at.run()
+assert at.session_state["dataset_source"].path == Path(sys.argv[1]).resolve(), at.session_state["dataset_source"]
 PagesManager.uses_pages_directory = False
 at.switch_page("pages/kitchen.py").run()
 assert not at.exception, [e.value for e in at.exception]

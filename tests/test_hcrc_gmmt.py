@@ -23,6 +23,7 @@ from analysis.label_sources import mental_model_labels, mental_model_sources, wi
 from analysis.progress import COLUMNS, progress_table
 from components.replay.expressions import expression_text, session_expressions
 from corpus import schema
+from corpus.catalog import key_of
 from corpus.dataset import load_dir
 from corpus.escape import md_text
 from corpus.importers import import_source, run_import
@@ -562,7 +563,7 @@ def _open(tmp_path, monkeypatch, page: str, dataset: Path, query: dict | None = 
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(dataset.parent))
     at = AppTest.from_file(APP, default_timeout=120)
-    at.session_state["dataset_source"] = {"kind": "dir", "path": str(dataset), "label": "test"}
+    at.query_params["dataset"] = key_of(dataset)
     for k, v in (query or {}).items():
         at.query_params[k] = v
     at.run()
