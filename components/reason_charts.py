@@ -14,7 +14,7 @@ from components.act_charts import act_name
 from components.alignment_charts import curve_panels
 from components.chart import WILSON_BARS_K, bar_with_interval, figure, interval_key
 from components.download import csv_button
-from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, PATTERN
+from components.palette import ALIGNMENT, CONDITION, CONDITION_NAMES, CONDITION_SHORT, PATTERN
 from corpus import schema
 
 REASON_SHORT = {
@@ -110,6 +110,8 @@ def checkpoint_table(table: pd.DataFrame, key: str) -> None:
         st.info("No checkpoint answers in the selection.")
         return
     shown = table.assign(replay=[replay_link(s, t) for s, t in zip(table["session_id"], table["step"])])
+    if "condition" in shown:  # as every screen names the conditions (the CSV keeps the ids)
+        shown["condition"] = [CONDITION_SHORT.get(str(c), str(c)) for c in shown["condition"]]
     shown = shown[["replay", *[c for c in table.columns]]]
     st.dataframe(
         shown,

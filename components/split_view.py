@@ -10,7 +10,7 @@ import streamlit as st
 from analysis.format import fmt, fmt_mean_sd
 from analysis.split import SplitResult
 from components.chart import axis_suffix, figure, on_panel, panels
-from components.palette import CONDITION, CONDITION_NAMES, LIGHT_GREY, rgba
+from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SHORT, LIGHT_GREY, ROLE_NAMES, rgba
 from corpus import schema
 from corpus.escape import md_line
 
@@ -90,6 +90,8 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """Table 8 style: rows (condition, role, dimension, label), train and test as 'mean (SD)' in %."""
     out = table.assign(
+        condition=[CONDITION_SHORT.get(str(c), str(c)) for c in table["condition"]],
+        role=[ROLE_NAMES.get(str(r), str(r)) for r in table["role"]],
         train=[fmt_mean_sd(m, s) for m, s in zip(table["train_mean"], table["train_sd"])],
         test=[fmt_mean_sd(m, s) for m, s in zip(table["test_mean"], table["test_sd"])],
     )

@@ -223,3 +223,16 @@ def test_the_data_pages_tables_name_conditions_and_splits_in_words(team):
             "visible · train",
             "visible · test",
         ]
+
+
+@pytest.mark.parametrize("stem", ["split", "misalignment"])
+def test_tables_name_conditions_in_words_not_ids(team, stem):
+    """The Test split's comparison and Why not aligned's checkpoints name the condition as every
+    screen does ("not visible"), not by the dataset's id ("not_visible")."""
+    at = open_page(team, "signed out", stem)
+    tables = [d.value for d in at.dataframe if "condition" in d.value.columns]
+    assert tables
+    for table in tables:
+        shown = set(table["condition"].astype(str))
+        assert shown and "not_visible" not in shown, shown
+        assert shown <= {"not visible", "visible"}
