@@ -70,7 +70,7 @@ def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
     rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
     drift = panel_drift(ag.kappa_drift(table, order="created_at", step=step))
     general = ag.generalized_kappa(table, ag.PANEL_MIN_ITEMS, n_boot=PANEL_BOOTSTRAP)
-    head = rep.at_least(ag.PANEL_MIN_ITEMS, general)
+    head = rep.at_least(ag.PANEL_MIN_ITEMS, general, rep.pairwise)
     if head.fleiss is general:  # the diagnostics speak of the kappa the panel shows
         diag = ag.diagnostics(table, general.estimate, rep.percent_agreement.estimate, generalized=True)
         rep = replace(rep, diagnostics=diag)

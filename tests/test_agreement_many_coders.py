@@ -147,3 +147,20 @@ def test_the_panels_diagnostics_speak_of_the_kappa_it_shows():
     assert not any("no item was coded by every coder" in w for w in warnings), warnings
     few = lead_refresh(_many_coders(n_items=20), 20).report.diagnostics.warnings
     assert "too few items: 20 with two or more labels (fewer than 30); intervals are wide" in few
+
+
+def test_the_panels_mean_cohen_kappa_leaves_out_pairs_that_share_few_items():
+    """50 coders, 3 per item: no pair shares 10 items, so the mean pairwise kappa says so instead of
+    averaging over a thousand kappas on one or two items each; with 3 coders on every item it is the
+    mean of the three pairs' kappas (scikit-learn's)."""
+    from sklearn.metrics import cohen_kappa_score
+
+    many = lead_refresh(_many_coders(), 40).headline
+    assert str(many.mean_cohen.estimate) == "undefined, because no pair of coders shares 10 items"
+    df = random_labels(2, n_items=30, n_coders=3, p_missing=0).rename(columns={"item": "item_id", "label": "code"})
+    df = df.assign(coder_kind="human", created_at=pd.Timestamp("2026-01-01"), codebook_version="1.0")
+    head = lead_refresh(df, 30).headline
+    wide = df.pivot(index="item_id", columns="coder", values="code")
+    pairs = [("coder0", "coder1"), ("coder0", "coder2"), ("coder1", "coder2")]
+    expected = np.mean([cohen_kappa_score(wide[a], wide[b]) for a, b in pairs])
+    assert head.mean_cohen.estimate == pytest.approx(expected, abs=1e-12) and head.mean_cohen.n == 3

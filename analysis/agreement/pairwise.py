@@ -108,6 +108,28 @@ class PairwiseCohen:
                 out.at[a, b] = out.at[b, a] = est.estimate
         return out
 
+    def mean_over(self, minimum: int) -> Estimate:
+        """The mean over the coder pairs that share at least ``minimum`` items (the live panel's
+        rule): with many coders and a few per item most pairs share one or two items, and a kappa on
+        those is noise, not agreement."""
+        kept = [cast(float, e.estimate) for _, _, e in self.pairs if e.defined and e.n >= minimum]
+        base: dict[str, Any] = dict(
+            key="mean_pairwise_cohen_kappa",
+            statistic="Mean pairwise Cohen's kappa",
+            n=len(kept),
+            n_of=f"coder pairs sharing {minimum} items or more",
+            method=f"mean of Cohen's kappa over the pairs of coders that share at least {minimum} items",
+            computed_by="analysis.agreement.pairwise_cohen",
+            package=OURS,
+            checked_against="sklearn.metrics.cohen_kappa_score (each pair)",
+        )
+        if not kept:
+            why = (
+                f"no pair of coders shares {minimum} items" if self.pairs else "Cohen's kappa needs two or more coders"
+            )
+            return Estimate.undefined(why, **base)
+        return Estimate(**base, estimate=float(np.mean(kept)))
+
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame(
             [{"coder_a": a, "coder_b": b, "kappa": e.estimate, "n_items": e.n} for a, b, e in self.pairs],

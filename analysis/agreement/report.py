@@ -58,24 +58,26 @@ class Headline:
     def statistics(self) -> tuple[Estimate, ...]:
         return self.fleiss, self.alpha, self.percent_agreement, self.mean_cohen, self.ac1
 
-    def at_least(self, minimum: int, generalized: FleissResult | None = None) -> Headline:
+    def at_least(
+        self, minimum: int, generalized: FleissResult | None = None, pairs: PairwiseCohen | None = None
+    ) -> Headline:
         """The same numbers, each undefined when it rests on fewer than ``minimum`` items: Fleiss'
         kappa counts the items labelled by every coder ("too few items (n complete)"), the others
         the items with two or more labels, which is all they need. Where too few items are labelled
         by every coder (many coders, a few per item), ``generalized`` (Fleiss' kappa for a varying
         number of coders per item, :func:`analysis.agreement.fleiss_generalized`) takes Fleiss'
-        place once it rests on ``minimum`` items; it names itself."""
+        place once it rests on ``minimum`` items; it names itself. Given the coder ``pairs``, the mean
+        pairwise Cohen's kappa is taken over the pairs that share ``minimum`` items or more."""
         kappa = self.fleiss.at_least(self.n_items_complete, minimum)
         if self.n_items_complete < minimum and generalized is not None and generalized.n >= minimum:
             kappa = generalized
-        return replace(
-            self,
-            fleiss=kappa,
-            **{
-                f: getattr(self, f).at_least(self.n_items_pairable, minimum, "with two or more labels")
-                for f in ("alpha", "percent_agreement", "mean_cohen", "ac1")
-            },
-        )
+        gated = {
+            f: getattr(self, f).at_least(self.n_items_pairable, minimum, "with two or more labels")
+            for f in ("alpha", "percent_agreement", "mean_cohen", "ac1")
+        }
+        if pairs is not None and self.n_items_pairable >= minimum:
+            gated["mean_cohen"] = pairs.mean_over(minimum)
+        return replace(self, fleiss=kappa, **gated)
 
     def count_rows(self) -> list[dict[str, Any]]:
         return [{"statistic": key, "estimate": getattr(self, key), "note": note} for key, note in COUNTS]
@@ -162,8 +164,9 @@ def panel(table: LabelTable, *, level: str = "nominal", min_items: int = 0) -> H
     """The headline numbers without any bootstrap; each undefined below ``min_items`` items
     (:meth:`Headline.at_least`; the live panel passes :data:`PANEL_MIN_ITEMS`), Fleiss' kappa
     generalized to varying coders per item where too few items are coded by every coder."""
-    head = Headline(**_headline(table, level, 0, 0, pairwise_cohen(table)))
-    return head.at_least(min_items, generalized_kappa(table, min_items, n_boot=0))
+    pairs = pairwise_cohen(table)
+    head = Headline(**_headline(table, level, 0, 0, pairs))
+    return head.at_least(min_items, generalized_kappa(table, min_items, n_boot=0), pairs if min_items else None)
 
 
 def generalized_kappa(table: LabelTable, minimum: int, *, n_boot: int = 0) -> FleissResult | None:
