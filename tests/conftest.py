@@ -208,13 +208,13 @@ def module_tab(shared_context, viewport: dict | None = None) -> Iterator:
 @contextmanager
 def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
     """Serve app.py on a free port with ``data_dir`` as its data directory; yield its URL and stop it
-    afterwards. The server's output goes to ``data_dir/server.log`` (a pipe nobody reads would fill
-    up and stall the server)."""
+    afterwards. The server's output goes to ``data_dir/server-<port>.log`` (a pipe nobody reads would
+    fill up and stall the server; servers sharing a data directory, as replicas do, each keep theirs)."""
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     # As make run serves it: the server never takes a client's address from X-Forwarded-For itself.
     env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), "FORWARDED_ALLOW_IPS": "", **(env_extra or {})}
-    log_path = data_dir / "server.log"
+    log_path = data_dir / f"server-{port}.log"
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             [
