@@ -41,6 +41,14 @@ PRINT_FONT = 22
 SCREEN_FONT = 14
 _export_lock = threading.Lock()
 _server: dict[str, bool] = {}
+# One figure's export: kaleido's browser answers in well under a second once started, but very rarely
+# stops answering altogether (its render timeout does not cover that); past this, the export is tried
+# once more with a browser of its own.
+EXPORT_TIMEOUT_S = 60.0
+
+
+class ExportStalled(RuntimeError):
+    """The exporting browser did not answer in time."""
 
 
 @functools.cache
@@ -261,13 +269,56 @@ def warm_up() -> None:
         _ensure_server()
 
 
+def _within(seconds: float, export):  # noqa: ANN001, ANN202 - a function of nothing, its bytes
+    """``export()`` in a thread of its own, given ``seconds`` (:class:`ExportStalled` after)."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["value"] = export()
+        except BaseException as exc:  # noqa: BLE001 - given to the caller as it is
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True, name="figure-export")
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise ExportStalled(f"the exporting browser did not answer in {seconds:.0f} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _abandon_server() -> None:
+    """kaleido's shared browser stopped answering: from now on each export starts a browser of its
+    own, and nothing waits for the stalled one (its thread is a daemon) when the process ends."""
+    import kaleido
+
+    _server["started"] = False
+    atexit.unregister(kaleido.stop_sync_server)
+    shared = getattr(kaleido, "_global_server", None)
+    if shared is not None and getattr(shared, "_initialized", False):
+        shared._initialized = False  # kaleido has no public way to drop a server that stopped answering
+
+
 def figure_bytes(fig: go.Figure, fmt: str, columns: int = 1) -> bytes:
-    """The figure as a PNG or SVG file, styled for print."""
+    """The figure as a PNG or SVG file, styled for print; tried once more, with a browser of its own,
+    if the shared one does not answer within :data:`EXPORT_TIMEOUT_S`."""
     printed = print_figure(fig, columns)
-    with _export_lock, warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+
+    def export() -> bytes:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message="The kopts argument is ignored")
+            return pio.to_image(printed, format=fmt, scale=2 if fmt == "png" else 1)
+
+    with _export_lock:
         _ensure_server()
-        return pio.to_image(printed, format=fmt, scale=2 if fmt == "png" else 1)
+        try:
+            return _within(EXPORT_TIMEOUT_S, export)
+        except ExportStalled:
+            log.warning("a figure export stalled for %.0f s; trying again with a browser of its own", EXPORT_TIMEOUT_S)
+            _abandon_server()
+            return _within(EXPORT_TIMEOUT_S, export)
 
 
 def _points(event) -> list[dict]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import pytest
 
 from analysis.filters import Filters
 from analysis.format import fmt_p
@@ -96,3 +97,38 @@ def test_an_empty_cell_is_drawn_empty_with_n_0_not_as_a_bar_at_0_percent():
     assert not_visible.y[req] == 0.0  # 0 of 4: a real 0 %
     visible_n = next(t for t in texts if t.legendgroup == "visible")
     assert visible_n.text[req] == "0" and visible_n.text[ack] == "8"
+
+
+def test_an_export_whose_browser_stalls_is_tried_again_with_a_browser_of_its_own(monkeypatch):
+    """kaleido's shared browser very rarely stops answering (the report's command line once waited
+    for it for good): past the export timeout the figure is drawn again, the shared server is
+    dropped, and nothing waits for it at exit."""
+    import threading
+    from types import SimpleNamespace
+
+    import kaleido
+
+    from components import chart
+
+    stalled = threading.Event()
+    calls = []
+
+    def to_image(fig, format, scale):  # noqa: A002 - plotly's own argument name
+        calls.append(format)
+        if len(calls) == 1:
+            stalled.wait(30)  # the shared browser that never answers
+        return b"<svg/>"
+
+    shared = SimpleNamespace(_initialized=True)
+    monkeypatch.setattr(chart.pio, "to_image", to_image)
+    monkeypatch.setattr(chart, "_server", {"started": True})
+    monkeypatch.setattr(chart, "EXPORT_TIMEOUT_S", 0.5)
+    monkeypatch.setattr(kaleido, "_global_server", shared)
+    fig = go.Figure(go.Bar(x=["a"], y=[1]))
+    assert chart.figure_bytes(fig, "svg") == b"<svg/>"
+    assert calls == ["svg", "svg"] and chart._server["started"] is False and shared._initialized is False
+    # A browser that never answers at all: a clear error, not a wait without end.
+    monkeypatch.setattr(chart.pio, "to_image", lambda fig, format, scale: stalled.wait(30))
+    with pytest.raises(chart.ExportStalled, match="did not answer in 0 s"):
+        chart.figure_bytes(fig, "svg")
+    stalled.set()
