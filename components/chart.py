@@ -31,6 +31,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 
+from analysis.format import fmt as fmt_value
 from components.download import csv_button
 from components.remembered import filters_in_link
 
@@ -283,7 +284,7 @@ def _within(seconds: float, export):  # noqa: ANN001, ANN202 - a function of not
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        raise ExportStalled(f"the exporting browser did not answer in {seconds:.0f} s")
+        raise ExportStalled(f"the exporting browser did not answer in {fmt_value(seconds, 0)} s")
     if "error" in box:
         raise box["error"]
     return box["value"]
@@ -316,7 +317,10 @@ def figure_bytes(fig: go.Figure, fmt: str, columns: int = 1) -> bytes:
         try:
             return _within(EXPORT_TIMEOUT_S, export)
         except ExportStalled:
-            log.warning("a figure export stalled for %.0f s; trying again with a browser of its own", EXPORT_TIMEOUT_S)
+            log.warning(
+                "a figure export stalled for %s s; trying again with a browser of its own",
+                fmt_value(EXPORT_TIMEOUT_S, 0),
+            )
             _abandon_server()
             return _within(EXPORT_TIMEOUT_S, export)
 
