@@ -87,6 +87,8 @@ def replica_env(data_dir: Path, db_url: str, cookie_secret: str) -> dict[str, st
 
 
 def start_replica(port: int, env: dict[str, str], log: Path) -> subprocess.Popen:
+    """One app process as `make run` serves it, on ``port``, its output in ``log`` (the tests' served
+    app starts the same way)."""
     command = [
         sys.executable,
         "-m",
@@ -99,6 +101,8 @@ def start_replica(port: int, env: dict[str, str], log: Path) -> subprocess.Popen
         "127.0.0.1",
         "--server.headless",
         "true",
+        "--browser.gatherUsageStats",
+        "false",
     ]
     with open(log, "wb") as out:
         return subprocess.Popen(command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT / "deploy"))
+
+from local import free_port, start_replica  # noqa: E402  (one way to start the app, for tests and labs)
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -122,12 +124,6 @@ def _cheap_hasher():
     return PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="session")
 def browser_type_launch_args():
     if not Path(CHROMIUM).exists():
@@ -215,28 +211,7 @@ def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
     # As make run serves it: the server never takes a client's address from X-Forwarded-For itself.
     env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), "FORWARDED_ALLOW_IPS": "", **(env_extra or {})}
     log_path = data_dir / f"server-{port}.log"
-    with open(log_path, "wb") as log:
-        proc = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streamlit",
-                "run",
-                str(ROOT / "app.py"),
-                "--server.port",
-                str(port),
-                "--server.headless",
-                "true",
-                "--server.address",
-                "127.0.0.1",
-                "--browser.gatherUsageStats",
-                "false",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+    proc = start_replica(port, env, log_path)  # the command a lab's replicas run (deploy/local.py)
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_healthy(proc, url, log_path)
