@@ -29,6 +29,7 @@ from analysis.agreement import bootstrap
 from analysis.agreement.fleiss import ALL_SAME, DEFAULT_BOOTSTRAP
 from analysis.agreement.table import DENSE_CELLS, LabelTable, LabelTableError, MatrixTooLarge, check_matrix_size
 from analysis.results import OURS, Estimate
+from corpus.values import Undefined
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 NO_PAIRS = "no item has labels from two or more coders"
@@ -116,6 +117,38 @@ def _check(level: str, table: LabelTable, n_c: np.ndarray) -> np.ndarray:
     return v
 
 
+def _base(
+    level: str, n_items: int, n_c: np.ndarray, settings: bootstrap.Replicates, computed_by: str, package: bool
+) -> dict[str, Any]:
+    return dict(
+        key="krippendorff_alpha",
+        statistic=f"Krippendorff's alpha ({level})",
+        level=level,
+        n=n_items,
+        n_of="items with two or more labels",
+        n_pairable=int(n_c.sum()),
+        method=f"Krippendorff (2011) alpha, {level} distances, missing labels allowed",
+        computed_by=computed_by,
+        package="krippendorff" if package else OURS,
+        checked_against="" if package else "krippendorff.alpha",
+        **settings.estimate_fields(),
+    )
+
+
+def nominal_point(n_items: int, d_o: float, n_c: np.ndarray, computed_by: str) -> AlphaResult:
+    """Nominal alpha from its sums over the ``n_items`` items with two or more labels: the observed
+    disagreement ``d_o`` (sum over items of (m^2 - sum_c n_c^2) / (m - 1)) and the category totals
+    ``n_c``; no interval."""
+    base = _base("nominal", n_items, n_c, bootstrap.Replicates(0, None, 0.95), computed_by, False)
+    reason = NO_PAIRS if n_items == 0 else ALL_SAME if (n_c > 0).sum() < 2 else None
+    if reason:
+        return AlphaResult.undefined(reason, **base)
+    no = Undefined(bootstrap.NOT_RUN)
+    return AlphaResult(
+        **base, estimate=float(_alpha(np.asarray(d_o), _expected(n_c, "nominal", n_c), n_c.sum())), se=no, interval=no
+    )
+
+
 def krippendorff_alpha(
     table: LabelTable,
     *,
@@ -136,18 +169,13 @@ def krippendorff_alpha(
     v = _check(level, table, n_c)
     n_items, used = int(items.sum()), n_c > 0
     use_package = n_items * int(used.sum()) ** 2 <= PACKAGE_MAX_CELLS
-    base: dict[str, Any] = dict(
-        key="krippendorff_alpha",
-        statistic=f"Krippendorff's alpha ({level})",
-        level=level,
-        n=n_items,
-        n_of="items with two or more labels",
-        n_pairable=int(n_c.sum()),
-        method=f"Krippendorff (2011) alpha, {level} distances, missing labels allowed",
-        computed_by="krippendorff.alpha" if use_package else "analysis.agreement.krippendorff_alpha (per-item sums)",
-        package="krippendorff" if use_package else OURS,
-        checked_against="" if use_package else "krippendorff.alpha",
-        **settings.estimate_fields(),
+    base = _base(
+        level,
+        n_items,
+        n_c,
+        settings,
+        "krippendorff.alpha" if use_package else "analysis.agreement.krippendorff_alpha (per-item sums)",
+        use_package,
     )
     reason = (
         NO_PAIRS

@@ -19,6 +19,7 @@ import numpy as np
 from analysis.results import Interval, Value
 from corpus.values import Undefined
 
+NOT_RUN = "no bootstrap was run"
 MAX_CELLS = 2_000_000  # resamples x (items, categories) cells held at once
 MAX_KEPT_CELLS = 10_000_000  # resamples x items of a set of draws kept for reuse (20 MB as 16-bit counts)
 
@@ -103,7 +104,7 @@ def replicate(
     where undefined). ``what`` names the statistic in the reasons given when there is no interval.
     """
     if settings.n_boot <= 0:
-        u = Undefined("no bootstrap was run")
+        u = Undefined(NOT_RUN)
         return u, u
     if n < 2:
         u = Undefined("a bootstrap needs two or more items")

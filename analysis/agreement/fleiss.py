@@ -19,7 +19,7 @@ bootstrap over items (:mod:`analysis.agreement.bootstrap`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -96,15 +96,49 @@ def fleiss(
     settings = bootstrap.Replicates(n_boot, seed, confidence)
     full = table.complete
     n, m = int(full.sum()), table.n_coders
+    if m < 2 or n == 0:
+        return fleiss_point(n, m, table.n_items, np.zeros(0), 0.0, np.zeros(0), table.category_names(), settings)
+    in_full = full[table.cell_item]
+    count = table.cell_count.astype(float)
+    totals = table.per_category(count, in_full)
+    p_i = _agreement_per_item(table)[full]
+    squares = table.per_category(count**2, in_full)
+    point = fleiss_point(n, m, table.n_items, totals, float(p_i.sum()), squares, table.category_names(), settings)
+    if not point.defined:
+        return point
+    sums = _with_column(table.count_table(full), p_i)  # category totals and P_i in one product
+
+    def resampled(w: np.ndarray) -> np.ndarray:
+        tot = np.asarray(w @ sums)
+        return kappa_from_sums(tot[:, -1], (tot[:, :-1] ** 2).sum(axis=1), n, m)
+
+    se, ci = bootstrap.replicate(resampled, n, settings, "kappa", width=table.n_categories)
+    return replace(point, se=se, interval=ci)
+
+
+def fleiss_point(
+    n: int,
+    m: int,
+    n_items: int,
+    totals: np.ndarray,
+    p_sum: float,
+    squares: np.ndarray,
+    categories: list[str],
+    settings: bootstrap.Replicates,
+    computed_by: str = "analysis.agreement.fleiss (vectorized)",
+) -> FleissResult:
+    """Fleiss' kappa and the per-category kappas from their sums over the ``n`` items coded by all
+    ``m`` coders (of ``n_items``): per category the labels (``totals``) and the sum of squared counts
+    (``squares``), and the items' agreement ``p_sum`` (sum of P_i); no interval."""
     base: dict[str, Any] = dict(
         key="fleiss_kappa",
         statistic="Fleiss' kappa",
         n=n,
         n_of="items coded by every coder",
-        n_dropped=table.n_items - n,
+        n_dropped=n_items - n,
         n_coders=m,
         method="Fleiss (1971) kappa on the items labelled by every coder",
-        computed_by="analysis.agreement.fleiss (vectorized)",
+        computed_by=computed_by,
         package=OURS,
         checked_against="statsmodels.stats.inter_rater.fleiss_kappa",
         **settings.estimate_fields(),
@@ -118,47 +152,24 @@ def fleiss(
             **base,
             p_observed=Undefined(reason),
             p_expected=Undefined(reason),
-            per_category={c: Undefined(reason) for c in table.category_names()},
+            per_category={c: Undefined(reason) for c in categories},
         )
-
-    in_full = full[table.cell_item]
-    count = table.cell_count.astype(float)
-    totals = table.per_category(count, in_full)
-    p_i = _agreement_per_item(table)[full]
-    kappa = float(kappa_from_sums(p_i.sum(), totals @ totals, n, m))
+    kappa = float(kappa_from_sums(p_sum, totals @ totals, n, m))
     p = totals / (n * m)
-
     # Fleiss (1971): kappa_j = 1 - sum_i x_ij (m - x_ij) / (n m (m - 1) p_j q_j)
-    disagree = m * totals - table.per_category(count**2, in_full)
+    disagree = m * totals - squares
     per_cat: dict[str, Value] = {}
-    for j, c in enumerate(table.category_names()):
+    for j, c in enumerate(categories):
         if p[j] <= 0:
             per_cat[c] = Undefined("the category was never used")
         elif p[j] >= 1:
             per_cat[c] = Undefined(ALL_SAME)
         else:
             per_cat[c] = float(1 - disagree[j] / (n * m * (m - 1) * p[j] * (1 - p[j])))
-
+    observed, expected = p_sum / n, float(p @ p)
     if np.isnan(kappa):
-        return FleissResult.undefined(
-            ALL_SAME, **base, p_observed=float(p_i.mean()), p_expected=float(p @ p), per_category=per_cat
-        )
-    sums = _with_column(table.count_table(full), p_i)  # category totals and P_i in one product
-
-    def resampled(w: np.ndarray) -> np.ndarray:
-        tot = np.asarray(w @ sums)
-        return kappa_from_sums(tot[:, -1], (tot[:, :-1] ** 2).sum(axis=1), n, m)
-
-    se, ci = bootstrap.replicate(resampled, n, settings, "kappa", width=table.n_categories)
-    return FleissResult(
-        **base,
-        estimate=kappa,
-        se=se,
-        interval=ci,
-        p_observed=float(p_i.mean()),
-        p_expected=float(p @ p),
-        per_category=per_cat,
-    )
+        return FleissResult.undefined(ALL_SAME, **base, p_observed=observed, p_expected=expected, per_category=per_cat)
+    return FleissResult(**base, estimate=kappa, p_observed=observed, p_expected=expected, per_category=per_cat)
 
 
 def _prefix_squared_totals(table: LabelTable, pos: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ coders, Gwet's AC1, and one pair's confusion matrix.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import numpy as np
@@ -49,18 +49,24 @@ def percent_agreement(table: LabelTable) -> Estimate:
     """Mean over items (with two or more labels) of the share of coder pairs that agree."""
     shares = item_agreement_shares(table)
     pairable = ~np.isnan(shares)
+    return percent_point(int(pairable.sum()), float(shares[pairable].sum()))
+
+
+def percent_point(n_pair: int, share_sum: float, computed_by: str = "analysis.agreement.percent_agreement") -> Estimate:
+    """Percent agreement from the sum of the agreeing shares over the ``n_pair`` items with two or
+    more labels."""
     base: dict[str, Any] = dict(
         key="percent_agreement",
         statistic="Percent agreement",
-        n=int(pairable.sum()),
+        n=n_pair,
         n_of=PAIRABLE,
         method="mean over items of the share of agreeing coder pairs",
-        computed_by="analysis.agreement.percent_agreement",
+        computed_by=computed_by,
         package=OURS,
     )
-    if not pairable.any():
+    if not n_pair:
         return Estimate.undefined(NO_PAIRS, **base)
-    return Estimate(**base, estimate=float(shares[pairable].mean()))
+    return Estimate(**base, estimate=share_sum / n_pair)
 
 
 def cohen_kappa_codes(a: np.ndarray, b: np.ndarray, n_categories: int) -> tuple[float | Undefined, int]:
@@ -162,6 +168,11 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
                     ),
                 )
             )
+    return pairwise_mean(pairs, len(coders))
+
+
+def pairwise_mean(pairs: list[tuple[str, str, Estimate]], n_coders: int) -> PairwiseCohen:
+    """The pairs' kappas with the mean of the defined ones."""
     defined = [cast(float, e.estimate) for _, _, e in pairs if e.defined]
     base: dict[str, Any] = dict(
         key="mean_pairwise_cohen_kappa",
@@ -173,7 +184,7 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
         package=OURS,
         checked_against="sklearn.metrics.cohen_kappa_score (each pair)",
     )
-    if len(coders) < 2:
+    if n_coders < 2:
         mean = Estimate.undefined("Cohen's kappa needs two or more coders", **base)
     elif not defined:
         mean = Estimate.undefined("Cohen's kappa is undefined for every pair of coders", **base)
@@ -199,32 +210,19 @@ def fleiss_generalized(
     settings = bootstrap.Replicates(n_boot, seed, confidence)
     m = table.n_per_item.astype(float)
     pair = m >= 2
-    base: dict[str, Any] = dict(
-        key="fleiss_kappa_generalized",
-        statistic="Fleiss' kappa, generalized (coders vary by item)",
-        n=int(pair.sum()),
-        n_of=PAIRABLE,
-        method="Fleiss' kappa for a varying number of coders per item (Fleiss, Levin & Paik 2003; Gwet 2014)",
-        computed_by="analysis.agreement.fleiss_generalized (vectorized)",
-        package=OURS,
-        checked_against="Gwet (2014) worked example; statsmodels.stats.inter_rater.fleiss_kappa where every "
-        "item has the same coders",
-        **settings.estimate_fields(),
-    )
-    base.update(n_dropped=table.n_items - base["n"], n_coders=table.n_coders)
-    # Per-category kappas (Fleiss 1971) are defined for the same coders on every item only.
-    per_category: dict[str, Value] = {
-        c: Undefined("a per-category kappa needs every item coded by every coder") for c in table.category_names()
-    }
-    if table.n_coders < 2 or not pair.any():
-        u = Undefined(NO_PAIRS)
-        return FleissResult.undefined(NO_PAIRS, **base, p_observed=u, p_expected=u, per_category=per_category)
     shares = item_agreement_shares(table)
-    pi = _category_shares(table)
-    p_a, p_e = float(shares[pair].mean()), float(pi @ pi)
-    if p_e >= 1 - 1e-12:
-        return FleissResult.undefined(ALL_SAME, **base, p_observed=p_a, p_expected=p_e, per_category=per_category)
-    kappa = (p_a - p_e) / (1 - p_e)
+    pi = _category_shares(table) if pair.any() else np.zeros(0)
+    point = generalized_point(
+        table.n_items,
+        int(pair.sum()),
+        table.n_coders,
+        float(shares[pair].sum()),
+        pi,
+        table.category_names(),
+        settings,
+    )
+    if not point.defined:
+        return point
     # Per item, the sums the statistic is made of: its share of each category, its agreement (0
     # below two labels), and whether it counts in p_a and in pi.
     q = table.n_categories
@@ -243,31 +241,76 @@ def fleiss_generalized(
             return np.where(p_e_b < 1 - 1e-12, (p_a - p_e_b) / (1 - p_e_b), np.nan)
 
     se, ci = bootstrap.replicate(resampled, table.n_items, settings, "the generalized kappa", width=q + 3)
+    return replace(point, se=se, interval=ci)
+
+
+def generalized_point(
+    n_items: int,
+    n_pair: int,
+    n_coders: int,
+    share_sum: float,
+    pi: np.ndarray,
+    categories: list[str],
+    settings: bootstrap.Replicates,
+    computed_by: str = "analysis.agreement.fleiss_generalized (vectorized)",
+) -> FleissResult:
+    """The generalized kappa from the sum of the agreeing shares over the ``n_pair`` items with two
+    or more labels and the category shares ``pi``; no interval."""
+    base: dict[str, Any] = dict(
+        key="fleiss_kappa_generalized",
+        statistic="Fleiss' kappa, generalized (coders vary by item)",
+        n=n_pair,
+        n_of=PAIRABLE,
+        method="Fleiss' kappa for a varying number of coders per item (Fleiss, Levin & Paik 2003; Gwet 2014)",
+        computed_by=computed_by,
+        package=OURS,
+        checked_against="Gwet (2014) worked example; statsmodels.stats.inter_rater.fleiss_kappa where every "
+        "item has the same coders",
+        **settings.estimate_fields(),
+    )
+    base.update(n_dropped=n_items - n_pair, n_coders=n_coders)
+    # Per-category kappas (Fleiss 1971) are defined for the same coders on every item only.
+    per_category: dict[str, Value] = {
+        c: Undefined("a per-category kappa needs every item coded by every coder") for c in categories
+    }
+    if n_coders < 2 or not n_pair:
+        u = Undefined(NO_PAIRS)
+        return FleissResult.undefined(NO_PAIRS, **base, p_observed=u, p_expected=u, per_category=per_category)
+    p_a, p_e = share_sum / n_pair, float(pi @ pi)
+    if p_e >= 1 - 1e-12:
+        return FleissResult.undefined(ALL_SAME, **base, p_observed=p_a, p_expected=p_e, per_category=per_category)
     return FleissResult(
-        **base, estimate=kappa, se=se, interval=ci, p_observed=p_a, p_expected=p_e, per_category=per_category
+        **base, estimate=(p_a - p_e) / (1 - p_e), p_observed=p_a, p_expected=p_e, per_category=per_category
     )
 
 
 def gwet_ac1(table: LabelTable) -> Estimate:
     """Gwet's AC1 for several coders with missing labels (see the module docstring)."""
-    m = table.n_per_item.astype(float)
-    q = table.n_categories
-    pair = m >= 2
+    pair = table.n_per_item >= 2
+    shares = item_agreement_shares(table)
+    pi = _category_shares(table) if pair.any() else np.zeros(table.n_categories)
+    return ac1_point(int(pair.sum()), table.n_categories, float(shares[pair].sum()), pi)
+
+
+def ac1_point(
+    n_pair: int, q: int, share_sum: float, pi: np.ndarray, computed_by: str = "analysis.agreement.gwet_ac1"
+) -> Estimate:
+    """AC1 from the sum of the agreeing shares over the ``n_pair`` items with two or more labels,
+    the ``q`` categories and their shares ``pi``."""
     base: dict[str, Any] = dict(
         key="gwet_ac1",
         statistic="Gwet's AC1",
-        n=int(pair.sum()),
+        n=n_pair,
         n_of=PAIRABLE,
         method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
-        computed_by="analysis.agreement.gwet_ac1",
+        computed_by=computed_by,
         package=OURS,
     )
-    if not pair.any():
+    if not n_pair:
         return Estimate.undefined(NO_PAIRS, **base)
     if q < 2:
         return Estimate.undefined(ALL_SAME, **base)
-    p_a = float(item_agreement_shares(table)[pair].mean())
-    pi = _category_shares(table)
+    p_a = share_sum / n_pair
     p_e = float((pi * (1 - pi)).sum() / (q - 1))
     return Estimate(**base, estimate=(p_a - p_e) / (1 - p_e))
 

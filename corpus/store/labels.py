@@ -19,6 +19,7 @@ import sqlalchemy as sa
 
 from corpus.limits import NOTE_CHARS, too_long
 from corpus.store.access import may_see_all_labels, require_label_write, require_see_all_labels
+from corpus.store.agreement import account_item, read_sums
 from corpus.store.base import AccessDenied, StoreBase, StoreError, Task, User
 from corpus.store.engine import insert_unless_present
 from corpus.store.tables import count_label, labels, max_chars, task_coders, task_items, tasks, users
@@ -141,7 +142,8 @@ class Labels(StoreBase):
             )
             new = c.execute(insert_unless_present(c.dialect.name, labels, ("request_id",)), values).scalar()
             if new is not None:
-                count_label(c, task_id, int(new))
+                count_label(c, task_id, int(new))  # holds the task's row until the commit
+                account_item(c, task_id, item_id)
                 return int(new)
             # Another writer committed this request id between the check and the insert.
             same = c.execute(
@@ -164,6 +166,16 @@ class Labels(StoreBase):
         the count alone."""
         with self._read() as c:
             return self._version(c, task_id)
+
+    def agreement_sums(self, user: User, task_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+        """The task's agreement in sufficient statistics (:mod:`corpus.store.agreement`), kept with
+        every label: a few rows per category pair and coder pair, whatever the number of labels.
+        The same access rule as :meth:`labels`; ``attrs["labels_version"]`` on the first frame."""
+        require_see_all_labels(user, self.task(task_id))
+        with self._snapshot_read() as c:
+            sums, pairs, coders = read_sums(c, task_id)
+            sums.attrs["labels_version"] = self._version(c, task_id)
+        return sums, pairs, coders
 
     def _current_labels(self, c: sa.Connection, task_id: int, coder_id: int | None = None) -> pd.DataFrame:
         newest = sa.select(sa.func.max(labels.c.id).label("id")).where(labels.c.task_id == task_id)

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from sqlalchemy.schema import CreateColumn
 
 from corpus.store import tables as t
+from corpus.store.agreement import recount_agreement
 from corpus.store.base import StoreError, new_sign_in_key
 
 _PG_LOCK = 7_413_325_019  # any constant: the advisory lock that serializes schema changes
@@ -76,6 +77,12 @@ def _v5(c: sa.Connection) -> None:
     t.recount_labels(c)
 
 
+def _v6(c: sa.Connection) -> None:
+    for table in t.AGREEMENT_TABLES:
+        table.create(c)
+    recount_agreement(c)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         2,
@@ -95,6 +102,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "each task keeps its labels version (count and newest id), written with every label: the live "
         "panel's change check reads one row instead of counting the task's labels",
         _v5,
+    ),
+    Migration(
+        6,
+        "each task keeps its agreement in sufficient statistics, written with every label: the live "
+        "panel's numbers come from a few rows instead of every label",
+        _v6,
     ),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"

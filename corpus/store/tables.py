@@ -1,4 +1,4 @@
-"""The label database's tables (schema version 4) and the words its columns may hold.
+"""The label database's tables (schema version 6) and the words its columns may hold.
 
 A fresh database is created from these definitions; an older one is brought here, step by step,
 by :mod:`corpus.store.migrations`. A change to a table needs a new schema version and a migration.
@@ -10,7 +10,7 @@ from typing import cast
 
 import sqlalchemy as sa
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 ROLES = ("lead", "coder", "viewer")
 PHASES = ("coding", "adjudication", "revealed")
@@ -194,6 +194,48 @@ signin_failures = sa.Table(
     sa.Index("ix_signin_failures_client", "client", "at"),
     sa.Index("ix_signin_failures_at", "at"),
 )
+
+# v6: a task's agreement in sufficient statistics, kept in the transaction of every label write
+# (:mod:`corpus.store.agreement`): the human coders' current labels as the sums last counted them,
+# and the sums the live panel's numbers come from without reading the labels.
+agreement_labels = sa.Table(
+    "agreement_labels",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("item_id", sa.String(200), primary_key=True),
+    sa.Column("coder_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("code", sa.String(64), nullable=False),
+)
+# Over the items with m labels: sum of n_a * n_b, n_c the item's labels in category c (a = b included).
+agreement_sums = sa.Table(
+    "agreement_sums",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("m", sa.Integer, primary_key=True),
+    sa.Column("code_a", sa.String(64), primary_key=True),
+    sa.Column("code_b", sa.String(64), primary_key=True),
+    sa.Column("value", sa.BigInteger, nullable=False),
+)
+# Per pair of coders (coder_a the lower id): items on which they gave code_a and code_b.
+agreement_pairs = sa.Table(
+    "agreement_pairs",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("coder_a", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("coder_b", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("code_a", sa.String(64), primary_key=True),
+    sa.Column("code_b", sa.String(64), primary_key=True),
+    sa.Column("n", sa.Integer, nullable=False),
+)
+# Per coder: their current labels.
+agreement_coders = sa.Table(
+    "agreement_coders",
+    metadata,
+    sa.Column("task_id", sa.Integer, sa.ForeignKey("tasks.id"), primary_key=True),
+    sa.Column("coder_id", sa.Integer, sa.ForeignKey("users.id"), primary_key=True),
+    sa.Column("n", sa.Integer, nullable=False),
+)
+AGREEMENT_TABLES = (agreement_labels, agreement_sums, agreement_pairs, agreement_coders)
 
 # The tables version 2 added, created as they are by the migration.
 V2_TABLES = (signin_throttle, agreement_snapshots)

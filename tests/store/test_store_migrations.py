@@ -29,7 +29,7 @@ def _write_v1(url: str, extra_ddl: str = "") -> None:
 def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     _write_v1(url)
     store = Store(url)
-    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3, 4, 5], 5, 5)
+    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3, 4, 5, 6], 6, 6)
     # The labels version was counted from the labels kept: 5 label rows, the newest id 5.
     assert store.labels_version(1) == (5, 5)
     lead = store.sign_in("lead", "lead-password")  # a version-1 (PBKDF2) password still signs in
@@ -125,7 +125,7 @@ def test_openers_racing_on_an_old_database_upgrade_it_once(url):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and sorted(done) == [[], [], [], [2, 3, 4, 5]]
+    assert errors == [] and sorted(done) == [[], [], [], [2, 3, 4, 5, 6]]
 
 
 def _as_version(store: Store, version: int, *statements: str) -> None:
@@ -136,7 +136,10 @@ def _as_version(store: Store, version: int, *statements: str) -> None:
     store.engine.dispose()
 
 
-_V4 = ("ALTER TABLE tasks DROP COLUMN labels_count", "ALTER TABLE tasks DROP COLUMN labels_newest")
+_V5 = tuple(
+    f"DROP TABLE {name}" for name in ("agreement_labels", "agreement_sums", "agreement_pairs", "agreement_coders")
+)
+_V4 = (*_V5, "ALTER TABLE tasks DROP COLUMN labels_count", "ALTER TABLE tasks DROP COLUMN labels_newest")
 _V3 = (
     *_V4,
     "DROP TABLE signin_failures",
@@ -150,7 +153,7 @@ def test_a_version_2_database_gets_the_revoked_tokens(url):
     ann = store.create_user("ann", "ann-password", "coder")
     _as_version(store, 2, "DROP TABLE revoked_tokens", *_V3)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([3, 4, 5], 5)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([3, 4, 5, 6], 6)
     token = upgraded.issue_token(ann)
     assert upgraded.revoke_token(token) and upgraded.user_for_token(token) is None
 
@@ -171,7 +174,7 @@ def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
         "INSERT INTO signin_throttle (key, failures, last_failure) VALUES ('account:ann', 9, CURRENT_TIMESTAMP)",
     )
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([4, 5], 5)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([4, 5, 6], 6)
     with upgraded.engine.connect() as c:
         keys = c.execute(sa.text("SELECT sign_in_key FROM users")).scalars().all()
         assert c.execute(sa.text("SELECT count(*) FROM signin_throttle")).scalar_one() == 0
@@ -184,8 +187,8 @@ def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
 def test_a_newer_database_is_refused(url):
     store = Store(url)
     with store.engine.begin() as c:
-        c.execute(sa.text("UPDATE schema_meta SET value = '6' WHERE \"key\" = 'schema_version'"))
-    with pytest.raises(StoreError, match="schema version 6, newer than this app's 5; upgrade the app"):
+        c.execute(sa.text("UPDATE schema_meta SET value = '7' WHERE \"key\" = 'schema_version'"))
+    with pytest.raises(StoreError, match="schema version 7, newer than this app's 6; upgrade the app"):
         Store(url)
 
 
@@ -202,7 +205,7 @@ def test_a_version_4_database_counts_each_tasks_labels_version(url):
     store.add_label(ann, task.id, "S01:0", "repair")  # a relabel is a row too
     _as_version(store, 4, *_V4)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([5], 5)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([5, 6], 6)
     assert upgraded.labels_version(task.id) == (4, ids[-1] + 1)
     assert upgraded.labels_version(empty.id) == (0, 0)
     new = upgraded.add_label(ann, task.id, "S01:1", "repair")
@@ -210,3 +213,31 @@ def test_a_version_4_database_counts_each_tasks_labels_version(url):
     with upgraded.engine.connect() as c:  # the kept version is what counting the labels gives
         counted = c.execute(sa.text("SELECT count(*), max(id) FROM labels WHERE task_id = :t"), {"t": task.id}).one()
     assert tuple(counted) == upgraded.labels_version(task.id)
+
+
+def test_a_version_5_database_counts_each_tasks_agreement_sums(url):
+    """Version 6 keeps each task's agreement in sufficient statistics: counted from the labels kept
+    when the database is upgraded (the human coders' current labels), then moved on by every label."""
+    from analysis import agreement as ag
+    from analysis.agreement.sums import headline
+    from analysis.live_panel import COLS, human_labels
+
+    store = Store(url)
+    lead = store.create_user("lead", "lead-password", "lead")
+    ann, bob = store.create_user("ann", "ann-password", "coder"), store.create_user("bob", "bob-password", "coder")
+    items = [{"session_id": "S01", "action_index": i} for i in range(3)]
+    task = store.create_task(lead, "pilot", "sample", cbm.default(), items, [ann, bob], dataset_hash="h")
+    for i, (a, b) in enumerate([("initiate", "initiate"), ("repair", "initiate"), ("continue", "continue")]):
+        store.add_label(ann, task.id, f"S01:{i}", a)
+        store.add_label(bob, task.id, f"S01:{i}", b)
+    store.add_label(bob, task.id, "S01:1", "repair")  # a relabel: only the latest counts
+    _as_version(store, 5, *_V5)
+    upgraded = Store(url)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([6], 6)
+    head = headline(*upgraded.agreement_sums(lead, task.id))
+    assert (head.n_labels, head.n_items_complete, head.percent_agreement.estimate) == (6, 3, 1.0)
+    upgraded.add_label(ann, task.id, "S01:2", "repair")
+    head = headline(*upgraded.agreement_sums(lead, task.id))
+    batch = ag.panel(ag.LabelTable(human_labels(upgraded.labels(lead, task.id)), **COLS))
+    assert head.percent_agreement.estimate == batch.percent_agreement.estimate == 2 / 3
+    assert head.fleiss.estimate == pytest.approx(batch.fleiss.estimate, abs=1e-12)

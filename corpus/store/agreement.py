@@ -1,0 +1,226 @@
+"""A task's agreement in sufficient statistics, kept by the store with every label.
+
+The live panel's numbers (Fleiss' kappa, its generalization, Krippendorff's alpha, percent
+agreement, Gwet's AC1, Cohen's kappa per pair of coders) are functions of two small tables over
+the human coders' current labels (a coder's latest label of an item); a third counts them:
+
+- ``agreement_sums``: per number of labels on an item m, and per pair of categories (a, b), the sum
+  over the items with m labels of n_a * n_b (n_c: the item's labels in category c). Its rows give
+  every per-item sum the statistics need (:mod:`analysis.agreement.sums`): the diagonal is
+  sum n_c^2, a row's total over b is m times the category's labels, the table's total m^2 items.
+- ``agreement_pairs``: per pair of coders, how often they gave (code_a, code_b) to the same item.
+- ``agreement_coders``: each coder's number of current labels (every coder, models too: the panel's
+  progress).
+
+``agreement_labels`` holds the labels those sums counted. A label write calls
+:func:`account_item` in its own transaction, after the task's row is updated (which holds the
+task's row lock on PostgreSQL until the commit, so the writers of one task take turns here): it
+reads the item's current labels, takes away the item's old terms and adds its new ones, a handful
+of rows whatever the task's size. An import or a rule's labels call :func:`recount_agreement`,
+which counts the task again from its labels (as the migration to schema 6 does).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import pandas as pd
+import sqlalchemy as sa
+
+from corpus.store.engine import dialect_insert
+from corpus.store.tables import (
+    AGREEMENT_TABLES,
+    agreement_coders,
+    agreement_labels,
+    agreement_pairs,
+    agreement_sums,
+    labels,
+    tasks,
+    users,
+)
+
+HUMAN = "human"
+
+
+@dataclass
+class Terms:
+    """What one item (or many) adds to the three tables of sums."""
+
+    sums: Counter  # (m, code_a, code_b) -> sum of n_a n_b
+    pairs: Counter  # (coder_a, coder_b, code_a, code_b) -> items, coder_a < coder_b
+    coders: Counter  # (coder,) -> labels
+
+    @classmethod
+    def of_item(cls, codes: dict[int, str], humans: set[int]) -> Terms:
+        """The terms of one item whose current labels are ``codes`` (coder id -> code); the sums
+        and pairs count the ``humans`` among the coders."""
+        people = {u: code for u, code in codes.items() if u in humans}
+        n = Counter(people.values())
+        m = len(people)
+        sums = Counter({(m, a, b): n[a] * n[b] for a in n for b in n})
+        ordered = sorted(people.items())
+        pairs = Counter((u, v, cu, cv) for i, (u, cu) in enumerate(ordered) for v, cv in ordered[i + 1 :])
+        return cls(sums, pairs, Counter({(u,): 1 for u in codes}))
+
+    def minus(self, other: Terms) -> Terms:
+        """The change from ``other`` to these terms (negative counts kept)."""
+
+        def diff(a: Counter, b: Counter) -> Counter:
+            out = Counter(a)
+            out.subtract(b)
+            return Counter({k: v for k, v in out.items() if v})
+
+        return Terms(diff(self.sums, other.sums), diff(self.pairs, other.pairs), diff(self.coders, other.coders))
+
+
+def _add(c: sa.Connection, table: sa.Table, keys: tuple[str, ...], column: str, task_id: int, deltas: Counter) -> None:
+    """Add ``deltas`` (key tuple -> amount) to ``table``'s ``column``, creating rows as needed."""
+    rows = [{"task_id": task_id, **dict(zip(keys, k)), column: int(v)} for k, v in deltas.items() if v]
+    if not rows:
+        return
+    ins = dialect_insert(c, table)
+    c.execute(
+        ins.on_conflict_do_update(
+            index_elements=["task_id", *keys], set_={column: table.c[column] + ins.excluded[column]}
+        ),
+        rows,
+    )
+
+
+def _apply(c: sa.Connection, task_id: int, change: Terms) -> None:
+    _add(c, agreement_sums, ("m", "code_a", "code_b"), "value", task_id, change.sums)
+    _add(c, agreement_pairs, ("coder_a", "coder_b", "code_a", "code_b"), "n", task_id, change.pairs)
+    _add(c, agreement_coders, ("coder_id",), "n", task_id, change.coders)
+
+
+def current_codes(c: sa.Connection, task_id: int, item_id: str) -> dict[int, str]:
+    """Every coder's current label of one item: coder id -> code (their latest label)."""
+    rows = c.execute(
+        sa.select(labels.c.coder_id, labels.c.code)
+        .where(labels.c.task_id == task_id, labels.c.item_id == item_id)
+        .order_by(labels.c.id)
+    ).all()
+    return {int(r.coder_id): r.code for r in rows}
+
+
+def _humans(c: sa.Connection, ids: Iterable[int]) -> set[int]:
+    ids = list(ids)
+    if not ids:
+        return set()
+    return {
+        int(u) for u in c.execute(sa.select(users.c.id).where(users.c.id.in_(ids), users.c.kind == HUMAN)).scalars()
+    }
+
+
+def account_item(c: sa.Connection, task_id: int, item_id: str) -> None:
+    """Bring the task's sums up to date with the item's current labels (call it in the transaction
+    that changed them, after the task's row was written)."""
+    after = current_codes(c, task_id, item_id)
+    where = (agreement_labels.c.task_id == task_id) & (agreement_labels.c.item_id == item_id)
+    before = {
+        int(r.coder_id): r.code
+        for r in c.execute(sa.select(agreement_labels.c.coder_id, agreement_labels.c.code).where(where))
+    }
+    if after == before:
+        return
+    humans = _humans(c, set(after) | set(before))
+    _apply(c, task_id, Terms.of_item(after, humans).minus(Terms.of_item(before, humans)))
+    c.execute(agreement_labels.delete().where(where))
+    if after:
+        c.execute(
+            agreement_labels.insert(),
+            [{"task_id": task_id, "item_id": item_id, "coder_id": u, "code": code} for u, code in after.items()],
+        )
+
+
+def _current_frame(c: sa.Connection, task_id: int) -> pd.DataFrame:
+    """Every coder's current label of the task: item_id, coder_id, code, human."""
+    q = (
+        sa.select(labels.c.item_id, labels.c.coder_id, labels.c.code, (users.c.kind == HUMAN).label("human"))
+        .join(users, users.c.id == labels.c.coder_id)
+        .where(labels.c.task_id == task_id)
+        .order_by(labels.c.id)
+    )
+    frame = pd.read_sql(q, c)
+    frame["human"] = frame["human"].astype(bool)
+    return frame.drop_duplicates(["item_id", "coder_id"], keep="last").reset_index(drop=True)
+
+
+def frame_terms(current: pd.DataFrame) -> Terms:
+    """The terms of every item of ``current`` (item_id, coder_id, code, human: one row per item and
+    coder), summed, computed table-wise (what :meth:`Terms.of_item` gives item by item)."""
+    if current.empty:
+        return Terms(Counter(), Counter(), Counter())
+    coders = current.groupby("coder_id").size()
+    people = current[current["human"]]
+    if people.empty:
+        return Terms(Counter(), Counter(), Counter({(int(k),): int(v) for k, v in coders.items()}))
+    n = people.groupby(["item_id", "code"]).size().rename("n").reset_index()
+    n["m"] = n.groupby("item_id")["n"].transform("sum")
+    both = n.merge(n[["item_id", "code", "n"]], on="item_id", suffixes=("_a", "_b"))
+    sums = (both["n_a"] * both["n_b"]).groupby([both["m"], both["code_a"], both["code_b"]]).sum()
+    x = people.merge(people, on="item_id", suffixes=("_a", "_b"))
+    x = x[x["coder_id_a"] < x["coder_id_b"]]
+    pairs = x.groupby(["coder_id_a", "coder_id_b", "code_a", "code_b"]).size()
+
+    def counter(s: pd.Series) -> Counter:
+        return Counter({tuple(v.item() if hasattr(v, "item") else v for v in k): int(n) for k, n in s.items()})
+
+    return Terms(counter(sums), counter(pairs), Counter({(int(k),): int(v) for k, v in coders.items()}))
+
+
+def recount_agreement(c: sa.Connection, task_id: int | None = None) -> None:
+    """Count the sums of ``task_id`` (None: of every task) again from its labels: after many labels
+    were written at once (an import, a rule's labels) or when the tables were added."""
+    ids: Iterable[int] = (
+        [task_id] if task_id is not None else [int(t) for t in c.execute(sa.select(tasks.c.id)).scalars()]
+    )
+    for tid in ids:
+        for table in AGREEMENT_TABLES:
+            c.execute(table.delete().where(table.c.task_id == tid))
+        current = _current_frame(c, tid)
+        if current.empty:
+            continue
+        c.execute(
+            agreement_labels.insert(),
+            [
+                {"task_id": tid, "item_id": r.item_id, "coder_id": int(r.coder_id), "code": r.code}
+                for r in current.itertuples(index=False)
+            ],
+        )
+        _apply(c, tid, frame_terms(current))
+
+
+def read_sums(c: sa.Connection, task_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The task's sums, with coders by name: (m, code_a, code_b, value), (coder_a, coder_b, code_a,
+    code_b, n) and (coder, kind, n); rows at zero left out."""
+    sums = pd.read_sql(
+        sa.select(agreement_sums.c.m, agreement_sums.c.code_a, agreement_sums.c.code_b, agreement_sums.c.value).where(
+            agreement_sums.c.task_id == task_id, agreement_sums.c.value != 0
+        ),
+        c,
+    )
+    a, b = users.alias("a"), users.alias("b")
+    pairs = pd.read_sql(
+        sa.select(
+            a.c.username.label("coder_a"),
+            b.c.username.label("coder_b"),
+            agreement_pairs.c.code_a,
+            agreement_pairs.c.code_b,
+            agreement_pairs.c.n,
+        )
+        .join(a, a.c.id == agreement_pairs.c.coder_a)
+        .join(b, b.c.id == agreement_pairs.c.coder_b)
+        .where(agreement_pairs.c.task_id == task_id, agreement_pairs.c.n != 0),
+        c,
+    )
+    coders = pd.read_sql(
+        sa.select(users.c.username.label("coder"), users.c.kind, agreement_coders.c.n)
+        .join(users, users.c.id == agreement_coders.c.coder_id)
+        .where(agreement_coders.c.task_id == task_id, agreement_coders.c.n != 0)
+        .order_by(users.c.username),
+        c,
+    )
+    return sums, pairs, coders
