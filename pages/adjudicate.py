@@ -10,7 +10,7 @@ from components.adjudication import (
     phase_controls,
 )
 from components.auth import require_user
-from components.coding import task_picker
+from components.coding import on_task_dataset, task_picker
 from components.dataset import require_codable, synthetic_banner
 from services.adjudication import task_state
 
@@ -20,7 +20,7 @@ lead = require_user(roles=("lead",))
 synthetic_banner(corpus)
 
 task = task_picker(lead, key="adj_task")
-if task is not None:
+if task is not None and on_task_dataset(task, corpus):
     state = task_state(lead, task)
     curation_progress(state.curation)
     phase_controls(lead, task, state.curation)

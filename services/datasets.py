@@ -100,6 +100,12 @@ def open_dataset(path: str | Path) -> Source:
     return source
 
 
+def offered_with_hash(digest: str) -> catalog.DatasetEntry | None:
+    """The offered dataset whose content is ``digest`` (what a coding task names), if any: each
+    dataset is hashed once per state of its files."""
+    return next((e for e in offered() if _hash(str(e.path), _signature(e.path)) == digest), None)
+
+
 def last_outcome() -> ImportOutcome | None:
     held = st.session_state.get(REPORT_KEY)
     return held if isinstance(held, ImportOutcome) else None

@@ -214,3 +214,34 @@ def test_adjudication_shows_the_rule_beside_the_people_untimed(tmp_path, monkeyp
     table = next(d.value for d in at.dataframe if "time" in d.value.columns)
     assert dict(zip(table["kind"], table["time"])) == {"model": "not timed", "human": "4.2 s"}
     assert "Redundant" in set(table["label"])
+
+
+def test_a_coder_codes_a_task_on_its_own_dataset_whatever_the_sidebar_shows(tmp_path, monkeypatch, units):
+    """A coder who opens the Code page on another dataset (the default Map Task sample) gets the
+    task's own dataset, and the unit on screen is the one labelled; a task whose dataset the server
+    does not offer shows why and offers no keypad (a label is never given to an item not shown)."""
+    store = Store.open(data_dir(tmp_path, monkeypatch))
+    lead, ann = people(store, lead="lead", ann="coder")
+    items = ac.assign_partitions(ac.sample_items(units, 3, seed=5), 0, seed=5)
+    task = store.create_task(
+        lead, "TGCO", "kitchen", cbm.bundled()["tgco"], items, [ann], dataset_hash=load_kitchen(KITCHEN).content_hash
+    )
+    at = AppTest.from_file(APP, default_timeout=120).run()  # no link: the sidebar shows the Map Task sample
+    at.switch_page("pages/code.py").run()
+    at.text_input(key="auth_username").input("ann")
+    at.text_input(key="auth_password").input("ann-password")
+    at.button[0].click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.query_params.get("dataset") == key_of(KITCHEN)
+    item = keypad(at, task.id)["item"]
+    run_id, n = item.rsplit(":", 1)
+    row = units[(units["session_id"] == run_id) & (units["index"] == int(n))].iloc[0]
+    assert md_text(row["request"]) in "\n".join(m.value for m in at.markdown)
+    press(at, task.id, "effective")
+    assert store.my_labels(ann, task.id)["item_id"].tolist() == [item]
+
+    elsewhere = store.create_task(lead, "elsewhere", "gone", cbm.bundled()["tgco"], items, [ann], dataset_hash="f" * 64)
+    at = _app("pages/code.py", "ann")
+    at.selectbox(key="code_task").set_value(elsewhere.id).run()
+    assert any("which this server does not offer" in e.value for e in at.error)
+    assert not [e for e in at.get("bidi_component") if e.proto.id.endswith(f"-code_keypad_{elsewhere.id}")]

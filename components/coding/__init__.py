@@ -11,6 +11,6 @@
 from components.coding.feedback import feedback_view
 from components.coding.item import item_view
 from components.coding.picker import task_picker
-from components.coding.screen import coding_screen
+from components.coding.screen import coding_screen, on_task_dataset
 
-__all__ = ["coding_screen", "feedback_view", "item_view", "task_picker"]
+__all__ = ["coding_screen", "feedback_view", "item_view", "on_task_dataset", "task_picker"]

@@ -18,6 +18,7 @@ from corpus.dataset import Corpus
 from corpus.escape import md_text
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.store import Task, User
+from services import datasets
 from services.coding import is_coder_of, my_history, my_labels, order_and_items
 from services.tasks import task as read_task
 
@@ -28,14 +29,30 @@ PHASE_TEXT = {
 }
 
 
+def on_task_dataset(task: Task, corpus: Corpus | KitchenCorpus) -> bool:
+    """Whether the task's own dataset is the one shown. A task is coded and adjudicated on its own
+    dataset: when the sidebar shows another one, the task's is opened (no one labels an item they
+    were not shown); when this server does not offer it, the page says so (False)."""
+    if task.dataset_hash in (None, corpus.content_hash):
+        return True
+    own = datasets.offered_with_hash(task.dataset_hash)
+    if own is not None:
+        datasets.open_dataset(own.path)
+        st.rerun()
+    st.error(
+        f"This task was made on the dataset '{md_text(task.dataset)}', which this server does not offer "
+        f"(the sidebar shows '{md_text(corpus.info.name)}', other data). Its items cannot be shown, so "
+        "nothing can be labelled here; a lead can upload that dataset.",
+        icon=":material/block:",
+    )
+    return False
+
+
 def coding_screen(user: User, task: Task, corpus: Corpus | KitchenCorpus) -> None:
-    """The whole coding screen for one task (reruns on its own when a code is given)."""
-    if task.dataset_hash not in (None, corpus.content_hash):
-        st.warning(
-            f"This task was made on the dataset '{md_text(task.dataset)}', but the sidebar shows "
-            f"'{md_text(corpus.info.name)}' (other data). Items are looked up in the dataset shown."
-        )
-    _screen(user, task.id, corpus)
+    """The whole coding screen for one task, on the task's own dataset (reruns on its own when a
+    code is given)."""
+    if on_task_dataset(task, corpus):
+        _screen(user, task.id, corpus)
 
 
 def _move(task: Task, pos: int) -> None:
