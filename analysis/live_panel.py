@@ -117,12 +117,19 @@ def model_coders(cur: pd.DataFrame, items: pd.DataFrame, gold: pd.DataFrame) -> 
     gold_map = dict(zip(gold["item_id"], gold["code"])) if not gold.empty else None
     humans_val = df[(df["coder_kind"] == "human") & (df["partition"] == "validation")]
     human_k = (
-        ag.panel(ag.LabelTable(humans_val, **COLS)).fleiss.estimate
+        ag.panel(ag.LabelTable(humans_val, **COLS), min_items=ag.PANEL_MIN_ITEMS).fleiss.estimate
         if len(humans_val)
         else ag.Undefined("no human labels on validation items")
     )
     table = ag.LabelTable(df, **COLS)
     rows = []
+    if not gold_map and humans_val.empty:  # nothing to set the models against yet
+        why = "undefined, because no person has labelled a validation item yet"
+        rows = [
+            {"coder": m, "against": "the people's majority", "items": 0, "cohen_kappa": why, "percent_agreement": ""}
+            for m in models
+        ]
+        return ModelCoders(pd.DataFrame(rows), human_k)
     for m in models:
         try:
             r = ag.coder_vs_gold(

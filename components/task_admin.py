@@ -273,7 +273,7 @@ def task_settings(lead: User, task: Task) -> None:
         horizontal=True,
         help="Never another coder's labels. Labels freeze when adjudication starts.",
     )
-    if task.dataset_hash:
+    if task.dataset_hash and task.codebook.id != "tgco":  # the Map Task analysis pages read the reference
         _setting(
             st.toggle,
             "This task's gold is the dataset's reference grounding acts",

@@ -14,6 +14,8 @@ def task_picker(user: User, key: str = "code_task") -> Task | None:
     if not tasks:
         if user.role == "coder":
             st.info("No coding task is assigned to you yet. A lead assigns coders on the Tasks page.")
+        elif user.role == "lead":
+            st.info("There are no coding tasks yet. Create one under 'New coding task' on the Tasks page.")
         else:
             st.info("There are no coding tasks yet. A lead creates them on the Tasks page.")
         return None
