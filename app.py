@@ -8,6 +8,7 @@ from typing import NamedTuple
 import streamlit as st
 
 HERE = Path(__file__).parent
+FAVICON = str(HERE / "components" / "assets" / "favicon.png")
 
 
 class Screen(NamedTuple):
@@ -59,7 +60,7 @@ def streamlit_pages() -> dict[str, list[st.Page]]:
 
 
 def main() -> None:
-    st.set_page_config(page_title="Groundwork", page_icon=":material/route:", layout="wide")
+    st.set_page_config(page_title="Groundwork", page_icon=FAVICON, layout="wide")  # a file: no font fetched
     # Navigation first: nothing before it may raise (see the notes on st.navigation).
     page = st.navigation(streamlit_pages(), expanded=True)
     from components.dataset import sidebar
