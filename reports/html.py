@@ -32,6 +32,9 @@ th, td { border: 1px solid #d0d7de; padding: .25rem .5rem; text-align: left; ver
 th { background: #f6f8fa; }
 figure { margin: 1rem 0 1.6rem; } figcaption { font-size: .9rem; color: #444; }
 figure svg { max-width: 100%; height: auto; }
+pre { font-family: Menlo, Consolas, 'DejaVu Sans Mono', monospace; font-size: .82rem; line-height: 1.35;
+      background: #f6f8fa; border: 1px solid #d0d7de; padding: .5rem .75rem; overflow-x: auto; }
+@media print { pre { white-space: pre-wrap; } }
 """
 
 
@@ -43,6 +46,30 @@ def _svg(report: Reproduction, fig: Figure) -> str:
 def _table_html(t: Table) -> str:
     frame = t.view if t.view is not None else csv_cells(t.frame) if not t.index else t.frame
     return frame.to_html(index=t.index and t.view is None, escape=True, border=0, na_rep="")
+
+
+def _blocks(text: str) -> list[list[str]]:
+    """The text's runs of non-blank lines."""
+    blocks: list[list[str]] = [[]]
+    for row in text.split("\n"):
+        if row.strip():
+            blocks[-1].append(row.rstrip())
+        elif blocks[-1]:
+            blocks.append([])
+    return [b for b in blocks if b]
+
+
+def _text(line: str) -> list[str]:
+    """A section's line as HTML. A text of several lines (aligned tables, as the command line prints
+    them) is cut at its blank lines: a block that is one plain sentence becomes a paragraph, any other
+    a preformatted block, so that its columns stay aligned."""
+    esc = html.escape
+    several = "\n" in line.strip()
+    out = []
+    for rows in _blocks(line):
+        aligned = several and (len(rows) > 1 or rows[0].startswith(" ") or "  " in rows[0])
+        out.append("<pre>" + esc("\n".join(rows)) + "</pre>" if aligned else f"<p>{esc(rows[0])}</p>")
+    return out
 
 
 def render(report: Reproduction) -> str:
@@ -62,7 +89,7 @@ def render(report: Reproduction) -> str:
         )
     for section in report.sections:
         out.append(f"<h2>{esc(section.title)}</h2>")
-        out += [f"<p>{esc(part)}</p>" for line in section.lines for part in line.split("\n") if part.strip()]
+        out += [block for line in section.lines for block in _text(line)]
         for fig in section.figures:
             out.append(
                 f"<figure>{_svg(report, fig)}<figcaption>{esc(fig.title)} (numbers: {esc(fig.name)}_data.csv)</figcaption></figure>"

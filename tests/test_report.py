@@ -1,15 +1,17 @@
 """The reproduction report: its numbers are the pages' numbers (each page opened under AppTest with
 its opening choices, beside the report built on the same sample), two builds give the same tables
-byte for byte, the HTML fetches nothing and shows data as text, and the command line writes the
-files or says what is wrong with the dataset."""
+byte for byte, the HTML fetches nothing, shows data as text and keeps aligned text aligned, and the
+command line writes the files or says what is wrong with the dataset."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import zipfile
+from html import unescape
 from pathlib import Path
 
 import pandas as pd
@@ -128,6 +130,24 @@ def test_the_page_fetches_nothing_and_shows_data_as_text():
     full = html.render(build(load_sample()))
     assert "<script" not in full and "http://" not in full.replace("http://www.w3.org", "")
     assert "https://" not in full and full.count("<svg") >= 5
+
+
+def test_the_agreement_tables_keep_their_columns(report):
+    agreement = next(s for s in report.sections if s.title.startswith("Agreement"))
+    page = html.render(Reproduction("r", True, (agreement,)))
+    body = page[page.index("<h2>Agreement") : page.index("<h2>Provenance")]
+    blocks = [unescape(b) for b in re.findall(r"<pre>(.*?)</pre>", body, flags=re.S)]
+    assert any(b.startswith("Per-category kappa (Fleiss 1971)\n  category ") for b in blocks)
+    shown = "\n".join(blocks).split("\n")
+    aligned = [row.rstrip() for row in agreement.lines[1].split("\n") if row.startswith(" ") or "  " in row]
+    assert aligned[0].startswith("statistic") and "95% CI" in aligned[0]
+    assert [row for row in shown if row in aligned] == aligned  # every aligned line, whole and in order
+    paragraphs = [unescape(p) for p in re.findall(r"<p>(.*?)</p>", body, flags=re.S)]
+    assert not any(p.startswith(("statistic", " ")) or "  " in p for p in paragraphs)
+    assert paragraphs[1].startswith("the dataset's labels: 180 items")
+    hostile = "<img src=x onerror=alert(1)>"
+    text = html.render(Reproduction("r", True, (Section("s", (f"a {hostile}\n\nname  value\n{hostile}  1",)),)))
+    assert "<img" not in text and "<pre>name  value\n&lt;img src=x onerror=alert(1)&gt;  1</pre>" in text
 
 
 def test_the_command_line_writes_the_report(tmp_path):
