@@ -40,7 +40,7 @@ JUDGE_SCALE = tuple(range(6))  # 0-5, as SynchToM's judges score
 
 _KEYS = ("session_id", "action_index", "role")
 CORE_FIELDS = {
-    "next_action": {*_KEYS, "action_type", "content", "rationale"},
+    "next_action": {*_KEYS, "action_type", "content", "action_content", "rationale"},
     "mental_model": {*_KEYS, *DIMENSIONS, "rationale"},
     JUDGE_TASK: {"session_id", "action_index", "task", "criterion", "judge", "score"},
 }
@@ -210,11 +210,11 @@ def _action(line: _Line, sessions: Mapping[str, Any]) -> tuple[Any, Any]:
     return s, s.actions[idx]
 
 
-def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[int]] | None:
-    """The cells of a drawing; checked against the grid when the session's map is known (a map
-    with errors is reported by the dataset reader)."""
+def _cells(line: _Line, value: Any, grid: tuple[int, int] | None, field: str = "content") -> list[list[int]] | None:
+    """The cells of a drawing (in ``field``); checked against the grid when the session's map is
+    known (a map with errors is reported by the dataset reader)."""
     if not isinstance(value, list) or not value:
-        line.error("content", f"a drawing needs a non-empty list of [row, col] cells, got {describe(value)}")
+        line.error(field, f"a drawing needs a non-empty list of [row, col] cells, got {describe(value)}")
         return None
     rows, cols = grid or (float("inf"), float("inf"))
     out = []
@@ -225,10 +225,10 @@ def _cells(line: _Line, value: Any, grid: tuple[int, int] | None) -> list[list[i
             and all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
         )
         if not ok:
-            line.error(f"content[{k}]", f"expected a [row, col] pair of integers, got {cell!r:.40}")
+            line.error(f"{field}[{k}]", f"expected a [row, col] pair of integers, got {cell!r:.40}")
             return None
         if not (0 <= cell[0] < rows and 0 <= cell[1] < cols):
-            line.error(f"content[{k}]", f"cell [{cell[0]}, {cell[1]}] is outside the {rows}x{cols} grid")
+            line.error(f"{field}[{k}]", f"cell [{cell[0]}, {cell[1]}] is outside the {rows}x{cols} grid")
             return None
         out.append(cell)
     return out
@@ -246,17 +246,22 @@ def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> 
         )
         return
     row["action_type"] = t
-    content = line.obj.get("content")
+    # The paper's prompt asks for "action_content": a reply written as asked reads as "content".
+    field = "action_content" if "action_content" in line.obj and "content" not in line.obj else "content"
+    if field == "content" and "action_content" in line.obj:
+        line.error("action_content", 'give the content once, as "content" or as "action_content", not both')
+        return
+    content = line.obj.get(field)
     row["content"], row["cells"] = None, None
     if t == "message":
         if not isinstance(content, str):
-            line.error("content", f"a message prediction needs its text (a string), got {describe(content)}")
+            line.error(field, f"a message prediction needs its text (a string), got {describe(content)}")
         else:
             row["content"] = content
     elif t in schema.CELL_TYPES:
-        row["cells"] = _cells(line, content, grid)
+        row["cells"] = _cells(line, content, grid, field)
     elif content not in (None, "", []):
-        line.error("content", f'a {t} prediction takes no content (null or ""), got {describe(content)}')
+        line.error(field, f'a {t} prediction takes no content (null or ""), got {describe(content)}')
 
 
 def _check_mental_model(line: _Line, row: dict) -> None:

@@ -1,7 +1,8 @@
 """The benchmark's prompts as the ALMANAC paper's Appendix H lays them out: one instance per task,
 setting and role checked section by section against the appendix's template; every label a
-mental-model prompt offers reads back as its code; data never fills a placeholder; and the round
-trip (prompts out, a run's answers in, read as a run of the dataset) on the command line."""
+mental-model prompt offers reads back as its code; a next-action reply in the prompt's own fields
+reads back as the action it names; data never fills a placeholder; and the round trip (prompts out,
+a run's answers in, read as a run of the dataset) on the command line."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from analysis.compare.instances import iter_instances
@@ -89,6 +91,46 @@ def test_every_label_a_prompt_offers_reads_back_as_its_code(sample):
             assert set(codes) == {*schema.DIMENSIONS[dim], schema.OTHER}, (dim, options, codes)
 
 
+def test_a_next_action_reply_in_the_prompts_fields_reads_back(sample, tmp_path):
+    records: dict[str, list[dict]] = {"guide": [], "follower": []}
+    for r in prompt_records(sample, "next_action"):
+        if r["action_index"] > 3 and len(records[r["role"]]) < 2:
+            records[r["role"]].append(r)
+    cells = [[12, 8], [12, 9], [13, 9]]
+    wanted = [
+        (records["guide"][0], "message", "go left of the bakery, then down"),
+        (records["follower"][0], "draw", cells),
+        (records["follower"][1], "undo", ""),
+    ]
+    lines = []
+    for r, action_type, content in wanted:
+        text = r["prompt"]
+        assert "map image" not in text and "plus the map, given below as JSON text, to locate" in text
+        # The reply a model writes as the prompt asks: the fields of its response format, by their names.
+        fields = re.findall(r'"(\w+)":', text.split("<Response Format>", 1)[1].split("```")[1])
+        assert fields == ["action_type", "action_content", "rationale"]
+        reply = dict(zip(fields, (action_type, content, "as the history suggests")))
+        ids = {k: r["answer"][k] for k in ("session_id", "action_index", "role")}
+        lines.append(json.dumps({**ids, **reply}))
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "next_action.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    got = read_run_dir(run, sample.sessions, sample.maps)
+    assert got.report.ok, got.report.format()
+    table = got.tables["next_action"].set_index(["session_id", "action_index"])
+    assert len(table) == len(wanted)
+    for r, action_type, content in wanted:
+        row = table.loc[(r["session_id"], r["action_index"])]
+        assert (row["action_type"], row["role"]) == (action_type, r["role"])
+        assert row["rationale"] == "as the history suggests"
+        if action_type == "message":
+            assert row["content"] == content and pd.isna(row["cells"])
+        elif action_type == "draw":
+            assert row["cells"] == content and pd.isna(row["content"])
+        else:
+            assert pd.isna(row["content"]) and pd.isna(row["cells"])
+
+
 def test_data_never_fills_a_placeholder(sample):
     inst = _first(sample, "next_action", "base", "follower")
     inst = {
@@ -143,3 +185,16 @@ def test_prompts_out_answers_in(sample, tmp_path):
     got = read_run_dir(run, sample.sessions, sample.maps)
     assert got.report.ok, got.report.format()
     assert len(got.tables["mental_model"]) == len(records)
+
+
+def test_a_reply_giving_the_content_twice_is_refused_by_field(sample, tmp_path):
+    r = next(r for r in prompt_records(sample, "next_action") if r["role"] == "guide")
+    ids = {k: r["answer"][k] for k in ("session_id", "action_index", "role")}
+    run = tmp_path / "run"
+    run.mkdir()
+    line = {**ids, "action_type": "message", "content": "left", "action_content": "right", "rationale": ""}
+    (run / "next_action.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    got = read_run_dir(run, sample.sessions, sample.maps)
+    assert not got.report.ok
+    assert 'give the content once, as "content" or as "action_content", not both' in got.report.format()
+    assert "action_content" in got.report.format()

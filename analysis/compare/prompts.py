@@ -1,7 +1,8 @@
 """The benchmark's prompts, as the ALMANAC paper's Appendix H lays them out, filled from an instance.
 
 The four templates (next action and mental model, for the Follower and the Guide) are the appendix's
-text, in ``analysis/compare/appendix_h/`` (its page breaks joined); :func:`prompt` fills their
+text, in ``analysis/compare/appendix_h/`` (its page breaks joined; where the appendix says "the map
+image", they say "the map, given below as JSON text": no image is sent); :func:`prompt` fills their
 placeholders from an instance of :mod:`analysis.compare.instances`:
 
 - ``PARTICIPANT_ROLE``, ``PARTICIPANT_NAME``: the actor's role and participant id;
@@ -16,7 +17,8 @@ placeholders from an instance of :mod:`analysis.compare.instances`:
 
 :func:`prompt_records` gives one JSON object per instance: its ids, the prompt, and the answer
 fields a prediction line carries back (the predictions file of docs/data-format.md), so a lab can
-send the prompts to any model and bring the answers back to Compare.
+send the prompts to any model and bring the answers back to Compare; a reply written as the prompt
+asks (its ``action_content``) reads back as the line's ``content``.
 """
 
 from __future__ import annotations

@@ -37,9 +37,10 @@ def export(corpus: Corpus) -> None:
         )
         st.caption(
             "One line per instance: its id, the prompt (the paper's Appendix H template for the actor's role, filled with "
-            "the persona, the actor's own map, the drawing the actor sees and the interaction history up to the item) "
-            "and `answer`: the fields a prediction line carries back, with the instance's ids. Send each prompt to a "
-            "model, write its answers one JSON line per instance (docs/data-format.md, predictions), and add the file "
-            "as a run above: it is scored here like any other. The same from "
+            "the persona, the actor's own map, the drawing the actor sees and the interaction history up to the item), "
+            "and `answer`: the fields a prediction line carries back, with the instance's ids (a reply's "
+            "`action_content`, as the next-action prompt asks for it, reads as `content`). Send each prompt to a model, write its answers one JSON line per instance "
+            "(docs/data-format.md, predictions), and add the file under **Add runs** below: it is scored here like "
+            "any other. The same from "
             "`python -m analysis instances DATASET OUT.jsonl --task TASK --split SPLIT --setting SETTING --prompts`."
         )
