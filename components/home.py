@@ -1,14 +1,21 @@
 """The Home page: what Groundwork is, the dataset in use, and one way in for each kind of user
-(a reviewer's guided path through the demo, an annotator's coding screen, a lead's round)."""
+(a reviewer's guided path through the demo, an annotator's coding screen, a lead's round), for a
+dataset of Map Task sessions or of kitchen runs."""
 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from analysis.format import fmt_count
+from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
 from corpus.escape import md_text
+from corpus.kitchen_dataset import KitchenCorpus
+from services import datasets
 from services.home import DatasetFacts
+
+PAIRINGS_NAMED = 4  # a dataset with more pairings names this many and counts the rest
 
 
 def introduction() -> None:
@@ -59,12 +66,17 @@ def entries(facts: DatasetFacts) -> None:
             "How reliably actions were coded: kappa and alpha, their intervals, what to check first.",
             ":material/handshake:",
         )
+    _annotate_and_lead(annotate, lead, "action")
+
+
+def _annotate_and_lead(annotate: DeltaGenerator, lead: DeltaGenerator, item: str) -> None:
+    """The annotator's and the lead's ways in; ``item`` names what a coder codes."""
     with annotate:
         st.subheader("Annotating", anchor=False)
         _step(
             "pages/code.py",
             "Code",
-            "Sign in with the account your lead made and code one action at a time by keyboard; each label is "
+            f"Sign in with the account your lead made and code one {item} at a time by keyboard; each label is "
             "saved as its key is pressed, blind to the other coders.",
             ":material/label:",
         )
@@ -82,3 +94,90 @@ def entries(facts: DatasetFacts) -> None:
             "Turn the labels into gold, then show each coder where they differed.",
             ":material/gavel:",
         )
+
+
+# -- a dataset of kitchen runs -------------------------------------------------------------------
+
+
+def kitchen_is_current() -> bool:
+    """Whether the current dataset holds kitchen runs (False when there is none to read: the Map Task
+    path then says why)."""
+    from components.router import ensure_routed
+
+    ensure_routed()
+    try:
+        return datasets.current_domain() == "kitchen"
+    except (OutsideRoots, OSError):
+        return False
+
+
+def kitchen_introduction() -> None:
+    st.markdown(
+        "A workbench for studying how two partners build common ground. Here the partners are two agents "
+        "cooking together, a **Chef** and an **Assistant** who ask each other for what they need (runs of "
+        "language models in Collab-Overcooked, or Overcooked-AI trajectories). Every request is audited against "
+        "what the environment recorded (TGCO: Effective, Assisted, Redundant, Ineffective), each run's "
+        "coordination is measured and averaged per directed pairing of models, and the request units can be "
+        "coded as a team, with agreement computed as you go."
+    )
+
+
+def _listed(names: list[str]) -> str:
+    """``names`` as text from data: "a, b and c"; past :data:`PAIRINGS_NAMED`, the rest counted."""
+    shown = [md_text(n) for n in names[:PAIRINGS_NAMED]]
+    if len(names) > PAIRINGS_NAMED:
+        shown.append(f"{fmt_count(len(names) - PAIRINGS_NAMED)} more")
+    if not shown:
+        return "none"
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def kitchen_in_use(kitchen: KitchenCorpus) -> None:
+    """What the dataset holds: its runs, their directed pairings, task levels and recipes."""
+    runs = kitchen.runs
+    pairings = sorted({r.pairing for r in runs})
+    levels = sorted({r.level for r in runs if r.level is not None})
+    recipes = sorted({r.recipe for r in runs if r.recipe})
+    delivered = sum(r.success for r in runs)
+    level_text = (
+        f"task level{'s' if len(levels) > 1 else ''} {_listed([fmt_count(v) for v in levels])}, " if levels else ""
+    )
+    st.markdown(
+        f"**Dataset in use:** {md_text(kitchen.info.name)}: {fmt_count(len(runs))} runs of "
+        f"{fmt_count(len(pairings))} directed pairing{'s' if len(pairings) != 1 else ''} (Chef model -> "
+        f"Assistant model: {_listed(pairings)}), {level_text}{fmt_count(len(recipes))} "
+        f"recipe{'s' if len(recipes) != 1 else ''}; {fmt_count(delivered)} of {fmt_count(len(runs))} runs "
+        "delivered every order (another dataset: the sidebar)."
+    )
+
+
+def kitchen_entries(kitchen: KitchenCorpus) -> None:
+    """Three ways in, side by side, as for Map Task sessions: the Kitchen screen, then coding."""
+    review, annotate, lead = st.columns(3, border=True)
+    with review:
+        st.subheader("Reviewing the runs", anchor=False)
+        _step(
+            "pages/kitchen.py",
+            "1. The Kitchen screen",
+            "The coordination metrics per pairing, what became of the requests at each task level, and the "
+            "request units behind any bar, each with why it was coded so.",
+            ":material/skillet:",
+        )
+        if kitchen.runs:
+            first = kitchen.runs[0]
+            _step(
+                "pages/kitchen.py",
+                "2. Replay a run",
+                f"Run {md_text(first.id)} step by step: the kitchen, both agents, what was said and done, and the "
+                "validator's corrections.",
+                ":material/play_circle:",
+                run=first.id,
+                step="0",
+            )
+        _step(
+            "pages/report.py",
+            "3. The report",
+            "The runs' results in one file, to share or to print.",
+            ":material/description:",
+        )
+    _annotate_and_lead(annotate, lead, "request unit")

@@ -293,8 +293,8 @@ def replay_downloads(run, frame: KitchenFrame) -> None:
 
     tiles, names = tile_names(run), (agent_name(0, run), agent_name(1, run))
     safe = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in run.id)[:80]
-    c1, c2, _ = st.columns([1, 1, 3])
-    c1.download_button(
+    row = st.container(horizontal=True, key="kitchen_downloads")  # each button as wide as its label
+    row.download_button(
         "Step (PNG)",
         data=lambda: png_bytes(
             frame_image(frame, tiles, names, f"Step {frame.step} · score {fmt(frame.score, 0)} · {run.id}")
@@ -305,7 +305,7 @@ def replay_downloads(run, frame: KitchenFrame) -> None:
         on_click="ignore",
         icon=":material/image:",
     )
-    c2.download_button(
+    row.download_button(
         "Run (GIF)",
         data=lambda: run_gif([frame_of(run, i) for i in range(run.n_steps)], tiles, names, run.id),
         file_name=f"{safe}.gif",

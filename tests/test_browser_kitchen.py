@@ -4,6 +4,7 @@ requests following; a Map Task screen on that dataset says what it reads."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import time
@@ -44,7 +45,7 @@ def test_the_real_run_replays_step_by_step(page, app_url, kitchen, artifacts):
     expect(grid.get_by_text("Step 0: score 0", exact=True)).to_be_visible()
     page.screenshot(path=str(artifacts / "kitchen_replay_step0.png"), full_page=True)
     for step in range(1, 6):
-        page.get_by_role("button", name=re.compile(r"^Next")).click()
+        page.locator(".st-key-kitchen_next button").click()
         wait_idle(page)
         expect(grid.get_by_text(f"Step {step}: score 0", exact=True)).to_be_visible()
     # Step 5: the Chef's third request for the hand-over, already done at this step: redundant.
@@ -97,6 +98,42 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
     assert got["Step (PNG)"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with Image.open(got["Run (GIF)"]) as gif:
         assert gif.format == "GIF" and gif.n_frames == run.n_steps
+
+
+# Each replay button, and every element in it, whose text is wider than the box it has (cut or hidden).
+CUT = """() => {
+    const out = [];
+    for (const key of %s) {
+        const button = document.querySelector(`.st-key-${key} button`);
+        if (!button) { out.push([key, 'missing']); continue; }
+        for (const el of [button, ...button.querySelectorAll('*')]) {
+            if (el.scrollWidth > el.clientWidth + 1) out.push([key, el.tagName, el.scrollWidth, el.clientWidth]);
+        }
+    }
+    return out;
+}"""
+REPLAY_BUTTONS = ("kitchen_first", "kitchen_prev", "kitchen_next", "kitchen_last", "kitchen_png", "kitchen_gif")
+
+
+@pytest.mark.parametrize("width,height", [(1280, 720), (1440, 900)])
+def test_the_replay_buttons_show_their_full_labels(browser, app_url, width, height):
+    """At 1280 and 1440 wide, First / Previous / Next / Last and the two downloads read in full: no
+    label is cut or scrolled out of its button, and each shows its whole word."""
+    from corpus.settings import SAMPLES
+
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    try:
+        page.goto(f"{app_url}/kitchen?dataset={key_of(SAMPLES / 'kitchen-synthetic')}&step=0")
+        wait_idle(page, 60_000)
+        expect_no_error(page)
+        nav = page.locator(".st-key-kitchen_next button")
+        nav.scroll_into_view_if_needed()
+        for key, label in zip(REPLAY_BUTTONS, ("First", "Previous", "Next", "Last", "Step (PNG)", "Run (GIF)")):
+            expect(page.locator(f".st-key-{key} button")).to_contain_text(label)
+        assert page.evaluate(CUT % json.dumps(REPLAY_BUTTONS)) == [], width
+    finally:
+        context.close()
 
 
 def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifacts):

@@ -41,7 +41,35 @@ def test_the_kitchen_screen_shows_the_runs_metrics_and_composition(tmp_path, mon
     # Switching the window recomputes with the fixed 20 steps.
     at.segmented_control(key="kitchen_window").set_value("fixed").run()
     assert not at.exception
-    assert any("Window: fixed window of 20 steps." in c.value for c in at.caption), [c.value for c in at.caption]
+    shown = [c.value for c in at.caption]
+    assert any("Fixed window of 20 steps." in c for c in shown), shown
+    assert not any("Window: fixed window" in c or "window: level-normalized window" in c.lower() for c in shown), shown
+
+
+def test_the_window_is_said_once_in_the_metrics_caption(tmp_path, monkeypatch, kitchen):
+    """The level-normalized window's rule is named once, its sizes per level after it."""
+    at = open_page(tmp_path, monkeypatch, "pages/kitchen.py", dataset=kitchen)
+    caption = next(c.value for c in at.caption if "Each cell:" in c.value)
+    assert caption.count("Level-normalized window:") == 1 and "Window: " not in caption, caption
+
+
+def test_home_greets_the_kitchen_sample(tmp_path, monkeypatch):
+    """Home on the bundled kitchen sample: its title, what the dataset holds (runs, pairings), that it
+    is synthetic, and the way to the Kitchen screen; nothing about reading Map Task sessions."""
+    from corpus.escape import md_text
+    from corpus.settings import SAMPLES
+
+    sample = SAMPLES / "kitchen-synthetic"
+    at = open_page(tmp_path, monkeypatch, "pages/home.py", dataset=sample)
+    assert not at.error and not at.exception
+    assert [t.value for t in at.title] == ["Groundwork"]
+    texts = [e.value for e in (*at.markdown, *at.info, *at.caption)]
+    assert not any("reads Map Task sessions" in t for t in texts), texts
+    held = next(m.value for m in at.markdown if m.value.startswith("**Dataset in use:**"))
+    assert "48 runs of 4 directed pairings" in held and md_text("sim-strong -> sim-weak") in held, held
+    assert any("is synthetic" in i.value for i in at.info)
+    links = [link.proto.page for link in at.get("page_link")]
+    assert links[:2] == ["kitchen", "kitchen"], links  # the Kitchen screen, then a run replayed there
 
 
 def test_map_task_screens_say_what_they_read_on_a_kitchen_dataset(tmp_path, monkeypatch, kitchen):
