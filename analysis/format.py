@@ -143,6 +143,11 @@ def fmt_time(moment: Any) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+def fmt_clock(moment: Any) -> str:
+    """A moment to the second, for what was computed a moment ago ("10:23:05")."""
+    return moment.strftime("%H:%M:%S")
+
+
 def _dof(d: Any) -> str:
     return f"{d:.0f}" if float(d).is_integer() else f"{d:.1f}"
 

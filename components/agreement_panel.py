@@ -1,15 +1,18 @@
 """The live agreement panel: it follows the labels as they come in (a fragment with ``run_every``).
 
-- For the lead: every :data:`CHECK_SECONDS` a watch asks the store for the task's labels version
-  (one cheap query); only when it changed does the page run again, and the panel recompute and
-  redraw. One refresh (:func:`services.coding.live_panel`, computed by
-  :func:`analysis.live_panel.lead_refresh`) gives the headline numbers, their interval, the
-  progress, the diagnostics, the matrices, the most disagreed items and the model coders, so they
-  always rest on the same labels.
-  Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items coded by every coder a statistic reads
-  "too few items (n complete)" instead of a number.
-  Then progress per coder, agreement per codebook version, and the model coders (an imported
-  model's Cohen's kappa against gold, or the human majority, on the validation partition).
+- For the lead: the headline numbers follow every label. Every :data:`CHECK_SECONDS` a fragment
+  asks the store for the task's labels version (one cheap query); only when it moved does it read
+  the agreement sums the store keeps with every label (:func:`services.coding.panel_numbers`: a few
+  rows whatever the task's size) and redraw the numbers and the progress; the page does not run
+  again. Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items a statistic reads "too few items
+  (n complete)" instead of a number.
+  The details need the labels (:func:`services.coding.live_panel`, computed by
+  :func:`analysis.live_panel.lead_refresh`): kappa's bootstrap interval, the diagnostics, the drift,
+  the matrices, the most disagreed items, agreement per codebook version and the model coders (an
+  imported model's Cohen's kappa against gold, or the human majority, on the validation
+  partition). They are computed off the label path: when the page opens, on request, and every
+  ``panel_details_seconds`` (a setting, 30 s by default) while labels come in, and they say when and
+  on how many labels.
 - For a coder: only the aggregate numbers of the latest snapshot the lead shared
   (``Store.shared_snapshot``), never numbers recomputed on the coder's own labels.
 
@@ -18,22 +21,29 @@ A statistic without a value is shown as "undefined, because ...", never as 0 or 
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from analysis import agreement as ag
-from analysis.format import fmt, fmt_share, fmt_time
+from analysis.format import fmt, fmt_clock, fmt_share, fmt_short, fmt_time
 from analysis.live_panel import LiveAgreement, ModelCoders
 from components import agreement_view as view
 from corpus.escape import md_text
 from corpus.store import AccessDenied, Task, User
 from services import tasks
-from services.coding import labels_version, live_panel
+from services.coding import LivePanel, PanelNumbers, labels_version, live_panel, panel_numbers
+from services.settings import settings
 
-# The lead's panel checks the labels version this often (one cheap query) and is redrawn only when a
-# label came in, so a new label shows within a fraction of a second.
+# The lead's panel checks the labels version this often (one cheap query) and reads the numbers again
+# only when a label came in, so a new label shows within a fraction of a second.
 CHECK_SECONDS = 0.3
+# The details (from the labels, with a bootstrap) follow the labels as often as the settings say
+# (``panel_details_seconds``) while they come in, and are computed again at least this often.
+DETAILS_MAX_SECONDS = 300
 # A coder's view shows only snapshots the lead takes: read now and then.
 CODER_REFRESH_SECONDS = 6
 LABELS = ("Fleiss' kappa", "Krippendorff's alpha", "Percent agreement", "Mean Cohen's kappa", "Gwet's AC1")
@@ -98,31 +108,74 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
 
 
 def lead_panel(user: User, task: Task) -> None:
-    """The panel, from one refresh (the page ran: gold or coders may have changed), and a watch on
-    the task's labels that runs the page again when a label comes in."""
+    """The panel. Its headline numbers follow every label: a fragment checks the task's labels
+    version every :data:`CHECK_SECONDS` and, when it moved, reads the agreement sums the store keeps
+    (a few rows, whatever the task's size) and redraws the numbers alone. The details (kappa's
+    interval, diagnostics, drift, matrices, most disagreed items, model coders) need the labels:
+    they are computed when the page opens, on request, and every ``panel_details_seconds`` while
+    labels come in, and say when."""
     st.subheader("Live agreement")
-    live = live_panel(user, task.id, task.n_items, fresh=True)
-    coders = tasks.coders(task.id)
-    numbers_row(live.agreement.headline)
-    cur = live.labels
-    counts = cur.groupby("coder").size() if len(cur) else pd.Series(dtype=int)
-    if coders:
-        st.caption(
-            "Progress: " + " · ".join(f"{u.username} {int(counts.get(u.username, 0))}/{task.n_items}" for u in coders)
-        )
-    if live.agreement.report is not None:
-        details(live.agreement, task.id, {c.code: c.name for c in task.codebook.codes})
-    model_view(live.models)
-    _follow_labels(task.id, live.version)
+    every = settings().panel_details_seconds
+    numbers = st.container()  # drawn after the details, shown above them: the tiles get kappa's interval
+    st.fragment(_details, run_every=every)(user, task, {c.code: c.name for c in task.codebook.codes}, every)
+    with numbers:
+        _numbers(user, task, [u.username for u in tasks.coders(task.id)], every)
 
 
 @st.fragment(run_every=CHECK_SECONDS)
-def _follow_labels(task_id: int, version: tuple) -> None:
-    """Every :data:`CHECK_SECONDS`, one cheap query: the task's labels version. When it differs from
-    the one the panel was drawn from, the page runs again; until then nothing is drawn or sent, so an
-    open panel costs next to nothing while no one codes."""
-    if labels_version(task_id) != version:
-        st.rerun()
+def _numbers(user: User, task: Task, coders: list[str], every: float) -> None:
+    """The headline numbers and the progress, read again only when a label came in (one cheap
+    query per check otherwise)."""
+    key = f"panel_numbers_{task.id}"
+    held: PanelNumbers | None = st.session_state.get(key)
+    if held is None or labels_version(task.id) != held.version:
+        held = panel_numbers(user, task.id)
+        st.session_state[key] = held
+    details: LivePanel | None = st.session_state.get(_details_key(task.id))
+    numbers_row(_with_interval(held, details))
+    newer = held.version[0] - details.version[0] if details is not None else 0
+    if newer > 0:
+        st.caption(
+            f"{newer} label{'s' if newer != 1 else ''} came in since the details below were computed: the numbers "
+            f"count {'them' if newer != 1 else 'it'}; the details follow within {fmt_short(every, 0 if float(every).is_integer() else 1)} s, or at once on "
+            "Recompute now."
+        )
+    if coders:
+        st.caption(
+            "Progress: " + " · ".join(f"{name} {int(held.progress.get(name, 0))}/{task.n_items}" for name in coders)
+        )
+
+
+def _with_interval(numbers: PanelNumbers, details: LivePanel | None) -> ag.Headline | None:
+    """The live numbers, with kappa's interval when the details rest on the same labels (the same
+    numbers, tested equal, computed from the labels with a bootstrap)."""
+    if details is not None and details.version == numbers.version and details.agreement.headline is not None:
+        return details.agreement.headline
+    return numbers.headline
+
+
+def _details_key(task_id: int) -> str:
+    return f"live_panel_{task_id}"
+
+
+def _details(user: User, task: Task, names: dict[str, str], every: float) -> None:
+    """The details from the labels (a fragment that runs every ``every`` seconds): computed on the
+    first run, on request, when labels came in and the last computation is ``every`` seconds old, and
+    at least every :data:`DETAILS_MAX_SECONDS` (gold may have changed on the Adjudicate page)."""
+    head, button = st.columns([5, 1], vertical_alignment="center")
+    asked = button.button("Recompute now", key=f"panel_recompute_{task.id}", icon=":material/refresh:")
+    held: LivePanel | None = st.session_state.get(_details_key(task.id))
+    version = labels_version(task.id)
+    age = time.time() - held.at if held is not None else None
+    if held is None or asked or age >= DETAILS_MAX_SECONDS or (held.version != version and age >= every - 1):
+        held = live_panel(user, task.id, task.n_items, fresh=held is None or asked or age >= DETAILS_MAX_SECONDS)
+    at = fmt_clock(datetime.fromtimestamp(held.at, UTC))
+    head.caption(
+        f"Interval, diagnostics, drift, matrices and model coders as computed at {at} UTC on {len(held.labels)} labels."
+    )
+    if held.agreement.report is not None:
+        details(held.agreement, task.id, names)
+    model_view(held.models)
 
 
 def details(live: LiveAgreement, task_id: int, names: dict[str, str]) -> None:

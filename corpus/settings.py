@@ -64,6 +64,12 @@ class Settings(BaseSettings):
         "signed in; a reviewer needs no account), `signed-in` or `lead`; one build per visitor at a time, "
         "20 s apart",
     )
+    panel_details_seconds: PositiveFloat = Field(
+        30.0,
+        description="how often, while labels come in, the lead's live panel brings its details up to date (kappa's "
+        "interval, diagnostics, drift, matrices, model coders: computed from every label); the numbers above them "
+        "follow each label whatever this is",
+    )
     upload_max_bytes: ByteSize = Field(ByteSize(512 * 2**20), description="one upload, extracted (e.g. `512MiB`)")
     upload_max_members: PositiveInt = Field(20_000, description="files in one upload")
     uploads_total_bytes: ByteSize = Field(ByteSize(4 * 2**30), description="all kept uploads together, extracted")

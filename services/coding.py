@@ -5,9 +5,12 @@ Every call goes to the label store the settings name, which checks who may see a
   so read once per browser session rather than on every label.
 - :func:`my_labels`, :func:`my_history`, :func:`is_coder_of`: what the coding screen reads of the
   coder's own work (never another coder's labels).
-- :func:`live_panel`: the live panel's labels (read incrementally: only rows added since the last
-  refresh), their agreement and the model coders, recomputed only when the task's labels version
-  changed (one cheap query per check; the session keeps the last refresh).
+- :func:`panel_numbers`: the live panel's headline numbers, from the agreement sums the store keeps
+  with every label (a few rows whatever the task's size), and each coder's progress.
+- :func:`live_panel`: the live panel's details: the labels (read incrementally: only rows added
+  since the last refresh), their agreement with intervals and diagnostics, and the model coders,
+  recomputed only when the task's labels version changed (one cheap query per check; the session
+  keeps the last refresh, with the time it was computed).
 - :func:`task_report`: the agreement report behind a task's exports, once per label state and
   number of resamples, shared by every session.
 - :func:`give_label`: a coder's label, written at once (the coding keypad's event).
@@ -18,13 +21,16 @@ Every call goes to the label store the settings name, which checks who may see a
 
 from __future__ import annotations
 
+import time
 from collections.abc import MutableMapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
+from analysis import agreement as ag
 from analysis import coding as ac
+from analysis.agreement.sums import headline
 from analysis.live_panel import LiveAgreement, ModelCoders, lead_refresh
 from analysis.live_panel import model_coders as _model_coders
 from corpus.store import FeedbackCounts, Store, User
@@ -66,6 +72,24 @@ def _token(task_id: int, cur: pd.DataFrame) -> tuple[int, int, int]:
 
 
 @dataclass(frozen=True)
+class PanelNumbers:
+    """The live panel's headline numbers at one labels version, and each coder's current labels."""
+
+    version: tuple[int, int]
+    headline: ag.Headline | None  # None: no human label yet
+    progress: dict[str, int]
+
+
+def panel_numbers(user: User, task_id: int, *, store: Store | None = None) -> PanelNumbers:
+    """The headline numbers from the task's agreement sums: O(categories^2) per coder pair, not
+    O(labels), so they follow every label at any size (intervals come with :func:`live_panel`)."""
+    store = store or get_store()
+    sums, pairs, coders = store.agreement_sums(user, task_id)
+    head = headline(sums, pairs, coders, min_items=ag.PANEL_MIN_ITEMS)
+    return PanelNumbers(tuple(sums.attrs["labels_version"]), head, dict(zip(coders["coder"], coders["n"])))
+
+
+@dataclass(frozen=True)
 class LivePanel:
     """One refresh of the lead's live panel: the labels, their agreement and the model coders, all
     read at one labels version (``Store.labels_version``), so every number the panel shows rests on
@@ -75,6 +99,7 @@ class LivePanel:
     labels: pd.DataFrame
     agreement: LiveAgreement
     models: ModelCoders | None
+    at: float = field(default_factory=time.time)  # when it was computed (seconds since the epoch)
 
 
 def live_panel(

@@ -35,6 +35,7 @@ from analysis.results import OURS, Estimate, Value
 from corpus.values import Undefined, is_defined
 
 PAIRABLE = "items with two or more labels"
+COHEN_METHOD = "Cohen (1960) kappa of two coders"
 
 
 def item_agreement_shares(table: LabelTable) -> np.ndarray:
@@ -164,7 +165,7 @@ def pairwise_cohen(table: LabelTable) -> PairwiseCohen:
                         n,
                         f"cohen_kappa[{coders[i]},{coders[j]}]",
                         f"Cohen's kappa {coders[i]} x {coders[j]}",
-                        "Cohen (1960) kappa of two coders",
+                        COHEN_METHOD,
                     ),
                 )
             )

@@ -29,7 +29,6 @@ here.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -38,6 +37,7 @@ from analysis.agreement import bootstrap
 from analysis.agreement.alpha import nominal_point
 from analysis.agreement.fleiss import fleiss_point
 from analysis.agreement.pairwise import (
+    COHEN_METHOD,
     PairwiseCohen,
     ac1_point,
     cohen,
@@ -52,55 +52,55 @@ COMPUTED_BY = "analysis.agreement.sums (the store's sufficient statistics)"
 NO_BOOTSTRAP = bootstrap.Replicates(0, None, 0.95)
 
 
+def _codes(*columns: pd.Series) -> tuple[list[str], list[np.ndarray]]:
+    """The categories of ``columns`` (sorted) and each column as positions among them."""
+    cats = sorted(set().union(*(set(col) for col in columns)))
+    at = {c: i for i, c in enumerate(cats)}
+    return cats, [np.fromiter((at[v] for v in col), dtype=np.int64, count=len(col)) for col in columns]
+
+
 def _tables(sums: pd.DataFrame) -> tuple[list[str], dict[int, np.ndarray]]:
     """The categories in use and C_m per m."""
-    cats = sorted(set(sums["code_a"]) | set(sums["code_b"]))
-    at = {c: i for i, c in enumerate(cats)}
-    out: dict[int, np.ndarray] = {}
-    for m, rows in sums.groupby("m"):
-        c = np.zeros((len(cats), len(cats)))
-        np.add.at(c, (rows["code_a"].map(at).to_numpy(), rows["code_b"].map(at).to_numpy()), rows["value"].to_numpy())
-        out[int(cast(int, m))] = c
-    return cats, out
+    cats, (ia, ib) = _codes(sums["code_a"], sums["code_b"])
+    ms, at = np.unique(sums["m"].to_numpy(), return_inverse=True)
+    c = np.zeros((len(ms), len(cats), len(cats)))
+    np.add.at(c, (at, ia, ib), sums["value"].to_numpy(dtype=float))
+    return cats, {int(m): c[i] for i, m in enumerate(ms)}
 
 
 def pairwise(pairs: pd.DataFrame, coders: list[str]) -> PairwiseCohen:
-    """Cohen's kappa of every pair of ``coders`` from their (code_a, code_b) counts."""
-    found = {key: rows for key, rows in pairs.groupby(["coder_a", "coder_b"])} if len(pairs) else {}
+    """Cohen's kappa of every pair of ``coders`` (in order) from their (code_a, code_b) counts."""
+    tables: dict[tuple[str, str], tuple[int, float, float]] = {}  # (a, b) -> items, p_o, p_e
+    if len(pairs):
+        cats, (ia, ib) = _codes(pairs["code_a"], pairs["code_b"])
+        a, b = pairs["coder_a"].to_numpy(dtype=object), pairs["coder_b"].to_numpy(dtype=object)
+        swap = (a > b).astype(bool)  # each pair as (first, second) in the coders' order
+        lo, hi = np.where(swap, b, a), np.where(swap, a, b)
+        ca, cb = np.where(swap, ib, ia), np.where(swap, ia, ib)
+        seen: dict[tuple[str, str], int] = {}
+        at = np.fromiter((seen.setdefault(k, len(seen)) for k in zip(lo, hi)), dtype=np.int64, count=len(lo))
+        keys = list(seen)
+        n = pairs["n"].to_numpy(dtype=float)
+        total = np.bincount(at, weights=n, minlength=len(keys))
+        agree = np.bincount(at, weights=n * (ca == cb), minlength=len(keys))
+        row, col = np.zeros((len(keys), len(cats))), np.zeros((len(keys), len(cats)))
+        np.add.at(row, (at, ca), n)
+        np.add.at(col, (at, cb), n)
+        p_e = (row * col).sum(axis=1) / total**2
+        for i, key in enumerate(keys):
+            tables[(str(key[0]), str(key[1]))] = (int(total[i]), float(agree[i] / total[i]), float(p_e[i]))
     out = []
     for i, a in enumerate(coders):
         for b in coders[i + 1 :]:
-            rows, flip = found.get((a, b)), False
-            if rows is None and (rows := found.get((b, a))) is not None:
-                flip = True
-            kappa: float | Undefined
-            if rows is None:
-                kappa, n = Undefined("no item was coded by both coders"), 0
-            else:
-                ca, cb = ("code_b", "code_a") if flip else ("code_a", "code_b")
-                w = rows["n"].to_numpy(dtype=float)
-                n = int(w.sum())
-                p_o = float(w[(rows[ca] == rows[cb]).to_numpy()].sum()) / n
-                row, col = rows.groupby(ca)["n"].sum(), rows.groupby(cb)["n"].sum()
-                p_e = float((row * col.reindex(row.index, fill_value=0)).sum()) / (n * n)
-                kappa = (
-                    Undefined("both coders gave one and the same category to every shared item")
-                    if p_e >= 1 - 1e-12
-                    else (p_o - p_e) / (1 - p_e)
-                )
-            out.append(
-                (
-                    a,
-                    b,
-                    cohen(
-                        kappa,
-                        n,
-                        f"cohen_kappa[{a},{b}]",
-                        f"Cohen's kappa {a} x {b}",
-                        "Cohen (1960) kappa of two coders",
-                    ),
-                )
+            n_ab, p_o, p_e_ab = tables.get((a, b), (0, 0.0, 0.0))
+            kappa: float | Undefined = (
+                Undefined("no item was coded by both coders")
+                if n_ab == 0
+                else Undefined("both coders gave one and the same category to every shared item")
+                if p_e_ab >= 1 - 1e-12
+                else (p_o - p_e_ab) / (1 - p_e_ab)
             )
+            out.append((a, b, cohen(kappa, n_ab, f"cohen_kappa[{a},{b}]", f"Cohen's kappa {a} x {b}", COHEN_METHOD)))
     return pairwise_mean(out, len(coders))
 
 
@@ -108,7 +108,7 @@ def headline(sums: pd.DataFrame, pairs: pd.DataFrame, coders: pd.DataFrame, *, m
     """The headline numbers of :func:`analysis.agreement.panel` from the store's sums (columns as
     :meth:`corpus.store.Store.agreement_sums` gives them); None when there is no label."""
     people = coders[(coders["n"] > 0) & (coders["kind"] == "human")] if "kind" in coders else coders[coders["n"] > 0]
-    names = [str(c) for c in people["coder"]]
+    names = sorted(str(c) for c in people["coder"])  # the label table's order
     if sums.empty or not names:
         return None
     cats, c = _tables(sums)

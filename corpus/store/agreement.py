@@ -97,12 +97,14 @@ def _apply(c: sa.Connection, task_id: int, change: Terms) -> None:
 
 def current_codes(c: sa.Connection, task_id: int, item_id: str) -> dict[int, str]:
     """Every coder's current label of one item: coder id -> code (their latest label)."""
+    # Sorted here, not by the query: an ORDER BY id would let SQLite walk the task's (task, id)
+    # index over every label of the task instead of the item's few rows.
     rows = c.execute(
-        sa.select(labels.c.coder_id, labels.c.code)
-        .where(labels.c.task_id == task_id, labels.c.item_id == item_id)
-        .order_by(labels.c.id)
+        sa.select(labels.c.id, labels.c.coder_id, labels.c.code).where(
+            labels.c.task_id == task_id, labels.c.item_id == item_id
+        )
     ).all()
-    return {int(r.coder_id): r.code for r in rows}
+    return {int(r.coder_id): r.code for r in sorted(rows, key=lambda r: r.id)}
 
 
 def _humans(c: sa.Connection, ids: Iterable[int]) -> set[int]:
@@ -193,34 +195,31 @@ def recount_agreement(c: sa.Connection, task_id: int | None = None) -> None:
         _apply(c, tid, frame_terms(current))
 
 
+def _frame(c: sa.Connection, q: sa.Select) -> pd.DataFrame:
+    """A small query's rows as a frame, column by column (quicker than pandas reading rows)."""
+    result = c.execute(q)
+    names, rows = list(result.keys()), result.all()
+    return pd.DataFrame({name: list(col) for name, col in zip(names, zip(*rows))} if rows else {n: [] for n in names})
+
+
 def read_sums(c: sa.Connection, task_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """The task's sums, with coders by name: (m, code_a, code_b, value), (coder_a, coder_b, code_a,
     code_b, n) and (coder, kind, n); rows at zero left out."""
-    sums = pd.read_sql(
-        sa.select(agreement_sums.c.m, agreement_sums.c.code_a, agreement_sums.c.code_b, agreement_sums.c.value).where(
-            agreement_sums.c.task_id == task_id, agreement_sums.c.value != 0
-        ),
-        c,
-    )
+    s, p, k = agreement_sums, agreement_pairs, agreement_coders
+    sums = _frame(c, sa.select(s.c.m, s.c.code_a, s.c.code_b, s.c.value).where(s.c.task_id == task_id, s.c.value != 0))
     a, b = users.alias("a"), users.alias("b")
-    pairs = pd.read_sql(
-        sa.select(
-            a.c.username.label("coder_a"),
-            b.c.username.label("coder_b"),
-            agreement_pairs.c.code_a,
-            agreement_pairs.c.code_b,
-            agreement_pairs.c.n,
-        )
-        .join(a, a.c.id == agreement_pairs.c.coder_a)
-        .join(b, b.c.id == agreement_pairs.c.coder_b)
-        .where(agreement_pairs.c.task_id == task_id, agreement_pairs.c.n != 0),
+    pairs = _frame(
         c,
+        sa.select(a.c.username.label("coder_a"), b.c.username.label("coder_b"), p.c.code_a, p.c.code_b, p.c.n)
+        .join(a, a.c.id == p.c.coder_a)
+        .join(b, b.c.id == p.c.coder_b)
+        .where(p.c.task_id == task_id, p.c.n != 0),
     )
-    coders = pd.read_sql(
-        sa.select(users.c.username.label("coder"), users.c.kind, agreement_coders.c.n)
-        .join(users, users.c.id == agreement_coders.c.coder_id)
-        .where(agreement_coders.c.task_id == task_id, agreement_coders.c.n != 0)
-        .order_by(users.c.username),
+    coders = _frame(
         c,
+        sa.select(users.c.username.label("coder"), users.c.kind, k.c.n)
+        .join(users, users.c.id == k.c.coder_id)
+        .where(k.c.task_id == task_id, k.c.n != 0)
+        .order_by(users.c.username),
     )
     return sums, pairs, coders
