@@ -8,6 +8,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analysis.format import fmt_count
+from corpus.benchmark import Benchmark
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
 from corpus.escape import md_text
@@ -99,16 +100,16 @@ def _annotate_and_lead(annotate: DeltaGenerator, lead: DeltaGenerator, item: str
 # -- a dataset of kitchen runs -------------------------------------------------------------------
 
 
-def kitchen_is_current() -> bool:
-    """Whether the current dataset holds kitchen runs (False when there is none to read: the Map Task
-    path then says why)."""
+def current_domain() -> str:
+    """The current dataset's domain ("map_task" when there is none to read: the Map Task path then
+    says why)."""
     from components.router import ensure_routed
 
     ensure_routed()
     try:
-        return datasets.current_domain() == "kitchen"
+        return datasets.current_domain()
     except (OutsideRoots, OSError):
-        return False
+        return "map_task"
 
 
 def kitchen_introduction() -> None:
@@ -181,3 +182,41 @@ def kitchen_entries(kitchen: KitchenCorpus) -> None:
             ":material/description:",
         )
     _annotate_and_lead(annotate, lead, "request unit")
+
+
+def benchmark_introduction() -> None:
+    st.markdown(
+        "A workbench for studying how partners build common ground. Here the dataset is a theory-of-mind "
+        "benchmark: trials of a story or an interaction with questions about what its characters believe, want "
+        "and know, and language models' answers to them. Compare scores every run as the benchmark's authors do: "
+        "accuracy overall and by every slice of the questions, with intervals, and the best runs as a paired test "
+        "allows."
+    )
+
+
+def benchmark_in_use(bench: Benchmark) -> None:
+    """What the benchmark holds: its questions, slices and runs."""
+    scored, refused = len(bench.ok_runs), len(bench.refused)
+    st.markdown(
+        f"**Dataset in use:** {md_text(bench.name)}: {fmt_count(len(bench.items))} questions, "
+        f"{fmt_count(len(bench.slices))} ways to slice them, {fmt_count(scored)} run{'s' if scored != 1 else ''} "
+        f"of models to compare" + (f" ({fmt_count(refused)} refused: Compare says why)" if refused else "") + "."
+    )
+
+
+def benchmark_entries() -> None:
+    """The ways in: Compare, then the report."""
+    st.subheader("Reviewing the models", anchor=False)
+    _step(
+        "pages/compare.py",
+        "1. Compare",
+        "Every run scored, the leaderboard with intervals, the slices, the confusions and each question with "
+        "every run's answer.",
+        ":material/compare_arrows:",
+    )
+    _step(
+        "pages/report.py",
+        "2. The report",
+        "The benchmark's results in one file, to share or to print.",
+        ":material/description:",
+    )

@@ -1,18 +1,25 @@
 """Home: what Groundwork is, the dataset in use, and where each kind of user starts (for Map Task
-sessions or for kitchen runs)."""
+sessions, kitchen runs or a benchmark)."""
 
 import streamlit as st
 
 from components import home
-from components.dataset import require_corpus, require_kitchen, synthetic_banner
+from components.dataset import require_benchmark, require_corpus, require_kitchen, synthetic_banner
 from services.home import facts
 
-if home.kitchen_is_current():
+domain = home.current_domain()
+if domain == "kitchen":
     kitchen = require_kitchen("Groundwork")
     home.kitchen_introduction()
     home.kitchen_in_use(kitchen)
     synthetic_banner(kitchen)
     home.kitchen_entries(kitchen)
+elif domain == "benchmark":
+    bench = require_benchmark("Groundwork")
+    home.benchmark_introduction()
+    home.benchmark_in_use(bench)
+    synthetic_banner(bench)
+    home.benchmark_entries()
 else:
     corpus = require_corpus()
     st.title("Groundwork")

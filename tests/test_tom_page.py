@@ -74,3 +74,18 @@ def test_the_address_names_the_chosen_dataset_on_every_page(tmp_path, monkeypatc
     again.run()
     again.switch_page("pages/compare.py").run()
     assert again.title[0].value == "Models on a benchmark"
+
+
+def test_home_greets_the_benchmark_sample(tmp_path, monkeypatch):
+    """Home on the bundled benchmark: its title, what it holds, that it is synthetic, and the way to
+    Compare; nothing about reading Map Task sessions."""
+    bench = load_benchmark(SAMPLE)
+    at = open_page(tmp_path, monkeypatch, "pages/home.py", dataset=SAMPLE)
+    assert not at.error and not at.exception
+    assert [t.value for t in at.title] == ["Groundwork"]
+    texts = [e.value for e in (*at.markdown, *at.info, *at.caption)]
+    assert not any("reads Map Task sessions" in t for t in texts), texts
+    held = next(m.value for m in at.markdown if m.value.startswith("**Dataset in use:**"))
+    assert f"{len(bench.items):,} questions" in held and f"{len(bench.ok_runs)} runs" in held, held
+    assert any("is synthetic" in i.value for i in at.info)
+    assert [link.proto.page for link in at.get("page_link")][:2] == ["compare", "report"]
