@@ -1,7 +1,9 @@
 """The live agreement panel: it follows the labels as they come in (a fragment with ``run_every``).
 
 - For the lead: the headline numbers follow every label. Every :data:`CHECK_SECONDS` a fragment
-  asks the store for the task's labels version (one cheap query); only when it moved does it read
+  asks whether a label came in: on PostgreSQL from memory (the notices the store sends with every
+  label, :mod:`corpus.store.notify`), elsewhere from the task's labels version (one cheap query);
+  only when one did does it read
   the agreement sums the store keeps with every label (:func:`services.coding.panel_numbers`: a few
   rows whatever the task's size) and redraw the numbers and the progress; the page does not run
   again. Below :data:`analysis.agreement.PANEL_MIN_ITEMS` items a statistic reads "too few items
@@ -35,12 +37,14 @@ from components import agreement_view as view
 from corpus.escape import md_text
 from corpus.store import AccessDenied, Task, User
 from services import tasks
-from services.coding import LivePanel, PanelNumbers, labels_version, live_panel, panel_numbers
+from services.coding import LivePanel, PanelNumbers, label_changes, labels_version, live_panel, panel_numbers
 from services.settings import settings
 
 # The lead's panel checks the labels version this often (one cheap query) and reads the numbers again
 # only when a label came in, so a new label shows within a fraction of a second.
 CHECK_SECONDS = 0.3
+# Where the store's notices say when a label came in (PostgreSQL), the version is still read this often.
+VERIFY_SECONDS = 5.0
 # The details (from the labels, with a bootstrap) follow the labels as often as the settings say
 # (``panel_details_seconds``) while they come in, and are computed again at least this often.
 DETAILS_MAX_SECONDS = 300
@@ -126,11 +130,23 @@ def lead_panel(user: User, task: Task) -> None:
 def _numbers(user: User, task: Task, coders: list[str], every: float) -> None:
     """The headline numbers and the progress, read again only when a label came in (one cheap
     query per check otherwise)."""
-    key = f"panel_numbers_{task.id}"
+    key, mark_key = f"panel_numbers_{task.id}", f"panel_mark_{task.id}"
     held: PanelNumbers | None = st.session_state.get(key)
-    if held is None or labels_version(task.id) != held.version:
+    # On PostgreSQL the store's notices say from memory whether a label came in; elsewhere one row.
+    # Every VERIFY_SECONDS the version is read all the same: a notice lost on the way (a pooler that
+    # drops LISTEN) delays a label by that much at worst, never forever.
+    mark, checked_key = label_changes(task.id), f"panel_checked_{task.id}"
+    verify = time.monotonic() - st.session_state.get(checked_key, 0.0) >= VERIFY_SECONDS
+    if held is None:
+        moved = True
+    elif mark is not None and not verify:
+        moved = mark != st.session_state.get(mark_key)
+    else:
+        moved = labels_version(task.id) != held.version
+        st.session_state[checked_key] = time.monotonic()
+    if moved:
         held = panel_numbers(user, task.id)
-        st.session_state[key] = held
+        st.session_state[key], st.session_state[mark_key] = held, mark
     details: LivePanel | None = st.session_state.get(_details_key(task.id))
     numbers_row(_with_interval(held, details))
     newer = held.version[0] - details.version[0] if details is not None else 0

@@ -16,7 +16,8 @@ Every call goes to the label store the settings name, which checks who may see a
 - :func:`give_label`: a coder's label, written at once (the coding keypad's event).
 - :func:`feedback_counts`, :func:`feedback`: after the reveal, how many of a coder's labels gold
   agrees with, and where it differs.
-- :func:`labels_version`: the cheap "did a label come in?" check of the live views.
+- :func:`labels_version`: the cheap "did a label come in?" check of the live views, and
+  :func:`label_changes`, the same from memory on PostgreSQL (its notices), asking the database nothing.
 """
 
 from __future__ import annotations
@@ -64,6 +65,12 @@ def is_coder_of(user: User, task_id: int) -> bool:
 def labels_version(task_id: int) -> tuple[int, int]:
     """(labels, newest label id) of the task: one cheap query."""
     return get_store().labels_version(task_id)
+
+
+def label_changes(task_id: int) -> tuple[int, int] | None:
+    """A mark that moves when a label of the task is written, from memory (PostgreSQL's notices);
+    None where there is none: ask :func:`labels_version`."""
+    return get_store().label_changes(task_id)
 
 
 def _token(task_id: int, cur: pd.DataFrame) -> tuple[int, int, int]:

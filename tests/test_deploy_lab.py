@@ -81,7 +81,7 @@ def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
     page.get_by_label("Password (8 characters or more)").fill("pi-password")
     page.get_by_label("Password again").fill("pi-password")
     page.get_by_role("button", name="Create the lead account").click()
-    expect(page.get_by_text("New coding task")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("New coding task", exact=True)).to_be_visible(timeout=60_000)
     first.close()
     # Other browsers sign in with that account, wherever nginx sends them.
     for _ in range(5):
@@ -90,7 +90,7 @@ def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
         other.goto(f"{url}/tasks")
         wait_idle(other, timeout=60_000)
         submit_sign_in(other, "pi", "pi-password", 60_000)
-        expect(other.get_by_text("New coding task")).to_be_visible(timeout=60_000)
+        expect(other.get_by_text("New coding task", exact=True)).to_be_visible(timeout=60_000)
         context.close()
     # New visitors (no affinity cookie yet) are spread over the replicas.
     for _ in range(40):

@@ -22,6 +22,7 @@ from corpus.store.access import may_see_all_labels, require_label_write, require
 from corpus.store.agreement import account_item, read_sums
 from corpus.store.base import AccessDenied, StoreBase, StoreError, Task, User
 from corpus.store.engine import insert_unless_present
+from corpus.store.notify import listener
 from corpus.store.tables import count_label, labels, max_chars, task_coders, task_items, tasks, users
 
 if TYPE_CHECKING:
@@ -166,6 +167,13 @@ class Labels(StoreBase):
         the count alone."""
         with self._read() as c:
             return self._version(c, task_id)
+
+    def label_changes(self, task_id: int) -> tuple[int, int] | None:
+        """A mark that moves when a label of the task is written, read from memory: on PostgreSQL
+        the notices this process's listener counted (:mod:`corpus.store.notify`); None on SQLite, or
+        while the listener is not connected (ask :meth:`labels_version` then)."""
+        found = listener(self.engine)
+        return None if found is None else found.mark(task_id)
 
     def agreement_sums(self, user: User, task_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
         """The task's agreement in sufficient statistics (:mod:`corpus.store.agreement`), kept with

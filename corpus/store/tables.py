@@ -10,6 +10,8 @@ from typing import cast
 
 import sqlalchemy as sa
 
+from corpus.store.notify import announce
+
 SCHEMA_VERSION = 6
 
 ROLES = ("lead", "coder", "viewer")
@@ -247,8 +249,9 @@ def max_chars(column: sa.Column) -> int:
 
 
 def count_label(c: sa.Connection, task_id: int, label_id: int) -> None:
-    """One label row was written for ``task_id``: its labels version moves on (call it in the
-    transaction that wrote the label)."""
+    """One label row was written for ``task_id``: its labels version moves on, and the panels
+    listening are told at the commit (call it in the transaction that wrote the label)."""
+    announce(c, task_id)
     c.execute(
         tasks.update()
         .where(tasks.c.id == task_id)
@@ -266,6 +269,8 @@ def recount_labels(c: sa.Connection, task_id: int | None = None) -> None:
     newest = sa.select(sa.func.coalesce(sa.func.max(labels.c.id), 0)).where(labels.c.task_id == tasks.c.id)
     q = tasks.update().values(labels_count=count, labels_newest=newest.scalar_subquery())
     c.execute(q if task_id is None else q.where(tasks.c.id == task_id))
+    if task_id is not None:
+        announce(c, task_id)
 
 
 def label_row(task_id: int, item_id: str, coder_id: int, code: str, version: str, source: str, now) -> dict:  # noqa: ANN001

@@ -128,3 +128,49 @@ def test_the_drift_and_the_tiles_follow_one_rule():
     assert enough.drift.loc[enough.drift["n_items"] >= 10, "kappa"].notna().all()
     assert enough.drift.loc[enough.drift["n_items"] < 10, "kappa"].isna().all()
     assert ag.is_defined(enough.headline.fleiss.estimate)
+
+
+def test_postgresql_tells_the_panels_when_a_label_comes_in(url, team):
+    """On PostgreSQL a label write is announced (NOTIFY at its commit): another store on the same
+    database (another replica) sees its mark for the task move without asking the database, and
+    only that task's; a rolled-back write announces nothing. SQLite has no notices: None."""
+    import time
+
+    from corpus.store import Store
+
+    store, lead, ann, bob, viewer, task = team
+    other = Store(url)
+    if not url.startswith("postgresql"):
+        assert other.label_changes(task.id) is None
+        return
+
+    def settled(what, timeout=10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            got = what()
+            if got:
+                return got
+            time.sleep(0.05)
+        raise AssertionError("nothing changed in time")
+
+    start = settled(lambda: other.label_changes(task.id))
+    items = store.items(task.id)["item_id"].tolist()
+    second = store.create_task(
+        lead, "second", "sample", task.codebook, [{"session_id": "S09", "action_index": 1}], [ann], dataset_hash="h"
+    )
+    store.add_label(ann, second.id, "S09:1", "initiate")
+    time.sleep(0.5)
+    assert other.label_changes(task.id) == start  # another task's label
+    with statements(other) as seen:
+        store.add_label(ann, task.id, items[0], "initiate")
+        moved = settled(lambda: (m := other.label_changes(task.id)) != start and m)
+    assert moved[1] == start[1] + 1 and moved[0] == start[0]
+    assert seen == []  # the mark came from memory: no statement on the other store's connections
+    try:
+        store.add_label(ann, task.id, "no-such-item", "initiate")
+    except Exception:  # noqa: BLE001 - refused: its transaction rolls back
+        pass
+    store.import_labels_csv(lead, task.id, f"item,coder,label\n{items[1]},ext,repair\n", create_coders=True)
+    after = settled(lambda: (m := other.label_changes(task.id)) != moved and m)
+    assert after[1] == moved[1] + 1  # the import's one notice; the refused label sent none
+    other.engine.dispose()
