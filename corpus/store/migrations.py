@@ -78,6 +78,9 @@ def _v5(c: sa.Connection) -> None:
 
 
 def _v6(c: sa.Connection) -> None:
+    _add_column(c, t.tasks.c.n_items)
+    count = sa.select(sa.func.count()).where(t.task_items.c.task_id == t.tasks.c.id).scalar_subquery()
+    c.execute(t.tasks.update().values(n_items=count))
     for table in t.AGREEMENT_TABLES:
         table.create(c)
     recount_agreement(c)
@@ -106,7 +109,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         6,
         "each task keeps its agreement in sufficient statistics, written with every label: the live "
-        "panel's numbers come from a few rows instead of every label",
+        "panel's numbers come from a few rows instead of every label; a task's row holds its number of items",
         _v6,
     ),
 )

@@ -88,6 +88,8 @@ tasks = sa.Table(
     # label rows the task has and the newest one's id. A live panel's change check reads this row.
     sa.Column("labels_count", sa.Integer, nullable=False, server_default="0"),
     sa.Column("labels_newest", sa.Integer, nullable=False, server_default="0"),
+    # v6: the task's number of items (fixed when the task is made), so reading a task counts nothing.
+    sa.Column("n_items", sa.Integer, nullable=False, server_default="0"),
     sa.Index("ix_tasks_dataset_hash", "dataset_hash"),
 )
 task_items = sa.Table(

@@ -152,6 +152,7 @@ class Tasks(StoreBase):
                             show_canvas=bool(show_canvas),
                             phase="coding",
                             share_agreement=False,
+                            n_items=len(rows),
                             created_by=actor.id,
                             created_at=self._now(),
                         )
@@ -235,11 +236,9 @@ class Tasks(StoreBase):
                 c.execute(task_coders.insert(), new)
 
     def _tasks(self, where=None) -> list[Task]:  # noqa: ANN001 - a SQL condition
-        """Tasks with their item counts, in one query (each task's count from its primary-key range)."""
-        n_items = (
-            sa.select(sa.func.count()).where(task_items.c.task_id == tasks.c.id).correlate(tasks).scalar_subquery()
-        )
-        q = sa.select(tasks, n_items.label("n_items")).order_by(tasks.c.id)
+        """Tasks, in one query (each with the count of its items, kept on its row: items are fixed
+        when the task is made)."""
+        q = sa.select(tasks).order_by(tasks.c.id)
         if where is not None:
             q = q.where(where)
         with self._read() as c:

@@ -136,8 +136,9 @@ def _as_version(store: Store, version: int, *statements: str) -> None:
     store.engine.dispose()
 
 
-_V5 = tuple(
-    f"DROP TABLE {name}" for name in ("agreement_labels", "agreement_sums", "agreement_pairs", "agreement_coders")
+_V5 = (
+    *(f"DROP TABLE {name}" for name in ("agreement_labels", "agreement_sums", "agreement_pairs", "agreement_coders")),
+    "ALTER TABLE tasks DROP COLUMN n_items",
 )
 _V4 = (*_V5, "ALTER TABLE tasks DROP COLUMN labels_count", "ALTER TABLE tasks DROP COLUMN labels_newest")
 _V3 = (
@@ -234,6 +235,7 @@ def test_a_version_5_database_counts_each_tasks_agreement_sums(url):
     _as_version(store, 5, *_V5)
     upgraded = Store(url)
     assert (upgraded.migrated, upgraded.schema_version()) == ([6], 6)
+    assert upgraded.task(task.id).n_items == 3  # counted on the upgrade
     head = headline(*upgraded.agreement_sums(lead, task.id))
     assert (head.n_labels, head.n_items_complete, head.percent_agreement.estimate) == (6, 3, 1.0)
     upgraded.add_label(ann, task.id, "S01:2", "repair")
