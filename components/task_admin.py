@@ -36,6 +36,8 @@ from services import kitchen as kitchen_svc
 from services.coding import labels_version, task_report
 
 UPLOAD = "Upload a codebook (YAML or JSON)"
+# The exports say within this many seconds that labels came in since they were built (one row read).
+EXPORTS_CHECK_SECONDS = 2.0
 
 
 def coders_picker(lead: User, key: str) -> tuple[list[User], list[str]]:
@@ -401,6 +403,17 @@ def _build_exports(lead: User, task: Task, n_boot: int) -> BuiltExports:
     )
 
 
+@st.fragment(run_every=EXPORTS_CHECK_SECONDS)
+def _built_note(task_id: int, built: BuiltExports) -> None:
+    """When the exports were built and from how many labels, and whether labels came in since (a
+    label no longer runs the page again: this note looks for itself)."""
+    changed = labels_version(task_id) != built.version
+    st.caption(
+        f"Built {fmt_time(built.built_at)} UTC from {built.version[0]} labels, {built.n_boot} bootstrap resamples."
+        + (" Labels have changed since: build them again for the current state." if changed else "")
+    )
+
+
 def exports(lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report,
     built when the lead asks (the report's bootstrap takes seconds) and then kept as built."""
@@ -425,11 +438,7 @@ def exports(lead: User, task: Task) -> None:
             "The labels (long, JSONL, wide), the gold and the agreement report, as of the moment you build them."
         )
         return
-    now = labels_version(task.id)
-    st.caption(
-        f"Built {fmt_time(built.built_at)} UTC from {built.version[0]} labels, {built.n_boot} bootstrap resamples."
-        + (" Labels have changed since: build them again for the current state." if now != built.version else "")
-    )
+    _built_note(task.id, built)
     c = st.columns(4)
     csv_button(
         "Labels, long (CSV)",

@@ -1,5 +1,5 @@
-"""The Tasks page's exports in a real browser while coders are coding: every label reruns the lead's
-page, and every click on an export still yields its file (before, about one click in 25 got
+"""The Tasks page's exports in a real browser while coders are coding: labels keep arriving on the
+lead's page, and every click on an export still yields its file (before, about one click in 25 got
 nothing: the page had replaced the file the button pointed at). The files are those built: as of
 the labels at the moment the lead built them."""
 
@@ -49,7 +49,7 @@ def test_every_export_click_yields_its_file_while_labels_arrive(tmp_path, page):
         store.add_label(bob, task.id, item, codes[(k // 3) % 4])
     stop = threading.Event()
 
-    def coding() -> None:  # a coder at a brisk pace: a label every 0.3 s, each rerunning the lead's page
+    def coding() -> None:  # a coder at a brisk pace: a label every 0.3 s, each redrawing the lead's panel
         k = 20
         while not stop.is_set():
             store.add_label(ann, task.id, ids[k % len(ids)], codes[k % 4])
