@@ -16,8 +16,9 @@ the human coders' current labels (a coder's latest label of an item); a third co
 :func:`account_item` in its own transaction, after the task's row is updated (which holds the
 task's row lock on PostgreSQL until the commit, so the writers of one task take turns here): it
 reads the item's current labels, takes away the item's old terms and adds its new ones, a handful
-of rows whatever the task's size. An import or a rule's labels call :func:`recount_agreement`,
-which counts the task again from its labels (as the migration to schema 6 does).
+of rows whatever the task's size; an import or a rule's labels call :func:`account_items` for
+their items (read a chunk at a time). :func:`recount_agreement` counts a task again from its
+labels, as the migration to schema 6 does.
 """
 
 from __future__ import annotations
@@ -64,15 +65,15 @@ class Terms:
         pairs = Counter((u, v, cu, cv) for i, (u, cu) in enumerate(ordered) for v, cv in ordered[i + 1 :])
         return cls(sums, pairs, Counter({(u,): 1 for u in codes}))
 
-    def minus(self, other: Terms) -> Terms:
-        """The change from ``other`` to these terms (negative counts kept)."""
-
-        def diff(a: Counter, b: Counter) -> Counter:
-            out = Counter(a)
-            out.subtract(b)
-            return Counter({k: v for k, v in out.items() if v})
-
-        return Terms(diff(self.sums, other.sums), diff(self.pairs, other.pairs), diff(self.coders, other.coders))
+    def shift(self, new: Terms, old: Terms) -> None:
+        """Count ``new`` in and ``old`` out (an item's terms now and as last counted), in place."""
+        for mine, plus, minus in (
+            (self.sums, new.sums, old.sums),
+            (self.pairs, new.pairs, old.pairs),
+            (self.coders, new.coders, old.coders),
+        ):
+            mine.update(plus)
+            mine.subtract(minus)
 
 
 def _add(c: sa.Connection, table: sa.Table, keys: tuple[str, ...], column: str, task_id: int, deltas: Counter) -> None:
@@ -95,16 +96,33 @@ def _apply(c: sa.Connection, task_id: int, change: Terms) -> None:
     _add(c, agreement_coders, ("coder_id",), "n", task_id, change.coders)
 
 
-def current_codes(c: sa.Connection, task_id: int, item_id: str) -> dict[int, str]:
-    """Every coder's current label of one item: coder id -> code (their latest label)."""
+CHUNK = 500  # items read per query when many are brought up to date at once
+
+
+def _codes_of(c: sa.Connection, task_id: int, item_ids: list[str]) -> dict[str, dict[int, str]]:
+    """Every coder's current label of each item: item -> coder id -> code (their latest label)."""
     # Sorted here, not by the query: an ORDER BY id would let SQLite walk the task's (task, id)
-    # index over every label of the task instead of the item's few rows.
+    # index over every label of the task instead of the items' few rows.
     rows = c.execute(
-        sa.select(labels.c.id, labels.c.coder_id, labels.c.code).where(
-            labels.c.task_id == task_id, labels.c.item_id == item_id
+        sa.select(labels.c.id, labels.c.item_id, labels.c.coder_id, labels.c.code).where(
+            labels.c.task_id == task_id, labels.c.item_id.in_(item_ids)
         )
     ).all()
-    return {int(r.coder_id): r.code for r in sorted(rows, key=lambda r: r.id)}
+    out: dict[str, dict[int, str]] = {i: {} for i in item_ids}
+    for r in sorted(rows, key=lambda r: r.id):
+        out[r.item_id][int(r.coder_id)] = r.code
+    return out
+
+
+def _counted(c: sa.Connection, task_id: int, item_ids: list[str]) -> dict[str, dict[int, str]]:
+    """The labels the sums last counted for each item: item -> coder id -> code."""
+    a = agreement_labels
+    out: dict[str, dict[int, str]] = {i: {} for i in item_ids}
+    for r in c.execute(
+        sa.select(a.c.item_id, a.c.coder_id, a.c.code).where(a.c.task_id == task_id, a.c.item_id.in_(item_ids))
+    ):
+        out[r.item_id][int(r.coder_id)] = r.code
+    return out
 
 
 def _humans(c: sa.Connection, ids: Iterable[int]) -> set[int]:
@@ -116,25 +134,39 @@ def _humans(c: sa.Connection, ids: Iterable[int]) -> set[int]:
     }
 
 
-def account_item(c: sa.Connection, task_id: int, item_id: str) -> None:
-    """Bring the task's sums up to date with the item's current labels (call it in the transaction
-    that changed them, after the task's row was written)."""
-    after = current_codes(c, task_id, item_id)
-    where = (agreement_labels.c.task_id == task_id) & (agreement_labels.c.item_id == item_id)
-    before = {
-        int(r.coder_id): r.code
-        for r in c.execute(sa.select(agreement_labels.c.coder_id, agreement_labels.c.code).where(where))
-    }
-    if after == before:
-        return
-    humans = _humans(c, set(after) | set(before))
-    _apply(c, task_id, Terms.of_item(after, humans).minus(Terms.of_item(before, humans)))
-    c.execute(agreement_labels.delete().where(where))
-    if after:
+def account_items(c: sa.Connection, task_id: int, item_ids: Iterable[str]) -> None:
+    """Bring the task's sums up to date with these items' current labels (call it in the
+    transaction that changed them, after the task's row was written): a label, or an import's
+    items read a chunk at a time; the cost follows the items, not the task."""
+    items = sorted(set(item_ids))
+    change = Terms(Counter(), Counter(), Counter())
+    for k in range(0, len(items), CHUNK):
+        chunk = items[k : k + CHUNK]
+        after, before = _codes_of(c, task_id, chunk), _counted(c, task_id, chunk)
+        moved = [i for i in chunk if after[i] != before[i]]
+        if not moved:
+            continue
+        humans = _humans(c, {u for i in moved for u in (*after[i], *before[i])})
+        for i in moved:
+            change.shift(Terms.of_item(after[i], humans), Terms.of_item(before[i], humans))
         c.execute(
-            agreement_labels.insert(),
-            [{"task_id": task_id, "item_id": item_id, "coder_id": u, "code": code} for u, code in after.items()],
+            agreement_labels.delete().where(
+                agreement_labels.c.task_id == task_id, agreement_labels.c.item_id.in_(moved)
+            )
         )
+        rows = [
+            {"task_id": task_id, "item_id": i, "coder_id": u, "code": code}
+            for i in moved
+            for u, code in after[i].items()
+        ]
+        if rows:
+            c.execute(agreement_labels.insert(), rows)
+    _apply(c, task_id, change)
+
+
+def account_item(c: sa.Connection, task_id: int, item_id: str) -> None:
+    """:func:`account_items` for the one item a label was written to."""
+    account_items(c, task_id, [item_id])
 
 
 def _current_frame(c: sa.Connection, task_id: int) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
-from corpus.store.agreement import recount_agreement
+from corpus.store.agreement import account_items
 from corpus.store.base import StoreBase, StoreError, Task, User
 from corpus.store.tables import label_row, labels, max_chars, recount_labels, task_coders, users
 
@@ -172,7 +172,7 @@ class CsvImport(StoreBase):
                 [label_row(task_id, i, ids[k], code, t.codebook.version, "import", now) for i, k, code in good],
             )
             recount_labels(c, task_id)
-            recount_agreement(c, task_id)
+            account_items(c, task_id, (i for i, _, _ in good))
         return LabelImport(len(good), n_missing, new_coders)
 
     @staticmethod

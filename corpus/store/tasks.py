@@ -16,7 +16,7 @@ from corpus import codebook as codebooks
 from corpus.codebook import Codebook
 from corpus.limits import NAME_CHARS, too_long
 from corpus.store.access import check_phase, require_lead, require_open_for_revision
-from corpus.store.agreement import recount_agreement
+from corpus.store.agreement import account_items
 from corpus.store.base import StoreBase, StoreError, Task, User, inserted_key, user_from_row
 from corpus.store.tables import (
     CODER_VIEWS,
@@ -211,7 +211,7 @@ class Tasks(StoreBase):
                     [label_row(task_id, i, uid, code, codebook.version, RULE_SOURCE, now) for i, code in codes.items()],
                 )
                 recount_labels(c, task_id)
-                recount_agreement(c, task_id)
+                account_items(c, task_id, codes)
 
     def move_dataset(self, actor: User | None, old_hash: str, new_hash: str) -> list[str]:
         """The tasks on the dataset whose content hash was ``old_hash`` now name ``new_hash`` (the
