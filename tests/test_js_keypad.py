@@ -537,3 +537,28 @@ def test_typing_at_full_speed_sends_each_flag_with_the_next_label(tab, case):
     sent, end = _type_at_full_speed(tab, case)
     assert [lab["unsure"] for lab in sent] == [unsure for *_, unsure in MEANT]
     assert end["unsure"] is False
+
+
+def test_the_next_item_shows_no_code_as_chosen_or_outlined(tab):
+    """After a label the next item's keypad may show the last code's definition (the coder's
+    likely next one), but no code looks chosen or outlined there: an uncoded item looks uncoded."""
+    mount(tab, data(ITEMS[0]))
+    press(tab, "2")
+    [label] = labels(tab)
+    code = label["code"]
+    render(
+        tab,
+        {
+            **keypad_data(TASK, ITEMS[1], None, enabled=True, disabled_reason="", status=None, focus=code),
+            "ack": label["request_id"],
+        },
+    )
+    marks = tab.evaluate(
+        "() => [...gw.parent.querySelectorAll('.kp-code')].map((b) => [b.dataset.code, b.dataset.focused, b.dataset.chosen])"
+    )
+    assert shown(tab)["item"] == ITEMS[1]
+    assert [m for m in marks if m[1] == "true" or m[2] == "true"] == [], marks
+    # Pointing at a code still outlines it and shows its definition.
+    tab.locator(".kp-code").nth(3).hover()
+    marks = tab.evaluate("() => [...gw.parent.querySelectorAll('.kp-code')].map((b) => b.dataset.focused)")
+    assert marks.count("true") == 1 and marks[3] == "true"

@@ -263,7 +263,9 @@ class Keypad {
     if (!this.data) return;
     const chosen = this.hovered || this.data.focus || (this.data.current && this.data.current.code);
     const c = this.byCode(chosen) || this.data.codes[0];
-    for (const [code, b] of this.buttons) b.dataset.focused = String(c !== undefined && code === c.code);
+    // Outlined: only the code pointed at. The last code used (its definition shown here) is not
+    // outlined on the next item, which would look as if that item were coded already.
+    for (const [code, b] of this.buttons) b.dataset.focused = String(this.hovered !== null && code === this.hovered);
     if (!c) return;
     this.q(".kp-detail-title").replaceChildren(el("span", "kp-key", c.key), " ", c.name,
       c.requires_note ? " (needs a note)" : "");
