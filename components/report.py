@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 import streamlit as st
 
@@ -41,8 +42,14 @@ def _name(data: Data) -> str:
 
 
 def command(data: Data) -> str:
-    """The command that builds the same report from the dataset's folder."""
-    return f"python -m analysis report {current_source().path} OUT"
+    """The command that builds the same report from the dataset's folder (as the server's working
+    folder names it, where it is inside it: the server's own folders stay out of a shared report)."""
+    path = current_source().path
+    try:
+        shown = path.relative_to(Path.cwd())
+    except ValueError:
+        shown = path
+    return f"python -m analysis report {shown} OUT"
 
 
 def report_intro(data: Data) -> None:

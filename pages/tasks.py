@@ -18,7 +18,7 @@ lead = require_user(roles=("lead",))
 if st.session_state.get("ta_msg"):
     st.success(md_line(st.session_state.pop("ta_msg")))
 
-with st.expander(accounts_title(lead), icon=":material/group:"):
+with st.expander(accounts_title(lead)):  # no icon: it would take the place of the arrow
     users_admin(lead)
 with st.expander("Uploaded datasets"):
     uploads_admin(lead)
