@@ -97,6 +97,9 @@ class Section:
     figures: tuple[Figure, ...] = ()
 
 
+CREATED = "created"  # the provenance entry of the moment a report was made
+
+
 @dataclass(frozen=True)
 class Reproduction:
     title: str
@@ -111,9 +114,10 @@ class Reproduction:
         for s in self.sections:
             out += list(s.tables)
             out += [Table(f"{f.name}_data", f"Numbers behind: {f.title}", f.data) for f in s.figures]
-        out.append(
-            Table("provenance", "Provenance", pd.DataFrame(list(self.provenance.items()), columns=["what", "value"]))
-        )
+        # The page says when it was made; the tables leave the moment out, so that two builds on the
+        # same inputs give the same bytes whenever they run.
+        kept = [(k, v) for k, v in self.provenance.items() if k != CREATED]
+        out.append(Table("provenance", "Provenance", pd.DataFrame(kept, columns=["what", "value"])))
         return out
 
 
@@ -391,7 +395,7 @@ def _provenance(
         "synthetic": "yes" if synthetic else "no",
         **choices,
         "seeds": seeds,
-        "created": (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
+        CREATED: (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
         "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
         "regenerate with": command,
         **(extra or {}),
