@@ -9,11 +9,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from analysis.format import fmt_count
 from corpus.benchmark import Benchmark
-from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
 from corpus.escape import md_text
 from corpus.kitchen_dataset import KitchenCorpus
-from services import datasets
 from services.home import DatasetFacts
 
 PAIRINGS_NAMED = 4  # a dataset with more pairings names this many and counts the rest
@@ -98,18 +96,6 @@ def _annotate_and_lead(annotate: DeltaGenerator, lead: DeltaGenerator, item: str
 
 
 # -- a dataset of kitchen runs -------------------------------------------------------------------
-
-
-def current_domain() -> str:
-    """The current dataset's domain ("map_task" when there is none to read: the Map Task path then
-    says why)."""
-    from components.router import ensure_routed
-
-    ensure_routed()
-    try:
-        return datasets.current_domain()
-    except (OutsideRoots, OSError):
-        return "map_task"
 
 
 def kitchen_introduction() -> None:

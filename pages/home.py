@@ -1,29 +1,25 @@
 """Home: what Groundwork is, the dataset in use, and where each kind of user starts (for Map Task
 sessions, kitchen runs or a benchmark)."""
 
-import streamlit as st
-
 from components import home
-from components.dataset import require_benchmark, require_corpus, require_kitchen, synthetic_banner
+from components.dataset import require_any, synthetic_banner
+from corpus.benchmark import Benchmark
+from corpus.kitchen_dataset import KitchenCorpus
 from services.home import facts
 
-domain = home.current_domain()
-if domain == "kitchen":
-    kitchen = require_kitchen("Groundwork")
+data = require_any("Groundwork")
+if isinstance(data, KitchenCorpus):
     home.kitchen_introduction()
-    home.kitchen_in_use(kitchen)
-    synthetic_banner(kitchen)
-    home.kitchen_entries(kitchen)
-elif domain == "benchmark":
-    bench = require_benchmark("Groundwork")
+    home.kitchen_in_use(data)
+    synthetic_banner(data)
+    home.kitchen_entries(data)
+elif isinstance(data, Benchmark):
     home.benchmark_introduction()
-    home.benchmark_in_use(bench)
-    synthetic_banner(bench)
+    home.benchmark_in_use(data)
+    synthetic_banner(data)
     home.benchmark_entries()
 else:
-    corpus = require_corpus()
-    st.title("Groundwork")
     home.introduction()
-    home.dataset_in_use(corpus, facts(corpus))
-    synthetic_banner(corpus)
-    home.entries(facts(corpus))
+    home.dataset_in_use(data, facts(data))
+    synthetic_banner(data)
+    home.entries(facts(data))

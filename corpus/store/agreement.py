@@ -47,7 +47,7 @@ HUMAN = "human"
 
 @dataclass
 class Terms:
-    """What one item (or many) adds to the three tables of sums."""
+    """What one item adds to the three tables of sums (or, summed, many items)."""
 
     sums: Counter  # (m, code_a, code_b) -> sum of n_a n_b
     pairs: Counter  # (coder_a, coder_b, code_a, code_b) -> items, coder_a < coder_b
@@ -169,42 +169,6 @@ def account_item(c: sa.Connection, task_id: int, item_id: str) -> None:
     account_items(c, task_id, [item_id])
 
 
-def _current_frame(c: sa.Connection, task_id: int) -> pd.DataFrame:
-    """Every coder's current label of the task: item_id, coder_id, code, human."""
-    q = (
-        sa.select(labels.c.item_id, labels.c.coder_id, labels.c.code, (users.c.kind == HUMAN).label("human"))
-        .join(users, users.c.id == labels.c.coder_id)
-        .where(labels.c.task_id == task_id)
-        .order_by(labels.c.id)
-    )
-    frame = pd.read_sql(q, c)
-    frame["human"] = frame["human"].astype(bool)
-    return frame.drop_duplicates(["item_id", "coder_id"], keep="last").reset_index(drop=True)
-
-
-def frame_terms(current: pd.DataFrame) -> Terms:
-    """The terms of every item of ``current`` (item_id, coder_id, code, human: one row per item and
-    coder), summed, computed table-wise (what :meth:`Terms.of_item` gives item by item)."""
-    if current.empty:
-        return Terms(Counter(), Counter(), Counter())
-    coders = current.groupby("coder_id").size()
-    people = current[current["human"]]
-    if people.empty:
-        return Terms(Counter(), Counter(), Counter({(int(k),): int(v) for k, v in coders.items()}))
-    n = people.groupby(["item_id", "code"]).size().rename("n").reset_index()
-    n["m"] = n.groupby("item_id")["n"].transform("sum")
-    both = n.merge(n[["item_id", "code", "n"]], on="item_id", suffixes=("_a", "_b"))
-    sums = (both["n_a"] * both["n_b"]).groupby([both["m"], both["code_a"], both["code_b"]]).sum()
-    x = people.merge(people, on="item_id", suffixes=("_a", "_b"))
-    x = x[x["coder_id_a"] < x["coder_id_b"]]
-    pairs = x.groupby(["coder_id_a", "coder_id_b", "code_a", "code_b"]).size()
-
-    def counter(s: pd.Series) -> Counter:
-        return Counter({tuple(v.item() if hasattr(v, "item") else v for v in k): int(n) for k, n in s.items()})
-
-    return Terms(counter(sums), counter(pairs), Counter({(int(k),): int(v) for k, v in coders.items()}))
-
-
 def recount_agreement(c: sa.Connection, task_id: int | None = None) -> None:
     """Count the sums of ``task_id`` (None: of every task) again from its labels: after many labels
     were written at once (an import, a rule's labels) or when the tables were added."""
@@ -214,17 +178,8 @@ def recount_agreement(c: sa.Connection, task_id: int | None = None) -> None:
     for tid in ids:
         for table in AGREEMENT_TABLES:
             c.execute(table.delete().where(table.c.task_id == tid))
-        current = _current_frame(c, tid)
-        if current.empty:
-            continue
-        c.execute(
-            agreement_labels.insert(),
-            [
-                {"task_id": tid, "item_id": r.item_id, "coder_id": int(r.coder_id), "code": r.code}
-                for r in current.itertuples(index=False)
-            ],
-        )
-        _apply(c, tid, frame_terms(current))
+        items = c.execute(sa.select(labels.c.item_id).where(labels.c.task_id == tid).distinct()).scalars().all()
+        account_items(c, tid, items)
 
 
 def _frame(c: sa.Connection, q: sa.Select) -> pd.DataFrame:
