@@ -94,8 +94,9 @@ def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
         n_done / max(len(order), 1),
         text=f"{n_done} of {len(order)} items coded · {PHASE_TEXT.get(task.phase, md_text(task.phase))}",
     )
-    nav = st.columns([1, 1, 1.4, 1.4, 3], vertical_alignment="center")
-    nav[0].button(
+    # One row, each button as wide as its label: nothing of a label is cut at 1280 or 1440 wide.
+    nav = st.container(horizontal=True, vertical_alignment="center", key=f"code_nav_{task.id}")
+    nav.button(
         "Back",
         key=k(task.id, "back"),
         on_click=_move,
@@ -103,9 +104,8 @@ def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
         disabled=pos == 0,
         icon=":material/arrow_back:",
         shortcut="Left",
-        width="stretch",
     )
-    nav[1].button(
+    nav.button(
         "Next",
         key=k(task.id, "next"),
         on_click=_move,
@@ -113,20 +113,18 @@ def _navigation(task: Task, order: list[str], done: set[str], pos: int) -> None:
         disabled=pos >= len(order) - 1,
         icon=":material/arrow_forward:",
         shortcut="Right",
-        width="stretch",
     )
     nxt = next_uncoded(order, done, pos)
-    nav[2].button(
+    nav.button(
         "Next uncoded",
         key=k(task.id, "uncoded"),
         on_click=_move,
         args=(task, nxt if nxt is not None else pos),
         disabled=nxt is None,
         icon=":material/skip_next:",
-        width="stretch",
     )
-    nav[3].toggle("Auto-advance", value=True, key="code_autoadvance", help="After a label, go on to the next item")
-    nav[4].markdown(f"Item **{pos + 1}** of {len(order)} · {md_text(order[pos])}")
+    nav.toggle("Auto-advance", value=True, key="code_autoadvance", help="After a label, go on to the next item")
+    nav.markdown(f"Item **{pos + 1}** of {len(order)} · {md_text(order[pos])}")
 
 
 @st.fragment
