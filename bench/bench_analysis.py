@@ -1,7 +1,7 @@
 """Analysis screens: server-side time of one run of each analysis page (Streamlit's AppTest).
 
-Measured on the sample corpus and on a generated corpus of 1,000 sessions (~100,000 actions,
-``python -m corpus generate --seed 11 --sessions 1000``). In a fresh process per corpus, the app
+Measured on the sample corpus and on generated corpora of 1,000 and 10,000 sessions (~100,000 and
+~1,000,000 actions, ``python -m corpus generate --seed 11 --sessions N``, kept by bench/corpora.py). In a fresh process per corpus, the app
 runs once with the corpus loaded and every page visited (so modules are imported and the dataset
 is loaded and validated: that is ``load_*_ms``' job); then, for each page, the analysis caches are
 cleared and one run of the page is timed: everything the page computes and draws from a loaded
@@ -79,13 +79,11 @@ def _entries(label: str, times: dict[str, float], target: float) -> dict[str, di
 
 
 def run() -> dict[str, dict]:
-    sys.path.insert(0, str(ROOT))
-    from corpus.generate import generate
+    from bench.corpora import SESSIONS_1M, generated
 
     results = _entries("sample", screen_times(ROOT / "sample_data"), 1000)
-    with tempfile.TemporaryDirectory() as tmp:
-        big = generate(seed=11, out=Path(tmp) / "big", n_sessions=1000)
-        results.update(_entries("100k", screen_times(big), 5000))
+    results.update(_entries("100k", screen_times(generated(1000).path), 5000))
+    results.update(_entries("1m", screen_times(generated(SESSIONS_1M).path), 5000))
     return results
 
 

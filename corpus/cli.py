@@ -64,7 +64,13 @@ def _stats(args: argparse.Namespace) -> int:
 def _generate(args: argparse.Namespace) -> int:
     from corpus.generate import generate
 
-    out = generate(seed=args.seed, out=Path(args.out), n_sessions=args.sessions, overwrite=args.overwrite)
+    def progress(done: int, total: int) -> None:
+        if done % 1000 == 0 or done == total:
+            print(f"  {done:,} of {total:,} sessions written", file=sys.stderr, flush=True)
+
+    out = generate(
+        seed=args.seed, out=Path(args.out), n_sessions=args.sessions, overwrite=args.overwrite, progress=progress
+    )
     print(f"wrote {out}")
     return 0
 
@@ -185,7 +191,12 @@ def main(argv: list[str] | None = None) -> int:
 
     p = sub.add_parser("generate", help="write the synthetic sample corpus")
     p.add_argument("--seed", type=int, default=7)
-    p.add_argument("--sessions", type=int, default=25, help="number of sessions (default 25, as in the paper)")
+    p.add_argument(
+        "--sessions",
+        type=int,
+        default=25,
+        help="number of sessions (default 25, as in the paper; about 100 actions each, written as they are made)",
+    )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument("out")
     p.set_defaults(func=_generate)

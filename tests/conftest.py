@@ -264,10 +264,17 @@ def app_url(app_server) -> str:
 
 
 def pick_dataset(page, name: str) -> None:
-    """Choose a dataset in the sidebar's picker by (the start of) its name, and wait for the app."""
-    sidebar = page.get_by_test_id("stSidebar")
-    sidebar.get_by_test_id("stSelectbox").first.click()  # the picker comes first
+    """Choose a dataset in the sidebar's picker by (the start of) its name, and wait until the app
+    has opened it: the address names the dataset it shows (``?dataset=``), so it changes once the
+    run that opened the new one is done (an idle check alone can come before that run begins)."""
+    picker = page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first  # the picker comes first
+    if name in (picker.text_content() or ""):
+        wait_idle(page)
+        return
+    before = page.url
+    picker.click()
     page.get_by_role("option").filter(has_text=name).first.click()
+    page.wait_for_function("(before) => location.href !== before", arg=before, polling=50)
     wait_idle(page)
 
 

@@ -40,6 +40,28 @@ def test_committed_sample_is_what_seed_7_generates(tmp_path):
     assert not different, f"sample_data is stale (run `make sample`): {different[:5]}"
 
 
+def test_sessions_are_written_as_they_are_made_and_the_cli_reports_progress(tmp_path, capsys):
+    """A corpus of any size is written in bounded memory: each session is on disk (in the folder
+    being written) by the time the next is made, and nothing is moved into place before the end."""
+    from corpus.cli import main
+
+    out = tmp_path / "c"
+    seen = []
+
+    def progress(done, total):
+        (staging,) = [p for p in tmp_path.iterdir() if p.name.startswith(".c-")]
+        written = sorted(p.name for p in (staging / "sessions").iterdir())
+        seen.append((done, total, len(written), (staging / "sessions" / f"S{done:02d}" / "actions.jsonl").is_file()))
+        assert not out.exists()
+
+    generate(seed=3, out=out, n_sessions=4, progress=progress)
+    assert seen == [(1, 4, 1, True), (2, 4, 2, True), (3, 4, 3, True), (4, 4, 4, True)]
+    assert _tree(out) == _tree(generate(seed=3, out=tmp_path / "again", n_sessions=4))
+    assert main(["generate", "--seed", "3", "--sessions", "4", str(tmp_path / "cli")]) == 0
+    assert _tree(tmp_path / "cli") == _tree(out)
+    assert "4 of 4 sessions written" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def sample():
     return load_dir(SAMPLE_DATA)

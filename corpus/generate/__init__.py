@@ -35,10 +35,10 @@ The generator is deterministic for a seed. Its parts, one job each:
 - :mod:`.coders`: the simulated coders' grounding-act labels;
 - :mod:`.predictions`: the simulated models' predictions;
 - :mod:`.phrases` (data) and :mod:`.draws` (random helpers);
-- :mod:`.build`: all of it from one seed, in memory or written to a directory.
+- :mod:`.build`: all of it from one seed, written to a directory as it is made.
 """
 
-from corpus.generate.build import GENERATOR_VERSION, build, generate
+from corpus.generate.build import GENERATOR_VERSION, generate
 from corpus.generate.coders import HUMAN_CODERS, LLM_CODER
 
-__all__ = ["GENERATOR_VERSION", "HUMAN_CODERS", "LLM_CODER", "build", "generate"]
+__all__ = ["GENERATOR_VERSION", "HUMAN_CODERS", "LLM_CODER", "generate"]

@@ -1,19 +1,22 @@
-"""The whole sample corpus from one seed: maps, sessions, coders' labels and model predictions,
-in memory (:func:`build`) or written as a dataset directory (:func:`generate`)."""
+"""The whole sample corpus from one seed, written as a dataset directory: maps, sessions, coders'
+labels and model predictions."""
 
 from __future__ import annotations
 
+import json
 import math
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
 from corpus.generate.coders import grounding_labels
 from corpus.generate.maps import make_map
-from corpus.generate.predictions import predictions
+from corpus.generate.predictions import MM_DIMENSIONS, MODELS, model_info, model_rows
 from corpus.generate.session import make_session
-from corpus.model import DatasetInfo
-from corpus.write import write_dataset
+from corpus.generate.story import Step
+from corpus.model import Action, DatasetInfo, Session
+from corpus.write import DatasetWriter, folder_in_place
 
 GENERATOR_VERSION = 4
 # The story adds more actions to a session than its target in the visible condition (smaller
@@ -32,8 +35,21 @@ def _action_counts(rng, n: int) -> list[int]:
     return [int(round(c)) for c in counts]
 
 
-def build(seed: int, n_sessions: int = 25):
-    """Everything the corpus holds, in memory: (info, maps, sessions, labels, predictions)."""
+def generate(
+    seed: int,
+    out: str | Path,
+    n_sessions: int = 25,
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> Path:
+    """Write a synthetic corpus of ``n_sessions`` sessions to ``out`` and return its path.
+
+    Written as it is made: each session as soon as it is simulated, the model predictions row by
+    row (their test sessions read back from the files), so memory does not grow with the corpus
+    (a million actions are written like the sample); ``progress(done, n_sessions)`` is called after
+    each session. The draws are made in one order, the same
+    for every size: maps, the sessions in turn, the coders' labels, then each model's predictions.
+    """
     rng = np.random.default_rng(seed)
     maps = [make_map(rng, "map_a", "Map A (synthetic)"), make_map(rng, "map_b", "Map B (synthetic)")]
     by_id = {m.id: m for m in maps}
@@ -49,19 +65,40 @@ def build(seed: int, n_sessions: int = 25):
     )
     order = rng.permutation(n_sessions)
     counts = _action_counts(rng, n_sessions)
-    sessions, steps_by = [], {}
     width = max(2, len(str(n_sessions)))
-    for j, i in enumerate(order):
-        sid = f"S{j + 1:0{width}d}"
-        gm = maps[j % 2]
-        n_target = int(counts[j] * TARGET_SCALE[conditions[i]])
-        s, steps = make_session(rng, sid, conditions[i], splits[i], gm, n_target)
-        sessions.append(s)
-        steps_by[sid] = steps
-    truths = {sid: [st.act for st in steps] for sid, steps in steps_by.items()}
-    labels = grounding_labels(rng, sessions, truths)
-    preds = predictions(rng, sessions, by_id, steps_by)
-    info = DatasetInfo(
+    out = Path(out)
+    with folder_in_place(out, overwrite) as tmp:
+        w = DatasetWriter(tmp)
+        w.info(_info(seed, n_sessions))
+        w.maps(maps)
+        truths: dict[str, list[str]] = {}  # the grounding act of every action (the coders' truth)
+        marg: dict[str, list[str]] = {dim: [] for dim in MM_DIMENSIONS}  # every mental-model code
+        tests: dict[str, list[Step]] = {}  # test session -> its story
+        for j, i in enumerate(order):
+            sid = f"S{j + 1:0{width}d}"
+            gm = maps[j % 2]
+            n_target = int(counts[j] * TARGET_SCALE[conditions[i]])
+            s, steps = make_session(rng, sid, conditions[i], splits[i], gm, n_target)
+            w.session(s)
+            truths[sid] = [st.act for st in steps]
+            for a in s.actions:
+                if a.mental_model is not None:
+                    for dim in MM_DIMENSIONS:
+                        marg[dim].append(getattr(a.mental_model, dim).code)
+            if s.split == "test":
+                tests[sid] = steps
+            if progress is not None:
+                progress(j + 1, n_sessions)
+        w.labels(grounding_labels(rng, truths))
+        for model_id, cfg in MODELS.items():
+            with w.predictions(model_id, model_info(cfg)) as emit:
+                for task, row in model_rows(rng, cfg, _read_back(tmp, tests), by_id, marg):
+                    emit(task, row)
+    return out
+
+
+def _info(seed: int, n_sessions: int) -> DatasetInfo:
+    return DatasetInfo(
         name="Groundwork sample corpus (synthetic)",
         description=(
             "A synthetic Map Task corpus shaped like ALMANAC: invented sessions, chat, drawings, "
@@ -71,10 +108,13 @@ def build(seed: int, n_sessions: int = 25):
         synthetic=True,
         generator={"module": "corpus.generate", "version": GENERATOR_VERSION, "seed": seed, "n_sessions": n_sessions},
     )
-    return info, maps, sessions, labels, preds
 
 
-def generate(seed: int, out: str | Path, n_sessions: int = 25, overwrite: bool = False) -> Path:
-    """Write a synthetic corpus to ``out`` and return its path."""
-    info, maps, sessions, labels, preds = build(seed, n_sessions)
-    return write_dataset(out, info, maps, sessions, labels=labels, predictions=preds, overwrite=overwrite)
+def _read_back(root: Path, tests: dict[str, list[Step]]) -> Iterator[tuple[Session, list[Step]]]:
+    """The test sessions as written (their actions read back from the folder), one at a time."""
+    for sid, steps in tests.items():
+        d = root / "sessions" / sid
+        with open(d / "actions.jsonl", encoding="utf-8") as f:
+            actions = [Action.model_validate_json(line) for line in f]
+        meta = json.loads((d / "session.json").read_text(encoding="utf-8"))
+        yield Session.model_validate({**meta, "actions": actions}), steps

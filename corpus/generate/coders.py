@@ -10,7 +10,6 @@ import pandas as pd
 
 from corpus.consensus import majority
 from corpus.generate.draws import choice
-from corpus.model import Session
 
 # Plausible confusions between grounding acts.
 _CONFUSIONS = {
@@ -56,19 +55,20 @@ def _llm_vs_majority(human: list[list[str]], llm: list[str], items: list[int]) -
     return float(cohen_kappa_score([llm[i] for i in best["item"]], best["code"].tolist()))
 
 
-def grounding_labels(
-    rng, sessions: list[Session], truths: dict[str, list[str]], n_items: int = 180, n_few_shot: int = 8
-):
+def grounding_labels(rng, truths: dict[str, list[str]], n_items: int = 180, n_few_shot: int = 8):
     """Sample ``n_items`` actions; three human coders near Fleiss 0.8, an LLM coder near 0.75.
 
     The coders' accuracies are fixed; the seed of their noise is chosen among a few candidates so
     that the realised statistics land near the paper's (0.81 and 0.76), which a sample of 180 items
     does not guarantee by itself.
     """
-    pool = [(s.id, a.index) for s in sessions for a in s.actions]
-    n_items = min(n_items, len(pool))
-    idx = rng.choice(len(pool), size=n_items, replace=False)
-    items = [pool[i] for i in sorted(idx)]
+    # The pool: every action of every session (``truths``, in session order), numbered in turn.
+    sids = list(truths)
+    starts = np.cumsum([0] + [len(truths[sid]) for sid in sids])
+    n_items = min(n_items, int(starts[-1]))
+    idx = np.sort(rng.choice(int(starts[-1]), size=n_items, replace=False))
+    at = np.searchsorted(starts, idx, side="right") - 1
+    items = [(sids[j], int(i - starts[j])) for i, j in zip(idx, at)]
     few = set(int(i) for i in rng.choice(n_items, size=min(n_few_shot, n_items), replace=False))
     truth = [truths[sid][ai] for sid, ai in items]
     val = [i for i in range(n_items) if i not in few]

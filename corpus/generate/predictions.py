@@ -3,6 +3,7 @@ action, and the actor's mental model)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 
 from corpus import schema
@@ -33,69 +34,79 @@ MODELS: dict[str, dict[str, Any]] = {
 }
 
 
-def predictions(
-    rng, sessions: list[Session], maps: dict[str, GridMap], steps_by_session: dict[str, list[Step]]
-) -> dict:
-    out: dict[str, dict] = {}
-    marg = {
-        dim: [a.mental_model.model_dump()[dim]["code"] for s in sessions for a in s.actions if a.mental_model]
-        for dim in ("team_goal", "partner_intent", "self_reasoning")
-    }
-    for model_id, cfg in MODELS.items():
-        na, mm = [], []
-        for s in sessions:
-            if s.split != "test":
-                continue
-            shape = tuple(maps[s.map_id].grid_size)
-            for a in s.actions[1:]:
-                # Next action: the Guide only ever sends messages; the Follower's type is harder.
-                if a.role == "guide":
-                    t = "message"
-                else:
-                    t = (
-                        a.type
-                        if rng.random() < cfg["follower_type_acc"]
-                        else choice(rng, list(schema.ACTION_TYPES), [0.45, 0.3, 0.12, 0.1, 0.03])
-                    )
-                if t == "message":
-                    st = steps_by_session[s.id][a.index]
-                    pool = {
-                        "instruct": INSTRUCT,
-                        "ack": ACK_F if a.role == "follower" else ACK_G,
-                        "ask": REQ_ACK,
-                        "answer": REPAIR_G,
-                        "repair": REPAIR_G,
-                    }.get(st.state, SMALLTALK)
-                    lm = st.lm
-                    content = choice(rng, pool).format(
-                        dir=choice(rng, ["left", "right", "up", "down"]),
-                        lm=lm,
-                        side="left",
-                        pos="above",
-                        pos_word="top",
-                        n=4,
-                        opp="below it",
-                        other=lm,
-                        wrong="left",
-                    )
-                elif t in ("draw", "erase"):
-                    src = a.cells if a.type in ("draw", "erase") else list(maps[s.map_id].route[:5])
-                    dr, dc = (int(x) for x in rng.integers(-cfg["draw_noise"], cfg["draw_noise"] + 1, size=2))
-                    content = [list(c) for c in shifted(list(src), dr, dc, shape)]
-                else:
-                    content = None
-                na.append(
-                    {"session_id": s.id, "action_index": a.index, "role": a.role, "action_type": t, "content": content}
+MM_DIMENSIONS = ("team_goal", "partner_intent", "self_reasoning")
+
+
+def model_info(cfg: dict[str, Any]) -> dict[str, Any]:
+    """What a simulated model's model.json says of it."""
+    return {k: cfg[k] for k in ("name", "setting", "simulated", "description")}
+
+
+def model_rows(
+    rng,
+    cfg: dict[str, Any],
+    test_sessions: Iterable[tuple[Session, list[Step]]],
+    maps: dict[str, GridMap],
+    marg: dict[str, list[str]],
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """One simulated model's predictions on the test sessions (each with its story's steps), as
+    (task, row) in file order; ``marg``: every mental-model code of the corpus by dimension (a
+    wrong guess is drawn from them)."""
+    for s, steps in test_sessions:
+        shape = tuple(maps[s.map_id].grid_size)
+        for a in s.actions[1:]:
+            # Next action: the Guide only ever sends messages; the Follower's type is harder.
+            if a.role == "guide":
+                t = "message"
+            else:
+                t = (
+                    a.type
+                    if rng.random() < cfg["follower_type_acc"]
+                    else choice(rng, list(schema.ACTION_TYPES), [0.45, 0.3, 0.12, 0.1, 0.03])
                 )
-                # Mental model.
-                truth = cast(MentalModel, a.mental_model)  # every generated action has one
-                accs = cfg["mm_acc"][a.role]
-                row = {"session_id": s.id, "action_index": a.index, "role": a.role}
-                for dim, acc in zip(("team_goal", "partner_intent", "self_reasoning"), accs):
-                    code = getattr(truth, dim).code
-                    row[dim] = code if rng.random() < acc else choice(rng, marg[dim])
-                row["rationale"] = truth.rationale if rng.random() < 0.2 else choice(rng, RATIONALES[(a.role, "chat")])
-                mm.append(row)
-        info = {k: cfg[k] for k in ("name", "setting", "simulated", "description")}
-        out[model_id] = {"info": info, "next_action": na, "mental_model": mm}
-    return out
+            if t == "message":
+                st = steps[a.index]
+                pool = {
+                    "instruct": INSTRUCT,
+                    "ack": ACK_F if a.role == "follower" else ACK_G,
+                    "ask": REQ_ACK,
+                    "answer": REPAIR_G,
+                    "repair": REPAIR_G,
+                }.get(st.state, SMALLTALK)
+                lm = st.lm
+                content = choice(rng, pool).format(
+                    dir=choice(rng, ["left", "right", "up", "down"]),
+                    lm=lm,
+                    side="left",
+                    pos="above",
+                    pos_word="top",
+                    n=4,
+                    opp="below it",
+                    other=lm,
+                    wrong="left",
+                )
+            elif t in ("draw", "erase"):
+                src = a.cells if a.type in ("draw", "erase") else list(maps[s.map_id].route[:5])
+                dr, dc = (int(x) for x in rng.integers(-cfg["draw_noise"], cfg["draw_noise"] + 1, size=2))
+                content = [list(c) for c in shifted(list(src), dr, dc, shape)]
+            else:
+                content = None
+            yield (
+                "next_action",
+                {
+                    "session_id": s.id,
+                    "action_index": a.index,
+                    "role": a.role,
+                    "action_type": t,
+                    "content": content,
+                },
+            )
+            # Mental model.
+            truth = cast(MentalModel, a.mental_model)  # every generated action has one
+            accs = cfg["mm_acc"][a.role]
+            row = {"session_id": s.id, "action_index": a.index, "role": a.role}
+            for dim, acc in zip(MM_DIMENSIONS, accs):
+                code = getattr(truth, dim).code
+                row[dim] = code if rng.random() < acc else choice(rng, marg[dim])
+            row["rationale"] = truth.rationale if rng.random() < 0.2 else choice(rng, RATIONALES[(a.role, "chat")])
+            yield "mental_model", row
