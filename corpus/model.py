@@ -15,6 +15,7 @@ import functools
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
+    AfterValidator,
     BeforeValidator,
     Discriminator,
     Field,
@@ -142,10 +143,22 @@ def _dimension_label(dimension: str) -> BeforeValidator:
     return BeforeValidator(before)
 
 
-TeamGoalLabel = Annotated[Label, _dimension_label("team_goal")]
-PartnerIntentLabel = Annotated[Label, _dimension_label("partner_intent")]
-SelfReasoningLabel = Annotated[Label, _dimension_label("self_reasoning")]
-ReasonLabel = Annotated[Label, _dimension_label("misalignment_reason")]
+_SHARED_LABELS: dict[tuple[str, str, str], Label] = {}
+
+
+def _shared(label: Label) -> Label:
+    """One instance per distinct label without a participant's own words: a corpus repeats a few
+    dozen labels on every action, and a label is never changed once read (a million actions hold
+    three million labels; shared, they take no memory of their own)."""
+    if label.other_text is not None:
+        return label
+    return _SHARED_LABELS.setdefault((label.dimension, label.code, label.text), label)
+
+
+TeamGoalLabel = Annotated[Label, _dimension_label("team_goal"), AfterValidator(_shared)]
+PartnerIntentLabel = Annotated[Label, _dimension_label("partner_intent"), AfterValidator(_shared)]
+SelfReasoningLabel = Annotated[Label, _dimension_label("self_reasoning"), AfterValidator(_shared)]
+ReasonLabel = Annotated[Label, _dimension_label("misalignment_reason"), AfterValidator(_shared)]
 
 
 class MentalModel(_Strict):
