@@ -145,7 +145,9 @@ def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
     read_labels(root, raw, report)
     from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
 
-    raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=raw.counts_as_reference)
+    # (With no failed session, no line is only counted: the runs are read without asking.)
+    failed = raw.counts_as_reference if raw.failed_sessions else None
+    raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=failed)
     note_references(raw, report)
     return raw, report
 

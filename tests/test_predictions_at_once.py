@@ -1,0 +1,164 @@
+"""A predictions file with nothing to report is read in one pass (corpus.predictions
+``_read_task_at_once``); every other file line by line. The one-pass reading must give exactly the
+rows the line-by-line reader gives, and must give up on every line that reader has anything to say
+about (an error or a warning), so that the report is the line-by-line reader's own."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pandas as pd
+import pytest
+
+from corpus.dataset import SAMPLE_DATA, load_sample
+from corpus.predictions import _read_task_at_once, read_task_text
+from corpus.report import Report
+
+TASKS = ("next_action", "mental_model")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_sample()
+
+
+def _line_by_line(text: str, task: str, corpus) -> tuple[pd.DataFrame, Report]:
+    """The line-by-line reader (a ``failed`` callback that never fires keeps it from the one-pass one)."""
+    report = Report()
+    frame = read_task_text(text, task, f"{task}.jsonl", corpus.sessions, corpus.maps, report, lambda sid, rel: False)
+    return frame, report
+
+
+def _text(task: str, run: str = "sim-llm-persona") -> str:
+    return (SAMPLE_DATA / "predictions" / run / f"{task}.jsonl").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("run", ["sim-llm-persona", "sim-llm-mental-model"])
+@pytest.mark.parametrize("task", TASKS)
+def test_the_sample_runs_read_at_once_give_the_same_rows(corpus, task, run):
+    text = _text(task, run)
+    at_once = _read_task_at_once(text, task, corpus.sessions, corpus.maps)
+    slow, report = _line_by_line(text, task, corpus)
+    assert report.issues == []
+    assert at_once is not None and len(at_once) == text.count("\n") > 500
+    pd.testing.assert_frame_equal(at_once, slow)
+    # And the dataset reader takes this path: the loaded run holds the same table.
+    pd.testing.assert_frame_equal(corpus.predictions[run].table(task), slow)
+
+
+def _mutations(task: str) -> list:
+    """Changes of one line, each something the line-by-line reader reports, or accepts as is."""
+    dims = ("team_goal", "partner_intent", "self_reasoning")
+    common = [
+        lambda o: o.pop("session_id"),
+        lambda o: o.update(session_id=""),
+        lambda o: o.update(session_id="   "),
+        lambda o: o.update(session_id=7),
+        lambda o: o.update(session_id="S99"),
+        lambda o: o.pop("action_index"),
+        lambda o: o.update(action_index=True),
+        lambda o: o.update(action_index=1.0),
+        lambda o: o.update(action_index="3"),
+        lambda o: o.update(action_index=-1),
+        lambda o: o.update(action_index=10**6),
+        lambda o: o.update(role="guide" if o.get("role") == "follower" else "follower"),
+        lambda o: o.update(role="coach"),
+        lambda o: o.update(role=None),
+        lambda o: o.pop("role", None),  # accepted: the actor is the action's
+        lambda o: o.update(rationale=3),
+        lambda o: o.update(rationale=None),  # accepted
+        lambda o: o.update(rationale="because"),  # accepted
+        lambda o: o.update(split="test"),  # reserved name: warned and left out
+        lambda o: o.update(h_score=1),  # reserved prefix
+        lambda o: o.update(extra=[1, 2]),  # not a scalar: warned and left out
+        lambda o: o.update(extra={"a": 1}),
+        lambda o: o.update(difficulty="hard"),  # accepted: a slice
+        lambda o: o.update(score=0.5, flag=True, nothing=None),  # accepted
+    ]
+    if task == "mental_model":
+        return common + [
+            *(lambda o, d=d: o.pop(d) for d in dims),
+            *(lambda o, d=d: o.update({d: None}) for d in dims),
+            *(lambda o, d=d: o.update({d: 3}) for d in dims),
+            *(lambda o, d=d: o.update({d: "nonsense"}) for d in dims),
+            *(lambda o, d=d: o.update({d: {"code": o[d]}}) for d in dims),  # accepted
+            *(lambda o, d=d: o.update({d: {"text": "x"}}) for d in dims),
+            lambda o: o.update(team_goal="T3"),  # accepted: read as t3
+            lambda o: o.update(team_goal="Clear on what to do and working on it"),  # accepted: its wording
+        ]
+    return common + [
+        lambda o: o.pop("action_type"),
+        lambda o: o.update(action_type=""),
+        lambda o: o.update(action_type=4),
+        lambda o: o.update(action_type="wave"),
+        lambda o: o.update(action_type=" Message "),  # accepted
+        lambda o: o.update(action_type="message", content=None),
+        lambda o: o.update(action_type="message", content=["a"]),
+        lambda o: o.update(action_type="message", content=""),  # accepted
+        lambda o: o.update(action_content=o.pop("content", None)),  # accepted: the prompt's name
+        lambda o: o.update(action_content="again"),  # both given
+        lambda o: o.update(action_type="draw", content=[[1, 2], [3, 4]]),  # accepted
+        lambda o: o.update(action_type="draw", content=[]),
+        lambda o: o.update(action_type="draw", content="1,2"),
+        lambda o: o.update(action_type="draw", content=[[1, 2, 3]]),
+        lambda o: o.update(action_type="draw", content=[[1, True]]),
+        lambda o: o.update(action_type="draw", content=[[1.0, 2]]),
+        lambda o: o.update(action_type="erase", content=[[39, 59]]),  # accepted: the corner of 40 x 60
+        lambda o: o.update(action_type="erase", content=[[40, 0]]),
+        lambda o: o.update(action_type="erase", content=[[0, -1]]),
+        lambda o: o.update(action_type="undo", content=None),  # accepted
+        lambda o: o.update(action_type="undo", content=""),  # accepted
+        lambda o: o.update(action_type="undo", content=[]),  # accepted
+        lambda o: o.update(action_type="reset", content=0),
+        lambda o: o.update(action_type="reset", content="x"),
+    ]
+
+
+_RAW = [  # changes of the line's text itself
+    lambda line: "",  # a blank line: skipped
+    lambda line: "   ",
+    lambda line: line + " ",
+    lambda line: "\ufeff" + line,
+    lambda line: line[:-1],
+    lambda line: "[" + line + "]",
+    lambda line: "3",
+    lambda line: line + "," + line,
+    lambda line: line.replace("}", ', "x": NaN}', 1),
+    lambda line: line.replace("}", ', "x": Infinity}', 1),
+    lambda line: line.replace("}", ', "x": ' + "9" * 5000 + "}", 1),
+    lambda line: line.replace("}", ', "x": "' + "9" * 5000 + '"}', 1),  # accepted: digits in a string
+    lambda line: line.replace("}", ', "x": "\\ud83d"}', 1),  # a lone surrogate
+    lambda line: line.replace("}", ', "x": "\\ud83d\\ude00"}', 1),  # accepted: a pair
+    lambda line: line.replace("}", ', "x": "caf\\u00e9"}', 1),  # accepted
+]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_one_pass_gives_up_on_every_line_the_line_by_line_reader_reports(corpus, task):
+    lines = _text(task).splitlines()[:40]
+    rng = random.Random(task)
+    mutations = _mutations(task)
+    cases = [(k, m, None) for k, m in enumerate(mutations)] + [(k, None, r) for k, r in enumerate(_RAW)]
+    cases += [(k, None, None) for k in range(3)]  # a line repeated: a duplicate
+    accepted = 0
+    for k, mutate, raw in cases:
+        at = rng.randrange(len(lines))
+        changed = list(lines)
+        if mutate is not None:
+            obj = json.loads(changed[at])
+            mutate(obj)
+            changed[at] = json.dumps(obj)
+        elif raw is not None:
+            changed[at] = raw(changed[at])
+        else:
+            changed.insert(rng.randrange(len(changed) + 1), changed[at])
+        text = "\n".join(changed) + "\n"
+        at_once = _read_task_at_once(text, task, corpus.sessions, corpus.maps)
+        slow, report = _line_by_line(text, task, corpus)
+        if report.issues:
+            assert at_once is None, (k, changed[at], [i.message for i in report.issues])
+        elif at_once is not None:  # (it may give up on a valid line too: a long run of digits in a string)
+            pd.testing.assert_frame_equal(at_once, slow)
+            accepted += 1
+    assert 12 < accepted < len(cases) - 20  # both kinds were tried
