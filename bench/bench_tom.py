@@ -46,7 +46,7 @@ def run() -> dict[str, dict]:
     os.environ.setdefault("GROUNDWORK_DATA_DIR", str(tmp / "data"))
     try:
         root, import_ms = make_dataset(tmp / "ds")
-        at, first = open_compare(root)
+        at, first, _ = open_compare(root)
         first_visit = {v: visit(at, v, "bench_tab") for v in VIEWS}
         again = {v: visit(at, v, "bench_tab") for v in VIEWS}
     finally:

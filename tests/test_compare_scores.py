@@ -127,6 +127,38 @@ def test_rouge_l_on_a_known_pair():
     assert text.rouge_l(["go left"], ["turn right"])[0] == 0.0
 
 
+def test_rouge_l_equals_the_rouge_score_package_on_every_pair():
+    """The pairs are scored many at once; each value must be the package's own, to the last bit:
+    texts of every length up to 150 tokens (so every length group), empty ones, punctuation only,
+    repeated words, case and non-ASCII, and the sample corpus's messages against its predictions."""
+    import random
+
+    from rouge_score import rouge_scorer
+
+    scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    rng = random.Random(7)
+    words = ["left", "Left", "the", "lake", "up", "a", "ok", "yes", "go", "turn", "tree!", "x", "12", "--", "é", "café"]
+    lengths = [0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 65, 150]
+
+    def some_text() -> str:
+        return " ".join(rng.choice(words) for _ in range(rng.choice(lengths)))
+
+    refs = [some_text() for _ in range(1500)] + ["", "!!!", "go go go", "a b c d e"]
+    preds = [some_text() for _ in range(1500)] + ["go", "go", "go", "e d c b a"]
+    sample = load_sample()
+    truth = sample.actions_df.set_index(["session_id", "index"])["text"]
+    for run in sample.predictions.values():
+        na = run.table("next_action")
+        msg = na[na["action_type"] == "message"]
+        refs += [truth.loc[(s, i)] for s, i in zip(msg["session_id"], msg["action_index"])]
+        preds += msg["content"].tolist()
+    got = text.rouge_l(refs, preds)
+    want = [scorer.score(r, p)["rougeL"].fmeasure for r, p in zip(refs, preds)]
+    assert len(got) == len(want) > 2000
+    assert [float(v) for v in got] == want
+    assert 0 < sum(v == 0 for v in want) < len(want) and any(v == 1 for v in want)
+
+
 def test_drawing_score_on_a_small_grid(tiny, tmp_path):
     # Route of tiny_map: (0,0) (0,1) (0,2) (1,3) (2,3) (3,3). Predicted ink: (0,0) on the route -> 1;
     # (1,0) at distance 1 -> 2/3; (2,0) at distance 2 -> 1/3; (9,11) far -> 0: mean 1/2.

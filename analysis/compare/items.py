@@ -138,7 +138,11 @@ def _rouge_columns(df: pd.DataFrame, ref: str, pred: str, out: str, usable: pd.S
 
 
 def _has_text(s: pd.Series) -> pd.Series:
-    return s.map(lambda v: isinstance(v, str) and bool(v.strip()))
+    values = s.to_numpy(dtype=object)
+    return pd.Series(
+        np.fromiter((isinstance(v, str) and bool(v.strip()) for v in values), dtype=bool, count=len(values)),
+        index=s.index,
+    )
 
 
 def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
