@@ -38,21 +38,31 @@ DRAWING_METHOD = "mean over predicted ink cells of 1 / 2/3 / 1/3 / 0 by Chebyshe
 
 def scopes(df: pd.DataFrame) -> Iterator[tuple[str, str, np.ndarray]]:
     """(condition, role, row mask) for every condition x role, each also over all."""
-    cond = df["condition"].to_numpy().astype(str)
-    role = df["role"].to_numpy().astype(str)
-    present = [c for c in schema.CONDITIONS if (cond == c).any()]
-    for c in (*present, ALL):
-        mc = np.ones(len(df), bool) if c == ALL else cond == c
+    everything = np.ones(len(df), bool)
+    by_condition = {c: _equals(df["condition"], c) for c in schema.CONDITIONS}
+    by_role = {r: _equals(df["role"], r) for r in schema.ROLES}
+    for c in (*(c for c in schema.CONDITIONS if by_condition[c].any()), ALL):
+        mc = everything if c == ALL else by_condition[c]
         for r in ROLES:
-            yield c, r, mc & (np.ones(len(df), bool) if r == ALL else role == r)
+            yield c, r, mc & (everything if r == ALL else by_role[r])
+
+
+def _equals(column: pd.Series, value: str) -> np.ndarray:
+    """Where ``column`` holds ``value`` (compared as the column stores it: no copy as text)."""
+    return (
+        (column.astype(str) == value).to_numpy(dtype=bool, na_value=False)
+        if column.dtype == object
+        else ((column == value).to_numpy(dtype=bool, na_value=False))
+    )
 
 
 def _category_rows(cat: pd.DataFrame, run_ids: list[str]):
+    parts = dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
     for run in run_ids:
         for dim in (*DIMENSIONS, ACTION_TYPE):
             task = "next_action" if dim == ACTION_TYPE else "mental_model"
-            df = cat[(cat["run"] == run) & (cat["dimension"] == dim)]
-            if df.empty:
+            df = parts.get((run, dim))
+            if df is None or df.empty:
                 continue
             t, p, k = df["t_code"].to_numpy(), df["p_code"].to_numpy(), len(CATEGORIES[dim])
             for c, r, m in scopes(df):
@@ -103,15 +113,23 @@ def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_mis
 
 
 def _drawing_rows(na: pd.DataFrame, run: str):
+    drawn = na["draw_score"].notna().to_numpy()
+    score, cells = na["draw_score"].to_numpy(), na["draw_cells"].to_numpy()
+    # Only the Follower draws: a condition's Follower rows and all its rows are the same drawings,
+    # and their bootstrap (the slowest part of a large comparison) is run once.
+    done: dict[bytes, Estimate] = {}
     for c, r, m in scopes(na):
-        sel = m & na["draw_score"].notna().to_numpy()
-        est: Estimate = ratio_estimate(
-            "drawing",
-            na.loc[sel, "draw_score"].to_numpy(),
-            na.loc[sel, "draw_cells"].to_numpy(),
-            DRAWING_METHOD,
-            "analysis.compare.metrics.ratio_estimate (cell scores: corpus.metrics)",
-        )
+        sel = m & drawn
+        key = np.packbits(sel).tobytes()
+        if key not in done:
+            done[key] = ratio_estimate(
+                "drawing",
+                score[sel],
+                cells[sel],
+                DRAWING_METHOD,
+                "analysis.compare.metrics.ratio_estimate (cell scores: corpus.metrics)",
+            )
+        est: Estimate = done[key]
         yield (
             {"run": run, "task": "next_action", "metric": "drawing", "dimension": "drawing", "condition": c, "role": r},
             est,
