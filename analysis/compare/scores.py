@@ -49,11 +49,7 @@ def scopes(df: pd.DataFrame) -> Iterator[tuple[str, str, np.ndarray]]:
 
 def _equals(column: pd.Series, value: str) -> np.ndarray:
     """Where ``column`` holds ``value`` (compared as the column stores it: no copy as text)."""
-    return (
-        (column.astype(str) == value).to_numpy(dtype=bool, na_value=False)
-        if column.dtype == object
-        else ((column == value).to_numpy(dtype=bool, na_value=False))
-    )
+    return (column == value).to_numpy(dtype=bool, na_value=False)
 
 
 def _category_rows(cat: pd.DataFrame, run_ids: list[str]):
