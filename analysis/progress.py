@@ -44,7 +44,7 @@ def default_progress(corpus: Corpus) -> str:
 def progress_table(corpus: Corpus) -> pd.DataFrame:
     """One row per action (in the order of ``corpus.actions_df``): session_id, index and the three
     progress measures; ``progress_coverage`` is NaN in sessions whose map has no route."""
-    parts = []
+    sids, indices, coverage, position, time = [], [], [], [], []
     for sid, s in corpus.sessions.items():
         n = len(s.actions)
         if n == 0:
@@ -52,25 +52,26 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
         index = np.arange(n) / (n - 1) if n > 1 else np.ones(1)
         stamps = np.fromiter((a.timestamp for a in s.actions), dtype=float, count=n)
         duration = max(float(s.duration_s or 0.0), float(stamps.max()))
-        time = np.clip(stamps / duration, 0.0, 1.0) if duration > 0 else index
-        if has_route(corpus, sid):
-            cov = coverage_curve(corpus.history(sid), corpus.route_mask(sid)).astype(float)
-        else:
-            cov = np.full(n, np.nan)
-        parts.append(
-            pd.DataFrame(
-                {
-                    "session_id": sid,
-                    "index": np.fromiter((a.index for a in s.actions), dtype=np.int64, count=n),
-                    COLUMNS["coverage"]: cov,
-                    COLUMNS["index"]: index,
-                    COLUMNS["time"]: time,
-                }
-            )
+        sids.append(np.full(n, sid, dtype=object))
+        indices.append(np.fromiter((a.index for a in s.actions), dtype=np.int64, count=n))
+        coverage.append(
+            coverage_curve(corpus.history(sid), corpus.route_mask(sid)).astype(float)
+            if has_route(corpus, sid)
+            else np.full(n, np.nan)
         )
-    if not parts:
+        position.append(index)
+        time.append(np.clip(stamps / duration, 0.0, 1.0) if duration > 0 else index)
+    if not sids:
         return pd.DataFrame(columns=["session_id", "index", *COLUMNS.values()])
-    return pd.concat(parts, ignore_index=True)
+    return pd.DataFrame(
+        {
+            "session_id": np.concatenate(sids),
+            "index": np.concatenate(indices),
+            COLUMNS["coverage"]: np.concatenate(coverage),
+            COLUMNS["index"]: np.concatenate(position),
+            COLUMNS["time"]: np.concatenate(time),
+        }
+    )
 
 
 def bin_edges(bins: int) -> np.ndarray:

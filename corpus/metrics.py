@@ -81,13 +81,20 @@ class DrawingScores:
 
 def coverage_curve(history: CanvasHistory, route: np.ndarray) -> np.ndarray:
     """Route coverage after every action of a canvas history (from its per-step differences)."""
-    flat = route.ravel()
-    delta = np.fromiter(
-        (int(flat[a].sum()) - int(flat[r].sum()) for a, r in zip(history.added, history.removed)),
-        dtype=np.int64,
-        count=len(history),
-    )
+    flat = route.ravel().astype(np.int64)
+    n = len(history)
+    delta = _route_cells_per_step(history.added, flat, n) - _route_cells_per_step(history.removed, flat, n)
     return np.cumsum(delta) / max(int(flat.sum()), 1)
+
+
+def _route_cells_per_step(cells: list[np.ndarray], route: np.ndarray, n: int) -> np.ndarray:
+    """How many of each step's cells (flat indices) are route cells (``route``: 0/1 per cell)."""
+    sizes = np.fromiter((len(c) for c in cells), dtype=np.int64, count=n)
+    if not sizes.any():
+        return np.zeros(n, dtype=np.int64)
+    hits = route[np.concatenate([c for c in cells if len(c)]).astype(np.int64)]
+    step = np.repeat(np.arange(n), sizes)
+    return np.bincount(step, weights=hits, minlength=n).astype(np.int64)
 
 
 def score(drawn: np.ndarray, route: np.ndarray) -> DrawingScores:
