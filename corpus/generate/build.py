@@ -47,8 +47,8 @@ def generate(
     Written as it is made: each session as soon as it is simulated, the model predictions row by
     row (their test sessions read back from the files), so memory does not grow with the corpus
     (a million actions are written like the sample); ``progress(done, n_sessions)`` is called after
-    each session. The draws are made in one order, the same
-    for every size: maps, the sessions in turn, the coders' labels, then each model's predictions.
+    each session. The draws are made in one order, the same for every size: maps, the sessions in
+    turn, the coders' labels, then each model's predictions.
     """
     rng = np.random.default_rng(seed)
     maps = [make_map(rng, "map_a", "Map A (synthetic)"), make_map(rng, "map_b", "Map B (synthetic)")]
