@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
-from analysis.compare.paired import paired_table
+from analysis.compare.paired import by_run_and_dimension, paired_table
 from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
@@ -73,18 +73,30 @@ class Comparison:
         return self._memo.once(("lb", task, measure), make)
 
     def paired_p(self, a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Any:
-        """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none)."""
-        table = self.paired(a, b, condition, role)
+        """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none):
+        only that score's dimension is tested (a leaderboard asks this for many pairs of runs)."""
+        table = self.paired(a, b, condition, role, dimension)
         for r in table.rows:
             if r["metric"] == metric and r["dimension"] == dimension:
                 return r.get("p_value", Undefined("no test"))
         return Undefined("no paired test of this score")
 
-    def paired(self, a: str, b: str, condition: str = ALL, role: str = ALL) -> EstimateTable:
+    def paired(
+        self, a: str, b: str, condition: str = ALL, role: str = ALL, dimension: str | None = None
+    ) -> EstimateTable:
+        """Run ``b`` against run ``a`` (:func:`analysis.compare.paired.paired_table`), every score or
+        one dimension's."""
         return self._memo.once(
-            ("paired", a, b, condition, role),
+            ("paired", a, b, condition, role, dimension),
             lambda: paired_table(
-                self.cat, self.items, a, b, condition, role, similarity=self.similarity_missing is None
+                self._memo.once(("category parts",), lambda: by_run_and_dimension(self.cat)),
+                self.items,
+                a,
+                b,
+                condition,
+                role,
+                similarity=self.similarity_missing is None,
+                dimension=dimension,
             ),
         )
 

@@ -12,6 +12,7 @@ paired bootstrap over items (seeded, B stated), and a test:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -82,10 +83,26 @@ def _no_test(key: dict, why: Undefined) -> dict:
     return {**key, "value_a": why, "value_b": why, "p_value": why}
 
 
-def _category_rows(cat: pd.DataFrame, a: str, b: str, key: dict, n_boot: int, seed: int):
+Parts = Mapping[tuple[str, str], pd.DataFrame]  # (run, dimension) -> that part of the category table
+
+
+def by_run_and_dimension(cat: pd.DataFrame) -> Parts:
+    """The category table in parts by run and dimension (a table of many runs is split once, not
+    filtered again for every pair of runs a leaderboard tests)."""
+    return dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
+
+
+def _category_rows(
+    parts: Parts, a: str, b: str, key: dict, n_boot: int, seed: int, dims: tuple[str, ...], condition: str, role: str
+):
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
-    for dim in (*DIMENSIONS, ACTION_TYPE):
-        da, db = cat[(cat["run"] == a) & (cat["dimension"] == dim)], cat[(cat["run"] == b) & (cat["dimension"] == dim)]
+    # A run without a part (no prediction there): the table's columns, no rows.
+    empty = (
+        next(iter(parts.values())).iloc[:0] if parts else pd.DataFrame(columns=[*_KEY, "t_code", "p_code", "correct"])
+    )
+    for dim in dims:
+        da = _scope(parts.get((a, dim), empty), condition, role)
+        db = _scope(parts.get((b, dim), empty), condition, role)
         j = da[[*_KEY, "t_code", "p_code", "correct"]].merge(
             db[[*_KEY, "p_code", "correct"]], on=_KEY, suffixes=("_a", "_b")
         )
@@ -149,7 +166,7 @@ def _paired_means(
 
 
 def paired_table(
-    cat: pd.DataFrame,
+    cat: pd.DataFrame | Parts,
     items: dict[str, RunItems],
     a: str,
     b: str,
@@ -158,14 +175,23 @@ def paired_table(
     n_boot: int = N_BOOT,
     seed: int = SEED,
     similarity: bool = True,
+    dimension: str | None = None,
 ) -> EstimateTable:
-    """Run B against run A on the items both predicted (see the module docstring)."""
+    """Run B against run A on the items both predicted (see the module docstring); ``cat``: the
+    category table, or its :func:`by_run_and_dimension` parts; with ``dimension``, only that
+    dimension's rows (what one leaderboard column asks)."""
     key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
 
+    def wanted(dim: str) -> bool:
+        return dimension is None or dim == dimension
+
     def rows():
-        yield from _category_rows(_scope(cat, condition, role), a, b, key, n_boot, seed)
+        dims = tuple(d for d in (*DIMENSIONS, ACTION_TYPE) if wanted(d))
+        if dims:
+            parts = cat if isinstance(cat, Mapping) else by_run_and_dimension(cat)
+            yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role)
         ia, ib = items[a], items[b]
-        texts = [("mm", "rationale"), ("na", "message")]
+        texts = [(frame, dim) for frame, dim in [("mm", "rationale"), ("na", "message")] if wanted(dim)]
         for frame, dim in texts:
             fa, fb = _scope(getattr(ia, frame), condition, role), _scope(getattr(ib, frame), condition, role)
             if fa.empty or fb.empty:
@@ -175,7 +201,7 @@ def paired_table(
                 col = f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}"
                 yield _paired_means(fa, fb, col, None, {**key, "dimension": dim}, m, n_boot, seed)
         fa, fb = _scope(ia.na, condition, role), _scope(ib.na, condition, role)
-        if not fa.empty and not fb.empty:
+        if wanted("drawing") and not fa.empty and not fb.empty:
             yield _paired_means(
                 fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed
             )
