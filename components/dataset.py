@@ -50,6 +50,7 @@ def _picked() -> None:
     path = st.session_state.get(PICK_KEY)
     if not path:
         return
+    datasets.forget_unknown_link()
     try:
         previous = datasets.current_source()
         source = datasets.open_dataset(path)
@@ -363,7 +364,16 @@ def show_report(report: Report | list) -> None:
 
 
 def synthetic_banner(corpus: Corpus | KitchenCorpus | Benchmark) -> None:
-    """Says that the dataset is synthetic (its name is data: shown as written, never as Markdown)."""
+    """Says, under the page's title, that the dataset is synthetic (its name is data: shown as
+    written, never as Markdown), and before that, while it holds, that the link the page was opened
+    by named a dataset this server does not offer."""
+    unknown = datasets.unknown_link()
+    if unknown is not None:
+        st.warning(
+            f"The link named a dataset this server does not offer ({md_line(unknown)}): "
+            f"{md_text(datasets.current_source().label)} is shown instead.",
+            icon=":material/link_off:",
+        )
     if isinstance(corpus, Benchmark):
         if corpus.synthetic:
             st.info(

@@ -30,6 +30,8 @@ from services.settings import settings
 STATE_KEY = "dataset_source"
 REPORT_KEY = "import_report"
 QUERY_KEY = "dataset"
+UNKNOWN_LINK_KEY = "dataset_link_unknown"
+MAX_LINK_KEY = 80  # characters of an unknown key that are shown
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,19 @@ def current_source() -> Source:
     st.session_state.pop(STATE_KEY, None)  # never chosen, or reclaimed since
     wanted = st.query_params.get(QUERY_KEY)  # a link from another session (e.g. the Data page's rows)
     entry = next((e for e in offered() if e.key == wanted), None) if wanted else None
+    if wanted and entry is None:
+        st.session_state[UNKNOWN_LINK_KEY] = wanted[:MAX_LINK_KEY]  # (said until another dataset is picked)
     return open_dataset(entry.path) if entry else default_source()
+
+
+def unknown_link() -> str | None:
+    """The dataset key of a link that named none this server offers (the default was opened instead)."""
+    held = st.session_state.get(UNKNOWN_LINK_KEY)
+    return held if isinstance(held, str) else None
+
+
+def forget_unknown_link() -> None:
+    st.session_state.pop(UNKNOWN_LINK_KEY, None)
 
 
 def link_params(source: Source) -> dict[str, str]:

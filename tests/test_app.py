@@ -183,6 +183,34 @@ def test_a_dataset_name_is_shown_as_written(team):
     assert at.info[0].value.startswith(f"**{escaped}** is a synthetic corpus")
 
 
+def test_a_link_to_a_dataset_the_server_does_not_offer_says_so(team):
+    """A link naming an unknown dataset (a reclaimed upload, a typo, a link from another server)
+    opens the default one and says so under the page's title, the key shown as written, until
+    another dataset is picked; the address then names the dataset shown."""
+    from helpers import write_tiny
+
+    store, _ = team
+    ds = write_tiny(Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "linked")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["dataset"] = "gone-1234 **bold** [x](javascript:alert(1))"
+    at.run()
+    at.switch_page("pages/data.py").run()
+    assert not at.exception
+    warning = [w.value for w in at.main.warning]
+    # Markdown's characters escaped: no bold, no link.
+    assert warning == [
+        "The link named a dataset this server does not offer (gone-1234 \\*\\*bold\\*\\* "
+        "\\[x\\](javascript:alert(1))): Groundwork sample corpus \\(synthetic\\) \\(sample\\_data\\) "
+        "is shown instead."
+    ]
+    assert at.title[0].value.startswith("Data: Groundwork sample corpus")
+    assert "dataset" not in at.query_params  # the address names the dataset shown: the default
+    at.run()  # still said on the next run of the page
+    assert [w.value for w in at.main.warning] == warning
+    at.sidebar.selectbox(key="dataset_pick").set_value(str(ds.resolve())).run()
+    assert not at.exception and not at.main.warning
+
+
 def test_sessions_without_a_route_say_why_their_scores_are_undefined(team):
     """A map without a route leaves accuracy, coverage and the distance-weighted score undefined:
     the session table says how many sessions and why, and where to give them a route."""
