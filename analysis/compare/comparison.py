@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
-from analysis.compare.paired import by_run_and_dimension, paired_table
+from analysis.compare.paired import paired_table
 from analysis.compare.scores import ALL, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
@@ -45,6 +45,7 @@ class Comparison:
     infos: dict[str, RunInfo]  # the runs scored, in leaderboard order
     items: dict[str, it.RunItems]
     cat: pd.DataFrame
+    parts: it.Parts  # cat by run and dimension
     scores: EstimateTable
     similarity_missing: str | None
     truth: pd.DataFrame
@@ -89,7 +90,7 @@ class Comparison:
         return self._memo.once(
             ("paired", a, b, condition, role, dimension),
             lambda: paired_table(
-                self._memo.once(("category parts",), lambda: by_run_and_dimension(self.cat)),
+                self.parts,
                 self.items,
                 a,
                 b,
@@ -148,7 +149,7 @@ class Comparison:
         """Counts of (person's label, model's label) over the labels either side used."""
 
         def make():
-            d = self.cat[(self.cat["run"] == run) & (self.cat["dimension"] == dimension)]
+            d = self.parts.get((run, dimension), self.cat.iloc[:0])
             used = [c for c in it.CATEGORIES[dimension] if c in set(d["truth"]) | set(d["pred"])]
             cm = pd.crosstab(d["truth"], d["pred"]).reindex(index=used, columns=used, fill_value=0)
             cm.index.name, cm.columns.name = "person", "model"
@@ -318,8 +319,9 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
     items = {rid: it.run_items(corpus, r, truth) for rid, r in ok.items()}
     missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
     cat = it.category_long(list(items.values()))
+    parts = it.by_run_and_dimension(cat)
     infos = {rid: ok[rid].info for rid in run_order({rid: r.info for rid, r in ok.items()})}
-    table = score_table([items[r] for r in infos], cat, missing)
+    table = score_table([items[r] for r in infos], parts, missing)
     return Comparison(
         dataset=corpus.info.name,
         content_hash=corpus.content_hash,
@@ -328,6 +330,7 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
         infos=infos,
         items=items,
         cat=cat,
+        parts=parts,
         scores=table,
         similarity_missing=missing,
         truth=truth,

@@ -14,7 +14,7 @@ say how many.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import cast
 
@@ -190,6 +190,16 @@ def add_similarity(items: list[RunItems]) -> str | None:
         df.loc[df[ok], out] = sims[pos : pos + k]
         pos += k
     return None
+
+
+Parts = Mapping[tuple[str, str], pd.DataFrame]  # (run, dimension) -> that part of the category table
+
+
+def by_run_and_dimension(cat: pd.DataFrame) -> Parts:
+    """The category table (:func:`category_long`) in parts by run and dimension, each in the table's
+    order: split once, for the scores and for every pair of runs a leaderboard tests, instead of
+    filtered again for each."""
+    return dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
 
 
 def category_long(items: list[RunItems]) -> pd.DataFrame:

@@ -12,14 +12,13 @@ paired bootstrap over items (seeded, B stated), and a test:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
-from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, Parts, RunItems
 from analysis.compare.metrics import (
     BOOT_METHOD,
     CATEGORY_METRICS,
@@ -81,15 +80,6 @@ def _difference(
 
 def _no_test(key: dict, why: Undefined) -> dict:
     return {**key, "value_a": why, "value_b": why, "p_value": why}
-
-
-Parts = Mapping[tuple[str, str], pd.DataFrame]  # (run, dimension) -> that part of the category table
-
-
-def by_run_and_dimension(cat: pd.DataFrame) -> Parts:
-    """The category table in parts by run and dimension (a table of many runs is split once, not
-    filtered again for every pair of runs a leaderboard tests)."""
-    return dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
 
 
 def _category_rows(
@@ -166,7 +156,7 @@ def _paired_means(
 
 
 def paired_table(
-    cat: pd.DataFrame | Parts,
+    parts: Parts,
     items: dict[str, RunItems],
     a: str,
     b: str,
@@ -177,9 +167,9 @@ def paired_table(
     similarity: bool = True,
     dimension: str | None = None,
 ) -> EstimateTable:
-    """Run B against run A on the items both predicted (see the module docstring); ``cat``: the
-    category table, or its :func:`by_run_and_dimension` parts; with ``dimension``, only that
-    dimension's rows (what one leaderboard column asks)."""
+    """Run B against run A on the items both predicted (see the module docstring); ``parts``: the
+    category table by run and dimension (:func:`analysis.compare.items.by_run_and_dimension`); with
+    ``dimension``, only that dimension's rows (what one leaderboard column asks)."""
     key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
 
     def wanted(dim: str) -> bool:
@@ -188,7 +178,6 @@ def paired_table(
     def rows():
         dims = tuple(d for d in (*DIMENSIONS, ACTION_TYPE) if wanted(d))
         if dims:
-            parts = cat if isinstance(cat, Mapping) else by_run_and_dimension(cat)
             yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role)
         ia, ib = items[a], items[b]
         texts = [(frame, dim) for frame, dim in [("mm", "rationale"), ("na", "message")] if wanted(dim)]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compare import text
-from analysis.compare.items import ACTION_TYPE, CATEGORIES, RunItems
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, Parts, RunItems
 from analysis.compare.metrics import (
     CATEGORY_METRICS,
     ITEMS,
@@ -52,8 +52,7 @@ def _equals(column: pd.Series, value: str) -> np.ndarray:
     return (column == value).to_numpy(dtype=bool, na_value=False)
 
 
-def _category_rows(cat: pd.DataFrame, run_ids: list[str]):
-    parts = dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
+def _category_rows(parts: Parts, run_ids: list[str]):
     for run in run_ids:
         for dim in (*DIMENSIONS, ACTION_TYPE):
             task = "next_action" if dim == ACTION_TYPE else "mental_model"
@@ -132,12 +131,13 @@ def _drawing_rows(na: pd.DataFrame, run: str):
         )
 
 
-def score_table(items: list[RunItems], cat: pd.DataFrame, sim_missing: str | None) -> EstimateTable:
-    """Every score of every run (see the module docstring)."""
+def score_table(items: list[RunItems], parts: Parts, sim_missing: str | None) -> EstimateTable:
+    """Every score of every run (see the module docstring); ``parts``: the category table by run and
+    dimension (:func:`analysis.compare.items.by_run_and_dimension`)."""
     run_ids = [it.run_id for it in items]
 
     def rows():
-        yield from _category_rows(cat, run_ids)
+        yield from _category_rows(parts, run_ids)
         for it in items:
             if not it.mm.empty:
                 yield from _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
