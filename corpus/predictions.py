@@ -234,6 +234,14 @@ def _cells(line: _Line, value: Any, grid: tuple[int, int] | None, field: str = "
     return out
 
 
+def _content_field(obj: dict[str, Any]) -> str | None:
+    """Where a next-action line holds its content: ``content``, or ``action_content`` as the paper's
+    prompt asks for it; None when the line gives both."""
+    if "action_content" not in obj:
+        return "content"
+    return None if "content" in obj else "action_content"
+
+
 def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> None:
     t = line.string("action_type")
     if t is None:
@@ -246,9 +254,8 @@ def _check_next_action(line: _Line, row: dict, grid: tuple[int, int] | None) -> 
         )
         return
     row["action_type"] = t
-    # The paper's prompt asks for "action_content": a reply written as asked reads as "content".
-    field = "action_content" if "action_content" in line.obj and "content" not in line.obj else "content"
-    if field == "content" and "action_content" in line.obj:
+    field = _content_field(line.obj)
+    if field is None:
         line.error("action_content", 'give the content once, as "content" or as "action_content", not both')
         return
     content = line.obj.get(field)
@@ -407,7 +414,7 @@ def _read_task_at_once(
         for k, v in obj.items():
             if k in core:
                 continue
-            if k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_")):
+            if _reserved(k):
                 return None
             if not (v is None or isinstance(v, (str, int, float, bool))):
                 return None
@@ -425,12 +432,10 @@ def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[i
     t = t.strip().lower()
     if t not in schema.ACTION_TYPES:
         return False
-    if "action_content" in obj:
-        if "content" in obj:
-            return False
-        content = obj["action_content"]
-    else:
-        content = obj.get("content")
+    field = _content_field(obj)
+    if field is None:
+        return False
+    content = obj.get(field)
     row["action_type"], row["content"], row["cells"] = t, None, None
     if t == "message":
         if not isinstance(content, str):
@@ -484,6 +489,11 @@ def _check_actor(line: _Line, row: dict[str, Any], s: Any, action: Any) -> None:
     row["rationale"] = rationale if isinstance(rationale, str) else None
 
 
+def _reserved(name: str) -> bool:
+    """Whether an extra field's name is one the comparison uses for its own columns."""
+    return name in RESERVED_FIELDS or name.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
+
+
 def _extra_fields(line: _Line, task: str, row: dict[str, Any], left_out: set[str]) -> None:
     """Extra fields with a string, number or boolean value become columns (slices); any other is
     left out, with a warning on the first line of the file that has it."""
@@ -491,7 +501,7 @@ def _extra_fields(line: _Line, task: str, row: dict[str, Any], left_out: set[str
     for k, v in line.obj.items():
         if k in core:
             continue
-        reserved = k in RESERVED_FIELDS or k.startswith(("h_", "p_", "rouge_", "sim_", "draw_"))
+        reserved = _reserved(k)
         if not reserved and (v is None or isinstance(v, (str, int, float, bool))):
             row[k] = v
         elif k not in left_out:
