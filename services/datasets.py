@@ -13,8 +13,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +20,7 @@ import streamlit as st
 
 from corpus import catalog
 from corpus.benchmark import Benchmark, is_benchmark, load_benchmark
-from corpus.dataset import Corpus, content_hash, load_dir
+from corpus.dataset import Corpus, content_hash, files_signature, load_dir
 from corpus.kitchen_dataset import KitchenCorpus, is_kitchen, load_kitchen
 from corpus.validate import Report
 from services.settings import settings
@@ -119,7 +117,7 @@ def open_dataset(path: str | Path) -> Source:
 def offered_with_hash(digest: str) -> catalog.DatasetEntry | None:
     """The offered dataset whose content is ``digest`` (what a coding task names), if any: each
     dataset is hashed once per state of its files."""
-    return next((e for e in offered() if _hash(str(e.path), _signature(e.path)) == digest), None)
+    return next((e for e in offered() if _hash(str(e.path), files_signature(e.path)) == digest), None)
 
 
 def last_outcome() -> ImportOutcome | None:
@@ -132,24 +130,6 @@ def set_outcome(name: str, report: Report, imported: bool, note: str = "") -> No
 
 
 # -- loading --------------------------------------------------------------------------------------
-
-
-def _signature(root: Path) -> str:
-    """A cheap change token for a dataset directory: a digest of the names, sizes and mtimes of its
-    files (taken on every run of a page, so walked with os.scandir: a million actions are 20,000
-    files), short enough to be a cache key that is quick to look up."""
-    entries: list[str] = []
-    folders = [str(root)]
-    while folders:
-        with os.scandir(folders.pop()) as it:
-            for entry in it:
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(entry.path)
-                elif entry.is_file():
-                    st_ = entry.stat()
-                    entries.append(f"{entry.path}\0{st_.st_size}\0{st_.st_mtime_ns}")
-    entries.sort()
-    return hashlib.sha256("\n".join(entries).encode("utf-8", "surrogateescape")).hexdigest()
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -168,7 +148,7 @@ def load(root: Path) -> Corpus:
     """The dataset at ``root`` (a folder under a dataset root), loaded and validated once per
     content; raises :class:`corpus.validate.DatasetError` or ``OSError``."""
     root = catalog.within_roots(root, settings().dataset_roots)
-    return _load(_hash(str(root), _signature(root)), str(root))
+    return _load(_hash(str(root), files_signature(root)), str(root))
 
 
 def current_corpus() -> Corpus:
@@ -181,7 +161,7 @@ def check(root: Path) -> Corpus | KitchenCorpus | Benchmark:
     benchmark's items and runs (raises as :func:`load` does)."""
     if is_kitchen(root) or is_benchmark(root):
         resolved = catalog.within_roots(root, settings().dataset_roots)
-        digest = _hash(str(resolved), _signature(resolved))
+        digest = _hash(str(resolved), files_signature(resolved))
         if is_benchmark(root):
             return _load_benchmark(digest, str(resolved))
         return _load_kitchen(digest, str(resolved))
