@@ -23,7 +23,7 @@ install: $(STAMP)
 ## GROUNDWORK_TRUSTED_PROXIES instead (docs/security.md).
 run: install
 	-$(PY) -m corpus users setup-token
-	GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false FORWARDED_ALLOW_IPS= $(VENV)/bin/streamlit run app.py --server.port $(PORT) --server.headless true
+	GROUNDWORK_ANNOUNCE_SETUP_TOKEN=false FORWARDED_ALLOW_IPS= $(PY) deploy/serve.py --server.port $(PORT) --server.headless true
 
 ## Debian's chromium for the browser tests (no browser download is possible here).
 chromium:

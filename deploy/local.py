@@ -91,10 +91,7 @@ def start_replica(port: int, env: dict[str, str], log: Path) -> subprocess.Popen
     app starts the same way)."""
     command = [
         sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app.py"),
+        str(ROOT / "deploy" / "serve.py"),
         "--server.port",
         str(port),
         "--server.address",
