@@ -209,6 +209,30 @@ def test_dyadic_alignment_is_tested_and_bounded_by_session_not_by_moment():
     assert overall.loc["visible", "ci_high"] - overall.loc["visible", "ci_low"] > float(hi[0] - lo[0])
 
 
+def test_the_session_bootstrap_is_the_drawn_sessions_summed_exactly():
+    """The intervals come from each resample's sums over the sessions drawn (counted as times drawn x
+    counts): the very numbers of adding the drawn rows, cells with no moment in a resample and
+    cells no session has a moment in included."""
+    from analysis.dyads import N_BOOT, SEED, _session_bootstrap
+
+    rng = np.random.default_rng(5)
+    for sessions, cells in [(2, 3), (40, 5), (700, 8)]:
+        n = rng.integers(0, 30, size=(sessions, cells)).astype(float)
+        n[rng.random((sessions, cells)) < 0.3] = 0
+        n[:, -1] = 0  # no session has a moment in the last cell
+        k = np.floor(n * rng.random((sessions, cells)))
+        draw = np.random.default_rng(SEED).integers(0, sessions, size=(N_BOOT, sessions))
+        kb, nb = k[draw].sum(axis=1), n[draw].sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)
+        lo, hi = _session_bootstrap(k, n)
+        assert np.isnan(lo[-1]) and np.isnan(hi[-1])
+        some = np.isfinite(share[:, :-1]).any(axis=0)  # (two sessions may leave a cell empty in every resample)
+        ref_lo, ref_hi = np.full(cells - 1, np.nan), np.full(cells - 1, np.nan)
+        ref_lo[some], ref_hi[some] = np.nanpercentile(share[:, :-1][:, some], [2.5, 97.5], axis=0)
+        assert np.array_equal(lo[:-1], ref_lo, equal_nan=True) and np.array_equal(hi[:-1], ref_hi, equal_nan=True)
+
+
 def test_no_test_without_two_sessions_in_each_condition():
     from analysis.dyads import dyad_condition_test
 
