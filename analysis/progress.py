@@ -43,33 +43,42 @@ def default_progress(corpus: Corpus) -> str:
 
 def progress_table(corpus: Corpus) -> pd.DataFrame:
     """One row per action (in the order of ``corpus.actions_df``): session_id, index and the three
-    progress measures; ``progress_coverage`` is NaN in sessions whose map has no route."""
-    sids, indices, coverage, position, time = [], [], [], [], []
-    for sid, s in corpus.sessions.items():
-        n = len(s.actions)
-        if n == 0:
-            continue
-        index = np.arange(n) / (n - 1) if n > 1 else np.ones(1)
-        stamps = np.fromiter((a.timestamp for a in s.actions), dtype=float, count=n)
-        duration = max(float(s.duration_s or 0.0), float(stamps.max()))
-        sids.append(np.full(n, sid, dtype=object))
-        indices.append(np.fromiter((a.index for a in s.actions), dtype=np.int64, count=n))
-        coverage.append(
-            coverage_curve(corpus.history(sid), corpus.route_mask(sid)).astype(float)
-            if has_route(corpus, sid)
-            else np.full(n, np.nan)
-        )
-        position.append(index)
-        time.append(np.clip(stamps / duration, 0.0, 1.0) if duration > 0 else index)
-    if not sids:
+    progress measures; ``progress_coverage`` is NaN in sessions whose map has no route.
+
+    Read from the action table's columns (whose rows are the sessions' actions, session by session,
+    in order), with one step per session only for the coverage, from its canvas history."""
+    actions = corpus.actions_df
+    sizes = np.array([len(s.actions) for s in corpus.sessions.values()], dtype=np.int64)
+    if not len(actions):
         return pd.DataFrame(columns=["session_id", "index", *COLUMNS.values()])
+    kept = [(sid, s) for (sid, s), n in zip(corpus.sessions.items(), sizes) if n]
+    n = sizes[sizes > 0]
+    starts = np.concatenate([[0], np.cumsum(n)[:-1]])
+    step = np.arange(int(n.sum())) - np.repeat(starts, n)
+    last = np.repeat(n - 1, n)
+    position = np.where(last > 0, step / np.where(last > 0, last, 1), 1.0)
+    stamps = actions["timestamp"].to_numpy(dtype=float)
+    declared = np.array([float(s.duration_s or 0.0) for _, s in kept])
+    duration = np.repeat(np.maximum(declared, np.maximum.reduceat(stamps, starts)), n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        time = np.where(duration > 0, np.clip(stamps / np.where(duration > 0, duration, 1.0), 0.0, 1.0), position)
+    masks: dict[str, np.ndarray] = {}  # a map's route mask, made once for all its sessions
+    coverage = []
+    for (sid, s), k in zip(kept, n):
+        if has_route(corpus, sid):
+            mask = masks.get(s.map_id)
+            if mask is None:
+                mask = masks[s.map_id] = corpus.route_mask(sid)
+            coverage.append(coverage_curve(corpus.history(sid), mask).astype(float))
+        else:
+            coverage.append(np.full(k, np.nan))
     return pd.DataFrame(
         {
-            "session_id": np.concatenate(sids),
-            "index": np.concatenate(indices),
+            "session_id": actions["session_id"].array,
+            "index": actions["index"].to_numpy(dtype=np.int64),
             COLUMNS["coverage"]: np.concatenate(coverage),
-            COLUMNS["index"]: np.concatenate(position),
-            COLUMNS["time"]: np.concatenate(time),
+            COLUMNS["index"]: position,
+            COLUMNS["time"]: time,
         }
     )
 

@@ -9,7 +9,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import write_tiny
+from helpers import mm, tiny_map, tiny_session, write_tiny
 
 from analysis.alignment import act_shares, alignment_by_act, grounded_indicators, progress_curves
 from analysis.drilldown import actions_behind, replay_link
@@ -22,9 +22,11 @@ from analysis.label_sources import (
     source_sizes,
     with_mental_models,
 )
-from analysis.progress import assign_bins, default_progress, progress_table
+from analysis.progress import COLUMNS, assign_bins, default_progress, progress_table
 from analysis.results import wilson
-from corpus.dataset import load_dir
+from corpus.dataset import load_dir, load_sample
+from corpus.model import DatasetInfo
+from corpus.write import write_dataset
 
 
 def wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -123,6 +125,60 @@ def test_three_progress_measures_on_a_known_session(tiny):
         [0, 5 / 60, 9 / 60, 12 / 60, 15 / 60, 20 / 60]
     )  # duration 60 s
     assert default_progress(tiny) == "coverage"
+
+
+def _progress_by_session(corpus) -> pd.DataFrame:
+    """The three measures as defined, one session at a time from its actions (the reference)."""
+    from corpus.metrics import coverage_curve
+
+    rows = []
+    for sid, s in corpus.sessions.items():
+        n = len(s.actions)
+        if n == 0:
+            continue
+        position = np.arange(n) / (n - 1) if n > 1 else np.ones(1)
+        stamps = np.array([a.timestamp for a in s.actions], dtype=float)
+        duration = max(float(s.duration_s or 0.0), float(stamps.max()))
+        route = len(corpus.map_of(sid).route) > 0
+        coverage = coverage_curve(corpus.history(sid), corpus.route_mask(sid)) if route else np.full(n, np.nan)
+        time = np.clip(stamps / duration, 0.0, 1.0) if duration > 0 else position
+        for k, a in enumerate(s.actions):
+            rows.append((sid, a.index, float(coverage[k]), float(position[k]), float(time[k])))
+    return pd.DataFrame(rows, columns=["session_id", "index", *COLUMNS.values()])
+
+
+def test_the_progress_table_is_each_sessions_measures_in_the_action_tables_order(tmp_path):
+    """Read from the action table's columns at once, the measures are those of each session taken
+    alone: sessions of one action, of no duration, whose last move outlasts the stated duration and
+    on a map without a route included; and on the sample."""
+    from corpus.model import Action, GridMap
+
+    def moves(stamps):
+        return [
+            Action(index=i, timestamp=t, role="guide", type="message", content="go on", mental_model=mm())
+            for i, t in enumerate(stamps)
+        ]
+
+    plain = tiny_map("m2").model_dump()
+    plain.update(route=[])
+    sessions = [
+        tiny_session("a1"),
+        tiny_session("a2", map_id="m2"),
+        tiny_session("a3").model_copy(update={"actions": moves([3.0])}),
+        tiny_session("a5").model_copy(update={"actions": moves([0.0, 0.0, 0.0]), "duration_s": 0.0}),
+        tiny_session("a6").model_copy(update={"actions": moves([1.0, 2.0, 90.0])}),
+    ]
+    info = DatasetInfo(name="edges", synthetic=True)
+    corpus = load_dir(write_dataset(tmp_path / "ds", info, [tiny_map(), GridMap(**plain)], sessions))
+    for c in (corpus, load_sample()):
+        got, want = progress_table(c), _progress_by_session(c)
+        assert got["session_id"].astype(str).tolist() == c.actions_df["session_id"].astype(str).tolist()
+        pd.testing.assert_frame_equal(got.assign(session_id=got["session_id"].astype(str)), want, check_exact=True)
+    pt = progress_table(corpus).set_index(["session_id", "index"])
+    assert pt.loc["a3", "progress_index"].tolist() == [1.0]
+    assert pt.loc["a5", "progress_time"].tolist() == [0.0, 0.5, 1.0]  # no duration: the position
+    assert pt.loc["a6", "progress_time"].tolist() == [1 / 90, 2 / 90, 1.0]  # the last move outlasts 60 s
+    assert pt.loc["a2", "progress_coverage"].isna().all()
 
 
 def test_filters_select_rows_and_say_what_they_selected(tiny):
