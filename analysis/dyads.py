@@ -66,7 +66,7 @@ def dyad_moments(actions: pd.DataFrame, dimension: str = DIMENSION) -> pd.DataFr
     df = actions.sort_values(["session_id", "index"], kind="stable")
     latest = {}
     for role in ("guide", "follower"):
-        own = df[dimension].where(df["role"].astype(str) == role)
+        own = df[dimension].where(df["role"] == role)
         latest[role] = own.groupby(df["session_id"], sort=False).ffill()
     out = df.assign(guide_code=latest["guide"], follower_code=latest["follower"])
     out = out[out["guide_code"].notna() & out["follower_code"].notna()]

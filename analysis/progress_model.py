@@ -131,13 +131,13 @@ class ProgressModel:
 
 
 def _design(actions: pd.DataFrame, measure: str, progress_col: str, design: tuple[str, str]) -> pd.DataFrame:
-    actions = actions[actions["condition"].astype(str).isin(design)]
+    actions = actions[actions["condition"].isin(design)]
     y = grounded_indicators(actions)[measure]
     df = pd.DataFrame(
         {
             "y": y.to_numpy(),
             "p": actions[progress_col].to_numpy(dtype=float),
-            "v": (actions["condition"].astype(str) == design[1]).to_numpy(dtype=float),
+            "v": (actions["condition"] == design[1]).to_numpy(dtype=float),
             "session": actions["session_id"].astype(str).to_numpy(),
         }
     )
