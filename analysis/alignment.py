@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import wilson_columns
 from corpus import schema
 
@@ -71,19 +71,13 @@ def progress_curves(
     ind = grounded_indicators(actions)
     b = assign_bins(actions[progress_col].to_numpy(dtype=float), bins)
     edges, mids = bin_edges(bins), bin_midpoints(bins)
-    cond = actions["condition"].astype(str).to_numpy()
     frames = []
     for measure in measures:
         y = ind[measure].to_numpy()
         ok = ~np.isnan(y) & (b >= 0)
         if not ok.any():
             continue
-        g = (
-            pd.DataFrame({"condition": cond[ok], "bin": b[ok], "y": y[ok]})
-            .groupby(["condition", "bin"])["y"]
-            .agg(k="sum", n="count")
-            .reset_index()
-        )
+        g = counts_by_bin(actions["condition"], b, y, ok, bins)
         g.insert(0, "measure", measure)
         g.insert(1, "label", MEASURES[measure])
         frames.append(g)

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.progress import assign_bins, bin_edges, bin_midpoints
+from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import Test
 from corpus import schema
 from corpus.values import Undefined
@@ -79,18 +79,7 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
     ok = b >= 0
     if not ok.any():
         return pd.DataFrame(columns=DYAD_COLUMNS)
-    g = (
-        pd.DataFrame(
-            {
-                "condition": moments["condition"].astype(str).to_numpy()[ok],
-                "bin": b[ok],
-                "y": moments["agree"].to_numpy()[ok],
-            }
-        )
-        .groupby(["condition", "bin"])["y"]
-        .agg(k="sum", n="count")
-        .reset_index()
-    )
+    g = counts_by_bin(moments["condition"], b, moments["agree"].to_numpy(), ok, bins)
     edges = bin_edges(bins)
     g["progress"] = bin_midpoints(bins)[g["bin"]].round(4)
     g["bin_low"], g["bin_high"] = edges[g["bin"]], edges[g["bin"] + 1]

@@ -98,3 +98,34 @@ def assign_bins(progress: pd.Series | np.ndarray, bins: int) -> np.ndarray:
 def bin_midpoints(bins: int) -> np.ndarray:
     e = bin_edges(bins)
     return (e[:-1] + e[1:]) / 2
+
+
+def counts_by_bin(groups: pd.Series, bins: np.ndarray, y: np.ndarray, ok: np.ndarray, n_bins: int) -> pd.DataFrame:
+    """k (the sum of ``y``) and n (the count) per group x progress bin over the rows where ``ok``,
+    for the pairs that occur, sorted by the group's name and then the bin: columns condition, bin, k,
+    n. The table ``DataFrame({"condition": groups.astype(str), "bin": bins, "y": y})[ok]
+    .groupby(["condition", "bin"])["y"].agg(k="sum", n="count").reset_index()`` gives, counted
+    with integer codes instead of grouping the groups' names row by row (``y`` holds no NaN where
+    ``ok``; its sums are of whole numbers, exact in any order; k is whole when ``y`` is)."""
+    codes, names = pd.factorize(groups, sort=False)
+    names = np.asarray(pd.Index(names).astype(str), dtype=object)
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    keep = ok & (codes >= 0)
+    cell = rank[codes[keep]] * n_bins + np.asarray(bins)[keep]
+    size = len(names) * n_bins
+    n = np.bincount(cell, minlength=size)
+    y = np.asarray(y)
+    k = np.bincount(cell, weights=y[keep].astype(float), minlength=size)
+    if np.issubdtype(y.dtype, np.integer):
+        k = k.astype(np.int64)
+    present = np.flatnonzero(n)
+    return pd.DataFrame(
+        {
+            "condition": pd.array(names[order][present // n_bins], dtype="str"),
+            "bin": (present % n_bins).astype(np.int64),
+            "k": k[present],
+            "n": n[present].astype(np.int64),
+        }
+    )

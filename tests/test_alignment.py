@@ -289,3 +289,31 @@ def test_the_actions_behind_a_point_link_to_replay(tiny):
     ]
     assert out.iloc[0]["action"] == "drew 3 cells"
     assert replay_link("S 1&x", 2) == "replay?session=S+1%26x&step=2"
+
+
+def test_counts_by_bin_are_the_grouped_counts_by_name_and_bin():
+    """Counted with integer codes, the same table (values and types) as grouping by the group's name
+    and the bin: categorical groups with an unused category and a missing value, text groups, 0/1
+    floats with NaN and whole numbers."""
+    from analysis.progress import counts_by_bin
+
+    rng = np.random.default_rng(4)
+    n = 5000
+    names = np.array(["visible", "not_visible", "a third"], dtype=object)[rng.integers(0, 3, n)]
+    names[rng.random(n) < 0.01] = None
+    bins = rng.integers(-1, 6, n)
+    for groups in (
+        pd.Series(pd.Categorical(names, categories=["visible", "unused", "not_visible", "a third"])),
+        pd.Series(names, dtype="str"),
+    ):
+        for y in (rng.integers(0, 2, n).astype(float), rng.integers(0, 2, n)):
+            if y.dtype.kind == "f":
+                y[rng.random(n) < 0.1] = np.nan
+            ok = (bins >= 0) & ~np.isnan(y.astype(float))
+            want = (
+                pd.DataFrame({"condition": groups.astype(str).to_numpy()[ok], "bin": bins[ok], "y": y[ok]})
+                .groupby(["condition", "bin"])["y"]
+                .agg(k="sum", n="count")
+                .reset_index()
+            )
+            pd.testing.assert_frame_equal(counts_by_bin(groups, bins, y, ok, 6), want, check_exact=True)
