@@ -41,14 +41,34 @@ CHUNK = 20_000
 N_RUNNERS_UP = 10
 
 
-def _shares(session_idx: np.ndarray, values: pd.Series, categories: list[str], n_sessions: int) -> np.ndarray:
-    """n_sessions x categories: each session's share of rows per category (0 where it has none)."""
-    cat = pd.Categorical(values, categories=categories).codes
-    ok = cat >= 0
-    counts = np.bincount(session_idx[ok] * len(categories) + cat[ok], minlength=n_sessions * len(categories))
-    counts = counts.reshape(n_sessions, len(categories)).astype(float)
+def _shares(session_idx: np.ndarray, codes: np.ndarray, n_categories: int, n_sessions: int) -> np.ndarray:
+    """n_sessions x categories: each session's share of rows per category (0 where it has none);
+    ``codes`` are the rows' category positions (-1: none of them)."""
+    ok = codes >= 0
+    counts = np.bincount(session_idx[ok] * n_categories + codes[ok], minlength=n_sessions * n_categories)
+    counts = counts.reshape(n_sessions, n_categories).astype(float)
     totals = counts.sum(1, keepdims=True)
     return np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+
+
+def _category_codes(column: pd.Series, categories: list[str]) -> np.ndarray:
+    """Each row's position among ``categories`` by its value's text (-1: missing, or none of them):
+    ``pd.Categorical(column.astype(str).where(column.notna()), categories).codes``, looked up once
+    per distinct value instead of once per row."""
+    codes, values = pd.factorize(column)
+    where = {c: i for i, c in enumerate(categories)}
+    table = np.array([where.get(str(v), -1) for v in values] + [-1], dtype=np.int64)
+    return table[codes]  # a missing value's code -1 reads the last entry, -1
+
+
+def _sorted_ids(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values' texts, sorted, and each row's position among them."""
+    codes, values = pd.factorize(column)
+    names = np.asarray(pd.Index(values).astype(str), dtype=object)
+    order = np.argsort(names, kind="stable")
+    rank = np.empty(len(names), dtype=np.int64)
+    rank[order] = np.arange(len(names))
+    return names[order], rank[codes]
 
 
 def session_features(actions: pd.DataFrame) -> pd.DataFrame:
@@ -56,19 +76,17 @@ def session_features(actions: pd.DataFrame) -> pd.DataFrame:
 
     Type shares are over the role's actions; label shares over the role's annotated actions (an
     action without a label on a dimension does not count for it)."""
-    sessions = np.array(sorted(actions["session_id"].astype(str).unique()), dtype=object)
-    idx = np.searchsorted(sessions, actions["session_id"].astype(str).to_numpy())
-    roles = actions["role"].astype(str).to_numpy()
+    sessions, idx = _sorted_ids(actions["session_id"])
+    groups = {
+        "type": list(schema.ACTION_TYPES),
+        **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()},
+    }
+    codes = {kind: _category_codes(actions[kind], cats) for kind, cats in groups.items()}
     blocks, names = [], []
     for role in schema.ROLES:
-        mine = roles == role
-        groups = {
-            "type": list(schema.ACTION_TYPES),
-            **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()},
-        }
+        mine = (actions["role"] == role).to_numpy(dtype=bool)
         for kind, cats in groups.items():
-            column = actions[kind].astype(str).where(actions[kind].notna()).to_numpy()[mine]
-            blocks.append(_shares(idx[mine], column, cats, len(sessions)))
+            blocks.append(_shares(idx[mine], codes[kind][mine], len(cats), len(sessions)))
             names += [f"{role}:{kind}:{c}" for c in cats]
     return pd.DataFrame(np.hstack(blocks), index=pd.Index(sessions, name="session_id"), columns=names)
 

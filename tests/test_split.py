@@ -82,6 +82,20 @@ def test_session_features_are_role_specific_proportions(sample):
         assert f.filter(like=f"{role}:team_goal:").sum(axis=1).to_numpy() == pytest.approx(1.0)
 
 
+def test_every_session_feature_is_its_share_counted_by_hand(sample):
+    """All 46 features of all 25 sessions, each counted from the session's own rows: the rows of
+    the role with that value over the role's rows with a value (0 where there is none)."""
+    f = sp.session_features(sample.actions_df)
+    a = sample.actions_df
+    for sid in f.index:
+        for name in f.columns:
+            role, kind, value = name.split(":")
+            rows = a.loc[(a["session_id"] == sid) & (a["role"] == role), kind]
+            known = int(rows.notna().sum())
+            want = int((rows.astype(str) == value).sum()) / known if known else 0.0
+            assert f.loc[sid, name] == want, (sid, name)
+
+
 def test_the_sample_split_like_the_paper_and_its_table(sample):
     result = sp.distribution_matched_split(sample.actions_df, sample.sessions_df, {"not_visible": 3, "visible": 3})
     assert {c: len(cs.test) for c, cs in result.by_condition.items()} == {"not_visible": 3, "visible": 3}
