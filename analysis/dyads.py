@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis.codes import sorted_codes
 from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import Test
 from corpus import schema
@@ -84,24 +85,22 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
     g["progress"] = bin_midpoints(bins)[g["bin"]].round(4)
     g["bin_low"], g["bin_high"] = edges[g["bin"]], edges[g["bin"] + 1]
     g["share"] = g["k"] / g["n"]
-    per_session = (
-        pd.DataFrame(
-            {
-                "condition": moments["condition"].astype(str).to_numpy()[ok],
-                "session": moments["session_id"].astype(str).to_numpy()[ok],
-                "bin": b[ok],
-                "y": moments["agree"].to_numpy()[ok],
-            }
-        )
-        .groupby(["condition", "session", "bin"])["y"]
-        .agg(k="sum", n="count")
-    )
+    # Per condition, a sessions x bins table of k and n (the sessions with a moment in the
+    # condition, in the order of their names), resampled by session.
+    conditions, cond = sorted_codes(moments["condition"])
+    names, session = sorted_codes(moments["session_id"])
+    y = moments["agree"].to_numpy()
     g["ci_low"], g["ci_high"] = np.nan, np.nan
-    for cond, part in per_session.groupby(level="condition"):
-        k = part["k"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
-        n = part["n"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
-        lo, hi = _session_bootstrap(k.to_numpy(dtype=float), n.to_numpy(dtype=float))
-        rows = g["condition"] == cond
+    for c, name in enumerate(conditions):
+        mine = ok & (cond == c)
+        if not mine.any():
+            continue
+        present, row = np.unique(session[mine], return_inverse=True)
+        cell = row * bins + b[mine]
+        k = np.bincount(cell, weights=y[mine], minlength=len(present) * bins).reshape(len(present), bins)
+        n = np.bincount(cell, minlength=len(present) * bins).reshape(len(present), bins)
+        lo, hi = _session_bootstrap(k.astype(float), n.astype(float))
+        rows = g["condition"] == name
         g.loc[rows, "ci_low"] = lo[g.loc[rows, "bin"].to_numpy()]
         g.loc[rows, "ci_high"] = hi[g.loc[rows, "bin"].to_numpy()]
     return g[DYAD_COLUMNS]

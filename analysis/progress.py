@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analysis.codes import sorted_codes
 from corpus.dataset import Corpus
 from corpus.metrics import coverage_curve
 
@@ -107,13 +108,9 @@ def counts_by_bin(groups: pd.Series, bins: np.ndarray, y: np.ndarray, ok: np.nda
     .groupby(["condition", "bin"])["y"].agg(k="sum", n="count").reset_index()`` gives, counted
     with integer codes instead of grouping the groups' names row by row (``y`` holds no NaN where
     ``ok``; its sums are of whole numbers, exact in any order; k is whole when ``y`` is)."""
-    codes, names = pd.factorize(groups, sort=False)
-    names = np.asarray(pd.Index(names).astype(str), dtype=object)
-    order = np.argsort(names, kind="stable")
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[order] = np.arange(len(names))
+    names, codes = sorted_codes(groups)
     keep = ok & (codes >= 0)
-    cell = rank[codes[keep]] * n_bins + np.asarray(bins)[keep]
+    cell = codes[keep] * n_bins + np.asarray(bins)[keep]
     size = len(names) * n_bins
     n = np.bincount(cell, minlength=size)
     y = np.asarray(y)
@@ -123,7 +120,7 @@ def counts_by_bin(groups: pd.Series, bins: np.ndarray, y: np.ndarray, ok: np.nda
     present = np.flatnonzero(n)
     return pd.DataFrame(
         {
-            "condition": pd.array(names[order][present // n_bins], dtype="str"),
+            "condition": pd.array(names[present // n_bins], dtype="str"),
             "bin": (present % n_bins).astype(np.int64),
             "k": k[present],
             "n": n[present].astype(np.int64),

@@ -30,6 +30,7 @@ from itertools import chain, combinations, islice
 import numpy as np
 import pandas as pd
 
+from analysis.codes import sorted_codes
 from corpus import schema
 
 EXHAUSTIVE_LIMIT = 200_000
@@ -61,22 +62,12 @@ def _category_codes(column: pd.Series, categories: list[str]) -> np.ndarray:
     return table[codes]  # a missing value's code -1 reads the last entry, -1
 
 
-def _sorted_ids(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct values' texts, sorted, and each row's position among them."""
-    codes, values = pd.factorize(column)
-    names = np.asarray(pd.Index(values).astype(str), dtype=object)
-    order = np.argsort(names, kind="stable")
-    rank = np.empty(len(names), dtype=np.int64)
-    rank[order] = np.arange(len(names))
-    return names[order], rank[codes]
-
-
 def session_features(actions: pd.DataFrame) -> pd.DataFrame:
     """One row per session (index session_id, sorted), one column per feature ``role:kind:value``.
 
     Type shares are over the role's actions; label shares over the role's annotated actions (an
     action without a label on a dimension does not count for it)."""
-    sessions, idx = _sorted_ids(actions["session_id"])
+    sessions, idx = sorted_codes(actions["session_id"])
     groups = {
         "type": list(schema.ACTION_TYPES),
         **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()},

@@ -9,7 +9,7 @@ import pytest
 from helpers import write_tiny
 
 from analysis.dyads import dyad_curves, dyad_moments, dyad_share_by_condition
-from analysis.progress import progress_table
+from analysis.progress import assign_bins, progress_table
 from analysis.reasons import acts_before, checkpoints_beside_labels, preceding_act, reason_curves, reason_shares
 from corpus.dataset import load_dir
 from corpus.model import Checkpoint
@@ -231,6 +231,38 @@ def test_the_session_bootstrap_is_the_drawn_sessions_summed_exactly():
         ref_lo, ref_hi = np.full(cells - 1, np.nan), np.full(cells - 1, np.nan)
         ref_lo[some], ref_hi[some] = np.nanpercentile(share[:, :-1][:, some], [2.5, 97.5], axis=0)
         assert np.array_equal(lo[:-1], ref_lo, equal_nan=True) and np.array_equal(hi[:-1], ref_hi, equal_nan=True)
+
+
+def test_dyad_curve_intervals_resample_each_conditions_sessions_in_name_order():
+    """Each condition's interval resamples the rows of its sessions x bins table of counts, the
+    sessions with a moment in the condition in the order of their names (grouped by name here, as
+    the definition reads), on the sample and on every third session of it."""
+    from analysis.dyads import _session_bootstrap
+    from corpus.dataset import load_sample
+
+    corpus = load_sample()
+    base = corpus.actions_df.merge(progress_table(corpus), on=["session_id", "index"])
+    ids = sorted(set(base["session_id"]))
+    for actions in (base, base[base["session_id"].isin(ids[::3])]):
+        m = dyad_moments(actions)
+        for col, bins in (("progress_coverage", 4), ("progress_index", 7)):
+            got = dyad_curves(m, col, bins)
+            b = assign_bins(m[col].to_numpy(dtype=float), bins)
+            per = (
+                pd.DataFrame(
+                    {"condition": m["condition"].astype(str), "session": m["session_id"], "bin": b, "y": m["agree"]}
+                )
+                .loc[b >= 0]
+                .groupby(["condition", "session", "bin"])["y"]
+                .agg(k="sum", n="count")
+            )
+            for cond, part in per.groupby(level="condition"):
+                k = part["k"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
+                n = part["n"].unstack("bin", fill_value=0).reindex(columns=range(bins), fill_value=0)
+                lo, hi = _session_bootstrap(k.to_numpy(dtype=float), n.to_numpy(dtype=float))
+                rows = got[got["condition"] == cond]
+                assert rows["ci_low"].tolist() == lo[rows["bin"]].tolist()
+                assert rows["ci_high"].tolist() == hi[rows["bin"]].tolist()
 
 
 def test_no_test_without_two_sessions_in_each_condition():
