@@ -107,12 +107,25 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
 
 
 def _session_shares(moments: pd.DataFrame) -> pd.DataFrame:
-    """Per session: its condition, agreeing moments k, moments n and share k / n."""
-    g = (
-        moments.assign(condition=moments["condition"].astype(str))
-        .groupby(["condition", "session_id"])["agree"]
-        .agg(k="sum", n="count")
-        .reset_index()
+    """Per session: its condition, agreeing moments k, moments n and share k / n (sorted by condition
+    and session; counted with integer codes, as grouping by their names would give)."""
+    conditions, cond = sorted_codes(moments["condition"])
+    names, session = sorted_codes(moments["session_id"])
+    keep = (cond >= 0) & (session >= 0)
+    cell = cond[keep] * len(names) + session[keep]
+    size = len(conditions) * len(names)
+    n = np.bincount(cell, minlength=size)
+    k = np.bincount(cell, weights=moments["agree"].to_numpy()[keep], minlength=size)
+    present = np.flatnonzero(n)
+    g = pd.DataFrame(
+        {
+            "condition": pd.array(conditions[present // max(len(names), 1)], dtype="str"),
+            "session_id": pd.Series(names[present % max(len(names), 1)], dtype=object).astype(
+                moments["session_id"].dtype
+            ),
+            "k": k[present].astype(np.int64),
+            "n": n[present].astype(np.int64),
+        }
     )
     return g.assign(share=g["k"] / g["n"])
 
