@@ -182,7 +182,7 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
     participant's action-level labels at that moment (latest annotation at or before the
     checkpoint's action; none if they had not annotated yet). ``checkpoint`` is the number people
     are shown (1, 2, 3 among that participant's checkpoints), whatever the source's first index."""
-    roles = set(actions["role"].astype(str))
+    roles = {str(role) for role in actions["role"].dropna().unique()}  # (the distinct ones, not every row's)
     cps = pd.DataFrame(
         [
             {
