@@ -15,7 +15,6 @@ import functools
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
-    AfterValidator,
     BeforeValidator,
     Discriminator,
     Field,
@@ -107,58 +106,49 @@ def _codes(dimension: str) -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=200_000)
-def _normalized(dimension: str, code: str, text: str | None, other_text: str | None) -> dict:
-    """:meth:`Label.normalize` of a label made only of strings, remembered.
+def _normalized(dimension: str, code: str, text: str | None, other_text: str | None) -> Label:
+    """The label of ``dimension`` made of these strings, checked by :meth:`Label.normalize` and
+    built once: the same instance whenever the same label is read again.
 
-    A corpus repeats a few dozen distinct labels hundreds of thousands of times: each distinct one
-    is checked once. A bad label raises, and exceptions are not cached. The dict returned is
-    shared: pydantic only reads it.
+    A corpus repeats a few dozen distinct labels hundreds of thousands of times (a million actions
+    hold three million labels): each distinct one is checked and built once, and shared, it takes
+    no memory of its own. A bad label raises, and exceptions are not cached. A label is never
+    changed once read.
     """
     value = {"code": code}
     if text is not None:
         value["text"] = text
     if other_text is not None:
         value["other_text"] = other_text
-    return Label.normalize(dimension, value)
+    return Label.model_validate(Label.normalize(dimension, value))
 
 
 def _dimension_label(dimension: str) -> BeforeValidator:
     """The validator that reads a label of ``dimension`` from a code, an object with a code or a Label."""
 
     def before(value: Any) -> Any:
-        if isinstance(value, Label):
-            value = value.model_dump(include={"code", "text", "other_text"})
-        if not isinstance(value, (str, dict)):
-            raise ValueError(
-                f"expected a {dimension} code such as '{next(iter(_codes(dimension)))}' or an object with a code, got {describe(value)}"
-            )
         if isinstance(value, str):
             return _normalized(dimension, value, None, None)
         if isinstance(value, dict) and value.keys() <= _LABEL_FIELDS:
             code, text, other = value.get("code"), value.get("text"), value.get("other_text")
             if isinstance(code, str) and isinstance(text, (str, type(None))) and isinstance(other, (str, type(None))):
                 return _normalized(dimension, code, text, other)
+        if isinstance(value, Label):
+            value = value.model_dump(include={"code", "text", "other_text"})
+            return _normalized(dimension, value["code"], value["text"], value["other_text"])
+        if not isinstance(value, dict):
+            raise ValueError(
+                f"expected a {dimension} code such as '{next(iter(_codes(dimension)))}' or an object with a code, got {describe(value)}"
+            )
         return Label.normalize(dimension, value)
 
     return BeforeValidator(before)
 
 
-_SHARED_LABELS: dict[tuple[str, str, str], Label] = {}
-
-
-def _shared(label: Label) -> Label:
-    """One instance per distinct label without a participant's own words: a corpus repeats a few
-    dozen labels on every action, and a label is never changed once read (a million actions hold
-    three million labels; shared, they take no memory of their own)."""
-    if label.other_text is not None:
-        return label
-    return _SHARED_LABELS.setdefault((label.dimension, label.code, label.text), label)
-
-
-TeamGoalLabel = Annotated[Label, _dimension_label("team_goal"), AfterValidator(_shared)]
-PartnerIntentLabel = Annotated[Label, _dimension_label("partner_intent"), AfterValidator(_shared)]
-SelfReasoningLabel = Annotated[Label, _dimension_label("self_reasoning"), AfterValidator(_shared)]
-ReasonLabel = Annotated[Label, _dimension_label("misalignment_reason"), AfterValidator(_shared)]
+TeamGoalLabel = Annotated[Label, _dimension_label("team_goal")]
+PartnerIntentLabel = Annotated[Label, _dimension_label("partner_intent")]
+SelfReasoningLabel = Annotated[Label, _dimension_label("self_reasoning")]
+ReasonLabel = Annotated[Label, _dimension_label("misalignment_reason")]
 
 
 class MentalModel(_Strict):
