@@ -189,6 +189,13 @@ class Corpus:
         return schema.design_of(present) or schema.design_of(self.info.conditions) or schema.CANVAS
 
     @property
+    def splits(self) -> list[str]:
+        """The splits the sessions belong to, in the schema's order (read from the sessions, not
+        from :attr:`sessions_df`, which scores every drawing)."""
+        present = {s.split for s in self.sessions.values()}
+        return [split for split in schema.SPLITS if split in present]
+
+    @property
     def synthetic(self) -> bool:
         return self.info.synthetic
 

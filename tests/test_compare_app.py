@@ -322,3 +322,32 @@ def test_a_score_group_undefined_for_every_run_is_one_line_not_a_table(at):
     assert not any("SBERT" in b for b in blocks)
     line = next(c.value for c in at.caption if c.value.startswith("Not shown, undefined for every run: "))
     assert "SBERT (rationale)" in line or "SBERT (message)" in line
+
+
+def _prompts_export_alone() -> None:
+    import streamlit as st
+
+    from components.compare.prompts import export
+    from corpus.dataset import load_sample
+
+    corpus = load_sample()  # an object of its own: nothing else has computed its tables
+    export(corpus)
+    st.text(f"splits {corpus.splits}; sessions scored: {'sessions_df' in corpus.__dict__}")
+
+
+def test_the_prompts_export_offers_the_splits_without_scoring_every_session():
+    """Drawn on every first load of Compare, the prompts' split picker reads the splits from the
+    sessions: the table that scores every session's drawing (seconds on thousands of sessions) is
+    not made for it."""
+    from corpus.dataset import load_sample
+
+    at = AppTest.from_function(_prompts_export_alone, default_timeout=60).run()
+    assert not at.exception
+    from corpus import schema
+
+    corpus = load_sample()
+    from_table = [s for s in schema.SPLITS if (corpus.sessions_df["split"] == s).any()]
+    assert corpus.splits == from_table == ["train", "test"]
+    assert at.text[0].value == f"splits {from_table}; sessions scored: False"
+    assert at.selectbox(key="compare_prompts_split").options == from_table
+    assert at.selectbox(key="compare_prompts_split").value == "test"

@@ -8,7 +8,6 @@ import streamlit as st
 
 from analysis.compare.instances import SETTINGS
 from analysis.compare.prompts import prompts_jsonl
-from corpus import schema
 from corpus.dataset import Corpus
 
 TASKS = {"next_action": "Next action", "mental_model": "Mental model"}
@@ -17,7 +16,7 @@ SETTING_NAMES = {"base": "base", "mental_model": "+ the actor's earlier mental m
 
 def export(corpus: Corpus) -> None:
     with st.expander("Benchmark prompts: run a model of your own", icon=":material/output:"):
-        splits = [s for s in schema.SPLITS if (corpus.sessions_df["split"] == s).any()]
+        splits = corpus.splits
         c = st.columns(3)
         task = c[0].selectbox("Task", list(TASKS), format_func=TASKS.get, key="compare_prompts_task")
         split = c[1].selectbox(
