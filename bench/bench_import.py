@@ -28,20 +28,21 @@ LINE_PX = 20  # the brush's line width in PNG pixels
 SUPERSAMPLE = 4  # strokes are drawn this many times larger and reduced, for antialiased edges
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[2])
+from bench.peak import peak_mb
 import numpy, PIL.Image, PIL.PngImagePlugin
 import corpus.importers.platform
 from corpus.importers import import_source
-base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # the process with the importer loaded
+base = peak_mb()  # the process with the importer loaded
 t0 = time.perf_counter()
 result = import_source("platform", sys.argv[1])
 ms = (time.perf_counter() - t0) * 1000
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak = peak_mb()
 assert result.report.ok, result.report.format()
 (s,) = result.sessions
 n_draw = sum(a.type == "draw" for a in s.actions)
-print(json.dumps({"ms": ms, "peak_mb": (peak - base) / 1024, "base_mb": base / 1024, "n_draw": n_draw}))
+print(json.dumps({"ms": ms, "peak_mb": peak - base, "base_mb": base, "n_draw": n_draw}))
 """
 
 

@@ -2,7 +2,8 @@
 of 10,000 sessions (~1,000,000 actions; written once by `corpus generate` and kept, bench/corpora.py).
 
 Each load runs in a fresh process (a cold load: no cache), timing validation plus the session and
-action tables the pages read; peak memory is that process's maximum resident set size.
+action tables the pages read; peak memory is that process's own high-water mark of resident memory
+(bench/peak.py).
 """
 
 from __future__ import annotations
@@ -15,15 +16,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _CHILD = r"""
-import json, resource, sys, time
+import json, sys, time
 sys.path.insert(0, sys.argv[2])
+from bench.peak import peak_mb
 from corpus.dataset import load_dir
 t0 = time.perf_counter()
 c = load_dir(sys.argv[1])
 c.actions_df; c.sessions_df
 ms = (time.perf_counter() - t0) * 1000
-peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"ms": ms, "peak_mb": peak_mb, "n_actions": int(c.sessions_df["n_actions"].sum())}))
+print(json.dumps({"ms": ms, "peak_mb": peak_mb(), "n_actions": int(c.sessions_df["n_actions"].sum())}))
 """
 
 

@@ -42,10 +42,11 @@ def generated(n_sessions: int, seed: int = SEED) -> Generated:
 
 # `python -m corpus generate` in a child that prints its own peak resident memory (MB) at the end.
 _CHILD = r"""
-import resource, sys
+import sys
 sys.path.insert(0, sys.argv[1])
+from bench.peak import peak_mb
 from corpus.cli import main
 code = main(["generate", "--seed", sys.argv[2], "--sessions", sys.argv[3], sys.argv[4]])
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+print(peak_mb())
 sys.exit(code)
 """
