@@ -112,14 +112,15 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     """The distance-weighted score of each predicted drawing (Sec. 4.2), and its number of cells."""
     score = np.full(len(na), np.nan)
     cells_n = np.zeros(len(na))
-    dist_of: dict[str, np.ndarray | None] = {}
+    dist_of: dict[str, np.ndarray | None] = {}  # by map: the sessions of a map share its distances
     sessions, cells = na["session_id"].tolist(), na["p_cells"].tolist()
     for i in np.flatnonzero((na["p_action_type"] == "draw").to_numpy()):
         sid = sessions[i]
-        if sid not in dist_of:
+        map_id = corpus.session(sid).map_id
+        if map_id not in dist_of:
             route = corpus.route_mask(sid)
-            dist_of[sid] = chebyshev_distance(route, max_distance=3) if route.any() else None
-        dist = dist_of[sid]
+            dist_of[map_id] = chebyshev_distance(route, max_distance=3) if route.any() else None
+        dist = dist_of[map_id]
         if dist is None:
             continue
         drawn = np.zeros(dist.shape, dtype=bool)
