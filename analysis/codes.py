@@ -1,6 +1,6 @@
-"""Integer codes for text columns, for counting a million rows with ``np.bincount`` instead of
-grouping their texts row by row; the order is the texts' sorted order, as pandas' ``groupby`` on
-the texts gives it."""
+"""Integer codes for text columns, and counts by pairs of codes, for counting a million rows with
+``np.bincount`` instead of grouping their texts row by row; the order is the texts' sorted order,
+as pandas' ``groupby`` on the texts gives it."""
 
 from __future__ import annotations
 
@@ -18,3 +18,17 @@ def sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     rank[order] = np.arange(len(names))
     rank[-1] = -1  # where a missing value's code -1 points
     return names[order], rank[codes]
+
+
+def tally(
+    outer: np.ndarray, n_outer: int, inner: np.ndarray, n_inner: int, y: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """k (the sum of ``y``) and n (the count) over the rows where ``keep``, per pair of codes: two
+    ``n_outer x n_inner`` arrays. ``y`` holds whole numbers where ``keep`` (0/1 floats or integers):
+    its sums are exact in any order, and k is of integers when ``y`` is."""
+    cell = outer[keep] * n_inner + inner[keep]
+    size = n_outer * n_inner
+    y = np.asarray(y)
+    n = np.bincount(cell, minlength=size).reshape(n_outer, n_inner)
+    k = np.bincount(cell, weights=y[keep].astype(float), minlength=size).reshape(n_outer, n_inner)
+    return (k.astype(np.int64) if np.issubdtype(y.dtype, np.integer) else k), n

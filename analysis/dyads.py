@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.codes import sorted_codes
+from analysis.codes import sorted_codes, tally
 from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import Test
 from corpus import schema
@@ -96,9 +96,7 @@ def dyad_curves(moments: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.D
         if not mine.any():
             continue
         present, row = np.unique(session[mine], return_inverse=True)
-        cell = row * bins + b[mine]
-        k = np.bincount(cell, weights=y[mine], minlength=len(present) * bins).reshape(len(present), bins)
-        n = np.bincount(cell, minlength=len(present) * bins).reshape(len(present), bins)
+        k, n = tally(row, len(present), b[mine], bins, y[mine], np.ones(len(row), dtype=bool))
         lo, hi = _session_bootstrap(k.astype(float), n.astype(float))
         rows = g["condition"] == name
         g.loc[rows, "ci_low"] = lo[g.loc[rows, "bin"].to_numpy()]
@@ -111,20 +109,14 @@ def _session_shares(moments: pd.DataFrame) -> pd.DataFrame:
     and session; counted with integer codes, as grouping by their names would give)."""
     conditions, cond = sorted_codes(moments["condition"])
     names, session = sorted_codes(moments["session_id"])
-    keep = (cond >= 0) & (session >= 0)
-    cell = cond[keep] * len(names) + session[keep]
-    size = len(conditions) * len(names)
-    n = np.bincount(cell, minlength=size)
-    k = np.bincount(cell, weights=moments["agree"].to_numpy()[keep], minlength=size)
-    present = np.flatnonzero(n)
+    k, n = tally(cond, len(conditions), session, len(names), moments["agree"].to_numpy(), (cond >= 0) & (session >= 0))
+    c, s = np.nonzero(n)  # the pairs that occur, by condition then session
     g = pd.DataFrame(
         {
-            "condition": pd.array(conditions[present // max(len(names), 1)], dtype="str"),
-            "session_id": pd.Series(names[present % max(len(names), 1)], dtype=object).astype(
-                moments["session_id"].dtype
-            ),
-            "k": k[present].astype(np.int64),
-            "n": n[present].astype(np.int64),
+            "condition": pd.array(conditions[c], dtype="str"),
+            "session_id": pd.Series(names[s], dtype=object).astype(moments["session_id"].dtype),
+            "k": k[c, s].astype(np.int64),
+            "n": n[c, s].astype(np.int64),
         }
     )
     return g.assign(share=g["k"] / g["n"])

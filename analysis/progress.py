@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analysis.codes import sorted_codes
+from analysis.codes import sorted_codes, tally
 from corpus.dataset import Corpus
 from corpus.metrics import coverage_curve
 
@@ -63,16 +63,13 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
     duration = np.repeat(np.maximum(declared, np.maximum.reduceat(stamps, starts)), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         time = np.where(duration > 0, np.clip(stamps / np.where(duration > 0, duration, 1.0), 0.0, 1.0), position)
-    masks: dict[str, np.ndarray] = {}  # a map's route mask, made once for all its sessions
+    masks: dict[str, np.ndarray | None] = {}  # a map's route mask (None: no route), made once for its sessions
     coverage = []
     for (sid, s), k in zip(kept, n):
-        if has_route(corpus, sid):
-            mask = masks.get(s.map_id)
-            if mask is None:
-                mask = masks[s.map_id] = corpus.route_mask(sid)
-            coverage.append(coverage_curve(corpus.history(sid), mask).astype(float))
-        else:
-            coverage.append(np.full(k, np.nan))
+        if s.map_id not in masks:
+            masks[s.map_id] = corpus.route_mask(sid) if has_route(corpus, sid) else None
+        mask = masks[s.map_id]
+        coverage.append(np.full(k, np.nan) if mask is None else coverage_curve(corpus.history(sid), mask).astype(float))
     return pd.DataFrame(
         {
             "session_id": actions["session_id"].array,
@@ -109,20 +106,13 @@ def counts_by_bin(groups: pd.Series, bins: np.ndarray, y: np.ndarray, ok: np.nda
     with integer codes instead of grouping the groups' names row by row (``y`` holds no NaN where
     ``ok``; its sums are of whole numbers, exact in any order; k is whole when ``y`` is)."""
     names, codes = sorted_codes(groups)
-    keep = ok & (codes >= 0)
-    cell = codes[keep] * n_bins + np.asarray(bins)[keep]
-    size = len(names) * n_bins
-    n = np.bincount(cell, minlength=size)
-    y = np.asarray(y)
-    k = np.bincount(cell, weights=y[keep].astype(float), minlength=size)
-    if np.issubdtype(y.dtype, np.integer):
-        k = k.astype(np.int64)
+    k, n = tally(codes, len(names), np.asarray(bins), n_bins, y, ok & (codes >= 0))
     present = np.flatnonzero(n)
     return pd.DataFrame(
         {
             "condition": pd.array(names[present // n_bins], dtype="str"),
             "bin": (present % n_bins).astype(np.int64),
-            "k": k[present],
-            "n": n[present].astype(np.int64),
+            "k": k.ravel()[present],
+            "n": n.ravel()[present].astype(np.int64),
         }
     )

@@ -188,7 +188,7 @@ class Corpus:
         present = sorted({s.condition for s in self.sessions.values()})
         return schema.design_of(present) or schema.design_of(self.info.conditions) or schema.CANVAS
 
-    @property
+    @functools.cached_property
     def splits(self) -> list[str]:
         """The splits the sessions belong to, in the schema's order (read from the sessions, not
         from :attr:`sessions_df`, which scores every drawing)."""

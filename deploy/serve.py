@@ -57,8 +57,6 @@ def warm() -> Warmed:
     """Import the pages' modules and open the default dataset with its tables, through the caches
     the pages read (so it needs the server's runtime: :func:`start` waits for it)."""
     t0 = time.perf_counter()
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))
     modules = page_modules()
     for name in modules:
         importlib.import_module(name)
@@ -110,6 +108,8 @@ def start() -> threading.Thread:
 def main(argv: list[str]) -> int:
     from streamlit.web import cli
 
+    if str(ROOT) not in sys.path:  # (run as a script, its own folder comes first instead)
+        sys.path.insert(0, str(ROOT))
     start()
     return cli.main(["run", str(ROOT / "app.py"), *argv], prog_name="streamlit")
 
