@@ -18,7 +18,6 @@ import pandas as pd
 
 from analysis.codes import sorted_codes, tally
 from corpus.dataset import Corpus
-from corpus.metrics import coverage_curve
 
 PROGRESS_KINDS = {
     "coverage": "route coverage",
@@ -46,35 +45,29 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
     """One row per action (in the order of ``corpus.actions_df``): session_id, index and the three
     progress measures; ``progress_coverage`` is NaN in sessions whose map has no route.
 
-    Read from the action table's columns (whose rows are the sessions' actions, session by session,
-    in order), with one step per session only for the coverage, from its canvas history."""
+    Read from the corpus's tables (the action table's rows are the sessions' actions, session by
+    session, in order; the route coverage after each action is made with them)."""
     actions = corpus.actions_df
-    sizes = np.array([len(s.actions) for s in corpus.sessions.values()], dtype=np.int64)
     if not len(actions):
         return pd.DataFrame(columns=["session_id", "index", *COLUMNS.values()])
-    kept = [(sid, s) for (sid, s), n in zip(corpus.sessions.items(), sizes) if n]
-    n = sizes[sizes > 0]
+    sessions = corpus.sessions_df
+    sizes = sessions["n_actions"].to_numpy(dtype=np.int64)
+    kept = sizes > 0
+    n = sizes[kept]
     starts = np.concatenate([[0], np.cumsum(n)[:-1]])
     step = np.arange(int(n.sum())) - np.repeat(starts, n)
     last = np.repeat(n - 1, n)
     position = np.where(last > 0, step / np.where(last > 0, last, 1), 1.0)
     stamps = actions["timestamp"].to_numpy(dtype=float)
-    declared = np.array([float(s.duration_s or 0.0) for _, s in kept])
+    declared = np.array([float(corpus.meta(sid).duration_s or 0.0) for sid in sessions["session_id"][kept]])
     duration = np.repeat(np.maximum(declared, np.maximum.reduceat(stamps, starts)), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         time = np.where(duration > 0, np.clip(stamps / np.where(duration > 0, duration, 1.0), 0.0, 1.0), position)
-    masks: dict[str, np.ndarray | None] = {}  # a map's route mask (None: no route), made once for its sessions
-    coverage = []
-    for (sid, s), k in zip(kept, n):
-        if s.map_id not in masks:
-            masks[s.map_id] = corpus.route_mask(sid) if has_route(corpus, sid) else None
-        mask = masks[s.map_id]
-        coverage.append(np.full(k, np.nan) if mask is None else coverage_curve(corpus.history(sid), mask).astype(float))
     return pd.DataFrame(
         {
             "session_id": actions["session_id"].array,
             "index": actions["index"].to_numpy(dtype=np.int64),
-            COLUMNS["coverage"]: np.concatenate(coverage),
+            COLUMNS["coverage"]: np.asarray(corpus.route_coverage, dtype=float),
             COLUMNS["index"]: position,
             COLUMNS["time"]: time,
         }

@@ -187,7 +187,7 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
         [
             {
                 "session_id": sid,
-                "condition": corpus.session(sid).condition,
+                "condition": corpus.meta(sid).condition,
                 "role": cp.role,
                 "checkpoint": number,
                 "drawing_progress": cp.progress,
@@ -198,7 +198,7 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
                 "answer_self_reasoning": cp.self_reasoning,
             }
             for sid in actions["session_id"].unique()
-            for cp, number in zip(corpus.session(sid).checkpoints, Checkpoint.numbers(corpus.session(sid).checkpoints))
+            for cp, number in zip(corpus.meta(sid).checkpoints, Checkpoint.numbers(corpus.meta(sid).checkpoints))
             if cp.role in roles
         ]
     )

@@ -60,7 +60,7 @@ def _image_start(ed: EditorState, corpus: Corpus, image: MapImage) -> None:
 
 def _map_label(corpus: Corpus, map_id: str) -> str:
     m = corpus.maps[map_id]
-    used = sum(s.map_id == map_id for s in corpus.sessions.values())
+    used = sum(corpus.meta(sid).map_id == map_id for sid in corpus.sessions)
     return f"{map_id} ({m.grid_size[0]} x {m.grid_size[1]}, {len(m.landmarks)} landmarks, {len(m.route)} route cells, {used} sessions)"
 
 
@@ -319,10 +319,8 @@ def output_panel(ed: EditorState, corpus: Corpus, user: User) -> None:
             "save the map as a draft and ask a lead to attach it."
         )
         return
-    same_grid = [
-        s.id for s in corpus.sessions.values() if tuple(corpus.maps[s.map_id].grid_size) == tuple(draft.grid_size)
-    ]
-    default = [sid for sid in same_grid if not corpus.maps[corpus.sessions[sid].map_id].route]
+    same_grid = [sid for sid in corpus.sessions if tuple(corpus.map_of(sid).grid_size) == tuple(draft.grid_size)]
+    default = [sid for sid in same_grid if not corpus.map_of(sid).route]
     st.multiselect(
         "Sessions",
         same_grid,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -20,10 +21,13 @@ import pandas as pd
 from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
 from corpus.metrics import DrawingScores, route_mask, score
-from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session
-from corpus.validate import DatasetError, Issue, Report, collector_paused, read_dataset
+from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
+from corpus.session_store import SESSION_CACHE_ACTIONS, SessionStore
+from corpus.tables import TableBuilder, Tables, tables_of
+from corpus.validate import DatasetError, Issue, Report, collector_paused, read_dataset, read_session
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+HISTORIES_KEPT = 2048  # canvas histories a corpus keeps (the ones built last)
 
 
 def item_id(session_id: str, action_index: int) -> str:
@@ -36,7 +40,9 @@ class Corpus:
     root: Path
     info: DatasetInfo
     maps: dict[str, GridMap]
-    sessions: dict[str, Session]
+    # Session id -> Session. A loaded dataset's is a SessionStore: every session's session.json
+    # is held, a whole session is read when asked for (corpus.session_store).
+    sessions: Mapping[str, Session]
     labels: (
         pd.DataFrame
     )  # coded labels of every scheme: item_id, scheme, session_id, action_index, coder, coder_kind, code, partition
@@ -46,6 +52,8 @@ class Corpus:
     # Landmark reference expressions said in actions (labels/gmmt_expressions.jsonl): one row each,
     # the columns of EXPRESSION_COLUMNS.
     expressions: pd.DataFrame = field(default_factory=lambda: _expressions_frame([]))
+    # The tables, when they were made as the dataset was read (else made from the sessions).
+    tables: Tables | None = field(default=None, repr=False)
 
     def __hash__(self) -> int:  # cached helpers key on the corpus object itself
         return id(self)
@@ -61,8 +69,22 @@ class Corpus:
         except KeyError:
             raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'") from None
 
+    def meta(self, session_id: str) -> SessionMeta:
+        """What the session's session.json holds (all but its actions), without reading the actions."""
+        if isinstance(self.sessions, SessionStore):
+            if session_id not in self.sessions:
+                raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'")
+            return self.sessions.meta(session_id)
+        return self.session(session_id)
+
+    def n_actions(self, session_id: str) -> int:
+        if isinstance(self.sessions, SessionStore):
+            self.meta(session_id)  # (an unknown session is named)
+            return self.sessions.n_actions(session_id)
+        return len(self.session(session_id).actions)
+
     def map_of(self, session_id: str) -> GridMap:
-        return self.maps[self.session(session_id).map_id]
+        return self.maps[self.meta(session_id).map_id]
 
     def history(self, session_id: str) -> CanvasHistory:
         """The Follower's canvas after every action; computed once per session."""
@@ -70,9 +92,9 @@ class Corpus:
 
     @functools.cached_property
     def _history_of(self):
-        """A cache of canvas histories that lives and dies with this corpus."""
+        """A cache of the canvas histories built last, that lives and dies with this corpus."""
 
-        @functools.cache
+        @functools.lru_cache(maxsize=HISTORIES_KEPT)
         def build(session_id: str) -> CanvasHistory:
             s = self.session(session_id)
             return session_history(s, self.maps[s.map_id].grid_size)
@@ -92,84 +114,24 @@ class Corpus:
     # -- tables -----------------------------------------------------------------------------
 
     @functools.cached_property
+    def _tables(self) -> Tables:
+        return self.tables if self.tables is not None else tables_of(self.sessions, self.maps)
+
+    @property
     def actions_df(self) -> pd.DataFrame:
         """One row per action, with its session's condition and split and the mental model."""
-        cols: dict[str, list] = {
-            k: []
-            for k in (
-                "session_id",
-                "condition",
-                "split",
-                "index",
-                "timestamp",
-                "role",
-                "type",
-                "n_cells",
-                "text",
-                "team_goal",
-                "partner_intent",
-                "self_reasoning",
-                "aligned",
-                "misalignment_reasons",
-                "rationale",
-                "progress",
-            )
-        }
-        for s in self.sessions.values():
-            n = len(s.actions)
-            for a in s.actions:
-                mm = a.mental_model
-                cols["session_id"].append(s.id)
-                cols["condition"].append(s.condition)
-                cols["split"].append(s.split)
-                cols["index"].append(a.index)
-                cols["timestamp"].append(a.timestamp)
-                cols["role"].append(a.role)
-                cols["type"].append(a.type)
-                cols["n_cells"].append(len(a.cells))
-                cols["text"].append(a.text)
-                cols["team_goal"].append(mm.team_goal.code if mm else None)
-                cols["partner_intent"].append(mm.partner_intent.code if mm else None)
-                cols["self_reasoning"].append(mm.self_reasoning.code if mm else None)
-                cols["aligned"].append(mm.aligned if mm else None)
-                cols["misalignment_reasons"].append(",".join(r.code for r in mm.misalignment_reasons) if mm else "")
-                cols["rationale"].append(mm.rationale if mm else "")
-                cols["progress"].append(a.index / (n - 1) if n > 1 else 1.0)
-        df = pd.DataFrame(cols)
-        for c in ("condition", "split", "role", "type"):
-            df[c] = df[c].astype("category")
-        return df
+        return self._tables.actions
 
-    @functools.cached_property
+    @property
     def sessions_df(self) -> pd.DataFrame:
         """One row per session: condition, split, duration, action counts by type, task metrics."""
-        counts = (
-            self.actions_df.groupby(["session_id", "type"], observed=False).size().unstack(fill_value=0)
-            if len(self.actions_df)
-            else pd.DataFrame()
-        )
-        rows = []
-        for s in self.sessions.values():
-            sc = self.scores(s.id)
-            row = {
-                "session_id": s.id,
-                "condition": s.condition,
-                "split": s.split,
-                "map_id": s.map_id,
-                "duration_min": s.duration_s / 60.0,
-                "n_actions": len(s.actions),
-            }
-            for t in schema.ACTION_TYPES:
-                row[f"n_{t}"] = int(counts.at[s.id, t]) if s.id in counts.index and t in counts.columns else 0
-            row.update(
-                final_accuracy=sc.accuracy,
-                reported_accuracy=s.final_accuracy,
-                route_coverage=sc.coverage,
-                distance_weighted=sc.distance_weighted,
-                n_checkpoints=len(s.checkpoints),
-            )
-            rows.append(row)
-        return pd.DataFrame(rows)
+        return self._tables.sessions
+
+    @property
+    def route_coverage(self) -> np.ndarray:
+        """The route coverage after each action (the rows of :attr:`actions_df`), NaN in sessions
+        whose map has no route."""
+        return self._tables.coverage
 
     def coded(self, scheme: str = "grounding_acts") -> pd.DataFrame:
         """Long table of one coding scheme's labels: item_id, session_id, action_index, coder, coder_kind, code,
@@ -185,14 +147,14 @@ class Corpus:
     def design(self) -> tuple[str, str]:
         """The two conditions the sessions compare, (reference, treatment): the design their recorded
         conditions belong to, else the one the dataset names, else the canvas design."""
-        present = sorted({s.condition for s in self.sessions.values()})
+        present = sorted({self.meta(sid).condition for sid in self.sessions})
         return schema.design_of(present) or schema.design_of(self.info.conditions) or schema.CANVAS
 
     @functools.cached_property
     def splits(self) -> list[str]:
-        """The splits the sessions belong to, in the schema's order (read from the sessions, not
-        from :attr:`sessions_df`, which scores every drawing)."""
-        present = {s.split for s in self.sessions.values()}
+        """The splits the sessions belong to, in the schema's order (read from their session.json,
+        not from :attr:`sessions_df`, which a corpus built in code makes by scoring every drawing)."""
+        present = {self.meta(sid).split for sid in self.sessions}
         return [split for split in schema.SPLITS if split in present]
 
     @property
@@ -263,23 +225,59 @@ def _expressions_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=EXPRESSION_COLUMNS)
 
 
-def load_dir(root: str | Path) -> Corpus:
-    """Load and validate a dataset directory; raise DatasetError listing every problem."""
+class _Taken:
+    """What :func:`load_dir` takes from each session as it is read: its rows of the tables, and the
+    session itself while the sessions kept fit in the budget (the store reads the others again)."""
+
+    def __init__(self, budget: int | None):
+        self.builder: TableBuilder | None = None
+        self.store_budget = budget
+        self.kept: list[Session] = []
+        self._kept_actions = 0
+
+    def __call__(self, session: Session, maps: Mapping[str, GridMap]) -> None:
+        if self.builder is None:
+            self.builder = TableBuilder(maps)
+        self.builder.add(session)
+        n = len(session.actions)
+        if self.store_budget is None or self._kept_actions + n <= self.store_budget:
+            self.kept.append(session)
+            self._kept_actions += n
+
+
+def load_dir(root: str | Path, *, keep_actions: int | None = SESSION_CACHE_ACTIONS) -> Corpus:
+    """Load and validate a dataset directory; raise DatasetError listing every problem.
+
+    The tables are made as the sessions are read; whole sessions are kept up to ``keep_actions``
+    actions in all (None: every one), the others read again from the directory when asked for."""
+    taken = _Taken(keep_actions)
     with collector_paused(freeze=True):
-        raw, report = read_dataset(root)
+        raw, report = read_dataset(root, sink=taken)
         if not report.ok:
             raise DatasetError(report, str(root))
-        assert raw.info is not None
+        assert raw.info is not None and taken.builder is not None
+        maps = raw.maps
+        store = SessionStore(
+            raw.metas,
+            {sid: len(o.actions) for sid, o in raw.sessions.items()},
+            functools.partial(read_session, Path(root), maps=maps),
+            budget=keep_actions,
+        )
+        for s in taken.kept:
+            store.keep(s)
+        tables = taken.builder.finish()
+        del taken
         return Corpus(
             root=Path(root),
             info=raw.info,
-            maps=raw.maps,
-            sessions=raw.sessions,
+            maps=maps,
+            sessions=store,
             labels=_labels_frame(raw.labels),
             predictions=raw.predictions,
             warnings=report.warnings,
             content_hash=content_hash(root),
             expressions=_expressions_frame(raw.expressions),
+            tables=tables,
         )
 
 
@@ -290,7 +288,7 @@ def load(path: str | Path) -> Corpus:
         from corpus.archive import extracted
 
         with extracted(path) as root:
-            corpus = load_dir(root)
+            corpus = load_dir(root, keep_actions=None)  # (the folder is gone after: every session is kept)
         corpus.root = path
         return corpus
     return load_dir(path)

@@ -361,9 +361,7 @@ def _read_task_at_once(
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
     numbered = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    objs = loads_each(line for _, line in numbered)
-    if objs is None:
-        return None
+    objs = loads_each(line for _, line in numbered)  # (one at a time: a parsed line is dropped once read)
     core = CORE_FIELDS[task]
     mental = task == "mental_model"
     codes: dict[tuple[str, str], str | None] = {}  # (dimension, label as given) -> code

@@ -22,12 +22,13 @@ that refers to it; its error says how many records do. Labels are read in
 from __future__ import annotations
 
 import gc
+from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from corpus.model import Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
@@ -55,6 +56,50 @@ from corpus.validate_refs import note_references, read_labels
 
 MAX_SECONDS = 7 * 24 * 3600  # timestamps, durations and elapsed times: at most 7 days
 
+# Called with each session read in full (its session.json and every action valid, its map known)
+# and the dataset's maps: how a loader takes a session's rows as it is read.
+SessionSink = Callable[[Session, Mapping[str, GridMap]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionRef:
+    """What the labels and predictions readers check a record against: an action's index and role."""
+
+    index: int
+    role: str
+
+
+class ActionRefs(Sequence[ActionRef]):
+    """The index and role of each action of a session, in file order, without the actions."""
+
+    __slots__ = ("_index", "_roles")
+
+    def __init__(self, actions: Sequence[Action]):
+        self._index = array("q", [a.index for a in actions])
+        self._roles = tuple(a.role for a in actions)
+
+    def __len__(self) -> int:
+        return len(self._roles)
+
+    @overload
+    def __getitem__(self, k: int) -> ActionRef: ...
+    @overload
+    def __getitem__(self, k: slice) -> list[ActionRef]: ...
+    def __getitem__(self, k: int | slice) -> ActionRef | list[ActionRef]:
+        if isinstance(k, slice):
+            return [ActionRef(i, r) for i, r in zip(self._index[k], self._roles[k])]
+        return ActionRef(self._index[k], self._roles[k])
+
+
+@dataclass(frozen=True)
+class SessionOutline:
+    """A session as the readers after it see it: its id, its map and its actions' indices and roles
+    (the whole session is handed to the :data:`SessionSink`, if any, and not kept)."""
+
+    id: str
+    map_id: str
+    actions: ActionRefs
+
 
 @dataclass
 class RawDataset:
@@ -63,7 +108,8 @@ class RawDataset:
     root: Path
     info: DatasetInfo | None = None
     maps: dict[str, GridMap] = field(default_factory=dict)
-    sessions: dict[str, Session] = field(default_factory=dict)
+    sessions: dict[str, SessionOutline] = field(default_factory=dict)
+    metas: dict[str, SessionMeta] = field(default_factory=dict)  # each session's session.json
     labels: list[dict[str, Any]] = field(default_factory=list)
     # Details of labels: the reference expressions of labels/gmmt_expressions.jsonl, as dicts.
     expressions: list[dict[str, Any]] = field(default_factory=list)
@@ -112,12 +158,31 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
             gc.enable()
 
 
-def read_dataset(root: str | Path) -> tuple[RawDataset, Report]:
+def read_dataset(root: str | Path, sink: SessionSink | None = None) -> tuple[RawDataset, Report]:
+    """Every problem of the dataset directory ``root``; each session read in full goes to ``sink``."""
     with collector_paused():
-        return _read_dataset(Path(root))
+        return _read_dataset(Path(root), sink)
 
 
-def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
+def read_session(root: str | Path, session_id: str, maps: Mapping[str, GridMap]) -> Session:
+    """The session ``session_id`` of a dataset directory read before (whose maps are ``maps``),
+    validated as on load; :class:`DatasetError` if its files no longer read without an error."""
+    root = Path(root)
+    report = Report()
+    raw = RawDataset(root=root, maps=dict(maps))
+    folder = root / "sessions" / session_id
+    session = None
+    with collector_paused():
+        if folder.is_dir():
+            session, _ = _read_session(folder, raw, report)
+        else:
+            report.add(f"sessions/{session_id}/", "-", "(folder)", "missing: the session's folder is gone")
+    if session is None or not report.ok:
+        raise DatasetError(report, str(root))
+    return session
+
+
+def _read_dataset(root: Path, sink: SessionSink | None = None) -> tuple[RawDataset, Report]:
     report = Report()
     raw = RawDataset(root=root)
     if not root.is_dir():
@@ -141,7 +206,7 @@ def _read_dataset(root: Path) -> tuple[RawDataset, Report]:
         return raw, report
 
     _read_maps(root, raw, report)
-    _read_sessions(root, raw, report)
+    _read_sessions(root, raw, report, sink)
     read_labels(root, raw, report)
     from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
 
@@ -185,7 +250,7 @@ def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
         raw.maps[gm.id] = gm
 
 
-def _read_sessions(root: Path, raw: RawDataset, report: Report) -> None:
+def _read_sessions(root: Path, raw: RawDataset, report: Report, sink: SessionSink | None) -> None:
     sess_dir = root / "sessions"
     if not sess_dir.is_dir():
         report.add("sessions/", "-", "(folder)", "missing: a dataset directory needs a sessions/ folder")
@@ -197,10 +262,21 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report) -> None:
         start = len(report.issues)
         session, complete = _read_session(d, raw, report)
         if session is not None:
-            raw.sessions[session.id] = session
+            raw.sessions[session.id] = SessionOutline(session.id, session.map_id, ActionRefs(session.actions))
+            raw.metas[session.id] = _meta_of(session)
+            if sink is not None and complete and session.map_id in raw.maps:
+                sink(session, raw.maps)
         if not complete:
             raw.failed_sessions.add(d.name)
             raw.root_errors[("session", d.name)] = _first_error_since(report, start)
+
+
+def _meta_of(session: Session) -> SessionMeta:
+    """The session.json part of a session read (the same objects, without the actions)."""
+    return SessionMeta.model_construct(
+        _fields_set=session.model_fields_set - {"actions"},
+        **{k: getattr(session, k) for k in SessionMeta.model_fields},
+    )
 
 
 def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | None, GridMap | None]:

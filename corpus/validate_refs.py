@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpus import schema
-from corpus.model import ReferenceExpression, Session
+from corpus.model import ReferenceExpression
 from corpus.reading import parse_jsonl, read_text
 from corpus.report import ERROR, Report, counted, shown
 
 if TYPE_CHECKING:
-    from corpus.validate import RawDataset
+    from corpus.validate import RawDataset, SessionOutline
 
 _ACTION_INDEX = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
 
@@ -34,7 +34,7 @@ class _SessionRefs:
         self.raw, self.report, self.rel = raw, report, rel
         self.unknown: dict[str, list] = {}  # session id -> [position of its error, further records]
 
-    def session(self, sid: str, record: str) -> Session | None:
+    def session(self, sid: str, record: str) -> SessionOutline | None:
         if sid in self.raw.failed_sessions:
             self.raw.refer("session", sid, self.rel)
             return None

@@ -27,7 +27,7 @@ def _facts(content_hash: str, _corpus: Corpus) -> DatasetFacts:
         tour = str(misaligned.sort_index().idxmax()) if misaligned.max() > 0 else str(actions["session_id"].iloc[0])
     elif _corpus.sessions:
         tour = next(iter(_corpus.sessions))
-    conditions = tuple(sorted({s.condition for s in _corpus.sessions.values()}))
+    conditions = tuple(sorted({_corpus.meta(sid).condition for sid in _corpus.sessions}))
     return DatasetFacts(len(_corpus.sessions), len(actions), conditions, tour)
 
 

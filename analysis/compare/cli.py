@@ -196,7 +196,7 @@ def _instances(args: argparse.Namespace) -> int:
     corpus = _load(args.dataset)
     if corpus is None:
         return EXIT_USAGE
-    if args.split not in {s.split for s in corpus.sessions.values()}:
+    if args.split not in corpus.splits:
         print(f"error: the dataset has no session in split '{args.split}'", file=sys.stderr)
         return EXIT_USAGE
     if args.prompts:

@@ -116,7 +116,7 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     sessions, cells = na["session_id"].tolist(), na["p_cells"].tolist()
     for i in np.flatnonzero((na["p_action_type"] == "draw").to_numpy()):
         sid = sessions[i]
-        map_id = corpus.session(sid).map_id
+        map_id = corpus.meta(sid).map_id
         if map_id not in dist_of:
             route = corpus.route_mask(sid)
             dist_of[map_id] = chebyshev_distance(route, max_distance=3) if route.any() else None

@@ -46,8 +46,8 @@ def session_picker(corpus: Corpus) -> str | None:
             position.reset_step()
 
     def label(sid: str) -> str:
-        s = corpus.sessions[sid]
-        return f"{sid}  ·  {s.condition.replace('_', ' ')}  ·  {s.split}  ·  {len(s.actions)} actions"
+        s = corpus.meta(sid)
+        return f"{sid}  ·  {s.condition.replace('_', ' ')}  ·  {s.split}  ·  {corpus.n_actions(sid)} actions"
 
     sid = st.selectbox("Session", ids, key=position.SESSION, format_func=label, on_change=position.reset_step)
     if st.query_params.get("session") != sid:

@@ -88,7 +88,7 @@ def attach_maps(
         report.add("(options)", "-", "sessions", "no session given")
     rows, cols = guide.grid_size
     for sid in ids:
-        s = corpus.sessions.get(sid)
+        s = corpus.meta(sid) if sid in corpus.sessions else None
         if s is None:
             known = ", ".join(sorted(corpus.sessions)[:10])
             report.add(
@@ -109,7 +109,7 @@ def attach_maps(
             )
     existing = corpus.maps.get(guide.id)
     if gm is not None and existing is not None and existing != gm:
-        others = sorted(s.id for s in corpus.sessions.values() if s.map_id == guide.id and s.id not in ids)
+        others = sorted(sid for sid in corpus.sessions if corpus.meta(sid).map_id == guide.id and sid not in ids)
         if others:
             report.add(
                 f"maps/{guide.id}.json",
@@ -121,7 +121,7 @@ def attach_maps(
         raise DatasetError(report, str(dataset))
 
     maps = {**corpus.maps, gm.id: gm}
-    previous = {sid: corpus.sessions[sid].map_id for sid in ids}
+    previous = {sid: corpus.meta(sid).map_id for sid in ids}
     sessions_out = [s.model_copy(update={"map_id": gm.id}) if s.id in previous else s for s in corpus.sessions.values()]
     written = _rewrite(dataset, dest, corpus, list(maps.values()), sessions_out)
     after = load_dir(dest)

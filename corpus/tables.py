@@ -1,0 +1,189 @@
+"""The corpus as tables: one row per action, one per session, and the route coverage after every
+action, built one session at a time.
+
+A dataset is read session by session (:func:`corpus.dataset.load_dir`); each session's rows are
+taken as it is read, and the session itself need not stay in memory: a corpus of a million actions
+is held as these tables (columns of numbers and shared strings), and its sessions are read again
+when one is asked for (:class:`corpus.session_store.SessionStore`). A corpus built in code makes
+the same tables from its sessions, with the same :class:`TableBuilder`.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+
+from corpus import schema
+from corpus.canvas import replay
+from corpus.gridmap import GridMap
+from corpus.metrics import route_mask, score
+from corpus.model import Session
+
+ACTION_COLUMNS = (
+    "session_id",
+    "condition",
+    "split",
+    "index",
+    "timestamp",
+    "role",
+    "type",
+    "n_cells",
+    "text",
+    "team_goal",
+    "partner_intent",
+    "self_reasoning",
+    "aligned",
+    "misalignment_reasons",
+    "rationale",
+    "progress",
+)
+CATEGORICAL = ("condition", "split", "role", "type")
+# Columns kept as compact numbers while the table is made, and text columns turned into pandas
+# strings every CHUNK rows (each action's own strings are then freed as the sessions are read).
+_INTS = ("index", "n_cells")
+_FLOATS = ("timestamp", "progress")
+_TEXTS = ("text", "misalignment_reasons", "rationale")
+CHUNK = 50_000
+_STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of strings
+
+
+@dataclass(frozen=True)
+class Tables:
+    """``actions``: one row per action (``ACTION_COLUMNS``), session by session in action order;
+    ``sessions``: one row per session (condition, split, map, duration, counts by type, the final
+    drawing's scores); ``coverage``: the route coverage after each action of ``actions``, NaN in
+    sessions whose map has no route."""
+
+    actions: pd.DataFrame
+    sessions: pd.DataFrame
+    coverage: np.ndarray
+
+
+class _Route:
+    """A map's route: its mask and its cells as flat indices (None when the map has none)."""
+
+    def __init__(self, grid_map: GridMap):
+        self.shape = cast(tuple[int, int], tuple(int(v) for v in grid_map.grid_size))
+        self.mask = route_mask(grid_map.route, self.shape)
+        self.cells = frozenset(np.flatnonzero(self.mask).tolist()) if grid_map.route else None
+        self.size = max(int(self.mask.sum()), 1)
+
+
+class TableBuilder:
+    """Takes sessions one at a time (:meth:`add`) and makes the :class:`Tables` (:meth:`finish`)."""
+
+    def __init__(self, maps: Mapping[str, GridMap]):
+        self._maps = maps
+        self._routes: dict[str, _Route] = {}
+        self._cols: dict[str, Any] = self._empty()
+        self._texts: dict[str, list[pd.Series]] = {k: [] for k in _TEXTS}
+        self._coverage: list[np.ndarray] = []
+        self._rows: list[dict[str, Any]] = []
+
+    @staticmethod
+    def _empty() -> dict[str, Any]:
+        cols: dict[str, Any] = {k: [] for k in ACTION_COLUMNS}
+        cols.update({k: array("q") for k in _INTS}, **{k: array("d") for k in _FLOATS})
+        return cols
+
+    def _flush_texts(self) -> None:
+        for k in _TEXTS:
+            if self._cols[k]:
+                self._texts[k].append(pd.Series(self._cols[k], dtype=_STR))
+                self._cols[k] = []
+
+    def _route(self, map_id: str) -> _Route:
+        if map_id not in self._routes:
+            self._routes[map_id] = _Route(self._maps[map_id])
+        return self._routes[map_id]
+
+    def add(self, s: Session) -> None:
+        acts = s.actions
+        n = len(acts)
+        c = self._cols
+        mms = [a.mental_model for a in acts]
+        c["session_id"].extend([s.id] * n)
+        c["condition"].extend([s.condition] * n)
+        c["split"].extend([s.split] * n)
+        c["index"].extend([a.index for a in acts])
+        c["timestamp"].extend([a.timestamp for a in acts])
+        c["role"].extend([a.role for a in acts])
+        c["type"].extend([a.type for a in acts])
+        c["n_cells"].extend([len(a.content) if isinstance(a.content, list) else 0 for a in acts])
+        c["text"].extend([a.content if isinstance(a.content, str) else "" for a in acts])
+        c["team_goal"].extend([m.team_goal.code if m else None for m in mms])
+        c["partner_intent"].extend([m.partner_intent.code if m else None for m in mms])
+        c["self_reasoning"].extend([m.self_reasoning.code if m else None for m in mms])
+        c["aligned"].extend([m.aligned if m else None for m in mms])
+        c["misalignment_reasons"].extend(
+            [
+                (",".join(r.code for r in m.misalignment_reasons) if m.misalignment_reasons else "") if m else ""
+                for m in mms
+            ]
+        )
+        c["rationale"].extend([m.rationale if m else "" for m in mms])
+        c["progress"].extend([a.index / (n - 1) for a in acts] if n > 1 else [1.0] * n)
+        if len(c["text"]) >= CHUNK:
+            self._flush_texts()
+
+        route = self._route(s.map_id)
+        played = replay(
+            route.shape, ((a.type, a.content if isinstance(a.content, list) else None) for a in acts), route.cells
+        )
+        drawn = np.zeros(route.shape[0] * route.shape[1], dtype=bool)
+        drawn[played.final] = True
+        sc = score(drawn.reshape(route.shape), route.mask)
+        self._coverage.append(
+            np.full(n, np.nan) if played.route_delta is None else np.cumsum(played.route_delta) / route.size
+        )
+        types: list[str] = [a.type for a in acts]
+        row: dict[str, Any] = {
+            "session_id": s.id,
+            "condition": s.condition,
+            "split": s.split,
+            "map_id": s.map_id,
+            "duration_min": s.duration_s / 60.0,
+            "n_actions": n,
+        }
+        for t in schema.ACTION_TYPES:
+            row[f"n_{t}"] = types.count(t)
+        row.update(
+            final_accuracy=sc.accuracy,
+            reported_accuracy=s.final_accuracy,
+            route_coverage=sc.coverage,
+            distance_weighted=sc.distance_weighted,
+            n_checkpoints=len(s.checkpoints),
+        )
+        self._rows.append(row)
+
+    def finish(self) -> Tables:
+        self._flush_texts()
+        cols = self._cols
+        columns: dict[str, Any] = {}
+        for k in ACTION_COLUMNS if len(cols["session_id"]) else ():
+            if k in _INTS or k in _FLOATS:
+                columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
+            elif k in _TEXTS:
+                parts = self._texts[k]
+                columns[k] = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=object)
+            else:
+                columns[k] = cols[k]
+        actions = pd.DataFrame(columns) if columns else pd.DataFrame({k: [] for k in ACTION_COLUMNS})
+        for col in CATEGORICAL:
+            actions[col] = actions[col].astype("category")
+        self._cols, self._texts = self._empty(), {k: [] for k in _TEXTS}
+        coverage = np.concatenate(self._coverage) if self._coverage else np.zeros(0)
+        return Tables(actions=actions, sessions=pd.DataFrame(self._rows), coverage=coverage.astype(float))
+
+
+def tables_of(sessions: Mapping[str, Session], maps: Mapping[str, GridMap]) -> Tables:
+    """The tables of sessions held in memory."""
+    builder = TableBuilder(maps)
+    for s in sessions.values():
+        builder.add(s)
+    return builder.finish()
