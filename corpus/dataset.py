@@ -20,6 +20,7 @@ import pandas as pd
 
 from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
+from corpus.dataset_cache import DatasetCache, Entry
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
 from corpus.session_store import SESSION_CACHE_ACTIONS, SessionStore
@@ -245,40 +246,74 @@ class _Taken:
             self._kept_actions += n
 
 
-def load_dir(root: str | Path, *, keep_actions: int | None = SESSION_CACHE_ACTIONS) -> Corpus:
+def load_dir(
+    root: str | Path,
+    *,
+    keep_actions: int | None = SESSION_CACHE_ACTIONS,
+    cache: DatasetCache | None = None,
+    known_hash: str | None = None,
+) -> Corpus:
     """Load and validate a dataset directory; raise DatasetError listing every problem.
 
     The tables are made as the sessions are read; whole sessions are kept up to ``keep_actions``
-    actions in all (None: every one), the others read again from the directory when asked for."""
-    taken = _Taken(keep_actions)
+    actions in all (None: every one), the others read again from the directory when asked for.
+    With a ``cache``, a dataset whose bytes were loaded before is taken from it instead of read
+    record by record, and one read is kept in it (:mod:`corpus.dataset_cache`); ``known_hash`` is
+    the dataset's :func:`content_hash`, when the caller has it."""
+    root = Path(root)
+    digest = known_hash
+    if digest is None and cache is not None and root.is_dir():
+        digest = content_hash(root)
     with collector_paused(freeze=True):
-        raw, report = read_dataset(root, sink=taken)
-        if not report.ok:
-            raise DatasetError(report, str(root))
-        assert raw.info is not None and taken.builder is not None
-        maps = raw.maps
+        entry = cache.read(digest) if cache is not None and digest else None
+        kept: list[Session] = []
+        if entry is None:
+            entry, kept = _read_entry(root, keep_actions)
+            digest = digest or content_hash(root)
+            if cache is not None:
+                cache.write(digest, entry)
+        assert digest is not None  # (an entry is only ever read under a digest)
         store = SessionStore(
-            raw.metas,
-            {sid: len(o.actions) for sid, o in raw.sessions.items()},
-            functools.partial(read_session, Path(root), maps=maps),
+            entry.metas,
+            entry.n_actions,
+            functools.partial(read_session, root, maps=entry.maps),
             budget=keep_actions,
         )
-        for s in taken.kept:
+        for s in kept:
             store.keep(s)
-        tables = taken.builder.finish()
-        del taken
         return Corpus(
-            root=Path(root),
-            info=raw.info,
-            maps=maps,
+            root=root,
+            info=entry.info,
+            maps=entry.maps,
             sessions=store,
-            labels=_labels_frame(raw.labels),
-            predictions=raw.predictions,
-            warnings=report.warnings,
-            content_hash=content_hash(root),
-            expressions=_expressions_frame(raw.expressions),
-            tables=tables,
+            labels=entry.labels,
+            predictions=entry.predictions,
+            warnings=entry.warnings,
+            content_hash=digest,
+            expressions=entry.expressions,
+            tables=entry.tables,
         )
+
+
+def _read_entry(root: Path, keep_actions: int | None) -> tuple[Entry, list[Session]]:
+    """What reading the dataset record by record makes of it, and the whole sessions kept."""
+    taken = _Taken(keep_actions)
+    raw, report = read_dataset(root, sink=taken)
+    if not report.ok:
+        raise DatasetError(report, str(root))
+    assert raw.info is not None and taken.builder is not None
+    entry = Entry(
+        info=raw.info,
+        maps=raw.maps,
+        metas=raw.metas,
+        n_actions={sid: len(o.actions) for sid, o in raw.sessions.items()},
+        labels=_labels_frame(raw.labels),
+        predictions=raw.predictions,
+        warnings=report.warnings,
+        expressions=_expressions_frame(raw.expressions),
+        tables=taken.builder.finish(),
+    )
+    return entry, taken.kept
 
 
 def load(path: str | Path) -> Corpus:

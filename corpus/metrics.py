@@ -55,11 +55,12 @@ def coverage(drawn: np.ndarray, route: np.ndarray) -> float:
 DISTANCE_WEIGHTS = np.array([1.0, 2.0 / 3.0, 1.0 / 3.0, 0.0])
 
 
-def distance_weighted_score(drawn: np.ndarray, route: np.ndarray) -> float | None:
+def distance_weighted_score(drawn: np.ndarray, route: np.ndarray, distance: np.ndarray | None = None) -> float | None:
+    """``distance``: the route's :func:`chebyshev_distance` (capped at 3), when already at hand."""
     n = int(drawn.sum())
     if not n:
         return None
-    dist = chebyshev_distance(route, max_distance=3)
+    dist = chebyshev_distance(route, max_distance=3) if distance is None else distance
     return float(DISTANCE_WEIGHTS[dist[drawn]].mean())
 
 
@@ -97,12 +98,12 @@ def _route_cells_per_step(cells: list[np.ndarray], route: np.ndarray, n: int) ->
     return np.bincount(step, weights=hits, minlength=n).astype(np.int64)
 
 
-def score(drawn: np.ndarray, route: np.ndarray) -> DrawingScores:
+def score(drawn: np.ndarray, route: np.ndarray, distance: np.ndarray | None = None) -> DrawingScores:
     if not route.any():  # no route known (a placeholder map): nothing to score against
         return DrawingScores(accuracy=None, coverage=None, distance_weighted=None, n_drawn=int(drawn.sum()))
     return DrawingScores(
         accuracy=accuracy(drawn, route),
         coverage=coverage(drawn, route),
-        distance_weighted=distance_weighted_score(drawn, route),
+        distance_weighted=distance_weighted_score(drawn, route, distance),
         n_drawn=int(drawn.sum()),
     )

@@ -162,6 +162,11 @@ class Settings(BaseSettings):
         return self.data_dir / "staging"
 
     @property
+    def cache_dir(self) -> Path:
+        """Loaded datasets of 20,000 actions or more, kept for the next load (corpus.dataset_cache)."""
+        return self.data_dir / "cache"
+
+    @property
     def sqlite_url(self) -> str:
         return f"sqlite:///{self.data_dir / 'groundwork.sqlite'}"
 

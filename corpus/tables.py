@@ -21,7 +21,7 @@ import pandas as pd
 from corpus import schema
 from corpus.canvas import replay
 from corpus.gridmap import GridMap
-from corpus.metrics import route_mask, score
+from corpus.metrics import chebyshev_distance, route_mask, score
 from corpus.model import Session
 
 ACTION_COLUMNS = (
@@ -72,6 +72,7 @@ class _Route:
         self.mask = route_mask(grid_map.route, self.shape)
         self.cells = frozenset(np.flatnonzero(self.mask).tolist()) if grid_map.route else None
         self.size = max(int(self.mask.sum()), 1)
+        self.distance = chebyshev_distance(self.mask, max_distance=3)  # (the drawing score's, made once per map)
 
 
 class TableBuilder:
@@ -137,7 +138,7 @@ class TableBuilder:
         )
         drawn = np.zeros(route.shape[0] * route.shape[1], dtype=bool)
         drawn[played.final] = True
-        sc = score(drawn.reshape(route.shape), route.mask)
+        sc = score(drawn.reshape(route.shape), route.mask, route.distance)
         self._coverage.append(
             np.full(n, np.nan) if played.route_delta is None else np.cumsum(played.route_delta) / route.size
         )

@@ -21,6 +21,7 @@ import streamlit as st
 from corpus import catalog
 from corpus.benchmark import Benchmark, is_benchmark, load_benchmark
 from corpus.dataset import Corpus, content_hash, files_signature, load_dir
+from corpus.dataset_cache import DatasetCache
 from corpus.kitchen_dataset import KitchenCorpus, is_kitchen, load_kitchen
 from corpus.validate import Report
 from services.settings import settings
@@ -141,7 +142,7 @@ def _hash(root: str, signature: str) -> str:
 
 @st.cache_resource(show_spinner="Loading and validating the dataset...", max_entries=4)
 def _load(digest: str, root: str) -> Corpus:
-    return load_dir(root)
+    return load_dir(root, cache=DatasetCache(settings().cache_dir), known_hash=digest)
 
 
 def load(root: Path) -> Corpus:

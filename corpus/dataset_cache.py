@@ -1,0 +1,129 @@
+"""A loaded dataset kept on disk, so that the next load of the same bytes skips reading every record.
+
+When a dataset has been read and validated (:func:`corpus.dataset.load_dir`), what the load made of
+it (the tables, every session's ``session.json``, the maps, labels, predictions and warnings) is
+written to a cache folder under the dataset's content hash and the version of the code that read
+it. A later load of a dataset with the same content hash, by any process sharing the folder (the
+replicas of a lab: the app's is the data directory's ``cache/``), reads that instead: for a
+million actions, a few seconds instead of half a minute. Whole sessions are read again from the
+dataset's own folder when a page asks for one, as after any load.
+
+The files are Python pickles, written and read only by this server, in a folder only it writes
+(the data directory: docs/security.md); nothing from a dataset is ever unpickled. Any change to
+the code under ``corpus/`` or to the versions of Python, pandas, numpy and pydantic gives another
+version, so an entry is never read by code that did not write it. An entry that does not read is
+ignored (and written again). The ``entries`` used last are kept, the others removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import logging
+import os
+import pickle
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pydantic
+
+from corpus.model import DatasetInfo, GridMap, SessionMeta
+from corpus.report import Issue
+from corpus.tables import Tables
+
+log = logging.getLogger(__name__)
+
+MIN_ACTIONS = 20_000  # smaller datasets read in about a second: they are not kept
+ENTRIES = 8
+
+
+@dataclass
+class Entry:
+    """What a load made of a dataset, but its whole sessions."""
+
+    info: DatasetInfo
+    maps: dict[str, GridMap]
+    metas: dict[str, SessionMeta]
+    n_actions: dict[str, int]
+    labels: pd.DataFrame
+    predictions: dict[str, Any]
+    warnings: list[Issue]
+    expressions: pd.DataFrame
+    tables: Tables
+
+
+@functools.cache
+def code_version() -> str:
+    """A digest of the code that reads datasets (every module under ``corpus/``) and of the
+    versions of what its objects are made of."""
+    h = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    for part in (sys.version, pd.__version__, np.__version__, pydantic.VERSION):
+        h.update(part.encode() + b"\0")
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class DatasetCache:
+    """The cache folder, and what goes in it: datasets of at least ``min_actions`` actions, the
+    ``entries`` used last."""
+
+    folder: Path
+    min_actions: int = MIN_ACTIONS
+    entries: int = ENTRIES
+
+    def path(self, content_hash: str) -> Path:
+        return self.folder / f"{content_hash[:32]}-{code_version()}.pickle"
+
+    def read(self, content_hash: str) -> Entry | None:
+        """The entry of a dataset with this content hash, or None (none kept, or one that does not read)."""
+        path = self.path(content_hash)
+        try:
+            with open(path, "rb") as f:
+                entry = pickle.load(f)
+        except FileNotFoundError:
+            return None
+        except Exception as exc:  # noqa: BLE001 - a damaged entry is read past, whatever broke it
+            log.warning("Groundwork: the cached dataset %s does not read (%s); reading the dataset", path.name, exc)
+            return None
+        if not isinstance(entry, Entry):
+            return None
+        try:
+            os.utime(path)  # (used now: kept longest)
+        except OSError:
+            pass
+        return entry
+
+    def write(self, content_hash: str, entry: Entry) -> Path | None:
+        """Keep ``entry`` (written whole or not at all), when its dataset is large enough; the
+        path written, or None. A folder that cannot be written is logged, never raised."""
+        if sum(entry.n_actions.values()) < self.min_actions:
+            return None
+        path = self.path(content_hash)
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".writing-", suffix=".pickle", dir=self.folder)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            self._evict()
+        except OSError as exc:
+            log.warning("Groundwork: cannot keep the loaded dataset in %s (%s)", self.folder, exc)
+            return None
+        return path
+
+    def _evict(self) -> None:
+        kept = sorted(self.folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+        for old in kept[self.entries :]:
+            old.unlink(missing_ok=True)

@@ -1,0 +1,145 @@
+"""A loaded dataset is kept on disk and the next load of the same bytes reads that instead of every
+record (corpus.dataset_cache): the corpus it gives equals the one read record by record, in this
+process and in another one; changed bytes, a damaged entry or a folder that cannot be written fall
+back to reading the dataset."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import corpus.dataset as dataset
+from corpus.dataset import Corpus, content_hash, load_dir
+from corpus.dataset_cache import DatasetCache, code_version
+from corpus.generate import generate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> Path:
+    """40 generated sessions (about 4,000 actions) with their labels and predictions."""
+    return generate(seed=9, out=tmp_path_factory.mktemp("gen") / "ds", n_sessions=40)
+
+
+def _same(a: Corpus, b: Corpus) -> None:
+    pd.testing.assert_frame_equal(a.actions_df, b.actions_df)
+    pd.testing.assert_frame_equal(a.sessions_df, b.sessions_df)
+    np.testing.assert_array_equal(a.route_coverage, b.route_coverage)
+    pd.testing.assert_frame_equal(a.labels, b.labels)
+    pd.testing.assert_frame_equal(a.expressions, b.expressions)
+    assert a.info == b.info and a.maps == b.maps and a.content_hash == b.content_hash
+    assert [w.message for w in a.warnings] == [w.message for w in b.warnings]
+    assert sorted(a.predictions) == sorted(b.predictions) and a.predictions
+    for run_id, run in a.predictions.items():
+        assert run.ok and run.digest == b.predictions[run_id].digest
+        for task, table in run.tables.items():
+            pd.testing.assert_frame_equal(table, b.predictions[run_id].tables[task])
+    assert list(a.sessions) == list(b.sessions)
+    for sid in list(a.sessions)[::9]:
+        assert a.meta(sid) == b.meta(sid) and a.n_actions(sid) == b.n_actions(sid)
+        assert a.session(sid).model_dump() == b.session(sid).model_dump()
+
+
+def _no_reading(monkeypatch) -> None:
+    def refuse(*args, **kwargs):
+        raise AssertionError("the dataset was read record by record")
+
+    monkeypatch.setattr(dataset, "read_dataset", refuse)
+
+
+def test_the_second_load_reads_the_kept_entry(generated, tmp_path, monkeypatch):
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    first = load_dir(generated, cache=cache)
+    path = cache.path(content_hash(generated))
+    assert path.is_file() and code_version() in path.name
+    _no_reading(monkeypatch)
+    second = load_dir(generated, cache=cache, known_hash=content_hash(generated))
+    assert second.sessions.kept == 0  # (whole sessions are read from the folder when asked for)
+    _same(first, second)
+    _same(second, load_dir(generated, cache=cache))
+
+
+def test_changed_bytes_are_read_again(generated, tmp_path):
+    ds = tmp_path / "ds"
+    shutil.copytree(generated, ds)
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    load_dir(ds, cache=cache)
+    info = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
+    info["description"] = "edited"
+    (ds / "dataset.json").write_text(json.dumps(info), encoding="utf-8")
+    again = load_dir(ds, cache=cache)
+    assert again.info.description == "edited"
+    assert len(list(cache.folder.glob("*.pickle"))) == 2
+
+
+def test_a_damaged_entry_is_read_past_and_written_again(generated, tmp_path, caplog):
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    path = cache.path(content_hash(generated))
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"\x80\x05 not a pickle")
+    corpus = load_dir(generated, cache=cache)
+    assert "does not read" in caplog.text and len(corpus.actions_df) > 1_000
+    assert cache.read(content_hash(generated)) is not None
+
+
+def test_small_datasets_are_not_kept_and_old_entries_go(generated, tmp_path):
+    cache = DatasetCache(tmp_path / "cache")  # (20,000 actions at least)
+    load_dir(generated, cache=cache)
+    assert not cache.folder.exists()
+    two = DatasetCache(tmp_path / "two", min_actions=1_000, entries=2)
+    for k in range(3):
+        ds = tmp_path / f"ds{k}"
+        shutil.copytree(generated, ds)
+        (ds / "sessions" / next(iter(sorted(os.listdir(ds / "sessions")))) / "session.json").touch()
+        info = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
+        info["description"] = f"copy {k}"
+        (ds / "dataset.json").write_text(json.dumps(info), encoding="utf-8")
+        load_dir(ds, cache=two)
+    kept = list(two.folder.glob("*.pickle"))
+    assert len(kept) == 2 and two.path(content_hash(tmp_path / "ds0")) not in kept
+
+
+def test_a_folder_that_cannot_be_written_leaves_the_load_alone(generated, tmp_path, caplog):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    corpus = load_dir(generated, cache=DatasetCache(blocker / "cache", min_actions=1_000))
+    assert len(corpus.actions_df) > 1_000 and "cannot keep the loaded dataset" in caplog.text
+
+
+_CHILD = r"""
+import json, sys
+sys.path.insert(0, sys.argv[3])
+import corpus.dataset as dataset
+from corpus.dataset_cache import DatasetCache
+read = []
+original = dataset.read_dataset
+dataset.read_dataset = lambda *a, **k: read.append(1) or original(*a, **k)
+c = dataset.load_dir(sys.argv[1], cache=DatasetCache(__import__("pathlib").Path(sys.argv[2]), min_actions=1_000))
+print(json.dumps({"read": bool(read), "actions": len(c.actions_df), "hash": c.content_hash}))
+"""
+
+
+def test_another_process_reads_what_one_kept(generated, tmp_path):
+    """Two replicas on one data directory: the first reads and keeps, the second only reads the entry."""
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", _CHILD, str(generated), str(tmp_path / "cache"), str(ROOT)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
+        for _ in range(2)
+    ]
+    assert [r["read"] for r in runs] == [True, False]
+    assert runs[0]["actions"] == runs[1]["actions"] > 1_000 and runs[0]["hash"] == runs[1]["hash"]
