@@ -3,6 +3,11 @@
 ``load(path)`` accepts a dataset directory or a ``.zip`` of one and either returns a complete
 :class:`Corpus` or raises :class:`corpus.validate.DatasetError` listing every problem: nothing is
 half-loaded.
+
+A loaded corpus holds its tables (:mod:`corpus.tables`: one row per action, one per session),
+every session's ``session.json`` and a bounded number of whole sessions; the others are read again
+from the dataset's folder when asked for (:mod:`corpus.session_store`). What a load made can be
+kept on disk for the next load of the same bytes (:mod:`corpus.dataset_cache`).
 """
 
 from __future__ import annotations
