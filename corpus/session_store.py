@@ -90,10 +90,6 @@ class SessionStore(Mapping[str, Session]):
                 self._kept_actions -= len(old.actions)
             return True
 
-    def fits(self, n: int) -> bool:
-        """Whether a session of ``n`` actions would be kept without dropping one."""
-        return self._budget is None or self._kept_actions + n <= self._budget
-
     @property
     def kept(self) -> int:
         """How many whole sessions are held now."""

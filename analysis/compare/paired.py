@@ -40,12 +40,19 @@ SHARED, SCORED = "items both runs predicted", "items both runs scored"
 CATEGORY, MEANS = "analysis.compare.paired (category scores)", "analysis.compare.paired (means)"
 
 
-def _scope(df: pd.DataFrame, condition: str, role: str) -> pd.DataFrame:
+def _scope(df: pd.DataFrame, condition: str, role: str, cols: list[str] | None = None) -> pd.DataFrame:
+    """The rows of ``condition`` and ``role`` (``cols`` of them only: an item table holds texts and
+    cells, which cost the most to copy and which a score does not read). An empty table as it is
+    (a run without a task has no columns)."""
+    if df.empty:
+        return df
+    keep = np.ones(len(df), dtype=bool)
     if condition != ALL:
-        df = df[df["condition"] == condition]
+        keep &= (df["condition"] == condition).to_numpy(dtype=bool)
     if role != ALL:
-        df = df[df["role"] == role]
-    return df
+        keep &= (df["role"] == role).to_numpy(dtype=bool)
+    out = df if cols is None else df[cols]
+    return out if keep.all() else out[keep]
 
 
 def _boot_p(reps: np.ndarray) -> float | Undefined:
@@ -91,11 +98,9 @@ def _category_rows(
         next(iter(parts.values())).iloc[:0] if parts else pd.DataFrame(columns=[*_KEY, "t_code", "p_code", "correct"])
     )
     for dim in dims:
-        da = _scope(parts.get((a, dim), empty), condition, role)
-        db = _scope(parts.get((b, dim), empty), condition, role)
-        j = da[[*_KEY, "t_code", "p_code", "correct"]].merge(
-            db[[*_KEY, "p_code", "correct"]], on=_KEY, suffixes=("_a", "_b")
-        )
+        da = _scope(parts.get((a, dim), empty), condition, role, [*_KEY, "t_code", "p_code", "correct"])
+        db = _scope(parts.get((b, dim), empty), condition, role, [*_KEY, "p_code", "correct"])
+        j = da.merge(db, on=_KEY, suffixes=("_a", "_b"))
         k = len(CATEGORIES[dim])
         row = {**key, "dimension": dim}
         if j.empty:
@@ -182,14 +187,17 @@ def paired_table(
         ia, ib = items[a], items[b]
         texts = [(frame, dim) for frame, dim in [("mm", "rationale"), ("na", "message")] if wanted(dim)]
         for frame, dim in texts:
-            fa, fb = _scope(getattr(ia, frame), condition, role), _scope(getattr(ib, frame), condition, role)
+            ta, tb = getattr(ia, frame), getattr(ib, frame)
+            metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
+            cols = [*_KEY, *(f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}" for m in metrics)]
+            fa, fb = _scope(ta, condition, role, cols), _scope(tb, condition, role, cols)
             if fa.empty or fb.empty:
                 continue
-            metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in fa and f"sim_{dim}" in fb else [])
             for m in metrics:
                 col = f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}"
                 yield _paired_means(fa, fb, col, None, {**key, "dimension": dim}, m, n_boot, seed)
-        fa, fb = _scope(ia.na, condition, role), _scope(ib.na, condition, role)
+        cols = [*_KEY, "draw_score", "draw_cells"]
+        fa, fb = _scope(ia.na, condition, role, cols), _scope(ib.na, condition, role, cols)
         if wanted("drawing") and not fa.empty and not fb.empty:
             yield _paired_means(
                 fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed
