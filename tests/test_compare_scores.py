@@ -318,3 +318,20 @@ def test_a_macro_score_resting_on_a_rare_label_warns_that_its_interval_is_an_art
     assert est["accuracy"].warnings == ()
     balanced = np.array([[20, 5], [4, 21]])
     assert all(e.warnings == () for e in category_estimates(balanced).values())
+
+
+@pytest.mark.parametrize("n", [1, 2, 17, 999, 5_001])
+def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
+    """The bootstrap's sums made a block of resamples at a time are the numbers the whole n_boot x n
+    index matrix gives, bit for bit, whatever the block (here 4,000 indices: one resample a block
+    at 5,001 items, several below)."""
+    from analysis.compare import metrics
+
+    monkeypatch.setattr(metrics, "RESAMPLE_BLOCK", 4_000)
+    rng = np.random.default_rng(n)
+    scores, weights = rng.random(n), rng.integers(1, 30, n).astype(float)
+    idx = metrics.resample_items(n, 300, 7)
+    got = metrics.resampled_sums([scores * weights, weights], 300, 7)
+    assert np.array_equal(got[0], (scores * weights)[idx].sum(axis=1))
+    assert np.array_equal(got[1], weights[idx].sum(axis=1))
+    assert np.array_equal(np.ones(n)[idx].sum(axis=1), np.full(300, float(n)))  # (the unweighted shortcut)

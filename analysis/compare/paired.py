@@ -27,7 +27,7 @@ from analysis.compare.metrics import (
     SEED,
     metric_arrays,
     percentile,
-    resample_items,
+    resampled_sums,
 )
 from analysis.compare.scores import ALL
 from analysis.results import OURS, Estimate, EstimateTable
@@ -150,12 +150,17 @@ def _paired_means(
     if len(j) < 2:
         why = Undefined("fewer than two items scored by both runs")
         return _no_test(row, why), _difference(metric, len(j), SCORED, boot, MEANS, why)
-    sa, sb = j[f"{score}_a"].to_numpy(), j[f"{score}_b"].to_numpy()
-    wa = j[f"{weight}_a"].to_numpy() if weight else np.ones(len(j))
-    wb = j[f"{weight}_b"].to_numpy() if weight else np.ones(len(j))
-    va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
-    idx = resample_items(len(j), n_boot, seed)
-    reps = (sb * wb)[idx].sum(axis=1) / wb[idx].sum(axis=1) - (sa * wa)[idx].sum(axis=1) / wa[idx].sum(axis=1)
+    sa, sb = j[f"{score}_a"].to_numpy(dtype=float), j[f"{score}_b"].to_numpy(dtype=float)
+    if weight:
+        wa, wb = j[f"{weight}_a"].to_numpy(dtype=float), j[f"{weight}_b"].to_numpy(dtype=float)
+        va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
+        swb, twb, swa, twa = resampled_sums([sb * wb, wb, sa * wa, wa], n_boot, seed)
+        reps = swb / twb - swa / twa
+    else:  # (every weight 1: each resample's weights sum to the number of items, exactly)
+        n = float(len(j))
+        va, vb = sa.sum() / n, sb.sum() / n
+        sum_b, sum_a = resampled_sums([sb, sa], n_boot, seed)
+        reps = sum_b / n - sum_a / n
     est = _difference(metric, len(j), SCORED, boot, MEANS, float(vb - va), percentile(reps))
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
 
