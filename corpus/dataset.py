@@ -46,8 +46,9 @@ class Corpus:
     root: Path
     info: DatasetInfo
     maps: dict[str, GridMap]
-    # Session id -> Session. A loaded dataset's is a SessionStore: every session's session.json
-    # is held, a whole session is read when asked for (corpus.session_store).
+    # Session id -> Session, held as a SessionStore (sessions given in memory are wrapped in one):
+    # a loaded dataset's holds every session's session.json and reads a whole session when asked
+    # for (corpus.session_store).
     sessions: Mapping[str, Session]
     labels: (
         pd.DataFrame
@@ -75,19 +76,23 @@ class Corpus:
         except KeyError:
             raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'") from None
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.sessions, SessionStore):
+            self.sessions = SessionStore.holding(self.sessions)
+
+    @property
+    def _store(self) -> SessionStore:
+        return cast(SessionStore, self.sessions)
+
     def meta(self, session_id: str) -> SessionMeta:
         """What the session's session.json holds (all but its actions), without reading the actions."""
-        if isinstance(self.sessions, SessionStore):
-            if session_id not in self.sessions:
-                raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'")
-            return self.sessions.meta(session_id)
-        return self.session(session_id)
+        if session_id not in self.sessions:
+            raise KeyError(f"no session '{session_id}' in dataset '{self.info.name}'")
+        return self._store.meta(session_id)
 
     def n_actions(self, session_id: str) -> int:
-        if isinstance(self.sessions, SessionStore):
-            self.meta(session_id)  # (an unknown session is named)
-            return self.sessions.n_actions(session_id)
-        return len(self.session(session_id).actions)
+        self.meta(session_id)  # (an unknown session is named)
+        return self._store.n_actions(session_id)
 
     def map_of(self, session_id: str) -> GridMap:
         return self.maps[self.meta(session_id).map_id]

@@ -43,6 +43,18 @@ class SessionStore(Mapping[str, Session]):
         self._kept_actions = 0
         self._lock = threading.Lock()
 
+    @classmethod
+    def holding(cls, sessions: Mapping[str, Session]) -> SessionStore:
+        """A store of sessions already in memory, every one kept (there is no folder to read)."""
+
+        def unknown(session_id: str) -> Session:
+            raise KeyError(session_id)
+
+        store = cls(sessions, {sid: len(s.actions) for sid, s in sessions.items()}, unknown, budget=None)
+        for s in sessions.values():
+            store.keep(s)
+        return store
+
     # -- Mapping ------------------------------------------------------------------------------
 
     def __getitem__(self, session_id: str) -> Session:
