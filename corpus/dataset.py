@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from corpus import schema
+from corpus.action_rows import ActionColumns
 from corpus.canvas import CanvasHistory, session_history
 from corpus.dataset_cache import DatasetCache, Entry
 from corpus.metrics import DrawingScores, route_mask, score
@@ -246,14 +247,18 @@ class _Taken:
         self.kept: list[Session] = []
         self._kept_actions = 0
 
-    def __call__(self, session: Session, maps: Mapping[str, GridMap]) -> None:
+    def keeps(self, n_actions: int) -> bool:
+        return self.store_budget is None or self._kept_actions + n_actions <= self.store_budget
+
+    def take(
+        self, meta: SessionMeta, actions: ActionColumns, session: Session | None, maps: Mapping[str, GridMap]
+    ) -> None:
         if self.builder is None:
             self.builder = TableBuilder(maps)
-        self.builder.add(session)
-        n = len(session.actions)
-        if self.store_budget is None or self._kept_actions + n <= self.store_budget:
+        self.builder.add_columns(meta, actions)
+        if session is not None:
             self.kept.append(session)
-            self._kept_actions += n
+            self._kept_actions += len(actions)
 
 
 def load_dir(

@@ -173,6 +173,7 @@ class MentalModel(_Strict):
 # ---------------------------------------------------------------------------------------------
 
 MAX_ACTIONS = 10**9  # action indices are below this (a 64 MiB file holds far fewer actions)
+MAX_SECONDS = 7 * 24 * 3600  # timestamps, durations and elapsed times: at most 7 days
 
 Role = Literal["guide", "follower"]
 ActionType = Literal["message", "draw", "erase", "undo", "reset"]

@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from corpus import schema
+from corpus.action_rows import ActionColumns
 from corpus.canvas import replay
 from corpus.gridmap import GridMap
 from corpus.metrics import chebyshev_distance, route_mask, score
-from corpus.model import Session
+from corpus.model import Session, SessionMeta
 
 ACTION_COLUMNS = (
     "session_id",
@@ -104,37 +105,35 @@ class TableBuilder:
         return self._routes[map_id]
 
     def add(self, s: Session) -> None:
-        acts = s.actions
+        """The rows of a session built as a model."""
+        self.add_columns(s, ActionColumns.of(s.actions))
+
+    def add_columns(self, s: SessionMeta, acts: ActionColumns) -> None:
+        """The rows of the session ``s`` whose actions are ``acts``."""
         n = len(acts)
         c = self._cols
-        mms = [a.mental_model for a in acts]
         c["session_id"].extend([s.id] * n)
         c["condition"].extend([s.condition] * n)
         c["split"].extend([s.split] * n)
-        c["index"].extend([a.index for a in acts])
-        c["timestamp"].extend([a.timestamp for a in acts])
-        c["role"].extend([a.role for a in acts])
-        c["type"].extend([a.type for a in acts])
-        c["n_cells"].extend([len(a.content) if isinstance(a.content, list) else 0 for a in acts])
-        c["text"].extend([a.content if isinstance(a.content, str) else "" for a in acts])
-        c["team_goal"].extend([m.team_goal.code if m else None for m in mms])
-        c["partner_intent"].extend([m.partner_intent.code if m else None for m in mms])
-        c["self_reasoning"].extend([m.self_reasoning.code if m else None for m in mms])
-        c["aligned"].extend([m.aligned if m else None for m in mms])
-        c["misalignment_reasons"].extend(
-            [
-                (",".join(r.code for r in m.misalignment_reasons) if m.misalignment_reasons else "") if m else ""
-                for m in mms
-            ]
-        )
-        c["rationale"].extend([m.rationale if m else "" for m in mms])
-        c["progress"].extend([a.index / (n - 1) for a in acts] if n > 1 else [1.0] * n)
+        c["index"].extend(acts.index)
+        c["timestamp"].extend(acts.timestamp)
+        c["role"].extend(acts.role)
+        c["type"].extend(acts.type)
+        c["n_cells"].extend([len(x) if isinstance(x, list) else 0 for x in acts.content])
+        c["text"].extend([x if isinstance(x, str) else "" for x in acts.content])
+        c["team_goal"].extend(acts.team_goal)
+        c["partner_intent"].extend(acts.partner_intent)
+        c["self_reasoning"].extend(acts.self_reasoning)
+        c["aligned"].extend(acts.aligned)
+        c["misalignment_reasons"].extend(acts.reasons)
+        c["rationale"].extend(acts.rationale)
+        c["progress"].extend([i / (n - 1) for i in acts.index] if n > 1 else [1.0] * n)
         if len(c["text"]) >= CHUNK:
             self._flush_texts()
 
         route = self._route(s.map_id)
         played = replay(
-            route.shape, ((a.type, a.content if isinstance(a.content, list) else None) for a in acts), route.cells
+            route.shape, ((k, x if isinstance(x, list) else None) for k, x in zip(acts.type, acts.content)), route.cells
         )
         drawn = np.zeros(route.shape[0] * route.shape[1], dtype=bool)
         drawn[played.final] = True
@@ -142,7 +141,7 @@ class TableBuilder:
         self._coverage.append(
             np.full(n, np.nan) if played.route_delta is None else np.cumsum(played.route_delta) / route.size
         )
-        types: list[str] = [a.type for a in acts]
+        types = acts.type
         row: dict[str, Any] = {
             "session_id": s.id,
             "condition": s.condition,

@@ -28,9 +28,10 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
-from corpus.model import Action, DatasetInfo, GridMap, Session, SessionMeta
+from corpus.action_rows import ActionColumns, columns_at_once
+from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_FILE_BYTES,
     iter_jsonl,
@@ -54,11 +55,22 @@ from corpus.report import (  # noqa: F401  (re-exported)
 )
 from corpus.validate_refs import note_references, read_labels
 
-MAX_SECONDS = 7 * 24 * 3600  # timestamps, durations and elapsed times: at most 7 days
 
-# Called with each session read in full (its session.json and every action valid, its map known)
-# and the dataset's maps: how a loader takes a session's rows as it is read.
-SessionSink = Callable[[Session, Mapping[str, GridMap]], None]
+class SessionSink(Protocol):
+    """How a loader takes each session read in full (its session.json and every action valid, its
+    map known) as it is read."""
+
+    def keeps(self, n_actions: int) -> bool:
+        """Whether the whole session of ``n_actions`` actions is wanted, built as models (else only
+        its columns are)."""
+        ...
+
+    def take(
+        self, meta: SessionMeta, actions: ActionColumns, session: Session | None, maps: Mapping[str, GridMap]
+    ) -> None:
+        """A session's session.json and actions' columns, the session itself when :meth:`keeps`
+        wanted it, and the dataset's maps."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +86,16 @@ class ActionRefs(Sequence[ActionRef]):
 
     __slots__ = ("_index", "_roles")
 
-    def __init__(self, actions: Sequence[Action]):
-        self._index = array("q", [a.index for a in actions])
-        self._roles = tuple(a.role for a in actions)
+    def __init__(self, actions: ActionColumns):
+        self._index = array("q", actions.index)
+        self._roles = tuple(actions.role)
 
     def __len__(self) -> int:
         return len(self._roles)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return self._roles
 
     @overload
     def __getitem__(self, k: int) -> ActionRef: ...
@@ -174,7 +190,7 @@ def read_session(root: str | Path, session_id: str, maps: Mapping[str, GridMap])
     session = None
     with collector_paused():
         if folder.is_dir():
-            session, _ = _read_session(folder, raw, report)
+            _, _, session, _ = _read_session(folder, raw, report)
         else:
             report.add(f"sessions/{session_id}/", "-", "(folder)", "missing: the session's folder is gone")
     if session is None or not report.ok:
@@ -258,25 +274,22 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report, sink: SessionSin
     dirs = sorted(p for p in sess_dir.iterdir() if p.is_dir())
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
+    keeps = sink.keeps if sink is not None else _no_session
     for d in dirs:
         start = len(report.issues)
-        session, complete = _read_session(d, raw, report)
-        if session is not None:
-            raw.sessions[session.id] = SessionOutline(session.id, session.map_id, ActionRefs(session.actions))
-            raw.metas[session.id] = _meta_of(session)
-            if sink is not None and complete and session.map_id in raw.maps:
-                sink(session, raw.maps)
+        meta, columns, session, complete = _read_session(d, raw, report, keeps)
+        if meta is not None:
+            raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns))
+            raw.metas[meta.id] = meta
+            if sink is not None and complete and meta.map_id in raw.maps:
+                sink.take(meta, columns, session, raw.maps)
         if not complete:
             raw.failed_sessions.add(d.name)
             raw.root_errors[("session", d.name)] = _first_error_since(report, start)
 
 
-def _meta_of(session: Session) -> SessionMeta:
-    """The session.json part of a session read (the same objects, without the actions)."""
-    return SessionMeta.model_construct(
-        _fields_set=session.model_fields_set - {"actions"},
-        **{k: getattr(session, k) for k in SessionMeta.model_fields},
-    )
+def _no_session(n_actions: int) -> bool:
+    return False
 
 
 def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | None, GridMap | None]:
@@ -315,17 +328,42 @@ def _check_seconds(report: Report, rel: str, record: str, name: str, seconds: fl
     return False
 
 
-def _read_session(d: Path, raw: RawDataset, report: Report) -> tuple[Session | None, bool]:
-    """The session of folder ``d`` (None if its session.json failed) and whether it is complete:
-    its session.json valid and every action record read."""
+def _read_session(
+    d: Path, raw: RawDataset, report: Report, keeps: Callable[[int], bool] | None = None
+) -> tuple[SessionMeta | None, ActionColumns, Session | None, bool]:
+    """The session of folder ``d``: its session.json (None if it failed), its actions' columns,
+    the session built as models (when ``keeps`` wants a session of that many actions; always
+    without ``keeps``) and whether it is complete: its session.json valid and every action read.
+
+    With ``keeps``, a session with nothing to report is read by :func:`columns_at_once`, and its
+    actions are built as models only when it is kept."""
     meta, grid_map = _read_meta(d, raw, report)
-    actions, complete = _read_actions(d, grid_map, report)
+    rel = f"sessions/{d.name}/actions.jsonl"
+    text = _actions_text(d, rel, report)
+    columns = None
+    if keeps is not None and text is not None and meta is not None and grid_map is not None and meta.id == d.name:
+        columns = columns_at_once(text, grid_map.grid_size)
+    actions = None
+    complete = columns is not None
+    if columns is None or keeps is None or keeps(len(columns)):
+        actions, complete = _read_actions(rel, text, grid_map, report)
+        columns = columns if columns is not None else ActionColumns.of(actions)
     if meta is None:
-        return None, False
+        return None, columns, None, False
     complete = complete and meta.id == d.name  # (records name the session by its folder)
-    rel_meta = f"sessions/{d.name}/session.json"
-    if actions:
-        last = actions[-1].timestamp
+    _check_against_actions(meta, columns, complete, report, f"sessions/{d.name}/session.json")
+    session = None
+    if actions is not None:
+        session = Session.model_construct(**{k: getattr(meta, k) for k in SessionMeta.model_fields}, actions=actions)
+    return meta, columns, session, complete
+
+
+def _check_against_actions(
+    meta: SessionMeta, actions: ActionColumns, complete: bool, report: Report, rel_meta: str
+) -> None:
+    """session.json against the session's actions: its duration and its checkpoints' actions."""
+    if actions.timestamp:
+        last = actions.timestamp[-1]
         if last > meta.duration_s + 1:
             report.add(
                 rel_meta,
@@ -342,21 +380,25 @@ def _read_session(d: Path, raw: RawDataset, report: Report) -> tuple[Session | N
                 f"checkpoints[{k}].action_index",
                 f"checkpoint at action {cp.action_index}, but the session has {len(actions)} actions",
             )
-    session = Session.model_construct(**{k: getattr(meta, k) for k in SessionMeta.model_fields}, actions=actions)
-    return session, complete
 
 
-def _read_actions(d: Path, grid_map: GridMap | None, report: Report) -> tuple[list[Action], bool]:
-    """The actions of a session folder, and whether every record was read and kept."""
-    rel = f"sessions/{d.name}/actions.jsonl"
+def _actions_text(d: Path, rel: str, report: Report) -> str | None:
+    """The text of a session folder's actions.jsonl (None, reported, when it is missing or unreadable)."""
     if not (d / "actions.jsonl").is_file():
         report.add(rel, "-", "(file)", "missing: every session folder needs actions.jsonl")
+        return None
+    return read_text(d / "actions.jsonl", report, rel)
+
+
+def _read_actions(rel: str, text: str | None, grid_map: GridMap | None, report: Report) -> tuple[list[Action], bool]:
+    """The actions of a session's actions.jsonl (``text``; None: it could not be read), and whether
+    every record was read and kept."""
+    if text is None:
         return [], False
     actions: list[Action] = []
     seen: dict[int, int] = {}
     last_t = -1.0
-    text = read_text(d / "actions.jsonl", report, rel)
-    parsed = [] if text is None else parse_jsonl(Action, text, report, rel)
+    parsed = parse_jsonl(Action, text, report, rel)
     for lineno, a in parsed:
         if a is None:
             continue

@@ -1,0 +1,191 @@
+"""A session's actions as the corpus's tables hold them (:class:`ActionColumns`), and the fast read
+of a session's actions.jsonl that has nothing to report.
+
+:func:`corpus.validate.read_dataset` reads every action of a dataset. Building each one as a
+validated :class:`corpus.model.Action` costs about four times parsing its JSON (its labels and
+content are checked by Python validators), and a loaded corpus keeps only its tables and a few
+whole sessions (:mod:`corpus.session_store`). So a session is first read by
+:func:`columns_at_once`: pydantic's JSON parser makes plain values, and one pass over them makes
+the checks the model and the reader make (every field's type and values, labels against the
+codebook, content against the action type, indices, timestamps, cells inside the grid, who draws)
+while it fills the columns. It gives up (None) at the first record with anything to say, an error
+or a warning, or in a form it does not take (a code in capitals, a label naming its dimension):
+the session is then read as :class:`~corpus.model.Action` objects, which word every problem. Tests
+hold both reads to the same columns, and hold that what the fast read takes the model takes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_core import from_json
+
+from corpus import schema
+from corpus.model import MAX_SECONDS, Action
+
+Content = str | Sequence[Sequence[int]] | None
+
+
+@dataclass
+class ActionColumns:
+    """A session's actions, one list per field, in file order: each action's content (message text
+    or cells) and its mental model as codes (None without one; the misalignment reasons
+    comma-separated, "" without any)."""
+
+    index: list[int] = field(default_factory=list)
+    timestamp: list[float] = field(default_factory=list)
+    role: list[str] = field(default_factory=list)
+    type: list[str] = field(default_factory=list)
+    content: list[Content] = field(default_factory=list)
+    team_goal: list[str | None] = field(default_factory=list)
+    partner_intent: list[str | None] = field(default_factory=list)
+    self_reasoning: list[str | None] = field(default_factory=list)
+    aligned: list[bool | None] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    rationale: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    @classmethod
+    def of(cls, actions: Sequence[Action]) -> ActionColumns:
+        """The columns of actions built as models."""
+        mms = [a.mental_model for a in actions]
+        return cls(
+            index=[a.index for a in actions],
+            timestamp=[a.timestamp for a in actions],
+            role=[a.role for a in actions],
+            type=[a.type for a in actions],
+            content=[a.content for a in actions],
+            team_goal=[m.team_goal.code if m else None for m in mms],
+            partner_intent=[m.partner_intent.code if m else None for m in mms],
+            self_reasoning=[m.self_reasoning.code if m else None for m in mms],
+            aligned=[m.aligned if m else None for m in mms],
+            reasons=[",".join(r.code for r in m.misalignment_reasons) if m else "" for m in mms],
+            rationale=[m.rationale if m else "" for m in mms],
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast read
+# ---------------------------------------------------------------------------------------------
+
+_ACTION_KEYS = frozenset({"index", "timestamp", "role", "type", "content", "mental_model"})
+_MENTAL_KEYS = frozenset(
+    {"team_goal", "partner_intent", "self_reasoning", "aligned", "misalignment_reasons", "rationale"}
+)
+_MENTAL_REQUIRED = frozenset({"team_goal", "partner_intent", "self_reasoning", "aligned"})
+_LABEL_KEYS = frozenset({"code", "text", "other_text"})
+_ROLES = frozenset({"guide", "follower"})
+_NO_CONTENT: tuple[Any, ...] = (None, "", [])
+
+# dimension -> code -> the one wording a label may give besides none ("other" reads "Other").
+_WORDING = {
+    dim: {**codes, schema.OTHER: schema.wording(dim, schema.OTHER)}
+    for dim, codes in {**schema.DIMENSIONS, "misalignment_reason": schema.MISALIGNMENT_REASON}.items()
+}
+_TEAM_GOAL, _PARTNER_INTENT, _SELF_REASONING, _REASON = (
+    _WORDING[d] for d in ("team_goal", "partner_intent", "self_reasoning", "misalignment_reason")
+)
+
+
+def _code(wordings: dict[str, str], value: Any) -> str | None:
+    """The code of a label as :class:`~corpus.model.Label` reads it; None when it would not, or
+    would only after changing it (a code in capitals or with spaces)."""
+    if type(value) is str:  # the shorthand ("other" needs its other_text: not a shorthand)
+        return value if value in wordings and value != schema.OTHER else None
+    if type(value) is not dict or not value.keys() <= _LABEL_KEYS:
+        return None
+    code, text, other = value.get("code"), value.get("text"), value.get("other_text")
+    if type(code) is not str or code not in wordings:
+        return None
+    if not (text is None or text == "" or text == wordings[code]):
+        return None
+    if other is not None and type(other) is not str:
+        return None
+    if code == schema.OTHER and not (other or "").strip():
+        return None
+    return code
+
+
+def _cells_fit(content: Any, rows: int, cols: int) -> bool:
+    """Whether ``content`` is a non-empty list of [row, col] cells inside a rows x cols grid."""
+    if type(content) is not list or not content:
+        return False
+    for cell in content:
+        if type(cell) is not list or len(cell) != 2:
+            return False
+        r, c = cell
+        if type(r) is not int or type(c) is not int or not (0 <= r < rows and 0 <= c < cols):
+            return False
+    return True
+
+
+def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None:
+    """The columns of a session's actions.jsonl (``text``) on a map of ``grid_size``, when it has
+    nothing to report; None otherwise (read it as models, which word what there is)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        return None
+    try:
+        records = from_json("[" + ",".join(lines) + "]", allow_inf_nan=False)
+    except ValueError:
+        return None
+    rows, cols = int(grid_size[0]), int(grid_size[1])
+    taken: list[tuple[Any, ...]] = []  # one row per action, in ActionColumns' order of fields
+    add = taken.append
+    last_t = 0.0
+    for k, r in enumerate(records):
+        if type(r) is not dict or not r.keys() <= _ACTION_KEYS:
+            return None
+        t, kind, role, content = r.get("timestamp"), r.get("type"), r.get("role"), r.get("content")
+        if r.get("index") != k or type(r["index"]) is not int:
+            return None
+        if (type(t) is not float and type(t) is not int) or not last_t <= t <= MAX_SECONDS:
+            return None
+        if type(role) is not str or role not in _ROLES:
+            return None
+        if kind == "message":
+            if type(content) is not str or not content.strip():
+                return None
+        elif role == "guide":  # (only the follower draws: a guide's drawing is warned about)
+            return None
+        elif kind == "draw" or kind == "erase":
+            if not _cells_fit(content, rows, cols):
+                return None
+        elif (kind != "undo" and kind != "reset") or content not in _NO_CONTENT:
+            return None
+        last_t = t
+        m = r.get("mental_model")
+        if m is None:
+            add((k, t, role, kind, content, None, None, None, None, "", ""))
+            continue
+        if type(m) is not dict or not _MENTAL_REQUIRED <= m.keys() <= _MENTAL_KEYS:
+            return None
+        aligned, given, rationale = m["aligned"], m.get("misalignment_reasons", []), m.get("rationale", "")
+        if type(aligned) is not bool or type(given) is not list or type(rationale) is not str or (aligned and given):
+            return None
+        team_goal = _code(_TEAM_GOAL, m["team_goal"])
+        partner_intent = _code(_PARTNER_INTENT, m["partner_intent"])
+        self_reasoning = _code(_SELF_REASONING, m["self_reasoning"])
+        reasons = [code for v in given if (code := _code(_REASON, v)) is not None]
+        if team_goal is None or partner_intent is None or self_reasoning is None or len(reasons) != len(given):
+            return None
+        add(
+            (
+                k,
+                t,
+                role,
+                kind,
+                content,
+                team_goal,
+                partner_intent,
+                self_reasoning,
+                aligned,
+                ",".join(reasons),
+                rationale,
+            )
+        )
+    return ActionColumns(*(list(column) for column in zip(*taken)))
