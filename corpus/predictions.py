@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pandas as pd
 
@@ -31,6 +31,7 @@ from corpus.jsonsafe import JsonError, loads, loads_each
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus.reading import json_issue, jsonl_records, line_count, read_text
 from corpus.report import ERROR, WARNING, Report, describe
+from corpus.validate import ActionRefs
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
 JUDGE_TASK = "judge_scores"
@@ -354,71 +355,83 @@ def read_task_text(
 def _read_task_at_once(
     text: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
 ) -> pd.DataFrame | None:
-    """The rows of a next-action or mental-model file that has nothing to report, read in one pass:
-    the same rows :func:`read_task_text` builds line by line (a test holds them equal), several
-    times faster. None at the first line with anything to say, an error or a warning: the file is
-    then read line by line, which words it."""
+    """The rows of a next-action or mental-model file that has nothing to report, read in one pass,
+    a column at a time: the same rows :func:`read_task_text` builds line by line (a test holds them
+    equal), several times faster. None when any line has anything to say, an error or a warning:
+    the file is then read line by line, which words it."""
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
     numbered = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    objs = loads_each(line for _, line in numbered)  # (one at a time: a parsed line is dropped once read)
+    if not numbered:
+        return pd.DataFrame([])
+    objs = list(loads_each(line for _, line in numbered))
+    if not all(type(o) is dict for o in objs):  # (a line refused by the parser is no dict)
+        return None
+    sids = [o.get("session_id") for o in objs]
+    idxs = [o.get("action_index") for o in objs]
+    if not all(type(sid) is str and sid.strip() for sid in sids) or not all(type(i) is int for i in idxs):
+        return None
+    actors = {sid: _actors(sessions.get(sid)) for sid in dict.fromkeys(sids)}
+    if None in actors.values() or len(set(zip(sids, idxs))) != len(sids):  # (an unknown session, a duplicate)
+        return None
+    roles: list[str] = []
+    for sid, idx in zip(sids, idxs):
+        acted = cast(Sequence[str], actors[sid])
+        if not 0 <= idx < len(acted):
+            return None
+        roles.append(acted[idx])
+    rationales = [o.get("rationale") for o in objs]
+    if [o.get("role", r) for o, r in zip(objs, roles)] != roles or not all(
+        r is None or isinstance(r, str) for r in rationales
+    ):
+        return None
+    columns: dict[str, list[Any]] = {
+        "session_id": sids,
+        "action_index": idxs,
+        "line": [k for k, _ in numbered],
+        "role": roles,
+        "rationale": rationales,
+    }
+    if task == "mental_model":
+        for dim in DIMENSIONS:
+            given = [o.get(dim) for o in objs]
+            named = {v: label_code(dim, v) for v in set(v for v in given if type(v) is str)}
+            codes = [named[v] if type(v) is str else label_code(dim, v) if type(v) is dict else None for v in given]
+            if None in codes:
+                return None
+            columns[dim] = codes
+    else:
+        rows: list[dict[str, Any]] = [{} for _ in objs]
+        grids: dict[str, tuple[int, int] | None] = {}  # session -> its grid (None: its map is unknown)
+        for obj, sid, row in zip(objs, sids, rows):
+            if sid not in grids:
+                map_id = sessions[sid].map_id
+                grids[sid] = tuple(maps[map_id].grid_size) if map_id in maps else None
+            if not _next_action_at_once(obj, row, grids[sid]):
+                return None
+        for name in ("action_type", "content", "cells"):
+            columns[name] = [row[name] for row in rows]
     core = CORE_FIELDS[task]
-    mental = task == "mental_model"
-    codes: dict[tuple[str, str], str | None] = {}  # (dimension, label as given) -> code
-    grids: dict[str, tuple[int, int] | None] = {}  # session -> its grid (None: its map is unknown)
-    seen: set[tuple[str, int]] = set()
-    rows: list[dict[str, Any]] = []
-    for (lineno, _), obj in zip(numbered, objs):
-        if not isinstance(obj, dict):
+    for name in dict.fromkeys(k for o in objs for k in o):  # extra fields, in order of first use
+        if name in core:
+            continue
+        values = [o.get(name, _ABSENT) for o in objs]
+        if _reserved(name) or not all(v is None or v is _ABSENT or isinstance(v, (str, int, float)) for v in values):
             return None
-        sid, idx = obj.get("session_id"), obj.get("action_index")
-        if not isinstance(sid, str) or not sid.strip() or type(idx) is not int:
-            return None
-        s = sessions.get(sid)
-        if s is None or not 0 <= idx < len(s.actions):
-            return None
-        action = s.actions[idx]
-        if (s.id, action.index) in seen:
-            return None
-        seen.add((s.id, action.index))
-        rationale = obj.get("rationale")
-        if obj.get("role", action.role) != action.role or not (rationale is None or isinstance(rationale, str)):
-            return None
-        row: dict[str, Any] = {
-            "session_id": s.id,
-            "action_index": action.index,
-            "line": lineno,
-            "role": action.role,
-            "rationale": rationale,
-        }
-        if mental:
-            for dim in DIMENSIONS:
-                v = obj.get(dim)
-                if isinstance(v, str):
-                    key = (dim, v)
-                    if key not in codes:
-                        codes[key] = label_code(dim, v)
-                    code = codes[key]
-                else:
-                    code = label_code(dim, v) if isinstance(v, dict) else None
-                if code is None:
-                    return None
-                row[dim] = code
-        else:
-            if s.id not in grids:
-                grids[s.id] = tuple(maps[s.map_id].grid_size) if s.map_id in maps else None
-            if not _next_action_at_once(obj, row, grids[s.id]):
-                return None
-        for k, v in obj.items():
-            if k in core:
-                continue
-            if _reserved(k):
-                return None
-            if not (v is None or isinstance(v, (str, int, float, bool))):
-                return None
-            row[k] = v
-        rows.append(row)
-    return pd.DataFrame(rows)
+        columns[name] = [float("nan") if v is _ABSENT else v for v in values]
+    return pd.DataFrame(columns)
+
+
+_ABSENT = object()  # an extra field a line does not give
+
+
+def _actors(session: Any) -> Sequence[str] | None:
+    """The role of each action of a session (None for no session): a dataset being read gives its
+    sessions' outlines (:class:`corpus.validate.ActionRefs`), a loaded corpus its sessions."""
+    if session is None:
+        return None
+    actions = session.actions
+    return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
 
 
 def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[int, int] | None) -> bool:

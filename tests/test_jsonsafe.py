@@ -2,7 +2,7 @@
 
 import pytest
 
-from corpus.jsonsafe import JsonError, loads
+from corpus.jsonsafe import REFUSED, JsonError, loads, loads_each
 
 
 def test_plain_json_parses():
@@ -59,3 +59,66 @@ def test_error_carries_line_and_column():
     with pytest.raises(JsonError) as err:
         loads('{\n  "a": }')
     assert (err.value.line, err.value.column) == (2, 8)
+
+
+# Texts the two parsers could read differently: whitespace, numbers at their limits, escapes,
+# duplicate keys, nesting, and what JSON does not allow.
+_EDGE_TEXTS = [
+    '{"a":"x\ty"}',
+    '{"a":1,}',
+    "[1,]",
+    '{"a":01}',
+    '{"a":+1}',
+    "{'a':1}",
+    '{"a":1.}',
+    '{"a":.5}',
+    '{"a":"\x00"}',
+    '\u00a0{"a":1}',
+    '{"a":1} x',
+    '{"a":-}',
+    '{"a":1e5}',
+    '{"a":"\\x41"}',
+    '{"a":tru}',
+    ' {"a":1} ',
+    '{"a":1}\x0c',
+    '{"a":"\\u00e9"}',
+    '{"a":1E+2}',
+    '{"a":-0.0e-0}',
+    '{"a":"\u2028"}',
+    '{"a":[[[[1]]]]}',
+    '{"":1}',
+    '{"a":1}\r',
+    '{"a":NaN}',
+    '{"a":-Infinity}',
+    '{"a":1,"a":2}',
+    '{"b":1,"a":2,"b":3}',
+    "[1e400]",
+    "[1.5e-400]",
+    "[-0.0, -0]",
+    "[0.1, 1.7976931348623157e308]",
+    '["\\ud83d"]',
+    '["\\ud83d\\ude00"]',
+    '["\\\\ud83d"]',
+    "[" + "9" * 4300 + "]",
+    "[" + "9" * 4301 + "]",
+    '"' + "9" * 5000 + '"',
+    "\ufeff[1]",
+    "[" * 150 + "]" * 150,
+    "[" * 250 + "]" * 250,
+    "",
+    "   ",
+    "null",
+    '{"session_id":"S1","action_index":3,"content":[[1,2],[3,4]],"x":true}',
+]
+
+
+@pytest.mark.parametrize("text", _EDGE_TEXTS)
+def test_the_fast_reading_of_many_texts_gives_what_loads_gives_or_refuses(text):
+    (value,) = loads_each([text])
+    try:
+        expected = loads(text)
+    except JsonError:
+        assert value is REFUSED
+        return
+    if value is not REFUSED:  # (refusing a text loads takes only sends it to the careful reader)
+        assert value == expected and repr(value) == repr(expected)
