@@ -31,7 +31,16 @@ from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
 from corpus.session_store import SESSION_CACHE_ACTIONS, SessionStore
 from corpus.tables import TableBuilder, Tables, tables_of
-from corpus.validate import DatasetError, Issue, Report, collector_paused, read_dataset, read_session
+from corpus.validate import (
+    ActionRefs,
+    DatasetError,
+    Issue,
+    Report,
+    SessionOutline,
+    collector_paused,
+    read_dataset,
+    read_session,
+)
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 HISTORIES_KEPT = 2048  # canvas histories a corpus keeps (the ones built last)
@@ -161,6 +170,23 @@ class Corpus:
         conditions belong to, else the one the dataset names, else the canvas design."""
         present = sorted({self.meta(sid).condition for sid in self.sessions})
         return schema.design_of(present) or schema.design_of(self.info.conditions) or schema.CANVAS
+
+    @functools.cached_property
+    def outlines(self) -> dict[str, SessionOutline]:
+        """Each session's map and its actions' indices and roles, from the action table: what a
+        predictions file is checked against (:mod:`corpus.predictions`) without reading sessions."""
+        actions = self.actions_df
+        sids = actions["session_id"].to_numpy()
+        starts = np.flatnonzero(np.r_[True, sids[1:] != sids[:-1]]) if len(sids) else np.zeros(0, dtype=int)
+        ends = np.r_[starts[1:], len(sids)]
+        index, roles = actions["index"].to_numpy(), actions["role"].to_numpy()
+        out = {
+            sids[a]: SessionOutline(sids[a], self.meta(sids[a]).map_id, ActionRefs(index[a:b].tolist(), roles[a:b]))
+            for a, b in zip(starts.tolist(), ends.tolist())
+        }
+        for sid in self.sessions:  # (a session without actions is in no row of the table)
+            out.setdefault(sid, SessionOutline(sid, self.meta(sid).map_id, ActionRefs((), ())))
+        return out
 
     @functools.cached_property
     def splits(self) -> list[str]:

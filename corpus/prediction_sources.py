@@ -140,7 +140,7 @@ def read_uploads_for(root: str, digest: str, files: list[tuple[str, bytes]]) -> 
             ]
         _LOADED.clear()
         _LOADED[digest] = corpus
-    return [run for name, data in files for run in read_upload(name, data, corpus.sessions, corpus.maps)]
+    return [run for name, data in files for run in read_upload(name, data, corpus.outlines, corpus.maps)]
 
 
 def read_paths(paths: Iterable[str | Path], sessions, maps) -> list[Run]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,9 +86,9 @@ class ActionRefs(Sequence[ActionRef]):
 
     __slots__ = ("_index", "_roles")
 
-    def __init__(self, actions: ActionColumns):
-        self._index = array("q", actions.index)
-        self._roles = tuple(actions.role)
+    def __init__(self, index: Iterable[int], roles: Iterable[str]):
+        self._index = array("q", index)
+        self._roles = tuple(roles)
 
     def __len__(self) -> int:
         return len(self._roles)
@@ -279,7 +279,7 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report, sink: SessionSin
         start = len(report.issues)
         meta, columns, session, complete = _read_session(d, raw, report, keeps)
         if meta is not None:
-            raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns))
+            raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns.index, columns.role))
             raw.metas[meta.id] = meta
             if sink is not None and complete and meta.map_id in raw.maps:
                 sink.take(meta, columns, session, raw.maps)

@@ -191,3 +191,35 @@ def test_a_zip_keeps_every_session(generated, tmp_path):
     assert corpus.sessions.kept == 60
     sid = list(corpus.sessions)[-1]
     assert len(corpus.session(sid).actions) == corpus.n_actions(sid) > 0
+
+
+def test_outlines_are_made_from_the_table_and_check_uploads_as_the_sessions_do(generated):
+    from corpus.prediction_sources import read_upload
+
+    corpus = load_dir(generated, keep_actions=1_000)
+    eager = load_dir(generated, keep_actions=None)
+    kept = corpus.sessions.kept
+    assert corpus.outlines.keys() == eager.sessions.keys()
+    for sid, s in eager.sessions.items():
+        o = corpus.outlines[sid]
+        assert (o.id, o.map_id) == (s.id, s.map_id)
+        assert [(a.index, a.role) for a in o.actions] == [(a.index, a.role) for a in s.actions]
+    assert corpus.sessions.kept == kept  # (no session was read to make them)
+    # A predictions file with good and bad lines is read the same against either.
+    run = next(iter(eager.predictions))
+    lines = (eager.root / "predictions" / run / "next_action.jsonl").read_text().splitlines()
+    lines[3] = lines[3].replace('"action_index":', '"action_index":9999,"x":', 1)
+    lines[5] = lines[5].replace('"role":"guide"', '"role":"follower"').replace('"role":"follower"', '"role":"guide"')
+    data = ("\n".join(lines) + "\n").encode()
+    by_outline = read_upload("next_action.jsonl", data, corpus.outlines, corpus.maps)
+    by_session = read_upload("next_action.jsonl", data, eager.sessions, eager.maps)
+    assert [i.as_dict() for r in by_outline for i in r.report.issues] == [
+        i.as_dict() for r in by_session for i in r.report.issues
+    ]
+    assert by_outline[0].report.issues  # (the bad lines were reported)
+    good = [line for k, line in enumerate(lines) if k not in (3, 5)]
+    data = ("\n".join(good) + "\n").encode()
+    (a,) = read_upload("next_action.jsonl", data, corpus.outlines, corpus.maps)
+    (b,) = read_upload("next_action.jsonl", data, eager.sessions, eager.maps)
+    assert a.ok and b.ok
+    pd.testing.assert_frame_equal(a.table("next_action"), b.table("next_action"))

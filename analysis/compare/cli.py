@@ -50,7 +50,7 @@ def _runs(corpus, names: list[str]):
     runs = []
     for name in names:
         if Path(name).exists():
-            runs.extend(read_paths([name], corpus.sessions, corpus.maps))
+            runs.extend(read_paths([name], corpus.outlines, corpus.maps))
         elif name in corpus.predictions:
             runs.append(corpus.predictions[name])
         else:
