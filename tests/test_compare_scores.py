@@ -16,6 +16,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis.compare import text
 from analysis.compare.comparison import compare
+from analysis.compare.items import _drawing_scores
 from analysis.compare.judges import judge_agreement, pair_agreement
 from analysis.compare.metrics import category_scores, confusion
 from corpus.dataset import load_dir, load_sample
@@ -159,6 +160,34 @@ def test_rouge_l_equals_the_rouge_score_package_on_every_pair():
     assert 0 < sum(v == 0 for v in want) < len(want) and any(v == 1 for v in want)
 
 
+def test_the_tokenizer_is_rouge_score_s_default_one():
+    from rouge_score import tokenizers
+
+    theirs = tokenizers.DefaultTokenizer(use_stemmer=False).tokenize
+    texts = [
+        "",
+        "   ",
+        "Go LEFT, then up!",
+        "the lake's edge -- 12m",
+        "a\tb\nc\r\nd",
+        "café crème brûlée",
+        "İstanbul",
+        "\u212a is Kelvin",
+        "straße",
+        "x_y-z",
+        "l33t 0x1F",
+        "日本語 and ascii",
+        "..a..b..",
+        "emoji 😀 here",
+        "ﬁne ligature",
+        "ＦＵＬＬ width",
+        "\u00a0nbsp\u2028sep",
+        "don't won't",
+    ]
+    for t in texts:
+        assert text._tokenize(t) == theirs(t), t
+
+
 def test_drawing_score_on_a_small_grid(tiny, tmp_path):
     # Route of tiny_map: (0,0) (0,1) (0,2) (1,3) (2,3) (3,3). Predicted ink: (0,0) on the route -> 1;
     # (1,0) at distance 1 -> 2/3; (2,0) at distance 2 -> 1/3; (9,11) far -> 0: mean 1/2.
@@ -197,14 +226,26 @@ def test_vectorized_drawing_score_equals_corpus_metrics():
     run = next(r for r in corpus.predictions.values() if r.ok)
     cmp = compare(corpus, [run], similarity=False)
     na = cmp.items[run.run_id].na
-    draws = na[na["p_action_type"] == "draw"].head(40)
-    assert len(draws) >= 20
-    for row in draws.itertuples():
+    draws = na[na["p_action_type"] == "draw"]
+    assert len(draws) >= 100 and draws["session_id"].nunique() > 5
+    # And drawings made here: a cell drawn twice (it counts once), and drawings among other actions.
+    sid = draws["session_id"].iloc[0]
+    made = pd.DataFrame(
+        {
+            "session_id": [sid, sid, sid, draws["session_id"].iloc[-1]],
+            "p_action_type": ["draw", "message", "draw", "draw"],
+            "p_cells": [[[0, 0], [0, 0], [1, 1]], None, [[2, 2]], [[3, 4], [4, 3], [3, 4]]],
+        }
+    )
+    _drawing_scores(corpus, made)
+    assert np.isnan(made.at[1, "draw_score"]) and made["draw_cells"].tolist() == [2, 0, 1, 2]
+    for row in [*draws.itertuples(), *made[made["p_action_type"] == "draw"].itertuples()]:
         route = corpus.route_mask(row.session_id)
         drawn = np.zeros(route.shape, bool)
         c = np.asarray(row.p_cells)
         drawn[c[:, 0], c[:, 1]] = True
-        assert row.draw_score == pytest.approx(distance_weighted_score(drawn, route))
+        assert row.draw_score == pytest.approx(distance_weighted_score(drawn, route), rel=1e-12, abs=0)
+        assert row.draw_cells == drawn.sum()
 
 
 def _sample_run(tmp_path, name, corpus, keys, correct):

