@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import chain
 from typing import cast
 
 import numpy as np
@@ -109,25 +110,31 @@ def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
 
 
 def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
-    """The distance-weighted score of each predicted drawing (Sec. 4.2), and its number of cells."""
+    """The distance-weighted score of each predicted drawing (Sec. 4.2): the mean weight of the
+    distinct cells it fills (:func:`corpus.metrics.distance_weighted_score`), and their number.
+    Made for all the drawings on one map at once; a test holds them equal to the metric's, drawing
+    by drawing."""
     score = np.full(len(na), np.nan)
     cells_n = np.zeros(len(na))
-    dist_of: dict[str, np.ndarray | None] = {}  # by map: the sessions of a map share its distances
-    sessions, cells = na["session_id"].tolist(), na["p_cells"].tolist()
-    for i in np.flatnonzero((na["p_action_type"] == "draw").to_numpy()):
-        sid = sessions[i]
-        map_id = corpus.meta(sid).map_id
-        if map_id not in dist_of:
-            route = corpus.route_mask(sid)
-            dist_of[map_id] = chebyshev_distance(route, max_distance=3) if route.any() else None
-        dist = dist_of[map_id]
-        if dist is None:
+    draws = np.flatnonzero((na["p_action_type"] == "draw").to_numpy())
+    sessions, cells = na["session_id"].to_numpy()[draws], na["p_cells"].to_numpy()[draws]
+    map_of = {sid: corpus.meta(sid).map_id for sid in dict.fromkeys(sessions.tolist())}
+    maps = np.array([map_of[sid] for sid in sessions.tolist()], dtype=object)
+    for map_id in dict.fromkeys(maps.tolist()):
+        on_map = np.flatnonzero(maps == map_id)
+        route = corpus.route_mask(sessions[on_map[0]])
+        if not route.any():
             continue
-        drawn = np.zeros(dist.shape, dtype=bool)
-        c = np.asarray(cells[i], dtype=np.int64)
-        drawn[c[:, 0], c[:, 1]] = True
-        score[i] = DISTANCE_WEIGHTS[dist[drawn]].mean()
-        cells_n[i] = drawn.sum()
+        dist = chebyshev_distance(route, max_distance=3).ravel()
+        width = route.shape[1]
+        counts = np.array([len(cells[k]) for k in on_map], dtype=np.int64)
+        rc = np.array(list(chain.from_iterable(cells[on_map])), dtype=np.int64).reshape(-1, 2)
+        # Each drawing's distinct cells, as (drawing, cell) keys: a cell drawn twice counts once.
+        keys = np.unique(np.repeat(np.arange(len(on_map)), counts) * dist.size + rc[:, 0] * width + rc[:, 1])
+        owner, cell = np.divmod(keys, dist.size)
+        n = np.bincount(owner, minlength=len(on_map))
+        score[draws[on_map]] = np.bincount(owner, weights=DISTANCE_WEIGHTS[dist[cell]], minlength=len(on_map)) / n
+        cells_n[draws[on_map]] = n
     na["draw_score"] = score
     na["draw_cells"] = cells_n
 
