@@ -175,16 +175,15 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     not_png = tmp_path / "notes.png"
     not_png.write_text("these are notes, not a map image")
     page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(not_png))
-    wait_idle(page)
-    expect(page.get_by_text("notes.png: not an image")).to_be_visible()
+    # (the upload's run may start after an idle check: wait for its message itself)
+    expect(page.get_by_text("notes.png: not an image")).to_be_visible(timeout=60_000)
     page.get_by_role("tab", name="Open a file or a draft").click()
     page.get_by_test_id("stMain").get_by_test_id("stFileUploaderDropzoneInput").last.set_input_files(
         str(dest / "sessions" / session_id / "session.json")
     )
     wait_idle(page)
     page.get_by_role("button", name="Open the map file").click()
-    wait_idle(page)
-    expect(page.get_by_text("session.json was not opened")).to_be_visible()
+    expect(page.get_by_text("session.json was not opened")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("not a map")).to_be_visible()
     expect(page.get_by_text("step 5 of 5")).to_be_visible()  # nothing was lost
     wait_idle(page)
