@@ -126,6 +126,10 @@ def test_rouge_l_on_a_known_pair():
     # LCS "the cat on the mat" = 5 tokens; precision 5/5, recall 5/6 -> F = 10/11.
     assert text.rouge_l(["the cat sat on the mat"], ["the cat on the mat"])[0] == pytest.approx(10 / 11)
     assert text.rouge_l(["go left"], ["turn right"])[0] == 0.0
+    assert text.rouge_l([], []).shape == (0,)
+    # A pair that repeats is scored once and given to each of its places; empty texts score 0.
+    got = text.rouge_l(["a b", "", "a b", "c"], ["b", "a", "b", ""]).tolist()
+    assert got == [2 / 3, 0.0, 2 / 3, 0.0]
 
 
 def test_rouge_l_equals_the_rouge_score_package_on_every_pair():

@@ -18,8 +18,10 @@ import functools
 import os
 import re
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
+import pandas as pd
 
 from corpus.values import Undefined
 
@@ -46,46 +48,49 @@ def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray
     """ROUGE-L F-measure of each (reference, prediction) pair, as ``rouge-score`` computes it: its
     tokenizer (:func:`_tokenize`), then the length of the longest common subsequence by the
     package's recurrence, run over many pairs at once (pairs of like lengths together) instead of
-    one pair at a time.
+    one pair at a time, and once for pairs that repeat.
     Precision, recall and F are then the package's expressions; a test holds every value equal to
     the package's own ``RougeScorer``."""
+    n = len(references)
+    # Each distinct text tokenized once, its token ids laid end to end in ``flat``.
+    codes, texts = pd.factorize(pd.Series([*references, *predictions], dtype=object), use_na_sentinel=False)
     vocabulary: dict[str, int] = {}
-    encoded: dict[str, np.ndarray] = {}
-
-    def encode(text: str) -> np.ndarray:
-        ids = encoded.get(text)
-        if ids is None:
-            ids = encoded[text] = np.array(
-                [vocabulary.setdefault(w, len(vocabulary)) for w in _tokenize(text)], dtype=np.int64
-            )
-        return ids
-
-    refs = [encode(t) for t in references]
-    preds = [encode(t) for t in predictions]
-    n_ref = np.array([len(t) for t in refs], dtype=np.int64)
-    n_pred = np.array([len(t) for t in preds], dtype=np.int64)
-    lcs = np.zeros(len(refs), dtype=np.int64)
+    tokens = [[vocabulary.setdefault(w, len(vocabulary)) for w in _tokenize(t)] for t in texts]
+    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    flat = np.fromiter(chain.from_iterable(tokens), dtype=np.int64, count=int(lengths.sum()))
+    # Each distinct (reference, prediction) pair scored once.
+    pairs, pair_of = np.unique(codes[:n].astype(np.int64) * len(texts) + codes[n:], return_inverse=True)
+    ref_id, pred_id = np.divmod(pairs, len(texts))
+    n_ref, n_pred = lengths[ref_id], lengths[pred_id]
+    lcs = np.zeros(len(pairs), dtype=np.int64)
     scored = (n_ref > 0) & (n_pred > 0)
     # Pairs in groups of like lengths (each length up to the next power of two), each group padded
     # to its longest: padding never matches (-1 in references, -2 in predictions).
     bucket = np.maximum(1, 2 ** np.ceil(np.log2(np.maximum(1, np.stack([n_ref, n_pred]))))).astype(np.int64)
-    groups: dict[tuple[int, int], list[int]] = {}
-    for i in np.flatnonzero(scored):
-        groups.setdefault((int(bucket[0, i]), int(bucket[1, i])), []).append(int(i))
-    for (rows, cols), members in groups.items():
-        ref = np.full((len(members), rows), -1, dtype=np.int64)
-        pred = np.full((len(members), cols), -2, dtype=np.int64)
-        for k, m in enumerate(members):
-            ref[k, : n_ref[m]] = refs[m]
-            pred[k, : n_pred[m]] = preds[m]
+    group = np.where(scored, bucket[0] * (1 << 32) + bucket[1], -1)
+    for key in np.unique(group[scored]).tolist():
+        members = np.flatnonzero(group == key)
+        rows, cols = divmod(key, 1 << 32)
+        ref = _padded(flat, starts[ref_id[members]], n_ref[members], rows, -1)
+        pred = _padded(flat, starts[pred_id[members]], n_pred[members], cols, -2)
         lcs[members] = _lcs_lengths(ref, pred)
-    out = np.zeros(len(refs), dtype=float)
+    out = np.zeros(len(pairs), dtype=float)
     p = lcs[scored] / n_pred[scored]
     r = lcs[scored] / n_ref[scored]
     with np.errstate(invalid="ignore", divide="ignore"):
         f = 2 * p * r / (p + r)
     out[scored] = np.where(p + r > 0, f, 0.0)
-    return out
+    return out[pair_of]
+
+
+def _padded(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, fill: int) -> np.ndarray:
+    """The token ids of texts (each ``lengths`` long from ``starts`` in ``flat``), one per row,
+    padded with ``fill`` to ``width`` columns."""
+    column = np.arange(width)
+    inside = column < lengths[:, None]
+    at = np.where(inside, starts[:, None] + column, 0)
+    return np.where(inside, flat[at], fill)
 
 
 def _lcs_lengths(ref: np.ndarray, pred: np.ndarray) -> np.ndarray:
