@@ -14,7 +14,7 @@ say how many.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import cast
@@ -146,11 +146,26 @@ def _rouge_columns(df: pd.DataFrame, ref: str, pred: str, out: str, usable: pd.S
 
 
 def _has_text(s: pd.Series) -> pd.Series:
+    """Whether each value is text with more than whitespace in it (``str.strip()`` leaves some).
+    A column of pandas strings is checked by its own string methods, without making a Python
+    string of each value (their whitespace is Python's: a test checks every character)."""
+    if isinstance(s.dtype, pd.StringDtype):
+        filled = s.fillna("")
+        return (filled.str.len() > 0) & ~filled.str.isspace()
     values = s.to_numpy(dtype=object)
     return pd.Series(
         np.fromiter((isinstance(v, str) and bool(v.strip()) for v in values), dtype=bool, count=len(values)),
         index=s.index,
     )
+
+
+def _codes(values: pd.Series, categories: Sequence[str]) -> np.ndarray:
+    """Each value's position among ``categories``: -1 for another value or none (as
+    ``pd.Categorical(values, categories).codes``, by one comparison per category)."""
+    codes = np.full(len(values), -1, dtype=np.int64)
+    for k, category in enumerate(categories):
+        codes[(values == category).to_numpy(dtype=bool, na_value=False)] = k
+    return codes
 
 
 def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
@@ -231,8 +246,8 @@ def category_long(items: list[RunItems]) -> pd.DataFrame:
                         dimension=d,
                         truth=h,
                         pred=p,
-                        t_code=pd.Categorical(h, categories=cats).codes.astype(np.int64),
-                        p_code=pd.Categorical(p, categories=cats).codes.astype(np.int64),
+                        t_code=_codes(h, cats),
+                        p_code=_codes(p, cats),
                         correct=(h == p).to_numpy(),
                     )
                 )
