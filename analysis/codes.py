@@ -4,6 +4,8 @@ as pandas' ``groupby`` on the texts gives it."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -18,6 +20,16 @@ def sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     rank[order] = np.arange(len(names))
     rank[-1] = -1  # where a missing value's code -1 points
     return names[order], rank[codes]
+
+
+def category_codes(column: pd.Series, categories: Sequence[str]) -> np.ndarray:
+    """Each row's position among ``categories`` by its value's text (-1: missing, or none of them):
+    ``pd.Categorical(column.astype(str).where(column.notna()), categories).codes``, looked up once
+    per distinct value instead of once per row."""
+    codes, values = pd.factorize(column)
+    where = {c: i for i, c in enumerate(categories)}
+    table = np.array([where.get(str(v), -1) for v in values] + [-1], dtype=np.int64)
+    return table[codes]  # a missing value's code -1 reads the last entry, -1
 
 
 def tally(

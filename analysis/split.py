@@ -30,7 +30,7 @@ from itertools import chain, combinations, islice
 import numpy as np
 import pandas as pd
 
-from analysis.codes import sorted_codes
+from analysis.codes import category_codes, sorted_codes
 from corpus import schema
 
 EXHAUSTIVE_LIMIT = 200_000
@@ -52,16 +52,6 @@ def _shares(session_idx: np.ndarray, codes: np.ndarray, n_categories: int, n_ses
     return np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
 
 
-def _category_codes(column: pd.Series, categories: list[str]) -> np.ndarray:
-    """Each row's position among ``categories`` by its value's text (-1: missing, or none of them):
-    ``pd.Categorical(column.astype(str).where(column.notna()), categories).codes``, looked up once
-    per distinct value instead of once per row."""
-    codes, values = pd.factorize(column)
-    where = {c: i for i, c in enumerate(categories)}
-    table = np.array([where.get(str(v), -1) for v in values] + [-1], dtype=np.int64)
-    return table[codes]  # a missing value's code -1 reads the last entry, -1
-
-
 def session_features(actions: pd.DataFrame) -> pd.DataFrame:
     """One row per session (index session_id, sorted), one column per feature ``role:kind:value``.
 
@@ -72,7 +62,7 @@ def session_features(actions: pd.DataFrame) -> pd.DataFrame:
         "type": list(schema.ACTION_TYPES),
         **{dim: [*codes, schema.OTHER] for dim, codes in schema.DIMENSIONS.items()},
     }
-    codes = {kind: _category_codes(actions[kind], cats) for kind, cats in groups.items()}
+    codes = {kind: category_codes(actions[kind], cats) for kind, cats in groups.items()}
     blocks, names = [], []
     for role in schema.ROLES:
         mine = (actions["role"] == role).to_numpy(dtype=bool)

@@ -8,7 +8,8 @@ import random
 import numpy as np
 import pandas as pd
 
-from analysis.compare.items import CATEGORIES, _codes, _has_text
+from analysis.codes import category_codes
+from analysis.compare.items import CATEGORIES, _has_text
 
 
 def _python_has_text(values) -> list[bool]:
@@ -34,6 +35,6 @@ def test_category_codes_are_each_value_s_place_among_the_categories():
         values = [rng.choice(pool) for _ in range(2_000)]
         for series in (pd.Series(values, dtype="str"), pd.Series(values, dtype=object).astype(str)):
             want = pd.Index(cats).get_indexer(series.astype(object))  # (what a Categorical's codes are)
-            got = _codes(series, cats)
+            got = category_codes(series, cats)
             assert got.dtype == np.int64 and got.tolist() == want.tolist(), dim
             assert set(got.tolist()) == {-1, *range(len(cats))}

@@ -14,7 +14,7 @@ say how many.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import cast
@@ -22,6 +22,7 @@ from typing import cast
 import numpy as np
 import pandas as pd
 
+from analysis.codes import category_codes
 from analysis.compare import text
 from corpus import schema
 from corpus.dataset import Corpus
@@ -159,15 +160,6 @@ def _has_text(s: pd.Series) -> pd.Series:
     )
 
 
-def _codes(values: pd.Series, categories: Sequence[str]) -> np.ndarray:
-    """Each value's position among ``categories``: -1 for another value or none (as
-    ``pd.Categorical(values, categories).codes``, by one comparison per category)."""
-    codes = np.full(len(values), -1, dtype=np.int64)
-    for k, category in enumerate(categories):
-        codes[(values == category).to_numpy(dtype=bool, na_value=False)] = k
-    return codes
-
-
 def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
     mm, un_mm, miss_mm = _join(run, "mental_model", truth)
     na, un_na, miss_na = _join(run, "next_action", truth)
@@ -246,8 +238,8 @@ def category_long(items: list[RunItems]) -> pd.DataFrame:
                         dimension=d,
                         truth=h,
                         pred=p,
-                        t_code=_codes(h, cats),
-                        p_code=_codes(p, cats),
+                        t_code=category_codes(h, cats),
+                        p_code=category_codes(p, cats),
                         correct=(h == p).to_numpy(),
                     )
                 )

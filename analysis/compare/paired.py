@@ -55,6 +55,11 @@ def _scope(df: pd.DataFrame, condition: str, role: str, cols: list[str] | None =
     return out if keep.all() else out[keep]
 
 
+def _text_column(metric: str, dim: str) -> str:
+    """The item table's column of a text metric (``rouge_l`` or ``similarity``) on ``dim``."""
+    return f"{'rouge' if metric == 'rouge_l' else 'sim'}_{dim}"
+
+
 def _boot_p(reps: np.ndarray) -> float | Undefined:
     reps = reps[~np.isnan(reps)]
     if len(reps) < 2:
@@ -194,13 +199,12 @@ def paired_table(
         for frame, dim in texts:
             ta, tb = getattr(ia, frame), getattr(ib, frame)
             metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
-            cols = [*_KEY, *(f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}" for m in metrics)]
+            cols = [*_KEY, *(_text_column(m, dim) for m in metrics)]
             fa, fb = _scope(ta, condition, role, cols), _scope(tb, condition, role, cols)
             if fa.empty or fb.empty:
                 continue
             for m in metrics:
-                col = f"{'rouge' if m == 'rouge_l' else 'sim'}_{dim}"
-                yield _paired_means(fa, fb, col, None, {**key, "dimension": dim}, m, n_boot, seed)
+                yield _paired_means(fa, fb, _text_column(m, dim), None, {**key, "dimension": dim}, m, n_boot, seed)
         cols = [*_KEY, "draw_score", "draw_cells"]
         fa, fb = _scope(ia.na, condition, role, cols), _scope(ib.na, condition, role, cols)
         if wanted("drawing") and not fa.empty and not fb.empty:
