@@ -4,12 +4,14 @@ the element-by-element definitions they replace."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from analysis.codes import category_codes
-from analysis.compare.items import CATEGORIES, _has_text
+from analysis.compare.items import CATEGORIES, TruthRows, _has_text, _join, truth_frame
+from corpus.dataset import load_sample
 
 
 def _python_has_text(values) -> list[bool]:
@@ -38,3 +40,57 @@ def test_category_codes_are_each_value_s_place_among_the_categories():
             got = category_codes(series, cats)
             assert got.dtype == np.int64 and got.tolist() == want.tolist(), dim
             assert set(got.tolist()) == {-1, *range(len(cats))}
+
+
+def _joined_by_merge(monkeypatch, run, task, truth):
+    with monkeypatch.context() as m:
+        m.setattr(TruthRows, "rows", lambda self, preds: None)
+        return _join(run, task, truth)
+
+
+def test_items_found_by_integer_key_are_the_left_join_s_rows(monkeypatch):
+    corpus = load_sample()
+    truth = truth_frame(corpus)
+    at = TruthRows.of(truth)
+    runs = [r for r in corpus.predictions.values() if r.ok]
+    assert len(runs) >= 2
+    rng = np.random.default_rng(5)
+    # Each run as read, and with its lines in another order and a third of them left out.
+    shuffled = [
+        replace(
+            r,
+            tables={
+                t: df.iloc[np.sort(rng.permutation(len(df))[: 2 * len(df) // 3])[::-1]] for t, df in r.tables.items()
+            },
+        )
+        for r in runs
+    ]
+    checked = 0
+    for cut, run in [(False, r) for r in runs] + [(True, r) for r in shuffled]:
+        for task in ("mental_model", "next_action"):
+            assert at.rows(run.table(task)) is not None
+            got, want = _join(run, task, truth, at), _joined_by_merge(monkeypatch, run, task, truth)
+            for g, w in zip(got, want):
+                pd.testing.assert_frame_equal(g, w)
+            assert len(got[0]) > 100 and (len(got[2]) > 0) == cut
+            checked += 1
+    assert checked == 4 * len(runs)
+
+
+def test_a_prediction_the_key_cannot_place_is_joined():
+    corpus = load_sample()
+    truth = truth_frame(corpus)
+    at = TruthRows.of(truth)
+    preds = next(r for r in corpus.predictions.values() if r.ok).table("next_action")
+    assert at.rows(preds) is not None
+    nowhere = preds.assign(session_id=["no-such-session", *preds["session_id"].iloc[1:]])
+    twice = pd.concat([preds, preds.iloc[:1]])
+    beyond = preds.assign(action_index=[10**6, *preds["action_index"].iloc[1:]])
+    for bad in (nowhere, twice, beyond):
+        assert at.rows(bad) is None
+    rows = at.rows(preds.iloc[[3, 1]])
+    assert rows is not None
+    assert (
+        truth.iloc[rows][["session_id", "action_index"]].values.tolist()
+        == preds.iloc[[3, 1]][["session_id", "action_index"]].values.tolist()
+    )

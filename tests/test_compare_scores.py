@@ -380,3 +380,71 @@ def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
     assert np.array_equal(got[0], (scores * weights)[idx].sum(axis=1))
     assert np.array_equal(got[1], weights[idx].sum(axis=1))
     assert np.array_equal(np.ones(n)[idx].sum(axis=1), np.full(300, float(n)))  # (the unweighted shortcut)
+
+
+def test_bootstrap_sums_draw_items_one_by_one_unless_few_rows_are_distinct():
+    from analysis.compare import metrics
+
+    rng = np.random.default_rng(11)
+    scores, weights = rng.random(5_001), rng.integers(1, 30, 5_001).astype(float)
+    many = [scores * weights, weights]
+    for got, want in zip(metrics.bootstrap_sums(many, 300, 7), metrics.resampled_sums(many, 300, 7)):
+        assert np.array_equal(got, want)
+    few = [np.repeat([1.0, 2.0, 3.0], [4, 4, 1])]  # (9 items: fewer than 10 per distinct row's worth)
+    assert np.array_equal(metrics.bootstrap_sums(few, 50, 3)[0], metrics.resampled_sums(few, 50, 3)[0])
+
+
+def test_bootstrap_sums_of_few_distinct_rows_are_the_item_bootstrap_s_distribution():
+    """Drawings as the paper scores them: a handful of cell counts and scores in thirds, so few
+    distinct (score x cells, cells) rows. Their resampled sums count n items in every resample, and
+    the ratio's percentile interval is scipy's bootstrap's (item by item) up to resampling noise."""
+    from scipy.stats import bootstrap
+
+    from analysis.compare import metrics
+
+    rng = np.random.default_rng(4)
+    n = 3_000
+    cells = rng.integers(1, 7, n).astype(float)
+    weighted = np.floor(rng.random(n) * (3 * cells + 1)) / 3  # (sum of cell weights in {0, 1/3, 2/3, 1})
+    rows = np.unique(np.column_stack([weighted, cells]), axis=0)
+    assert len(rows) * metrics.GROUPED_SHARE <= n  # (the grouped draw is the one tested)
+    b = 20_000
+    s_w, s_c, s_n = metrics.bootstrap_sums([weighted, cells, np.ones(n)], b, 0)
+    assert np.array_equal(s_n, np.full(b, float(n)))
+    assert [a.tolist() for a in metrics.bootstrap_sums([weighted, cells, np.ones(n)], b, 0)] == [
+        s_w.tolist(),
+        s_c.tolist(),
+        s_n.tolist(),
+    ]
+    # Each sum's mean and spread are n times the items' (population) mean and variance.
+    for got, v in ((s_w, weighted), (s_c, cells)):
+        assert got.mean() == pytest.approx(n * v.mean(), abs=4 * np.sqrt(n * v.var() / b))
+        assert got.std() == pytest.approx(np.sqrt(n * v.var()), rel=0.03)
+    ours = np.quantile(s_w / s_c, [0.025, 0.975])
+    ref = bootstrap(
+        (weighted, cells),
+        lambda w, c, axis: w.sum(axis=axis) / c.sum(axis=axis),
+        paired=True,
+        vectorized=True,
+        n_resamples=b,
+        method="percentile",
+        random_state=1,
+    ).confidence_interval
+    width = ref.high - ref.low
+    assert ours[0] == pytest.approx(ref.low, abs=0.05 * width)
+    assert ours[1] == pytest.approx(ref.high, abs=0.05 * width)
+
+
+def test_distinct_rows_are_numpy_s_unique_rows_with_their_counts():
+    from analysis.compare.metrics import _distinct_rows
+
+    rng = np.random.default_rng(8)
+    for m in (1, 2, 4):
+        table = rng.integers(0, 4, (2_000, m)) / 3 - rng.integers(0, 2, (2_000, m)) * 1e-9
+        want, counts = np.unique(table, axis=0, return_counts=True)
+        got = _distinct_rows([table[:, j] for j in range(m)], 2_000)
+        assert got is not None
+        order = np.lexsort(got[0].T[::-1])  # (numpy's order: by the first column, then the next)
+        assert np.array_equal(got[0][order], want) and np.array_equal(got[1][order], counts)
+        assert _distinct_rows([table[:, j] for j in range(m)], len(want) - 1) is None
+    assert _distinct_rows([np.array([1.0, np.nan, 1.0])], 3) is None

@@ -62,12 +62,49 @@ def truth_frame(corpus: Corpus) -> pd.DataFrame:
     return df
 
 
+def _instances(truth: pd.DataFrame, task: str, splits: Iterable[str]) -> np.ndarray:
+    """Which rows of ``truth`` are benchmark instances of a task in the given splits."""
+    keep = truth["split"].isin(list(splits)).to_numpy() & (truth["action_index"] >= 1).to_numpy()
+    if task == "mental_model":
+        keep &= truth["annotated"].to_numpy(dtype=bool)
+    return keep
+
+
 def instance_keys(truth: pd.DataFrame, task: str, splits: Iterable[str]) -> pd.DataFrame:
     """The benchmark instances of a task in the given splits (session_id, action_index, ...)."""
-    keep = truth["split"].isin(list(splits)) & (truth["action_index"] >= 1)
-    if task == "mental_model":
-        keep &= truth["annotated"]
-    return truth[keep]
+    return truth[_instances(truth, task, splits)]
+
+
+@dataclass(frozen=True)
+class TruthRows:
+    """Where each (session_id, action_index) sits in a truth frame: each session's position in
+    ``sessions`` times ``stride`` plus the action's index is an integer key, one per row (a lookup
+    of integers instead of a join on a text and a number)."""
+
+    sessions: pd.Index
+    stride: int
+    keys: pd.Index
+
+    @classmethod
+    def of(cls, truth: pd.DataFrame) -> TruthRows:
+        codes, sessions = pd.factorize(truth["session_id"])
+        index = truth["action_index"].to_numpy(dtype=np.int64)
+        stride = int(index.max()) + 1 if len(index) and index.min() >= 0 else 0
+        return cls(pd.Index(sessions), stride, pd.Index(codes.astype(np.int64) * stride + index))
+
+    def rows(self, preds: pd.DataFrame) -> np.ndarray | None:
+        """The truth row of each prediction; None unless each is found once and no two are one
+        (then the rows are joined by key, which says what is wrong)."""
+        if not self.stride or not self.keys.is_unique:
+            return None
+        index = preds["action_index"].to_numpy(dtype=np.int64)
+        session = self.sessions.get_indexer(preds["session_id"])
+        if (session < 0).any() or (index < 0).any() or (index >= self.stride).any():
+            return None
+        rows = self.keys.get_indexer(session.astype(np.int64) * self.stride + index)
+        if (rows < 0).any() or not pd.Index(rows).is_unique:
+            return None
+        return rows
 
 
 @dataclass
@@ -85,8 +122,11 @@ class RunItems:
 _KEYS = ["session_id", "action_index"]
 
 
-def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(scored rows, unmatched, missing) of one task of one run."""
+def _join(
+    run: Run, task: str, truth: pd.DataFrame, at: TruthRows | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """(scored rows, unmatched, missing) of one task of one run; ``at``: where the predictions'
+    items sit in ``truth`` (made here when not given)."""
     preds = run.table(task)
     empty = pd.DataFrame(columns=["task", *_KEYS, "line", "reason"])
     if preds.empty:
@@ -94,7 +134,19 @@ def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
     extras = run.extra_fields(task)
     pred = preds.rename(columns={c: f"p_{c}" for c in preds.columns if c not in [*_KEYS, "line", *extras]})
     pred = pred.drop(columns=["p_role"], errors="ignore")
-    rows = pred.merge(truth, on=_KEYS, how="left", validate="one_to_one")
+    shared = set(pred.columns).intersection(truth.columns).difference(_KEYS)
+    found = None if shared else (at or TruthRows.of(truth)).rows(preds)
+    if found is None:  # (a prediction of no action, two of one, a field named as one of truth's: joined)
+        rows = pred.merge(truth, on=_KEYS, how="left", validate="one_to_one")
+        splits = truth.loc[truth["session_id"].isin(preds["session_id"].unique()), "split"].unique()
+        done = pd.MultiIndex.from_frame(preds[_KEYS])
+        predicted = pd.MultiIndex.from_frame(truth[_KEYS]).isin(done)
+    else:  # the left join, made by taking the rows found (the same frame, a test holds it)
+        side = truth.drop(columns=_KEYS).iloc[found].reset_index(drop=True)
+        rows = pd.concat([pred.reset_index(drop=True), side], axis=1)
+        splits = truth["split"].iloc[found].unique()
+        predicted = np.zeros(len(truth), dtype=bool)
+        predicted[found] = True
     unmatched = empty
     if task == "mental_model":
         no_label = ~rows["annotated"].astype(bool)
@@ -102,11 +154,8 @@ def _join(run: Run, task: str, truth: pd.DataFrame) -> tuple[pd.DataFrame, pd.Da
             task=task, reason="the actor did not annotate this action (no human label)"
         )[empty.columns]
         rows = rows[~no_label]
-    splits = truth.loc[truth["session_id"].isin(preds["session_id"].unique()), "split"].unique()
-    scope = instance_keys(truth, task, splits)
-    done = pd.MultiIndex.from_frame(preds[_KEYS])
-    miss = scope[~pd.MultiIndex.from_frame(scope[_KEYS]).isin(done)]
-    missing = miss[[*_KEYS, "role", "condition"]].assign(task=task)[["task", *_KEYS, "role", "condition"]]
+    missing = truth[[*_KEYS, "role", "condition"]][_instances(truth, task, splits) & ~predicted]
+    missing = missing.assign(task=task)[["task", *_KEYS, "role", "condition"]]
     return rows.reset_index(drop=True), unmatched.reset_index(drop=True), missing.reset_index(drop=True)
 
 
@@ -160,9 +209,11 @@ def _has_text(s: pd.Series) -> pd.Series:
     )
 
 
-def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame) -> RunItems:
-    mm, un_mm, miss_mm = _join(run, "mental_model", truth)
-    na, un_na, miss_na = _join(run, "next_action", truth)
+def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame, at: TruthRows | None = None) -> RunItems:
+    """One run's items (``at``: :meth:`TruthRows.of` ``truth``, made once for every run)."""
+    at = at or TruthRows.of(truth)
+    mm, un_mm, miss_mm = _join(run, "mental_model", truth, at)
+    na, un_na, miss_na = _join(run, "next_action", truth, at)
     if not mm.empty:
         mm["rationale_ok"] = _has_text(mm["h_rationale"]) & _has_text(mm["p_rationale"])
         _rouge_columns(mm, "h_rationale", "p_rationale", "rouge_rationale", mm["rationale_ok"])

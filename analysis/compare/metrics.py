@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW
 
 from analysis.results import CONFIDENCE, OURS, Estimate, wilson
@@ -103,6 +104,45 @@ def resampled_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int
         for sums, v in zip(out, values):
             sums[start : start + len(idx)] = v[idx].sum(axis=1)
     return out
+
+
+GROUPED_SHARE = 10  # resample counts of distinct rows when there are at most 1 per this many items
+
+
+def bootstrap_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int = SEED) -> list[np.ndarray]:
+    """For each array of ``values`` (all of length n), its sum over each of ``n_boot`` resamples
+    of the n items with replacement. Items alike in every array (a drawing's score and cells, a
+    pair of scores) are one row of the table of distinct rows; when there are few of them (at most
+    n / :data:`GROUPED_SHARE`), each resample is drawn as how often it takes each distinct row: a
+    multinomial over the rows with their shares of the items, the same distribution as drawing the
+    items one by one (a test holds the intervals to scipy's bootstrap), made in k steps, not n.
+    Otherwise the items are drawn one by one (:func:`resampled_sums`). Either way, the same
+    inputs and seed give the same resamples."""
+    n = len(values[0])
+    rows = _distinct_rows(values, n // GROUPED_SHARE) if n >= GROUPED_SHARE else None
+    if rows is None:
+        return resampled_sums(values, n_boot, seed)
+    distinct, counts = rows
+    drawn = np.random.default_rng(seed).multinomial(n, counts / n, size=n_boot)
+    sums = drawn @ distinct
+    return [sums[:, j] for j in range(len(values))]
+
+
+def _distinct_rows(values: Sequence[np.ndarray], most: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct rows of the arrays ``values`` side by side and how many items have each; None when there are more than ``most`` or a value is NaN. Each
+    array's values are numbered by hashing (no sort), and a row is its numbers as one integer."""
+    key = np.zeros(len(values[0]), dtype=np.int64)
+    span = 1
+    for v in values:
+        codes, uniques = pd.factorize(np.asarray(v, dtype=float), use_na_sentinel=True)
+        if len(uniques) > most or (codes < 0).any() or span * len(uniques) >= 2**62:
+            return None
+        key += codes * span
+        span *= len(uniques)
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    if len(first) > most:
+        return None
+    return np.column_stack([np.asarray(v, dtype=float)[first] for v in values]), counts
 
 
 def percentile(reps: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float] | Undefined:
@@ -253,7 +293,7 @@ def ratio_estimate(
     if n < 2:
         ci: tuple[float, float] | Undefined = Undefined("an interval needs two or more predictions")
     else:
-        weighted, total = resampled_sums([scores * weights, weights], n_boot, seed)
+        weighted, total = bootstrap_sums([scores * weights, weights], n_boot, seed)
         reps = weighted / total
         ci = percentile(reps)
     return Estimate(**base, estimate=est, interval=ci)

@@ -25,9 +25,9 @@ from analysis.compare.metrics import (
     N_BOOT,
     NAMES,
     SEED,
+    bootstrap_sums,
     metric_arrays,
     percentile,
-    resampled_sums,
 )
 from analysis.compare.scores import ALL
 from analysis.results import OURS, Estimate, EstimateTable
@@ -159,12 +159,12 @@ def _paired_means(
     if weight:
         wa, wb = j[f"{weight}_a"].to_numpy(dtype=float), j[f"{weight}_b"].to_numpy(dtype=float)
         va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
-        swb, twb, swa, twa = resampled_sums([sb * wb, wb, sa * wa, wa], n_boot, seed)
+        swb, twb, swa, twa = bootstrap_sums([sb * wb, wb, sa * wa, wa], n_boot, seed)
         reps = swb / twb - swa / twa
     else:  # (every weight 1: each resample's weights sum to the number of items, exactly)
         n = float(len(j))
         va, vb = sa.sum() / n, sb.sum() / n
-        sum_b, sum_a = resampled_sums([sb, sa], n_boot, seed)
+        sum_b, sum_a = bootstrap_sums([sb, sa], n_boot, seed)
         reps = sum_b / n - sum_a / n
     est = _difference(metric, len(j), SCORED, boot, MEANS, float(vb - va), percentile(reps))
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
