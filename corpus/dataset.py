@@ -37,6 +37,7 @@ from corpus.validate import (
     Issue,
     Report,
     SessionOutline,
+    SessionsRead,
     collector_paused,
     read_dataset,
     read_session,
@@ -285,6 +286,11 @@ class _Taken:
         if session is not None:
             self.kept.append(session)
             self._kept_actions += len(actions)
+
+    def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
+        if self.builder is None:
+            self.builder = TableBuilder(maps)
+        self.builder.take_rows(read.rows)
 
 
 def load_dir(

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -31,7 +32,7 @@ from corpus.jsonsafe import JsonError, loads, loads_each
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus.reading import json_issue, jsonl_records, line_count, read_text
 from corpus.report import ERROR, WARNING, Report, describe
-from corpus.validate import ActionRefs
+from corpus.validate import ActionRefs, collector_paused
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
 JUDGE_TASK = "judge_scores"
@@ -325,10 +326,14 @@ def read_task_text(
     maps: Mapping[str, Any],
     report: Report,
     failed: Failed | None = None,
+    ready: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Validate the lines of one task file; one row per valid line (problems go to ``report``). A
     file of more than :data:`corpus.limits.PREDICTION_LINES` lines is refused unread, and reading
-    stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows)."""
+    stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows).
+    ``ready``: the rows a worker read of the file at once (:func:`read_task_file_at_once`)."""
+    if failed is None and ready is not None:
+        return ready
     if failed is None and (at_once := _read_task_at_once(text, task, sessions, maps)) is not None:
         return at_once
     rows: list[dict[str, Any]] = []
@@ -580,10 +585,12 @@ def read_run_dir(
     prefix: str | None = None,
     source: str = "",
     failed: Failed | None = None,
+    ready: Mapping[str, pd.DataFrame] | None = None,
 ) -> Run:
     """One run folder, checked against the dataset's sessions and maps.
 
-    ``prefix`` is put before file names in the problems (default ``<folder name>/``)."""
+    ``prefix`` is put before file names in the problems (default ``<folder name>/``); ``ready``:
+    the rows workers read of its files at once, by path (:func:`read_task_file_at_once`)."""
     folder = Path(folder)
     run_id = run_id or folder.name
     prefix = f"{folder.name}/" if prefix is None else prefix
@@ -597,7 +604,16 @@ def read_run_dir(
     info_rel = prefix + "model.json"
     info = _read_info(_json_or_none(texts.get("model.json"), info_rel, report), info_rel, run_id, report)
     tables = {
-        task: read_task_text(text, task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
+        task: read_task_text(
+            text,
+            task,
+            f"{prefix}{task}.jsonl",
+            sessions,
+            maps,
+            report,
+            failed,
+            (ready or {}).get(str(files.get(f"{task}.jsonl"))),
+        )
         for task in FILES
         if (text := texts.get(f"{task}.jsonl")) is not None
     }
@@ -622,24 +638,63 @@ def read_runs_dir(
     maps: Mapping[str, Any],
     prefix: str = "predictions/",
     failed: Failed | None = None,
+    pool: Executor | None = None,
 ) -> dict[str, Run]:
-    """Every run folder of a ``predictions/`` folder, by run id (refused runs included)."""
+    """Every run folder of a ``predictions/`` folder, by run id (refused runs included). With a
+    ``pool`` of worker processes, each next-action and mental-model file is first read at once by
+    one of them (what a worker cannot read so is read here, line by line)."""
     pred_dir = Path(pred_dir)
     if not pred_dir.is_dir():
         return {}
+    dirs = sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    ready = _read_at_once_in(pool, dirs, sessions, maps) if pool is not None and failed is None else {}
     return {
-        d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed)
-        for d in sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+        d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed, ready=ready) for d in dirs
     }
 
 
+def read_task_file_at_once(
+    path: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
+) -> pd.DataFrame | None:
+    """The rows of the next-action or mental-model file at ``path`` read at once
+    (:func:`_read_task_at_once`); None when it has anything to report. A worker's task."""
+    report = Report()
+    with collector_paused():
+        text = read_text(Path(path), report, path)
+        return None if text is None or report.issues else _read_task_at_once(text, task, sessions, maps)
+
+
+def _read_at_once_in(
+    pool: Executor, dirs: Iterable[Path], sessions: Mapping[str, Any], maps: Mapping[str, Any]
+) -> dict[str, pd.DataFrame]:
+    """The rows of every next-action and mental-model file of the run folders ``dirs`` that a
+    worker of ``pool`` read at once, by path."""
+    files = [(str(d / f"{task}.jsonl"), task) for d in dirs for task in TASKS if (d / f"{task}.jsonl").is_file()]
+    futures = [pool.submit(read_task_file_at_once, name, task, sessions, maps) for name, task in files]
+    ready: dict[str, pd.DataFrame] = {}
+    for (name, _), future in zip(files, futures):
+        try:
+            rows = future.result()
+        except Exception:  # noqa: BLE001 - (a file a worker fails on is read here)
+            rows = None
+        if rows is not None:
+            ready[name] = rows
+    return ready
+
+
 def read_dataset_runs(
-    root: Path, sessions: Mapping[str, Any], maps: Mapping[str, Any], report: Report, failed: Failed | None = None
+    root: Path,
+    sessions: Mapping[str, Any],
+    maps: Mapping[str, Any],
+    report: Report,
+    failed: Failed | None = None,
+    pool: Executor | None = None,
 ) -> dict[str, Run]:
     """A dataset's runs, for the dataset reader. A refused run does not stop the dataset from loading:
     its problems are listed in the dataset's report as warnings, and it is left out. A line naming a
-    session with errors is passed to ``failed`` and skipped (the dataset does not load anyway)."""
-    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed)
+    session with errors is passed to ``failed`` and skipped (the dataset does not load anyway).
+    ``pool``: worker processes that read the runs' files (:func:`read_runs_dir`)."""
+    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed, pool=pool)
     for run in runs.values():
         if not run.report.ok:
             n = len(run.report.errors)

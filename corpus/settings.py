@@ -22,7 +22,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import ByteSize, Field, PositiveFloat, PositiveInt, field_validator, model_validator
+from pydantic import ByteSize, Field, NonNegativeInt, PositiveFloat, PositiveInt, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -69,6 +69,12 @@ class Settings(BaseSettings):
         description="how often, while labels come in, the lead's live panel brings its details up to date (kappa's "
         "interval, diagnostics, drift, matrices, model coders: computed from every label); the numbers above them "
         "follow each label whatever this is",
+    )
+    read_workers: NonNegativeInt | None = Field(
+        None,
+        description="worker processes that read a long dataset's sessions and runs on its first load (past the "
+        "sessions kept whole, 400 or more); 0 or 1: the server's own process reads them (default: one per "
+        "processor, at most 8)",
     )
     upload_max_bytes: ByteSize = Field(ByteSize(512 * 2**20), description="one upload, extracted (e.g. `512MiB`)")
     upload_max_members: PositiveInt = Field(20_000, description="files in one upload")

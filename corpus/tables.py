@@ -76,6 +76,17 @@ class _Route:
         self.distance = chebyshev_distance(self.mask, max_distance=3)  # (the drawing score's, made once per map)
 
 
+@dataclass
+class BuiltRows:
+    """The rows a :class:`TableBuilder` made of a run of sessions, handed to another builder that
+    takes them in their place (:meth:`TableBuilder.take_rows`): a worker process's share."""
+
+    cols: dict[str, Any]
+    texts: dict[str, list[pd.Series]]
+    coverage: list[np.ndarray]
+    rows: list[dict[str, Any]]
+
+
 class TableBuilder:
     """Takes sessions one at a time (:meth:`add`) and makes the :class:`Tables` (:meth:`finish`)."""
 
@@ -160,6 +171,24 @@ class TableBuilder:
             n_checkpoints=len(s.checkpoints),
         )
         self._rows.append(row)
+
+    def rows_made(self) -> BuiltRows:
+        """The rows made so far, handed over (the builder starts again empty)."""
+        self._flush_texts()
+        made = BuiltRows(self._cols, self._texts, self._coverage, self._rows)
+        self._cols, self._texts, self._coverage, self._rows = self._empty(), {k: [] for k in _TEXTS}, [], []
+        return made
+
+    def take_rows(self, made: BuiltRows) -> None:
+        """Rows another builder made (:meth:`rows_made`), after the sessions taken so far: the
+        tables are then those of taking those sessions here, in the same order."""
+        self._flush_texts()
+        for k in ACTION_COLUMNS:
+            self._cols[k].extend(made.cols[k])
+        for k in _TEXTS:
+            self._texts[k].extend(made.texts[k])
+        self._coverage.extend(made.coverage)
+        self._rows.extend(made.rows)
 
     def finish(self) -> Tables:
         self._flush_texts()

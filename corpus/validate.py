@@ -32,6 +32,7 @@ from typing import Any, Protocol, overload
 
 from corpus.action_rows import ActionColumns, columns_at_once
 from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
+from corpus.processes import Workers, processors
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_FILE_BYTES,
     iter_jsonl,
@@ -53,6 +54,7 @@ from corpus.report import (  # noqa: F401  (re-exported)
     describe,
     shown,
 )
+from corpus.tables import BuiltRows, TableBuilder
 from corpus.validate_refs import note_references, read_labels
 
 
@@ -70,6 +72,11 @@ class SessionSink(Protocol):
     ) -> None:
         """A session's session.json and actions' columns, the session itself when :meth:`keeps`
         wanted it, and the dataset's maps."""
+        ...
+
+    def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
+        """Sessions a worker read (none kept whole), after those taken so far: as if each had
+        been taken in turn."""
         ...
 
 
@@ -222,13 +229,14 @@ def _read_dataset(root: Path, sink: SessionSink | None = None) -> tuple[RawDatas
         return raw, report
 
     _read_maps(root, raw, report)
-    _read_sessions(root, raw, report, sink)
-    read_labels(root, raw, report)
-    from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
+    with Workers() as workers:  # (started only for a long read: see _read_in_workers)
+        _read_sessions(root, raw, report, sink, workers)
+        read_labels(root, raw, report)
+        from corpus.predictions import read_dataset_runs  # imported here: it builds on this module's readers
 
-    # (With no failed session, no line is only counted: the runs are read without asking.)
-    failed = raw.counts_as_reference if raw.failed_sessions else None
-    raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=failed)
+        # (With no failed session, no line is only counted: the runs are read without asking.)
+        failed = raw.counts_as_reference if raw.failed_sessions else None
+        raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=failed, pool=workers.pool)
     note_references(raw, report)
     return raw, report
 
@@ -266,7 +274,11 @@ def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
         raw.maps[gm.id] = gm
 
 
-def _read_sessions(root: Path, raw: RawDataset, report: Report, sink: SessionSink | None) -> None:
+def _read_sessions(
+    root: Path, raw: RawDataset, report: Report, sink: SessionSink | None, workers: Workers | None = None
+) -> None:
+    """Every session folder in order. Once the sink keeps no more whole sessions, a long rest is
+    read by worker processes (:func:`_read_in_workers`), with the same tables and report."""
     sess_dir = root / "sessions"
     if not sess_dir.is_dir():
         report.add("sessions/", "-", "(folder)", "missing: a dataset directory needs a sessions/ folder")
@@ -274,18 +286,117 @@ def _read_sessions(root: Path, raw: RawDataset, report: Report, sink: SessionSin
     dirs = sorted(p for p in sess_dir.iterdir() if p.is_dir())
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
-    keeps = sink.keeps if sink is not None else _no_session
-    for d in dirs:
-        start = len(report.issues)
-        meta, columns, session, complete = _read_session(d, raw, report, keeps)
-        if meta is not None:
-            raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns.index, columns.role))
+    asked = sink is None  # (whether the workers were asked: once, when the first session is not kept)
+    for pos, d in enumerate(dirs):
+        if _read_one(d, raw, report, sink) and not asked:
+            asked = True
+            if workers is not None and _read_in_workers(root, dirs[pos + 1 :], raw, report, sink, workers):
+                return
+
+
+def _read_one(d: Path, raw: RawDataset, report: Report, sink: SessionSink | None) -> bool:
+    """Read the session folder ``d``; whether it was taken by ``sink`` without being kept whole."""
+    start = len(report.issues)
+    meta, columns, session, complete = _read_session(d, raw, report, sink.keeps if sink is not None else _no_session)
+    taken = False
+    if meta is not None:
+        raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns.index, columns.role))
+        raw.metas[meta.id] = meta
+        if sink is not None and complete and meta.map_id in raw.maps:
+            sink.take(meta, columns, session, raw.maps)
+            taken = session is None
+    if not complete:
+        raw.failed_sessions.add(d.name)
+        raw.root_errors[("session", d.name)] = _first_error_since(report, start)
+    return taken
+
+
+PARALLEL_SESSIONS = 400  # sessions left to read from which worker processes read them
+MAX_READERS = 8  # how many at most, unless the read_workers setting says
+CHUNKS_PER_READER = 8
+
+
+@dataclass
+class SessionsRead:
+    """Sessions a worker read whole with nothing to report, in folder order: each one's
+    session.json and its actions' indices and roles, and the rows of the tables made of them."""
+
+    metas: list[SessionMeta]
+    refs: list[ActionRefs]
+    rows: BuiltRows
+
+
+def readers(n_sessions: int) -> int:
+    """How many worker processes read ``n_sessions`` sessions (0: this process reads them): the
+    ``read_workers`` setting, by default one per processor (at most :data:`MAX_READERS`)."""
+    if n_sessions < PARALLEL_SESSIONS:
+        return 0
+    from corpus.settings import Settings
+
+    try:
+        wanted = Settings.load().read_workers
+    except ValueError:  # (a setting that does not read is reported where it is used; a load goes on)
+        wanted = None
+    n = min(processors(), MAX_READERS) if wanted is None else wanted
+    return n if n >= 2 else 0
+
+
+def _read_in_workers(
+    root: Path, dirs: Sequence[Path], raw: RawDataset, report: Report, sink: SessionSink | None, workers: Workers
+) -> bool:
+    """Read the session folders ``dirs`` in worker processes, each a run of them at a time, and
+    take what they read in order; a run in which a session has anything to report (or a worker
+    that fails) is read here, so the report is the one reading here gives. False (nothing read)
+    when the sessions are too few or there is one processor."""
+    n = readers(len(dirs))
+    if sink is None or not n:
+        return False
+    pool = workers.start(n)
+    size = -(-len(dirs) // (n * CHUNKS_PER_READER))
+    runs = [dirs[k : k + size] for k in range(0, len(dirs), size)]
+    futures = [pool.submit(read_whole_sessions, str(root), [d.name for d in run], raw.maps) for run in runs]
+    for run, future in zip(runs, futures):
+        try:
+            got = future.result()
+        except Exception:  # noqa: BLE001 - (a worker that fails leaves its run to this process)
+            got = None
+        if got is None:
+            for d in run:
+                _read_one(d, raw, report, sink)
+            continue
+        for meta, refs in zip(got.metas, got.refs):
+            raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, refs)
             raw.metas[meta.id] = meta
-            if sink is not None and complete and meta.map_id in raw.maps:
-                sink.take(meta, columns, session, raw.maps)
-        if not complete:
-            raw.failed_sessions.add(d.name)
-            raw.root_errors[("session", d.name)] = _first_error_since(report, start)
+        sink.take_read(got, raw.maps)
+    return True
+
+
+def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, GridMap]) -> SessionsRead | None:
+    """The sessions ``names`` of the dataset directory ``root`` (whose valid maps are ``maps``) as
+    the loader reads them, with their rows of the tables; None as soon as one has anything to
+    report or is not read whole (the caller reads them then, and words it). A worker's task."""
+    base = Path(root)
+    raw = RawDataset(root=base, maps=dict(maps))
+    report = Report()
+    builder = TableBuilder(raw.maps)
+    metas, refs = [], []
+    with collector_paused():
+        for name in names:
+            d = base / "sessions" / name
+            meta, grid_map = _read_meta(d, raw, report)
+            if report.issues or meta is None or grid_map is None or meta.id != name:
+                return None
+            text = _actions_text(d, f"sessions/{name}/actions.jsonl", report)
+            columns = columns_at_once(text, grid_map.grid_size) if text is not None else None
+            if columns is None:
+                return None
+            _check_against_actions(meta, columns, True, report, f"sessions/{name}/session.json")
+            if report.issues:
+                return None
+            builder.add_columns(meta, columns)
+            metas.append(meta)
+            refs.append(ActionRefs(columns.index, columns.role))
+    return SessionsRead(metas, refs, builder.rows_made())
 
 
 def _no_session(n_actions: int) -> bool:

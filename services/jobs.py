@@ -11,17 +11,15 @@ memory a large job took.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-import types
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import popen_spawn_posix
-from multiprocessing.context import SpawnContext, SpawnProcess
 from typing import Any
+
+from corpus.processes import WorkerContext
 
 JOBS_AT_ONCE = 4
 WORKERS = 1
@@ -55,37 +53,11 @@ _pool: ProcessPoolExecutor | None = None
 _jobs: dict[str, Job] = {}
 
 
-_main_lock = threading.Lock()
-
-
-class _WorkerProcess(SpawnProcess):
-    """A spawned worker that does not run the server's ``__main__`` again.
-
-    Streamlit installs the page being run as ``__main__``; a spawned process re-runs the file of
-    ``__main__`` before its first job, which would execute a page (and the app's navigation) in the
-    worker. While the worker is started, ``__main__`` is a bare module, so the worker starts with
-    nothing but its imports (a job is a module-level function, found by its module)."""
-
-    @staticmethod
-    def _Popen(process_obj):  # noqa: ANN001, ANN205, N802 - multiprocessing's hook
-        with _main_lock:
-            main = sys.modules["__main__"]
-            sys.modules["__main__"] = types.ModuleType("__main__")
-            try:
-                return popen_spawn_posix.Popen(process_obj)
-            finally:
-                sys.modules["__main__"] = main
-
-
-class _WorkerContext(SpawnContext):
-    Process = _WorkerProcess
-
-
 def _executor() -> ProcessPoolExecutor:
     global _pool
     if _pool is None:
         _pool = ProcessPoolExecutor(
-            max_workers=WORKERS, mp_context=_WorkerContext(), max_tasks_per_child=JOBS_PER_WORKER
+            max_workers=WORKERS, mp_context=WorkerContext(), max_tasks_per_child=JOBS_PER_WORKER
         )
     return _pool
 

@@ -1,0 +1,68 @@
+"""Worker processes that start clean: spawned (a fresh interpreter: the server's threads are not
+copied into it) without running the server's ``__main__`` again.
+
+Streamlit installs the page being run as ``__main__``; a spawned process re-runs the file of
+``__main__`` before its first task, which would execute a page (and the app's navigation) in the
+worker. While a worker is started, ``__main__`` is a bare module, so the worker starts with nothing
+but its imports (a task is a module-level function, found by its module).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import types
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import popen_spawn_posix
+from multiprocessing.context import SpawnContext, SpawnProcess
+
+_main_lock = threading.Lock()
+
+
+class _WorkerProcess(SpawnProcess):
+    @staticmethod
+    def _Popen(process_obj):  # noqa: ANN001, ANN205, N802 - multiprocessing's hook
+        with _main_lock:
+            main = sys.modules["__main__"]
+            sys.modules["__main__"] = types.ModuleType("__main__")
+            try:
+                return popen_spawn_posix.Popen(process_obj)
+            finally:
+                sys.modules["__main__"] = main
+
+
+class WorkerContext(SpawnContext):
+    """The multiprocessing context of such workers (``ProcessPoolExecutor(mp_context=...)``)."""
+
+    Process = _WorkerProcess
+
+
+def processors() -> int:
+    """The processors this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # (not on every platform)
+        return os.cpu_count() or 1
+
+
+class Workers:
+    """Worker processes started when first asked for (:meth:`start`) and stopped on leaving the
+    ``with`` block: a pool that a read shares between its parts."""
+
+    def __init__(self) -> None:
+        self.pool: ProcessPoolExecutor | None = None
+        self.n = 0
+
+    def start(self, n: int) -> ProcessPoolExecutor:
+        if self.pool is None:
+            self.pool, self.n = ProcessPoolExecutor(max_workers=n, mp_context=WorkerContext()), n
+        return self.pool
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None

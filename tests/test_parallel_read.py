@@ -1,0 +1,112 @@
+"""A dataset read by worker processes (corpus/validate.py `_read_in_workers`) is the dataset read
+here: the same tables, session.jsons, outlines, predictions and report, whether every session is
+clean, one has a warning, or one has an error. The sample (every part of a dataset in it) is read
+with the threshold lowered, so that worker processes read it in runs of a session or two."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from corpus import validate
+from corpus.dataset import SAMPLE_DATA, DatasetError, load_dir
+
+BUDGET = 300  # actions kept whole: the first few sessions are read here, the rest by the workers
+_READ_IN_WORKERS = validate._read_in_workers
+READ_WORKERS = "GROUNDWORK_READ_WORKERS"
+
+
+def _load(root, monkeypatch, workers: int):
+    monkeypatch.setenv(READ_WORKERS, str(workers))
+    monkeypatch.setattr(validate, "PARALLEL_SESSIONS", 2)
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(len(args[1]))
+        return _READ_IN_WORKERS(*args, **kwargs)
+
+    monkeypatch.setattr(validate, "_read_in_workers", counted)
+    try:
+        return load_dir(root, keep_actions=BUDGET), calls
+    except DatasetError as exc:
+        return exc, calls
+
+
+def _same(a, b) -> None:
+    pd.testing.assert_frame_equal(a.actions_df, b.actions_df)
+    pd.testing.assert_frame_equal(a.sessions_df, b.sessions_df)
+    assert np.array_equal(a.tables.coverage, b.tables.coverage, equal_nan=True)
+    assert list(a.sessions) == list(b.sessions)
+    assert [a.meta(s) for s in a.sessions] == [b.meta(s) for s in b.sessions]
+    assert [i.as_dict() for i in a.warnings] == [i.as_dict() for i in b.warnings]
+    assert a.predictions.keys() == b.predictions.keys()
+    for run_id, run in a.predictions.items():
+        assert run.tables.keys() == b.predictions[run_id].tables.keys()
+        for task, table in run.tables.items():
+            pd.testing.assert_frame_equal(table, b.predictions[run_id].tables[task])
+    for sid in list(a.sessions)[:: max(1, len(a.sessions) // 5)]:  # (whole sessions, read again on demand)
+        assert a.session(sid) == b.session(sid)
+
+
+def _sample(tmp_path):
+    root = tmp_path / "ds"
+    shutil.copytree(SAMPLE_DATA, root)
+    return root
+
+
+def test_a_clean_dataset_read_by_workers_is_the_dataset_read_here(tmp_path, monkeypatch):
+    root = _sample(tmp_path)
+    here, none = _load(root, monkeypatch, 0)
+    there, calls = _load(root, monkeypatch, 2)
+    assert len(none) == 1  # (asked once, and declined: no workers)
+    assert len(calls) == 1 and calls[0] >= 20  # (all but the first few sessions went to the workers)
+    assert len(there.actions_df) > 1_000
+    _same(here, there)
+
+
+def _edit_line(path, k: int, **changes) -> None:
+    lines = path.read_text().splitlines()
+    lines[k] = json.dumps({**json.loads(lines[k]), **changes})
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_a_session_with_a_warning_or_an_error_reads_and_reports_as_here(tmp_path, monkeypatch):
+    root = _sample(tmp_path)
+    actions = root / "sessions" / "S14" / "actions.jsonl"
+    k, line = next((k, json.loads(t)) for k, t in enumerate(actions.read_text().splitlines()) if '"draw"' in t)
+    _edit_line(actions, k, role="guide")  # (a warning: only the follower draws)
+    here, _ = _load(root, monkeypatch, 0)
+    there, calls = _load(root, monkeypatch, 2)
+    assert calls and any("only the follower draws" in i.message for i in there.warnings)
+    _same(here, there)
+
+    _edit_line(root / "sessions" / "S19" / "actions.jsonl", 3, timestamp="soon")  # (an error)
+    here, _ = _load(root, monkeypatch, 0)
+    there, _ = _load(root, monkeypatch, 2)
+    assert isinstance(here, DatasetError) and isinstance(there, DatasetError)
+    assert [i.as_dict() for i in here.report.issues] == [i.as_dict() for i in there.report.issues]
+    assert any(i.file == "sessions/S19/actions.jsonl" and i.field == "timestamp" for i in there.report.issues)
+
+
+@pytest.mark.parametrize(
+    "n,env,want", [(10_000, "0", 0), (10_000, "1", 0), (10_000, "3", 3), (10, "3", 0), (10_000, "many", None)]
+)
+def test_how_many_workers_read(monkeypatch, n, env, want):
+    monkeypatch.setenv(READ_WORKERS, env)
+    if want is None:  # (a setting that does not read: one per processor, as by default)
+        monkeypatch.setattr(validate, "processors", lambda: 4)
+        want = 4
+    assert validate.readers(n) == want
+
+
+def test_runs_a_worker_cannot_read_are_read_here(tmp_path, monkeypatch):
+    root = _sample(tmp_path)
+    here, _ = _load(root, monkeypatch, 0)
+    monkeypatch.setattr(validate, "read_whole_sessions", lambda *args: None)  # (no worker can run it)
+    there, calls = _load(root, monkeypatch, 2)
+    assert len(calls) == 1 and calls[0] >= 20
+    _same(here, there)
