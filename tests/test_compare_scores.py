@@ -448,3 +448,25 @@ def test_distinct_rows_are_numpy_s_unique_rows_with_their_counts():
         assert np.array_equal(got[0][order], want) and np.array_equal(got[1][order], counts)
         assert _distinct_rows([table[:, j] for j in range(m)], len(want) - 1) is None
     assert _distinct_rows([np.array([1.0, np.nan, 1.0])], 3) is None
+
+
+def test_scores_and_paired_tests_made_on_threads_are_those_made_one_at_a_time(monkeypatch):
+    from analysis.compare import comparison, scores
+
+    corpus = load_sample()
+    made = {}
+    for n in (1, 3):
+        monkeypatch.setattr(scores, "processors", lambda n=n: n)
+        monkeypatch.setattr(comparison, "processors", lambda n=n: n)
+        cmp = compare(corpus, tuple(corpus.predictions.values()), similarity=False)
+        boards = [cmp.leaderboard(task, "accuracy").cells for task in ("next_action", "mental_model")]
+        paired = {k: v.to_frame() for k, v in cmp._memo.values.items() if k[0] == "paired"}
+        made[n] = (cmp.score_frame, boards, paired)
+    (s1, b1, p1), (s3, b3, p3) = made[1], made[3]
+    pd.testing.assert_frame_equal(s1, s3)
+    for a, b in zip(b1, b3):
+        pd.testing.assert_frame_equal(a, b)
+    assert p1.keys() == p3.keys() and len(p1) >= 4
+    for k in p1:
+        pd.testing.assert_frame_equal(p1[k], p3[k])
+    assert len(s1) > 100

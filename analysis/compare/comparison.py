@@ -9,7 +9,9 @@ recomputes nothing when it switches views.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,7 @@ from analysis.results import EstimateTable, wilson_columns
 from corpus.benchmark import AnswerRun, Benchmark
 from corpus.dataset import Corpus
 from corpus.predictions import DIMENSIONS, JUDGE_TASK, Run, RunInfo
+from corpus.processes import processors
 from corpus.values import Undefined
 
 KINDS = {
@@ -68,6 +71,14 @@ class Comparison:
 
         def make() -> Leaderboard:
             lb = leaderboard(self.score_frame, self.infos, task, measure)
+            asked: list[tuple] = []  # (which tests the marking asks for does not hang on their answers)
+
+            def ask(a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Undefined:
+                asked.append((a, b, condition, role, dimension))
+                return Undefined("not tested yet")
+
+            separated_best(lb.cells, ask)
+            self._paired_at_once(asked)
             lb.cells["best"] = separated_best(lb.cells, self.paired_p)
             return lb
 
@@ -88,18 +99,33 @@ class Comparison:
         """Run ``b`` against run ``a`` (:func:`analysis.compare.paired.paired_table`), every score or
         one dimension's."""
         return self._memo.once(
-            ("paired", a, b, condition, role, dimension),
-            lambda: paired_table(
-                self.parts,
-                self.items,
-                a,
-                b,
-                condition,
-                role,
-                similarity=self.similarity_missing is None,
-                dimension=dimension,
-            ),
+            ("paired", a, b, condition, role, dimension), lambda: self._paired(a, b, condition, role, dimension)
         )
+
+    def _paired(self, a: str, b: str, condition: str, role: str, dimension: str | None) -> EstimateTable:
+        return paired_table(
+            self.parts,
+            self.items,
+            a,
+            b,
+            condition,
+            role,
+            similarity=self.similarity_missing is None,
+            dimension=dimension,
+        )
+
+    def _paired_at_once(self, keys: list[tuple]) -> None:
+        """The paired tables of ``keys`` (run a, run b, condition, role, dimension) not made yet,
+        made on a few threads at once (their bootstraps are array work, done outside Python's lock)
+        and kept as :meth:`paired` keeps them."""
+        with self._memo.lock:
+            todo = list(dict.fromkeys(k for k in keys if ("paired", *k) not in self._memo.values))
+        if len(todo) < 2:
+            return
+        with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(todo)))) as pool:
+            made = list(pool.map(lambda k: self._paired(*k), todo))
+        for key, table in zip(todo, made):
+            self._memo.once(("paired", *key), functools.partial(_given, table))
 
     def slice_fields(self) -> list[str]:
         return self._memo.once(("fields",), lambda: slice_fields(self.cat))
@@ -311,13 +337,18 @@ class Comparison:
         )
 
 
+def _given(value: Any) -> Any:
+    return value
+
+
 def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Comparison:
     """Score every valid run against the dataset's people (refused runs are kept, unscored)."""
     by_id = {r.run_id: r for r in runs}
     ok = {rid: r for rid, r in by_id.items() if r.ok}
     truth = it.truth_frame(corpus)
     at = it.TruthRows.of(truth)
-    items = {rid: it.run_items(corpus, r, truth, at) for rid, r in ok.items()}
+    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(ok)))) as pool:  # (as the scores: see there)
+        items = dict(zip(ok, pool.map(lambda r: it.run_items(corpus, r, truth, at), ok.values())))
     missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
     cat = it.category_long(list(items.values()))
     parts = it.by_run_and_dimension(cat)

@@ -10,6 +10,7 @@ Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from analysis.compare.metrics import (
 from analysis.results import Estimate, EstimateTable
 from corpus import schema
 from corpus.predictions import DIMENSIONS
+from corpus.processes import processors
 
 ALL = "all"
 CONDITIONS = (*schema.CONDITIONS, ALL)
@@ -131,21 +133,27 @@ def _drawing_rows(na: pd.DataFrame, run: str):
         )
 
 
+def _item_rows(it: RunItems, sim_missing: str | None) -> list:
+    """One run's text and drawing scores."""
+    out = []
+    if not it.mm.empty:
+        out += _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
+    if not it.na.empty:
+        out += _text_rows(it.na, it.run_id, "next_action", "message", "message_ok", sim_missing)
+        out += _drawing_rows(it.na, it.run_id)
+    return out
+
+
 def score_table(items: list[RunItems], parts: Parts, sim_missing: str | None) -> EstimateTable:
     """Every score of every run (see the module docstring); ``parts``: the category table by run and
-    dimension (:func:`analysis.compare.items.by_run_and_dimension`)."""
-    run_ids = [it.run_id for it in items]
-
-    def rows():
-        yield from _category_rows(parts, run_ids)
-        for it in items:
-            if not it.mm.empty:
-                yield from _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
-            if not it.na.empty:
-                yield from _text_rows(it.na, it.run_id, "next_action", "message", "message_ok", sim_missing)
-                yield from _drawing_rows(it.na, it.run_id)
-
-    return EstimateTable.build(rows(), KEYS, title="Scores per run, condition and role")
+    dimension (:func:`analysis.compare.items.by_run_and_dimension`). Each run's scores are made on
+    one of a few threads (their bootstraps are array work, done outside Python's lock), in the
+    table's order: every run's category scores, then each run's text and drawing scores."""
+    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(items)))) as pool:
+        category = [pool.submit(lambda r: list(_category_rows(parts, [r])), it.run_id) for it in items]
+        other = [pool.submit(_item_rows, it, sim_missing) for it in items]
+        rows = [row for future in (*category, *other) for row in future.result()]
+    return EstimateTable.build(rows, KEYS, title="Scores per run, condition and role")
 
 
 METRICS = (*CATEGORY_METRICS, "rouge_l", "similarity", "drawing")
