@@ -287,6 +287,10 @@ class _Taken:
             self.kept.append(session)
             self._kept_actions += len(actions)
 
+    def keep(self, session: Session) -> None:
+        self.kept.append(session)
+        self._kept_actions += len(session.actions)
+
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
         if self.builder is None:
             self.builder = TableBuilder(maps)

@@ -22,6 +22,7 @@ that refers to it; its error says how many records do. Labels are read in
 from __future__ import annotations
 
 import gc
+import sys
 from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -77,6 +78,10 @@ class SessionSink(Protocol):
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
         """Sessions a worker read (none kept whole), after those taken so far: as if each had
         been taken in turn."""
+        ...
+
+    def keep(self, session: Session) -> None:
+        """A session to keep whole (:meth:`keeps` wanted it), read while workers read its rows."""
         ...
 
 
@@ -277,8 +282,8 @@ def _read_maps(root: Path, raw: RawDataset, report: Report) -> None:
 def _read_sessions(
     root: Path, raw: RawDataset, report: Report, sink: SessionSink | None, workers: Workers | None = None
 ) -> None:
-    """Every session folder in order. Once the sink keeps no more whole sessions, a long rest is
-    read by worker processes (:func:`_read_in_workers`), with the same tables and report."""
+    """Every session folder in order; many are read by worker processes (:func:`_read_in_workers`),
+    with the same tables and report."""
     sess_dir = root / "sessions"
     if not sess_dir.is_dir():
         report.add("sessions/", "-", "(folder)", "missing: a dataset directory needs a sessions/ folder")
@@ -286,32 +291,42 @@ def _read_sessions(
     dirs = sorted(p for p in sess_dir.iterdir() if p.is_dir())
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
-    asked = sink is None  # (whether the workers were asked: once, when the first session is not kept)
-    for pos, d in enumerate(dirs):
-        if _read_one(d, raw, report, sink) and not asked:
-            asked = True
-            if workers is not None and _read_in_workers(root, dirs[pos + 1 :], raw, report, sink, workers):
-                return
+    if workers is not None and sink is not None and _read_in_workers(root, dirs, raw, report, sink, workers):
+        return
+    for d in dirs:
+        _read_one(d, raw, report, sink)
 
 
-def _read_one(d: Path, raw: RawDataset, report: Report, sink: SessionSink | None) -> bool:
-    """Read the session folder ``d``; whether it was taken by ``sink`` without being kept whole."""
+def _read_one(d: Path, raw: RawDataset, report: Report, sink: SessionSink | None, keep: bool = True) -> None:
+    """Read the session folder ``d`` (and hand it to ``sink``: whole, if it keeps it and ``keep``)."""
     start = len(report.issues)
-    meta, columns, session, complete = _read_session(d, raw, report, sink.keeps if sink is not None else _no_session)
-    taken = False
+    meta, columns, session, complete = _read_session(
+        d, raw, report, sink.keeps if sink is not None and keep else _no_session
+    )
     if meta is not None:
         raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, ActionRefs(columns.index, columns.role))
         raw.metas[meta.id] = meta
         if sink is not None and complete and meta.map_id in raw.maps:
             sink.take(meta, columns, session, raw.maps)
-            taken = session is None
     if not complete:
         raw.failed_sessions.add(d.name)
         raw.root_errors[("session", d.name)] = _first_error_since(report, start)
-    return taken
 
 
-PARALLEL_SESSIONS = 400  # sessions left to read from which worker processes read them
+def _keep_whole(root: Path, dirs: Sequence[Path], maps: Mapping[str, GridMap], sink: SessionSink) -> None:
+    """The first sessions built whole for ``sink``, as many as it keeps, in order, while the workers
+    read every session: each read on its own (its problems are the workers' to find and report)."""
+    scratch = RawDataset(root=root, maps=dict(maps))
+    for d in dirs:
+        meta, _, session, complete = _read_session(d, scratch, Report())
+        if meta is None or session is None or not complete or meta.map_id not in maps:
+            return
+        if not sink.keeps(len(session.actions)):
+            return
+        sink.keep(session)
+
+
+PARALLEL_SESSIONS = 400  # sessions from which worker processes read them
 MAX_READERS = 8  # how many at most, unless the read_workers setting says
 CHUNKS_PER_READER = 8
 
@@ -345,16 +360,18 @@ def _read_in_workers(
     root: Path, dirs: Sequence[Path], raw: RawDataset, report: Report, sink: SessionSink | None, workers: Workers
 ) -> bool:
     """Read the session folders ``dirs`` in worker processes, each a run of them at a time, and
-    take what they read in order; a run in which a session has anything to report (or a worker
-    that fails) is read here, so the report is the one reading here gives. False (nothing read)
-    when the sessions are too few or there is one processor."""
+    take what they read in order, while the first sessions are built whole here for the sink to
+    keep (:func:`_keep_whole`); a run in which a session has anything to report (or a worker that
+    fails) is read here, so the report is the one reading here gives. False (nothing read) when the
+    sessions are too few, there is one processor, or the sink keeps every session whole."""
     n = readers(len(dirs))
-    if sink is None or not n:
+    if sink is None or not n or sink.keeps(sys.maxsize):  # (keeping every session: all are built here)
         return False
     pool = workers.start(n)
     size = -(-len(dirs) // (n * CHUNKS_PER_READER))
     runs = [dirs[k : k + size] for k in range(0, len(dirs), size)]
     futures = [pool.submit(read_whole_sessions, str(root), [d.name for d in run], raw.maps) for run in runs]
+    _keep_whole(root, dirs, raw.maps, sink)
     for run, future in zip(runs, futures):
         try:
             got = future.result()
@@ -362,7 +379,7 @@ def _read_in_workers(
             got = None
         if got is None:
             for d in run:
-                _read_one(d, raw, report, sink)
+                _read_one(d, raw, report, sink, keep=False)
             continue
         for meta, refs in zip(got.metas, got.refs):
             raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, refs)

@@ -15,7 +15,7 @@ import pytest
 from corpus import validate
 from corpus.dataset import SAMPLE_DATA, DatasetError, load_dir
 
-BUDGET = 300  # actions kept whole: the first few sessions are read here, the rest by the workers
+BUDGET = 300  # actions kept whole: the first few sessions are built whole here as the workers read
 _READ_IN_WORKERS = validate._read_in_workers
 READ_WORKERS = "GROUNDWORK_READ_WORKERS"
 
@@ -63,8 +63,16 @@ def test_a_clean_dataset_read_by_workers_is_the_dataset_read_here(tmp_path, monk
     here, none = _load(root, monkeypatch, 0)
     there, calls = _load(root, monkeypatch, 2)
     assert len(none) == 1  # (asked once, and declined: no workers)
-    assert len(calls) == 1 and calls[0] >= 20  # (all but the first few sessions went to the workers)
+    assert calls == [25]  # (every session went to the workers)
     assert len(there.actions_df) > 1_000
+    # The first sessions, as many as fit in the budget, were built whole here while they read.
+    kept = list(there._store._kept)
+    assert kept == list(there.sessions)[: len(kept)] and 2 <= len(kept) <= 5
+    assert (
+        sum(there.n_actions(s) for s in kept)
+        <= BUDGET
+        < sum(there.n_actions(s) for s in list(there.sessions)[: len(kept) + 1])
+    )
     _same(here, there)
 
 
@@ -108,5 +116,5 @@ def test_runs_a_worker_cannot_read_are_read_here(tmp_path, monkeypatch):
     here, _ = _load(root, monkeypatch, 0)
     monkeypatch.setattr(validate, "read_whole_sessions", lambda *args: None)  # (no worker can run it)
     there, calls = _load(root, monkeypatch, 2)
-    assert len(calls) == 1 and calls[0] >= 20
+    assert calls == [25]
     _same(here, there)
