@@ -72,9 +72,8 @@ class Settings(BaseSettings):
     )
     read_workers: NonNegativeInt | None = Field(
         None,
-        description="worker processes that read a long dataset's sessions and runs on its first load (past the "
-        "sessions kept whole, 400 or more); 0 or 1: the server's own process reads them (default: one per "
-        "processor, at most 8)",
+        description="worker processes that read a long dataset's sessions and runs on its first load (400 sessions "
+        "or more); 0 or 1: the server's own process reads them (default: one per processor, at most 8)",
     )
     upload_max_bytes: ByteSize = Field(ByteSize(512 * 2**20), description="one upload, extracted (e.g. `512MiB`)")
     upload_max_members: PositiveInt = Field(20_000, description="files in one upload")
