@@ -34,6 +34,12 @@ def pytest_configure(config):
     from streamlit import config as st_config
 
     st_config.set_option("client.showErrorDetails", "full")
+    # A browser's assertions wait up to 15 s (Playwright's default is 5 s): a page's numbers can
+    # come seconds after its heading when the suite keeps both processors busy. A passing
+    # assertion returns as soon as it holds, so only a failure takes longer to report.
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=15_000)
 
 
 def pytest_collection_modifyitems(config, items):
