@@ -14,7 +14,6 @@ import sys
 import threading
 import types
 from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import popen_spawn_posix
 from multiprocessing.context import SpawnContext, SpawnProcess
 
 _main_lock = threading.Lock()
@@ -23,11 +22,15 @@ _main_lock = threading.Lock()
 class _WorkerProcess(SpawnProcess):
     @staticmethod
     def _Popen(process_obj):  # noqa: ANN001, ANN205, N802 - multiprocessing's hook
+        if sys.platform == "win32":
+            from multiprocessing.popen_spawn_win32 import Popen
+        else:
+            from multiprocessing.popen_spawn_posix import Popen
         with _main_lock:
             main = sys.modules["__main__"]
             sys.modules["__main__"] = types.ModuleType("__main__")
             try:
-                return popen_spawn_posix.Popen(process_obj)
+                return Popen(process_obj)
             finally:
                 sys.modules["__main__"] = main
 
