@@ -21,3 +21,9 @@ class Memo:
             if key not in self.values:
                 self.values[key] = make()
             return self.values[key]
+
+    def put(self, key: tuple, value: Any) -> None:
+        """Keep ``value`` under ``key`` unless one is kept there already (made elsewhere, e.g. on
+        another thread, and handed in)."""
+        with self.lock:
+            self.values.setdefault(key, value)

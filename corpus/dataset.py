@@ -280,21 +280,21 @@ class _Taken:
     def take(
         self, meta: SessionMeta, actions: ActionColumns, session: Session | None, maps: Mapping[str, GridMap]
     ) -> None:
-        if self.builder is None:
-            self.builder = TableBuilder(maps)
-        self.builder.add_columns(meta, actions)
+        self._builder(maps).add_columns(meta, actions)
         if session is not None:
-            self.kept.append(session)
-            self._kept_actions += len(actions)
+            self.keep(session)
 
     def keep(self, session: Session) -> None:
         self.kept.append(session)
         self._kept_actions += len(session.actions)
 
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
+        self._builder(maps).take_rows(read.rows)
+
+    def _builder(self, maps: Mapping[str, GridMap]) -> TableBuilder:
         if self.builder is None:
             self.builder = TableBuilder(maps)
-        self.builder.take_rows(read.rows)
+        return self.builder
 
 
 def load_dir(

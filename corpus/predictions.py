@@ -612,7 +612,7 @@ def read_run_dir(
             maps,
             report,
             failed,
-            (ready or {}).get(str(files.get(f"{task}.jsonl"))),
+            (ready or {}).get(str(folder / f"{task}.jsonl")),
         )
         for task in FILES
         if (text := texts.get(f"{task}.jsonl")) is not None

@@ -13,10 +13,14 @@ import os
 import sys
 import threading
 import types
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing.context import SpawnContext, SpawnProcess
+from typing import TypeVar
 
 _main_lock = threading.Lock()
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class _WorkerProcess(SpawnProcess):
@@ -47,6 +51,14 @@ def processors() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # (not on every platform)
         return os.cpu_count() or 1
+
+
+def on_threads(fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
+    """``fn`` of each of ``items``, in order, made on up to one thread per processor: for work that
+    is mostly array arithmetic, which runs outside Python's lock."""
+    items = list(items)
+    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(items)))) as pool:
+        return list(pool.map(fn, items))
 
 
 class Workers:

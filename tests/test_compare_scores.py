@@ -451,13 +451,12 @@ def test_distinct_rows_are_numpy_s_unique_rows_with_their_counts():
 
 
 def test_scores_and_paired_tests_made_on_threads_are_those_made_one_at_a_time(monkeypatch):
-    from analysis.compare import comparison, scores
+    from corpus import processes
 
     corpus = load_sample()
     made = {}
     for n in (1, 3):
-        monkeypatch.setattr(scores, "processors", lambda n=n: n)
-        monkeypatch.setattr(comparison, "processors", lambda n=n: n)
+        monkeypatch.setattr(processes, "processors", lambda n=n: n)
         cmp = compare(corpus, tuple(corpus.predictions.values()), similarity=False)
         boards = [cmp.leaderboard(task, "accuracy").cells for task in ("next_action", "mental_model")]
         paired = {k: v.to_frame() for k, v in cmp._memo.values.items() if k[0] == "paired"}

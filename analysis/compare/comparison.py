@@ -9,9 +9,7 @@ recomputes nothing when it switches views.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +27,7 @@ from analysis.results import EstimateTable, wilson_columns
 from corpus.benchmark import AnswerRun, Benchmark
 from corpus.dataset import Corpus
 from corpus.predictions import DIMENSIONS, JUDGE_TASK, Run, RunInfo
-from corpus.processes import processors
+from corpus.processes import on_threads
 from corpus.values import Undefined
 
 KINDS = {
@@ -122,10 +120,8 @@ class Comparison:
             todo = list(dict.fromkeys(k for k in keys if ("paired", *k) not in self._memo.values))
         if len(todo) < 2:
             return
-        with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(todo)))) as pool:
-            made = list(pool.map(lambda k: self._paired(*k), todo))
-        for key, table in zip(todo, made):
-            self._memo.once(("paired", *key), functools.partial(_given, table))
+        for key, table in zip(todo, on_threads(lambda k: self._paired(*k), todo)):
+            self._memo.put(("paired", *key), table)
 
     def slice_fields(self) -> list[str]:
         return self._memo.once(("fields",), lambda: slice_fields(self.cat))
@@ -337,18 +333,13 @@ class Comparison:
         )
 
 
-def _given(value: Any) -> Any:
-    return value
-
-
 def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Comparison:
     """Score every valid run against the dataset's people (refused runs are kept, unscored)."""
     by_id = {r.run_id: r for r in runs}
     ok = {rid: r for rid, r in by_id.items() if r.ok}
     truth = it.truth_frame(corpus)
     at = it.TruthRows.of(truth)
-    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(ok)))) as pool:  # (as the scores: see there)
-        items = dict(zip(ok, pool.map(lambda r: it.run_items(corpus, r, truth, at), ok.values())))
+    items = dict(zip(ok, on_threads(lambda r: it.run_items(corpus, r, truth, at), ok.values())))  # (see score_table)
     missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
     cat = it.category_long(list(items.values()))
     parts = it.by_run_and_dimension(cat)

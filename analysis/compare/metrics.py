@@ -129,8 +129,9 @@ def bootstrap_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int
 
 
 def _distinct_rows(values: Sequence[np.ndarray], most: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The distinct rows of the arrays ``values`` side by side and how many items have each; None when there are more than ``most`` or a value is NaN. Each
-    array's values are numbered by hashing (no sort), and a row is its numbers as one integer."""
+    """The distinct rows of the arrays ``values`` side by side and how many items have each; None
+    when there are more than ``most`` or a value is NaN. Each array's values are numbered by
+    hashing (no sort), and a row is its numbers as one integer."""
     key = np.zeros(len(values[0]), dtype=np.int64)
     span = 1
     for v in values:

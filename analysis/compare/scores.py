@@ -10,7 +10,6 @@ Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -29,7 +28,7 @@ from analysis.compare.metrics import (
 from analysis.results import Estimate, EstimateTable
 from corpus import schema
 from corpus.predictions import DIMENSIONS
-from corpus.processes import processors
+from corpus.processes import on_threads
 
 ALL = "all"
 CONDITIONS = (*schema.CONDITIONS, ALL)
@@ -149,10 +148,9 @@ def score_table(items: list[RunItems], parts: Parts, sim_missing: str | None) ->
     dimension (:func:`analysis.compare.items.by_run_and_dimension`). Each run's scores are made on
     one of a few threads (their bootstraps are array work, done outside Python's lock), in the
     table's order: every run's category scores, then each run's text and drawing scores."""
-    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(items)))) as pool:
-        category = [pool.submit(lambda r: list(_category_rows(parts, [r])), it.run_id) for it in items]
-        other = [pool.submit(_item_rows, it, sim_missing) for it in items]
-        rows = [row for future in (*category, *other) for row in future.result()]
+    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id])), items)
+    other = on_threads(lambda it: _item_rows(it, sim_missing), items)
+    rows = [row for made in (*category, *other) for row in made]
     return EstimateTable.build(rows, KEYS, title="Scores per run, condition and role")
 
 
