@@ -1,10 +1,10 @@
 """One comparison: a dataset's human labels and a set of runs, scored once.
 
-:func:`compare` joins every valid run to the people's side, scores everything (the long table of
-:mod:`analysis.compare.scores`) and keeps what the views cut from it. The views' tables
-(leaderboards, paired tests, slices, disagreements, confusions) are computed on first request and
-remembered in the object, so a page that keeps the object (per dataset content hash and run set)
-recomputes nothing when it switches views.
+:func:`compare` joins every valid run to the people's side and keeps what the views cut from it.
+The scores (the long table of :mod:`analysis.compare.scores`, one task at a time) and the views'
+tables (leaderboards, paired tests, slices, disagreements, confusions) are computed on first
+request and remembered in the object, so a page that keeps the object (per dataset content hash
+and run set) recomputes nothing when it switches views.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
 from analysis.compare.paired import paired_table
-from analysis.compare.scores import ALL, score_table
+from analysis.compare.scores import ALL, KEYS, TASK_DIMENSIONS, TITLE, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
 from analysis.memo import Memo
@@ -45,9 +45,7 @@ class Comparison:
     runs: dict[str, Run]  # every run given, refused ones included
     infos: dict[str, RunInfo]  # the runs scored, in leaderboard order
     items: dict[str, it.RunItems]
-    cat: pd.DataFrame
-    parts: it.Parts  # cat by run and dimension
-    scores: EstimateTable
+    parts: it.Parts  # the category table by run and dimension (it.category_parts)
     similarity_missing: str | None
     truth: pd.DataFrame
     _memo: Memo = field(default_factory=Memo, repr=False)
@@ -61,14 +59,42 @@ class Comparison:
         return [r for r in self.runs.values() if not r.ok]
 
     @property
+    def cat(self) -> pd.DataFrame:
+        """The category table, one row per (run, item, dimension) (:func:`it.category_long`)."""
+        return self._memo.once(("cat",), lambda: it.long_table(self.parts))
+
+    def task_scores(self, task: str) -> EstimateTable:
+        """Every score of one task (:func:`analysis.compare.scores.score_table`), made when first
+        asked for: a page that shows one task's table does not wait for the other's."""
+        return self._memo.once(
+            ("scores", task),
+            lambda: score_table(
+                [self.items[r] for r in self.infos], self.parts, self.similarity_missing, tasks=(task,)
+            ),
+        )
+
+    @property
+    def scores(self) -> EstimateTable:
+        """Every score of both tasks: the long table the command line and the exports give."""
+
+        def make() -> EstimateTable:
+            rows = tuple(r for task in TASK_DIMENSIONS for r in self.task_scores(task).rows)
+            return EstimateTable(rows=rows, keys=KEYS, title=TITLE)
+
+        return self._memo.once(("scores",), make)
+
+    @property
     def score_frame(self) -> pd.DataFrame:
-        return self._memo.once(("scores",), self.scores.to_frame)
+        return self._memo.once(("score_frame",), self.scores.to_frame)
+
+    def task_score_frame(self, task: str) -> pd.DataFrame:
+        return self._memo.once(("score_frame", task), self.task_scores(task).to_frame)
 
     def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
         """The paper's table, the best run of a column marked only where the paired test separates it."""
 
         def make() -> Leaderboard:
-            lb = leaderboard(self.score_frame, self.infos, task, measure)
+            lb = leaderboard(self.task_score_frame(task), self.infos, task, measure)
             asked: list[tuple] = []  # (which tests the marking asks for does not hang on their answers)
 
             def ask(a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Undefined:
@@ -341,10 +367,8 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
     at = it.TruthRows.of(truth)
     items = dict(zip(ok, on_threads(lambda r: it.run_items(corpus, r, truth, at), ok.values())))  # (see score_table)
     missing = it.add_similarity(list(items.values())) if similarity else "similarity was not requested"
-    cat = it.category_long(list(items.values()))
-    parts = it.by_run_and_dimension(cat)
+    parts = it.category_parts(list(items.values()))
     infos = {rid: ok[rid].info for rid in run_order({rid: r.info for rid, r in ok.items()})}
-    table = score_table([items[r] for r in infos], parts, missing)
     return Comparison(
         dataset=corpus.info.name,
         content_hash=corpus.content_hash,
@@ -352,9 +376,7 @@ def compare(corpus: Corpus, runs: Iterable[Run], similarity: bool = True) -> Com
         runs=by_id,
         infos=infos,
         items=items,
-        cat=cat,
         parts=parts,
-        scores=table,
         similarity_missing=missing,
         truth=truth,
     )

@@ -39,14 +39,17 @@ BASE_SLICES = ("role", "condition", "progress", "split")
 
 
 def truth_frame(corpus: Corpus) -> pd.DataFrame:
-    """One row per action of the dataset: what the person did and reported, and where it sits."""
+    """One row per action of the dataset: what the person did and reported, and where it sits
+    (``h_row``: the row's own position, which every item joined to it keeps). Role and condition
+    are categories: the scores select by them again and again, and compare codes, not texts."""
     a = corpus.actions_df
     df = pd.DataFrame(
         {
             "session_id": a["session_id"].astype(str),
             "action_index": a["index"].astype(int),
-            "role": a["role"].astype(str),
-            "condition": a["condition"].astype(str),
+            "h_row": np.arange(len(a), dtype=np.int64),
+            "role": a["role"].astype(str).astype("category"),
+            "condition": a["condition"].astype(str).astype("category"),
             "split": a["split"].astype(str),
             "h_action_type": a["type"].astype(str),
             "h_text": a["text"],
@@ -159,6 +162,9 @@ def _join(
     return rows.reset_index(drop=True), unmatched.reset_index(drop=True), missing.reset_index(drop=True)
 
 
+_THIRDS = np.rint(DISTANCE_WEIGHTS * 3)  # each distance's weight in thirds: 3, 2, 1, 0
+
+
 def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     """The distance-weighted score of each predicted drawing (Sec. 4.2): the mean weight of the
     distinct cells it fills (:func:`corpus.metrics.distance_weighted_score`), and their number.
@@ -183,7 +189,11 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
         keys = np.unique(np.repeat(np.arange(len(on_map)), counts) * dist.size + rc[:, 0] * width + rc[:, 1])
         owner, cell = np.divmod(keys, dist.size)
         n = np.bincount(owner, minlength=len(on_map))
-        score[draws[on_map]] = np.bincount(owner, weights=DISTANCE_WEIGHTS[dist[cell]], minlength=len(on_map)) / n
+        # Summed in thirds (whole numbers, exact in any order) and divided once: a drawing's score is
+        # the same bit for bit whatever the order of its cells, and drawings alike are one row of
+        # the drawing score's bootstrap (metrics.bootstrap_sums).
+        thirds = np.bincount(owner, weights=_THIRDS[dist[cell]], minlength=len(on_map))
+        score[draws[on_map]] = thirds / (3 * n)
         cells_n[draws[on_map]] = n
     na["draw_score"] = score
     na["draw_cells"] = cells_n
@@ -260,55 +270,60 @@ def add_similarity(items: list[RunItems]) -> str | None:
 
 Parts = Mapping[tuple[str, str], pd.DataFrame]  # (run, dimension) -> that part of the category table
 
+LONG_COLUMNS = [
+    "run",
+    "dimension",
+    *_KEYS,
+    "h_row",
+    "role",
+    "condition",
+    "split",
+    "progress",
+    "truth",
+    "pred",
+    "t_code",
+    "p_code",
+    "correct",
+]
 
-def by_run_and_dimension(cat: pd.DataFrame) -> Parts:
-    """The category table (:func:`category_long`) in parts by run and dimension, each in the table's
-    order: split once, for the scores and for every pair of runs a leaderboard tests, instead of
-    filtered again for each."""
-    return dict(iter(cat.groupby(["run", "dimension"], sort=False, observed=True))) if len(cat) else {}
+
+def category_parts(items: list[RunItems]) -> dict[tuple[str, str], pd.DataFrame]:
+    """The category table (:func:`category_long`) in parts by run and dimension, in its order: one
+    row per (item, dimension) of a run with the person's and the model's label and integer codes,
+    for the three mental-model dimensions and the next action's type. The scores and every pair
+    of runs a leaderboard tests read these; the long table is made of them only when a view asks."""
+    parts: dict[tuple[str, str], pd.DataFrame] = {}
+    for it in items:
+        extras = set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
+        for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
+            if df.empty:
+                continue
+            base = df[
+                [*_KEYS, "h_row", "role", "condition", "split", "progress", *(c for c in df.columns if c in extras)]
+            ]
+            for d in dims:
+                cats = CATEGORIES[d]
+                h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
+                parts[(it.run_id, d)] = base.assign(
+                    run=it.run_id,
+                    dimension=d,
+                    truth=h,
+                    pred=p,
+                    t_code=category_codes(h, cats),
+                    p_code=category_codes(p, cats),
+                    correct=(h == p).to_numpy(),
+                )
+    return parts
+
+
+def long_table(parts: Parts) -> pd.DataFrame:
+    """The parts of :func:`category_parts` as one table, in order."""
+    if not parts:
+        return pd.DataFrame(columns=LONG_COLUMNS)
+    return pd.concat(list(parts.values()), ignore_index=True)
 
 
 def category_long(items: list[RunItems]) -> pd.DataFrame:
     """One row per (run, item, dimension) with the person's and the model's label and integer codes:
     the three mental-model dimensions and the next action's type."""
-    parts = []
-    for it in items:
-        for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
-            if df.empty:
-                continue
-            extra = [
-                c for c in df.columns if c in set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
-            ]
-            base = df[[*_KEYS, "role", "condition", "split", "progress", *extra]]
-            for d in dims:
-                cats = CATEGORIES[d]
-                h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
-                parts.append(
-                    base.assign(
-                        run=it.run_id,
-                        dimension=d,
-                        truth=h,
-                        pred=p,
-                        t_code=category_codes(h, cats),
-                        p_code=category_codes(p, cats),
-                        correct=(h == p).to_numpy(),
-                    )
-                )
-    if not parts:
-        return pd.DataFrame(
-            columns=[
-                "run",
-                "dimension",
-                *_KEYS,
-                "role",
-                "condition",
-                "split",
-                "progress",
-                "truth",
-                "pred",
-                "t_code",
-                "p_code",
-                "correct",
-            ]
-        )
-    return pd.concat(parts, ignore_index=True)
+    return long_table(category_parts(items))

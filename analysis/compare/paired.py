@@ -35,9 +35,18 @@ from corpus.predictions import DIMENSIONS
 from corpus.values import Undefined
 
 KEYS = ("metric", "dimension", "run_a", "run_b", "condition", "role", "value_a", "value_b", "p_value", "test")
-_KEY = ["session_id", "action_index"]
 SHARED, SCORED = "items both runs predicted", "items both runs scored"
 CATEGORY, MEANS = "analysis.compare.paired (category scores)", "analysis.compare.paired (means)"
+
+
+def _in_scope(df: pd.DataFrame, condition: str, role: str) -> np.ndarray:
+    """Which rows of a non-empty item table are of ``condition`` and ``role``."""
+    keep = np.ones(len(df), dtype=bool)
+    if condition != ALL:
+        keep &= (df["condition"] == condition).to_numpy(dtype=bool)
+    if role != ALL:
+        keep &= (df["role"] == role).to_numpy(dtype=bool)
+    return keep
 
 
 def _scope(df: pd.DataFrame, condition: str, role: str, cols: list[str] | None = None) -> pd.DataFrame:
@@ -46,13 +55,31 @@ def _scope(df: pd.DataFrame, condition: str, role: str, cols: list[str] | None =
     (a run without a task has no columns)."""
     if df.empty:
         return df
-    keep = np.ones(len(df), dtype=bool)
-    if condition != ALL:
-        keep &= (df["condition"] == condition).to_numpy(dtype=bool)
-    if role != ALL:
-        keep &= (df["role"] == role).to_numpy(dtype=bool)
+    keep = _in_scope(df, condition, role)
     out = df if cols is None else df[cols]
     return out if keep.all() else out[keep]
+
+
+_CODED = ("h_row", "t_code", "p_code", "correct")
+
+
+def _coded(part: pd.DataFrame | None, condition: str, role: str) -> dict[str, np.ndarray]:
+    """A run's labels of one dimension in the scope, as arrays: each item's row of the people's side
+    (``h_row``), the person's and the run's label codes, and whether they are one."""
+    if part is None or part.empty:
+        return {c: np.zeros(0, dtype=bool if c == "correct" else np.int64) for c in _CODED}
+    keep = _in_scope(part, condition, role)
+    return {c: part[c].to_numpy()[keep] for c in _CODED}
+
+
+def _shared(rows_a: np.ndarray, rows_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where the items both runs labelled sit in each run's arrays (an item is one row of the
+    people's side, at most once per run): the inner join on the item, made by looking up rows."""
+    at_b = np.full(int(max(rows_a.max(initial=-1), rows_b.max(initial=-1))) + 1, -1, dtype=np.int64)
+    at_b[rows_b] = np.arange(len(rows_b))
+    in_b = at_b[rows_a]
+    both = np.flatnonzero(in_b >= 0)
+    return both, in_b[both]
 
 
 def _text_column(metric: str, dim: str) -> str:
@@ -98,29 +125,25 @@ def _category_rows(
     parts: Parts, a: str, b: str, key: dict, n_boot: int, seed: int, dims: tuple[str, ...], condition: str, role: str
 ):
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
-    # A run without a part (no prediction there): the table's columns, no rows.
-    empty = (
-        next(iter(parts.values())).iloc[:0] if parts else pd.DataFrame(columns=[*_KEY, "t_code", "p_code", "correct"])
-    )
     for dim in dims:
-        da = _scope(parts.get((a, dim), empty), condition, role, [*_KEY, "t_code", "p_code", "correct"])
-        db = _scope(parts.get((b, dim), empty), condition, role, [*_KEY, "p_code", "correct"])
-        j = da.merge(db, on=_KEY, suffixes=("_a", "_b"))
+        da, db = _coded(parts.get((a, dim)), condition, role), _coded(parts.get((b, dim)), condition, role)
+        in_a, in_b = _shared(da["h_row"], db["h_row"])
         k = len(CATEGORIES[dim])
         row = {**key, "dimension": dim}
-        if j.empty:
+        if not len(in_a):
             for m in CATEGORY_METRICS:
                 why = Undefined("the two runs share no item here")
                 yield _no_test({**row, "metric": m, "test": ""}, why), _difference(m, 0, SHARED, boot, CATEGORY, why)
             continue
-        joint = np.bincount((j["t_code"] * k + j["p_code_a"]) * k + j["p_code_b"], minlength=k**3).reshape(k, k, k)
+        t, p_a, p_b = da["t_code"][in_a], da["p_code"][in_a], db["p_code"][in_b]
+        joint = np.bincount((t * k + p_a) * k + p_b, minlength=k**3).reshape(k, k, k)
         conf_a, conf_b = joint.sum(axis=2), joint.sum(axis=1)
         pa, pb = metric_arrays(conf_a), metric_arrays(conf_b)
         rng = np.random.default_rng(seed)
         flat = joint.ravel() / joint.sum()
         res = rng.multinomial(int(joint.sum()), flat, size=n_boot).reshape(n_boot, k, k, k)
         ra, rb = metric_arrays(res.sum(axis=3)), metric_arrays(res.sum(axis=2))
-        ca, cb = j["correct_a"].to_numpy(), j["correct_b"].to_numpy()
+        ca, cb = da["correct"][in_a], db["correct"][in_b]
         for m in CATEGORY_METRICS:
             diff = float(pb[m] - pa[m])
             reps = rb[m] - ra[m]
@@ -131,7 +154,7 @@ def _category_rows(
                 test = f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
             else:
                 p, test = _boot_p(reps), "paired bootstrap"
-            est = _difference(m, len(j), SHARED, boot, CATEGORY, _value(diff), percentile(reps))
+            est = _difference(m, len(in_a), SHARED, boot, CATEGORY, _value(diff), percentile(reps))
             yield (
                 {
                     **row,
@@ -148,25 +171,29 @@ def _category_rows(
 def _paired_means(
     ia: pd.DataFrame, ib: pd.DataFrame, score: str, weight: str | None, key: dict, metric: str, n_boot: int, seed: int
 ):
-    cols = [*_KEY, score] + ([weight] if weight else [])
-    j = ia[cols].merge(ib[cols], on=_KEY, suffixes=("_a", "_b")).dropna()
+    # The items both runs scored, in run A's order (the inner join on the item).
+    in_a, in_b = _shared(ia["h_row"].to_numpy(), ib["h_row"].to_numpy())
+    sa, sb = ia[score].to_numpy(dtype=float)[in_a], ib[score].to_numpy(dtype=float)[in_b]
+    wa = ia[weight].to_numpy(dtype=float)[in_a] if weight else np.ones(len(in_a))
+    wb = ib[weight].to_numpy(dtype=float)[in_b] if weight else np.ones(len(in_b))
+    scored = ~(np.isnan(sa) | np.isnan(sb) | np.isnan(wa) | np.isnan(wb))
+    sa, sb, wa, wb = sa[scored], sb[scored], wa[scored], wb[scored]
+    n_items = len(sa)
     row = {**key, "metric": metric, "test": "paired bootstrap"}
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
-    if len(j) < 2:
+    if n_items < 2:
         why = Undefined("fewer than two items scored by both runs")
-        return _no_test(row, why), _difference(metric, len(j), SCORED, boot, MEANS, why)
-    sa, sb = j[f"{score}_a"].to_numpy(dtype=float), j[f"{score}_b"].to_numpy(dtype=float)
+        return _no_test(row, why), _difference(metric, n_items, SCORED, boot, MEANS, why)
     if weight:
-        wa, wb = j[f"{weight}_a"].to_numpy(dtype=float), j[f"{weight}_b"].to_numpy(dtype=float)
         va, vb = (sa * wa).sum() / wa.sum(), (sb * wb).sum() / wb.sum()
         swb, twb, swa, twa = bootstrap_sums([sb * wb, wb, sa * wa, wa], n_boot, seed)
         reps = swb / twb - swa / twa
     else:  # (every weight 1: each resample's weights sum to the number of items, exactly)
-        n = float(len(j))
+        n = float(n_items)
         va, vb = sa.sum() / n, sb.sum() / n
         sum_b, sum_a = bootstrap_sums([sb, sa], n_boot, seed)
         reps = sum_b / n - sum_a / n
-    est = _difference(metric, len(j), SCORED, boot, MEANS, float(vb - va), percentile(reps))
+    est = _difference(metric, n_items, SCORED, boot, MEANS, float(vb - va), percentile(reps))
     return {**row, "value_a": float(va), "value_b": float(vb), "p_value": _boot_p(reps)}, est
 
 
@@ -183,7 +210,7 @@ def paired_table(
     dimension: str | None = None,
 ) -> EstimateTable:
     """Run B against run A on the items both predicted (see the module docstring); ``parts``: the
-    category table by run and dimension (:func:`analysis.compare.items.by_run_and_dimension`); with
+    category table by run and dimension (:func:`analysis.compare.items.category_parts`); with
     ``dimension``, only that dimension's rows (what one leaderboard column asks)."""
     key = {"run_a": a, "run_b": b, "condition": condition, "role": role}
 
@@ -199,13 +226,13 @@ def paired_table(
         for frame, dim in texts:
             ta, tb = getattr(ia, frame), getattr(ib, frame)
             metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
-            cols = [*_KEY, *(_text_column(m, dim) for m in metrics)]
+            cols = ["h_row", *(_text_column(m, dim) for m in metrics)]
             fa, fb = _scope(ta, condition, role, cols), _scope(tb, condition, role, cols)
             if fa.empty or fb.empty:
                 continue
             for m in metrics:
                 yield _paired_means(fa, fb, _text_column(m, dim), None, {**key, "dimension": dim}, m, n_boot, seed)
-        cols = [*_KEY, "draw_score", "draw_cells"]
+        cols = ["h_row", "draw_score", "draw_cells"]
         fa, fb = _scope(ia.na, condition, role, cols), _scope(ib.na, condition, role, cols)
         if wanted("drawing") and not fa.empty and not fb.empty:
             yield _paired_means(

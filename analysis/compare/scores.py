@@ -53,10 +53,12 @@ def _equals(column: pd.Series, value: str) -> np.ndarray:
     return (column == value).to_numpy(dtype=bool, na_value=False)
 
 
-def _category_rows(parts: Parts, run_ids: list[str]):
+TASK_DIMENSIONS = {"mental_model": DIMENSIONS, "next_action": (ACTION_TYPE,)}
+
+
+def _category_rows(parts: Parts, run_ids: list[str], tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS)):
     for run in run_ids:
-        for dim in (*DIMENSIONS, ACTION_TYPE):
-            task = "next_action" if dim == ACTION_TYPE else "mental_model"
+        for task, dim in ((t, d) for t in tasks for d in TASK_DIMENSIONS[t]):
             df = parts.get((run, dim))
             if df is None or df.empty:
                 continue
@@ -132,26 +134,32 @@ def _drawing_rows(na: pd.DataFrame, run: str):
         )
 
 
-def _item_rows(it: RunItems, sim_missing: str | None) -> list:
-    """One run's text and drawing scores."""
+def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...]) -> list:
+    """One run's text and drawing scores of ``tasks``."""
     out = []
-    if not it.mm.empty:
+    if "mental_model" in tasks and not it.mm.empty:
         out += _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
-    if not it.na.empty:
+    if "next_action" in tasks and not it.na.empty:
         out += _text_rows(it.na, it.run_id, "next_action", "message", "message_ok", sim_missing)
         out += _drawing_rows(it.na, it.run_id)
     return out
 
 
-def score_table(items: list[RunItems], parts: Parts, sim_missing: str | None) -> EstimateTable:
-    """Every score of every run (see the module docstring); ``parts``: the category table by run and
-    dimension (:func:`analysis.compare.items.by_run_and_dimension`). Each run's scores are made on
-    one of a few threads (their bootstraps are array work, done outside Python's lock), in the
-    table's order: every run's category scores, then each run's text and drawing scores."""
-    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id])), items)
-    other = on_threads(lambda it: _item_rows(it, sim_missing), items)
+TITLE = "Scores per run, condition and role"
+
+
+def score_table(
+    items: list[RunItems], parts: Parts, sim_missing: str | None, tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS)
+) -> EstimateTable:
+    """Every score of every run on ``tasks`` (both, unless told; see the module docstring);
+    ``parts``: the category table by run and dimension
+    (:func:`analysis.compare.items.category_parts`). Each run's scores are made on one of a
+    few threads (their bootstraps are array work, done outside Python's lock), in the table's
+    order: every run's category scores, then each run's text and drawing scores."""
+    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id], tasks)), items)
+    other = on_threads(lambda it: _item_rows(it, sim_missing, tasks), items)
     rows = [row for made in (*category, *other) for row in made]
-    return EstimateTable.build(rows, KEYS, title="Scores per run, condition and role")
+    return EstimateTable.build(rows, KEYS, title=TITLE)
 
 
 METRICS = (*CATEGORY_METRICS, "rouge_l", "similarity", "drawing")
