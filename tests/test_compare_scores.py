@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -225,7 +226,13 @@ def test_drawing_score_on_a_small_grid(tiny, tmp_path):
     assert distance_weighted_score(drawn, route) == pytest.approx(na.at[1, "draw_score"])
 
 
-def test_vectorized_drawing_score_equals_corpus_metrics():
+@pytest.mark.parametrize("bitmap", [True, False], ids=["cells-marked", "cells-sorted"])
+def test_vectorized_drawing_score_equals_corpus_metrics(bitmap, monkeypatch):
+    """Each drawing's score is corpus.metrics' (its distinct cells found by marking them in a bitmap,
+    or by sorting where a bitmap would be too large)."""
+    from analysis.compare import items
+
+    monkeypatch.setattr(items, "BITMAP_KEYS", items.BITMAP_KEYS if bitmap else 0)
     corpus = load_sample()
     run = next(r for r in corpus.predictions.values() if r.ok)
     cmp = compare(corpus, [run], similarity=False)
@@ -250,6 +257,10 @@ def test_vectorized_drawing_score_equals_corpus_metrics():
         drawn[c[:, 0], c[:, 1]] = True
         assert row.draw_score == pytest.approx(distance_weighted_score(drawn, route), rel=1e-12, abs=0)
         assert row.draw_cells == drawn.sum()
+        # Summed in thirds: the score is k / 3n rounded once (k: the cells' weights in thirds), so
+        # drawings with as many cells at each distance score the same bits whichever cells they are.
+        k = round(3 * float(distance_weighted_score(drawn, route)) * drawn.sum())
+        assert row.draw_score == float(Fraction(k, 3 * int(drawn.sum())))
 
 
 def _sample_run(tmp_path, name, corpus, keys, correct):

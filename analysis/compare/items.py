@@ -123,13 +123,21 @@ class RunItems:
 
 
 _KEYS = ["session_id", "action_index"]
+# The people's side each task's items carry: where the action sits, and what the task is scored on.
+_WHERE = ["h_row", "role", "condition", "split", "progress", "annotated"]
+_SIDE = {
+    "mental_model": ["h_rationale", *(f"h_{d}" for d in DIMENSIONS)],
+    "next_action": ["h_action_type", "h_text"],
+}
 
 
 def _join(
     run: Run, task: str, truth: pd.DataFrame, at: TruthRows | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(scored rows, unmatched, missing) of one task of one run; ``at``: where the predictions'
-    items sit in ``truth`` (made here when not given)."""
+    items sit in ``truth`` (made here when not given). The rows carry the people's side of that
+    task only (the other task's texts are not copied for every run)."""
+    truth = truth[[*_KEYS, *_WHERE, *_SIDE[task]]]
     preds = run.table(task)
     empty = pd.DataFrame(columns=["task", *_KEYS, "line", "reason"])
     if preds.empty:
@@ -165,6 +173,18 @@ def _join(
 _THIRDS = np.rint(DISTANCE_WEIGHTS * 3)  # each distance's weight in thirds: 3, 2, 1, 0
 
 
+BITMAP_KEYS = 1 << 25  # distinct keys below this many are found by marking them, not by sorting
+
+
+def _distinct(keys: np.ndarray, size: int) -> np.ndarray:
+    """The distinct values of ``keys`` (integers in [0, size)), in order."""
+    if size > BITMAP_KEYS:
+        return np.unique(keys)
+    seen = np.zeros(size, dtype=bool)
+    seen[keys] = True
+    return np.flatnonzero(seen)
+
+
 def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     """The distance-weighted score of each predicted drawing (Sec. 4.2): the mean weight of the
     distinct cells it fills (:func:`corpus.metrics.distance_weighted_score`), and their number.
@@ -175,23 +195,28 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     draws = np.flatnonzero((na["p_action_type"] == "draw").to_numpy())
     sessions, cells = na["session_id"].to_numpy()[draws], na["p_cells"].to_numpy()[draws]
     map_of = {sid: corpus.meta(sid).map_id for sid in dict.fromkeys(sessions.tolist())}
-    maps = np.array([map_of[sid] for sid in sessions.tolist()], dtype=object)
-    for map_id in dict.fromkeys(maps.tolist()):
-        on_map = np.flatnonzero(maps == map_id)
+    map_codes, map_ids = pd.factorize(np.array([map_of[sid] for sid in sessions.tolist()], dtype=object))
+    # Every drawing's cells at once, as (row, column) pairs, and the drawing each belongs to.
+    counts = np.fromiter((len(x) for x in cells), dtype=np.int64, count=len(cells))
+    rc = np.fromiter(chain.from_iterable(chain.from_iterable(cells)), dtype=np.int64, count=2 * int(counts.sum()))
+    rc, drawing = rc.reshape(-1, 2), np.repeat(np.arange(len(cells)), counts)
+    local = np.zeros(len(cells), dtype=np.int64)  # each drawing's position among those on its map
+    for code in range(len(map_ids)):
+        on_map = np.flatnonzero(map_codes == code)
         route = corpus.route_mask(sessions[on_map[0]])
         if not route.any():
             continue
         dist = chebyshev_distance(route, max_distance=3).ravel()
         width = route.shape[1]
-        counts = np.array([len(cells[k]) for k in on_map], dtype=np.int64)
-        rc = np.array(list(chain.from_iterable(cells[on_map])), dtype=np.int64).reshape(-1, 2)
+        local[on_map] = np.arange(len(on_map))
+        mine = map_codes[drawing] == code
         # Each drawing's distinct cells, as (drawing, cell) keys: a cell drawn twice counts once.
-        keys = np.unique(np.repeat(np.arange(len(on_map)), counts) * dist.size + rc[:, 0] * width + rc[:, 1])
+        keys = _distinct(local[drawing[mine]] * dist.size + rc[mine, 0] * width + rc[mine, 1], len(on_map) * dist.size)
         owner, cell = np.divmod(keys, dist.size)
         n = np.bincount(owner, minlength=len(on_map))
-        # Summed in thirds (whole numbers, exact in any order) and divided once: a drawing's score is
-        # the same bit for bit whatever the order of its cells, and drawings alike are one row of
-        # the drawing score's bootstrap (metrics.bootstrap_sums).
+        # Summed in thirds (whole numbers, exact in any order) and divided once: drawings with as
+        # many cells at each distance score the same bits whichever cells they are, and are one row
+        # of the drawing score's bootstrap (metrics.bootstrap_sums).
         thirds = np.bincount(owner, weights=_THIRDS[dist[cell]], minlength=len(on_map))
         score[draws[on_map]] = thirds / (3 * n)
         cells_n[draws[on_map]] = n
