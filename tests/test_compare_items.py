@@ -94,3 +94,47 @@ def test_a_prediction_the_key_cannot_place_is_joined():
         truth.iloc[rows][["session_id", "action_index"]].values.tolist()
         == preds.iloc[[3, 1]][["session_id", "action_index"]].values.tolist()
     )
+
+
+def test_two_runs_share_the_items_a_merge_on_session_and_action_finds():
+    """A paired test joins two runs on the item's row of the people's side: the same rows, in the same
+    order, as an inner merge on session and action (here with one run's items cut and shuffled)."""
+    from analysis.compare.comparison import compare
+    from analysis.compare.items import ACTION_TYPE
+    from analysis.compare.paired import _shared
+    from corpus.predictions import DIMENSIONS
+
+    corpus = load_sample()
+    cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
+    a, b = cmp.run_ids[:2]
+    checked = 0
+    for dim in (*DIMENSIONS, ACTION_TYPE):
+        pa = cmp.parts[(a, dim)].reset_index(drop=True)
+        pb = cmp.parts[(b, dim)].sample(frac=0.6, random_state=len(dim)).reset_index(drop=True)
+        in_a, in_b = _shared(pa["h_row"].to_numpy(), pb["h_row"].to_numpy())
+        merged = pa.reset_index().merge(pb.reset_index(), on=["session_id", "action_index"])
+        assert in_a.tolist() == merged["index_x"].tolist() and in_b.tolist() == merged["index_y"].tolist()
+        assert 0 < len(in_a) < len(pa)
+        checked += 1
+    assert checked == 4
+
+
+def test_scores_made_a_task_at_a_time_are_the_whole_table_s():
+    """The page makes one task's scores when it first shows them; together they are the whole table,
+    and a leaderboard made of one task's rows is the one the whole table gives."""
+    from analysis.compare.comparison import compare
+    from analysis.compare.leaderboard import leaderboard
+    from analysis.compare.scores import score_table
+
+    corpus = load_sample()
+    cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
+    whole = score_table([cmp.items[r] for r in cmp.infos], cmp.parts, cmp.similarity_missing)
+    key = lambda r: tuple(str(r[k]) for k in whole.keys)  # noqa: E731
+    by_task = [r for t in ("mental_model", "next_action") for r in cmp.task_scores(t).rows]
+    assert sorted(map(key, by_task)) == sorted(map(key, whole.rows)) and len(by_task) == len(whole.rows) > 300
+    want = {key(r): r for r in whole.rows}
+    assert all(str(r) == str(want[key(r)]) for r in cmp.scores.rows)
+    for task in ("mental_model", "next_action"):
+        lb = cmp.leaderboard(task)
+        full = leaderboard(whole.to_frame(), cmp.infos, task)
+        pd.testing.assert_frame_equal(lb.cells.drop(columns="best"), full.cells.drop(columns="best", errors="ignore"))
