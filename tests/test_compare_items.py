@@ -138,3 +138,29 @@ def test_scores_made_a_task_at_a_time_are_the_whole_table_s():
         lb = cmp.leaderboard(task)
         full = leaderboard(whole.to_frame(), cmp.infos, task)
         pd.testing.assert_frame_equal(lb.cells.drop(columns="best"), full.cells.drop(columns="best", errors="ignore"))
+
+
+def test_a_task_s_rouge_is_made_when_its_scores_are_and_leaves_the_items_as_they_were():
+    from analysis.compare import text
+    from analysis.compare.comparison import compare
+
+    corpus = load_sample()
+    cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
+    ri = cmp.items[cmp.run_ids[0]]
+    columns = {t: list(ri.frame(t).columns) for t in ("mental_model", "next_action")}
+    assert not ri._rouge  # (nothing scored yet)
+    cmp.task_scores("next_action")
+    assert set(ri._rouge) == {"next_action"}
+    cmp.leaderboard("mental_model")
+    assert set(ri._rouge) == {"next_action", "mental_model"}
+    for task, (ref, pred, ok, dim) in {
+        "mental_model": ("h_rationale", "p_rationale", "rationale_ok", "rationale"),
+        "next_action": ("h_text", "p_content", "message_ok", "message"),
+    }.items():
+        df = ri.frame(task)
+        assert list(df.columns) == columns[task] and f"rouge_{dim}" not in df
+        usable = df[ok].to_numpy(dtype=bool)
+        assert usable.sum() > 0 and (task == "mental_model" or not usable.all())  # (draws hold no text)
+        want = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
+        got = ri.text_scores(task)[f"rouge_{dim}"].to_numpy()
+        assert np.array_equal(got[usable], want) and np.isnan(got[~usable]).all()

@@ -14,8 +14,9 @@ say how many.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import chain
 from typing import cast
 
@@ -110,6 +111,13 @@ class TruthRows:
         return rows
 
 
+# task -> (the person's text, the run's text, whether both hold text, the text's dimension)
+TEXTS = {
+    "mental_model": ("h_rationale", "p_rationale", "rationale_ok", "rationale"),
+    "next_action": ("h_text", "p_content", "message_ok", "message"),
+}
+
+
 @dataclass
 class RunItems:
     """One run's predictions joined to the people's side."""
@@ -120,6 +128,31 @@ class RunItems:
     unmatched: pd.DataFrame  # task, session_id, action_index, line, reason
     missing: pd.DataFrame  # task, session_id, action_index, role, condition
     slice_fields: dict[str, list[str]]  # task -> extra fields of the prediction lines
+    _rouge: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def frame(self, task: str) -> pd.DataFrame:
+        return self.mm if task == "mental_model" else self.na
+
+    def rouge(self, task: str) -> np.ndarray:
+        """ROUGE-L of each of the task's items (NaN where a side has no text), made when first asked
+        for (a page that shows one task does not wait for the other's texts) and kept; the item
+        tables themselves are never changed after they are made (pages read them at once)."""
+        with self._lock:
+            if task not in self._rouge:
+                df = self.frame(task)
+                ref, pred, ok, _ = TEXTS[task]
+                values = np.full(len(df), np.nan)
+                usable = df[ok].to_numpy(dtype=bool) if len(df) else np.zeros(0, dtype=bool)
+                if usable.any():
+                    values[usable] = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
+                self._rouge[task] = values
+            return self._rouge[task]
+
+    def text_scores(self, task: str) -> pd.DataFrame:
+        """The task's items with their ROUGE-L as the column ``rouge_<rationale|message>`` (a new
+        frame: the item table is not changed)."""
+        return self.frame(task).assign(**{f"rouge_{TEXTS[task][3]}": self.rouge(task)})
 
 
 _KEYS = ["session_id", "action_index"]
@@ -224,12 +257,6 @@ def _drawing_scores(corpus: Corpus, na: pd.DataFrame) -> None:
     na["draw_cells"] = cells_n
 
 
-def _rouge_columns(df: pd.DataFrame, ref: str, pred: str, out: str, usable: pd.Series) -> None:
-    df[out] = np.nan
-    if usable.any():
-        df.loc[usable, out] = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
-
-
 def _has_text(s: pd.Series) -> pd.Series:
     """Whether each value is text with more than whitespace in it (``str.strip()`` leaves some).
     A column of pandas strings is checked by its own string methods, without making a Python
@@ -251,7 +278,6 @@ def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame, at: TruthRows | Non
     na, un_na, miss_na = _join(run, "next_action", truth, at)
     if not mm.empty:
         mm["rationale_ok"] = _has_text(mm["h_rationale"]) & _has_text(mm["p_rationale"])
-        _rouge_columns(mm, "h_rationale", "p_rationale", "rouge_rationale", mm["rationale_ok"])
     if not na.empty:
         na["message_ok"] = (
             (na["h_action_type"] == "message")
@@ -259,7 +285,6 @@ def run_items(corpus: Corpus, run: Run, truth: pd.DataFrame, at: TruthRows | Non
             & _has_text(na["h_text"])
             & _has_text(na["p_content"])
         )
-        _rouge_columns(na, "h_text", "p_content", "rouge_message", na["message_ok"])
         _drawing_scores(corpus, na)
     return RunItems(
         run_id=run.run_id,

@@ -222,9 +222,11 @@ def paired_table(
         if dims:
             yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role)
         ia, ib = items[a], items[b]
-        texts = [(frame, dim) for frame, dim in [("mm", "rationale"), ("na", "message")] if wanted(dim)]
-        for frame, dim in texts:
-            ta, tb = getattr(ia, frame), getattr(ib, frame)
+        texts = [
+            (task, dim) for task, dim in [("mental_model", "rationale"), ("next_action", "message")] if wanted(dim)
+        ]
+        for task, dim in texts:
+            ta, tb = ia.text_scores(task), ib.text_scores(task)
             metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
             cols = ["h_row", *(_text_column(m, dim) for m in metrics)]
             fa, fb = _scope(ta, condition, role, cols), _scope(tb, condition, role, cols)

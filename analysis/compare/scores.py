@@ -138,9 +138,11 @@ def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...]) ->
     """One run's text and drawing scores of ``tasks``."""
     out = []
     if "mental_model" in tasks and not it.mm.empty:
-        out += _text_rows(it.mm, it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing)
+        out += _text_rows(
+            it.text_scores("mental_model"), it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing
+        )
     if "next_action" in tasks and not it.na.empty:
-        out += _text_rows(it.na, it.run_id, "next_action", "message", "message_ok", sim_missing)
+        out += _text_rows(it.text_scores("next_action"), it.run_id, "next_action", "message", "message_ok", sim_missing)
         out += _drawing_rows(it.na, it.run_id)
     return out
 
