@@ -164,3 +164,26 @@ def test_a_task_s_rouge_is_made_when_its_scores_are_and_leaves_the_items_as_they
         want = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
         got = ri.text_scores(task)[f"rouge_{dim}"].to_numpy()
         assert np.array_equal(got[usable], want) and np.isnan(got[~usable]).all()
+
+
+def test_a_leaderboard_s_accuracy_test_is_the_paired_table_s_mcnemar_p():
+    """A leaderboard of accuracies asks McNemar's p of many pairs of runs without the paired table's
+    bootstraps: the same p as the paired table gives, in every scope and dimension."""
+    from analysis.compare.comparison import compare
+    from analysis.compare.items import ACTION_TYPE
+    from corpus.predictions import DIMENSIONS
+
+    corpus = load_sample()
+    cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
+    a, b = cmp.run_ids[:2]
+    checked = 0
+    for condition in ("all", "visible", "not_visible"):
+        for role in ("all", "guide", "follower"):
+            for dim in (*DIMENSIONS, ACTION_TYPE):
+                fast = cmp.paired_p(b, a, condition, role, "accuracy", dim)
+                assert ("paired", b, a, condition, role, dim) not in cmp._memo.values  # (no table made)
+                table = cmp.paired(b, a, condition, role, dim)
+                (row,) = [r for r in table.rows if r["metric"] == "accuracy" and r["dimension"] == dim]
+                assert repr(fast) == repr(row["p_value"])
+                checked += isinstance(fast, float)
+    assert checked == 36

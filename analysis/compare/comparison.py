@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
-from analysis.compare.paired import paired_table
+from analysis.compare.paired import accuracy_p, paired_table
 from analysis.compare.scores import ALL, KEYS, TASK_DIMENSIONS, TITLE, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
@@ -98,7 +98,8 @@ class Comparison:
             asked: list[tuple] = []  # (which tests the marking asks for does not hang on their answers)
 
             def ask(a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Undefined:
-                asked.append((a, b, condition, role, dimension))
+                if not (metric == "accuracy" and dimension in it.CATEGORIES):  # (McNemar's: no table needed)
+                    asked.append((a, b, condition, role, dimension))
                 return Undefined("not tested yet")
 
             separated_best(lb.cells, ask)
@@ -110,7 +111,11 @@ class Comparison:
 
     def paired_p(self, a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Any:
         """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none):
-        only that score's dimension is tested (a leaderboard asks this for many pairs of runs)."""
+        only that score's dimension is tested (a leaderboard asks this for many pairs of runs), and an
+        accuracy's test (McNemar's exact test, the paired table's) without the table's bootstraps."""
+        if metric == "accuracy" and dimension in it.CATEGORIES:
+            key = ("accuracy_p", a, b, condition, role, dimension)
+            return self._memo.once(key, lambda: accuracy_p(self.parts, a, b, condition, role, dimension))
         table = self.paired(a, b, condition, role, dimension)
         for r in table.rows:
             if r["metric"] == metric and r["dimension"] == dimension:

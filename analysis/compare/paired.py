@@ -121,18 +121,43 @@ def _no_test(key: dict, why: Undefined) -> dict:
     return {**key, "value_a": why, "value_b": why, "p_value": why}
 
 
+def _labels_of_both(parts: Parts, a: str, b: str, dim: str, condition: str, role: str):
+    """Runs ``a`` and ``b``'s labels of one dimension in the scope, and where the items both
+    labelled sit in each (:func:`_shared`)."""
+    da, db = _coded(parts.get((a, dim)), condition, role), _coded(parts.get((b, dim)), condition, role)
+    return da, db, *_shared(da["h_row"], db["h_row"])
+
+
+NO_SHARED_ITEM = "the two runs share no item here"
+
+
+def _mcnemar(ca: np.ndarray, cb: np.ndarray) -> tuple[float, str]:
+    """McNemar's exact test of two runs' accuracy on the same items (whether each was right)."""
+    table = [[int((ca & cb).sum()), int((ca & ~cb).sum())], [int((~ca & cb).sum()), int((~ca & ~cb).sum())]]
+    p = float(mcnemar(table, exact=True).pvalue)
+    return p, f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
+
+
+def accuracy_p(parts: Parts, a: str, b: str, condition: str, role: str, dimension: str) -> float | Undefined:
+    """The p-value of the paired table's accuracy test on ``dimension`` (McNemar's exact test),
+    without the table's bootstraps: what a leaderboard of accuracies asks of many pairs of runs."""
+    da, db, in_a, in_b = _labels_of_both(parts, a, b, dimension, condition, role)
+    if not len(in_a):
+        return Undefined(NO_SHARED_ITEM)
+    return _mcnemar(da["correct"][in_a], db["correct"][in_b])[0]
+
+
 def _category_rows(
     parts: Parts, a: str, b: str, key: dict, n_boot: int, seed: int, dims: tuple[str, ...], condition: str, role: str
 ):
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
     for dim in dims:
-        da, db = _coded(parts.get((a, dim)), condition, role), _coded(parts.get((b, dim)), condition, role)
-        in_a, in_b = _shared(da["h_row"], db["h_row"])
+        da, db, in_a, in_b = _labels_of_both(parts, a, b, dim, condition, role)
         k = len(CATEGORIES[dim])
         row = {**key, "dimension": dim}
         if not len(in_a):
             for m in CATEGORY_METRICS:
-                why = Undefined("the two runs share no item here")
+                why = Undefined(NO_SHARED_ITEM)
                 yield _no_test({**row, "metric": m, "test": ""}, why), _difference(m, 0, SHARED, boot, CATEGORY, why)
             continue
         t, p_a, p_b = da["t_code"][in_a], da["p_code"][in_a], db["p_code"][in_b]
@@ -149,9 +174,7 @@ def _category_rows(
             reps = rb[m] - ra[m]
             p: float | Undefined
             if m == "accuracy":
-                table = [[int((ca & cb).sum()), int((ca & ~cb).sum())], [int((~ca & cb).sum()), int((~ca & ~cb).sum())]]
-                p = float(mcnemar(table, exact=True).pvalue)
-                test = f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
+                p, test = _mcnemar(ca, cb)
             else:
                 p, test = _boot_p(reps), "paired bootstrap"
             est = _difference(m, len(in_a), SHARED, boot, CATEGORY, _value(diff), percentile(reps))
