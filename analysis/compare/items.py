@@ -102,7 +102,9 @@ class TruthRows:
         if not self.stride or not self.keys.is_unique:
             return None
         index = preds["action_index"].to_numpy(dtype=np.int64)
-        session = self.sessions.get_indexer(preds["session_id"])
+        # Each distinct session id looked up once (a missing one's code -1 reads the -1 appended).
+        codes, named = pd.factorize(preds["session_id"])
+        session = np.append(self.sessions.get_indexer(named), -1)[codes]
         if (session < 0).any() or (index < 0).any() or (index >= self.stride).any():
             return None
         rows = self.keys.get_indexer(session.astype(np.int64) * self.stride + index)
