@@ -60,7 +60,7 @@ class Comparison:
 
     @property
     def cat(self) -> pd.DataFrame:
-        """The category table, one row per (run, item, dimension) (:func:`it.category_long`)."""
+        """The category table, one row per (run, item, dimension) (:func:`it.long_table`)."""
         return self._memo.once(("cat",), lambda: it.long_table(self.parts))
 
     def task_scores(self, task: str) -> EstimateTable:

@@ -340,10 +340,11 @@ LONG_COLUMNS = [
 
 
 def category_parts(items: list[RunItems]) -> dict[tuple[str, str], pd.DataFrame]:
-    """The category table (:func:`category_long`) in parts by run and dimension, in its order: one
-    row per (item, dimension) of a run with the person's and the model's label and integer codes,
-    for the three mental-model dimensions and the next action's type. The scores and every pair
-    of runs a leaderboard tests read these; the long table is made of them only when a view asks."""
+    """The category table in parts by run and dimension, in its order: one row per (item,
+    dimension) of a run with the person's and the model's label and integer codes, for the three
+    mental-model dimensions and the next action's type. The scores and every pair of runs a
+    leaderboard tests read these; the long table (:func:`long_table`) is made of them only when a
+    view asks."""
     parts: dict[tuple[str, str], pd.DataFrame] = {}
     for it in items:
         extras = set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
@@ -373,9 +374,3 @@ def long_table(parts: Parts) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame(columns=LONG_COLUMNS)
     return pd.concat(list(parts.values()), ignore_index=True)
-
-
-def category_long(items: list[RunItems]) -> pd.DataFrame:
-    """One row per (run, item, dimension) with the person's and the model's label and integer codes:
-    the three mental-model dimensions and the next action's type."""
-    return long_table(category_parts(items))
