@@ -291,7 +291,7 @@ def _read_sessions(
     dirs = sorted(p for p in sess_dir.iterdir() if p.is_dir())
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
-    if workers is not None and sink is not None and _read_in_workers(root, dirs, raw, report, sink, workers):
+    if workers is not None and _read_in_workers(root, dirs, raw, report, sink, workers):
         return
     for d in dirs:
         _read_one(d, raw, report, sink)

@@ -18,7 +18,7 @@ import pandas as pd
 from analysis.compare import items as it
 from analysis.compare.judges import judge_agreement
 from analysis.compare.leaderboard import MEASURES, Leaderboard, leaderboard, run_order, separated_best
-from analysis.compare.paired import accuracy_p, paired_table
+from analysis.compare.paired import accuracy_p, by_mcnemar, paired_table
 from analysis.compare.scores import ALL, KEYS, TASK_DIMENSIONS, TITLE, score_table
 from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
@@ -98,7 +98,7 @@ class Comparison:
             asked: list[tuple] = []  # (which tests the marking asks for does not hang on their answers)
 
             def ask(a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Undefined:
-                if not (metric == "accuracy" and dimension in it.CATEGORIES):  # (McNemar's: no table needed)
+                if not by_mcnemar(metric, dimension):  # (McNemar's p needs no paired table)
                     asked.append((a, b, condition, role, dimension))
                 return Undefined("not tested yet")
 
@@ -113,7 +113,7 @@ class Comparison:
         """The paired test's p-value of runs ``a`` and ``b`` on one score (undefined where there is none):
         only that score's dimension is tested (a leaderboard asks this for many pairs of runs), and an
         accuracy's test (McNemar's exact test, the paired table's) without the table's bootstraps."""
-        if metric == "accuracy" and dimension in it.CATEGORIES:
+        if by_mcnemar(metric, dimension):
             key = ("accuracy_p", a, b, condition, role, dimension)
             return self._memo.once(key, lambda: accuracy_p(self.parts, a, b, condition, role, dimension))
         table = self.paired(a, b, condition, role, dimension)

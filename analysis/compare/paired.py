@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
-from analysis.compare.items import ACTION_TYPE, CATEGORIES, Parts, RunItems
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, TEXTS, Parts, RunItems
 from analysis.compare.metrics import (
     BOOT_METHOD,
     CATEGORY_METRICS,
@@ -138,6 +138,11 @@ def _mcnemar(ca: np.ndarray, cb: np.ndarray) -> tuple[float, str]:
     return p, f"McNemar exact (statsmodels): {table[0][1]} items only A right, {table[1][0]} only B right"
 
 
+def by_mcnemar(metric: str, dimension: str) -> bool:
+    """Whether the paired test of ``metric`` on ``dimension`` is McNemar's (:func:`accuracy_p`)."""
+    return metric == "accuracy" and dimension in CATEGORIES
+
+
 def accuracy_p(parts: Parts, a: str, b: str, condition: str, role: str, dimension: str) -> float | Undefined:
     """The p-value of the paired table's accuracy test on ``dimension`` (McNemar's exact test),
     without the table's bootstraps: what a leaderboard of accuracies asks of many pairs of runs."""
@@ -245,10 +250,7 @@ def paired_table(
         if dims:
             yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role)
         ia, ib = items[a], items[b]
-        texts = [
-            (task, dim) for task, dim in [("mental_model", "rationale"), ("next_action", "message")] if wanted(dim)
-        ]
-        for task, dim in texts:
+        for task, dim in ((task, names[3]) for task, names in TEXTS.items() if wanted(names[3])):
             ta, tb = ia.text_scores(task), ib.text_scores(task)
             metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
             cols = ["h_row", *(_text_column(m, dim) for m in metrics)]

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.compare import text
-from analysis.compare.items import ACTION_TYPE, CATEGORIES, Parts, RunItems
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, TEXTS, Parts, RunItems
 from analysis.compare.metrics import (
     CATEGORY_METRICS,
     ITEMS,
@@ -137,13 +137,11 @@ def _drawing_rows(na: pd.DataFrame, run: str):
 def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...]) -> list:
     """One run's text and drawing scores of ``tasks``."""
     out = []
-    if "mental_model" in tasks and not it.mm.empty:
-        out += _text_rows(
-            it.text_scores("mental_model"), it.run_id, "mental_model", "rationale", "rationale_ok", sim_missing
-        )
-    if "next_action" in tasks and not it.na.empty:
-        out += _text_rows(it.text_scores("next_action"), it.run_id, "next_action", "message", "message_ok", sim_missing)
-        out += _drawing_rows(it.na, it.run_id)
+    for task in (t for t in TEXTS if t in tasks and not it.frame(t).empty):
+        _, _, ok, dim = TEXTS[task]
+        out += _text_rows(it.text_scores(task), it.run_id, task, dim, ok, sim_missing)
+        if task == "next_action":
+            out += _drawing_rows(it.na, it.run_id)
     return out
 
 
