@@ -6,13 +6,15 @@ about (an error or a warning), so that the report is the line-by-line reader's o
 from __future__ import annotations
 
 import json
+import pickle
 import random
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from corpus.dataset import SAMPLE_DATA, load_sample
-from corpus.predictions import _read_task_at_once, read_task_text
+from corpus.predictions import PackedRows, _read_task_at_once, read_task_text
 from corpus.report import Report
 
 TASKS = ("next_action", "mental_model")
@@ -162,3 +164,23 @@ def test_one_pass_gives_up_on_every_line_the_line_by_line_reader_reports(corpus,
             pd.testing.assert_frame_equal(at_once, slow)
             accepted += 1
     assert 12 < accepted < len(cases) - 20  # both kinds were tried
+
+
+def test_a_run_pickles_with_its_cells_packed_and_unpickles_the_same(corpus):
+    """A run's tables are pickled with each row's cells packed in one array (a worker hands its rows
+    over so, and the dataset cache keeps runs so): unpickled, every table is the same, cells lists
+    of [row, column] lists where a row has them and None where it has none."""
+    run = next(iter(corpus.predictions.values()))
+    again = pickle.loads(pickle.dumps(run))
+    assert again.tables.keys() == run.tables.keys() and "next_action" in run.tables
+    for task, table in run.tables.items():
+        pd.testing.assert_frame_equal(again.tables[task], table)
+    cells = again.tables["next_action"]["cells"].tolist()
+    assert any(c is None for c in cells) and any(isinstance(c, list) and c and isinstance(c[0], list) for c in cells)
+    rows = pd.DataFrame({"a": [1, 2, 3], "cells": [None, [[0, 1], [2, 3]], [[4, 5]]], "z": ["x", "y", "w"]})
+    packed = PackedRows.of(rows)
+    assert "cells" not in packed.rest and packed.counts is not None and packed.counts.tolist() == [-1, 2, 1]
+    assert packed.pairs is not None and np.array_equal(packed.pairs, [[0, 1], [2, 3], [4, 5]])
+    pd.testing.assert_frame_equal(packed.frame(), rows)
+    for plain in (rows.drop(columns="cells"), pd.DataFrame({"cells": [None, None]}), pd.DataFrame()):
+        pd.testing.assert_frame_equal(PackedRows.of(plain).frame(), plain)
