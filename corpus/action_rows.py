@@ -78,7 +78,9 @@ _MENTAL_KEYS = frozenset(
 )
 _MENTAL_REQUIRED = frozenset({"team_goal", "partner_intent", "self_reasoning", "aligned"})
 _LABEL_KEYS = frozenset({"code", "text", "other_text"})
-_ROLES = frozenset({"guide", "follower"})
+# Each role and action type as one shared string (a table of a million actions holds each once).
+_ROLES = {r: r for r in ("guide", "follower")}
+_TYPES = {t: t for t in schema.ACTION_TYPES}
 _NO_CONTENT: tuple[Any, ...] = (None, "", [])
 
 # dimension -> code -> the one wording a label may give besides none ("other" reads "Other").
@@ -86,9 +88,37 @@ _WORDING = {
     dim: {**codes, schema.OTHER: schema.wording(dim, schema.OTHER)}
     for dim, codes in {**schema.DIMENSIONS, "misalignment_reason": schema.MISALIGNMENT_REASON}.items()
 }
+
+
+def _forms(wordings: dict[str, str]) -> dict[Any, str]:
+    """The usual forms of a dimension's labels, each mapped to its code: the shorthand (a code),
+    and an object of the code alone or with its wording (or an empty text), as the items of a parsed
+    object, in either order. A label in another form is read by :func:`_code`."""
+    forms: dict[Any, str] = {}
+    for code, wording in wordings.items():
+        if code == schema.OTHER:  # (it needs its other_text)
+            continue
+        forms[code] = code
+        forms[(("code", code),)] = code
+        for text in (wording, "", None):
+            forms[(("code", code), ("text", text))] = code
+            forms[(("text", text), ("code", code))] = code
+    return forms
+
+
 _TEAM_GOAL, _PARTNER_INTENT, _SELF_REASONING, _REASON = (
-    _WORDING[d] for d in ("team_goal", "partner_intent", "self_reasoning", "misalignment_reason")
+    (_WORDING[d], _forms(_WORDING[d])) for d in ("team_goal", "partner_intent", "self_reasoning", "misalignment_reason")
 )
+
+
+def _label(dimension: tuple[dict[str, str], dict[Any, str]], value: Any) -> str | None:
+    """The code of a label as :class:`~corpus.model.Label` reads it (:func:`_code`), its usual
+    forms looked up at once."""
+    wordings, forms = dimension
+    try:
+        return forms[tuple(value.items()) if type(value) is dict else value]
+    except (KeyError, TypeError):  # (another form, or a value that is no key)
+        return _code(wordings, value)
 
 
 def _code(wordings: dict[str, str], value: Any) -> str | None:
@@ -123,15 +153,23 @@ def _cells_fit(content: Any, rows: int, cols: int) -> bool:
     return True
 
 
+def _records(lines: list[str]) -> list[Any] | None:
+    """The value of each of JSON-lines ``lines``, each line parsed on its own as the models' parser
+    reads it (no NaN or Infinity, no lone surrogate); None when one does not parse."""
+    try:
+        return [from_json(line, allow_inf_nan=False) for line in lines]
+    except ValueError:
+        return None
+
+
 def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None:
     """The columns of a session's actions.jsonl (``text``) on a map of ``grid_size``, when it has
     nothing to report; None otherwise (read it as models, which word what there is)."""
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return None
-    try:
-        records = from_json("[" + ",".join(lines) + "]", allow_inf_nan=False)
-    except ValueError:
+    records = _records(lines)
+    if records is None:
         return None
     rows, cols = int(grid_size[0]), int(grid_size[1])
     taken: list[tuple[Any, ...]] = []  # one row per action, in ActionColumns' order of fields
@@ -145,7 +183,8 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
             return None
         if (type(t) is not float and type(t) is not int) or not last_t <= t <= MAX_SECONDS:
             return None
-        if type(role) is not str or role not in _ROLES:
+        role, kind = _ROLES.get(role) if type(role) is str else None, _TYPES.get(kind) if type(kind) is str else None
+        if role is None:
             return None
         if kind == "message":
             if type(content) is not str or not content.strip():
@@ -167,10 +206,10 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
         aligned, given, rationale = m["aligned"], m.get("misalignment_reasons", []), m.get("rationale", "")
         if type(aligned) is not bool or type(given) is not list or type(rationale) is not str or (aligned and given):
             return None
-        team_goal = _code(_TEAM_GOAL, m["team_goal"])
-        partner_intent = _code(_PARTNER_INTENT, m["partner_intent"])
-        self_reasoning = _code(_SELF_REASONING, m["self_reasoning"])
-        reasons = [code for v in given if (code := _code(_REASON, v)) is not None]
+        team_goal = _label(_TEAM_GOAL, m["team_goal"])
+        partner_intent = _label(_PARTNER_INTENT, m["partner_intent"])
+        self_reasoning = _label(_SELF_REASONING, m["self_reasoning"])
+        reasons = [code for v in given if (code := _label(_REASON, v)) is not None]
         if team_goal is None or partner_intent is None or self_reasoning is None or len(reasons) != len(given):
             return None
         add(

@@ -54,7 +54,14 @@ class Canvas:
 
     def _flat(self, cells: Cells | None) -> set[int]:
         rows, cols = self.shape
-        out: set[int] = set()
+        try:  # (the usual cells, [row, col] pairs of ints, at once)
+            out = {r * cols + c if 0 <= r < rows and 0 <= c < cols else -1 for r, c in cells or ()}
+            if all(type(i) is int for i in out):
+                out.discard(-1)
+                return out
+        except (TypeError, ValueError):
+            pass
+        out = set()
         for cell in cells or ():
             r, c = int(cell[0]), int(cell[1])
             if 0 <= r < rows and 0 <= c < cols:

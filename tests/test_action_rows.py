@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus.action_rows import ActionColumns, columns_at_once
+from corpus.action_rows import _ROLES, _TYPES, ActionColumns, _records, columns_at_once
 from corpus.dataset import SAMPLE_DATA
 from corpus.generate import generate
 from corpus.model import MAX_SECONDS, Action
@@ -227,3 +227,37 @@ def test_cells_outside_the_grid_a_guide_drawing_and_time_going_back_are_left_to_
     assert columns_at_once("", grid) is None
     assert columns_at_once(text.replace("}", "", 1), grid) is None  # (not JSON)
     assert columns_at_once(text.replace("2", "NaN", 1), grid) is None
+
+
+def test_what_the_models_parser_refuses_is_left_to_the_models_and_escapes_read_alike():
+    """Each line is parsed on its own, as the models parse it: NaN, Infinity, a lone surrogate and a
+    record split over two lines (with two records on another) are refused, and any other escape
+    reads as the models read it."""
+    _, text, grid = _sessions(SAMPLE_DATA)[0]
+    records = [json.loads(line) for line in text.splitlines() if line.strip()]
+    message = next(k for k, r in enumerate(records) if r["type"] == "message")
+
+    def with_content(raw: str) -> str:
+        lines = [json.dumps(r) for r in records]
+        lines[message] = lines[message].replace(json.dumps(records[message]["content"]), raw, 1)
+        return "\n".join(lines) + "\n"
+
+    for raw in ('"\\ud800 alone"', '"x\\udc00"'):
+        assert columns_at_once(with_content(raw), grid) is None
+        assert not _as_models(with_content(raw))[1].ok
+    for constant in ("Infinity", "-Infinity", "NaN"):
+        assert _records([f'{{"timestamp": {constant}}}']) is None
+    assert _records(['{"a": "\\ud800"}']) is None and _records(['{"a": 1}', '{"a": [2]}']) == [{"a": 1}, {"a": [2]}]
+    lines = [json.dumps(r) for r in records[:3]]
+    split = [lines[0][:-1] + ', "x": [{"y": 1}', '{"z": 2}]}, ' + lines[1], lines[2]]  # (3 lines, 3 values)
+    assert len(json.loads("[" + ",".join(split) + "]")) == 3
+    assert columns_at_once("\n".join(split), grid) is None and _records(split) is None
+    escaped = with_content('"caf\\u00e9 \\ud83d\\ude00 \\"quoted\\""')
+    fast = columns_at_once(escaped, grid)
+    models, report = _as_models(escaped)
+    assert fast is not None and report.ok and fast.content[message] == 'café 😀 "quoted"'
+    _same(fast, models)
+    plain = columns_at_once(text, grid)
+    assert plain is not None and {id(r) for r in plain.role} | {id(t) for t in plain.type} <= {
+        id(v) for v in (*_ROLES.values(), *_TYPES.values())
+    }  # (each role and type one shared string)

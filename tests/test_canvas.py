@@ -116,3 +116,21 @@ def test_sample_corpus_histories_match_the_naive_replay():
         for t in range(len(steps)):
             assert np.array_equal(h.mask(t), ref[t]), (s.id, t)
         assert h.counts.tolist() == [int(m.sum()) for m in ref]
+
+
+def test_cells_of_any_number_type_fill_the_same_cells():
+    """Cells as the readers give them (lists of ints), as tuples, floats or numpy integers, with
+    some outside the grid: the same filled cells, as Python ints."""
+    given = [[0, 0], [2, 3], [4, 4], [-1, 2], [2, 5], [5, 0], [2, 3]]
+    want = {(0, 0), (2, 3), (4, 4)}
+    for cells in (
+        given,
+        [tuple(c) for c in given],
+        [[float(r), float(c)] for r, c in given],
+        [[np.int64(r), np.int64(c)] for r, c in given],
+        [[True, 0], [0, 0]],
+    ):
+        canvas = Canvas((5, 5))
+        canvas.draw(cells)
+        assert canvas.cells() == (want if len(cells) == len(given) else {(1, 0), (0, 0)})
+        assert all(type(i) is int for i in canvas._filled)
