@@ -282,11 +282,8 @@ class _Taken:
     ) -> None:
         self._builder(maps).add_columns(meta, actions)
         if session is not None:
-            self.keep(session)
-
-    def keep(self, session: Session) -> None:
-        self.kept.append(session)
-        self._kept_actions += len(session.actions)
+            self.kept.append(session)
+            self._kept_actions += len(session.actions)
 
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
         self._builder(maps).take_rows(read.rows)

@@ -80,10 +80,6 @@ class SessionSink(Protocol):
         been taken in turn."""
         ...
 
-    def keep(self, session: Session) -> None:
-        """A session to keep whole (:meth:`keeps` wanted it), read while workers read its rows."""
-        ...
-
 
 @dataclass(frozen=True, slots=True)
 class ActionRef:
@@ -313,19 +309,6 @@ def _read_one(d: Path, raw: RawDataset, report: Report, sink: SessionSink | None
         raw.root_errors[("session", d.name)] = _first_error_since(report, start)
 
 
-def _keep_whole(root: Path, dirs: Sequence[Path], maps: Mapping[str, GridMap], sink: SessionSink) -> None:
-    """The first sessions built whole for ``sink``, as many as it keeps, in order, while the workers
-    read every session: each read on its own (its problems are the workers' to find and report)."""
-    scratch = RawDataset(root=root, maps=dict(maps))
-    for d in dirs:
-        meta, _, session, complete = _read_session(d, scratch, Report())
-        if meta is None or session is None or not complete or meta.map_id not in maps:
-            return
-        if not sink.keeps(len(session.actions)):
-            return
-        sink.keep(session)
-
-
 PARALLEL_SESSIONS = 400  # sessions from which worker processes read them
 MAX_READERS = 8  # how many at most, unless the read_workers setting says
 CHUNKS_PER_READER = 8
@@ -360,10 +343,10 @@ def _read_in_workers(
     root: Path, dirs: Sequence[Path], raw: RawDataset, report: Report, sink: SessionSink | None, workers: Workers
 ) -> bool:
     """Read the session folders ``dirs`` in worker processes, each a run of them at a time, and
-    take what they read in order, while the first sessions are built whole here for the sink to
-    keep (:func:`_keep_whole`); a run in which a session has anything to report (or a worker that
-    fails) is read here, so the report is the one reading here gives. False (nothing read) when the
-    sessions are too few, there is one processor, or the sink keeps every session whole."""
+    take what they read in order (no session is built whole: the first one asked for is read then);
+    a run in which a session has anything to report (or a worker that fails) is read here, so the
+    report is the one reading here gives. False (nothing read) when the sessions are too few, there
+    is one processor, or the sink keeps every session whole."""
     n = readers(len(dirs))
     if sink is None or not n or sink.keeps(sys.maxsize):  # (keeping every session: all are built here)
         return False
@@ -371,7 +354,6 @@ def _read_in_workers(
     size = -(-len(dirs) // (n * CHUNKS_PER_READER))
     runs = [dirs[k : k + size] for k in range(0, len(dirs), size)]
     futures = [pool.submit(read_whole_sessions, str(root), [d.name for d in run], raw.maps) for run in runs]
-    _keep_whole(root, dirs, raw.maps, sink)
     for run, future in zip(runs, futures):
         try:
             got = future.result()
