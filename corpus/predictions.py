@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -686,7 +686,7 @@ def read_runs_dir(
     if not pred_dir.is_dir():
         return {}
     dirs = sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
-    ready = _read_at_once_in(pool, dirs, sessions, maps) if pool is not None and failed is None else {}
+    ready = _ReadAtOnce(pool, dirs, sessions, maps) if pool is not None and failed is None else {}
     return {
         d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed, ready=ready) for d in dirs
     }
@@ -705,22 +705,30 @@ def read_task_file_at_once(
         return None if rows is None else PackedRows.of(rows)
 
 
-def _read_at_once_in(
-    pool: Executor, dirs: Iterable[Path], sessions: Mapping[str, Any], maps: Mapping[str, Any]
-) -> dict[str, pd.DataFrame]:
-    """The rows of every next-action and mental-model file of the run folders ``dirs`` that a
-    worker of ``pool`` read at once, by path."""
-    files = [(str(d / f"{task}.jsonl"), task) for d in dirs for task in TASKS if (d / f"{task}.jsonl").is_file()]
-    futures = [pool.submit(read_task_file_at_once, name, task, sessions, maps) for name, task in files]
-    ready: dict[str, pd.DataFrame] = {}
-    for (name, _), future in zip(files, futures):
+class _ReadAtOnce(Mapping[str, pd.DataFrame]):
+    """The rows of every next-action and mental-model file of some run folders that a worker read at
+    once, by path: each file is handed to a worker at the start, and its rows are waited for only
+    when asked for (this process reads the run's other files meanwhile)."""
+
+    def __init__(self, pool: Executor, dirs: Iterable[Path], sessions: Mapping[str, Any], maps: Mapping[str, Any]):
+        files = [(str(d / f"{task}.jsonl"), task) for d in dirs for task in TASKS if (d / f"{task}.jsonl").is_file()]
+        self._futures = {name: pool.submit(read_task_file_at_once, name, task, sessions, maps) for name, task in files}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        future = self._futures[name]
         try:
             packed = future.result()
         except Exception:  # noqa: BLE001 - (a file a worker fails on is read here)
             packed = None
-        if packed is not None:
-            ready[name] = packed.frame()
-    return ready
+        if packed is None:
+            raise KeyError(name)
+        return packed.frame()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._futures)
+
+    def __len__(self) -> int:
+        return len(self._futures)
 
 
 def read_dataset_runs(

@@ -114,3 +114,20 @@ def test_runs_a_worker_cannot_read_are_read_here(tmp_path, monkeypatch):
     there, calls = _load(root, monkeypatch, 2)
     assert calls == [25]
     _same(here, there)
+
+
+def test_a_run_with_a_problem_read_by_workers_reports_as_here(tmp_path, monkeypatch):
+    """A prediction file a worker finds a problem in is read here, line by line: the same report
+    (the run refused whole) and the same other runs."""
+    root = _sample(tmp_path)
+    run = sorted(p for p in (root / "predictions").iterdir() if p.is_dir())[0]
+    path = run / "next_action.jsonl"
+    lines = path.read_text().splitlines()
+    lines[3] = json.dumps({**json.loads(lines[3]), "action_index": 99_999})  # (no such action)
+    path.write_text("\n".join(lines) + "\n")
+    here, _ = _load(root, monkeypatch, 0)
+    there, calls = _load(root, monkeypatch, 2)
+    assert calls == [25]
+    assert any(i.file == f"predictions/{run.name}/next_action.jsonl" for i in there.warnings)
+    assert not there.predictions[run.name].ok and len(there.predictions) >= 2
+    _same(here, there)
