@@ -478,15 +478,20 @@ def _actors(session: Any) -> Sequence[str] | None:
     return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
 
 
+_ACTION_TYPE = {t: t for t in schema.ACTION_TYPES}  # (each type as one shared string)
+
+
 def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[int, int] | None) -> bool:
     """The next-action fields of a line into ``row``, as :func:`_check_next_action` reads them;
     False when that would report anything."""
-    t = obj.get("action_type")
-    if not isinstance(t, str) or not t.strip():
-        return False
-    t = t.strip().lower()
-    if t not in schema.ACTION_TYPES:
-        return False
+    given = obj.get("action_type")
+    t = _ACTION_TYPE.get(given) if type(given) is str else None
+    if t is None:  # (not as written: in capitals or with spaces, or no type at all)
+        if not isinstance(given, str) or not given.strip():
+            return False
+        t = _ACTION_TYPE.get(given.strip().lower())
+        if t is None:
+            return False
     field = _content_field(obj)
     if field is None:
         return False
@@ -500,12 +505,10 @@ def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[i
         if not isinstance(content, list) or not content:
             return False
         rows, cols = grid or (float("inf"), float("inf"))
-        for cell in content:
-            if not (isinstance(cell, list) and len(cell) == 2):
-                return False
-            r, c = cell
-            if type(r) is not int or type(c) is not int or not (0 <= r < rows and 0 <= c < cols):
-                return False
+        if not all(isinstance(cell, list) and len(cell) == 2 for cell in content):
+            return False
+        if not all(type(r) is int and type(c) is int and 0 <= r < rows and 0 <= c < cols for r, c in content):
+            return False
         row["cells"] = list(content)
     elif content not in (None, "", []):
         return False
