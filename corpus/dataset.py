@@ -16,6 +16,7 @@ import functools
 import hashlib
 import os
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -264,15 +265,41 @@ def _expressions_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=EXPRESSION_COLUMNS)
 
 
+class _Found(Exception):  # noqa: N818 - (not an error: the reading stops, the entry is taken)
+    """The cache's entry of the dataset being read, found once its hash was known."""
+
+    def __init__(self, entry: Entry):
+        super().__init__("found in the dataset cache")
+        self.entry = entry
+
+
+class _Lookup:
+    """The cache's entry under the hash being made on another thread, looked for once it is made."""
+
+    def __init__(self, cache: DatasetCache, hashed: Future[str]):
+        self.cache, self.hashed, self.looked = cache, hashed, False
+
+    def __call__(self) -> Entry | None:
+        if self.looked or not self.hashed.done():
+            return None
+        self.looked = True
+        return self.cache.read(self.hashed.result()) if self.hashed.exception() is None else None
+
+
 class _Taken:
     """What :func:`load_dir` takes from each session as it is read: its rows of the tables, and the
     session itself while the sessions kept fit in the budget (the store reads the others again)."""
 
-    def __init__(self, budget: int | None):
+    def __init__(self, budget: int | None, found: _Lookup | None = None):
         self.builder: TableBuilder | None = None
         self.store_budget = budget
         self.kept: list[Session] = []
         self._kept_actions = 0
+        self._found = found
+
+    def _stop_if_found(self) -> None:
+        if self._found is not None and (entry := self._found()) is not None:
+            raise _Found(entry)
 
     def keeps(self, n_actions: int) -> bool:
         return self.store_budget is None or self._kept_actions + n_actions <= self.store_budget
@@ -280,12 +307,14 @@ class _Taken:
     def take(
         self, meta: SessionMeta, actions: ActionColumns, session: Session | None, maps: Mapping[str, GridMap]
     ) -> None:
+        self._stop_if_found()
         self._builder(maps).add_columns(meta, actions)
         if session is not None:
             self.kept.append(session)
             self._kept_actions += len(session.actions)
 
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
+        self._stop_if_found()
         self._builder(maps).take_rows(read.rows)
 
     def _builder(self, maps: Mapping[str, GridMap]) -> TableBuilder:
@@ -307,19 +336,21 @@ def load_dir(
     actions in all (None: every one), the others read again from the directory when asked for.
     With a ``cache``, a dataset whose bytes were loaded before is taken from it instead of read
     record by record, and one read is kept in it (:mod:`corpus.dataset_cache`); ``known_hash`` is
-    the dataset's :func:`content_hash`, when the caller has it."""
+    the dataset's :func:`content_hash`, when the caller has it. Otherwise the hash the cache
+    recorded for the folder as its files are is taken, or, for a folder not seen before, the hash
+    is made while the dataset is read (:func:`_read_hashing`)."""
     root = Path(root)
-    digest = known_hash
+    digest, signature = known_hash, None
     if digest is None and cache is not None and root.is_dir():
-        digest = content_hash(root)
+        signature = files_signature(root)
+        digest = cache.known_hash(root, signature)
     with collector_paused(freeze=True):
         entry = cache.read(digest) if cache is not None and digest else None
         kept: list[Session] = []
         if entry is None:
-            entry, kept = _read_entry(root, keep_actions)
-            digest = digest or content_hash(root)
-            if cache is not None:
-                cache.write(digest, entry)
+            entry, kept, digest, read = _read_hashing(root, keep_actions, cache, digest)
+            if cache is not None and (not read or cache.write(digest, entry) is not None) and signature is not None:
+                cache.remember_hash(root, signature, digest)
         assert digest is not None  # (an entry is only ever read under a digest)
         store = SessionStore(
             entry.metas,
@@ -343,9 +374,32 @@ def load_dir(
         )
 
 
-def _read_entry(root: Path, keep_actions: int | None) -> tuple[Entry, list[Session]]:
-    """What reading the dataset record by record makes of it, and the whole sessions kept."""
-    taken = _Taken(keep_actions)
+def _read_hashing(
+    root: Path, keep_actions: int | None, cache: DatasetCache | None, digest: str | None
+) -> tuple[Entry, list[Session], str, bool]:
+    """The dataset read record by record (:func:`_read_entry`) while, when ``digest`` is not known,
+    its bytes are hashed on another thread (hashing runs outside Python's lock); once the hash is
+    made, the cache's entry under it, if any, is taken instead and the reading stops. (The entry,
+    the whole sessions kept, the digest, and whether the dataset was read.)"""
+    if digest is not None or not root.is_dir():
+        entry, kept = _read_entry(root, keep_actions)
+        return entry, kept, digest or content_hash(root), True
+    hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundwork-hash")
+    try:
+        hashed = hashing.submit(content_hash, root)
+        try:
+            entry, kept = _read_entry(root, keep_actions, _Lookup(cache, hashed) if cache is not None else None)
+        except _Found as found:
+            return found.entry, [], hashed.result(), False
+        return entry, kept, hashed.result(), True
+    finally:
+        hashing.shutdown(wait=False)  # (a read that failed does not wait for the hash)
+
+
+def _read_entry(root: Path, keep_actions: int | None, found: _Lookup | None = None) -> tuple[Entry, list[Session]]:
+    """What reading the dataset record by record makes of it, and the whole sessions kept; raises
+    :class:`_Found` when ``found`` finds the dataset's entry in the cache meanwhile."""
+    taken = _Taken(keep_actions, found)
     raw, report = read_dataset(root, sink=taken)
     if not report.ok:
         raise DatasetError(report, str(root))

@@ -13,6 +13,13 @@ The files are Python pickles, written and read only by this server, in a folder 
 the code under ``corpus/`` or to the versions of Python, pandas, numpy and pydantic gives another
 version, so an entry is never read by code that did not write it. An entry that does not read is
 ignored (and written again). The ``entries`` used last are kept, the others removed.
+
+Finding an entry needs the dataset's content hash, which reads every byte (two seconds for a
+million actions). The folder also records the hash of each dataset folder it was computed for,
+under the folder's path and its files' names, sizes and modification times (what the app already
+takes as a sign that a folder has not changed): a folder opened again with its files unchanged, by
+a restarted server or another replica, is not hashed again. A folder never seen is hashed while it
+is read (:func:`corpus.dataset.load_dir`).
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import hashlib
 import logging
 import os
 import pickle
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -40,6 +48,9 @@ log = logging.getLogger(__name__)
 
 MIN_ACTIONS = 20_000  # smaller datasets read in about a second: they are not kept
 ENTRIES = 8
+HASHES_FOLDER = "hashes"  # the content hashes of folders as their files were (known_hash)
+HASHES = 256
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
@@ -122,6 +133,38 @@ class DatasetCache:
             log.warning("Groundwork: cannot keep the loaded dataset in %s (%s)", self.folder, exc)
             return None
         return path
+
+    # -- the content hash of a folder as its files were -------------------------------------------
+
+    def _hash_path(self, root: Path, signature: str) -> Path:
+        key = hashlib.sha256(f"{Path(root).resolve()}\0{signature}".encode("utf-8", "surrogateescape")).hexdigest()
+        return self.folder / HASHES_FOLDER / key[:32]
+
+    def known_hash(self, root: Path, signature: str) -> str | None:
+        """The content hash recorded for the folder ``root`` when its files had ``signature``
+        (:func:`corpus.dataset.files_signature`: their names, sizes and modification times), or
+        None: a folder opened again, by this process or another, is not hashed again."""
+        try:
+            digest = self._hash_path(root, signature).read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            return None
+        return digest if _DIGEST.fullmatch(digest) else None
+
+    def remember_hash(self, root: Path, signature: str, digest: str) -> None:
+        """Record ``digest`` as the content hash of ``root`` while its files have ``signature`` (the
+        :data:`HASHES` recorded last are kept). A folder that cannot be written is logged."""
+        path = self._hash_path(root, signature)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".writing-", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(digest)
+            os.replace(tmp, path)
+            kept = sorted(path.parent.iterdir(), key=lambda p: p.stat().st_mtime_ns, reverse=True)
+            for old in kept[HASHES:]:
+                old.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("Groundwork: cannot record a dataset's content hash in %s (%s)", self.folder, exc)
 
     def _evict(self) -> None:
         kept = sorted(self.folder.glob("*.pickle"), key=lambda p: p.stat().st_mtime_ns, reverse=True)

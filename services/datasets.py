@@ -136,8 +136,15 @@ def set_outcome(name: str, report: Report, imported: bool, note: str = "") -> No
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _hash(root: str, signature: str) -> str:
     """The dataset's content hash, once per state of its files (with the loaded datasets, not with
-    the pages' results: clearing those does not read every file again)."""
-    return content_hash(root)
+    the pages' results: clearing those does not read every file again); recorded in the data
+    directory's dataset cache, so that a restarted server or another replica does not read every
+    file again either (:meth:`corpus.dataset_cache.DatasetCache.known_hash`)."""
+    cache = DatasetCache(settings().cache_dir)
+    digest = cache.known_hash(Path(root), signature)
+    if digest is None:
+        digest = content_hash(root)
+        cache.remember_hash(Path(root), signature, digest)
+    return digest
 
 
 @st.cache_resource(show_spinner="Loading and validating the dataset...", max_entries=4)

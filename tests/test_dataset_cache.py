@@ -86,8 +86,11 @@ def test_a_damaged_entry_is_read_past_and_written_again(generated, tmp_path, cap
     path = cache.path(content_hash(generated))
     path.parent.mkdir(parents=True)
     path.write_bytes(b"\x80\x05 not a pickle")
-    corpus = load_dir(generated, cache=cache)
+    corpus = load_dir(generated, cache=cache, known_hash=content_hash(generated))
     assert "does not read" in caplog.text and len(corpus.actions_df) > 1_000
+    assert cache.read(content_hash(generated)) is not None
+    path.write_bytes(b"\x80\x05 not a pickle")  # (and when the hash is made as the dataset is read)
+    assert len(load_dir(generated, cache=cache).actions_df) == len(corpus.actions_df)
     assert cache.read(content_hash(generated)) is not None
 
 
@@ -143,3 +146,90 @@ def test_another_process_reads_what_one_kept(generated, tmp_path):
     ]
     assert [r["read"] for r in runs] == [True, False]
     assert runs[0]["actions"] == runs[1]["actions"] > 1_000 and runs[0]["hash"] == runs[1]["hash"]
+
+
+def test_a_folder_opened_again_unchanged_is_not_hashed_again(generated, tmp_path, monkeypatch):
+    """The first load hashes the folder (while it reads it) and records the hash under the folder's
+    path and its files' names, sizes and times; a load of the same folder unchanged takes the entry
+    by that hash without reading a byte of the dataset. A touched file, or a copy of the folder
+    elsewhere, is hashed again."""
+    ds = tmp_path / "ds"
+    shutil.copytree(generated, ds)
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    first = load_dir(ds, cache=cache)
+    digest = content_hash(ds)
+    assert first.content_hash == digest
+    assert cache.known_hash(ds, dataset.files_signature(ds)) == digest
+    assert len(list((cache.folder / "hashes").iterdir())) == 1
+    hashed: list[Path] = []
+
+    def counted(root):
+        hashed.append(Path(root))
+        return content_hash(root)
+
+    monkeypatch.setattr(dataset, "content_hash", counted)
+    with monkeypatch.context() as m:
+        _no_reading(m)
+        again = load_dir(ds, cache=cache)
+    assert hashed == [] and again.content_hash == digest
+    _same(first, again)
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ds, copy)
+    assert load_dir(copy, cache=cache).content_hash == digest and hashed == [copy]
+    path = ds / "dataset.json"
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+    assert load_dir(ds, cache=cache).content_hash == digest and hashed == [copy, ds]
+    assert cache.known_hash(tmp_path / "elsewhere", dataset.files_signature(ds)) is None
+
+
+def test_a_recorded_hash_that_does_not_read_is_hashed_again(generated, tmp_path):
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    signature = dataset.files_signature(generated)
+    cache.remember_hash(generated, signature, "not a digest")
+    assert cache.known_hash(generated, signature) is None
+    assert load_dir(generated, cache=cache).content_hash == content_hash(generated)
+    assert cache.known_hash(generated, signature) == content_hash(generated)
+
+
+def test_an_entry_found_once_the_hash_is_made_stops_the_reading(generated, tmp_path, monkeypatch):
+    """A folder whose hash is not recorded (a copy of a dataset kept before) is hashed while it is
+    read; once the hash is made, the entry kept under it is taken and the reading stops."""
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    first = load_dir(generated, cache=cache)
+    copy = tmp_path / "copy"
+    shutil.copytree(generated, copy)
+    digest = content_hash(copy)
+    monkeypatch.setattr(dataset, "content_hash", lambda root: digest)  # (made at once)
+    taken: list[str] = []
+    add_columns = dataset.TableBuilder.add_columns
+
+    def counted(self, meta, actions):
+        taken.append(meta.id)
+        return add_columns(self, meta, actions)
+
+    monkeypatch.setattr(dataset.TableBuilder, "add_columns", counted)
+    again = load_dir(copy, cache=cache)
+    assert len(taken) < len(first.sessions) // 2 and again.content_hash == digest
+    _same(first, again)
+    assert cache.known_hash(copy, dataset.files_signature(copy)) == digest
+
+
+def test_the_app_hashes_a_folder_once_across_restarts(generated, tmp_path, monkeypatch):
+    """The app's hash of a dataset folder (services.datasets) is recorded in the data directory's
+    dataset cache: a restarted server, or another replica on the same data directory, takes it
+    without reading the files again."""
+    from services import datasets
+
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    signature = dataset.files_signature(generated)
+    datasets._hash.clear()
+    assert datasets._hash(str(generated), signature) == content_hash(generated)
+    datasets._hash.clear()  # (a restart: nothing held in memory)
+
+    def refuse(root):
+        raise AssertionError("hashed again")
+
+    monkeypatch.setattr(datasets, "content_hash", refuse)
+    assert datasets._hash(str(generated), signature) == content_hash(generated)
+    datasets._hash.clear()
