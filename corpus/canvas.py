@@ -18,6 +18,7 @@ differences away.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
@@ -31,13 +32,15 @@ Cells = Iterable[Sequence[int]]
 
 
 class Change(NamedTuple):
-    """What one action did to the canvas: flat cell indices (row * cols + col) turned on / off."""
+    """What one action did to the canvas: flat cell indices (row * cols + col) turned on / off
+    (sets never changed once made: the undo stack keeps them)."""
 
-    on: frozenset[int]
-    off: frozenset[int]
+    on: AbstractSet[int]
+    off: AbstractSet[int]
 
 
-_NO_CHANGE = Change(frozenset(), frozenset())
+_NONE: frozenset[int] = frozenset()
+_NO_CHANGE = Change(_NONE, _NONE)
 
 
 class Canvas:
@@ -76,20 +79,23 @@ class Canvas:
         return change
 
     def draw(self, cells: Cells) -> Change:
-        return self._apply(Change(frozenset(self._flat(cells) - self._filled), frozenset()))
+        return self._apply(Change(self._flat(cells) - self._filled, _NONE))
 
     def erase(self, cells: Cells) -> Change:
-        return self._apply(Change(frozenset(), frozenset(self._flat(cells) & self._filled)))
+        return self._apply(Change(_NONE, self._flat(cells) & self._filled))
 
     def reset(self) -> Change:
-        return self._apply(Change(frozenset(), frozenset(self._filled)))
+        change = Change(_NONE, self._filled)  # (the filled set itself, handed over: the canvas starts a new one)
+        self._filled = set()
+        self._edits.append(change)
+        return change
 
     def undo(self) -> Change:
         """Revert the latest edit not yet undone: remove what it added, restore what it removed."""
         if not self._edits:
             return _NO_CHANGE
         prev = self._edits.pop()
-        return self._apply(Change(frozenset(prev.off - self._filled), frozenset(prev.on & self._filled)), push=False)
+        return self._apply(Change(prev.off - self._filled, prev.on & self._filled), push=False)
 
     def apply(self, kind: str, cells: Cells | None = None) -> Change:
         """One action of type ``kind`` (draw, erase, reset, undo; anything else changes nothing)."""
