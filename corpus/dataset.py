@@ -296,6 +296,7 @@ class _Taken:
         self.kept: list[Session] = []
         self._kept_actions = 0
         self._found = found
+        self.tables: Tables | None = None
 
     def _stop_if_found(self) -> None:
         if self._found is not None and (entry := self._found()) is not None:
@@ -316,6 +317,10 @@ class _Taken:
     def take_read(self, read: SessionsRead, maps: Mapping[str, GridMap]) -> None:
         self._stop_if_found()
         self._builder(maps).take_rows(read.rows)
+
+    def sessions_read(self) -> None:
+        if self.builder is not None:
+            self.tables = self.builder.finish()
 
     def _builder(self, maps: Mapping[str, GridMap]) -> TableBuilder:
         if self.builder is None:
@@ -413,7 +418,7 @@ def _read_entry(root: Path, keep_actions: int | None, found: _Lookup | None = No
         predictions=raw.predictions,
         warnings=report.warnings,
         expressions=_expressions_frame(raw.expressions),
-        tables=taken.builder.finish(),
+        tables=taken.tables if taken.tables is not None else taken.builder.finish(),
     )
     return entry, taken.kept
 

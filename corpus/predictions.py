@@ -681,15 +681,19 @@ def read_runs_dir(
     prefix: str = "predictions/",
     failed: Failed | None = None,
     pool: Executor | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> dict[str, Run]:
     """Every run folder of a ``predictions/`` folder, by run id (refused runs included). With a
     ``pool`` of worker processes, each next-action and mental-model file is first read at once by
-    one of them (what a worker cannot read so is read here, line by line)."""
+    one of them (what a worker cannot read so is read here, line by line); ``meanwhile`` is called
+    once the files are handed to them (at once without them)."""
     pred_dir = Path(pred_dir)
-    if not pred_dir.is_dir():
-        return {}
-    dirs = sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+    dirs = (
+        sorted(p for p in pred_dir.iterdir() if p.is_dir() and not p.name.startswith(".")) if pred_dir.is_dir() else []
+    )
     ready = _ReadAtOnce(pool, dirs, sessions, maps) if pool is not None and failed is None else {}
+    if meanwhile is not None:
+        meanwhile()
     return {
         d.name: read_run_dir(d, sessions, maps, prefix=f"{prefix}{d.name}/", failed=failed, ready=ready) for d in dirs
     }
@@ -741,12 +745,14 @@ def read_dataset_runs(
     report: Report,
     failed: Failed | None = None,
     pool: Executor | None = None,
+    meanwhile: Callable[[], None] | None = None,
 ) -> dict[str, Run]:
     """A dataset's runs, for the dataset reader. A refused run does not stop the dataset from loading:
     its problems are listed in the dataset's report as warnings, and it is left out. A line naming a
     session with errors is passed to ``failed`` and skipped (the dataset does not load anyway).
-    ``pool``: worker processes that read the runs' files (:func:`read_runs_dir`)."""
-    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed, pool=pool)
+    ``pool``: worker processes that read the runs' files, and ``meanwhile``, called once they have
+    them (:func:`read_runs_dir`)."""
+    runs = read_runs_dir(root / "predictions", sessions, maps, failed=failed, pool=pool, meanwhile=meanwhile)
     for run in runs.values():
         if not run.report.ok:
             n = len(run.report.errors)

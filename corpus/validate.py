@@ -80,6 +80,11 @@ class SessionSink(Protocol):
         been taken in turn."""
         ...
 
+    def sessions_read(self) -> None:
+        """Every session was taken, with nothing wrong so far; the workers, if any, are reading the
+        runs' files now (what the sink makes of the sessions is best made meanwhile)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ActionRef:
@@ -237,7 +242,10 @@ def _read_dataset(root: Path, sink: SessionSink | None = None) -> tuple[RawDatas
 
         # (With no failed session, no line is only counted: the runs are read without asking.)
         failed = raw.counts_as_reference if raw.failed_sessions else None
-        raw.predictions = read_dataset_runs(root, raw.sessions, raw.maps, report, failed=failed, pool=workers.pool)
+        meanwhile = sink.sessions_read if sink is not None and report.ok else None
+        raw.predictions = read_dataset_runs(
+            root, raw.sessions, raw.maps, report, failed=failed, pool=workers.pool, meanwhile=meanwhile
+        )
     note_references(raw, report)
     return raw, report
 

@@ -131,3 +131,35 @@ def test_a_run_with_a_problem_read_by_workers_reports_as_here(tmp_path, monkeypa
     assert any(i.file == f"predictions/{run.name}/next_action.jsonl" for i in there.warnings)
     assert not there.predictions[run.name].ok and len(there.predictions) >= 2
     _same(here, there)
+
+
+def test_the_tables_are_made_while_the_workers_read_the_runs(tmp_path, monkeypatch):
+    """The tables of the sessions are made once the runs' files are handed to the workers (this
+    process would otherwise wait for them idle), and not at all for a dataset with an error."""
+    import corpus.dataset as dataset
+    import corpus.predictions as predictions
+
+    root = _sample(tmp_path)
+    events: list[str] = []
+    handed = predictions._ReadAtOnce.__init__
+    made = dataset._Taken.sessions_read
+
+    def hand(self, *args, **kwargs):
+        handed(self, *args, **kwargs)
+        events.append(f"handed {len(self)} files")
+
+    def make(self):
+        events.append("tables")
+        made(self)
+
+    monkeypatch.setattr(predictions._ReadAtOnce, "__init__", hand)
+    monkeypatch.setattr(dataset._Taken, "sessions_read", make)
+    here, _ = _load(root, monkeypatch, 0)
+    assert events == ["tables"]
+    events.clear()
+    there, _ = _load(root, monkeypatch, 2)
+    assert events == ["handed 4 files", "tables"]
+    _same(here, there)
+    events.clear()
+    _edit_line(root / "sessions" / "S19" / "actions.jsonl", 3, timestamp="soon")
+    assert isinstance(_load(root, monkeypatch, 2)[0], DatasetError) and "tables" not in events
