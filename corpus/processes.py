@@ -1,23 +1,25 @@
 """Worker processes that start clean: spawned (a fresh interpreter: the server's threads are not
-copied into it) without running the server's ``__main__`` again.
+copied into it), or, for a dataset's readers, forked from a fork server (a fresh interpreter
+started once, which imports what they run), without running the server's ``__main__`` again.
 
 Streamlit installs the page being run as ``__main__``; a spawned process re-runs the file of
 ``__main__`` before its first task, which would execute a page (and the app's navigation) in the
-worker. While a worker is started, ``__main__`` is a bare module, so the worker starts with nothing
-but its imports (a task is a module-level function, found by its module).
+worker, and so would a forked one. While a worker is started, ``__main__`` is a bare module, so the
+worker starts with nothing but its imports (a task is a module-level function, found by its module).
 """
 
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
 import sys
 import threading
 import types
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from multiprocessing.context import SpawnContext, SpawnProcess
-from typing import TypeVar
+from multiprocessing.context import BaseContext, SpawnContext, SpawnProcess
+from typing import Any, TypeVar
 
 _main_lock = threading.Lock()
 T = TypeVar("T")
@@ -31,19 +33,60 @@ class _WorkerProcess(SpawnProcess):
             from multiprocessing.popen_spawn_win32 import Popen
         else:
             from multiprocessing.popen_spawn_posix import Popen
-        with _main_lock:
-            main = sys.modules["__main__"]
-            sys.modules["__main__"] = types.ModuleType("__main__")
-            try:
-                return Popen(process_obj)
-            finally:
-                sys.modules["__main__"] = main
+        return _without_main(Popen, process_obj)
 
 
 class WorkerContext(SpawnContext):
     """The multiprocessing context of such workers (``ProcessPoolExecutor(mp_context=...)``)."""
 
     Process = _WorkerProcess
+
+
+def _without_main(popen: Callable[[Any], Any], process_obj: Any) -> Any:
+    """``popen(process_obj)`` while ``__main__`` is a bare module (what the new process is told of)."""
+    with _main_lock:
+        main = sys.modules["__main__"]
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            return popen(process_obj)
+        finally:
+            sys.modules["__main__"] = main
+
+
+# What a dataset's readers run, imported once by the fork server (see ReaderContext).
+READER_MODULES = ["corpus.validate", "corpus.predictions"]
+
+
+if sys.platform != "win32":  # (no fork server there: its readers are spawned)
+    from multiprocessing.context import ForkServerContext, ForkServerProcess
+
+    class _ForkedReader(ForkServerProcess):
+        @staticmethod
+        def _Popen(process_obj):  # noqa: ANN001, ANN205, N802 - multiprocessing's hook
+            from multiprocessing.popen_forkserver import Popen
+
+            return _without_main(Popen, process_obj)
+
+    class ReaderContext(ForkServerContext):
+        """Workers forked from a fork server: a clean process started once (when first asked for, as
+        spawned workers are, without the server's ``__main__``), which imports the readers' modules
+        (:data:`READER_MODULES`) and forks each worker from itself. A worker then starts at once,
+        where a spawned one imports pandas, pydantic and the readers again (a second each); the fork
+        server lives as long as this process."""
+
+        Process = _ForkedReader
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.set_forkserver_preload(READER_MODULES)
+
+
+def reader_context() -> BaseContext:
+    """The context of a dataset's reading workers: forked from a fork server where the platform has
+    one, spawned otherwise."""
+    if sys.platform != "win32" and "forkserver" in multiprocessing.get_all_start_methods():
+        return ReaderContext()
+    return WorkerContext()
 
 
 def processors() -> int:
@@ -74,7 +117,7 @@ class Workers:
 
     def start(self, n: int) -> ProcessPoolExecutor:
         if self.pool is None:
-            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=WorkerContext(), initializer=gc.disable)
+            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=reader_context(), initializer=gc.disable)
             self.n = n
         return self.pool
 

@@ -255,6 +255,25 @@ def test_the_worker_does_not_run_the_page_it_was_started_from():
     assert at.markdown[0].value == "None"
 
 
+def test_a_dataset_reader_does_not_run_the_page_it_was_started_from():
+    # The readers are forked from a fork server, which is told of the main module as a spawned
+    # worker is: neither may run the page again.
+    def script() -> None:
+        import streamlit as st
+        from test_upload_hygiene import main_file_in_worker
+
+        from corpus.processes import ReaderContext, Workers
+
+        with Workers() as workers:
+            pool = workers.start(1)
+            st.write(repr(pool.submit(main_file_in_worker).result(timeout=60)))
+            st.write(type(pool._mp_context).__name__ if isinstance(pool._mp_context, ReaderContext) else "spawned")
+
+    at = AppTest.from_function(script, default_timeout=90).run()
+    assert not at.exception, at.exception
+    assert [m.value for m in at.markdown] == ["None", "ReaderContext"]
+
+
 def test_the_report_table_wraps_groups_and_keeps_data_as_text():
     def script() -> None:
         from components.dataset import show_report
