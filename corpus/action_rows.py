@@ -78,9 +78,6 @@ _MENTAL_KEYS = frozenset(
 )
 _MENTAL_REQUIRED = frozenset({"team_goal", "partner_intent", "self_reasoning", "aligned"})
 _LABEL_KEYS = frozenset({"code", "text", "other_text"})
-# Each role and action type as one shared string (a table of a million actions holds each once).
-_ROLES = {r: r for r in ("guide", "follower")}
-_TYPES = {t: t for t in schema.ACTION_TYPES}
 _NO_CONTENT: tuple[Any, ...] = (None, "", [])
 
 # dimension -> code -> the one wording a label may give besides none ("other" reads "Other").
@@ -183,7 +180,8 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
             return None
         if (type(t) is not float and type(t) is not int) or not last_t <= t <= MAX_SECONDS:
             return None
-        role, kind = _ROLES.get(role) if type(role) is str else None, _TYPES.get(kind) if type(kind) is str else None
+        role = schema.ROLE_OF.get(role) if type(role) is str else None
+        kind = schema.ACTION_TYPE_OF.get(kind) if type(kind) is str else None
         if role is None:
             return None
         if kind == "message":

@@ -354,7 +354,8 @@ def load_dir(
         kept: list[Session] = []
         if entry is None:
             entry, kept, digest, read = _read_hashing(root, keep_actions, cache, digest)
-            if cache is not None and (not read or cache.write(digest, entry) is not None) and signature is not None:
+            in_cache = cache is not None and (not read or cache.write(digest, entry) is not None)
+            if in_cache and cache is not None and signature is not None:  # (the folder's hash, for its next load)
                 cache.remember_hash(root, signature, digest)
         assert digest is not None  # (an entry is only ever read under a digest)
         store = SessionStore(

@@ -478,18 +478,15 @@ def _actors(session: Any) -> Sequence[str] | None:
     return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
 
 
-_ACTION_TYPE = {t: t for t in schema.ACTION_TYPES}  # (each type as one shared string)
-
-
 def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[int, int] | None) -> bool:
     """The next-action fields of a line into ``row``, as :func:`_check_next_action` reads them;
     False when that would report anything."""
     given = obj.get("action_type")
-    t = _ACTION_TYPE.get(given) if type(given) is str else None
+    t = schema.ACTION_TYPE_OF.get(given) if type(given) is str else None
     if t is None:  # (not as written: in capitals or with spaces, or no type at all)
         if not isinstance(given, str) or not given.strip():
             return False
-        t = _ACTION_TYPE.get(given.strip().lower())
+        t = schema.ACTION_TYPE_OF.get(given.strip().lower())
         if t is None:
             return False
     field = _content_field(obj)

@@ -40,6 +40,10 @@ ROLES = ("guide", "follower")
 ACTION_TYPES = ("message", "draw", "erase", "undo", "reset")
 DRAWING_TYPES = ("draw", "erase", "undo", "reset")
 CELL_TYPES = ("draw", "erase")  # action types whose content is a list of cells
+# Each role and action type as written, to its one shared string (a reader looks a value up here:
+# a table of a million actions then holds each string once).
+ROLE_OF = {r: r for r in ROLES}
+ACTION_TYPE_OF = {t: t for t in ACTION_TYPES}
 
 OTHER = "other"
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus.action_rows import _ROLES, _TYPES, ActionColumns, _records, columns_at_once
+from corpus import schema
+from corpus.action_rows import ActionColumns, _records, columns_at_once
 from corpus.dataset import SAMPLE_DATA
 from corpus.generate import generate
 from corpus.model import MAX_SECONDS, Action
@@ -259,5 +260,5 @@ def test_what_the_models_parser_refuses_is_left_to_the_models_and_escapes_read_a
     _same(fast, models)
     plain = columns_at_once(text, grid)
     assert plain is not None and {id(r) for r in plain.role} | {id(t) for t in plain.type} <= {
-        id(v) for v in (*_ROLES.values(), *_TYPES.values())
+        id(v) for v in (*schema.ROLE_OF.values(), *schema.ACTION_TYPE_OF.values())
     }  # (each role and type one shared string)
