@@ -378,19 +378,21 @@ def test_a_macro_score_resting_on_a_rare_label_warns_that_its_interval_is_an_art
 
 @pytest.mark.parametrize("n", [1, 2, 17, 999, 5_001])
 def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
-    """The bootstrap's sums made a block of resamples at a time are the numbers the whole n_boot x n
-    index matrix gives, bit for bit, whatever the block (here 4,000 indices: one resample a block
-    at 5,001 items, several below)."""
+    """The bootstrap's sums made a block of resamples at a time, each resample counted, are the
+    sums the whole n_boot x n index matrix gives, item by item, whatever the block (here 4,000
+    indices: one resample a block at 5,001 items, several below): to rounding, and exactly where the
+    sums are whole numbers; two arrays alike get sums alike, bit for bit."""
     from analysis.compare import metrics
 
     monkeypatch.setattr(metrics, "RESAMPLE_BLOCK", 4_000)
     rng = np.random.default_rng(n)
     scores, weights = rng.random(n), rng.integers(1, 30, n).astype(float)
     idx = metrics.resample_items(n, 300, 7)
-    got = metrics.resampled_sums([scores * weights, weights], 300, 7)
-    assert np.array_equal(got[0], (scores * weights)[idx].sum(axis=1))
-    assert np.array_equal(got[1], weights[idx].sum(axis=1))
-    assert np.array_equal(np.ones(n)[idx].sum(axis=1), np.full(300, float(n)))  # (the unweighted shortcut)
+    got = metrics.resampled_sums([scores * weights, weights, np.ones(n), scores * weights], 300, 7)
+    np.testing.assert_allclose(got[0], (scores * weights)[idx].sum(axis=1), rtol=1e-12, atol=0)
+    assert np.array_equal(got[1], weights[idx].sum(axis=1))  # (whole numbers: exact in any order)
+    assert np.array_equal(got[2], np.full(300, float(n)))  # (the unweighted shortcut)
+    assert np.array_equal(got[0], got[3])
 
 
 def test_bootstrap_sums_draw_items_one_by_one_unless_few_rows_are_distinct():

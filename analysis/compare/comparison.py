@@ -63,13 +63,18 @@ class Comparison:
         """The category table, one row per (run, item, dimension) (:func:`it.long_table`)."""
         return self._memo.once(("cat",), lambda: it.long_table(self.parts))
 
-    def task_scores(self, task: str) -> EstimateTable:
+    def task_scores(self, task: str, margins: bool = True) -> EstimateTable:
         """Every score of one task (:func:`analysis.compare.scores.score_table`), made when first
-        asked for: a page that shows one task's table does not wait for the other's."""
+        asked for: a page that shows one task's table does not wait for the other's; without the
+        ``margins`` (the scores over all conditions or roles), what the leaderboard shows."""
         return self._memo.once(
-            ("scores", task),
+            ("scores", task, margins),
             lambda: score_table(
-                [self.items[r] for r in self.infos], self.parts, self.similarity_missing, tasks=(task,)
+                [self.items[r] for r in self.infos],
+                self.parts,
+                self.similarity_missing,
+                tasks=(task,),
+                margins=margins,
             ),
         )
 
@@ -87,14 +92,14 @@ class Comparison:
     def score_frame(self) -> pd.DataFrame:
         return self._memo.once(("score_frame",), self.scores.to_frame)
 
-    def task_score_frame(self, task: str) -> pd.DataFrame:
-        return self._memo.once(("score_frame", task), self.task_scores(task).to_frame)
+    def task_score_frame(self, task: str, margins: bool = True) -> pd.DataFrame:
+        return self._memo.once(("score_frame", task, margins), self.task_scores(task, margins).to_frame)
 
     def leaderboard(self, task: str, measure: str = "accuracy") -> Leaderboard:
         """The paper's table, the best run of a column marked only where the paired test separates it."""
 
         def make() -> Leaderboard:
-            lb = leaderboard(self.task_score_frame(task), self.infos, task, measure)
+            lb = leaderboard(self.task_score_frame(task, margins=False), self.infos, task, measure)
             asked: list[tuple] = []  # (which tests the marking asks for does not hang on their answers)
 
             def ask(a: str, b: str, condition: str, role: str, metric: str, dimension: str) -> Undefined:
@@ -193,10 +198,13 @@ class Comparison:
         return pd.DataFrame(rows, columns=["run", "task", "predictions", "scored", "unmatched", "missing"])
 
     def unmatched(self) -> pd.DataFrame:
-        return pd.concat([ri.unmatched.assign(run=r) for r, ri in self.items.items()], ignore_index=True)
+        return self._memo.once(("unmatched",), lambda: self._every_run("unmatched"))
 
     def missing(self) -> pd.DataFrame:
-        return pd.concat([ri.missing.assign(run=r) for r, ri in self.items.items()], ignore_index=True)
+        return self._memo.once(("missing",), lambda: self._every_run("missing"))
+
+    def _every_run(self, name: str) -> pd.DataFrame:
+        return pd.concat([getattr(ri, name).assign(run=r) for r, ri in self.items.items()], ignore_index=True)
 
     def confusion(self, run: str, dimension: str) -> pd.DataFrame:
         """Counts of (person's label, model's label) over the labels either side used."""

@@ -15,10 +15,10 @@ say how many.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import cast
+from typing import TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,7 @@ from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
 from corpus.predictions import DIMENSIONS, Run
 
 ACTION_TYPE = "action_type"
+T = TypeVar("T")
 CATEGORIES: dict[str, list[str]] = {
     **{d: [*schema.DIMENSIONS[d], schema.OTHER] for d in DIMENSIONS},
     ACTION_TYPE: list(schema.ACTION_TYPES),
@@ -132,29 +133,63 @@ class RunItems:
     slice_fields: dict[str, list[str]]  # task -> extra fields of the prediction lines
     _rouge: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    _kept: dict[tuple, object] = field(default_factory=dict, repr=False, compare=False)
+
+    def kept(self, key: tuple, make: Callable[[], T]) -> T:
+        """``make()``, made once per ``key`` for this run's items and kept (a score over some of
+        them that two tables show, e.g. a bootstrap)."""
+        if key not in self._kept:
+            self._kept[key] = make()
+        return cast(T, self._kept[key])
 
     def frame(self, task: str) -> pd.DataFrame:
         return self.mm if task == "mental_model" else self.na
 
     def rouge(self, task: str) -> np.ndarray:
         """ROUGE-L of each of the task's items (NaN where a side has no text), made when first asked
-        for (a page that shows one task does not wait for the other's texts) and kept; the item
-        tables themselves are never changed after they are made (pages read them at once)."""
-        with self._lock:
-            if task not in self._rouge:
-                df = self.frame(task)
-                ref, pred, ok, _ = TEXTS[task]
-                values = np.full(len(df), np.nan)
-                usable = df[ok].to_numpy(dtype=bool) if len(df) else np.zeros(0, dtype=bool)
-                if usable.any():
-                    values[usable] = text.rouge_l(df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist())
-                self._rouge[task] = values
-            return self._rouge[task]
+        for (a page that shows one task does not wait for the other's texts; :func:`add_rouge`
+        makes every run's at once) and kept; the item tables themselves are never changed after
+        they are made (pages read them at once)."""
+        add_rouge([self], task)
+        return self._rouge[task]
+
+    def _texts(self, task: str) -> tuple[np.ndarray, list, list]:
+        """Which of the task's items both sides gave text for, and those texts (person's, run's)."""
+        df = self.frame(task)
+        ref, pred, ok, _ = TEXTS[task]
+        usable = df[ok].to_numpy(dtype=bool) if len(df) else np.zeros(0, dtype=bool)
+        if not usable.any():
+            return usable, [], []
+        return usable, df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist()
 
     def text_scores(self, task: str) -> pd.DataFrame:
         """The task's items with their ROUGE-L as the column ``rouge_<rationale|message>`` (a new
         frame: the item table is not changed)."""
         return self.frame(task).assign(**{f"rouge_{TEXTS[task][3]}": self.rouge(task)})
+
+
+def add_rouge(items: Iterable[RunItems], task: str) -> None:
+    """ROUGE-L of the task's items (:meth:`RunItems.rouge`) for every run not scored yet, in one
+    call of :func:`text.rouge_l`: the person's texts, the same for every run, are tokenized once,
+    and a (person, run) pair that repeats across runs is scored once."""
+    held = sorted({id(it): it for it in items if task not in it._rouge}.values(), key=id)  # (one order: no deadlock)
+    for it in held:
+        it._lock.acquire()
+    try:
+        todo = [it for it in held if task not in it._rouge]  # (another thread may have made some meanwhile)
+        texts = [it._texts(task) for it in todo]
+        refs = [t for _, r, _ in texts for t in r]
+        preds = [t for _, _, p in texts for t in p]
+        scores = text.rouge_l(refs, preds) if refs else np.zeros(0)
+        at = 0
+        for it, (usable, r, _) in zip(todo, texts):
+            values = np.full(len(usable), np.nan)
+            values[usable] = scores[at : at + len(r)]
+            at += len(r)
+            it._rouge[task] = values
+    finally:
+        for it in held:
+            it._lock.release()
 
 
 _KEYS = ["session_id", "action_index"]

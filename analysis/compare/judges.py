@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import cohen_kappa_score
 
 from analysis import agreement as ag
 from analysis.results import Estimate, EstimateTable, wilson
@@ -60,6 +59,8 @@ def pair_agreement(a: np.ndarray, b: np.ndarray, scale: list[int] | None = None)
             empty=none,
         ),
     }
+    from sklearn.metrics import cohen_kappa_score  # (scikit-learn takes a second to import: only judges need it)
+
     for key, weights in (("weighted_kappa", "quadratic"), ("linear_weighted_kappa", "linear")):
         kappa: dict[str, Any] = dict(
             key=key,

@@ -10,12 +10,13 @@ Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 import numpy as np
 import pandas as pd
 
 from analysis.compare import text
-from analysis.compare.items import ACTION_TYPE, CATEGORIES, TEXTS, Parts, RunItems
+from analysis.compare.items import ACTION_TYPE, CATEGORIES, TEXTS, Parts, RunItems, add_rouge
 from analysis.compare.metrics import (
     CATEGORY_METRICS,
     ITEMS,
@@ -37,14 +38,15 @@ KEYS = ("run", "task", "metric", "dimension", "condition", "role")
 DRAWING_METHOD = "mean over predicted ink cells of 1 / 2/3 / 1/3 / 0 by Chebyshev distance to the route (Sec. 4.2)"
 
 
-def scopes(df: pd.DataFrame) -> Iterator[tuple[str, str, np.ndarray]]:
-    """(condition, role, row mask) for every condition x role, each also over all."""
+def scopes(df: pd.DataFrame, margins: bool = True) -> Iterator[tuple[str, str, np.ndarray]]:
+    """(condition, role, row mask) for every condition x role, each also over all (the margins:
+    left out with ``margins=False``)."""
     everything = np.ones(len(df), bool)
     by_condition = {c: _equals(df["condition"], c) for c in schema.CONDITIONS}
     by_role = {r: _equals(df["role"], r) for r in schema.ROLES}
-    for c in (*(c for c in schema.CONDITIONS if by_condition[c].any()), ALL):
+    for c in (*(c for c in schema.CONDITIONS if by_condition[c].any()), *((ALL,) if margins else ())):
         mc = everything if c == ALL else by_condition[c]
-        for r in ROLES:
+        for r in ROLES if margins else schema.ROLES:
             yield c, r, mc & (everything if r == ALL else by_role[r])
 
 
@@ -56,21 +58,23 @@ def _equals(column: pd.Series, value: str) -> np.ndarray:
 TASK_DIMENSIONS = {"mental_model": DIMENSIONS, "next_action": (ACTION_TYPE,)}
 
 
-def _category_rows(parts: Parts, run_ids: list[str], tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS)):
+def _category_rows(
+    parts: Parts, run_ids: list[str], tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS), margins: bool = True
+):
     for run in run_ids:
         for task, dim in ((t, d) for t in tasks for d in TASK_DIMENSIONS[t]):
             df = parts.get((run, dim))
             if df is None or df.empty:
                 continue
             t, p, k = df["t_code"].to_numpy(), df["p_code"].to_numpy(), len(CATEGORIES[dim])
-            for c, r, m in scopes(df):
+            for c, r, m in scopes(df, margins):
                 for metric, est in category_estimates(confusion(t[m], p[m], k)).items():
                     yield {"run": run, "task": task, "metric": metric, "dimension": dim, "condition": c, "role": r}, est
 
 
-def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_missing: str | None):
+def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_missing: str | None, margins: bool):
     rouge, sim = f"rouge_{dim}", f"sim_{dim}"
-    for c, r, m in scopes(df):
+    for c, r, m in scopes(df, margins):
         key = {"run": run, "task": task, "dimension": dim, "condition": c, "role": r}
         sel = m & df[ok].to_numpy()
         yield (
@@ -110,38 +114,47 @@ def _text_rows(df: pd.DataFrame, run: str, task: str, dim: str, ok: str, sim_mis
             )
 
 
-def _drawing_rows(na: pd.DataFrame, run: str):
+def _drawing_rows(it: RunItems, margins: bool):
+    na = it.na
     drawn = na["draw_score"].notna().to_numpy()
     score, cells = na["draw_score"].to_numpy(), na["draw_cells"].to_numpy()
     # Only the Follower draws: a condition's Follower rows and all its rows are the same drawings,
-    # and their bootstrap (the slowest part of a large comparison) is run once.
-    done: dict[bytes, Estimate] = {}
-    for c, r, m in scopes(na):
+    # and their bootstrap (the slowest part of a large comparison) is run once, and kept with the
+    # run's items (a table without the margins and one with them share it).
+    for c, r, m in scopes(na, margins):
         sel = m & drawn
-        key = np.packbits(sel).tobytes()
-        if key not in done:
-            done[key] = ratio_estimate(
+        est = it.kept(
+            ("drawing", np.packbits(sel).tobytes()),
+            partial(
+                ratio_estimate,
                 "drawing",
                 score[sel],
                 cells[sel],
                 DRAWING_METHOD,
                 "analysis.compare.metrics.ratio_estimate (cell scores: corpus.metrics)",
-            )
-        est: Estimate = done[key]
+            ),
+        )
         yield (
-            {"run": run, "task": "next_action", "metric": "drawing", "dimension": "drawing", "condition": c, "role": r},
+            {
+                "run": it.run_id,
+                "task": "next_action",
+                "metric": "drawing",
+                "dimension": "drawing",
+                "condition": c,
+                "role": r,
+            },
             est,
         )
 
 
-def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...]) -> list:
+def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...], margins: bool = True) -> list:
     """One run's text and drawing scores of ``tasks``."""
     out = []
     for task in (t for t in TEXTS if t in tasks and not it.frame(t).empty):
         _, _, ok, dim = TEXTS[task]
-        out += _text_rows(it.text_scores(task), it.run_id, task, dim, ok, sim_missing)
+        out += _text_rows(it.text_scores(task), it.run_id, task, dim, ok, sim_missing, margins)
         if task == "next_action":
-            out += _drawing_rows(it.na, it.run_id)
+            out += _drawing_rows(it, margins)
     return out
 
 
@@ -149,15 +162,22 @@ TITLE = "Scores per run, condition and role"
 
 
 def score_table(
-    items: list[RunItems], parts: Parts, sim_missing: str | None, tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS)
+    items: list[RunItems],
+    parts: Parts,
+    sim_missing: str | None,
+    tasks: tuple[str, ...] = tuple(TASK_DIMENSIONS),
+    margins: bool = True,
 ) -> EstimateTable:
     """Every score of every run on ``tasks`` (both, unless told; see the module docstring);
     ``parts``: the category table by run and dimension
-    (:func:`analysis.compare.items.category_parts`). Each run's scores are made on one of a
-    few threads (their bootstraps are array work, done outside Python's lock), in the table's
-    order: every run's category scores, then each run's text and drawing scores."""
-    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id], tasks)), items)
-    other = on_threads(lambda it: _item_rows(it, sim_missing, tasks), items)
+    (:func:`analysis.compare.items.category_parts`); ``margins=False``: per condition and role
+    only, none over all conditions or roles (what the leaderboard shows). Each run's scores are
+    made on one of a few threads (their bootstraps are array work, done outside Python's lock),
+    in the table's order: every run's category scores, then each run's text and drawing scores."""
+    for task in tasks:  # (every run's texts at once, before the threads: see items.add_rouge)
+        add_rouge(items, task)
+    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id], tasks, margins)), items)
+    other = on_threads(lambda it: _item_rows(it, sim_missing, tasks, margins), items)
     rows = [row for made in (*category, *other) for row in made]
     return EstimateTable.build(rows, KEYS, title=TITLE)
 

@@ -70,13 +70,13 @@ def render(cmp: Comparison) -> None:
         where=d1,
         icon=":material/download:",
     )
+    caption = f"{TASKS[task]}" + (" ! marks a score whose interval is an artefact." if lb.marked else "")
     d2.download_button(
         "Download LaTeX",
-        lb.to_latex(
-            caption=f"{TASKS[task]}" + (" ! marks a score whose interval is an artefact." if lb.marked else "")
-        ),
+        lambda: lb.to_latex(caption=caption),  # (written when the button is pressed)
         file_name=f"leaderboard_{task}.tex",
         mime="text/x-tex",
         icon=":material/download:",
         key=f"compare_lb_tex_{task}",
+        on_click="ignore",
     )

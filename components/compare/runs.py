@@ -15,6 +15,7 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.format import fmt, fmt_count
 from components.compare.common import run_label
+from components.download import csv_button
 from components.palette import CONDITION_NAMES
 from corpus.dataset import Corpus
 from corpus.escape import md_line
@@ -151,6 +152,9 @@ def refused(runs: list[Run]) -> None:
     st.dataframe(issues_frame(bad), hide_index=True, width="stretch", key="compare_refused")
 
 
+LISTED = 1000  # rows of the unmatched and missing lists shown on the page (the CSV holds all)
+
+
 def picker(corpus: Corpus, user: User | None = None) -> list[Run]:
     """The dataset's runs and the uploaded ones; returns the valid runs the user keeps."""
     uploader(corpus, user)
@@ -185,10 +189,17 @@ def coverage(cmp: Comparison) -> None:
     with st.expander("Per run: predictions, scored, unmatched and missing items"):
         shown = cov.assign(run=[run_label(cmp, r) for r in cov["run"]])
         st.dataframe(shown, hide_index=True, width="stretch", key="compare_coverage")
-        for title, frame in (("Unmatched predictions", cmp.unmatched()), ("Missing instances", cmp.missing())):
+        for title, table, name in (
+            ("Unmatched predictions", cmp.unmatched, "unmatched_predictions.csv"),
+            ("Missing instances", cmp.missing, "missing_instances.csv"),
+        ):
+            frame = table()
             if len(frame):
-                st.markdown(f"**{title}** ({len(frame)})")
-                st.dataframe(pd.DataFrame(frame), hide_index=True, width="stretch")
+                more = f"; the first {fmt_count(LISTED)} listed, the CSV holds all" if len(frame) > LISTED else ""
+                st.markdown(f"**{title}** ({fmt_count(len(frame))}{more})")
+                st.dataframe(pd.DataFrame(frame.head(LISTED)), hide_index=True, width="stretch")
+                if more:
+                    csv_button(f"Download {title.lower()} (CSV)", table, name, key=f"compare_cov_{name}")
     if cmp.similarity_missing:
         st.caption(f"SBERT similarity: undefined, because {cmp.similarity_missing}.")
 
