@@ -96,11 +96,16 @@ def make_dataset(dest: Path, n_sessions: int = N_SESSIONS, n_predictions: int = 
 def open_compare(root: Path):
     """AppTest on the Compare page of the dataset at ``root``, opened by its link as a visitor's
     browser opens it (the only dataset offered: its folder is the dataset root); (app, ms of the
-    page's first load, ms of the app's first run: the dataset's load)."""
+    page's first load, ms of the app's first run: the dataset's load). The pages' modules are
+    imported before the page's first load, as a served app's warm-up imports them when the server
+    starts (deploy/serve.py): the first load is the page's own work, as bench_analysis times it."""
+    import importlib
+
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
     from corpus.catalog import key_of
+    from deploy.serve import page_modules
 
     os.environ["GROUNDWORK_DATASET_ROOTS"] = str(root.parent)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=1800)
@@ -108,6 +113,8 @@ def open_compare(root: Path):
     t0 = time.perf_counter()
     at.run()
     loaded = (time.perf_counter() - t0) * 1000
+    for name in page_modules():
+        importlib.import_module(name)
     PagesManager.uses_pages_directory = False
     t0 = time.perf_counter()
     at.switch_page("pages/compare.py").run()

@@ -73,7 +73,10 @@ if not chosen:
     )
     st.stop()
 
+standing = svc.split_standing(corpus)  # (worked out while the runs are scored and shown)
 comparison = svc.comparison(corpus, chosen)
 runs.coverage(comparison)
-runs.split_note(svc.split_standing(corpus))
+split_note = st.container()
 show_tabs(VIEWS, "compare_tab", comparison)
+with split_note:
+    runs.split_note(standing.result())

@@ -11,6 +11,7 @@ visitor.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import streamlit as st
 
@@ -39,16 +40,22 @@ def comparison(corpus: Corpus, runs: Iterable[Run]) -> Comparison:
     return _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
 
 
-@st.cache_data(max_entries=8, show_spinner=False)
-def _standing(content_hash: str, _corpus: Corpus) -> list:
+_AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundwork-split")
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def _standing(content_hash: str, _corpus: Corpus) -> Future[list]:
     from analysis.split import split_standing
 
-    return split_standing(_corpus.actions_df, _corpus.sessions_df)
+    return _AHEAD.submit(split_standing, _corpus.actions_df, _corpus.sessions_df)
 
 
-def split_standing(corpus: Corpus) -> list:
+def split_standing(corpus: Corpus) -> Future[list]:
     """Where the dataset's own test split (the one every run is scored on) stands on Appendix E's
-    objective, per condition (:func:`analysis.split.split_standing`)."""
+    objective, per condition (:func:`analysis.split.split_standing`): worked out on a thread of its
+    own from the first time it is asked for, so that a page can ask before it scores the runs and
+    read the answer (``.result()``) once they are shown: the search runs while the runs' bootstraps
+    leave the processor to it."""
     return _standing(corpus.content_hash, corpus)
 
 

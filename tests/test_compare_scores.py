@@ -395,6 +395,18 @@ def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
     assert np.array_equal(got[0], got[3])
 
 
+@pytest.mark.parametrize("n", [1, 2, 17, 5_001, 2**31 - 1, 2**31, 2**40])
+def test_resamples_are_the_generator_s_64_bit_integers(n):
+    """The resample indices, drawn as 32-bit integers where they fit, are the numbers the
+    generator's default (64-bit) draw gives with the same seed."""
+    from analysis.compare import metrics
+
+    want = np.random.default_rng(7).integers(0, n, size=(40, 50))
+    assert np.array_equal(metrics._indices(np.random.default_rng(7), n, (40, 50)), want)
+    if n < 10_000:
+        assert np.array_equal(metrics.resample_items(n, 40, 7), np.random.default_rng(7).integers(0, n, size=(40, n)))
+
+
 def test_bootstrap_sums_draw_items_one_by_one_unless_few_rows_are_distinct():
     from analysis.compare import metrics
 

@@ -14,6 +14,7 @@ say how many.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -89,6 +90,9 @@ class TruthRows:
     sessions: pd.Index
     stride: int
     keys: pd.Index
+    _taken: dict[tuple[str, bytes], tuple[pd.DataFrame, pd.DataFrame]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, truth: pd.DataFrame) -> TruthRows:
@@ -96,6 +100,20 @@ class TruthRows:
         index = truth["action_index"].to_numpy(dtype=np.int64)
         stride = int(index.max()) + 1 if len(index) and index.min() >= 0 else 0
         return cls(pd.Index(sessions), stride, pd.Index(codes.astype(np.int64) * stride + index))
+
+    def taken(self, truth: pd.DataFrame, task: str, found: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The people's side of the rows ``found`` of ``truth`` (a task's columns, :func:`_join`),
+        without the keys and numbered from 0, and the task's instances of their splits that are not
+        among them (:func:`_missing`): made once for every run that predicted the same items in the
+        same order (the runs of one benchmark export do) and kept; never changed after (pages read
+        them at once)."""
+        key = (task, hashlib.blake2b(found.tobytes(), digest_size=16).digest())
+        if key not in self._taken:
+            predicted = np.zeros(len(truth), dtype=bool)
+            predicted[found] = True
+            side = truth.drop(columns=_KEYS).iloc[found].reset_index(drop=True)
+            self._taken[key] = (side, _missing(truth, task, truth["split"].iloc[found].unique(), predicted))
+        return self._taken[key]
 
     def rows(self, preds: pd.DataFrame) -> np.ndarray | None:
         """The truth row of each prediction; None unless each is found once and no two are one
@@ -216,18 +234,16 @@ def _join(
     pred = preds.rename(columns={c: f"p_{c}" for c in preds.columns if c not in [*_KEYS, "line", *extras]})
     pred = pred.drop(columns=["p_role"], errors="ignore")
     shared = set(pred.columns).intersection(truth.columns).difference(_KEYS)
-    found = None if shared else (at or TruthRows.of(truth)).rows(preds)
-    if found is None:  # (a prediction of no action, two of one, a field named as one of truth's: joined)
+    at = None if shared else at or TruthRows.of(truth)
+    found = None if at is None else at.rows(preds)
+    if at is None or found is None:  # (a prediction of no action, two of one, a field named as one of truth's)
         rows = pred.merge(truth, on=_KEYS, how="left", validate="one_to_one")
         splits = truth.loc[truth["session_id"].isin(preds["session_id"].unique()), "split"].unique()
         done = pd.MultiIndex.from_frame(preds[_KEYS])
-        predicted = pd.MultiIndex.from_frame(truth[_KEYS]).isin(done)
+        missing = _missing(truth, task, splits, pd.MultiIndex.from_frame(truth[_KEYS]).isin(done))
     else:  # the left join, made by taking the rows found (the same frame, a test holds it)
-        side = truth.drop(columns=_KEYS).iloc[found].reset_index(drop=True)
+        side, missing = at.taken(truth, task, found)
         rows = pd.concat([pred.reset_index(drop=True), side], axis=1)
-        splits = truth["split"].iloc[found].unique()
-        predicted = np.zeros(len(truth), dtype=bool)
-        predicted[found] = True
     unmatched = empty
     if task == "mental_model":
         no_label = ~rows["annotated"].astype(bool)
@@ -235,9 +251,13 @@ def _join(
             task=task, reason="the actor did not annotate this action (no human label)"
         )[empty.columns]
         rows = rows[~no_label]
+    return rows.reset_index(drop=True), unmatched.reset_index(drop=True), missing
+
+
+def _missing(truth: pd.DataFrame, task: str, splits: np.ndarray, predicted: np.ndarray) -> pd.DataFrame:
+    """The task's instances of ``splits`` in ``truth`` that are not ``predicted`` (task, keys, role, condition)."""
     missing = truth[[*_KEYS, "role", "condition"]][_instances(truth, task, splits) & ~predicted]
-    missing = missing.assign(task=task)[["task", *_KEYS, "role", "condition"]]
-    return rows.reset_index(drop=True), unmatched.reset_index(drop=True), missing.reset_index(drop=True)
+    return missing.assign(task=task)[["task", *_KEYS, "role", "condition"]].reset_index(drop=True)
 
 
 _THIRDS = np.rint(DISTANCE_WEIGHTS * 3)  # each distance's weight in thirds: 3, 2, 1, 0
