@@ -22,6 +22,16 @@ def sorted_codes(column: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     return names[order], rank[codes]
 
 
+def as_text(column: pd.Series) -> pd.Series:
+    """``column.astype(str)``, the same values and dtype; a categorical's texts are taken by code
+    from its categories made text once (``astype(str)`` makes a Python string for every row: a
+    tenth of a second per column of a million rows)."""
+    if not isinstance(column.dtype, pd.CategoricalDtype) or (column.cat.codes.to_numpy() < 0).any():
+        return column.astype(str)
+    names = pd.Series(column.cat.categories).astype(str).array
+    return pd.Series(names.take(column.cat.codes.to_numpy()), index=column.index, name=column.name)
+
+
 def category_codes(column: pd.Series, categories: Sequence[str]) -> np.ndarray:
     """Each row's position among ``categories`` by its value's text (-1: missing, or none of them):
     ``pd.Categorical(column.astype(str).where(column.notna()), categories).codes``, looked up once

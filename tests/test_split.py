@@ -178,3 +178,25 @@ def test_a_split_of_thousands_of_sessions_is_searched_not_overflowed():
     assert len(result.test) == 1430 and not result.exhaustive
     assert result.n_candidates == math.comb(2860, 1430)
     assert "C(2860, 1430) = about 10^859 subsets" in result.search
+
+
+def test_a_swap_s_objective_is_the_objective_of_the_swapped_sums_bit_for_bit():
+    """The local search scores swaps in buffers (:func:`analysis.split._swap_objectives`): the same
+    numbers, bit for bit, as :func:`analysis.split._from_sums` of the swapped sums, and as the
+    objective straight from its definition up to rounding; whichever way the features are laid
+    out (a frame's values come column-major)."""
+    rng = np.random.default_rng(3)
+    n, k = 300, 70
+    features = rng.random((n, 46)) * (rng.random(46) < 0.7)  # (some features never present)
+    for F in (features, np.asfortranarray(features)):
+        F2 = F**2
+        test = np.arange(k)
+        s1, s2 = F[test].sum(0), F2[test].sum(0)
+        out_, in_ = rng.integers(0, k, 512), rng.integers(k, n, 512)
+        rows, rows2 = np.ascontiguousarray(F), np.ascontiguousarray(F2)
+        got = sp._swap_objectives((s1, s2), rows, rows2, (out_, in_), (F.sum(0), F2.sum(0)), n, k)
+        want = sp._from_sums(s1 - F[out_] + F[in_], s2 - F2[out_] + F2[in_], F.sum(0), F2.sum(0), n, k)
+        assert np.array_equal(got, want)
+        for i in range(0, 512, 97):
+            swapped = np.concatenate([np.delete(test, out_[i]), [in_[i]]])
+            assert got[i] == pytest.approx(sp.objective(F, swapped), rel=1e-9)

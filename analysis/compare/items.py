@@ -24,12 +24,13 @@ from typing import TypeVar, cast
 import numpy as np
 import pandas as pd
 
-from analysis.codes import category_codes
+from analysis.codes import as_text, category_codes
 from analysis.compare import text
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
 from corpus.predictions import DIMENSIONS, Run
+from corpus.processes import on_threads
 
 ACTION_TYPE = "action_type"
 T = TypeVar("T")
@@ -48,13 +49,13 @@ def truth_frame(corpus: Corpus) -> pd.DataFrame:
     a = corpus.actions_df
     df = pd.DataFrame(
         {
-            "session_id": a["session_id"].astype(str),
+            "session_id": as_text(a["session_id"]),
             "action_index": a["index"].astype(int),
             "h_row": np.arange(len(a), dtype=np.int64),
-            "role": a["role"].astype(str).astype("category"),
-            "condition": a["condition"].astype(str).astype("category"),
-            "split": a["split"].astype(str),
-            "h_action_type": a["type"].astype(str),
+            "role": as_text(a["role"]).astype("category"),
+            "condition": as_text(a["condition"]).astype("category"),
+            "split": as_text(a["split"]),
+            "h_action_type": as_text(a["type"]),
             "h_text": a["text"],
             "h_rationale": a["rationale"],
             "progress": pd.Categorical.from_codes(
@@ -399,28 +400,30 @@ def category_parts(items: list[RunItems]) -> dict[tuple[str, str], pd.DataFrame]
     dimension) of a run with the person's and the model's label and integer codes, for the three
     mental-model dimensions and the next action's type. The scores and every pair of runs a
     leaderboard tests read these; the long table (:func:`long_table`) is made of them only when a
-    view asks."""
+    view asks. Each run's parts are made on one of a few threads."""
+    return {key: part for made in on_threads(_category_parts, items) for key, part in made.items()}
+
+
+def _category_parts(it: RunItems) -> dict[tuple[str, str], pd.DataFrame]:
+    """One run's parts of :func:`category_parts`."""
     parts: dict[tuple[str, str], pd.DataFrame] = {}
-    for it in items:
-        extras = set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
-        for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
-            if df.empty:
-                continue
-            base = df[
-                [*_KEYS, "h_row", "role", "condition", "split", "progress", *(c for c in df.columns if c in extras)]
-            ]
-            for d in dims:
-                cats = CATEGORIES[d]
-                h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
-                parts[(it.run_id, d)] = base.assign(
-                    run=it.run_id,
-                    dimension=d,
-                    truth=h,
-                    pred=p,
-                    t_code=category_codes(h, cats),
-                    p_code=category_codes(p, cats),
-                    correct=(h == p).to_numpy(),
-                )
+    extras = set(it.slice_fields["mental_model"]) | set(it.slice_fields["next_action"])
+    for df, dims in ((it.mm, DIMENSIONS), (it.na, (ACTION_TYPE,))):
+        if df.empty:
+            continue
+        base = df[[*_KEYS, "h_row", "role", "condition", "split", "progress", *(c for c in df.columns if c in extras)]]
+        for d in dims:
+            cats = CATEGORIES[d]
+            h, p = df[f"h_{d}"].astype(str), df[f"p_{d}"].astype(str)
+            parts[(it.run_id, d)] = base.assign(
+                run=it.run_id,
+                dimension=d,
+                truth=h,
+                pred=p,
+                t_code=category_codes(h, cats),
+                p_code=category_codes(p, cats),
+                correct=(h == p).to_numpy(),
+            )
     return parts
 
 

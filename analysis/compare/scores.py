@@ -10,6 +10,7 @@ Keys: ``run``, ``task`` (``next_action`` / ``mental_model``), ``metric`` (``accu
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 
 import numpy as np
@@ -29,7 +30,7 @@ from analysis.compare.metrics import (
 from analysis.results import Estimate, EstimateTable
 from corpus import schema
 from corpus.predictions import DIMENSIONS
-from corpus.processes import on_threads
+from corpus.processes import processors
 
 ALL = "all"
 CONDITIONS = (*schema.CONDITIONS, ALL)
@@ -147,14 +148,15 @@ def _drawing_rows(it: RunItems, margins: bool):
         )
 
 
-def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...], margins: bool = True) -> list:
-    """One run's text and drawing scores of ``tasks``."""
+def _item_rows(it: RunItems, sim_missing: str | None, tasks: tuple[str, ...], margins: bool, drawing: list) -> list:
+    """One run's text scores of ``tasks``, the next action's followed by its ``drawing`` rows
+    (:func:`_drawing_rows`)."""
     out = []
     for task in (t for t in TEXTS if t in tasks and not it.frame(t).empty):
         _, _, ok, dim = TEXTS[task]
         out += _text_rows(it.text_scores(task), it.run_id, task, dim, ok, sim_missing, margins)
         if task == "next_action":
-            out += _drawing_rows(it, margins)
+            out += drawing
     return out
 
 
@@ -173,12 +175,22 @@ def score_table(
     (:func:`analysis.compare.items.category_parts`); ``margins=False``: per condition and role
     only, none over all conditions or roles (what the leaderboard shows). Each run's scores are
     made on one of a few threads (their bootstraps are array work, done outside Python's lock),
-    in the table's order: every run's category scores, then each run's text and drawing scores."""
-    for task in tasks:  # (every run's texts at once, before the threads: see items.add_rouge)
-        add_rouge(items, task)
-    category = on_threads(lambda it: list(_category_rows(parts, [it.run_id], tasks, margins)), items)
-    other = on_threads(lambda it: _item_rows(it, sim_missing, tasks, margins), items)
-    rows = [row for made in (*category, *other) for row in made]
+    in the table's order: every run's category scores, then each run's text and drawing scores.
+    Meanwhile this thread scores every run's texts (:func:`analysis.compare.items.add_rouge`:
+    Python's work, which the threads' array work leaves room for)."""
+    drawn = "next_action" in tasks
+    with ThreadPoolExecutor(max_workers=max(1, min(processors(), len(items)))) as pool:
+        category = [
+            pool.submit(lambda it: list(_category_rows(parts, [it.run_id], tasks, margins)), it) for it in items
+        ]
+        drawing = [
+            pool.submit(lambda it: list(_drawing_rows(it, margins)) if drawn and not it.na.empty else [], it)
+            for it in items
+        ]
+        for task in tasks:
+            add_rouge(items, task)
+        other = [_item_rows(it, sim_missing, tasks, margins, d.result()) for it, d in zip(items, drawing)]
+        rows = [row for made in (*(c.result() for c in category), *other) for row in made]
     return EstimateTable.build(rows, KEYS, title=TITLE)
 
 
