@@ -172,14 +172,14 @@ class RunItems:
         add_rouge([self], task)
         return self._rouge[task]
 
-    def _texts(self, task: str) -> tuple[np.ndarray, list, list]:
+    def _texts(self, task: str) -> tuple[np.ndarray, pd.Series, pd.Series]:
         """Which of the task's items both sides gave text for, and those texts (person's, run's)."""
         df = self.frame(task)
         ref, pred, ok, _ = TEXTS[task]
         usable = df[ok].to_numpy(dtype=bool) if len(df) else np.zeros(0, dtype=bool)
         if not usable.any():
-            return usable, [], []
-        return usable, df.loc[usable, ref].tolist(), df.loc[usable, pred].tolist()
+            return usable, pd.Series([], dtype=object), pd.Series([], dtype=object)
+        return usable, df.loc[usable, ref], df.loc[usable, pred]
 
     def text_scores(self, task: str) -> pd.DataFrame:
         """The task's items with their ROUGE-L as the column ``rouge_<rationale|message>`` (a new
@@ -197,9 +197,9 @@ def add_rouge(items: Iterable[RunItems], task: str) -> None:
     try:
         todo = [it for it in held if task not in it._rouge]  # (another thread may have made some meanwhile)
         texts = [it._texts(task) for it in todo]
-        refs = [t for _, r, _ in texts for t in r]
-        preds = [t for _, _, p in texts for t in p]
-        scores = text.rouge_l(refs, preds) if refs else np.zeros(0)
+        refs = pd.concat([r for _, r, _ in texts], ignore_index=True) if texts else pd.Series([], dtype=object)
+        preds = pd.concat([p for _, _, p in texts], ignore_index=True) if texts else pd.Series([], dtype=object)
+        scores = text.rouge_l(refs, preds) if len(refs) else np.zeros(0)
         at = 0
         for it, (usable, r, _) in zip(todo, texts):
             values = np.full(len(usable), np.nan)

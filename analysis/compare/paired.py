@@ -12,6 +12,8 @@ paired bootstrap over items (seeded, B stated), and a test:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -58,6 +60,14 @@ def _scope(df: pd.DataFrame, condition: str, role: str, cols: list[str] | None =
     keep = _in_scope(df, condition, role)
     out = df if cols is None else df[cols]
     return out if keep.all() else out[keep]
+
+
+def _kept_scope(
+    it: RunItems, table: Callable[[], pd.DataFrame], condition: str, role: str, cols: list[str]
+) -> pd.DataFrame:
+    """:func:`_scope` of one of the run's item tables (``table()``: the run's next-action items, or
+    a task's items with their text scores), kept with the run's items by scope and columns."""
+    return it.kept(("scope", condition, role, tuple(cols)), lambda: _scope(table(), condition, role, cols))
 
 
 _CODED = ("h_row", "t_code", "p_code", "correct")
@@ -121,10 +131,18 @@ def _no_test(key: dict, why: Undefined) -> dict:
     return {**key, "value_a": why, "value_b": why, "p_value": why}
 
 
-def _labels_of_both(parts: Parts, a: str, b: str, dim: str, condition: str, role: str):
+def _labels_of_both(
+    parts: Parts, a: str, b: str, dim: str, condition: str, role: str, items: dict[str, RunItems] | None = None
+):
     """Runs ``a`` and ``b``'s labels of one dimension in the scope, and where the items both
-    labelled sit in each (:func:`_shared`)."""
-    da, db = _coded(parts.get((a, dim)), condition, role), _coded(parts.get((b, dim)), condition, role)
+    labelled sit in each (:func:`_shared`); with the runs' ``items``, each run's labels in a scope
+    are kept with them (a leaderboard tests its best run against every other)."""
+
+    def coded(run: str) -> dict[str, np.ndarray]:
+        make = partial(_coded, parts.get((run, dim)), condition, role)
+        return items[run].kept(("coded", dim, condition, role), make) if items and run in items else make()
+
+    da, db = coded(a), coded(b)
     return da, db, *_shared(da["h_row"], db["h_row"])
 
 
@@ -153,11 +171,20 @@ def accuracy_p(parts: Parts, a: str, b: str, condition: str, role: str, dimensio
 
 
 def _category_rows(
-    parts: Parts, a: str, b: str, key: dict, n_boot: int, seed: int, dims: tuple[str, ...], condition: str, role: str
+    parts: Parts,
+    a: str,
+    b: str,
+    key: dict,
+    n_boot: int,
+    seed: int,
+    dims: tuple[str, ...],
+    condition: str,
+    role: str,
+    items: dict[str, RunItems] | None = None,
 ):
     boot = BOOT_METHOD.format(b=n_boot, s=seed)
     for dim in dims:
-        da, db, in_a, in_b = _labels_of_both(parts, a, b, dim, condition, role)
+        da, db, in_a, in_b = _labels_of_both(parts, a, b, dim, condition, role, items)
         k = len(CATEGORIES[dim])
         row = {**key, "dimension": dim}
         if not len(in_a):
@@ -248,19 +275,19 @@ def paired_table(
     def rows():
         dims = tuple(d for d in (*DIMENSIONS, ACTION_TYPE) if wanted(d))
         if dims:
-            yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role)
+            yield from _category_rows(parts, a, b, key, n_boot, seed, dims, condition, role, items)
         ia, ib = items[a], items[b]
         for task, dim in ((task, names[3]) for task, names in TEXTS.items() if wanted(names[3])):
-            ta, tb = ia.text_scores(task), ib.text_scores(task)
-            metrics = ["rouge_l"] + (["similarity"] if similarity and f"sim_{dim}" in ta and f"sim_{dim}" in tb else [])
+            both_sim = f"sim_{dim}" in ia.frame(task) and f"sim_{dim}" in ib.frame(task)
+            metrics = ["rouge_l"] + (["similarity"] if similarity and both_sim else [])
             cols = ["h_row", *(_text_column(m, dim) for m in metrics)]
-            fa, fb = _scope(ta, condition, role, cols), _scope(tb, condition, role, cols)
+            fa, fb = (_kept_scope(it, partial(it.text_scores, task), condition, role, cols) for it in (ia, ib))
             if fa.empty or fb.empty:
                 continue
             for m in metrics:
                 yield _paired_means(fa, fb, _text_column(m, dim), None, {**key, "dimension": dim}, m, n_boot, seed)
         cols = ["h_row", "draw_score", "draw_cells"]
-        fa, fb = _scope(ia.na, condition, role, cols), _scope(ib.na, condition, role, cols)
+        fa, fb = (_kept_scope(it, lambda it=it: it.na, condition, role, cols) for it in (ia, ib))
         if wanted("drawing") and not fa.empty and not fb.empty:
             yield _paired_means(
                 fa, fb, "draw_score", "draw_cells", {**key, "dimension": "drawing"}, "drawing", n_boot, seed

@@ -44,7 +44,7 @@ def _tokenize(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray:
+def rouge_l(references: Sequence[str] | pd.Series, predictions: Sequence[str] | pd.Series) -> np.ndarray:
     """ROUGE-L F-measure of each (reference, prediction) pair, as ``rouge-score`` computes it: its
     tokenizer (:func:`_tokenize`), then the length of the longest common subsequence by the
     package's recurrence, run over many pairs at once (pairs of like lengths together) instead of
@@ -52,8 +52,10 @@ def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray
     Precision, recall and F are then the package's expressions; a test holds every value equal to
     the package's own ``RougeScorer``."""
     n = len(references)
-    # Each distinct text tokenized once, its token ids laid end to end in ``flat``.
-    codes, texts = pd.factorize(pd.Series([*references, *predictions], dtype=object), use_na_sentinel=False)
+    # Each distinct text tokenized once, its token ids laid end to end in ``flat`` (columns of
+    # text are numbered as they are: no Python string is made of a text that repeats).
+    both = pd.concat([_column(references), _column(predictions)], ignore_index=True)
+    codes, texts = pd.factorize(both, use_na_sentinel=False)
     vocabulary: dict[str, int] = {}
     tokens = [[vocabulary.setdefault(w, len(vocabulary)) for w in _tokenize(t)] for t in texts]
     lengths = np.array([len(t) for t in tokens], dtype=np.int64)
@@ -82,6 +84,10 @@ def rouge_l(references: Sequence[str], predictions: Sequence[str]) -> np.ndarray
         f = 2 * p * r / (p + r)
     out[scored] = np.where(p + r > 0, f, 0.0)
     return out[pair_of]
+
+
+def _column(texts: Sequence[str] | pd.Series) -> pd.Series:
+    return texts if isinstance(texts, pd.Series) else pd.Series(list(texts), dtype=object)
 
 
 def _padded(flat: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int, fill: int) -> np.ndarray:
