@@ -351,3 +351,30 @@ def test_the_prompts_export_offers_the_splits_without_scoring_every_session():
     assert at.text[0].value == f"splits {from_table}; sessions scored: False"
     assert at.selectbox(key="compare_prompts_split").options == from_table
     assert at.selectbox(key="compare_prompts_split").value == "test"
+
+
+def test_the_missing_instances_listed_are_the_first_few_and_the_csv_holds_all(tmp_path, monkeypatch):
+    """A run that left out instances: the page lists the first of them (at most LISTED rows, not
+    every one of a large corpus's) and offers a CSV of all of them, written when it is asked for."""
+    import shutil
+
+    from components.compare import runs as runs_view
+    from corpus.catalog import key_of
+
+    dataset = tmp_path / "roots" / "cut"
+    shutil.copytree(ROOT / "sample_data", dataset)
+    path = dataset / "predictions" / RUNS[0] / "next_action.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:-5]), encoding="utf-8")
+    monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(dataset.parent))
+    monkeypatch.setattr(runs_view, "LISTED", 2)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.query_params["dataset"] = key_of(dataset)
+    at.run()
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(m.value == "**Missing instances** (5; the first 2 listed, the CSV holds all)" for m in at.markdown)
+    listed = [d.value for d in at.dataframe if "action_index" in d.value.columns and "task" in d.value.columns]
+    assert [len(d) for d in listed] == [2]
+    assert "Download missing instances (CSV)" in [b.proto.label for b in at.get("download_button")]

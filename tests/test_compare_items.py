@@ -187,3 +187,40 @@ def test_a_leaderboard_s_accuracy_test_is_the_paired_table_s_mcnemar_p():
                 assert repr(fast) == repr(row["p_value"])
                 checked += isinstance(fast, float)
     assert checked == 36
+
+
+def test_runs_that_predicted_the_same_items_take_the_people_s_side_once(monkeypatch):
+    """Runs of one export predict the same items in the same order: the people's side and the
+    missing instances are taken once for them all (the same frames), and each run's rows are still
+    its own left join; a run whose lines are in another order takes its own."""
+    corpus = load_sample()
+    truth = truth_frame(corpus)
+    at = TruthRows.of(truth)
+    run = next(r for r in corpus.predictions.values() if r.ok)
+    twin = replace(run, run_id="twin", tables={t: df.copy() for t, df in run.tables.items()})
+    turned = replace(run, run_id="turned", tables={t: df.iloc[::-1] for t, df in run.tables.items()})
+    for task in ("mental_model", "next_action"):
+        first, second = _join(run, task, truth, at), _join(twin, task, truth, at)
+        assert len([k for k in at._taken if k[0] == task]) == 1
+        assert second[2] is first[2]  # (the missing instances: one frame)
+        other = _join(turned, task, truth, at)
+        assert len([k for k in at._taken if k[0] == task]) == 2
+        for got, r in ((second, twin), (other, turned)):
+            for g, w in zip(got, _joined_by_merge(monkeypatch, r, task, truth)):
+                pd.testing.assert_frame_equal(g, w)
+
+
+def test_text_of_a_column_is_astype_str_s():
+    from analysis.codes import as_text
+
+    rng = np.random.default_rng(2)
+    columns = [
+        pd.Series(pd.Categorical(rng.choice(["guide", "follower"], 1000)), index=np.arange(1000) + 7, name="role"),
+        pd.Series(pd.Categorical(["b", "a", "b"], categories=["b", "a", "unused"])),
+        pd.Series(pd.Categorical([1, 2, 1])),  # (categories that are not text)
+        pd.Series(pd.Categorical(["a", None, "b"])),  # (a missing value: astype(str) says "nan")
+        pd.Series(["x", None, "y"]),
+        pd.Series([1.5, 2.0]),
+    ]
+    for column in columns:
+        pd.testing.assert_series_equal(as_text(column), column.astype(str))

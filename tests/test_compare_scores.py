@@ -494,3 +494,23 @@ def test_scores_and_paired_tests_made_on_threads_are_those_made_one_at_a_time(mo
     for k in p1:
         pd.testing.assert_frame_equal(p1[k], p3[k])
     assert len(s1) > 100
+
+
+def test_the_leaderboard_s_scores_leave_out_the_margins_and_the_whole_table_is_the_same_after():
+    """The leaderboard shows scores per condition and role only: its table has no score over all
+    conditions or roles, each of its rows is the whole table's, and the whole table made after it
+    (reusing its drawing bootstraps) is the one a fresh comparison makes."""
+    from analysis.compare.comparison import compare
+    from corpus.dataset import load_sample
+
+    corpus = load_sample()
+    runs = [r for r in corpus.predictions.values() if r.ok]
+    cmp, fresh = compare(corpus, runs, similarity=False), compare(corpus, runs, similarity=False)
+    key = lambda r: tuple(str(r[k]) for k in ("run", "task", "metric", "dimension", "condition", "role"))  # noqa: E731
+    for task in ("next_action", "mental_model"):
+        cells = cmp.task_scores(task, margins=False)
+        assert cells.rows and all(r["condition"] != "all" and r["role"] != "all" for r in cells.rows)
+        whole = {key(r): str(r) for r in cmp.task_scores(task).rows}
+        assert len(whole) > len(cells.rows)
+        assert all(whole[key(r)] == str(r) for r in cells.rows)
+        assert [str(r) for r in cmp.task_scores(task).rows] == [str(r) for r in fresh.task_scores(task).rows]
