@@ -173,17 +173,19 @@ def picker(corpus: Corpus, user: User | None = None) -> list[Run]:
 def coverage(cmp: Comparison) -> None:
     cov = cmp.coverage()
     cols = st.columns(5)
-    cols[0].metric("Runs", len(cmp.run_ids))
-    cols[1].metric("Predictions", int(cov["predictions"].sum()))
-    cols[2].metric("Scored", int(cov["scored"].sum()), help="Predictions with a human label to compare against")
+    cols[0].metric("Runs", fmt_count(len(cmp.run_ids)))
+    cols[1].metric("Predictions", fmt_count(int(cov["predictions"].sum())))
+    cols[2].metric(
+        "Scored", fmt_count(int(cov["scored"].sum())), help="Predictions with a human label to compare against"
+    )
     cols[3].metric(
         "Unmatched",
-        int(cov["unmatched"].sum()),
+        fmt_count(int(cov["unmatched"].sum())),
         help="Predictions with no human label to compare against (listed below, never dropped in silence)",
     )
     cols[4].metric(
         "Missing",
-        int(cov["missing"].sum()),
+        fmt_count(int(cov["missing"].sum())),
         help="Benchmark instances of the runs' split(s) that a run did not predict",
     )
     with st.expander("Per run: predictions, scored, unmatched and missing items"):
