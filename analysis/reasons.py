@@ -23,6 +23,7 @@ import pandas as pd
 from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 
+from analysis.codes import as_text
 from analysis.contingency import cross_table_test
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
 from analysis.results import ChiSquare, Estimate, wilson_columns
@@ -55,12 +56,18 @@ def _shares(long: pd.DataFrame, base: pd.DataFrame, keys: list[str]) -> pd.DataF
     return grid
 
 
+def _cited(na: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    """:func:`reasons_long` of not-aligned actions ``na`` with only the columns ``keys`` (what the
+    shares count by: exploding every column of every action would copy its texts)."""
+    return reasons_long(na[[*keys, "aligned", "misalignment_reasons"]])
+
+
 def reason_shares(actions: pd.DataFrame) -> pd.DataFrame:
     """condition, reason, k (not-aligned actions citing it), n (not-aligned actions), share, CI."""
     na = not_aligned(actions).assign(condition=lambda d: d["condition"].astype(str))
     if na.empty:
         return pd.DataFrame(columns=["condition", "n", "reason", "k", "share", "ci_low", "ci_high"])
-    return _shares(reasons_long(na), na, ["condition"])
+    return _shares(_cited(na, ["condition"]), na, ["condition"])
 
 
 def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.DataFrame:
@@ -84,7 +91,7 @@ def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd
                 "bin_high",
             ]
         )
-    out = _shares(reasons_long(na), na, ["condition", "bin"])
+    out = _shares(_cited(na, ["condition", "bin"]), na, ["condition", "bin"])
     edges = bin_edges(bins)
     out["progress"] = bin_midpoints(bins)[out["bin"]].round(4)
     out["bin_low"], out["bin_high"] = edges[out["bin"]], edges[out["bin"] + 1]
@@ -227,11 +234,12 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
                 *label_cols,
             ]
         )
-    ann = actions[actions["team_goal"].notna()]
+    read = ["session_id", "role", "index", *schema.DIMENSIONS, "aligned", "misalignment_reasons", "rationale"]
+    ann = actions.loc[actions["team_goal"].notna(), read]  # (the columns read, not every one of every row)
     ann = pd.DataFrame(
         {
-            "session_id": ann["session_id"].astype(str),
-            "role": ann["role"].astype(str),
+            "session_id": as_text(ann["session_id"]),
+            "role": as_text(ann["role"]),
             "labelled_step": ann["index"].astype("int64"),
             **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
             "label_aligned": ann["aligned"].astype(object),
