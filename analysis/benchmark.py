@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
+from analysis.draws import indices
 from analysis.format import to_json
 from analysis.memo import Memo
 from analysis.results import CONFIDENCE, wilson_columns
@@ -196,7 +197,7 @@ def paired_test(
         reps = (w @ sums) / (w @ counts)
         method = "paired bootstrap over trials"
     else:
-        idx = np.random.default_rng(seed).integers(0, len(diff), size=(n_boot, len(diff)))
+        idx = indices(np.random.default_rng(seed), len(diff), (n_boot, len(diff)))
         reps = diff[idx].mean(axis=1)
         method = "paired bootstrap over items"
     lo, hi = np.quantile(reps, [(1 - CONFIDENCE) / 2, 1 - (1 - CONFIDENCE) / 2])

@@ -31,6 +31,7 @@ from scipy.stats import chi2_contingency
 from scipy.stats.contingency import association
 from statsmodels.stats.contingency_tables import Table
 
+from analysis.draws import indices
 from analysis.results import ChiSquare, Estimate
 from corpus.values import Undefined
 
@@ -177,7 +178,7 @@ def independence_test(
     boot_tables = np.zeros((n_boot, len(conditions), len(codes)))
     for r in range(len(conditions)):
         members = np.flatnonzero(cond_idx == r)
-        draw = rng.integers(0, len(members), size=(n_boot, len(members)))
+        draw = indices(rng, len(members), (n_boot, len(members)))
         boot_tables[:, r, :] = counts[members][draw].sum(axis=1)
     _, boot_v = chi2_many(boot_tables)
     boot_v = boot_v[np.isfinite(boot_v)]

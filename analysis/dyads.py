@@ -22,6 +22,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis.codes import sorted_codes, tally
+from analysis.draws import indices
 from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import Test
 from corpus import schema
@@ -39,13 +40,14 @@ def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[
     sessions, cells = k.shape
     if sessions < 2:
         return np.full(cells, np.nan), np.full(cells, np.nan)
-    rng = np.random.default_rng(seed)
-    draw = rng.integers(0, sessions, size=(N_BOOT, sessions))
+    draw = indices(np.random.default_rng(seed), sessions, (N_BOOT, sessions))
     # Each resample's sums as (times each session is drawn) x (its counts): the same sums as adding
     # the drawn rows (whole numbers, exact in floating point), without a resamples x sessions x cells
-    # array (2,000 x 5,000 x 5 at a million actions).
-    times = np.bincount((draw + sessions * np.arange(N_BOOT)[:, None]).ravel(), minlength=N_BOOT * sessions)
-    times = times.reshape(N_BOOT, sessions).astype(float)
+    # array (2,000 x 5,000 x 5 at a million actions); each resample counted on its own (one count
+    # of all of them would hold resamples x sessions integers twice over).
+    times = np.empty((N_BOOT, sessions))
+    for b, row in enumerate(draw):
+        times[b] = np.bincount(row, minlength=sessions)
     kb, nb = times @ k, times @ n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)

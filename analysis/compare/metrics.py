@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW
 
+from analysis.draws import indices
 from analysis.results import CONFIDENCE, OURS, Estimate, wilson
 from corpus.values import Undefined
 
@@ -83,14 +84,7 @@ def resample_cells(c: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> np.
 
 def resample_items(n: int, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
     """``n_boot`` x ``n`` indices: each row one bootstrap resample of n items with replacement."""
-    return _indices(np.random.default_rng(seed), n, (n_boot, n))
-
-
-def _indices(rng: np.random.Generator, n: int, size: tuple[int, int]) -> np.ndarray:
-    """Indices below ``n`` drawn by ``rng``: the generator's 64-bit integers, drawn as 32-bit ones
-    where they fit (the same numbers, a test holds it: the generator draws both from 32 bits of its
-    stream below 2**32, and the 32-bit draw takes a third of the time)."""
-    return rng.integers(0, n, size=size, dtype=np.int32 if n < 2**31 else np.int64)
+    return indices(np.random.default_rng(seed), n, (n_boot, n))
 
 
 RESAMPLE_BLOCK = 1 << 20  # indices held at once by resampled_sums
@@ -111,7 +105,7 @@ def resampled_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int
     step = max(1, RESAMPLE_BLOCK // max(n, 1))
     sums = np.empty((n_boot, len(values)))
     for start in range(0, n_boot, step):
-        idx = _indices(rng, n, (min(step, n_boot - start), n))
+        idx = indices(rng, n, (min(step, n_boot - start), n))
         for i, row in enumerate(idx, start):
             sums[i] = np.bincount(row, minlength=n) @ table
     return [sums[:, j].copy() for j in range(len(values))]
