@@ -236,25 +236,34 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
         )
     read = ["session_id", "role", "index", *schema.DIMENSIONS, "aligned", "misalignment_reasons", "rationale"]
     ann = actions.loc[actions["team_goal"].notna(), read]  # (the columns read, not every one of every row)
-    ann = pd.DataFrame(
+    # The latest annotation at or before each checkpoint, found on the keys alone (sorting the
+    # annotations' texts would copy every one of them), then its labels taken for those rows.
+    keys = pd.DataFrame(
         {
             "session_id": as_text(ann["session_id"]),
             "role": as_text(ann["role"]),
             "labelled_step": ann["index"].astype("int64"),
-            **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
-            "label_aligned": ann["aligned"].astype(object),
-            "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
-            "label_rationale": ann["rationale"].fillna("").astype(str),
+            "at": np.arange(len(ann)),
         }
     ).sort_values("labelled_step")
     out = pd.merge_asof(
         cps.sort_values("step"),
-        ann,
+        keys,
         left_on="step",
         right_on="labelled_step",
         by=["session_id", "role"],
         direction="backward",
     )
+    found = out.pop("at").to_numpy()
+    at = np.where(np.isnan(found), -1, found).astype(np.int64)  # (-1: no annotation yet)
+    labels = {
+        **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
+        "label_aligned": ann["aligned"].astype(object),
+        "label_reasons": ann["misalignment_reasons"].fillna("").astype(str),
+        "label_rationale": ann["rationale"].fillna("").astype(str),
+    }
+    for name, column in labels.items():
+        out[name] = pd.Series(column.array.take(at, allow_fill=True), index=out.index)
     for dim in schema.DIMENSIONS:  # codes with their wording, on the few matched rows only
         out[f"label_{dim}"] = [_wording(dim, c) for c in out[f"label_{dim}"]]
     out["labelled_step"] = out["labelled_step"].astype("Int64")
