@@ -179,6 +179,9 @@ class Comparison:
 
     def coverage(self) -> pd.DataFrame:
         """Per run and task: predictions, scored items, unmatched predictions, missing instances."""
+        return self._memo.once(("coverage",), self._coverage)
+
+    def _coverage(self) -> pd.DataFrame:
         rows = []
         for run_id, ri in self.items.items():
             for task, frame in (("mental_model", ri.mm), ("next_action", ri.na)):

@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TypeVar, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
 from analysis.codes import as_text, category_codes
 from analysis.compare import text
+from analysis.memo import Memo
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
@@ -33,7 +34,6 @@ from corpus.predictions import DIMENSIONS, Run
 from corpus.processes import on_threads
 
 ACTION_TYPE = "action_type"
-T = TypeVar("T")
 CATEGORIES: dict[str, list[str]] = {
     **{d: [*schema.DIMENSIONS[d], schema.OTHER] for d in DIMENSIONS},
     ACTION_TYPE: list(schema.ACTION_TYPES),
@@ -151,15 +151,8 @@ class RunItems:
     missing: pd.DataFrame  # task, session_id, action_index, role, condition
     slice_fields: dict[str, list[str]]  # task -> extra fields of the prediction lines
     _rouge: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
-    _kept: dict[tuple, object] = field(default_factory=dict, repr=False, compare=False)
-
-    def kept(self, key: tuple, make: Callable[[], T]) -> T:
-        """``make()``, made once per ``key`` for this run's items and kept (a score over some of
-        them that two tables show, e.g. a bootstrap)."""
-        if key not in self._kept:
-            self._kept[key] = make()
-        return cast(T, self._kept[key])
+    # What is made of these items and read more than once (a scope's rows, a bootstrap), kept.
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)
 
     def frame(self, task: str) -> pd.DataFrame:
         return self.mm if task == "mental_model" else self.na
@@ -187,15 +180,15 @@ class RunItems:
         return self.frame(task).assign(**{f"rouge_{TEXTS[task][3]}": self.rouge(task)})
 
 
+_ROUGE = threading.Lock()  # (one run's texts are scored once, whoever asks first)
+
+
 def add_rouge(items: Iterable[RunItems], task: str) -> None:
     """ROUGE-L of the task's items (:meth:`RunItems.rouge`) for every run not scored yet, in one
     call of :func:`text.rouge_l`: the person's texts, the same for every run, are tokenized once,
     and a (person, run) pair that repeats across runs is scored once."""
-    held = sorted({id(it): it for it in items if task not in it._rouge}.values(), key=id)  # (one order: no deadlock)
-    for it in held:
-        it._lock.acquire()
-    try:
-        todo = [it for it in held if task not in it._rouge]  # (another thread may have made some meanwhile)
+    with _ROUGE:
+        todo = list({id(it): it for it in items if task not in it._rouge}.values())
         texts = [it._texts(task) for it in todo]
         refs = pd.concat([r for _, r, _ in texts], ignore_index=True) if texts else pd.Series([], dtype=object)
         preds = pd.concat([p for _, _, p in texts], ignore_index=True) if texts else pd.Series([], dtype=object)
@@ -206,9 +199,6 @@ def add_rouge(items: Iterable[RunItems], task: str) -> None:
             values[usable] = scores[at : at + len(r)]
             at += len(r)
             it._rouge[task] = values
-    finally:
-        for it in held:
-            it._lock.release()
 
 
 _KEYS = ["session_id", "action_index"]

@@ -67,7 +67,7 @@ def _kept_scope(
 ) -> pd.DataFrame:
     """:func:`_scope` of one of the run's item tables (``table()``: the run's next-action items, or
     a task's items with their text scores), kept with the run's items by scope and columns."""
-    return it.kept(("scope", condition, role, tuple(cols)), lambda: _scope(table(), condition, role, cols))
+    return it.memo.once(("scope", condition, role, tuple(cols)), lambda: _scope(table(), condition, role, cols))
 
 
 _CODED = ("h_row", "t_code", "p_code", "correct")
@@ -140,7 +140,7 @@ def _labels_of_both(
 
     def coded(run: str) -> dict[str, np.ndarray]:
         make = partial(_coded, parts.get((run, dim)), condition, role)
-        return items[run].kept(("coded", dim, condition, role), make) if items and run in items else make()
+        return items[run].memo.once(("coded", dim, condition, role), make) if items and run in items else make()
 
     da, db = coded(a), coded(b)
     return da, db, *_shared(da["h_row"], db["h_row"])

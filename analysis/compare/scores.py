@@ -124,7 +124,7 @@ def _drawing_rows(it: RunItems, margins: bool):
     # run's items (a table without the margins and one with them share it).
     for c, r, m in scopes(na, margins):
         sel = m & drawn
-        est = it.kept(
+        est = it.memo.once(
             ("drawing", np.packbits(sel).tobytes()),
             partial(
                 ratio_estimate,
