@@ -5,11 +5,12 @@ of a session's actions.jsonl that has nothing to report.
 validated :class:`corpus.model.Action` costs about four times parsing its JSON (its labels and
 content are checked by Python validators), and a loaded corpus keeps only its tables and a few
 whole sessions (:mod:`corpus.session_store`). So a session is first read by
-:func:`columns_at_once`: pydantic's JSON parser makes plain values, and one pass over them makes
-the checks the model and the reader make (every field's type and values, labels against the
-codebook, content against the action type, indices, timestamps, cells inside the grid, who draws)
-while it fills the columns. It gives up (None) at the first record with anything to say, an error
-or a warning, or in a form it does not take (a code in capitals, a label naming its dimension):
+:func:`columns_at_once`: msgspec decodes each line into a typed record, checking every field's
+JSON type and refusing unknown fields as it parses (in C), and one pass over the records makes the
+checks of values the model and the reader make (labels against the codebook, content against the
+action type, indices, timestamps, cells inside the grid, who draws) while it fills the columns. It
+gives up (None) at the first record with anything to say, an error or a warning, or in a form it
+does not take (a code in capitals, a label naming its dimension):
 the session is then read as :class:`~corpus.model.Action` objects, which word every problem. Tests
 hold both reads to the same columns, and hold that what the fast read takes the model takes.
 """
@@ -20,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic_core import from_json
+import msgspec
 
 from corpus import schema
 from corpus.model import MAX_SECONDS, Action
@@ -72,12 +73,41 @@ class ActionColumns:
 # The fast read
 # ---------------------------------------------------------------------------------------------
 
-_ACTION_KEYS = frozenset({"index", "timestamp", "role", "type", "content", "mental_model"})
-_MENTAL_KEYS = frozenset(
-    {"team_goal", "partner_intent", "self_reasoning", "aligned", "misalignment_reasons", "rationale"}
-)
-_MENTAL_REQUIRED = frozenset({"team_goal", "partner_intent", "self_reasoning", "aligned"})
-_LABEL_KEYS = frozenset({"code", "text", "other_text"})
+
+class _Label(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A label given as an object (hashable: its usual forms are looked up at once)."""
+
+    code: str
+    text: str | None = None
+    other_text: str | None = None
+
+
+_Given = str | _Label  # (a label as a code alone, or as an object)
+
+
+class _MentalModel(msgspec.Struct, forbid_unknown_fields=True):
+    team_goal: _Given
+    partner_intent: _Given
+    self_reasoning: _Given
+    aligned: bool
+    misalignment_reasons: list[_Given] = msgspec.field(default_factory=list)
+    rationale: str = ""
+
+
+class _Action(msgspec.Struct, forbid_unknown_fields=True):
+    """An action record as the fast read takes it: the fields of :class:`~corpus.model.Action`,
+    each of its JSON type (strictly: no number for a flag, no text for a number); the checks of
+    values are made in :func:`columns_at_once`."""
+
+    index: int
+    timestamp: float
+    role: str
+    type: str
+    content: str | list[tuple[int, int]] | None = None
+    mental_model: _MentalModel | None = None
+
+
+_DECODE = msgspec.json.Decoder(_Action).decode
 _NO_CONTENT: tuple[Any, ...] = (None, "", [])
 
 # dimension -> code -> the one wording a label may give besides none ("other" reads "Other").
@@ -87,19 +117,17 @@ _WORDING = {
 }
 
 
-def _forms(wordings: dict[str, str]) -> dict[Any, str]:
+def _forms(wordings: dict[str, str]) -> dict[_Given, str]:
     """The usual forms of a dimension's labels, each mapped to its code: the shorthand (a code),
-    and an object of the code alone or with its wording (or an empty text), as the items of a parsed
-    object, in either order. A label in another form is read by :func:`_code`."""
-    forms: dict[Any, str] = {}
+    and an object of the code alone or with its wording (or an empty text). A label in another
+    form is read by :func:`_code`."""
+    forms: dict[_Given, str] = {}
     for code, wording in wordings.items():
         if code == schema.OTHER:  # (it needs its other_text)
             continue
         forms[code] = code
-        forms[(("code", code),)] = code
         for text in (wording, "", None):
-            forms[(("code", code), ("text", text))] = code
-            forms[(("text", text), ("code", code))] = code
+            forms[_Label(code, text)] = code
     return forms
 
 
@@ -108,54 +136,43 @@ _TEAM_GOAL, _PARTNER_INTENT, _SELF_REASONING, _REASON = (
 )
 
 
-def _label(dimension: tuple[dict[str, str], dict[Any, str]], value: Any) -> str | None:
+def _label(dimension: tuple[dict[str, str], dict[_Given, str]], value: _Given) -> str | None:
     """The code of a label as :class:`~corpus.model.Label` reads it (:func:`_code`), its usual
     forms looked up at once."""
     wordings, forms = dimension
-    try:
-        return forms[tuple(value.items()) if type(value) is dict else value]
-    except (KeyError, TypeError):  # (another form, or a value that is no key)
-        return _code(wordings, value)
+    code = forms.get(value)
+    return code if code is not None else _code(wordings, value)
 
 
-def _code(wordings: dict[str, str], value: Any) -> str | None:
+def _code(wordings: dict[str, str], value: _Given) -> str | None:
     """The code of a label as :class:`~corpus.model.Label` reads it; None when it would not, or
     would only after changing it (a code in capitals or with spaces)."""
-    if type(value) is str:  # the shorthand ("other" needs its other_text: not a shorthand)
+    if isinstance(value, str):  # the shorthand ("other" needs its other_text: not a shorthand)
         return value if value in wordings and value != schema.OTHER else None
-    if type(value) is not dict or not value.keys() <= _LABEL_KEYS:
-        return None
-    code, text, other = value.get("code"), value.get("text"), value.get("other_text")
-    if type(code) is not str or code not in wordings:
+    code, text = value.code, value.text
+    if code not in wordings:
         return None
     if not (text is None or text == "" or text == wordings[code]):
         return None
-    if other is not None and type(other) is not str:
-        return None
-    if code == schema.OTHER and not (other or "").strip():
+    if code == schema.OTHER and not (value.other_text or "").strip():
         return None
     return code
 
 
 def _cells_fit(content: Any, rows: int, cols: int) -> bool:
-    """Whether ``content`` is a non-empty list of [row, col] cells inside a rows x cols grid."""
+    """Whether ``content`` is a non-empty list of (row, col) cells inside a rows x cols grid."""
     if type(content) is not list or not content:
         return False
-    for cell in content:
-        if type(cell) is not list or len(cell) != 2:
-            return False
-        r, c = cell
-        if type(r) is not int or type(c) is not int or not (0 <= r < rows and 0 <= c < cols):
-            return False
-    return True
+    return all(0 <= r < rows and 0 <= c < cols for r, c in content)
 
 
-def _records(lines: list[str]) -> list[Any] | None:
-    """The value of each of JSON-lines ``lines``, each line parsed on its own as the models' parser
-    reads it (no NaN or Infinity, no lone surrogate); None when one does not parse."""
+def _records(lines: list[str]) -> list[_Action] | None:
+    """Each of JSON-lines ``lines`` as an action record, each line parsed on its own as the models'
+    parser reads it (no NaN or Infinity, no lone surrogate); None when one does not parse or is
+    not of an action record's shape and types."""
     try:
-        return [from_json(line, allow_inf_nan=False) for line in lines]
-    except ValueError:
+        return [_DECODE(line) for line in lines]
+    except msgspec.DecodeError:  # (a ValidationError is one)
         return None
 
 
@@ -173,15 +190,10 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
     add = taken.append
     last_t = 0.0
     for k, r in enumerate(records):
-        if type(r) is not dict or not r.keys() <= _ACTION_KEYS:
+        t, content = r.timestamp, r.content
+        if r.index != k or not last_t <= t <= MAX_SECONDS:
             return None
-        t, kind, role, content = r.get("timestamp"), r.get("type"), r.get("role"), r.get("content")
-        if r.get("index") != k or type(r["index"]) is not int:
-            return None
-        if (type(t) is not float and type(t) is not int) or not last_t <= t <= MAX_SECONDS:
-            return None
-        role = schema.ROLE_OF.get(role) if type(role) is str else None
-        kind = schema.ACTION_TYPE_OF.get(kind) if type(kind) is str else None
+        role, kind = schema.ROLE_OF.get(r.role), schema.ACTION_TYPE_OF.get(r.type)
         if role is None:
             return None
         if kind == "message":
@@ -195,18 +207,16 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
         elif (kind != "undo" and kind != "reset") or content not in _NO_CONTENT:
             return None
         last_t = t
-        m = r.get("mental_model")
+        m = r.mental_model
         if m is None:
             add((k, t, role, kind, content, None, None, None, None, "", ""))
             continue
-        if type(m) is not dict or not _MENTAL_REQUIRED <= m.keys() <= _MENTAL_KEYS:
+        aligned, given = m.aligned, m.misalignment_reasons
+        if aligned and given:
             return None
-        aligned, given, rationale = m["aligned"], m.get("misalignment_reasons", []), m.get("rationale", "")
-        if type(aligned) is not bool or type(given) is not list or type(rationale) is not str or (aligned and given):
-            return None
-        team_goal = _label(_TEAM_GOAL, m["team_goal"])
-        partner_intent = _label(_PARTNER_INTENT, m["partner_intent"])
-        self_reasoning = _label(_SELF_REASONING, m["self_reasoning"])
+        team_goal = _label(_TEAM_GOAL, m.team_goal)
+        partner_intent = _label(_PARTNER_INTENT, m.partner_intent)
+        self_reasoning = _label(_SELF_REASONING, m.self_reasoning)
         reasons = [code for v in given if (code := _label(_REASON, v)) is not None]
         if team_goal is None or partner_intent is None or self_reasoning is None or len(reasons) != len(given):
             return None
@@ -222,7 +232,7 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
                 self_reasoning,
                 aligned,
                 ",".join(reasons),
-                rationale,
+                m.rationale,
             )
         )
     return ActionColumns(*(list(column) for column in zip(*taken)))
