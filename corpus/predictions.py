@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+import msgspec
 import numpy as np
 import pandas as pd
 
@@ -396,23 +397,137 @@ def read_task_text(
     return pd.DataFrame(rows)
 
 
+class _Coded(msgspec.Struct, forbid_unknown_fields=True):
+    """A label given as an object: its code (and wording) alone."""
+
+    code: str
+    text: str | None = None
+    other_text: str | None = None
+
+
+_Label = str | _Coded
+_Content = str | list[list[int]] | None | msgspec.UnsetType
+
+
+class _MentalModelLine(msgspec.Struct, forbid_unknown_fields=True):
+    """A mental-model line in its usual shape (no extra field), each field of its JSON type."""
+
+    session_id: str
+    action_index: int
+    team_goal: _Label
+    partner_intent: _Label
+    self_reasoning: _Label
+    role: str | None | msgspec.UnsetType = msgspec.UNSET
+    rationale: str | None = None
+
+
+class _NextActionLine(msgspec.Struct, forbid_unknown_fields=True):
+    """A next-action line in its usual shape (no extra field), each field of its JSON type."""
+
+    session_id: str
+    action_index: int
+    action_type: str
+    role: str | None | msgspec.UnsetType = msgspec.UNSET
+    content: _Content = msgspec.UNSET
+    action_content: _Content = msgspec.UNSET
+    rationale: str | None = None
+
+
+_TYPED = {
+    "mental_model": msgspec.json.Decoder(_MentalModelLine).decode,
+    "next_action": msgspec.json.Decoder(_NextActionLine).decode,
+}
+_BOTH = object()  # a next-action line giving both content and action_content
+
+
+@dataclass
+class _Given:
+    """What the lines of a task file give, one list per field, in line order (msgspec.UNSET where a
+    line does not give a field)."""
+
+    sids: list[Any]
+    idxs: list[Any]
+    roles: list[Any]
+    rationales: list[Any]
+    fields: dict[str, list[Any]]  # the task's own fields: the dimensions, or action_type and content
+    extras: dict[str, list[Any]]  # any other field, in order of first use
+
+    @classmethod
+    def typed(cls, task: str, lines: Sequence[str]) -> _Given | None:
+        """The lines decoded in their usual shape (msgspec, in C); None when one is not in it."""
+        decode = _TYPED[task]
+        try:
+            objs: list[Any] = [decode(line) for line in lines]
+        except msgspec.DecodeError:  # (a ValidationError is one)
+            return None
+        if task == "mental_model":
+            fields = {dim: [getattr(o, dim) for o in objs] for dim in DIMENSIONS}
+            fields = {dim: [v.code if type(v) is _Coded else v for v in given] for dim, given in fields.items()}
+        else:
+            fields = {
+                "action_type": [o.action_type for o in objs],
+                "content": [
+                    o.content
+                    if o.action_content is msgspec.UNSET
+                    else _BOTH
+                    if o.content is not msgspec.UNSET
+                    else o.action_content
+                    for o in objs
+                ],
+            }
+        return cls(
+            [o.session_id for o in objs],
+            [o.action_index for o in objs],
+            [o.role for o in objs],
+            [o.rationale for o in objs],
+            fields,
+            {},
+        )
+
+    @classmethod
+    def parsed(cls, task: str, lines: Sequence[str]) -> _Given | None:
+        """The lines parsed as JSON values (:func:`corpus.jsonsafe.loads_each`); None when one is
+        refused or is no object."""
+        objs = list(loads_each(lines))
+        if not all(type(o) is dict for o in objs):  # (a line refused by the parser is no dict)
+            return None
+        if task == "mental_model":
+            fields = {dim: [o.get(dim) for o in objs] for dim in DIMENSIONS}
+        else:
+            fields = {
+                "action_type": [o.get("action_type") for o in objs],
+                "content": [o.get(f, msgspec.UNSET) if (f := _content_field(o)) is not None else _BOTH for o in objs],
+            }
+        core = CORE_FIELDS[task]
+        names = [name for name in dict.fromkeys(k for o in objs for k in o) if name not in core]
+        return cls(
+            [o.get("session_id") for o in objs],
+            [o.get("action_index") for o in objs],
+            [o.get("role", msgspec.UNSET) for o in objs],
+            [o.get("rationale") for o in objs],
+            fields,
+            {name: [o.get(name, msgspec.UNSET) for o in objs] for name in names},
+        )
+
+
 def _read_task_at_once(
     text: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
 ) -> pd.DataFrame | None:
     """The rows of a next-action or mental-model file that has nothing to report, read in one pass,
     a column at a time: the same rows :func:`read_task_text` builds line by line (a test holds them
-    equal), several times faster. None when any line has anything to say, an error or a warning:
-    the file is then read line by line, which words it."""
+    equal), several times faster. Lines in their usual shape are decoded as typed records, others as
+    JSON values. None when any line has anything to say, an error or a warning: the file is then
+    read line by line, which words it."""
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
     numbered = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not numbered:
         return pd.DataFrame([])
-    objs = list(loads_each(line for _, line in numbered))
-    if not all(type(o) is dict for o in objs):  # (a line refused by the parser is no dict)
+    lines = [line for _, line in numbered]
+    given = _Given.typed(task, lines) or _Given.parsed(task, lines)
+    if given is None:
         return None
-    sids = [o.get("session_id") for o in objs]
-    idxs = [o.get("action_index") for o in objs]
+    sids, idxs = given.sids, given.idxs
     if not all(type(sid) is str and sid.strip() for sid in sids) or not all(type(i) is int for i in idxs):
         return None
     actors = {sid: _actors(sessions.get(sid)) for sid in dict.fromkeys(sids)}
@@ -424,8 +539,8 @@ def _read_task_at_once(
         if not 0 <= idx < len(acted):
             return None
         roles.append(acted[idx])
-    rationales = [o.get("rationale") for o in objs]
-    if [o.get("role", r) for o, r in zip(objs, roles)] != roles or not all(
+    rationales = given.rationales
+    if [r if g is msgspec.UNSET else g for g, r in zip(given.roles, roles)] != roles or not all(
         r is None or isinstance(r, str) for r in rationales
     ):
         return None
@@ -438,35 +553,24 @@ def _read_task_at_once(
     }
     if task == "mental_model":
         for dim in DIMENSIONS:
-            given = [o.get(dim) for o in objs]
-            named = {v: label_code(dim, v) for v in set(v for v in given if type(v) is str)}
-            codes = [named[v] if type(v) is str else label_code(dim, v) if type(v) is dict else None for v in given]
+            values = given.fields[dim]
+            named = {v: label_code(dim, v) for v in set(v for v in values if type(v) is str)}
+            codes = [named[v] if type(v) is str else label_code(dim, v) if type(v) is dict else None for v in values]
             if None in codes:
                 return None
             columns[dim] = codes
     else:
-        rows: list[dict[str, Any]] = [{} for _ in objs]
-        grids: dict[str, tuple[int, int] | None] = {}  # session -> its grid (None: its map is unknown)
-        for obj, sid, row in zip(objs, sids, rows):
-            if sid not in grids:
-                map_id = sessions[sid].map_id
-                grids[sid] = tuple(maps[map_id].grid_size) if map_id in maps else None
-            if not _next_action_at_once(obj, row, grids[sid]):
-                return None
-        for name in ("action_type", "content", "cells"):
-            columns[name] = [row[name] for row in rows]
-    core = CORE_FIELDS[task]
-    for name in dict.fromkeys(k for o in objs for k in o):  # extra fields, in order of first use
-        if name in core:
-            continue
-        values = [o.get(name, _ABSENT) for o in objs]
-        if _reserved(name) or not all(v is None or v is _ABSENT or isinstance(v, (str, int, float)) for v in values):
+        made = _next_actions_at_once(given, sessions, maps)
+        if made is None:
             return None
-        columns[name] = [float("nan") if v is _ABSENT else v for v in values]
+        columns.update(made)
+    for name, values in given.extras.items():
+        if _reserved(name) or not all(
+            v is None or v is msgspec.UNSET or isinstance(v, (str, int, float)) for v in values
+        ):
+            return None
+        columns[name] = [float("nan") if v is msgspec.UNSET else v for v in values]
     return pd.DataFrame(columns)
-
-
-_ABSENT = object()  # an extra field a line does not give
 
 
 def _actors(session: Any) -> Sequence[str] | None:
@@ -478,38 +582,51 @@ def _actors(session: Any) -> Sequence[str] | None:
     return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
 
 
-def _next_action_at_once(obj: dict[str, Any], row: dict[str, Any], grid: tuple[int, int] | None) -> bool:
-    """The next-action fields of a line into ``row``, as :func:`_check_next_action` reads them;
-    False when that would report anything."""
-    given = obj.get("action_type")
-    t = schema.ACTION_TYPE_OF.get(given) if type(given) is str else None
-    if t is None:  # (not as written: in capitals or with spaces, or no type at all)
-        if not isinstance(given, str) or not given.strip():
-            return False
-        t = schema.ACTION_TYPE_OF.get(given.strip().lower())
-        if t is None:
-            return False
-    field = _content_field(obj)
-    if field is None:
-        return False
-    content = obj.get(field)
-    row["action_type"], row["content"], row["cells"] = t, None, None
-    if t == "message":
-        if not isinstance(content, str):
-            return False
-        row["content"] = content
-    elif t in schema.CELL_TYPES:
-        if not isinstance(content, list) or not content:
-            return False
-        rows, cols = grid or (float("inf"), float("inf"))
-        if not all(isinstance(cell, list) and len(cell) == 2 for cell in content):
-            return False
-        if not all(type(r) is int and type(c) is int and 0 <= r < rows and 0 <= c < cols for r, c in content):
-            return False
-        row["cells"] = list(content)
-    elif content not in (None, "", []):
-        return False
-    return True
+def _next_actions_at_once(
+    given: _Given, sessions: Mapping[str, Any], maps: Mapping[str, Any]
+) -> dict[str, list[Any]] | None:
+    """The action_type, content and cells columns of next-action lines, as :func:`_check_next_action`
+    reads them; None when that would report anything."""
+    grids: dict[str, tuple[int, int] | None] = {}  # session -> its grid (None: its map is unknown)
+    types: list[str] = []
+    contents: list[str | None] = []
+    cells: list[list[Any] | None] = []
+    for sid, kind, content in zip(given.sids, given.fields["action_type"], given.fields["content"]):
+        if sid not in grids:
+            map_id = sessions[sid].map_id
+            grids[sid] = tuple(maps[map_id].grid_size) if map_id in maps else None
+        t = schema.ACTION_TYPE_OF.get(kind) if type(kind) is str else None
+        if t is None:  # (not as written: in capitals or with spaces, or no type at all)
+            if not isinstance(kind, str) or not kind.strip():
+                return None
+            t = schema.ACTION_TYPE_OF.get(kind.strip().lower())
+            if t is None:
+                return None
+        if content is _BOTH:
+            return None
+        content = None if content is msgspec.UNSET else content
+        types.append(t)
+        if t == "message":
+            if not isinstance(content, str):
+                return None
+            contents.append(content)
+            cells.append(None)
+        elif t in schema.CELL_TYPES:
+            if not isinstance(content, list) or not content:
+                return None
+            rows, cols = grids[sid] or (float("inf"), float("inf"))
+            if not all(isinstance(cell, list) and len(cell) == 2 for cell in content):
+                return None
+            if not all(type(r) is int and type(c) is int and 0 <= r < rows and 0 <= c < cols for r, c in content):
+                return None
+            contents.append(None)
+            cells.append(list(content))
+        elif content not in (None, "", []):
+            return None
+        else:
+            contents.append(None)
+            cells.append(None)
+    return {"action_type": types, "content": contents, "cells": cells}
 
 
 def _read_line(line: _Line, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> dict[str, Any] | None:
