@@ -45,10 +45,22 @@ ACTION_COLUMNS = (
 )
 CATEGORICAL = ("condition", "split", "role", "type")
 # Columns kept as compact numbers while the table is made, and text columns turned into pandas
-# strings every CHUNK rows (each action's own strings are then freed as the sessions are read).
+# strings every CHUNK rows (each action's own strings are then freed as the sessions are read, and
+# a worker process hands its rows over as a few arrays, not a million strings; the categorical
+# columns are made of the joined strings at the end).
 _INTS = ("index", "n_cells")
 _FLOATS = ("timestamp", "progress")
-_TEXTS = ("text", "misalignment_reasons", "rationale")
+_TEXTS = (
+    "session_id",
+    *CATEGORICAL,
+    "text",
+    "team_goal",
+    "partner_intent",
+    "self_reasoning",
+    "misalignment_reasons",
+    "rationale",
+)
+_CODES = ("team_goal", "partner_intent", "self_reasoning")  # (None without a mental model)
 CHUNK = 50_000
 _STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of strings
 
@@ -184,7 +196,8 @@ class TableBuilder:
         tables are then those of taking those sessions here, in the same order."""
         self._flush_texts()
         for k in ACTION_COLUMNS:
-            self._cols[k].extend(made.cols[k])
+            if k not in _TEXTS:
+                self._cols[k].extend(made.cols[k])
         for k in _TEXTS:
             self._texts[k].extend(made.texts[k])
         self._coverage.extend(made.coverage)
@@ -194,12 +207,14 @@ class TableBuilder:
         self._flush_texts()
         cols = self._cols
         columns: dict[str, Any] = {}
-        for k in ACTION_COLUMNS if len(cols["session_id"]) else ():
+        for k in ACTION_COLUMNS if len(cols["index"]) else ():
             if k in _INTS or k in _FLOATS:
                 columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
             elif k in _TEXTS:
                 parts = self._texts[k]
                 columns[k] = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=object)
+                if k in _CODES and columns[k].isna().all():  # (no mental model at all: None, as a column of them reads)
+                    columns[k] = pd.Series([None] * len(columns[k]), dtype=object)
             else:
                 columns[k] = cols[k]
         actions = pd.DataFrame(columns) if columns else pd.DataFrame({k: [] for k in ACTION_COLUMNS})
