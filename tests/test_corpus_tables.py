@@ -5,6 +5,7 @@ session read again equals the one read on load, and a session whose files change
 
 from __future__ import annotations
 
+import json
 import shutil
 import zipfile
 
@@ -128,6 +129,26 @@ def test_a_generated_corpus_read_with_few_sessions_kept(generated, monkeypatch):
         assert corpus.meta(sid).model_dump() == eager.session(sid).meta.model_dump()
         assert corpus.n_actions(sid) == len(eager.session(sid).actions)
     assert corpus.splits == eager.splits and corpus.design == eager.design
+
+
+@pytest.mark.parametrize("stripped", ["every session", "every other session"])
+def test_actions_without_a_mental_model_read_as_the_row_by_row_tables(generated, tmp_path, monkeypatch, stripped):
+    """Sessions recorded without mental models (an import of another corpus): their codes are None,
+    a column of them where no session has one, whichever pieces the columns were made in."""
+    monkeypatch.setattr(tables, "CHUNK", 700)
+    root = tmp_path / "ds"
+    shutil.copytree(generated, root)
+    for k, path in enumerate(sorted(root.glob("sessions/*/actions.jsonl"))):
+        if stripped == "every session" or k % 2:
+            records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+            path.write_text("".join(json.dumps({**r, "mental_model": None}) + "\n" for r in records))
+    corpus = load_dir(root, keep_actions=None)
+    _check_tables(corpus)
+    codes = corpus.actions_df["team_goal"]
+    if stripped == "every session":
+        assert codes.dtype == object and codes.map(lambda v: v is None).all()
+    else:
+        assert 0 < codes.isna().sum() < len(codes) and str(codes.dtype) == "str"
 
 
 def test_a_corpus_built_in_code_makes_the_same_tables(generated):

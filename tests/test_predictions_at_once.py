@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from corpus.dataset import SAMPLE_DATA, load_sample
-from corpus.predictions import PackedRows, _read_task_at_once, read_task_text
+from corpus.predictions import PackedRows, _Given, _read_task_at_once, read_task_text
 from corpus.report import Report
 
 TASKS = ("next_action", "mental_model")
@@ -47,6 +47,24 @@ def test_the_sample_runs_read_at_once_give_the_same_rows(corpus, task, run):
     pd.testing.assert_frame_equal(at_once, slow)
     # And the dataset reader takes this path: the loaded run holds the same table.
     pd.testing.assert_frame_equal(corpus.predictions[run].table(task), slow)
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_lines_in_their_usual_shape_are_decoded_typed_and_others_as_json_values_alike(corpus, task):
+    """The sample's lines are decoded as typed records; with one extra field on every line the file
+    is parsed as JSON values instead: the same rows either way, the extra field a column besides."""
+    lines = _text(task).splitlines()
+    typed = _Given.typed(task, lines)
+    assert typed is not None and typed.fields == _Given.parsed(task, lines).fields
+    assert typed.sids == [json.loads(line)["session_id"] for line in lines]
+    extra = "\n".join(line[:-1] + ', "difficulty": "hard"}' for line in lines) + "\n"
+    assert _Given.typed(task, extra.splitlines()) is None
+    plain = _read_task_at_once("\n".join(lines) + "\n", task, corpus.sessions, corpus.maps)
+    with_extra = _read_task_at_once(extra, task, corpus.sessions, corpus.maps)
+    assert plain is not None and with_extra is not None
+    assert (with_extra["difficulty"] == "hard").all()
+    pd.testing.assert_frame_equal(with_extra.drop(columns="difficulty"), plain)
+    pd.testing.assert_frame_equal(with_extra, _line_by_line(extra, task, corpus)[0])
 
 
 def _mutations(task: str) -> list:
