@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from analysis.descriptive import table1, table8
-from analysis.format import fmt
+from analysis.format import fmt, fmt_count
 from components.dataset import show_report
 from components.palette import CONDITION_NAMES, SPLIT_NAMES, group_label
 from corpus import schema
@@ -22,13 +22,13 @@ def dataset_header(corpus: Corpus) -> None:
     st.caption(md_text(corpus.info.description))
     df = corpus.sessions_df
     cols = st.columns(5)
-    cols[0].metric("Sessions", len(df))
-    cols[1].metric("Actions", int(df["n_actions"].sum()))
+    cols[0].metric("Sessions", fmt_count(len(df)))
+    cols[1].metric("Actions", fmt_count(int(df["n_actions"].sum())))
     present = [c for c in schema.CONDITIONS if (df["condition"] == c).any()]
     for i, cond in enumerate(present[:2], start=2):
         cols[i].metric(
             f"Sessions, {cond.replace('_', ' ')}",
-            int((df["condition"] == cond).sum()),
+            fmt_count(int((df["condition"] == cond).sum())),
             help=schema.CONDITION_DESCRIPTIONS[cond],
         )
     if len(present) > 2:

@@ -253,6 +253,15 @@ def test_the_data_pages_tables_name_conditions_and_splits_in_words(team):
         ]
 
 
+def test_the_data_pages_counts_are_printed_with_separators(team):
+    """The headline counts read as counts ("2,866 actions"), computed from the sessions."""
+    at = open_page(team, "signed out", "data")
+    corpus = load_sample()
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Sessions"] == str(len(corpus.sessions))
+    assert metrics["Actions"] == f"{len(corpus.actions_df):,}" and "," in metrics["Actions"]
+
+
 @pytest.mark.parametrize("stem", ["split", "misalignment"])
 def test_tables_name_conditions_in_words_not_ids(team, stem):
     """The Test split's comparison and Why not aligned's checkpoints name the condition as every
