@@ -461,8 +461,9 @@ class _Given:
         except msgspec.DecodeError:  # (a ValidationError is one)
             return None
         if task == "mental_model":
-            fields = {dim: [getattr(o, dim) for o in objs] for dim in DIMENSIONS}
-            fields = {dim: [v.code if type(v) is _Coded else v for v in given] for dim, given in fields.items()}
+            fields = {
+                dim: [v.code if type(v) is _Coded else v for v in (getattr(o, dim) for o in objs)] for dim in DIMENSIONS
+            }
         else:
             fields = {
                 "action_type": [o.action_type for o in objs],

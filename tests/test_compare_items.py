@@ -201,10 +201,10 @@ def test_runs_that_predicted_the_same_items_take_the_people_s_side_once(monkeypa
     turned = replace(run, run_id="turned", tables={t: df.iloc[::-1] for t, df in run.tables.items()})
     for task in ("mental_model", "next_action"):
         first, second = _join(run, task, truth, at), _join(twin, task, truth, at)
-        assert len([k for k in at._taken if k[0] == task]) == 1
+        assert len([k for k in at._taken.values if k[0] == task]) == 1
         assert second[2] is first[2]  # (the missing instances: one frame)
         other = _join(turned, task, truth, at)
-        assert len([k for k in at._taken if k[0] == task]) == 2
+        assert len([k for k in at._taken.values if k[0] == task]) == 2
         for got, r in ((second, twin), (other, turned)):
             for g, w in zip(got, _joined_by_merge(monkeypatch, r, task, truth)):
                 pd.testing.assert_frame_equal(g, w)

@@ -91,9 +91,8 @@ class TruthRows:
     sessions: pd.Index
     stride: int
     keys: pd.Index
-    _taken: dict[tuple[str, bytes], tuple[pd.DataFrame, pd.DataFrame]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    # (task, digest of the rows found) -> what :meth:`taken` made of them
+    _taken: Memo = field(default_factory=Memo, repr=False, compare=False)
 
     @classmethod
     def of(cls, truth: pd.DataFrame) -> TruthRows:
@@ -108,13 +107,14 @@ class TruthRows:
         among them (:func:`_missing`): made once for every run that predicted the same items in the
         same order (the runs of one benchmark export do) and kept; never changed after (pages read
         them at once)."""
-        key = (task, hashlib.blake2b(found.tobytes(), digest_size=16).digest())
-        if key not in self._taken:
+
+        def make() -> tuple[pd.DataFrame, pd.DataFrame]:
             predicted = np.zeros(len(truth), dtype=bool)
             predicted[found] = True
             side = truth.drop(columns=_KEYS).iloc[found].reset_index(drop=True)
-            self._taken[key] = (side, _missing(truth, task, truth["split"].iloc[found].unique(), predicted))
-        return self._taken[key]
+            return side, _missing(truth, task, truth["split"].iloc[found].unique(), predicted)
+
+        return self._taken.once((task, hashlib.blake2b(found.tobytes(), digest_size=16).digest()), make)
 
     def rows(self, preds: pd.DataFrame) -> np.ndarray | None:
         """The truth row of each prediction; None unless each is found once and no two are one
