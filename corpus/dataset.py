@@ -354,9 +354,14 @@ def load_dir(
         kept: list[Session] = []
         if entry is None:
             entry, kept, digest, read = _read_hashing(root, keep_actions, cache, digest)
-            in_cache = cache is not None and (not read or cache.write(digest, entry) is not None)
-            if in_cache and cache is not None and signature is not None:  # (the folder's hash, for its next load)
-                cache.remember_hash(root, signature, digest)
+            if cache is not None:  # (kept while the corpus is made and used; the folder's hash once it is kept)
+                remember = (
+                    None if signature is None else functools.partial(cache.remember_hash, root, signature, digest)
+                )
+                if read:
+                    cache.keep(digest, entry, then=remember)
+                elif remember is not None:
+                    remember()
         assert digest is not None  # (an entry is only ever read under a digest)
         store = SessionStore(
             entry.metas,

@@ -3,9 +3,10 @@
 When a dataset has been read and validated (:func:`corpus.dataset.load_dir`), what the load made of
 it (the tables, every session's ``session.json``, the maps, labels, predictions and warnings) is
 written to a cache folder under the dataset's content hash and the version of the code that read
-it. A later load of a dataset with the same content hash, by any process sharing the folder (the
-replicas of a lab: the app's is the data directory's ``cache/``), reads that instead: for a
-million actions, a few seconds instead of half a minute. Whole sessions are read again from the
+it, on a thread of its own while the load returns (:meth:`DatasetCache.keep`). A later load of a
+dataset with the same content hash, by any process sharing the folder (the replicas of a lab: the
+app's is the data directory's ``cache/``), reads that instead: for a million actions, a few
+seconds instead of half a minute. Whole sessions are read again from the
 dataset's own folder when a page asks for one, as after any load.
 
 The files are Python pickles, written and read only by this server, in a folder only it writes
@@ -32,6 +33,9 @@ import pickle
 import re
 import sys
 import tempfile
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -66,6 +70,23 @@ class Entry:
     warnings: list[Issue]
     expressions: pd.DataFrame
     tables: Tables
+
+
+_WRITER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundwork-cache-write")
+_WRITING: set[Future[Path | None]] = set()  # entries being kept (DatasetCache.keep)
+_WRITING_LOCK = threading.Lock()
+
+
+def _written(future: Future[Path | None]) -> None:
+    with _WRITING_LOCK:
+        _WRITING.discard(future)
+
+
+def written(timeout: float | None = None) -> None:
+    """Wait until the entries being kept (:meth:`DatasetCache.keep`) are written, or not."""
+    with _WRITING_LOCK:
+        pending = list(_WRITING)
+    wait(pending, timeout=timeout)
 
 
 @functools.cache
@@ -111,6 +132,33 @@ class DatasetCache:
         except OSError:
             pass
         return entry
+
+    def keep(self, content_hash: str, entry: Entry, then: Callable[[], None] | None = None) -> Future[Path | None]:
+        """:meth:`write` ``entry`` on a thread of its own, one entry at a time, and call ``then``
+        once it is written: the load that made it goes on meanwhile (pickling the entry of a million
+        actions takes a second or two). An entry too small to keep is neither written nor followed by
+        ``then``. A process waits for the entries it is writing before it exits, and
+        :func:`written` waits for them at any time."""
+        if sum(entry.n_actions.values()) < self.min_actions:
+            done: Future[Path | None] = Future()
+            done.set_result(None)
+            return done
+
+        def write_then() -> Path | None:
+            try:
+                path = self.write(content_hash, entry)
+                if path is not None and then is not None:
+                    then()
+                return path
+            except Exception:  # (logged: the load it came from has returned)
+                log.exception("Groundwork: the loaded dataset %s could not be kept", content_hash[:12])
+                raise
+
+        future = _WRITER.submit(write_then)
+        with _WRITING_LOCK:
+            _WRITING.add(future)
+        future.add_done_callback(_written)
+        return future
 
     def write(self, content_hash: str, entry: Entry) -> Path | None:
         """Keep ``entry`` (written whole or not at all), when its dataset is large enough; the

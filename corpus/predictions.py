@@ -22,6 +22,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, cast
 
@@ -451,22 +453,27 @@ class _Given:
     rationales: list[Any]
     fields: dict[str, list[Any]]  # the task's own fields: the dimensions, or action_type and content
     extras: dict[str, list[Any]]  # any other field, in order of first use
+    typed: bool = (
+        False  # decoded as typed records: every id is text, every index an integer, every rationale text or null
+    )
 
     @classmethod
-    def typed(cls, task: str, lines: Sequence[str]) -> _Given | None:
+    def of_typed(cls, task: str, lines: Sequence[str]) -> _Given | None:
         """The lines decoded in their usual shape (msgspec, in C); None when one is not in it."""
         decode = _TYPED[task]
         try:
             objs: list[Any] = [decode(line) for line in lines]
         except msgspec.DecodeError:  # (a ValidationError is one)
             return None
+
+        def column(name: str) -> list[Any]:
+            return list(map(attrgetter(name), objs))
+
         if task == "mental_model":
-            fields = {
-                dim: [v.code if type(v) is _Coded else v for v in (getattr(o, dim) for o in objs)] for dim in DIMENSIONS
-            }
+            fields = {dim: _codes_of(column(dim)) for dim in DIMENSIONS}
         else:
             fields = {
-                "action_type": [o.action_type for o in objs],
+                "action_type": column("action_type"),
                 "content": [
                     o.content
                     if o.action_content is msgspec.UNSET
@@ -476,14 +483,7 @@ class _Given:
                     for o in objs
                 ],
             }
-        return cls(
-            [o.session_id for o in objs],
-            [o.action_index for o in objs],
-            [o.role for o in objs],
-            [o.rationale for o in objs],
-            fields,
-            {},
-        )
+        return cls(column("session_id"), column("action_index"), column("role"), column("rationale"), fields, {}, True)
 
     @classmethod
     def parsed(cls, task: str, lines: Sequence[str]) -> _Given | None:
@@ -511,6 +511,49 @@ class _Given:
         )
 
 
+def _codes_of(labels: list[Any]) -> list[Any]:
+    """Typed labels as codes: a label given as an object by its code (its wording is read by
+    :func:`label_code` as the code's)."""
+    if _Coded not in set(map(type, labels)):
+        return labels
+    return [v.code if type(v) is _Coded else v for v in labels]
+
+
+def _roles_at_once(given: _Given, sessions: Mapping[str, Any]) -> np.ndarray | None:
+    """The role of the action each line names, in line order (from its session's actions, an
+    array); None when a line names no action of the dataset (an unknown session or an index out of
+    range), names an action another line names, or gives another role, or when its id, index or
+    rationale is not of its type. Checked a column at a time."""
+    sids, idxs, n = given.sids, given.idxs, len(given.sids)
+    if not given.typed and not (
+        all(type(sid) is str for sid in sids)
+        and all(type(i) is int for i in idxs)
+        and all(r is None or isinstance(r, str) for r in given.rationales)
+    ):
+        return None
+    codes, names = pd.factorize(np.fromiter(sids, dtype=object, count=n))
+    actors = [_actors(sessions.get(sid)) if sid.strip() else None for sid in names]
+    if any(acted is None for acted in actors):  # (an unknown session, or no id)
+        return None
+    try:
+        index = np.fromiter(idxs, dtype=np.int64, count=n)
+    except OverflowError:
+        return None
+    lengths = np.fromiter(map(len, cast(list[Sequence[str]], actors)), dtype=np.int64, count=len(actors))
+    if not ((index >= 0) & (index < lengths[codes])).all():
+        return None
+    at = (np.cumsum(lengths) - lengths)[codes] + index  # (each action's own place among all the sessions')
+    ordered = np.sort(at)
+    if (ordered[1:] == ordered[:-1]).any():  # (an action named twice)
+        return None
+    every = np.fromiter(chain.from_iterable(cast(list[Sequence[str]], actors)), dtype=object, count=int(lengths.sum()))
+    roles = every[at]
+    stated = np.fromiter(given.roles, dtype=object, count=n)
+    if not ((stated == msgspec.UNSET) | (stated == roles)).all():
+        return None
+    return roles
+
+
 def _read_task_at_once(
     text: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
 ) -> pd.DataFrame | None:
@@ -525,38 +568,30 @@ def _read_task_at_once(
     if not numbered:
         return pd.DataFrame([])
     lines = [line for _, line in numbered]
-    given = _Given.typed(task, lines) or _Given.parsed(task, lines)
+    given = _Given.of_typed(task, lines) or _Given.parsed(task, lines)
     if given is None:
         return None
-    sids, idxs = given.sids, given.idxs
-    if not all(type(sid) is str and sid.strip() for sid in sids) or not all(type(i) is int for i in idxs):
+    roles = _roles_at_once(given, sessions)
+    if roles is None:
         return None
-    actors = {sid: _actors(sessions.get(sid)) for sid in dict.fromkeys(sids)}
-    if None in actors.values() or len(set(zip(sids, idxs))) != len(sids):  # (an unknown session, a duplicate)
-        return None
-    roles: list[str] = []
-    for sid, idx in zip(sids, idxs):
-        acted = cast(Sequence[str], actors[sid])
-        if not 0 <= idx < len(acted):
-            return None
-        roles.append(acted[idx])
-    rationales = given.rationales
-    if [r if g is msgspec.UNSET else g for g, r in zip(given.roles, roles)] != roles or not all(
-        r is None or isinstance(r, str) for r in rationales
-    ):
-        return None
-    columns: dict[str, list[Any]] = {
-        "session_id": sids,
-        "action_index": idxs,
+    columns: dict[str, Any] = {
+        "session_id": given.sids,
+        "action_index": given.idxs,
         "line": [k for k, _ in numbered],
         "role": roles,
-        "rationale": rationales,
+        "rationale": given.rationales,
     }
     if task == "mental_model":
         for dim in DIMENSIONS:
             values = given.fields[dim]
-            named = {v: label_code(dim, v) for v in set(v for v in values if type(v) is str)}
-            codes = [named[v] if type(v) is str else label_code(dim, v) if type(v) is dict else None for v in values]
+            if given.typed:  # (every label a code or a wording: looked up once each)
+                named = {v: label_code(dim, v) for v in set(values)}
+                codes = list(map(named.__getitem__, values))
+            else:
+                named = {v: label_code(dim, v) for v in set(v for v in values if type(v) is str)}
+                codes = [
+                    named[v] if type(v) is str else label_code(dim, v) if type(v) is dict else None for v in values
+                ]
             if None in codes:
                 return None
             columns[dim] = codes

@@ -1,5 +1,5 @@
-"""A loaded dataset is kept on disk and the next load of the same bytes reads that instead of every
-record (corpus.dataset_cache): the corpus it gives equals the one read record by record, in this
+"""A loaded dataset is kept on disk (written while the load returns) and the next load of the same
+bytes reads that instead of every record (corpus.dataset_cache): the corpus it gives equals the one read record by record, in this
 process and in another one; changed bytes, a damaged entry or a folder that cannot be written fall
 back to reading the dataset."""
 
@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 
 import corpus.dataset as dataset
 from corpus.dataset import Corpus, content_hash, load_dir
-from corpus.dataset_cache import DatasetCache, code_version
+from corpus.dataset_cache import DatasetCache, code_version, written
 from corpus.generate import generate
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,6 +50,34 @@ def _same(a: Corpus, b: Corpus) -> None:
         assert a.session(sid).model_dump() == b.session(sid).model_dump()
 
 
+def _load(root, **kwargs) -> Corpus:
+    """``load_dir``, then the wait for the entry it keeps (written on a thread of its own)."""
+    corpus = load_dir(root, **kwargs)
+    written()
+    return corpus
+
+
+def test_the_load_returns_while_its_entry_is_written(generated, tmp_path, monkeypatch):
+    """A read dataset is kept on a thread of its own: the load has returned while the entry is
+    being written, and the folder's hash is recorded once the entry is written."""
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    release = threading.Event()
+    write = DatasetCache.write
+
+    def held(self, content_hash, entry):
+        assert release.wait(60)
+        return write(self, content_hash, entry)
+
+    monkeypatch.setattr(DatasetCache, "write", held)
+    corpus = load_dir(generated, cache=cache)
+    path, signature = cache.path(corpus.content_hash), dataset.files_signature(generated)
+    assert len(corpus.actions_df) > 1_000 and not path.exists() and cache.known_hash(generated, signature) is None
+    release.set()
+    written()
+    assert path.is_file() and cache.known_hash(generated, signature) == corpus.content_hash
+    assert cache.read(corpus.content_hash) is not None
+
+
 def _no_reading(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("the dataset was read record by record")
@@ -58,25 +87,25 @@ def _no_reading(monkeypatch) -> None:
 
 def test_the_second_load_reads_the_kept_entry(generated, tmp_path, monkeypatch):
     cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
-    first = load_dir(generated, cache=cache)
+    first = _load(generated, cache=cache)
     path = cache.path(content_hash(generated))
     assert path.is_file() and code_version() in path.name
     _no_reading(monkeypatch)
-    second = load_dir(generated, cache=cache, known_hash=content_hash(generated))
+    second = _load(generated, cache=cache, known_hash=content_hash(generated))
     assert second.sessions.kept == 0  # (whole sessions are read from the folder when asked for)
     _same(first, second)
-    _same(second, load_dir(generated, cache=cache))
+    _same(second, _load(generated, cache=cache))
 
 
 def test_changed_bytes_are_read_again(generated, tmp_path):
     ds = tmp_path / "ds"
     shutil.copytree(generated, ds)
     cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
-    load_dir(ds, cache=cache)
+    _load(ds, cache=cache)
     info = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
     info["description"] = "edited"
     (ds / "dataset.json").write_text(json.dumps(info), encoding="utf-8")
-    again = load_dir(ds, cache=cache)
+    again = _load(ds, cache=cache)
     assert again.info.description == "edited"
     assert len(list(cache.folder.glob("*.pickle"))) == 2
 
@@ -86,17 +115,17 @@ def test_a_damaged_entry_is_read_past_and_written_again(generated, tmp_path, cap
     path = cache.path(content_hash(generated))
     path.parent.mkdir(parents=True)
     path.write_bytes(b"\x80\x05 not a pickle")
-    corpus = load_dir(generated, cache=cache, known_hash=content_hash(generated))
+    corpus = _load(generated, cache=cache, known_hash=content_hash(generated))
     assert "does not read" in caplog.text and len(corpus.actions_df) > 1_000
     assert cache.read(content_hash(generated)) is not None
     path.write_bytes(b"\x80\x05 not a pickle")  # (and when the hash is made as the dataset is read)
-    assert len(load_dir(generated, cache=cache).actions_df) == len(corpus.actions_df)
+    assert len(_load(generated, cache=cache).actions_df) == len(corpus.actions_df)
     assert cache.read(content_hash(generated)) is not None
 
 
 def test_small_datasets_are_not_kept_and_old_entries_go(generated, tmp_path):
     cache = DatasetCache(tmp_path / "cache")  # (20,000 actions at least)
-    load_dir(generated, cache=cache)
+    _load(generated, cache=cache)
     assert not cache.folder.exists()
     two = DatasetCache(tmp_path / "two", min_actions=1_000, entries=2)
     for k in range(3):
@@ -106,7 +135,7 @@ def test_small_datasets_are_not_kept_and_old_entries_go(generated, tmp_path):
         info = json.loads((ds / "dataset.json").read_text(encoding="utf-8"))
         info["description"] = f"copy {k}"
         (ds / "dataset.json").write_text(json.dumps(info), encoding="utf-8")
-        load_dir(ds, cache=two)
+        _load(ds, cache=two)
     kept = list(two.folder.glob("*.pickle"))
     assert len(kept) == 2 and two.path(content_hash(tmp_path / "ds0")) not in kept
 
@@ -114,7 +143,7 @@ def test_small_datasets_are_not_kept_and_old_entries_go(generated, tmp_path):
 def test_a_folder_that_cannot_be_written_leaves_the_load_alone(generated, tmp_path, caplog):
     blocker = tmp_path / "file"
     blocker.write_text("not a folder", encoding="utf-8")
-    corpus = load_dir(generated, cache=DatasetCache(blocker / "cache", min_actions=1_000))
+    corpus = _load(generated, cache=DatasetCache(blocker / "cache", min_actions=1_000))
     assert len(corpus.actions_df) > 1_000 and "cannot keep the loaded dataset" in caplog.text
 
 
@@ -156,7 +185,7 @@ def test_a_folder_opened_again_unchanged_is_not_hashed_again(generated, tmp_path
     ds = tmp_path / "ds"
     shutil.copytree(generated, ds)
     cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
-    first = load_dir(ds, cache=cache)
+    first = _load(ds, cache=cache)
     digest = content_hash(ds)
     assert first.content_hash == digest
     assert cache.known_hash(ds, dataset.files_signature(ds)) == digest
@@ -170,16 +199,16 @@ def test_a_folder_opened_again_unchanged_is_not_hashed_again(generated, tmp_path
     monkeypatch.setattr(dataset, "content_hash", counted)
     with monkeypatch.context() as m:
         _no_reading(m)
-        again = load_dir(ds, cache=cache)
+        again = _load(ds, cache=cache)
     assert hashed == [] and again.content_hash == digest
     _same(first, again)
 
     copy = tmp_path / "copy"
     shutil.copytree(ds, copy)
-    assert load_dir(copy, cache=cache).content_hash == digest and hashed == [copy]
+    assert _load(copy, cache=cache).content_hash == digest and hashed == [copy]
     path = ds / "dataset.json"
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
-    assert load_dir(ds, cache=cache).content_hash == digest and hashed == [copy, ds]
+    assert _load(ds, cache=cache).content_hash == digest and hashed == [copy, ds]
     assert cache.known_hash(tmp_path / "elsewhere", dataset.files_signature(ds)) is None
 
 
@@ -188,7 +217,7 @@ def test_a_recorded_hash_that_does_not_read_is_hashed_again(generated, tmp_path)
     signature = dataset.files_signature(generated)
     cache.remember_hash(generated, signature, "not a digest")
     assert cache.known_hash(generated, signature) is None
-    assert load_dir(generated, cache=cache).content_hash == content_hash(generated)
+    assert _load(generated, cache=cache).content_hash == content_hash(generated)
     assert cache.known_hash(generated, signature) == content_hash(generated)
 
 
@@ -196,7 +225,7 @@ def test_an_entry_found_once_the_hash_is_made_stops_the_reading(generated, tmp_p
     """A folder whose hash is not recorded (a copy of a dataset kept before) is hashed while it is
     read; once the hash is made, the entry kept under it is taken and the reading stops."""
     cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
-    first = load_dir(generated, cache=cache)
+    first = _load(generated, cache=cache)
     copy = tmp_path / "copy"
     shutil.copytree(generated, copy)
     digest = content_hash(copy)
@@ -209,7 +238,7 @@ def test_an_entry_found_once_the_hash_is_made_stops_the_reading(generated, tmp_p
         return add_columns(self, meta, actions)
 
     monkeypatch.setattr(dataset.TableBuilder, "add_columns", counted)
-    again = load_dir(copy, cache=cache)
+    again = _load(copy, cache=cache)
     assert len(taken) < len(first.sessions) // 2 and again.content_hash == digest
     _same(first, again)
     assert cache.known_hash(copy, dataset.files_signature(copy)) == digest

@@ -54,11 +54,11 @@ def test_lines_in_their_usual_shape_are_decoded_typed_and_others_as_json_values_
     """The sample's lines are decoded as typed records; with one extra field on every line the file
     is parsed as JSON values instead: the same rows either way, the extra field a column besides."""
     lines = _text(task).splitlines()
-    typed = _Given.typed(task, lines)
+    typed = _Given.of_typed(task, lines)
     assert typed is not None and typed.fields == _Given.parsed(task, lines).fields
     assert typed.sids == [json.loads(line)["session_id"] for line in lines]
     extra = "\n".join(line[:-1] + ', "difficulty": "hard"}' for line in lines) + "\n"
-    assert _Given.typed(task, extra.splitlines()) is None
+    assert _Given.of_typed(task, extra.splitlines()) is None
     plain = _read_task_at_once("\n".join(lines) + "\n", task, corpus.sessions, corpus.maps)
     with_extra = _read_task_at_once(extra, task, corpus.sessions, corpus.maps)
     assert plain is not None and with_extra is not None
@@ -82,6 +82,8 @@ def _mutations(task: str) -> list:
         lambda o: o.update(action_index="3"),
         lambda o: o.update(action_index=-1),
         lambda o: o.update(action_index=10**6),
+        lambda o: o.update(action_index=2**70),  # (beyond a 64-bit integer)
+        lambda o: o.update(role=["guide"]),
         lambda o: o.update(role="guide" if o.get("role") == "follower" else "follower"),
         lambda o: o.update(role="coach"),
         lambda o: o.update(role=None),
