@@ -231,11 +231,13 @@ def content_hash(root: str | Path) -> str:
     another. Hidden files (names starting with a dot) are not part of a dataset and do not count.
     """
     h = hashlib.sha256()
+    buffer = bytearray(1 << 20)  # (read into, file after file: no new buffer for each of 20,000 files)
+    view = memoryview(buffer)
     for parts, path in dataset_files(root):
         h.update("/".join(parts).encode("utf-8") + b"\0")
-        with open(path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
+        with open(path, "rb", buffering=0) as f:
+            while n := f.readinto(buffer):
+                h.update(view[:n])
         h.update(b"\0")
     return h.hexdigest()
 

@@ -7,6 +7,7 @@ archives through every reader, the command line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -226,5 +227,16 @@ def test_content_hash_identifies_the_data_not_the_folder(ds, tmp_path):
     copy = tmp_path / "elsewhere"
     shutil.copytree(ds, copy)
     assert content_hash(ds) == content_hash(copy) == load_dir(copy).content_hash
+    # SHA-256 of every file's relative path and bytes, in path order, each followed by a zero byte;
+    # a file larger than the reading buffer (1 MiB) included.
+    (copy / "notes").mkdir()
+    (copy / "notes" / "big.bin").write_bytes(bytes(range(256)) * 5000)
+    files = sorted(p for p in copy.rglob("*") if p.is_file())
+    whole = b"".join(
+        "/".join(p.relative_to(copy).parts).encode() + b"\0" + p.read_bytes() + b"\0"
+        for p in sorted(files, key=lambda p: p.relative_to(copy).parts)
+    )
+    assert content_hash(copy) == hashlib.sha256(whole).hexdigest()
+    (copy / "notes" / "big.bin").unlink()
     (copy / "maps/m1.json").write_text((copy / "maps/m1.json").read_text().replace('"m1"', '"m1" '))
     assert content_hash(copy) != content_hash(ds)
