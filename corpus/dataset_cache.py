@@ -6,8 +6,8 @@ written to a cache folder under the dataset's content hash and the version of th
 it, on a thread of its own while the load returns (:meth:`DatasetCache.keep`). A later load of a
 dataset with the same content hash, by any process sharing the folder (the replicas of a lab: the
 app's is the data directory's ``cache/``), reads that instead: for a million actions, a few
-seconds instead of half a minute. Whole sessions are read again from the
-dataset's own folder when a page asks for one, as after any load.
+seconds instead of half a minute. Whole sessions are read again from the dataset's own folder when
+a page asks for one, as after any load.
 
 The files are Python pickles, written and read only by this server, in a folder only it writes
 (the data directory: docs/security.md); nothing from a dataset is ever unpickled. Any change to

@@ -453,9 +453,8 @@ class _Given:
     rationales: list[Any]
     fields: dict[str, list[Any]]  # the task's own fields: the dimensions, or action_type and content
     extras: dict[str, list[Any]]  # any other field, in order of first use
-    typed: bool = (
-        False  # decoded as typed records: every id is text, every index an integer, every rationale text or null
-    )
+    # Decoded as typed records (every id text, every index an integer, every rationale text or null):
+    typed: bool = False
 
     @classmethod
     def of_typed(cls, task: str, lines: Sequence[str]) -> _Given | None:
