@@ -30,6 +30,7 @@ from corpus.canvas import CanvasHistory, session_history
 from corpus.dataset_cache import DatasetCache, Entry
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
+from corpus.processes import start_readers
 from corpus.session_store import SESSION_CACHE_ACTIONS, SessionStore
 from corpus.tables import TableBuilder, Tables, tables_of
 from corpus.validate import (
@@ -42,6 +43,7 @@ from corpus.validate import (
     collector_paused,
     read_dataset,
     read_session,
+    readers,
 )
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -347,6 +349,11 @@ def load_dir(
     recorded for the folder as its files are is taken, or, for a folder not seen before, the hash
     is made while the dataset is read (:func:`_read_hashing`)."""
     root = Path(root)
+    # A long dataset is read by worker processes: when it will be read (there is no cache, or one
+    # holding no entry yet), their fork server starts now, while the files are listed and hashed.
+    long = readers(_n_sessions(root)) > 0
+    if long and (cache is None or (known_hash is None and not cache.holds_any())):
+        start_readers()
     digest, signature = known_hash, None
     if digest is None and cache is not None and root.is_dir():
         signature = files_signature(root)
@@ -355,6 +362,8 @@ def load_dir(
         entry = cache.read(digest) if cache is not None and digest else None
         kept: list[Session] = []
         if entry is None:
+            if long:
+                start_readers()
             entry, kept, digest, read = _read_hashing(root, keep_actions, cache, digest)
             if cache is not None:  # (kept while the corpus is made and used; the folder's hash once it is kept)
                 remember = (
@@ -385,6 +394,15 @@ def load_dir(
             expressions=entry.expressions,
             tables=entry.tables,
         )
+
+
+def _n_sessions(root: Path) -> int:
+    """How many entries the dataset directory's ``sessions/`` folder holds (0 without one)."""
+    try:
+        with os.scandir(root / "sessions") as it:
+            return sum(1 for _ in it)
+    except OSError:
+        return 0
 
 
 def _read_hashing(

@@ -114,6 +114,14 @@ class DatasetCache:
     def path(self, content_hash: str) -> Path:
         return self.folder / f"{content_hash[:32]}-{code_version()}.pickle"
 
+    def holds_any(self) -> bool:
+        """Whether the folder holds an entry written by this version of the code (a load that finds
+        none will read its dataset)."""
+        try:
+            return any(self.folder.glob(f"*-{code_version()}.pickle"))
+        except OSError:
+            return False
+
     def read(self, content_hash: str) -> Entry | None:
         """The entry of a dataset with this content hash, or None (none kept, or one that does not read)."""
         path = self.path(content_hash)

@@ -81,6 +81,19 @@ if sys.platform != "win32":  # (no fork server there: its readers are spawned)
             self.set_forkserver_preload(READER_MODULES)
 
 
+def start_readers() -> None:
+    """Start the fork server of a dataset's readers now, where the platform has one: it imports
+    the readers' modules in a process of its own (about a second on a 2-CPU machine) while this one
+    goes on, and lives as long as this process. A long read calls this as it begins (before its
+    files are listed), so that the workers it starts later fork at once."""
+    if sys.platform == "win32" or "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    from multiprocessing import forkserver
+
+    ReaderContext()  # (names the modules the fork server imports)
+    _without_main(lambda _: forkserver.ensure_running(), None)
+
+
 def reader_context() -> BaseContext:
     """The context of a dataset's reading workers: forked from a fork server where the platform has
     one, spawned otherwise."""

@@ -78,6 +78,25 @@ def test_the_load_returns_while_its_entry_is_written(generated, tmp_path, monkey
     assert cache.read(corpus.content_hash) is not None
 
 
+def test_a_long_read_starts_its_readers_before_its_files_are_listed_and_a_reopen_starts_none(
+    generated, tmp_path, monkeypatch
+):
+    """The worker processes of a long read fork from a fork server that takes about a second to
+    start: a load that will read (its cache holds no entry yet) starts it first; a load that finds
+    its entry by the folder's hash starts none."""
+    order: list[str] = []
+    monkeypatch.setattr(dataset, "readers", lambda n_sessions: 2)  # (as for a long dataset)
+    monkeypatch.setattr(dataset, "start_readers", lambda: order.append("readers"))
+    signature = dataset.files_signature
+    monkeypatch.setattr(dataset, "files_signature", lambda root: order.append("files") or signature(root))
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    first = _load(generated, cache=cache)
+    assert order[:2] == ["readers", "files"]
+    order.clear()
+    _same(first, _load(generated, cache=cache))
+    assert order == ["files"]
+
+
 def _no_reading(monkeypatch) -> None:
     def refuse(*args, **kwargs):
         raise AssertionError("the dataset was read record by record")
