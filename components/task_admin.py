@@ -21,7 +21,7 @@ from analysis.tgco import OUTCOMES
 from analysis.tgco_agreement import RULE
 from components.accounts_admin import add_account_form
 from components.dataset import show_report
-from components.download import csv_button, csv_bytes
+from components.download import csv_bytes
 from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
@@ -414,6 +414,9 @@ def _built_note(task_id: int, built: BuiltExports) -> None:
     )
 
 
+_WIDE_HELP = "Items x coders, ready for R's irr package."
+
+
 def exports(lead: User, task: Task) -> None:
     """Downloads: labels long (CSV, JSONL), wide (items x coders), gold, and the agreement report,
     built when the lead asks (the report's bootstrap takes seconds) and then kept as built."""
@@ -439,56 +442,24 @@ def exports(lead: User, task: Task) -> None:
         )
         return
     _built_note(task.id, built)
-    c = st.columns(4)
-    csv_button(
-        "Labels, long (CSV)",
-        built.long,
-        f"{safe}_labels_long.csv",
-        key=f"ta_dl_long_{task.id}",
-        where=c[0],
-        icon=":material/download:",
-    )
-    c[1].download_button(
-        "Labels, long (JSONL)",
-        built.jsonl,
-        f"{safe}_labels.jsonl",
-        "application/jsonl",
-        key=f"ta_dl_jsonl_{task.id}",
-        on_click="ignore",
-        icon=":material/download:",
-    )
-    csv_button(
-        "Labels, wide (CSV)",
-        built.wide,
-        f"{safe}_labels_wide.csv",
-        key=f"ta_dl_wide_{task.id}",
-        where=c[2],
-        icon=":material/download:",
-        help="Items x coders, ready for R's irr package.",
-    )
-    csv_button(
-        "Gold (CSV)",
-        built.gold,
-        f"{safe}_gold.csv",
-        key=f"ta_dl_gold_{task.id}",
-        where=c[3],
-        icon=":material/download:",
-    )
-    c = st.columns(4)
-    c[0].download_button(
-        "Agreement report (Markdown)",
-        built.markdown,
-        f"{safe}_agreement.md",
-        "text/markdown",
-        key=f"ta_dl_md_{task.id}",
-        on_click="ignore",
-        icon=":material/description:",
-    )
-    csv_button(
-        "Agreement report (CSV)",
-        built.report,
-        f"{safe}_agreement.csv",
-        key=f"ta_dl_repcsv_{task.id}",
-        where=c[1],
-        icon=":material/description:",
-    )
+    files = [  # (label, data, file name, type, key, icon, help), four to a row
+        ("Labels, long (CSV)", built.long, "labels_long.csv", "text/csv", "long", "download", None),
+        ("Labels, long (JSONL)", built.jsonl, "labels.jsonl", "application/jsonl", "jsonl", "download", None),
+        ("Labels, wide (CSV)", built.wide, "labels_wide.csv", "text/csv", "wide", "download", _WIDE_HELP),
+        ("Gold (CSV)", built.gold, "gold.csv", "text/csv", "gold", "download", None),
+        ("Agreement report (Markdown)", built.markdown, "agreement.md", "text/markdown", "md", "description", None),
+        ("Agreement report (CSV)", built.report, "agreement.csv", "text/csv", "repcsv", "description", None),
+    ]
+    for k, (label, data, name, mime, suffix, icon, help_text) in enumerate(files):
+        if k % 4 == 0:
+            row = st.columns(4)
+        row[k % 4].download_button(
+            label,
+            data,
+            f"{safe}_{name}",
+            mime,
+            key=f"ta_dl_{suffix}_{task.id}",
+            on_click="ignore",
+            icon=f":material/{icon}:",
+            help=help_text,
+        )

@@ -37,7 +37,7 @@ ROUNDS = 3
 CLICK_GAP_SECONDS = 0.15
 
 
-def test_every_export_click_yields_its_file_while_labels_arrive(tmp_path, page):
+def test_every_export_click_yields_its_file_while_labels_arrive(tmp_path, page, artifacts):
     corpus = load_sample()
     store = Store.open(tmp_path / "data")
     lead, ann, bob = people(store, lead="lead", ann="coder", bob="coder")
@@ -89,3 +89,5 @@ def test_every_export_click_yields_its_file_while_labels_arrive(tmp_path, page):
             page.get_by_role("button", name="Labels, long (CSV)").click()
         assert len(pd.read_csv(dl.value.path())) == 40
         expect(page.get_by_text("Labels have changed since", exact=False)).to_be_visible()
+        page.get_by_role("button", name="Agreement report (CSV)").scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "tasks_exports.png"))
