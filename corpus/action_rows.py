@@ -74,15 +74,17 @@ class ActionColumns:
 # ---------------------------------------------------------------------------------------------
 
 
-class _Label(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
-    """A label given as an object (hashable: its usual forms are looked up at once)."""
+class LabelObject(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    """A label given as an object, as a typed decode reads it: its code, and its wording or the
+    text of an "other" (hashable: its usual forms are looked up at once). Prediction lines give
+    labels so too (:mod:`corpus.predictions`)."""
 
     code: str
     text: str | None = None
     other_text: str | None = None
 
 
-_Given = str | _Label  # (a label as a code alone, or as an object)
+_Given = str | LabelObject  # (a label as a code alone, or as an object)
 
 
 class _MentalModel(msgspec.Struct, forbid_unknown_fields=True):
@@ -127,7 +129,7 @@ def _forms(wordings: dict[str, str]) -> dict[_Given, str]:
             continue
         forms[code] = code
         for text in (wording, "", None):
-            forms[_Label(code, text)] = code
+            forms[LabelObject(code, text)] = code
     return forms
 
 

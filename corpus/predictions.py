@@ -32,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from corpus import schema
+from corpus.action_rows import LabelObject
 from corpus.jsonsafe import JsonError, loads, loads_each
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
 from corpus.reading import json_issue, jsonl_records, line_count, read_text
@@ -399,15 +400,7 @@ def read_task_text(
     return pd.DataFrame(rows)
 
 
-class _Coded(msgspec.Struct, forbid_unknown_fields=True):
-    """A label given as an object: its code (and wording) alone."""
-
-    code: str
-    text: str | None = None
-    other_text: str | None = None
-
-
-_Label = str | _Coded
+_Label = str | LabelObject  # (a label as a code alone, or as an object)
 _Content = str | list[list[int]] | None | msgspec.UnsetType
 
 
@@ -513,9 +506,9 @@ class _Given:
 def _codes_of(labels: list[Any]) -> list[Any]:
     """Typed labels as codes: a label given as an object by its code (its wording is read by
     :func:`label_code` as the code's)."""
-    if _Coded not in set(map(type, labels)):
+    if LabelObject not in set(map(type, labels)):
         return labels
-    return [v.code if type(v) is _Coded else v for v in labels]
+    return [v.code if type(v) is LabelObject else v for v in labels]
 
 
 def _roles_at_once(given: _Given, sessions: Mapping[str, Any]) -> np.ndarray | None:
