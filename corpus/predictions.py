@@ -22,10 +22,10 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, compress
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import msgspec
 import numpy as np
@@ -401,7 +401,8 @@ def read_task_text(
 
 
 _Label = str | LabelObject  # (a label as a code alone, or as an object)
-_Content = str | list[list[int]] | None | msgspec.UnsetType
+# (a drawing's cells: [row, col] pairs of integers, their shape checked as they are decoded)
+_Content = str | list[Annotated[list[int], msgspec.Meta(min_length=2, max_length=2)]] | None | msgspec.UnsetType
 
 
 class _MentalModelLine(msgspec.Struct, forbid_unknown_fields=True):
@@ -551,14 +552,21 @@ def _read_task_at_once(
 ) -> pd.DataFrame | None:
     """The rows of a next-action or mental-model file that has nothing to report, read in one pass,
     a column at a time: the same rows :func:`read_task_text` builds line by line (a test holds them
-    equal), several times faster. Lines in their usual shape are decoded as typed records, others as
-    JSON values. None when any line has anything to say, an error or a warning: the file is then
-    read line by line, which words it."""
+    equal), several times faster. None when any line has anything to say, an error or a warning:
+    the file is then read line by line, which words it."""
+    packed = _read_task_packed(text, task, sessions, maps)
+    return None if packed is None else packed.frame()
+
+
+def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> PackedRows | None:
+    """:func:`_read_task_at_once`'s rows as they are made, each row's cells packed in one array
+    (:class:`PackedRows`). Lines in their usual shape are decoded as typed records, others as JSON
+    values."""
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
     numbered = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not numbered:
-        return pd.DataFrame([])
+        return PackedRows(pd.DataFrame([]))
     lines = [line for _, line in numbered]
     given = _Given.of_typed(task, lines) or _Given.parsed(task, lines)
     if given is None:
@@ -573,6 +581,7 @@ def _read_task_at_once(
         "role": roles,
         "rationale": given.rationales,
     }
+    cells: _Cells | None = None
     if task == "mental_model":
         for dim in DIMENSIONS:
             values = given.fields[dim]
@@ -591,14 +600,16 @@ def _read_task_at_once(
         made = _next_actions_at_once(given, sessions, maps)
         if made is None:
             return None
-        columns.update(made)
+        columns["action_type"], columns["content"], cells = made
     for name, values in given.extras.items():
         if _reserved(name) or not all(
             v is None or v is msgspec.UNSET or isinstance(v, (str, int, float)) for v in values
         ):
             return None
         columns[name] = [float("nan") if v is msgspec.UNSET else v for v in values]
-    return pd.DataFrame(columns)
+    if cells is None:
+        return PackedRows(pd.DataFrame(columns))
+    return PackedRows(pd.DataFrame(columns), cells.pairs, cells.counts, list(columns).index("content") + 1)
 
 
 def _actors(session: Any) -> Sequence[str] | None:
@@ -610,51 +621,89 @@ def _actors(session: Any) -> Sequence[str] | None:
     return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
 
 
+@dataclass
+class _Cells:
+    """The cells of next-action lines, packed as :class:`PackedRows` holds them: every cell one
+    (row, col) pair of ``pairs``, in line order; ``counts``: how many each line has (-1: none)."""
+
+    pairs: np.ndarray
+    counts: np.ndarray
+
+
+_NO_GRID = (np.iinfo(np.int64).max, np.iinfo(np.int64).max)  # (a session whose map is unknown)
+
+
 def _next_actions_at_once(
     given: _Given, sessions: Mapping[str, Any], maps: Mapping[str, Any]
-) -> dict[str, list[Any]] | None:
-    """The action_type, content and cells columns of next-action lines, as :func:`_check_next_action`
-    reads them; None when that would report anything."""
-    grids: dict[str, tuple[int, int] | None] = {}  # session -> its grid (None: its map is unknown)
-    types: list[str] = []
-    contents: list[str | None] = []
-    cells: list[list[Any] | None] = []
-    for sid, kind, content in zip(given.sids, given.fields["action_type"], given.fields["content"]):
-        if sid not in grids:
-            map_id = sessions[sid].map_id
-            grids[sid] = tuple(maps[map_id].grid_size) if map_id in maps else None
-        t = schema.ACTION_TYPE_OF.get(kind) if type(kind) is str else None
-        if t is None:  # (not as written: in capitals or with spaces, or no type at all)
-            if not isinstance(kind, str) or not kind.strip():
-                return None
-            t = schema.ACTION_TYPE_OF.get(kind.strip().lower())
-            if t is None:
-                return None
-        if content is _BOTH:
+) -> tuple[list[str], list[str | None], _Cells] | None:
+    """The action_type and content columns of next-action lines, and their cells, as
+    :func:`_check_next_action` reads them; None when that would report anything. Checked a column
+    at a time: a message's content is a text, a drawing's a non-empty list of cells inside its
+    session's grid, an undo's or a reset's empty."""
+    types = [schema.ACTION_TYPE_OF.get(k) if type(k) is str else None for k in given.fields["action_type"]]
+    if None in types:  # (in capitals or with spaces, or no type at all)
+        types = [t or _action_type(k) for t, k in zip(types, given.fields["action_type"])]
+        if None in types:
             return None
-        content = None if content is msgspec.UNSET else content
-        types.append(t)
-        if t == "message":
-            if not isinstance(content, str):
-                return None
-            contents.append(content)
-            cells.append(None)
-        elif t in schema.CELL_TYPES:
-            if not isinstance(content, list) or not content:
-                return None
-            rows, cols = grids[sid] or (float("inf"), float("inf"))
-            if not all(isinstance(cell, list) and len(cell) == 2 for cell in content):
-                return None
-            if not all(type(r) is int and type(c) is int and 0 <= r < rows and 0 <= c < cols for r, c in content):
-                return None
-            contents.append(None)
-            cells.append(list(content))
-        elif content not in (None, "", []):
-            return None
-        else:
-            contents.append(None)
-            cells.append(None)
-    return {"action_type": types, "content": contents, "cells": cells}
+    given_content = given.fields["content"]
+    if any(c is _BOTH for c in given_content):
+        return None
+    content: list[Any] = [None if c is msgspec.UNSET else c for c in given_content]
+    kinds = np.asarray(types, dtype=object)
+    message = kinds == "message"
+    drawing = (kinds == "draw") | (kinds == "erase")
+    if not all(type(c) is str for c in compress(content, message)):
+        return None
+    if not all(type(c) is list for c in compress(content, drawing)):
+        return None
+    if any(c not in (None, "", []) for c in compress(content, ~(message | drawing))):
+        return None
+    drawn = list(compress(content, drawing))
+    sizes = np.fromiter(map(len, drawn), dtype=np.int64, count=len(drawn))
+    if not sizes.all():
+        return None
+    in_session, named = pd.factorize(np.fromiter(compress(given.sids, drawing), dtype=object, count=len(drawn)))
+    grids = np.asarray([_grid(sessions[sid].map_id, maps) for sid in named], dtype=np.int64).reshape(-1, 2)
+    pairs = _pairs_within(drawn, sizes, grids[in_session], given.typed)
+    if pairs is None:
+        return None
+    counts = np.full(len(content), -1, dtype=np.int64)
+    counts[drawing] = sizes
+    contents = [c if m else None for c, m in zip(content, message.tolist())]
+    return cast(list[str], types), contents, _Cells(pairs, counts)
+
+
+def _action_type(kind: Any) -> str | None:
+    """The action type a line names not as written (in capitals or with spaces); None for none."""
+    return schema.ACTION_TYPE_OF.get(kind.strip().lower()) if isinstance(kind, str) and kind.strip() else None
+
+
+def _grid(map_id: str, maps: Mapping[str, Any]) -> tuple[int, int]:
+    """(rows, cols) of a map; without the map, bounds no cell reaches (the dataset reader reports it)."""
+    grid = maps[map_id].grid_size if map_id in maps else _NO_GRID
+    return int(grid[0]), int(grid[1])
+
+
+def _pairs_within(drawn: list[list[Any]], sizes: np.ndarray, grids: np.ndarray, typed: bool) -> np.ndarray | None:
+    """The cells of ``drawn`` (each line's list of ``sizes`` cells) as one array of (row, col)
+    pairs, when every one is a [row, col] pair of integers inside its line's grid (``grids``: rows,
+    cols per line); None otherwise. Typed lines were decoded with their cells' shape checked;
+    others are checked here."""
+    if not typed and not all(
+        type(cell) is list and len(cell) == 2 and type(cell[0]) is int and type(cell[1]) is int
+        for cells in drawn
+        for cell in cells
+    ):
+        return None
+    n = int(sizes.sum())
+    try:
+        pairs = np.fromiter(chain.from_iterable(chain.from_iterable(drawn)), dtype=np.int64, count=2 * n)
+    except OverflowError:  # (an integer beyond 64 bits: outside any grid)
+        return None
+    pairs = pairs.reshape(n, 2)
+    if not ((pairs >= 0) & (pairs < np.repeat(grids, sizes, axis=0))).all():
+        return None
+    return pairs
 
 
 def _read_line(line: _Line, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -850,8 +899,7 @@ def read_task_file_at_once(
     report = Report()
     with collector_paused():
         text = read_text(Path(path), report, path)
-        rows = None if text is None or report.issues else _read_task_at_once(text, task, sessions, maps)
-        return None if rows is None else PackedRows.of(rows)
+        return None if text is None or report.issues else _read_task_packed(text, task, sessions, maps)
 
 
 class _ReadAtOnce(Mapping[str, pd.DataFrame]):

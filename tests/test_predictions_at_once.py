@@ -126,6 +126,10 @@ def _mutations(task: str) -> list:
         lambda o: o.update(action_type="draw", content=[[1, 2, 3]]),
         lambda o: o.update(action_type="draw", content=[[1, True]]),
         lambda o: o.update(action_type="draw", content=[[1.0, 2]]),
+        lambda o: o.update(action_type="draw", content=[[1, 2], [3]]),
+        lambda o: o.update(action_type="draw", content=[[1, 2], 7]),
+        lambda o: o.update(action_type="draw", content=[[2**70, 1]]),  # (beyond a 64-bit integer)
+        lambda o: o.update(action_type="draw", content=[[1, 2], [3, 4]], action_content=None),  # both given
         lambda o: o.update(action_type="erase", content=[[39, 59]]),  # accepted: the corner of 40 x 60
         lambda o: o.update(action_type="erase", content=[[40, 0]]),
         lambda o: o.update(action_type="erase", content=[[0, -1]]),
