@@ -17,9 +17,11 @@ hold both reads to the same columns, and hold that what the fast read takes the 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from operator import attrgetter
+from typing import Any, Literal, cast, get_args
 
 import msgspec
 
@@ -88,28 +90,39 @@ _Given = str | LabelObject  # (a label as a code alone, or as an object)
 
 
 class _MentalModel(msgspec.Struct, forbid_unknown_fields=True):
-    team_goal: _Given
-    partner_intent: _Given
-    self_reasoning: _Given
+    """A mental model as the fast read takes it: each label as its JSON text (looked up among its
+    dimension's usual forms as written, :func:`_label`; decoded only when it is not one of them)."""
+
+    team_goal: msgspec.Raw
+    partner_intent: msgspec.Raw
+    self_reasoning: msgspec.Raw
     aligned: bool
-    misalignment_reasons: list[_Given] = msgspec.field(default_factory=list)
+    misalignment_reasons: list[msgspec.Raw] = msgspec.field(default_factory=list)
     rationale: str = ""
+
+
+_Role = Literal["guide", "follower"]
+_Type = Literal["message", "draw", "erase", "undo", "reset"]
 
 
 class _Action(msgspec.Struct, forbid_unknown_fields=True):
     """An action record as the fast read takes it: the fields of :class:`~corpus.model.Action`,
-    each of its JSON type (strictly: no number for a flag, no text for a number); the checks of
-    values are made in :func:`columns_at_once`."""
+    each of its JSON type (strictly: no number for a flag, no text for a number), a role and a type
+    among the schema's; the other checks of values are made in :func:`columns_at_once`."""
 
     index: int
     timestamp: float
-    role: str
-    type: str
+    role: _Role
+    type: _Type
     content: str | list[tuple[int, int]] | None = None
     mental_model: _MentalModel | None = None
 
 
+assert get_args(_Role) == schema.ROLES and get_args(_Type) == schema.ACTION_TYPES  # (the schema's, as written)
+
+
 _DECODE = msgspec.json.Decoder(_Action).decode
+_DECODE_LABEL = msgspec.json.Decoder(_Given).decode
 _NO_CONTENT: tuple[Any, ...] = (None, "", [])
 
 # dimension -> code -> the one wording a label may give besides none ("other" reads "Other").
@@ -119,17 +132,24 @@ _WORDING = {
 }
 
 
-def _forms(wordings: dict[str, str]) -> dict[_Given, str]:
-    """The usual forms of a dimension's labels, each mapped to its code: the shorthand (a code),
-    and an object of the code alone or with its wording (or an empty text). A label in another
-    form is read by :func:`_code`."""
-    forms: dict[_Given, str] = {}
+def _forms(wordings: dict[str, str]) -> dict[bytes, str]:
+    """The usual forms of a dimension's labels as JSON texts, each mapped to its code: the shorthand
+    (a code), and an object of the code alone or with its wording (or an empty or null text), as
+    this project's writers and Python's ``json.dumps`` write them. A label written otherwise is
+    decoded and read by :func:`_code`."""
+    values: list[tuple[str, Any]] = []
     for code, wording in wordings.items():
         if code == schema.OTHER:  # (it needs its other_text)
             continue
-        forms[code] = code
+        values.append((code, code))
+        values.append((code, {"code": code}))
         for text in (wording, "", None):
-            forms[LabelObject(code, text)] = code
+            values += [(code, {"code": code, "text": text}), (code, {"text": text, "code": code})]
+    forms: dict[bytes, str] = {}
+    for code, value in values:
+        for separators in ((",", ":"), (", ", ": ")):
+            for ascii_only in (False, True):
+                forms[json.dumps(value, separators=separators, ensure_ascii=ascii_only).encode()] = code
     return forms
 
 
@@ -138,12 +158,18 @@ _TEAM_GOAL, _PARTNER_INTENT, _SELF_REASONING, _REASON = (
 )
 
 
-def _label(dimension: tuple[dict[str, str], dict[_Given, str]], value: _Given) -> str | None:
-    """The code of a label as :class:`~corpus.model.Label` reads it (:func:`_code`), its usual
-    forms looked up at once."""
+def _label(dimension: tuple[dict[str, str], dict[bytes, str]], raw: msgspec.Raw) -> str | None:
+    """The code of a label (its JSON text) as :class:`~corpus.model.Label` reads it (:func:`_code`),
+    its usual forms looked up at once; None when it is not a label of the models' parser's reading."""
     wordings, forms = dimension
-    code = forms.get(value)
-    return code if code is not None else _code(wordings, value)
+    code = forms.get(bytes(raw))
+    if code is not None:
+        return code
+    try:
+        value = _DECODE_LABEL(raw)
+    except msgspec.DecodeError:  # (a ValidationError is one)
+        return None
+    return _code(wordings, value)
 
 
 def _code(wordings: dict[str, str], value: _Given) -> str | None:
@@ -161,13 +187,6 @@ def _code(wordings: dict[str, str], value: _Given) -> str | None:
     return code
 
 
-def _cells_fit(content: Any, rows: int, cols: int) -> bool:
-    """Whether ``content`` is a non-empty list of (row, col) cells inside a rows x cols grid."""
-    if type(content) is not list or not content:
-        return False
-    return all(0 <= r < rows and 0 <= c < cols for r, c in content)
-
-
 def _records(lines: list[str]) -> list[_Action] | None:
     """Each of JSON-lines ``lines`` as an action record, each line parsed on its own as the models'
     parser reads it (no NaN or Infinity, no lone surrogate); None when one does not parse or is
@@ -180,61 +199,80 @@ def _records(lines: list[str]) -> list[_Action] | None:
 
 def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None:
     """The columns of a session's actions.jsonl (``text``) on a map of ``grid_size``, when it has
-    nothing to report; None otherwise (read it as models, which word what there is)."""
+    nothing to report; None otherwise (read it as models, which word what there is). Each field is
+    taken a column at a time; the checks across fields go once over the actions."""
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         return None
     records = _records(lines)
     if records is None:
         return None
+    index = list(map(_INDEX, records))
+    timestamp = list(map(_TIMESTAMP, records))
+    if index != list(range(len(records))) or timestamp != sorted(timestamp):
+        return None
+    if not (0.0 <= timestamp[0] and timestamp[-1] <= MAX_SECONDS):
+        return None
+    role, kind, content = list(map(_ROLE, records)), list(map(_TYPE, records)), list(map(_CONTENT, records))
     rows, cols = int(grid_size[0]), int(grid_size[1])
-    taken: list[tuple[Any, ...]] = []  # one row per action, in ActionColumns' order of fields
-    add = taken.append
-    last_t = 0.0
-    for k, r in enumerate(records):
-        t, content = r.timestamp, r.content
-        if r.index != k or not last_t <= t <= MAX_SECONDS:
-            return None
-        role, kind = schema.ROLE_OF.get(r.role), schema.ACTION_TYPE_OF.get(r.type)
-        if role is None:
-            return None
-        if kind == "message":
-            if type(content) is not str or not content.strip():
+    for who, what, given in zip(role, kind, content):
+        if what == "message":
+            if type(given) is not str or not given.strip():
                 return None
-        elif role == "guide":  # (only the follower draws: a guide's drawing is warned about)
+        elif who == "guide":  # (only the follower draws: a guide's drawing is warned about)
             return None
-        elif kind == "draw" or kind == "erase":
-            if not _cells_fit(content, rows, cols):
+        elif what == "draw" or what == "erase":
+            if type(given) is not list or not given or not all(0 <= r < rows and 0 <= c < cols for r, c in given):
                 return None
-        elif (kind != "undo" and kind != "reset") or content not in _NO_CONTENT:
+        elif given not in _NO_CONTENT:
             return None
-        last_t = t
-        m = r.mental_model
+    labels = _mental_models(list(map(_MENTAL_MODEL, records)))
+    if labels is None:
+        return None
+    return ActionColumns(index, timestamp, role, kind, content, *labels)
+
+
+_INDEX, _TIMESTAMP, _ROLE, _TYPE, _CONTENT, _MENTAL_MODEL = (
+    attrgetter(name) for name in ("index", "timestamp", "role", "type", "content", "mental_model")
+)
+
+
+def _mental_models(models: list[_MentalModel | None]) -> tuple[list[Any], ...] | None:
+    """The label columns of ActionColumns (team goal to rationale) of each action's mental model;
+    None when one would not be read as it is."""
+    team_goal: list[str | None] = []
+    partner_intent: list[str | None] = []
+    self_reasoning: list[str | None] = []
+    aligned: list[bool | None] = []
+    reasons: list[str] = []
+    rationale: list[str] = []
+    for m in models:
         if m is None:
-            add((k, t, role, kind, content, None, None, None, None, "", ""))
+            team_goal.append(None)
+            partner_intent.append(None)
+            self_reasoning.append(None)
+            aligned.append(None)
+            reasons.append("")
+            rationale.append("")
             continue
-        aligned, given = m.aligned, m.misalignment_reasons
-        if aligned and given:
+        goal = _label(_TEAM_GOAL, m.team_goal)
+        intent = _label(_PARTNER_INTENT, m.partner_intent)
+        reasoning = _label(_SELF_REASONING, m.self_reasoning)
+        if goal is None or intent is None or reasoning is None:
             return None
-        team_goal = _label(_TEAM_GOAL, m.team_goal)
-        partner_intent = _label(_PARTNER_INTENT, m.partner_intent)
-        self_reasoning = _label(_SELF_REASONING, m.self_reasoning)
-        reasons = [code for v in given if (code := _label(_REASON, v)) is not None]
-        if team_goal is None or partner_intent is None or self_reasoning is None or len(reasons) != len(given):
-            return None
-        add(
-            (
-                k,
-                t,
-                role,
-                kind,
-                content,
-                team_goal,
-                partner_intent,
-                self_reasoning,
-                aligned,
-                ",".join(reasons),
-                m.rationale,
-            )
-        )
-    return ActionColumns(*(list(column) for column in zip(*taken)))
+        given = m.misalignment_reasons
+        if given:
+            if m.aligned:
+                return None
+            codes = [_label(_REASON, v) for v in given]
+            if None in codes:
+                return None
+            reasons.append(",".join(cast(list[str], codes)))
+        else:
+            reasons.append("")
+        team_goal.append(goal)
+        partner_intent.append(intent)
+        self_reasoning.append(reasoning)
+        aligned.append(m.aligned)
+        rationale.append(m.rationale)
+    return team_goal, partner_intent, self_reasoning, aligned, reasons, rationale
