@@ -48,6 +48,7 @@ class ActionColumns:
     aligned: list[bool | None] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     rationale: list[str] = field(default_factory=list)
+    in_grid: bool = False  # every drawing's cells checked: (row, col) pairs of integers inside the grid
 
     def __len__(self) -> int:
         return len(self.index)
@@ -229,7 +230,7 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
     labels = _mental_models(list(map(_MENTAL_MODEL, records)))
     if labels is None:
         return None
-    return ActionColumns(index, timestamp, role, kind, content, *labels)
+    return ActionColumns(index, timestamp, role, kind, content, *labels, in_grid=True)
 
 
 _INDEX, _TIMESTAMP, _ROLE, _TYPE, _CONTENT, _MENTAL_MODEL = (
@@ -237,7 +238,10 @@ _INDEX, _TIMESTAMP, _ROLE, _TYPE, _CONTENT, _MENTAL_MODEL = (
 )
 
 
-def _mental_models(models: list[_MentalModel | None]) -> tuple[list[Any], ...] | None:
+_Labels = tuple[list[str | None], list[str | None], list[str | None], list[bool | None], list[str], list[str]]
+
+
+def _mental_models(models: list[_MentalModel | None]) -> _Labels | None:
     """The label columns of ActionColumns (team goal to rationale) of each action's mental model;
     None when one would not be read as it is."""
     team_goal: list[str | None] = []

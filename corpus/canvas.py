@@ -79,10 +79,10 @@ class Canvas:
         return change
 
     def draw(self, cells: Cells) -> Change:
-        return self._apply(Change(self._flat(cells) - self._filled, _NONE))
+        return self.apply_flat("draw", self._flat(cells))
 
     def erase(self, cells: Cells) -> Change:
-        return self._apply(Change(_NONE, self._flat(cells) & self._filled))
+        return self.apply_flat("erase", self._flat(cells))
 
     def reset(self) -> Change:
         change = Change(_NONE, self._filled)  # (the filled set itself, handed over: the canvas starts a new one)
@@ -99,10 +99,15 @@ class Canvas:
 
     def apply(self, kind: str, cells: Cells | None = None) -> Change:
         """One action of type ``kind`` (draw, erase, reset, undo; anything else changes nothing)."""
+        return self.apply_flat(kind, self._flat(cells) if kind == "draw" or kind == "erase" else _NONE)
+
+    def apply_flat(self, kind: str, cells: AbstractSet[int]) -> Change:
+        """:meth:`apply` of an action whose cells are given as flat indices inside the grid (a draw's
+        or an erase's; any other action's are not read)."""
         if kind == "draw":
-            return self.draw(cells or ())
+            return self._apply(Change(cells - self._filled, _NONE))
         if kind == "erase":
-            return self.erase(cells or ())
+            return self._apply(Change(_NONE, cells & self._filled))
         if kind == "reset":
             return self.reset()
         if kind == "undo":
@@ -224,17 +229,22 @@ def replay(
     shape: tuple[int, int],
     steps: Iterable[tuple[str, Sequence[Sequence[int]] | None]],
     route: frozenset[int] | None = None,
+    in_grid: bool = False,
 ) -> Replay:
     """The final canvas of (action type, cells) pairs in action order, and the route cells (flat
     indices in ``route``) each action turned on less those it turned off: what the sessions table
-    and the progress measures need, at a fraction of the cost of :func:`reconstruct`."""
+    and the progress measures need, at a fraction of the cost of :func:`reconstruct`. ``in_grid``:
+    every draw's and erase's cells are known to be (row, col) pairs of integers inside the grid (a
+    read that checked them), taken as they are."""
     canvas = Canvas(shape)
-    if route is None:
-        for kind, cells in steps:
-            canvas.apply(kind, cells)
-        return Replay(canvas.flat(), None)
+    cols = canvas.shape[1]
+    flat = (lambda cells: {r * cols + c for r, c in cells}) if in_grid else canvas._flat
     delta: list[int] = []
     for kind, cells in steps:
-        change = canvas.apply(kind, cells)
-        delta.append(len(change.on & route) - len(change.off & route) if change is not _NO_CHANGE else 0)
-    return Replay(canvas.flat(), np.asarray(delta, dtype=np.int64))
+        if kind != "draw" and kind != "erase" and kind != "reset" and kind != "undo":
+            delta.append(0)  # (a message, or anything else: no change)
+            continue
+        change = canvas.apply_flat(kind, flat(cells) if kind == "draw" or kind == "erase" else _NONE)
+        if route is not None:
+            delta.append(len(change.on & route) - len(change.off & route) if change is not _NO_CHANGE else 0)
+    return Replay(canvas.flat(), None if route is None else np.asarray(delta, dtype=np.int64))

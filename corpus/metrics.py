@@ -107,3 +107,20 @@ def score(drawn: np.ndarray, route: np.ndarray, distance: np.ndarray | None = No
         distance_weighted=distance_weighted_score(drawn, route, distance),
         n_drawn=int(drawn.sum()),
     )
+
+
+def score_cells(cells: np.ndarray, route: np.ndarray, distance: np.ndarray | None = None) -> DrawingScores:
+    """:func:`score` of a drawing given as its cells' flat indices (row * cols + col, sorted and
+    distinct), as a replay of the canvas leaves it: the same values, without making its mask."""
+    flat = route.ravel()
+    n = len(cells)
+    if not flat.any():
+        return DrawingScores(accuracy=None, coverage=None, distance_weighted=None, n_drawn=n)
+    hits = int(np.count_nonzero(flat[cells]))
+    dist = (chebyshev_distance(route, max_distance=3) if distance is None else distance).ravel()
+    return DrawingScores(
+        accuracy=hits / n if n else None,
+        coverage=hits / int(np.count_nonzero(flat)),
+        distance_weighted=float(DISTANCE_WEIGHTS[dist[cells]].mean()) if n else None,
+        n_drawn=n,
+    )

@@ -11,7 +11,7 @@ the same tables from its sessions, with the same :class:`TableBuilder`.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -22,7 +22,7 @@ from corpus import schema
 from corpus.action_rows import ActionColumns
 from corpus.canvas import replay
 from corpus.gridmap import GridMap
-from corpus.metrics import chebyshev_distance, route_mask, score
+from corpus.metrics import chebyshev_distance, route_mask, score_cells
 from corpus.model import Session, SessionMeta
 
 ACTION_COLUMNS = (
@@ -155,12 +155,13 @@ class TableBuilder:
             self._flush_texts()
 
         route = self._route(s.map_id)
-        played = replay(
-            route.shape, ((k, x if isinstance(x, list) else None) for k, x in zip(acts.type, acts.content)), route.cells
+        steps: Iterable[tuple[str, Any]] = (
+            zip(acts.type, acts.content)
+            if acts.in_grid
+            else ((k, x if isinstance(x, list) else None) for k, x in zip(acts.type, acts.content))
         )
-        drawn = np.zeros(route.shape[0] * route.shape[1], dtype=bool)
-        drawn[played.final] = True
-        sc = score(drawn.reshape(route.shape), route.mask, route.distance)
+        played = replay(route.shape, steps, route.cells, in_grid=acts.in_grid)
+        sc = score_cells(played.final, route.mask, route.distance)
         self._coverage.append(
             np.full(n, np.nan) if played.route_delta is None else np.cumsum(played.route_delta) / route.size
         )

@@ -179,6 +179,10 @@ def test_replay_gives_the_history_s_final_canvas_and_coverage(generated):
         played = replay(tuple(m.grid_size), steps, frozenset(np.flatnonzero(mask).tolist()))
         np.testing.assert_array_equal(played.final, np.flatnonzero(h.final))
         np.testing.assert_array_equal(np.cumsum(played.route_delta) / max(mask.sum(), 1), coverage_curve(h, mask))
+        # (cells known to be inside the grid, as the fast read checks them, are taken as they are: the same)
+        checked = replay(tuple(m.grid_size), steps, frozenset(np.flatnonzero(mask).tolist()), in_grid=True)
+        np.testing.assert_array_equal(checked.final, played.final)
+        np.testing.assert_array_equal(checked.route_delta, played.route_delta)
         assert replay(tuple(m.grid_size), steps).route_delta is None
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from corpus.metrics import chebyshev_distance, distance_weighted_score, route_mask, score
+from corpus.metrics import chebyshev_distance, distance_weighted_score, route_mask, score, score_cells
 
 
 def mask(shape, cells):
@@ -92,3 +92,18 @@ def test_coverage_curve_is_the_coverage_of_every_step():
     curve = coverage_curve(h, route)
     assert curve.tolist() == pytest.approx([2 / 5, 2 / 5, 1 / 5, 2 / 5, 0.0, 2 / 5, 1.0])
     assert curve.tolist() == [coverage(h.mask(t), route) for t in range(len(steps))]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_scores_of_a_drawing_given_by_its_cells_are_the_scores_of_its_mask(seed):
+    """The tables score each session's final drawing from its cells' flat indices (score_cells):
+    exactly the values of its mask (score), on random routes and drawings, an empty drawing and a
+    map without a route included."""
+    rng = np.random.default_rng(seed)
+    shape = (int(rng.integers(3, 30)), int(rng.integers(3, 40)))
+    route = rng.random(shape) < (0.0 if seed == 0 else 0.2)
+    for density in (0.0, 0.05, 0.3, 1.0):
+        drawn = rng.random(shape) < density
+        cells = np.flatnonzero(drawn)
+        for distance in (None, chebyshev_distance(route)):
+            assert score_cells(cells, route, distance) == score(drawn, route, distance)
