@@ -369,14 +369,10 @@ def read_task_text(
     maps: Mapping[str, Any],
     report: Report,
     failed: Failed | None = None,
-    ready: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Validate the lines of one task file; one row per valid line (problems go to ``report``). A
     file of more than :data:`corpus.limits.PREDICTION_LINES` lines is refused unread, and reading
-    stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows).
-    ``ready``: the rows a worker read of the file at once (:func:`read_task_file_at_once`)."""
-    if failed is None and ready is not None:
-        return ready
+    stops at the :data:`corpus.limits.PREDICTION_ERRORS`-th problem (a refused run keeps no rows)."""
     if failed is None and (at_once := _read_task_at_once(text, task, sessions, maps)) is not None:
         return at_once
     rows: list[dict[str, Any]] = []
@@ -818,38 +814,35 @@ def read_run_dir(
     prefix: str | None = None,
     source: str = "",
     failed: Failed | None = None,
-    ready: Mapping[str, pd.DataFrame] | None = None,
+    ready: Mapping[str, tuple[pd.DataFrame, str]] | None = None,
 ) -> Run:
     """One run folder, checked against the dataset's sessions and maps.
 
     ``prefix`` is put before file names in the problems (default ``<folder name>/``); ``ready``:
-    the rows workers read of its files at once, by path (:func:`read_task_file_at_once`)."""
+    the rows workers read of its files at once and the digest of each file's text, by path
+    (:func:`read_task_file_at_once`): those files are not read here."""
     folder = Path(folder)
     run_id = run_id or folder.name
     prefix = f"{folder.name}/" if prefix is None else prefix
     files = run_files(folder)
     report = Report()
-    digest = hashlib.sha256()
+    digest = hashlib.sha256()  # (of each file's name and the digest of its text)
     texts: dict[str, str | None] = {}
+    tables: dict[str, pd.DataFrame] = {}
     for name, path in files.items():
-        texts[name] = read_text(path, report, prefix + name)
-        digest.update(name.encode() + b"\0" + (texts[name] or "").encode("utf-8") + b"\0")
+        done = (ready or {}).get(str(path))
+        if done is not None:
+            tables[name.removesuffix(".jsonl")], file_digest = done
+        else:
+            texts[name] = read_text(path, report, prefix + name)
+            file_digest = text_digest(texts[name] or "")
+        digest.update(f"{name}\0{file_digest}\0".encode())
     info_rel = prefix + "model.json"
     info = _read_info(_json_or_none(texts.get("model.json"), info_rel, report), info_rel, run_id, report)
-    tables = {
-        task: read_task_text(
-            text,
-            task,
-            f"{prefix}{task}.jsonl",
-            sessions,
-            maps,
-            report,
-            failed,
-            (ready or {}).get(str(folder / f"{task}.jsonl")),
-        )
-        for task in FILES
-        if (text := texts.get(f"{task}.jsonl")) is not None
-    }
+    for task in FILES:
+        if (text := texts.get(f"{task}.jsonl")) is not None:
+            tables[task] = read_task_text(text, task, f"{prefix}{task}.jsonl", sessions, maps, report, failed)
+    tables = {task: tables[task] for task in FILES if task in tables}
     if not any(f"{t}.jsonl" in files for t in FILES):
         report.add(
             prefix.rstrip("/: ") or run_id,
@@ -890,36 +883,42 @@ def read_runs_dir(
     }
 
 
+def text_digest(text: str) -> str:
+    """The digest of a file's text, as a run's digest counts it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def read_task_file_at_once(
     path: str, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
-) -> PackedRows | None:
+) -> tuple[PackedRows, str] | None:
     """The rows of the next-action or mental-model file at ``path`` read at once
-    (:func:`_read_task_at_once`), packed to be handed over; None when it has anything to report. A
-    worker's task."""
+    (:func:`_read_task_at_once`), packed to be handed over, and the digest of its text; None when
+    it has anything to report. A worker's task."""
     report = Report()
     with collector_paused():
         text = read_text(Path(path), report, path)
-        return None if text is None or report.issues else _read_task_packed(text, task, sessions, maps)
+        rows = None if text is None or report.issues else _read_task_packed(text, task, sessions, maps)
+        return None if rows is None or text is None else (rows, text_digest(text))
 
 
-class _ReadAtOnce(Mapping[str, pd.DataFrame]):
+class _ReadAtOnce(Mapping[str, tuple[pd.DataFrame, str]]):
     """The rows of every next-action and mental-model file of some run folders that a worker read at
-    once, by path: each file is handed to a worker at the start, and its rows are waited for only
-    when asked for (this process reads the run's other files meanwhile)."""
+    once, and the digest of its text, by path: each file is handed to a worker at the start, and its
+    rows are waited for only when asked for (this process reads the run's other files meanwhile)."""
 
     def __init__(self, pool: Executor, dirs: Iterable[Path], sessions: Mapping[str, Any], maps: Mapping[str, Any]):
         files = [(str(d / f"{task}.jsonl"), task) for d in dirs for task in TASKS if (d / f"{task}.jsonl").is_file()]
         self._futures = {name: pool.submit(read_task_file_at_once, name, task, sessions, maps) for name, task in files}
 
-    def __getitem__(self, name: str) -> pd.DataFrame:
+    def __getitem__(self, name: str) -> tuple[pd.DataFrame, str]:
         future = self._futures[name]
         try:
-            packed = future.result()
+            done = future.result()
         except Exception:  # noqa: BLE001 - (a file a worker fails on is read here)
-            packed = None
-        if packed is None:
+            done = None
+        if done is None:
             raise KeyError(name)
-        return packed.frame()
+        return done[0].frame(), done[1]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._futures)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, overload
 
+from corpus import schema
 from corpus.action_rows import ActionColumns, columns_at_once
 from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.processes import Workers, processors
@@ -94,21 +95,26 @@ class ActionRef:
     role: str
 
 
+_ROLE_CODE = {role: k for k, role in enumerate(schema.ROLES)}
+
+
 class ActionRefs(Sequence[ActionRef]):
-    """The index and role of each action of a session, in file order, without the actions."""
+    """The index and role of each action of a session, in file order, without the actions (each
+    role one byte, its place in the schema's roles: a million of them pickle, for the workers that
+    check predictions against them, as a megabyte)."""
 
     __slots__ = ("_index", "_roles")
 
     def __init__(self, index: Iterable[int], roles: Iterable[str]):
         self._index = array("q", index)
-        self._roles = tuple(roles)
+        self._roles = bytes(map(_ROLE_CODE.__getitem__, roles))
 
     def __len__(self) -> int:
         return len(self._roles)
 
     @property
     def roles(self) -> tuple[str, ...]:
-        return self._roles
+        return tuple(map(schema.ROLES.__getitem__, self._roles))
 
     @overload
     def __getitem__(self, k: int) -> ActionRef: ...
@@ -116,8 +122,8 @@ class ActionRefs(Sequence[ActionRef]):
     def __getitem__(self, k: slice) -> list[ActionRef]: ...
     def __getitem__(self, k: int | slice) -> ActionRef | list[ActionRef]:
         if isinstance(k, slice):
-            return [ActionRef(i, r) for i, r in zip(self._index[k], self._roles[k])]
-        return ActionRef(self._index[k], self._roles[k])
+            return [ActionRef(i, schema.ROLES[r]) for i, r in zip(self._index[k], self._roles[k])]
+        return ActionRef(self._index[k], schema.ROLES[self._roles[k]])
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def _same(a, b) -> None:
     assert a.predictions.keys() == b.predictions.keys()
     for run_id, run in a.predictions.items():
         assert run.tables.keys() == b.predictions[run_id].tables.keys()
+        assert run.digest == b.predictions[run_id].digest  # (a file a worker read counts as one read here)
         for task, table in run.tables.items():
             pd.testing.assert_frame_equal(table, b.predictions[run_id].tables[task])
     for sid in list(a.sessions)[:: max(1, len(a.sessions) // 5)]:  # (whole sessions, read again on demand)
