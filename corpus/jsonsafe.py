@@ -169,6 +169,18 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
+def typed_parse_takes_as_loads(text: str) -> bool:
+    """Whether a text may be validated by a model's own JSON parser (pydantic_core) without
+    :func:`loads` first, for a model whose every value is typed and finite (``allow_inf_nan`` off,
+    no field of any JSON value): whatever :func:`loads` refuses then fails that validation too, but
+    for a byte-order mark, a run of digits too long and a lone surrogate, looked for here (False
+    when there is one). Malformed JSON, NaN, Infinity and deep nesting fail the model's parse or
+    its types."""
+    if text.startswith("\ufeff") or _LONG_DIGITS.search(text):
+        return False
+    return "\\u" not in text or _lone_surrogate(text) is None
+
+
 REFUSED = object()  # what :func:`loads_each` gives for a text :func:`loads` would refuse
 
 

@@ -31,8 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, overload
 
+from pydantic import ValidationError
+
 from corpus import schema
 from corpus.action_rows import ActionColumns, columns_at_once
+from corpus.jsonsafe import typed_parse_takes_as_loads
 from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.processes import Workers, processors
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
@@ -396,9 +399,10 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
     with collector_paused():
         for name in names:
             d = base / "sessions" / name
-            meta, grid_map = _read_meta(d, raw, report)
-            if report.issues or meta is None or grid_map is None or meta.id != name:
+            found = _meta_at_once(d, raw)
+            if found is None:
                 return None
+            meta, grid_map = found
             text = _actions_text(d, f"sessions/{name}/actions.jsonl", report)
             columns = columns_at_once(text, grid_map.grid_size) if text is not None else None
             if columns is None:
@@ -442,6 +446,27 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
     elif grid_map is None:
         known = ", ".join(sorted(raw.maps)) or "none"
         report.add(rel, record, "map_id", f"map {shown(meta.map_id)} not found in maps/ (known: {known})")
+    return meta, grid_map
+
+
+def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap] | None:
+    """A session folder's session.json and its map, as :func:`_read_meta` reads them when it has
+    nothing to report; None otherwise. The text is validated by the model at once, without
+    :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
+    :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
+    report = Report()
+    text = read_text(d / "session.json", report, "session.json")
+    if text is None or report.issues or not typed_parse_takes_as_loads(text):
+        return None
+    try:
+        meta = SessionMeta.model_validate_json(text, strict=True)
+    except ValidationError:
+        return None
+    grid_map = raw.maps.get(meta.map_id)
+    if meta.id != d.name or grid_map is None:
+        return None
+    if meta.duration_s > MAX_SECONDS or any(cp.elapsed_s > MAX_SECONDS for cp in meta.checkpoints):
+        return None  # (as _check_seconds reports)
     return meta, grid_map
 
 

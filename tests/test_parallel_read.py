@@ -6,6 +6,7 @@ with the threshold lowered, so that worker processes read it in runs of a sessio
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -164,3 +165,62 @@ def test_the_tables_are_made_while_the_workers_read_the_runs(tmp_path, monkeypat
     events.clear()
     _edit_line(root / "sessions" / "S19" / "actions.jsonl", 3, timestamp="soon")
     assert isinstance(_load(root, monkeypatch, 2)[0], DatasetError) and "tables" not in events
+
+
+def _duration(text: str, value: str) -> str:
+    return re.sub(r'"duration_s": [^,\n]+', lambda _: f'"duration_s": {value}', text, count=1)
+
+
+# session.json texts a worker could read otherwise than here: each is changed in one place.
+_META_CHANGES = [
+    lambda t: t,
+    lambda t: "\ufeff" + t,
+    lambda t: _duration(t, "NaN"),
+    lambda t: _duration(t, "Infinity"),
+    lambda t: _duration(t, "1e400"),
+    lambda t: _duration(t, "9" * 4301),
+    lambda t: _duration(t, "700000"),  # (beyond 7 days)
+    lambda t: _duration(t, "9" * 400),
+    lambda t: _duration(t, "1234.5"),
+    lambda t: t.replace('"id": "', '"id": "\\ud83d', 1),  # a lone surrogate
+    lambda t: t.replace('"id": "', '"id": "\\\\ud83d', 1),  # an escaped backslash: text
+    lambda t: t.replace('"id": "', '"notes": "\u2028 \\u00e9", "id": "', 1),
+    lambda t: t.replace('"id": "', '"id": "x", "id": "', 1),  # the same key twice: the last one counts
+    lambda t: t.replace('"id": ', '"id": "other", "id": ', 1),
+    lambda t: t.replace('"map_id": "', '"map_id": "no_such_', 1),
+    lambda t: (
+        t.replace('"notes"', '"note"', 1) if '"notes"' in t else t.replace('"id"', '"nested": [[[[[1]]]]], "id"', 1)
+    ),
+    lambda t: t.replace('"split": "', '"split": "x', 1),
+    lambda t: t[:-3],
+    lambda t: "[" * 300 + "]" * 300,
+    lambda t: "null",
+]
+
+
+def _read_at_once_as_here(tmp_path, change: int) -> bool:
+    """Whether a worker reads the sample's first session.json, changed, at once; asserts that it
+    then reads what this process reads, and gives up where this process reports anything."""
+    root = _sample(tmp_path)
+    d = next(p for p in sorted((root / "sessions").iterdir()) if p.is_dir())
+    text = json.dumps(json.loads((d / "session.json").read_text()), indent=1)
+    (d / "session.json").write_text(_META_CHANGES[change](text), encoding="utf-8")
+    raw = validate.RawDataset(root=root)
+    report = validate.Report()
+    validate._read_maps(root, raw, report)
+    here, grid_map = validate._read_meta(d, raw, report)
+    at_once = validate._meta_at_once(d, raw)
+    if report.issues or here is None or grid_map is None or here.id != d.name:
+        assert at_once is None, [i.message for i in report.issues]
+    else:
+        assert at_once is not None and at_once[0] == here and at_once[1] is grid_map
+    return at_once is not None
+
+
+def test_a_session_json_a_worker_reads_at_once_is_read_as_here_or_left_to_this_process(tmp_path):
+    """A worker validates session.json by the model at once (corpus/validate.py ``_meta_at_once``),
+    without the careful JSON parser first: it must give the session.json read here, or give up where
+    reading here reports anything."""
+    taken = [_read_at_once_as_here(tmp_path / str(k), k) for k in range(len(_META_CHANGES))]
+    assert taken[0]  # (a clean session.json is read at once)
+    assert 5 <= sum(taken) < len(taken) - 8  # (and both kinds were tried)
