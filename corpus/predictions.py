@@ -521,22 +521,21 @@ def _roles_at_once(given: _Given, sessions: Mapping[str, Any]) -> np.ndarray | N
     ):
         return None
     codes, names = pd.factorize(np.fromiter(sids, dtype=object, count=n))
-    actors = [_actors(sessions.get(sid)) if sid.strip() else None for sid in names]
+    actors = [_role_codes(sessions.get(sid)) if sid.strip() else None for sid in names]
     if any(acted is None for acted in actors):  # (an unknown session, or no id)
         return None
     try:
         index = np.fromiter(idxs, dtype=np.int64, count=n)
     except OverflowError:
         return None
-    lengths = np.fromiter(map(len, cast(list[Sequence[str]], actors)), dtype=np.int64, count=len(actors))
+    lengths = np.fromiter(map(len, cast(list[bytes], actors)), dtype=np.int64, count=len(actors))
     if not ((index >= 0) & (index < lengths[codes])).all():
         return None
     at = (np.cumsum(lengths) - lengths)[codes] + index  # (each action's own place among all the sessions')
     ordered = np.sort(at)
     if (ordered[1:] == ordered[:-1]).any():  # (an action named twice)
         return None
-    every = np.fromiter(chain.from_iterable(cast(list[Sequence[str]], actors)), dtype=object, count=int(lengths.sum()))
-    roles = every[at]
+    roles = _ROLE_NAMES[np.frombuffer(b"".join(cast(list[bytes], actors)), dtype=np.uint8)[at]]
     stated = np.fromiter(given.roles, dtype=object, count=n)
     if not ((stated == msgspec.UNSET) | (stated == roles)).all():
         return None
@@ -560,10 +559,13 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     values."""
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
-    numbered = [(k, line) for k, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    if not numbered:
+    lines = text.splitlines()
+    numbers: Sequence[int] = range(1, len(lines) + 1)
+    if "" in lines:  # (blank lines are skipped, the others keep their numbers; a line of spaces is no record)
+        numbers = [k for k, line in enumerate(lines, start=1) if line.strip()]
+        lines = [lines[k - 1] for k in numbers]
+    if not lines:
         return PackedRows(pd.DataFrame([]))
-    lines = [line for _, line in numbered]
     given = _Given.of_typed(task, lines) or _Given.parsed(task, lines)
     if given is None:
         return None
@@ -573,7 +575,7 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     columns: dict[str, Any] = {
         "session_id": given.sids,
         "action_index": given.idxs,
-        "line": [k for k, _ in numbered],
+        "line": list(numbers),
         "role": roles,
         "rationale": given.rationales,
     }
@@ -608,13 +610,17 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     return PackedRows(pd.DataFrame(columns), cells.pairs, cells.counts, list(columns).index("content") + 1)
 
 
-def _actors(session: Any) -> Sequence[str] | None:
-    """The role of each action of a session (None for no session): a dataset being read gives its
-    sessions' outlines (:class:`corpus.validate.ActionRefs`), a loaded corpus its sessions."""
+_ROLE_NAMES = np.asarray(schema.ROLES, dtype=object)
+
+
+def _role_codes(session: Any) -> bytes | None:
+    """The role of each action of a session as its place in the schema's roles (None for no
+    session): a dataset being read gives its sessions' outlines (:class:`corpus.validate.ActionRefs`),
+    a loaded corpus its sessions."""
     if session is None:
         return None
     actions = session.actions
-    return actions.roles if isinstance(actions, ActionRefs) else [a.role for a in actions]
+    return actions.role_codes if isinstance(actions, ActionRefs) else ActionRefs.codes_of(a.role for a in actions)
 
 
 @dataclass

@@ -110,7 +110,7 @@ class ActionRefs(Sequence[ActionRef]):
 
     def __init__(self, index: Iterable[int], roles: Iterable[str]):
         self._index = array("q", index)
-        self._roles = bytes(map(_ROLE_CODE.__getitem__, roles))
+        self._roles = self.codes_of(roles)
 
     def __len__(self) -> int:
         return len(self._roles)
@@ -118,6 +118,16 @@ class ActionRefs(Sequence[ActionRef]):
     @property
     def roles(self) -> tuple[str, ...]:
         return tuple(map(schema.ROLES.__getitem__, self._roles))
+
+    @property
+    def role_codes(self) -> bytes:
+        """Each action's role as its place in the schema's roles."""
+        return self._roles
+
+    @staticmethod
+    def codes_of(roles: Iterable[str]) -> bytes:
+        """:attr:`role_codes` of actions whose roles are ``roles``."""
+        return bytes(map(_ROLE_CODE.__getitem__, roles))
 
     @overload
     def __getitem__(self, k: int) -> ActionRef: ...
