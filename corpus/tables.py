@@ -47,12 +47,14 @@ CATEGORICAL = ("condition", "split", "role", "type")
 # Columns kept as compact numbers while the table is made, and text columns turned into pandas
 # strings every CHUNK rows (each action's own strings are then freed as the sessions are read, and
 # a worker process hands its rows over as a few arrays, not a million strings; the categorical
-# columns are made of the joined strings at the end).
+# columns are made of the joined strings at the end). A session's own values are made of the
+# sessions table's rows at the end, each repeated for the session's actions.
 _INTS = ("index", "n_cells")
 _FLOATS = ("timestamp", "progress")
+_PER_SESSION = ("session_id", "condition", "split")
 _TEXTS = (
-    "session_id",
-    *CATEGORICAL,
+    "role",
+    "type",
     "text",
     "team_goal",
     "partner_intent",
@@ -112,7 +114,7 @@ class TableBuilder:
 
     @staticmethod
     def _empty() -> dict[str, Any]:
-        cols: dict[str, Any] = {k: [] for k in ACTION_COLUMNS}
+        cols: dict[str, Any] = {k: [] for k in ACTION_COLUMNS if k not in _PER_SESSION}
         cols.update({k: array("q") for k in _INTS}, **{k: array("d") for k in _FLOATS})
         return cols
 
@@ -135,9 +137,6 @@ class TableBuilder:
         """The rows of the session ``s`` whose actions are ``acts``."""
         n = len(acts)
         c = self._cols
-        c["session_id"].extend([s.id] * n)
-        c["condition"].extend([s.condition] * n)
-        c["split"].extend([s.split] * n)
         c["index"].extend(acts.index)
         c["timestamp"].extend(acts.timestamp)
         c["role"].extend(acts.role)
@@ -197,7 +196,7 @@ class TableBuilder:
         tables are then those of taking those sessions here, in the same order."""
         self._flush_texts()
         for k in ACTION_COLUMNS:
-            if k not in _TEXTS:
+            if k not in _TEXTS and k not in _PER_SESSION:
                 self._cols[k].extend(made.cols[k])
         for k in _TEXTS:
             self._texts[k].extend(made.texts[k])
@@ -209,7 +208,9 @@ class TableBuilder:
         cols = self._cols
         columns: dict[str, Any] = {}
         for k in ACTION_COLUMNS if len(cols["index"]) else ():
-            if k in _INTS or k in _FLOATS:
+            if k in _PER_SESSION:
+                columns[k] = self._per_session(k)
+            elif k in _INTS or k in _FLOATS:
                 columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
             elif k in _TEXTS:
                 parts = self._texts[k]
@@ -224,6 +225,17 @@ class TableBuilder:
         self._cols, self._texts = self._empty(), {k: [] for k in _TEXTS}
         coverage = np.concatenate(self._coverage) if self._coverage else np.zeros(0)
         return Tables(actions=actions, sessions=pd.DataFrame(self._rows), coverage=coverage.astype(float))
+
+    def _per_session(self, name: str) -> pd.Series:
+        """A column of a session's own value (its id, condition or split), each session's repeated
+        for its actions (the sessions table's rows are in the order of the actions'); a condition or
+        a split as a category of the values the actions have."""
+        values = pd.Series([row[name] for row in self._rows], dtype=_STR)
+        if name in CATEGORICAL:
+            values = values.astype("category")
+        taken = values.take(np.repeat(np.arange(len(self._rows)), [row["n_actions"] for row in self._rows]))
+        taken = taken.reset_index(drop=True)
+        return taken.cat.remove_unused_categories() if name in CATEGORICAL else taken
 
 
 def tables_of(sessions: Mapping[str, Session], maps: Mapping[str, GridMap]) -> Tables:
