@@ -22,6 +22,7 @@ that refers to it; its error says how many records do. Labels are read in
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from array import array
 from collections import Counter
@@ -311,7 +312,8 @@ def _read_sessions(
     if not sess_dir.is_dir():
         report.add("sessions/", "-", "(folder)", "missing: a dataset directory needs a sessions/ folder")
         return
-    dirs = sorted(p for p in sess_dir.iterdir() if p.is_dir())
+    with os.scandir(sess_dir) as it:  # (names sorted: a folder's paths in path order)
+        dirs = [sess_dir / name for name in sorted(entry.name for entry in it if entry.is_dir())]
     if not dirs:
         report.add("sessions/", "-", "(folder)", "no sessions: sessions/ holds no session folders")
     if workers is not None and _read_in_workers(root, dirs, raw, report, sink, workers):
