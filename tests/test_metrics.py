@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import ndimage
 
 from corpus.metrics import chebyshev_distance, distance_weighted_score, route_mask, score, score_cells
 
@@ -48,9 +49,7 @@ def test_perfect_drawing():
 
 
 def chebyshev_by_dilation(route, max_distance=3):
-    """The former definition: grow the route by one 8-neighbourhood ring per step."""
-    from scipy import ndimage
-
+    """Grow the route by one 8-neighbourhood ring per step, by scipy's binary dilation."""
     dist = np.full(route.shape, max_distance, dtype=np.int64)
     reach = route.copy()
     dist[reach] = 0
@@ -69,6 +68,10 @@ def test_distance_transform_equals_repeated_dilation_on_random_masks(seed):
     drawn = rng.random(shape) < 0.3
     for cap in (0, 1, 2, 3, 5):
         assert np.array_equal(chebyshev_distance(route, cap), chebyshev_by_dilation(route, cap)), cap
+        # (and scipy's chessboard distance transform, capped: the distance to the nearest route cell)
+        transform = ndimage.distance_transform_cdt(~route, metric="chessboard") if route.any() else None
+        expected = np.full(shape, cap) if transform is None else np.minimum(transform, cap)
+        assert np.array_equal(chebyshev_distance(route, cap), expected), cap
     old = chebyshev_by_dilation(route, 3)
     expected = float(np.array([1.0, 2 / 3, 1 / 3, 0.0])[old[drawn]].mean()) if drawn.any() else None
     assert distance_weighted_score(drawn, route) == expected
