@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -54,6 +55,20 @@ def read_text(path: Path, report: Report, rel: str) -> str | None:
         report.add(rel, f"line {line}", "(encoding)", f"not UTF-8: byte 0x{data[exc.start]:02x} at offset {exc.start}")
         return None
     return text.removeprefix("\ufeff")
+
+
+def text_at_once(path: Path) -> str | None:
+    """The text :func:`read_text` gives when it has nothing to report; None otherwise (read it with
+    :func:`read_text`, which words what there is). The file is opened, its size asked of what was
+    opened, and read whole: no status asked of its path first."""
+    try:
+        with open(path, "rb", buffering=0) as f:
+            if os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:
+                return None
+            data = f.readall()
+        return None if len(data) > MAX_FILE_BYTES else data.decode("utf-8").removeprefix("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def json_issue(report: Report, rel: str, exc: JsonError, line: int | None = None) -> None:

@@ -49,6 +49,7 @@ from corpus.reading import (  # noqa: F401  (re-exported: the readers' public na
     pydantic_issues,
     read_json,
     read_text,
+    text_at_once,
 )
 from corpus.report import (  # noqa: F401  (re-exported)
     ERROR,
@@ -415,7 +416,7 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
             if found is None:
                 return None
             meta, grid_map = found
-            text = _actions_text(d, f"sessions/{name}/actions.jsonl", report)
+            text = text_at_once(d / "actions.jsonl")
             columns = columns_at_once(text, grid_map.grid_size) if text is not None else None
             if columns is None:
                 return None
@@ -466,9 +467,8 @@ def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap] | Non
     nothing to report; None otherwise. The text is validated by the model at once, without
     :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
     :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
-    report = Report()
-    text = read_text(d / "session.json", report, "session.json")
-    if text is None or report.issues or not typed_parse_takes_as_loads(text):
+    text = text_at_once(d / "session.json")
+    if text is None or not typed_parse_takes_as_loads(text):
         return None
     try:
         meta = SessionMeta.model_validate_json(text, strict=True)

@@ -224,3 +224,28 @@ def test_a_session_json_a_worker_reads_at_once_is_read_as_here_or_left_to_this_p
     taken = [_read_at_once_as_here(tmp_path / str(k), k) for k in range(len(_META_CHANGES))]
     assert taken[0]  # (a clean session.json is read at once)
     assert 5 <= sum(taken) < len(taken) - 8  # (and both kinds were tried)
+
+
+def test_a_file_a_worker_reads_at_once_is_the_text_read_here_or_left_to_this_process(tmp_path, monkeypatch):
+    """Workers read a session's files with one open and one read (corpus.reading ``text_at_once``):
+    the text read_text gives, or None wherever read_text reports anything."""
+    from corpus import reading
+
+    monkeypatch.setattr(reading, "MAX_FILE_BYTES", 64)
+    files = {
+        "plain.json": b'{"a": "caf\xc3\xa9"}\n',
+        "bom.json": b"\xef\xbb\xbf{}\n",
+        "latin1.json": b'{"a": "caf\xe9"}\n',
+        "big.json": b"x" * 65,
+        "limit.json": b"x" * 64,
+        "empty.json": b"",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "folder.json").mkdir()
+    for name in [*files, "folder.json", "missing.json"]:
+        report = validate.Report()
+        here = reading.read_text(tmp_path / name, report, name)
+        at_once = reading.text_at_once(tmp_path / name)
+        assert at_once == (None if report.issues else here), name
+    assert reading.text_at_once(tmp_path / "bom.json") == "{}\n"
