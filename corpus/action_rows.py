@@ -6,9 +6,11 @@ validated :class:`corpus.model.Action` costs about four times parsing its JSON (
 content are checked by Python validators), and a loaded corpus keeps only its tables and a few
 whole sessions (:mod:`corpus.session_store`). So a session is first read by
 :func:`columns_at_once`: msgspec decodes each line into a typed record, checking every field's
-JSON type and refusing unknown fields as it parses (in C), and one pass over the records makes the
-checks of values the model and the reader make (labels against the codebook, content against the
-action type, indices, timestamps, cells inside the grid, who draws) while it fills the columns. It
+JSON type, the role and the action type, and refusing unknown fields as it parses (in C); each
+label is kept as its JSON text and looked up among its dimension's usual forms as written. The
+columns are then taken a field at a time, and one pass over the actions makes the other checks the
+model and the reader make (content against the action type, indices, timestamps, cells inside the
+grid, who draws, labels against the codebook). It
 gives up (None) at the first record with anything to say, an error or a warning, or in a form it
 does not take (a code in capitals, a label naming its dimension):
 the session is then read as :class:`~corpus.model.Action` objects, which word every problem. Tests
