@@ -118,10 +118,6 @@ class ActionRefs(Sequence[ActionRef]):
         return len(self._roles)
 
     @property
-    def roles(self) -> tuple[str, ...]:
-        return tuple(map(schema.ROLES.__getitem__, self._roles))
-
-    @property
     def role_codes(self) -> bytes:
         """Each action's role as its place in the schema's roles."""
         return self._roles
