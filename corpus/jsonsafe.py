@@ -193,12 +193,10 @@ def loads_each(texts: Iterable[str]) -> Iterator[Any]:
     checks only where a text could need them. A text only ``json.loads`` takes (nesting deeper than
     pydantic_core allows) is given as refused."""
     for text in texts:
-        if text.startswith("\ufeff") or _LONG_DIGITS.search(text):
+        if not typed_parse_takes_as_loads(text):  # (what pydantic_core alone would not refuse)
             yield REFUSED
             continue
         try:
-            value = from_json(text, allow_inf_nan=False)
+            yield from_json(text, allow_inf_nan=False)
         except ValueError:
             yield REFUSED
-            continue
-        yield REFUSED if "\\u" in text and _lone_surrogate(text) is not None else value

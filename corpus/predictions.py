@@ -189,8 +189,7 @@ class PackedRows:
             return cls(df)
         cells = df["cells"].tolist()
         counts = np.fromiter((len(c) if isinstance(c, list) else -1 for c in cells), dtype=np.int64, count=len(cells))
-        flat = [v for c in cells if isinstance(c, list) for cell in c for v in cell]
-        pairs = np.asarray(flat, dtype=np.int64).reshape(-1, 2)
+        pairs = _pairs_of([c for c in cells if isinstance(c, list)], int(np.maximum(counts, 0).sum()))
         return cls(df.drop(columns="cells"), pairs, counts, df.columns.get_loc("cells"))
 
     def frame(self) -> pd.DataFrame:
@@ -686,6 +685,11 @@ def _grid(map_id: str, maps: Mapping[str, Any]) -> tuple[int, int]:
     return int(grid[0]), int(grid[1])
 
 
+def _pairs_of(drawn: list[list[Any]], n: int) -> np.ndarray:
+    """The ``n`` cells of lists of [row, col] cells as one (n, 2) array, in order."""
+    return np.fromiter(chain.from_iterable(chain.from_iterable(drawn)), dtype=np.int64, count=2 * n).reshape(n, 2)
+
+
 def _pairs_within(drawn: list[list[Any]], sizes: np.ndarray, grids: np.ndarray, typed: bool) -> np.ndarray | None:
     """The cells of ``drawn`` (each line's list of ``sizes`` cells) as one array of (row, col)
     pairs, when every one is a [row, col] pair of integers inside its line's grid (``grids``: rows,
@@ -697,12 +701,10 @@ def _pairs_within(drawn: list[list[Any]], sizes: np.ndarray, grids: np.ndarray, 
         for cell in cells
     ):
         return None
-    n = int(sizes.sum())
     try:
-        pairs = np.fromiter(chain.from_iterable(chain.from_iterable(drawn)), dtype=np.int64, count=2 * n)
+        pairs = _pairs_of(drawn, int(sizes.sum()))
     except OverflowError:  # (an integer beyond 64 bits: outside any grid)
         return None
-    pairs = pairs.reshape(n, 2)
     if not ((pairs >= 0) & (pairs < np.repeat(grids, sizes, axis=0))).all():
         return None
     return pairs

@@ -444,9 +444,7 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
     record = f"session {meta.id}"
     if meta.id != d.name:
         report.add(rel, record, "id", f"session id {shown(meta.id)} does not match its folder '{d.name}'")
-    _check_seconds(report, rel, record, "duration_s", meta.duration_s)
-    for k, cp in enumerate(meta.checkpoints):
-        _check_seconds(report, rel, record, f"checkpoints[{k}].elapsed_s", cp.elapsed_s)
+    _check_meta_seconds(report, rel, record, meta)
     grid_map = raw.maps.get(meta.map_id)
     if grid_map is None and meta.map_id in raw.invalid_maps:
         raw.refer("map", meta.map_id, rel)
@@ -473,9 +471,18 @@ def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap] | Non
     grid_map = raw.maps.get(meta.map_id)
     if meta.id != d.name or grid_map is None:
         return None
-    if meta.duration_s > MAX_SECONDS or any(cp.elapsed_s > MAX_SECONDS for cp in meta.checkpoints):
-        return None  # (as _check_seconds reports)
+    if not _check_meta_seconds(Report(), "session.json", d.name, meta):
+        return None
     return meta, grid_map
+
+
+def _check_meta_seconds(report: Report, rel: str, record: str, meta: SessionMeta) -> bool:
+    """Whether a session.json's duration and checkpoint times are within the limit (each one beyond
+    it reported)."""
+    ok = _check_seconds(report, rel, record, "duration_s", meta.duration_s)
+    for k, cp in enumerate(meta.checkpoints):
+        ok = _check_seconds(report, rel, record, f"checkpoints[{k}].elapsed_s", cp.elapsed_s) and ok
+    return ok
 
 
 def _check_seconds(report: Report, rel: str, record: str, name: str, seconds: float) -> bool:
