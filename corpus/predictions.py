@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import chain, compress
 from operator import attrgetter
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, NamedTuple, cast
 
 import msgspec
 import numpy as np
@@ -35,7 +35,7 @@ from corpus import schema
 from corpus.action_rows import LabelObject
 from corpus.jsonsafe import JsonError, loads, loads_each
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
-from corpus.reading import json_issue, jsonl_records, line_count, read_text
+from corpus.reading import bytes_at_once, json_issue, jsonl_records, line_count, read_text, text_of
 from corpus.report import ERROR, WARNING, Report, describe
 from corpus.validate import ActionRefs, collector_paused
 
@@ -424,9 +424,9 @@ class _NextActionLine(msgspec.Struct, forbid_unknown_fields=True):
     rationale: str | None = None
 
 
-_TYPED = {
-    "mental_model": msgspec.json.Decoder(_MentalModelLine).decode,
-    "next_action": msgspec.json.Decoder(_NextActionLine).decode,
+_TYPED: dict[str, msgspec.json.Decoder[Any]] = {
+    "mental_model": msgspec.json.Decoder(_MentalModelLine),
+    "next_action": msgspec.json.Decoder(_NextActionLine),
 }
 _BOTH = object()  # a next-action line giving both content and action_content
 
@@ -448,11 +448,16 @@ class _Given:
     @classmethod
     def of_typed(cls, task: str, lines: Sequence[str]) -> _Given | None:
         """The lines decoded in their usual shape (msgspec, in C); None when one is not in it."""
-        decode = _TYPED[task]
+        decode = _TYPED[task].decode
         try:
             objs: list[Any] = [decode(line) for line in lines]
         except msgspec.DecodeError:  # (a ValidationError is one)
             return None
+        return cls.of_records(task, objs)
+
+    @classmethod
+    def of_records(cls, task: str, objs: list[Any]) -> _Given:
+        """Lines decoded as typed records (:data:`_TYPED`)."""
 
         def column(name: str) -> list[Any]:
             return list(map(attrgetter(name), objs))
@@ -507,11 +512,19 @@ def _codes_of(labels: list[Any]) -> list[Any]:
     return [v.code if type(v) is LabelObject else v for v in labels]
 
 
-def _roles_at_once(given: _Given, sessions: Mapping[str, Any]) -> np.ndarray | None:
-    """The role of the action each line names, in line order (from its session's actions, an
-    array); None when a line names no action of the dataset (an unknown session or an index out of
-    range), names an action another line names, or gives another role, or when its id, index or
-    rationale is not of its type. Checked a column at a time."""
+class _Keys(NamedTuple):
+    """The columns that name each line's action, in line order, as the rows' frame holds them."""
+
+    session_id: Any  # (pandas' array of texts)
+    action_index: np.ndarray
+    role: Any
+
+
+def _keys_at_once(given: _Given, sessions: Mapping[str, Any]) -> _Keys | None:
+    """The session, index and role of the action each line names, in line order (its role from its
+    session's actions); None when a line names no action of the dataset (an unknown session or an
+    index out of range), names an action another line names, or gives another role, or when its id,
+    index or rationale is not of its type. Checked a column at a time."""
     sids, idxs, n = given.sids, given.idxs, len(given.sids)
     if not given.typed and not (
         all(type(sid) is str for sid in sids)
@@ -534,11 +547,22 @@ def _roles_at_once(given: _Given, sessions: Mapping[str, Any]) -> np.ndarray | N
     ordered = np.sort(at)
     if (ordered[1:] == ordered[:-1]).any():  # (an action named twice)
         return None
-    roles = _ROLE_NAMES[np.frombuffer(b"".join(cast(list[bytes], actors)), dtype=np.uint8)[at]]
+    role_codes = np.frombuffer(b"".join(cast(list[bytes], actors)), dtype=np.uint8)[at]
     stated = np.fromiter(given.roles, dtype=object, count=n)
-    if not ((stated == msgspec.UNSET) | (stated == roles)).all():
+    if not ((stated == msgspec.UNSET) | (stated == _ROLE_NAMES[role_codes])).all():
         return None
-    return roles
+    return _Keys(_texts(names).take(codes), index, _texts(schema.ROLES).take(role_codes))
+
+
+def _texts(values: Iterable[str]) -> Any:
+    """Texts as pandas holds a column of them (its array)."""
+    return pd.array(list(values), dtype=_STR)
+
+
+def _few_texts(values: list[str]) -> Any:
+    """:func:`_texts` of a column drawn from a few texts (a type, a label): each made once."""
+    distinct = {v: k for k, v in enumerate(dict.fromkeys(values))}
+    return _texts(distinct).take(np.fromiter(map(distinct.__getitem__, values), dtype=np.intp, count=len(values)))
 
 
 def _read_task_at_once(
@@ -566,16 +590,62 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     if not lines:
         return PackedRows(pd.DataFrame([]))
     given = _Given.of_typed(task, lines) or _Given.parsed(task, lines)
-    if given is None:
+    return None if given is None else _packed(given, numbers, task, sessions, maps)
+
+
+# Bytes that end a line for str.splitlines besides a newline, as UTF-8: in a JSON string (where a
+# raw \r, \v, \f or \x1c-\x1e may not be) U+0085, U+2028 and U+2029 may be written as they are.
+_OTHER_BREAKS = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
+
+
+def _records_of_bytes(data: bytes, task: str) -> list[Any] | None:
+    """The lines of a task file's bytes decoded as typed records (:data:`_TYPED`) at once, when the
+    file is in its plainest shape: one record in its usual shape on each line, every line an object
+    from its first byte to its last (so that each line holds one whole record), no blank line, no
+    carriage return, no byte-order mark, no character :func:`_read_task_packed` would take for a
+    line break, no more lines than a file may have. None otherwise (its text is then read by
+    :func:`_read_task_packed`, which takes the same lines, a line at a time; a test holds them to the
+    same rows). Malformed UTF-8 fails the decode."""
+    end = len(data) - data.endswith(b"\n")  # (the bytes up to the last line's newline, if any: not copied)
+    n = data.count(b"\n", 0, end) + 1
+    if not (data.startswith(b"{") and data.endswith(b"}", 0, end)) or n > PREDICTION_LINES or b"\r" in data:
         return None
-    roles = _roles_at_once(given, sessions)
-    if roles is None:
+    if data.count(b"}\n{", 0, end) != n - 1:  # (every line break between a record's end and the next one's start)
+        return None
+    if not data.isascii() and any(other in data for other in _OTHER_BREAKS):
+        return None
+    try:
+        objs: list[Any] = _TYPED[task].decode_lines(data)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # (a ValidationError is a DecodeError)
+        return None
+    # A line break between a record's end and the next one's start can only stand between two whole
+    # JSON values: each line holds one or more of them, and one each when there are as many as lines.
+    return objs if len(objs) == n else None
+
+
+def _read_task_bytes(data: bytes, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> PackedRows | None:
+    """:func:`_read_task_packed` of a task file's bytes (None where it gives None): a file in its
+    plainest shape (:func:`_records_of_bytes`) decoded without being made a text first."""
+    objs = _records_of_bytes(data, task) if task in TASKS else None
+    if objs is None:
+        text = text_of(data)
+        return None if text is None else _read_task_packed(text, task, sessions, maps)
+    return _packed(_Given.of_records(task, objs), range(1, len(objs) + 1), task, sessions, maps)
+
+
+def _packed(
+    given: _Given, numbers: Sequence[int], task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]
+) -> PackedRows | None:
+    """The packed rows of lines numbered ``numbers`` giving ``given``; None when a line has
+    anything to say."""
+    keys = _keys_at_once(given, sessions)
+    if keys is None:
         return None
     columns: dict[str, Any] = {
-        "session_id": given.sids,
-        "action_index": given.idxs,
-        "line": list(numbers),
-        "role": roles,
+        "session_id": keys.session_id,
+        "action_index": keys.action_index,
+        "line": np.arange(1, len(numbers) + 1) if isinstance(numbers, range) else np.asarray(numbers, dtype=np.int64),
+        "role": keys.role,
         "rationale": given.rationales,
     }
     cells: _Cells | None = None
@@ -592,12 +662,12 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
                 ]
             if None in codes:
                 return None
-            columns[dim] = codes
+            columns[dim] = _few_texts(cast(list[str], codes))
     else:
         made = _next_actions_at_once(given, sessions, maps)
         if made is None:
             return None
-        columns["action_type"], columns["content"], cells = made
+        columns["action_type"], columns["content"], cells = _few_texts(made[0]), made[1], made[2]
     for name, values in given.extras.items():
         if _reserved(name) or not all(
             v is None or v is msgspec.UNSET or isinstance(v, (str, int, float)) for v in values
@@ -610,6 +680,7 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
 
 
 _ROLE_NAMES = np.asarray(schema.ROLES, dtype=object)
+_STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of texts
 
 
 def _role_codes(session: Any) -> bytes | None:
@@ -902,11 +973,15 @@ def read_task_file_at_once(
     """The rows of the next-action or mental-model file at ``path`` read at once
     (:func:`_read_task_at_once`), packed to be handed over, and the digest of its text; None when
     it has anything to report. A worker's task."""
-    report = Report()
     with collector_paused():
-        text = read_text(Path(path), report, path)
-        rows = None if text is None or report.issues else _read_task_packed(text, task, sessions, maps)
-        return None if rows is None or text is None else (rows, text_digest(text))
+        data = bytes_at_once(Path(path))
+        rows = None if data is None else _read_task_bytes(data, task, sessions, maps)
+        return None if rows is None or data is None else (rows, _bytes_digest(data))
+
+
+def _bytes_digest(data: bytes) -> str:
+    """:func:`text_digest` of the text of a file's bytes (that :func:`corpus.reading.text_of` makes)."""
+    return hashlib.sha256(data.removeprefix(b"\xef\xbb\xbf")).hexdigest()
 
 
 class _ReadAtOnce(Mapping[str, tuple[pd.DataFrame, str]]):

@@ -61,13 +61,28 @@ def text_at_once(path: Path) -> str | None:
     """The text :func:`read_text` gives when it has nothing to report; None otherwise (read it with
     :func:`read_text`, which words what there is). The file is opened, its size asked of what was
     opened, and read whole: no status asked of its path first."""
+    data = bytes_at_once(path)
+    return None if data is None else text_of(data)
+
+
+def bytes_at_once(path: Path) -> bytes | None:
+    """The bytes of a file :func:`text_at_once` reads (None where it gives None for a reason other
+    than its encoding: the file cannot be read or is too large)."""
     try:
         with open(path, "rb", buffering=0) as f:
             if os.fstat(f.fileno()).st_size > MAX_FILE_BYTES:
                 return None
             data = f.readall()
-        return None if len(data) > MAX_FILE_BYTES else data.decode("utf-8").removeprefix("\ufeff")
-    except (OSError, UnicodeDecodeError):
+    except OSError:
+        return None
+    return None if len(data) > MAX_FILE_BYTES else data
+
+
+def text_of(data: bytes) -> str | None:
+    """The text :func:`read_text` makes of a file's bytes (None where it would report their encoding)."""
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
         return None
 
 

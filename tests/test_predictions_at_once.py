@@ -208,3 +208,71 @@ def test_a_run_pickles_with_its_cells_packed_and_unpickles_the_same(corpus):
     pd.testing.assert_frame_equal(packed.frame(), rows)
     for plain in (rows.drop(columns="cells"), pd.DataFrame({"cells": [None, None]}), pd.DataFrame()):
         pd.testing.assert_frame_equal(PackedRows.of(plain).frame(), plain)
+
+
+def _whole_file_changes(lines: list[str]) -> list[tuple[str, bytes]]:
+    """Files of the same lines written otherwise: each either read at once from its bytes, or given
+    over to the reading of its text."""
+    plain = "\n".join(lines) + "\n"
+    first, second = lines[0], lines[1]
+    rest = "\n".join(lines[2:]) + "\n"
+
+    def with_rationale(text: str) -> str:  # (the file, its first line giving a rationale, written as it is)
+        obj = {**json.loads(first), "rationale": text}
+        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n" + "\n".join(lines[1:]) + "\n"
+
+    return [
+        ("plain", plain.encode()),
+        ("no newline at the end", plain[:-1].encode()),
+        ("two newlines at the end", (plain + "\n").encode()),
+        ("a blank line", (first + "\n\n" + second + "\n" + rest).encode()),
+        ("a line of spaces", (first + "\n   \n" + second + "\n" + rest).encode()),
+        ("carriage returns", plain.replace("\n", "\r\n").encode()),
+        ("a lone carriage return", (first + "\r" + second + "\n" + rest).encode()),
+        ("two records on a line", (first + second + "\n" + rest).encode()),
+        ("two records on a line, a space between", (first + " " + second + "\n" + rest).encode()),
+        ("a record over two lines", (first.replace(",", ",\n", 1) + "\n" + second + "\n" + rest).encode()),
+        (
+            "two on a line and one over two",
+            (first + second + "\n" + lines[2].replace(",", ",\n", 1) + "\n" + "\n".join(lines[3:]) + "\n").encode(),
+        ),
+        ("a byte-order mark", ("\ufeff" + plain).encode()),
+        ("spaces around a line", (" " + first + " \n" + second + "\n" + rest).encode()),
+        ("an empty file", b""),
+        ("a newline only", b"\n"),
+        ("non-ASCII text", with_rationale("caf\u00e9 \u2013 \U0001f600").encode()),
+        *((f"U+{ord(ch):04X} in a text", with_rationale(f"a{ch}b").encode()) for ch in ("\x85", "\u2028", "\u2029")),
+        ("U+2028 escaped", with_rationale("a\u2028b").encode().replace("\u2028".encode(), b"\\u2028")),
+        ("a form feed", (first + "\x0c\n" + second + "\n" + rest).encode()),
+        ("a byte that is not UTF-8", plain.encode().replace(b'"', b'"\xff', 1)),
+        ("an encoded surrogate", plain.encode().replace(b"}", b', "x": "\xed\xa0\x80"}', 1)),
+    ]
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus, task):
+    """A worker reads a task file from its bytes: one in its plainest shape (a record on each line,
+    no blank line, no carriage return, no byte-order mark, nothing str.splitlines takes for a line
+    break) is decoded at once without being made a text; any other goes the way of its text. Both
+    give the rows and the digest reading the text gives, or both give up."""
+    from corpus.predictions import _bytes_digest, _read_task_bytes, _records_of_bytes, text_digest
+    from corpus.reading import text_of
+
+    lines = _text(task).splitlines()[:60]
+    taken_at_once = []
+    for name, data in _whole_file_changes(lines):
+        text = text_of(data)
+        expected = None if text is None else _read_task_at_once(text, task, corpus.sessions, corpus.maps)
+        got = _read_task_bytes(data, task, corpus.sessions, corpus.maps)
+        if expected is None:
+            assert got is None, name
+        else:
+            assert got is not None, name
+            pd.testing.assert_frame_equal(got.frame(), expected, obj=name)
+            assert _bytes_digest(data) == text_digest(text), name
+        if _records_of_bytes(data, task) is not None:
+            taken_at_once.append(name)
+    assert taken_at_once == ["plain", "no newline at the end", "non-ASCII text", "U+2028 escaped"]
+    # The sample's whole files are taken at once.
+    data = (SAMPLE_DATA / "predictions" / "sim-llm-persona" / f"{task}.jsonl").read_bytes()
+    assert len(_records_of_bytes(data, task) or []) == data.count(b"\n") > 500
