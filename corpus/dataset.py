@@ -232,25 +232,39 @@ def content_hash(root: str | Path) -> str:
     Two copies of the same dataset have the same hash wherever they live; any edited byte gives
     another. Hidden files (names starting with a dot) are not part of a dataset and do not count.
     """
+    return hash_and_signature(root)[0]
+
+
+def hash_and_signature(root: str | Path) -> tuple[str, str]:
+    """:func:`content_hash` and :func:`files_signature` of a dataset directory, made in one walk of
+    its files (each file's size and modification time asked of it once it is open)."""
     h = hashlib.sha256()
     buffer = bytearray(1 << 20)  # (read into, file after file: no new buffer for each of 20,000 files)
     view = memoryview(buffer)
+    lines = []
     for parts, path in dataset_files(root):
-        h.update("/".join(parts).encode("utf-8") + b"\0")
+        name = "/".join(parts)
+        h.update(name.encode("utf-8") + b"\0")
         with open(path, "rb", buffering=0) as f:
+            st = os.fstat(f.fileno())
             while n := f.readinto(buffer):
                 h.update(view[:n])
         h.update(b"\0")
-    return h.hexdigest()
+        lines.append(_signature_line(name, st))
+    return h.hexdigest(), _signature_of(lines)
 
 
 def files_signature(root: str | Path) -> str:
     """A cheap change token for a dataset directory: a digest of the names, sizes and modification
     times of the files :func:`content_hash` reads (it changes whenever their hash may)."""
-    lines = []
-    for parts, path in dataset_files(root):
-        st = os.stat(path)
-        lines.append(f"{'/'.join(parts)}\0{st.st_size}\0{st.st_mtime_ns}")
+    return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
+
+
+def _signature_line(name: str, st: os.stat_result) -> str:
+    return f"{name}\0{st.st_size}\0{st.st_mtime_ns}"
+
+
+def _signature_of(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
 
 
@@ -280,14 +294,14 @@ class _Found(Exception):  # noqa: N818 - (not an error: the reading stops, the e
 class _Lookup:
     """The cache's entry under the hash being made on another thread, looked for once it is made."""
 
-    def __init__(self, cache: DatasetCache, hashed: Future[str]):
+    def __init__(self, cache: DatasetCache, hashed: Future[tuple[str, str]]):
         self.cache, self.hashed, self.looked = cache, hashed, False
 
     def __call__(self) -> Entry | None:
         if self.looked or not self.hashed.done():
             return None
         self.looked = True
-        return self.cache.read(self.hashed.result()) if self.hashed.exception() is None else None
+        return self.cache.read(self.hashed.result()[0]) if self.hashed.exception() is None else None
 
 
 class _Taken:
@@ -355,7 +369,7 @@ def load_dir(
     if long and (cache is None or (known_hash is None and not cache.holds_any())):
         start_readers()
     digest, signature = known_hash, None
-    if digest is None and cache is not None and root.is_dir():
+    if digest is None and cache is not None and root.is_dir() and cache.remembers_hashes():
         signature = files_signature(root)
         digest = cache.known_hash(root, signature)
     with collector_paused(freeze=True):
@@ -364,7 +378,10 @@ def load_dir(
         if entry is None:
             if long:
                 start_readers()
-            entry, kept, digest, read = _read_hashing(root, keep_actions, cache, digest)
+            entry, kept, digest, read, signed = _read_hashing(root, keep_actions, cache, digest)
+            signature = (
+                signature or signed
+            )  # (a cache that remembers no hash: the files' signature made as they were hashed)
             if cache is not None:  # (kept while the corpus is made and used; the folder's hash once it is kept)
                 remember = (
                     None if signature is None else functools.partial(cache.remember_hash, root, signature, digest)
@@ -407,22 +424,25 @@ def _n_sessions(root: Path) -> int:
 
 def _read_hashing(
     root: Path, keep_actions: int | None, cache: DatasetCache | None, digest: str | None
-) -> tuple[Entry, list[Session], str, bool]:
+) -> tuple[Entry, list[Session], str, bool, str | None]:
     """The dataset read record by record (:func:`_read_entry`) while, when ``digest`` is not known,
     its bytes are hashed on another thread (hashing runs outside Python's lock); once the hash is
     made, the cache's entry under it, if any, is taken instead and the reading stops. (The entry,
-    the whole sessions kept, the digest, and whether the dataset was read.)"""
+    the whole sessions kept, the digest, whether the dataset was read, and the files' signature
+    when they were hashed.)"""
     if digest is not None or not root.is_dir():
         entry, kept = _read_entry(root, keep_actions)
-        return entry, kept, digest or content_hash(root), True
+        return entry, kept, digest or content_hash(root), True, None
     hashing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundwork-hash")
     try:
-        hashed = hashing.submit(content_hash, root)
+        hashed = hashing.submit(hash_and_signature, root)
         try:
             entry, kept = _read_entry(root, keep_actions, _Lookup(cache, hashed) if cache is not None else None)
         except _Found as found:
-            return found.entry, [], hashed.result(), False
-        return entry, kept, hashed.result(), True
+            made, signed = hashed.result()
+            return found.entry, [], made, False, signed
+        made, signed = hashed.result()
+        return entry, kept, made, True, signed
     finally:
         hashing.shutdown(wait=False)  # (a read that failed does not wait for the hash)
 

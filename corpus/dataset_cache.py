@@ -196,6 +196,14 @@ class DatasetCache:
         key = hashlib.sha256(f"{Path(root).resolve()}\0{signature}".encode("utf-8", "surrogateescape")).hexdigest()
         return self.folder / HASHES_FOLDER / key[:32]
 
+    def remembers_hashes(self) -> bool:
+        """Whether the folder records any folder's content hash (:meth:`known_hash` may know one)."""
+        try:
+            with os.scandir(self.folder / HASHES_FOLDER) as it:
+                return any(True for _ in it)
+        except OSError:
+            return False
+
     def known_hash(self, root: Path, signature: str) -> str | None:
         """The content hash recorded for the folder ``root`` when its files had ``signature``
         (:func:`corpus.dataset.files_signature`: their names, sizes and modification times), or

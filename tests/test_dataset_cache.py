@@ -87,11 +87,12 @@ def test_a_long_read_starts_its_readers_before_its_files_are_listed_and_a_reopen
     order: list[str] = []
     monkeypatch.setattr(dataset, "readers", lambda n_sessions: 2)  # (as for a long dataset)
     monkeypatch.setattr(dataset, "start_readers", lambda: order.append("readers"))
-    signature = dataset.files_signature
+    signature, hashed = dataset.files_signature, dataset.hash_and_signature
     monkeypatch.setattr(dataset, "files_signature", lambda root: order.append("files") or signature(root))
+    monkeypatch.setattr(dataset, "hash_and_signature", lambda root: order.append("hashed") or hashed(root))
     cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
     first = _load(generated, cache=cache)
-    assert order[:2] == ["readers", "files"]
+    assert order[0] == "readers" and "hashed" in order and "files" not in order  # (signed as it is hashed)
     order.clear()
     _same(first, _load(generated, cache=cache))
     assert order == ["files"]
@@ -211,11 +212,13 @@ def test_a_folder_opened_again_unchanged_is_not_hashed_again(generated, tmp_path
     assert len(list((cache.folder / "hashes").iterdir())) == 1
     hashed: list[Path] = []
 
+    hash_and_signature = dataset.hash_and_signature
+
     def counted(root):
         hashed.append(Path(root))
-        return content_hash(root)
+        return hash_and_signature(root)
 
-    monkeypatch.setattr(dataset, "content_hash", counted)
+    monkeypatch.setattr(dataset, "hash_and_signature", counted)
     with monkeypatch.context() as m:
         _no_reading(m)
         again = _load(ds, cache=cache)
@@ -229,6 +232,33 @@ def test_a_folder_opened_again_unchanged_is_not_hashed_again(generated, tmp_path
     os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
     assert _load(ds, cache=cache).content_hash == digest and hashed == [copy, ds]
     assert cache.known_hash(tmp_path / "elsewhere", dataset.files_signature(ds)) is None
+
+
+def test_the_hash_and_the_signature_are_made_in_one_walk_alike(generated, tmp_path):
+    """A first load into a cache that remembers no folder's hash does not walk the folder for its
+    signature first: the signature is made as the files are hashed (each file's size and time asked
+    of it once open), the same signature a walk makes, and recorded with the hash."""
+    assert dataset.hash_and_signature(generated) == (content_hash(generated), dataset.files_signature(generated))
+    assert dataset.hash_and_signature(dataset.SAMPLE_DATA) == (
+        content_hash(dataset.SAMPLE_DATA),
+        dataset.files_signature(dataset.SAMPLE_DATA),
+    )
+    cache = DatasetCache(tmp_path / "cache", min_actions=1_000)
+    assert not cache.remembers_hashes()
+    walked: list[Path] = []
+    files_signature = dataset.files_signature
+
+    def counted(root):
+        walked.append(Path(root))
+        return files_signature(root)
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(dataset, "files_signature", counted)
+        first = _load(generated, cache=cache)
+        assert walked == [] and cache.remembers_hashes()
+        assert cache.known_hash(generated, files_signature(generated)) == first.content_hash
+        again = _load(generated, cache=cache)  # (now the cache remembers a hash: the folder is signed first)
+        assert walked == [generated] and again.content_hash == first.content_hash
 
 
 def test_a_recorded_hash_that_does_not_read_is_hashed_again(generated, tmp_path):
@@ -247,8 +277,9 @@ def test_an_entry_found_once_the_hash_is_made_stops_the_reading(generated, tmp_p
     first = _load(generated, cache=cache)
     copy = tmp_path / "copy"
     shutil.copytree(generated, copy)
-    digest = content_hash(copy)
-    monkeypatch.setattr(dataset, "content_hash", lambda root: digest)  # (made at once)
+    made = dataset.hash_and_signature(copy)
+    digest = made[0]
+    monkeypatch.setattr(dataset, "hash_and_signature", lambda root: made)  # (made at once)
     taken: list[str] = []
     add_columns = dataset.TableBuilder.add_columns
 
