@@ -29,6 +29,7 @@ import msgspec
 
 from corpus import schema
 from corpus.model import MAX_SECONDS, Action
+from corpus.reading import jsonl_lines, records_at_once, text_of
 
 Content = str | Sequence[Sequence[int]] | None
 
@@ -124,7 +125,8 @@ class _Action(msgspec.Struct, forbid_unknown_fields=True):
 assert get_args(_Role) == schema.ROLES and get_args(_Type) == schema.ACTION_TYPES  # (the schema's, as written)
 
 
-_DECODE = msgspec.json.Decoder(_Action).decode
+_DECODER = msgspec.json.Decoder(_Action)
+_DECODE = _DECODER.decode
 _DECODE_LABEL = msgspec.json.Decoder(_Given).decode
 _NO_CONTENT: tuple[Any, ...] = (None, "", [])
 
@@ -204,12 +206,23 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
     """The columns of a session's actions.jsonl (``text``) on a map of ``grid_size``, when it has
     nothing to report; None otherwise (read it as models, which word what there is). Each field is
     taken a column at a time; the checks across fields go once over the actions."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    if not lines:
-        return None
-    records = _records(lines)
+    lines = [line for line in jsonl_lines(text) if line.strip()]
+    records = _records(lines) if lines else None
+    return None if records is None else _columns(records, grid_size)
+
+
+def columns_of_bytes(data: bytes, grid_size: Sequence[int]) -> ActionColumns | None:
+    """:func:`columns_at_once` of the bytes of a session's actions.jsonl: a file in its plainest
+    shape (:func:`corpus.reading.records_at_once`) is decoded without being made a text first."""
+    records = records_at_once(data, _DECODER)
     if records is None:
-        return None
+        text = text_of(data)
+        return None if text is None else columns_at_once(text, grid_size)
+    return _columns(records, grid_size)
+
+
+def _columns(records: list[_Action], grid_size: Sequence[int]) -> ActionColumns | None:
+    """:func:`columns_at_once` of a session's decoded records."""
     index = list(map(_INDEX, records))
     timestamp = list(map(_TIMESTAMP, records))
     if index != list(range(len(records))) or timestamp != sorted(timestamp):

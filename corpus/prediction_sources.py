@@ -18,6 +18,7 @@ from typing import Any
 from corpus.jsonsafe import JsonError, loads
 from corpus.limits import PREDICTION_UPLOAD_BYTES
 from corpus.predictions import DIMENSIONS, FILES, JUDGE_TASK, Run, RunInfo, read_run_dir, read_runs_dir, run_files
+from corpus.reading import jsonl_lines
 from corpus.validate import Report
 
 
@@ -36,7 +37,7 @@ def _task_of_jsonl(name: str, text: str) -> str | None:
     for t in FILES:
         if stem == t or stem.endswith(f".{t}") or stem.endswith(f"_{t}"):
             return t
-    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    first = next((ln for ln in jsonl_lines(text) if ln.strip()), "")
     try:
         obj = loads(first)
     except JsonError:

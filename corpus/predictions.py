@@ -35,7 +35,16 @@ from corpus import schema
 from corpus.action_rows import LabelObject
 from corpus.jsonsafe import JsonError, loads, loads_each
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES
-from corpus.reading import bytes_at_once, json_issue, jsonl_records, line_count, read_text, text_of
+from corpus.reading import (
+    bytes_at_once,
+    json_issue,
+    jsonl_lines,
+    jsonl_records,
+    line_count,
+    read_text,
+    records_at_once,
+    text_of,
+)
 from corpus.report import ERROR, WARNING, Report, describe
 from corpus.validate import ActionRefs, collector_paused
 
@@ -582,7 +591,7 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     values."""
     if task not in TASKS or line_count(text) > PREDICTION_LINES:
         return None
-    lines = text.splitlines()
+    lines = jsonl_lines(text)
     numbers: Sequence[int] = range(1, len(lines) + 1)
     if "" in lines:  # (blank lines are skipped, the others keep their numbers; a line of spaces is no record)
         numbers = [k for k, line in enumerate(lines, start=1) if line.strip()]
@@ -593,40 +602,10 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
     return None if given is None else _packed(given, numbers, task, sessions, maps)
 
 
-# Bytes that end a line for str.splitlines besides a newline, as UTF-8: in a JSON string (where a
-# raw \r, \v, \f or \x1c-\x1e may not be) U+0085, U+2028 and U+2029 may be written as they are.
-_OTHER_BREAKS = ("\x85".encode(), "\u2028".encode(), "\u2029".encode())
-
-
-def _records_of_bytes(data: bytes, task: str) -> list[Any] | None:
-    """The lines of a task file's bytes decoded as typed records (:data:`_TYPED`) at once, when the
-    file is in its plainest shape: one record in its usual shape on each line, every line an object
-    from its first byte to its last (so that each line holds one whole record), no blank line, no
-    carriage return, no byte-order mark, no character :func:`_read_task_packed` would take for a
-    line break, no more lines than a file may have. None otherwise (its text is then read by
-    :func:`_read_task_packed`, which takes the same lines, a line at a time; a test holds them to the
-    same rows). Malformed UTF-8 fails the decode."""
-    end = len(data) - data.endswith(b"\n")  # (the bytes up to the last line's newline, if any: not copied)
-    n = data.count(b"\n", 0, end) + 1
-    if not (data.startswith(b"{") and data.endswith(b"}", 0, end)) or n > PREDICTION_LINES or b"\r" in data:
-        return None
-    if data.count(b"}\n{", 0, end) != n - 1:  # (every line break between a record's end and the next one's start)
-        return None
-    if not data.isascii() and any(other in data for other in _OTHER_BREAKS):
-        return None
-    try:
-        objs: list[Any] = _TYPED[task].decode_lines(data)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # (a ValidationError is a DecodeError)
-        return None
-    # A line break between a record's end and the next one's start can only stand between two whole
-    # JSON values: each line holds one or more of them, and one each when there are as many as lines.
-    return objs if len(objs) == n else None
-
-
 def _read_task_bytes(data: bytes, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> PackedRows | None:
     """:func:`_read_task_packed` of a task file's bytes (None where it gives None): a file in its
-    plainest shape (:func:`_records_of_bytes`) decoded without being made a text first."""
-    objs = _records_of_bytes(data, task) if task in TASKS else None
+    plainest shape (:func:`corpus.reading.records_at_once`) decoded without being made a text first."""
+    objs = records_at_once(data, _TYPED[task], PREDICTION_LINES) if task in TASKS else None
     if objs is None:
         text = text_of(data)
         return None if text is None else _read_task_packed(text, task, sessions, maps)

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+import msgspec
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from corpus.jsonsafe import JsonError, loads
@@ -78,6 +79,28 @@ def bytes_at_once(path: Path) -> bytes | None:
     return None if len(data) > MAX_FILE_BYTES else data
 
 
+def records_at_once(data: bytes, decoder: msgspec.json.Decoder[Any], max_lines: int | None = None) -> list[Any] | None:
+    """The lines of a JSON-lines file's bytes (:func:`jsonl_lines`) decoded by ``decoder`` (a
+    ``msgspec.json.Decoder`` of typed records) at once, when the file is in its plainest shape:
+    every line an object from its first byte to its last, no blank line, no carriage return ending a
+    line, no byte-order mark, at most ``max_lines`` lines, and one record a line. None otherwise, or
+    when a line is no such record or malformed UTF-8 (read the file's text then, a line at a time,
+    which gives the same records where this gives any)."""
+    end = len(data) - data.endswith(b"\n")  # (the bytes up to the last line's newline, if any: not copied)
+    n = data.count(b"\n", 0, end) + 1
+    if not (data.startswith(b"{") and data.endswith(b"}", 0, end)) or (max_lines is not None and n > max_lines):
+        return None
+    if data.count(b"}\n{", 0, end) != n - 1:  # (every newline between a record's end and the next one's start)
+        return None
+    try:
+        records: list[Any] = decoder.decode_lines(data)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # (a ValidationError is a DecodeError)
+        return None
+    # A newline between a record's end and the next one's start can only stand between two whole
+    # JSON values: each line holds one or more of them, and one each when there are as many as lines.
+    return records if len(records) == n else None
+
+
 def text_of(data: bytes) -> str | None:
     """The text :func:`read_text` makes of a file's bytes (None where it would report their encoding)."""
     try:
@@ -130,7 +153,7 @@ def jsonl_records(
         report.add(rel, "-", "(file)", f"{n_lines:,} lines; {what} has at most {max_lines:,}")
         return
     errors_before = report.error_count
-    for lineno, line in enumerate(text.splitlines(), start=1):
+    for lineno, line in enumerate(jsonl_lines(text), start=1):
         if max_problems is not None and report.error_count - errors_before >= max_problems:
             report.add(
                 rel,
@@ -141,6 +164,20 @@ def jsonl_records(
             return
         if line.strip() and (obj := _json_object(line, lineno, report, rel)) is not None:
             yield lineno, obj, line
+
+
+def jsonl_lines(text: str) -> list[str]:
+    """The lines of a JSON-lines text, as JSON Lines has them: split at each newline (a carriage
+    return before it belongs to the line break); a final newline ends the last line. Nothing else
+    breaks a line: a JSON string may hold U+2028, U+2029 or U+0085 as it is (``json.dumps`` with
+    ``ensure_ascii=False`` writes them so), and a line numbered here is the line an editor shows
+    and :func:`line_count` counts."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if "\r" in text:
+        lines = [line.removesuffix("\r") for line in lines]
+    return lines
 
 
 def line_count(text: str) -> int:
@@ -221,7 +258,7 @@ def parse_jsonl(model: type[M], text: str, report: Report, rel: str) -> list[tup
     :func:`corpus.jsonsafe.loads` refuses (NaN, Infinity, deep nesting, huge integers) fails
     their validation too.
     """
-    numbered = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    numbered = [(i, line) for i, line in enumerate(jsonl_lines(text), start=1) if line.strip()]
     try:
         records = _list_of(model).validate_json("[" + ",".join(line for _, line in numbered) + "]", strict=True)
         return [(i, r) for (i, _), r in zip(numbered, records)]

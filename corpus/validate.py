@@ -35,12 +35,13 @@ from typing import Any, Protocol, overload
 from pydantic import ValidationError
 
 from corpus import schema
-from corpus.action_rows import ActionColumns, columns_at_once
+from corpus.action_rows import ActionColumns, columns_at_once, columns_of_bytes
 from corpus.jsonsafe import typed_parse_takes_as_loads
 from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
 from corpus.processes import Workers, processors
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_FILE_BYTES,
+    bytes_at_once,
     iter_jsonl,
     jsonl_records,
     load_json,
@@ -412,8 +413,8 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
             if found is None:
                 return None
             meta, grid_map = found
-            text = text_at_once(d / "actions.jsonl")
-            columns = columns_at_once(text, grid_map.grid_size) if text is not None else None
+            data = bytes_at_once(d / "actions.jsonl")
+            columns = columns_of_bytes(data, grid_map.grid_size) if data is not None else None
             if columns is None:
                 return None
             _check_against_actions(meta, columns, True, report, f"sessions/{name}/session.json")

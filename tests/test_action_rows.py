@@ -264,3 +264,54 @@ def test_what_the_models_parser_refuses_is_left_to_the_models_and_escapes_read_a
     assert plain is not None and {id(r) for r in plain.role} | {id(t) for t in plain.type} <= {
         id(v) for v in (*schema.ROLE_OF.values(), *schema.ACTION_TYPE_OF.values())
     }  # (each role and type one shared string)
+
+
+def test_a_file_read_from_its_bytes_gives_the_columns_of_its_text():
+    """Workers read a session's actions.jsonl from its bytes: a file in its plainest shape is
+    decoded at once without being made a text (corpus.reading ``records_at_once``), any other goes
+    the way of its text; both give the same columns, or both give up."""
+    from corpus.action_rows import _DECODER, columns_of_bytes
+    from corpus.reading import records_at_once, text_of
+
+    sid, text, grid = _sessions(SAMPLE_DATA)[0]
+    lines = text.splitlines()
+    first, second, rest = lines[0], lines[1], "\n".join(lines[2:]) + "\n"
+    obj = json.loads(first)
+    assert obj["type"] == "message"
+    with_text = {**obj, "content": "caf\u00e9 \u2013 \U0001f600"}
+
+    def first_as(record: dict) -> str:
+        return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n" + "\n".join(lines[1:]) + "\n"
+
+    plain = "\n".join(lines) + "\n"
+    files = {
+        "plain": plain.encode(),
+        "no newline at the end": plain[:-1].encode(),
+        "blank lines": (first + "\n\n" + second + "\n  \n" + rest).encode(),
+        "carriage returns": plain.replace("\n", "\r\n").encode(),
+        "a lone carriage return": (first + "\r" + second + "\n" + rest).encode(),
+        "two records on a line": (first + second + "\n" + rest).encode(),
+        "a record over two lines": (first.replace(",", ",\n", 1) + "\n" + second + "\n" + rest).encode(),
+        "a byte-order mark": ("\ufeff" + plain).encode(),
+        "non-ASCII text": first_as(with_text).encode(),
+        **{f"U+{ord(ch):04X} in a text": first_as({**obj, "content": f"a{ch}b"}).encode() for ch in "\x85\u2028\u2029"},
+        "a byte that is not UTF-8": plain.encode().replace(b'"', b'"\xff', 1),
+        "an empty file": b"",
+    }
+    at_once = []
+    for name, data in files.items():
+        text_of_data = text_of(data)
+        expected = None if text_of_data is None else columns_at_once(text_of_data, grid)
+        got = columns_of_bytes(data, grid)
+        assert (got is None) == (expected is None), name
+        if got is not None:
+            assert got == expected, name
+        if records_at_once(data, _DECODER) is not None:
+            at_once.append(name)
+    assert at_once == [
+        "plain",
+        "no newline at the end",
+        "non-ASCII text",
+        *(f"U+{c:04X} in a text" for c in (0x85, 0x2028, 0x2029)),
+    ]
+    assert columns_of_bytes(files["blank lines"], grid) == columns_of_bytes(files["plain"], grid) is not None

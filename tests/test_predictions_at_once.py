@@ -252,11 +252,12 @@ def _whole_file_changes(lines: list[str]) -> list[tuple[str, bytes]]:
 @pytest.mark.parametrize("task", TASKS)
 def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus, task):
     """A worker reads a task file from its bytes: one in its plainest shape (a record on each line,
-    no blank line, no carriage return, no byte-order mark, nothing str.splitlines takes for a line
-    break) is decoded at once without being made a text; any other goes the way of its text. Both
-    give the rows and the digest reading the text gives, or both give up."""
-    from corpus.predictions import _bytes_digest, _read_task_bytes, _records_of_bytes, text_digest
-    from corpus.reading import text_of
+    no blank line, no carriage return, no byte-order mark) is decoded at once without being made a
+    text; any other goes the way of its text. Both give the rows and the digest reading the text
+    gives, or both give up. (U+2028 and its kin in a text break no line: JSON Lines breaks lines at
+    newlines only.)"""
+    from corpus.predictions import _TYPED, _bytes_digest, _read_task_bytes, text_digest
+    from corpus.reading import records_at_once, text_of
 
     lines = _text(task).splitlines()[:60]
     taken_at_once = []
@@ -270,9 +271,17 @@ def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus
             assert got is not None, name
             pd.testing.assert_frame_equal(got.frame(), expected, obj=name)
             assert _bytes_digest(data) == text_digest(text), name
-        if _records_of_bytes(data, task) is not None:
+        if records_at_once(data, _TYPED[task]) is not None:
             taken_at_once.append(name)
-    assert taken_at_once == ["plain", "no newline at the end", "non-ASCII text", "U+2028 escaped"]
+    assert taken_at_once == [
+        "plain",
+        "no newline at the end",
+        "non-ASCII text",
+        "U+0085 in a text",
+        "U+2028 in a text",
+        "U+2029 in a text",
+        "U+2028 escaped",
+    ]
     # The sample's whole files are taken at once.
     data = (SAMPLE_DATA / "predictions" / "sim-llm-persona" / f"{task}.jsonl").read_bytes()
-    assert len(_records_of_bytes(data, task) or []) == data.count(b"\n") > 500
+    assert len(records_at_once(data, _TYPED[task]) or []) == data.count(b"\n") > 500
