@@ -44,17 +44,17 @@ ACTION_COLUMNS = (
     "progress",
 )
 CATEGORICAL = ("condition", "split", "role", "type")
-# Columns kept as compact numbers while the table is made, and text columns turned into pandas
-# strings every CHUNK rows (each action's own strings are then freed as the sessions are read, and
-# a worker process hands its rows over as a few arrays, not a million strings; the categorical
-# columns are made of the joined strings at the end). A session's own values are made of the
-# sessions table's rows at the end, each repeated for the session's actions.
+# Columns kept as compact numbers while the table is made (a role or a type as its place among the
+# schema's, made a category at the end), and text columns turned into pandas strings every CHUNK
+# rows (each action's own strings are then freed as the sessions are read, and a worker process
+# hands its rows over as a few arrays, not a million strings). A session's own values are made of
+# the sessions table's rows at the end, each repeated for the session's actions.
 _INTS = ("index", "n_cells")
 _FLOATS = ("timestamp", "progress")
 _PER_SESSION = ("session_id", "condition", "split")
+_CODED = {"role": schema.ROLES, "type": schema.ACTION_TYPES}  # (kept as each value's place among these)
+_CODE_OF = {k: {v: code for code, v in enumerate(values)} for k, values in _CODED.items()}
 _TEXTS = (
-    "role",
-    "type",
     "text",
     "team_goal",
     "partner_intent",
@@ -116,6 +116,7 @@ class TableBuilder:
     def _empty() -> dict[str, Any]:
         cols: dict[str, Any] = {k: [] for k in ACTION_COLUMNS if k not in _PER_SESSION}
         cols.update({k: array("q") for k in _INTS}, **{k: array("d") for k in _FLOATS})
+        cols.update({k: array("b") for k in _CODED})
         return cols
 
     def _flush_texts(self) -> None:
@@ -139,8 +140,8 @@ class TableBuilder:
         c = self._cols
         c["index"].extend(acts.index)
         c["timestamp"].extend(acts.timestamp)
-        c["role"].extend(acts.role)
-        c["type"].extend(acts.type)
+        c["role"].extend(map(_CODE_OF["role"].__getitem__, acts.role))
+        c["type"].extend(map(_CODE_OF["type"].__getitem__, acts.type))
         c["n_cells"].extend([len(x) if isinstance(x, list) else 0 for x in acts.content])
         c["text"].extend([x if isinstance(x, str) else "" for x in acts.content])
         c["team_goal"].extend(acts.team_goal)
@@ -210,6 +211,8 @@ class TableBuilder:
         for k in ACTION_COLUMNS if len(cols["index"]) else ():
             if k in _PER_SESSION:
                 columns[k] = self._per_session(k)
+            elif k in _CODED:
+                columns[k] = _categories_of(np.frombuffer(cols[k], dtype=np.int8), _CODED[k])
             elif k in _INTS or k in _FLOATS:
                 columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
             elif k in _TEXTS:
@@ -221,7 +224,8 @@ class TableBuilder:
                 columns[k] = cols[k]
         actions = pd.DataFrame(columns) if columns else pd.DataFrame({k: [] for k in ACTION_COLUMNS})
         for col in CATEGORICAL:
-            actions[col] = actions[col].astype("category")
+            if not isinstance(actions[col].dtype, pd.CategoricalDtype):  # (an empty table's)
+                actions[col] = actions[col].astype("category")
         self._cols, self._texts = self._empty(), {k: [] for k in _TEXTS}
         coverage = np.concatenate(self._coverage) if self._coverage else np.zeros(0)
         return Tables(actions=actions, sessions=pd.DataFrame(self._rows), coverage=coverage.astype(float))
@@ -230,12 +234,21 @@ class TableBuilder:
         """A column of a session's own value (its id, condition or split), each session's repeated
         for its actions (the sessions table's rows are in the order of the actions'); a condition or
         a split as a category of the values the actions have."""
-        values = pd.Series([row[name] for row in self._rows], dtype=_STR)
+        counts = np.fromiter((row["n_actions"] for row in self._rows), dtype=np.int64, count=len(self._rows))
+        acted = counts > 0  # (a session without actions gives no row: nor its condition a category)
+        values = pd.Series([row[name] for row, a in zip(self._rows, acted) if a], dtype=_STR)
         if name in CATEGORICAL:
-            values = values.astype("category")
-        taken = values.take(np.repeat(np.arange(len(self._rows)), [row["n_actions"] for row in self._rows]))
-        taken = taken.reset_index(drop=True)
-        return taken.cat.remove_unused_categories() if name in CATEGORICAL else taken
+            values = values.astype("category")  # (the categories the actions have, in order)
+        return values.take(np.repeat(np.arange(len(values)), counts[acted])).reset_index(drop=True)
+
+
+def _categories_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Categorical:
+    """The column of the values whose places among ``values`` are ``codes``, as a category of the
+    values it has (in order, as pandas makes a category of a column of texts)."""
+    used = sorted(values[k] for k in np.flatnonzero(np.bincount(codes, minlength=len(values))))
+    place = np.full(len(values), -1, dtype=np.int8)
+    place[[values.index(v) for v in used]] = np.arange(len(used))
+    return pd.Categorical.from_codes(place[codes], categories=pd.Index(used, dtype=_STR))
 
 
 def tables_of(sessions: Mapping[str, Session], maps: Mapping[str, GridMap]) -> Tables:
