@@ -285,3 +285,24 @@ def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus
     # The sample's whole files are taken at once.
     data = (SAMPLE_DATA / "predictions" / "sim-llm-persona" / f"{task}.jsonl").read_bytes()
     assert len(records_at_once(data, _TYPED[task]) or []) == data.count(b"\n") > 500
+
+
+@pytest.mark.parametrize("task", TASKS)
+def test_a_worker_checks_a_file_against_the_sessions_outlines_alike(corpus, task):
+    """A worker is handed each session's map and its actions' roles (a few arrays' worth of bytes
+    to pickle), not the sessions: the rows it makes are the ones the sessions give, and a line
+    naming an action no session has is refused alike."""
+    from corpus.predictions import _outlines, _read_task_bytes
+
+    outlines = _outlines(corpus.sessions)
+    assert set(outlines) == set(corpus.sessions)
+    assert len(pickle.dumps(outlines)) < 20 * sum(corpus.n_actions(sid) for sid in corpus.sessions)
+    data = (SAMPLE_DATA / "predictions" / "sim-llm-persona" / f"{task}.jsonl").read_bytes()
+    from_outlines = _read_task_bytes(data, task, outlines, corpus.maps)
+    from_sessions = _read_task_bytes(data, task, corpus.sessions, corpus.maps)
+    assert from_outlines is not None and from_sessions is not None
+    pd.testing.assert_frame_equal(from_outlines.frame(), from_sessions.frame())
+    beyond = data.replace(b'"action_index":1,', b'"action_index":100000,', 1)
+    assert beyond != data
+    assert _read_task_bytes(beyond, task, outlines, corpus.maps) is None
+    assert _read_task_bytes(beyond, task, corpus.sessions, corpus.maps) is None
