@@ -344,11 +344,17 @@ CHUNKS_PER_READER = 8
 @dataclass
 class SessionsRead:
     """Sessions a worker read whole with nothing to report, in folder order: each one's
-    session.json and its actions' indices and roles, and the rows of the tables made of them."""
+    session.json and its actions' indices and roles, and the rows of the tables made of them.
+    session.json is handed over as its text, validated again where it is taken (pickled, the model
+    of a session.json takes twice as long to make as validating its text)."""
 
-    metas: list[SessionMeta]
+    meta_texts: list[str]
     refs: list[ActionRefs]
     rows: BuiltRows
+
+    def metas(self) -> Iterator[SessionMeta]:
+        """Each session.json as its model (each text validated when the worker read it)."""
+        return (SessionMeta.model_validate_json(text, strict=True) for text in self.meta_texts)
 
 
 def readers(n_sessions: int) -> int:
@@ -390,7 +396,7 @@ def _read_in_workers(
             for d in run:
                 _read_one(d, raw, report, sink, keep=False)
             continue
-        for meta, refs in zip(got.metas, got.refs):
+        for meta, refs in zip(got.metas(), got.refs):
             raw.sessions[meta.id] = SessionOutline(meta.id, meta.map_id, refs)
             raw.metas[meta.id] = meta
         sink.take_read(got, raw.maps)
@@ -405,14 +411,14 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
     raw = RawDataset(root=base, maps=dict(maps))
     report = Report()
     builder = TableBuilder(raw.maps)
-    metas, refs = [], []
+    texts, refs = [], []
     with collector_paused():
         for name in names:
             d = base / "sessions" / name
             found = _meta_at_once(d, raw)
             if found is None:
                 return None
-            meta, grid_map = found
+            meta, grid_map, text = found
             data = bytes_at_once(d / "actions.jsonl")
             columns = columns_of_bytes(data, grid_map.grid_size) if data is not None else None
             if columns is None:
@@ -421,9 +427,9 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
             if report.issues:
                 return None
             builder.add_columns(meta, columns)
-            metas.append(meta)
+            texts.append(text)
             refs.append(ActionRefs(columns.index, columns.role))
-    return SessionsRead(metas, refs, builder.rows_made())
+    return SessionsRead(texts, refs, builder.rows_made())
 
 
 def _no_session(n_actions: int) -> bool:
@@ -457,9 +463,9 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
     return meta, grid_map
 
 
-def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap] | None:
-    """A session folder's session.json and its map, as :func:`_read_meta` reads them when it has
-    nothing to report; None otherwise. The text is validated by the model at once, without
+def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] | None:
+    """A session folder's session.json, its map and its text, as :func:`_read_meta` reads them when
+    it has nothing to report; None otherwise. The text is validated by the model at once, without
     :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
     :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
     text = text_at_once(d / "session.json")
@@ -474,7 +480,7 @@ def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap] | Non
         return None
     if not _check_meta_seconds(Report(), "session.json", d.name, meta):
         return None
-    return meta, grid_map
+    return meta, grid_map, text
 
 
 def _check_meta_seconds(report: Report, rel: str, record: str, meta: SessionMeta) -> bool:

@@ -214,6 +214,8 @@ def _read_at_once_as_here(tmp_path, change: int) -> bool:
         assert at_once is None, [i.message for i in report.issues]
     else:
         assert at_once is not None and at_once[0] == here and at_once[1] is grid_map
+        # (the text handed over validates again, where it is taken, to the same session.json)
+        assert validate.SessionMeta.model_validate_json(at_once[2], strict=True) == here
     return at_once is not None
 
 
