@@ -124,6 +124,12 @@ _CHANGES = [
     (("mental_model", "team_goal"), {"code": "other", "text": "Other", "other_text": "mine"}),
     (("mental_model", "team_goal"), {"code": "OTHER", "other_text": "mine"}),
     (("mental_model", "team_goal"), {"text": "Other"}),
+    (("mental_model", "team_goal"), {"text": "Working toward a shared understanding", "code": "t2"}),
+    (("mental_model", "team_goal"), {"text": "Working toward a shared understanding ", "code": "t2"}),
+    (("mental_model", "misalignment_reasons"), [{"code": "other"}]),
+    (("mental_model", "misalignment_reasons"), [{"code": "other", "other_text": "my reason"}]),
+    (("mental_model", "misalignment_reasons"), ["n1", {"code": "n2", "text": None}]),
+    (("mental_model", "misalignment_reasons"), ["other"]),
     (("mental_model", "partner_intent"), "t1"),
     (("mental_model", "self_reasoning", "code"), "r9"),
     (("mental_model", "team_goal", None), None),
@@ -140,6 +146,9 @@ _READ_FAST = [
     (("mental_model", "team_goal"), {"code": "t2", "text": None}),
     (("mental_model", "team_goal"), {"code": "t2", "other_text": "mine"}),
     (("mental_model", "team_goal"), {"code": "other", "other_text": "my own words"}),
+    (("mental_model", "team_goal"), {"text": "Working toward a shared understanding", "code": "t2"}),
+    (("mental_model", "misalignment_reasons"), [{"code": "other", "other_text": "my reason"}]),
+    (("mental_model", "misalignment_reasons"), ["n1", {"code": "n2", "text": None}]),
     (("mental_model", "rationale", None), None),
 ]
 
