@@ -338,7 +338,7 @@ def _read_one(d: Path, raw: RawDataset, report: Report, sink: SessionSink | None
 
 PARALLEL_SESSIONS = 400  # sessions from which worker processes read them
 MAX_READERS = 8  # how many at most, unless the read_workers setting says
-CHUNKS_PER_READER = 8
+CHUNKS_PER_READER = 16
 
 
 @dataclass
