@@ -706,21 +706,26 @@ def _next_actions_at_once(
     :func:`_check_next_action` reads them; None when that would report anything. Checked a column
     at a time: a message's content is a text, a drawing's a non-empty list of cells inside its
     session's grid, an undo's or a reset's empty."""
-    types = [schema.ACTION_TYPE_OF.get(k) if type(k) is str else None for k in given.fields["action_type"]]
+    given_types = given.fields["action_type"]
+    types: list[str | None] = (  # (typed lines give every action type as a text)
+        list(map(schema.ACTION_TYPE_OF.get, given_types))
+        if given.typed
+        else [schema.ACTION_TYPE_OF.get(k) if type(k) is str else None for k in given_types]
+    )
     if None in types:  # (in capitals or with spaces, or no type at all)
         types = [t or _action_type(k) for t, k in zip(types, given.fields["action_type"])]
         if None in types:
             return None
     given_content = given.fields["content"]
-    if any(c is _BOTH for c in given_content):
+    if _BOTH in given_content:  # (compared by identity first: no text or list equals it)
         return None
     content: list[Any] = [None if c is msgspec.UNSET else c for c in given_content]
     kinds = np.asarray(types, dtype=object)
     message = kinds == "message"
     drawing = (kinds == "draw") | (kinds == "erase")
-    if not all(type(c) is str for c in compress(content, message)):
+    if not set(map(type, compress(content, message))) <= {str}:
         return None
-    if not all(type(c) is list for c in compress(content, drawing)):
+    if not set(map(type, compress(content, drawing))) <= {list}:
         return None
     if any(c not in (None, "", []) for c in compress(content, ~(message | drawing))):
         return None
