@@ -44,25 +44,22 @@ ACTION_COLUMNS = (
     "progress",
 )
 CATEGORICAL = ("condition", "split", "role", "type")
-# Columns kept as compact numbers while the table is made (a role or a type as its place among the
-# schema's, made a category at the end), and text columns turned into pandas strings every CHUNK
-# rows (each action's own strings are then freed as the sessions are read, and a worker process
-# hands its rows over as a few arrays, not a million strings). A session's own values are made of
-# the sessions table's rows at the end, each repeated for the session's actions.
+# Columns kept as compact numbers while the table is made (a role, a type or a label as its place
+# among the schema's, made a category or texts at the end), and text columns turned into pandas
+# strings every CHUNK rows (each action's own strings are then freed as the sessions are read, and
+# a worker process hands its rows over as a few arrays, not a million strings). A session's own
+# values are made of the sessions table's rows at the end, each repeated for the session's actions.
 _INTS = ("index", "n_cells")
 _FLOATS = ("timestamp", "progress")
 _PER_SESSION = ("session_id", "condition", "split")
-_CODED = {"role": schema.ROLES, "type": schema.ACTION_TYPES}  # (kept as each value's place among these)
-_CODE_OF = {k: {v: code for code, v in enumerate(values)} for k, values in _CODED.items()}
-_TEXTS = (
-    "text",
-    "team_goal",
-    "partner_intent",
-    "self_reasoning",
-    "misalignment_reasons",
-    "rationale",
-)
 _CODES = ("team_goal", "partner_intent", "self_reasoning")  # (None without a mental model)
+# Columns kept as each value's place among their values (-1: None): a role and a type, made a
+# category at the end, and a mental model's labels, made texts.
+_CATEGORIES = {"role": schema.ROLES, "type": schema.ACTION_TYPES}
+_LABELS = {dim: (*schema.DIMENSIONS[dim], schema.OTHER) for dim in _CODES}
+_CODED = {**_CATEGORIES, **_LABELS}
+_CODE_OF = {k: {None: -1, **{v: code for code, v in enumerate(values)}} for k, values in _CODED.items()}
+_TEXTS = ("text", "misalignment_reasons", "rationale")
 CHUNK = 50_000
 _STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of strings
 
@@ -140,13 +137,10 @@ class TableBuilder:
         c = self._cols
         c["index"].extend(acts.index)
         c["timestamp"].extend(acts.timestamp)
-        c["role"].extend(map(_CODE_OF["role"].__getitem__, acts.role))
-        c["type"].extend(map(_CODE_OF["type"].__getitem__, acts.type))
+        for k, code_of in _CODE_OF.items():
+            c[k].extend(map(code_of.__getitem__, getattr(acts, k)))
         c["n_cells"].extend([len(x) if isinstance(x, list) else 0 for x in acts.content])
         c["text"].extend([x if isinstance(x, str) else "" for x in acts.content])
-        c["team_goal"].extend(acts.team_goal)
-        c["partner_intent"].extend(acts.partner_intent)
-        c["self_reasoning"].extend(acts.self_reasoning)
         c["aligned"].extend(acts.aligned)
         c["misalignment_reasons"].extend(acts.reasons)
         c["rationale"].extend(acts.rationale)
@@ -211,15 +205,15 @@ class TableBuilder:
         for k in ACTION_COLUMNS if len(cols["index"]) else ():
             if k in _PER_SESSION:
                 columns[k] = self._per_session(k)
-            elif k in _CODED:
-                columns[k] = _categories_of(np.frombuffer(cols[k], dtype=np.int8), _CODED[k])
+            elif k in _CATEGORIES:
+                columns[k] = _categories_of(np.frombuffer(cols[k], dtype=np.int8), _CATEGORIES[k])
+            elif k in _LABELS:
+                columns[k] = _labels_of(np.frombuffer(cols[k], dtype=np.int8), _LABELS[k])
             elif k in _INTS or k in _FLOATS:
                 columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
             elif k in _TEXTS:
                 parts = self._texts[k]
                 columns[k] = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=object)
-                if k in _CODES and columns[k].isna().all():  # (no mental model at all: None, as a column of them reads)
-                    columns[k] = pd.Series([None] * len(columns[k]), dtype=object)
             else:
                 columns[k] = cols[k]
         actions = pd.DataFrame(columns) if columns else pd.DataFrame({k: [] for k in ACTION_COLUMNS})
@@ -249,6 +243,14 @@ def _categories_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Categorical
     place = np.full(len(values), -1, dtype=np.int8)
     place[[values.index(v) for v in used]] = np.arange(len(used))
     return pd.Categorical.from_codes(place[codes], categories=pd.Index(used, dtype=_STR))
+
+
+def _labels_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Series:
+    """The column of the labels whose places among ``values`` are ``codes`` (-1: none), as a column
+    of texts reads them (None where there is no label; a column of None without any)."""
+    if (codes < 0).all():  # (no mental model at all: None, as a column of them reads)
+        return pd.Series([None] * len(codes), dtype=object)
+    return pd.Series(pd.array(list(values), dtype=_STR).take(codes.astype(np.intp), allow_fill=True))
 
 
 def tables_of(sessions: Mapping[str, Session], maps: Mapping[str, GridMap]) -> Tables:
