@@ -973,7 +973,7 @@ def read_task_file_at_once(
     (:func:`_read_task_at_once`), packed to be handed over, and the digest of its text; None when
     it has anything to report. A worker's task."""
     with collector_paused():
-        data = bytes_at_once(Path(path))
+        data = bytes_at_once(path)
         rows = None if data is None else _read_task_bytes(data, task, sessions, maps)
         return None if rows is None or data is None else (rows, _bytes_digest(data))
 

@@ -58,7 +58,7 @@ def read_text(path: Path, report: Report, rel: str) -> str | None:
     return text.removeprefix("\ufeff")
 
 
-def text_at_once(path: Path) -> str | None:
+def text_at_once(path: str | Path) -> str | None:
     """The text :func:`read_text` gives when it has nothing to report; None otherwise (read it with
     :func:`read_text`, which words what there is). The file is opened, its size asked of what was
     opened, and read whole: no status asked of its path first."""
@@ -66,7 +66,7 @@ def text_at_once(path: Path) -> str | None:
     return None if data is None else text_of(data)
 
 
-def bytes_at_once(path: Path) -> bytes | None:
+def bytes_at_once(path: str | Path) -> bytes | None:
     """The bytes of a file :func:`text_at_once` reads (None where it gives None for a reason other
     than its encoding: the file cannot be read or is too large)."""
     try:

@@ -407,19 +407,19 @@ def read_whole_sessions(root: str, names: Sequence[str], maps: Mapping[str, Grid
     """The sessions ``names`` of the dataset directory ``root`` (whose valid maps are ``maps``) as
     the loader reads them, with their rows of the tables; None as soon as one has anything to
     report or is not read whole (the caller reads them then, and words it). A worker's task."""
-    base = Path(root)
-    raw = RawDataset(root=base, maps=dict(maps))
+    raw = RawDataset(root=Path(root), maps=dict(maps))
     report = Report()
     builder = TableBuilder(raw.maps)
     texts, refs = [], []
+    folder = os.path.join(root, "sessions")  # (paths joined as texts: a tenth of what Path takes, per session)
     with collector_paused():
         for name in names:
-            d = base / "sessions" / name
+            d = os.path.join(folder, name)
             found = _meta_at_once(d, raw)
             if found is None:
                 return None
             meta, grid_map, text = found
-            data = bytes_at_once(d / "actions.jsonl")
+            data = bytes_at_once(os.path.join(d, "actions.jsonl"))
             columns = columns_of_bytes(data, grid_map.grid_size) if data is not None else None
             if columns is None:
                 return None
@@ -463,12 +463,12 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
     return meta, grid_map
 
 
-def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] | None:
+def _meta_at_once(d: str | Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] | None:
     """A session folder's session.json, its map and its text, as :func:`_read_meta` reads them when
     it has nothing to report; None otherwise. The text is validated by the model at once, without
     :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
     :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
-    text = text_at_once(d / "session.json")
+    text = text_at_once(os.path.join(d, "session.json"))
     if text is None or not typed_parse_takes_as_loads(text):
         return None
     try:
@@ -476,10 +476,10 @@ def _meta_at_once(d: Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] 
     except ValidationError:
         return None
     grid_map = raw.maps.get(meta.map_id)
-    if meta.id != d.name or grid_map is None:
+    if meta.id != os.path.basename(d) or grid_map is None:
         return None
-    if not _check_meta_seconds(Report(), "session.json", d.name, meta):
-        return None
+    if meta.duration_s > MAX_SECONDS or any(cp.elapsed_s > MAX_SECONDS for cp in meta.checkpoints):
+        return None  # (as _check_meta_seconds would report)
     return meta, grid_map, text
 
 
