@@ -395,6 +395,51 @@ def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
     assert np.array_equal(got[0], got[3])
 
 
+def test_the_resample_counts_are_kept_for_the_next_arrays_of_as_many_items(monkeypatch):
+    """The counts of the resamples of n items depend on n, n_boot and the seed alone: the next
+    arrays of n items (another run scored on the same items) are weighed by the kept counts, with
+    the sums drawing afresh gives, bit for bit; two threads asking at once make them once; the
+    oldest go past the budget, and counts too many to keep are drawn a block at a time as before."""
+    import threading
+
+    from analysis.compare import metrics
+
+    made: list[int] = []
+    counts = metrics._counts
+
+    def counted(n, n_boot, seed):
+        made.append(n)
+        return counts(n, n_boot, seed)
+
+    kept = metrics._ResampleCounts(budget=1_100_000)  # (3,000 + 2,000 items x 200 resamples fit, not 1,000 more)
+    monkeypatch.setattr(metrics, "_RESAMPLE_COUNTS", kept)
+    monkeypatch.setattr(metrics, "_counts", counted)
+    rng = np.random.default_rng(5)
+    runs = [[rng.random(3_000), rng.integers(1, 9, 3_000).astype(float)] for _ in range(3)]
+    sums = [metrics.resampled_sums(run, 200, 7) for run in runs]
+    assert made == [3_000]
+    with monkeypatch.context() as m:
+        m.setattr(metrics, "RESAMPLE_COUNTS_BYTES", 0)  # (nothing kept: drawn a block at a time)
+        for run, got in zip(runs, sums):
+            drawn = metrics.resampled_sums(run, 200, 7)
+            assert all(np.array_equal(a, b) for a, b in zip(got, drawn))
+    assert made == [3_000]
+    barrier = threading.Barrier(4)
+
+    def ask(n: int) -> None:
+        barrier.wait()
+        metrics.resampled_sums([np.ones(n)], 200, 7)
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in (2_000, 2_000, 2_000, 2_000)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert made == [3_000, 2_000]
+    metrics.resampled_sums([np.ones(1_000)], 200, 7)
+    assert list(kept.kept) == [(2_000, 200, 7), (1_000, 200, 7)]  # (3,000 items' counts went: over budget)
+
+
 @pytest.mark.parametrize("n", [1, 2, 17, 5_001, 2**31 - 1, 2**31, 2**40])
 def test_resamples_are_the_generator_s_64_bit_integers(n):
     """The resample indices, drawn as 32-bit integers where they fit, are the numbers the
