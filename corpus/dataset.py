@@ -379,9 +379,8 @@ def load_dir(
             if long:
                 start_readers()
             entry, kept, digest, read, signed = _read_hashing(root, keep_actions, cache, digest)
-            signature = (
-                signature or signed
-            )  # (a cache that remembers no hash: the files' signature made as they were hashed)
+            # (a cache that remembers no hash: the files' signature is the one made as they were hashed)
+            signature = signature or signed
             if cache is not None:  # (kept while the corpus is made and used; the folder's hash once it is kept)
                 remember = (
                     None if signature is None else functools.partial(cache.remember_hash, root, signature, digest)
