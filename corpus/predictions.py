@@ -46,6 +46,7 @@ from corpus.reading import (
     text_of,
 )
 from corpus.report import ERROR, WARNING, Report, describe
+from corpus.tables import TEXT_DTYPE
 from corpus.validate import ActionRefs, collector_paused
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
@@ -565,7 +566,7 @@ def _keys_at_once(given: _Given, sessions: Mapping[str, Any]) -> _Keys | None:
 
 def _texts(values: Iterable[str]) -> Any:
     """Texts as pandas holds a column of them (its array)."""
-    return pd.array(list(values), dtype=_STR)
+    return pd.array(list(values), dtype=TEXT_DTYPE)
 
 
 def _few_texts(values: list[str]) -> Any:
@@ -659,7 +660,6 @@ def _packed(
 
 
 _ROLE_NAMES = np.asarray(schema.ROLES, dtype=object)
-_STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of texts
 
 
 class _Outline(NamedTuple):

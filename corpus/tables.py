@@ -61,7 +61,7 @@ _CODED = {**_CATEGORIES, **_LABELS}
 _CODE_OF = {k: {None: -1, **{v: code for code, v in enumerate(values)}} for k, values in _CODED.items()}
 _TEXTS = ("text", "misalignment_reasons", "rationale")
 CHUNK = 50_000
-_STR = pd.Series(["-"]).dtype  # the dtype pandas gives a column of strings
+TEXT_DTYPE = pd.Series(["-"]).dtype  # the dtype pandas gives a column of texts
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ class TableBuilder:
     def _flush_texts(self) -> None:
         for k in _TEXTS:
             if self._cols[k]:
-                self._texts[k].append(pd.Series(self._cols[k], dtype=_STR))
+                self._texts[k].append(pd.Series(self._cols[k], dtype=TEXT_DTYPE))
                 self._cols[k] = []
 
     def _route(self, map_id: str) -> _Route:
@@ -216,10 +216,10 @@ class TableBuilder:
                 columns[k] = pd.concat(parts, ignore_index=True) if parts else pd.Series([], dtype=object)
             else:
                 columns[k] = cols[k]
-        actions = pd.DataFrame(columns) if columns else pd.DataFrame({k: [] for k in ACTION_COLUMNS})
-        for col in CATEGORICAL:
-            if not isinstance(actions[col].dtype, pd.CategoricalDtype):  # (an empty table's)
-                actions[col] = actions[col].astype("category")
+        if columns:
+            actions = pd.DataFrame(columns)
+        else:
+            actions = pd.DataFrame({k: [] for k in ACTION_COLUMNS}).astype({col: "category" for col in CATEGORICAL})
         self._cols, self._texts = self._empty(), {k: [] for k in _TEXTS}
         coverage = np.concatenate(self._coverage) if self._coverage else np.zeros(0)
         return Tables(actions=actions, sessions=pd.DataFrame(self._rows), coverage=coverage.astype(float))
@@ -230,7 +230,7 @@ class TableBuilder:
         a split as a category of the values the actions have."""
         counts = np.fromiter((row["n_actions"] for row in self._rows), dtype=np.int64, count=len(self._rows))
         acted = counts > 0  # (a session without actions gives no row: nor its condition a category)
-        values = pd.Series([row[name] for row, a in zip(self._rows, acted) if a], dtype=_STR)
+        values = pd.Series([row[name] for row, a in zip(self._rows, acted) if a], dtype=TEXT_DTYPE)
         if name in CATEGORICAL:
             values = values.astype("category")  # (the categories the actions have, in order)
         return values.take(np.repeat(np.arange(len(values)), counts[acted])).reset_index(drop=True)
@@ -242,7 +242,7 @@ def _categories_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Categorical
     used = sorted(values[k] for k in np.flatnonzero(np.bincount(codes, minlength=len(values))))
     place = np.full(len(values), -1, dtype=np.int8)
     place[[values.index(v) for v in used]] = np.arange(len(used))
-    return pd.Categorical.from_codes(place[codes], categories=pd.Index(used, dtype=_STR))
+    return pd.Categorical.from_codes(place[codes], categories=pd.Index(used, dtype=TEXT_DTYPE))
 
 
 def _labels_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Series:
@@ -250,7 +250,7 @@ def _labels_of(codes: np.ndarray, values: tuple[str, ...]) -> pd.Series:
     of texts reads them (None where there is no label; a column of None without any)."""
     if (codes < 0).all():  # (no mental model at all: None, as a column of them reads)
         return pd.Series([None] * len(codes), dtype=object)
-    return pd.Series(pd.array(list(values), dtype=_STR).take(codes.astype(np.intp), allow_fill=True))
+    return pd.Series(pd.array(list(values), dtype=TEXT_DTYPE).take(codes.astype(np.intp), allow_fill=True))
 
 
 def tables_of(sessions: Mapping[str, Session], maps: Mapping[str, GridMap]) -> Tables:

@@ -478,18 +478,22 @@ def _meta_at_once(d: str | Path, raw: RawDataset) -> tuple[SessionMeta, GridMap,
     grid_map = raw.maps.get(meta.map_id)
     if meta.id != os.path.basename(d) or grid_map is None:
         return None
-    if meta.duration_s > MAX_SECONDS or any(cp.elapsed_s > MAX_SECONDS for cp in meta.checkpoints):
-        return None  # (as _check_meta_seconds would report)
+    if any(seconds > MAX_SECONDS for _, seconds in _meta_seconds(meta)):
+        return None  # (as _check_meta_seconds reports)
     return meta, grid_map, text
 
 
-def _check_meta_seconds(report: Report, rel: str, record: str, meta: SessionMeta) -> bool:
-    """Whether a session.json's duration and checkpoint times are within the limit (each one beyond
-    it reported)."""
-    ok = _check_seconds(report, rel, record, "duration_s", meta.duration_s)
+def _meta_seconds(meta: SessionMeta) -> Iterator[tuple[str, float]]:
+    """The times a session.json gives, by field: its duration and its checkpoints' times."""
+    yield "duration_s", meta.duration_s
     for k, cp in enumerate(meta.checkpoints):
-        ok = _check_seconds(report, rel, record, f"checkpoints[{k}].elapsed_s", cp.elapsed_s) and ok
-    return ok
+        yield f"checkpoints[{k}].elapsed_s", cp.elapsed_s
+
+
+def _check_meta_seconds(report: Report, rel: str, record: str, meta: SessionMeta) -> None:
+    """Report each time of a session.json beyond the limit."""
+    for name, seconds in _meta_seconds(meta):
+        _check_seconds(report, rel, record, name, seconds)
 
 
 def _check_seconds(report: Report, rel: str, record: str, name: str, seconds: float) -> bool:

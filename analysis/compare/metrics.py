@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from typing import Any
 
@@ -108,12 +108,8 @@ def resampled_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int
     table = np.column_stack([np.asarray(v, dtype=float) for v in values])
     sums = np.empty((n_boot, len(values)))
     if n * n_boot > RESAMPLE_COUNTS_BYTES:  # (too many to keep: drawn and counted a block at a time)
-        rng = np.random.default_rng(seed)
-        step = max(1, RESAMPLE_BLOCK // max(n, 1))
-        for start in range(0, n_boot, step):
-            idx = indices(rng, n, (min(step, n_boot - start), n))
-            for i, row in enumerate(idx, start):
-                sums[i] = np.bincount(row, minlength=n) @ table
+        for i, row in enumerate(_resample_counts(n, n_boot, seed)):
+            sums[i] = row @ table
     else:
         counts = _RESAMPLE_COUNTS.get(n, n_boot, seed)
         for i in range(n_boot):
@@ -158,18 +154,24 @@ class _ResampleCounts:
         return counts
 
 
-def _counts(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """``n_boot`` x n: how often each resample of :func:`resample_items` takes each item, a byte
-    each (wider, should a count not fit)."""
+def _resample_counts(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
+    """How often each resample of :func:`resample_items` takes each item, one resample at a time:
+    drawn a block of :data:`RESAMPLE_BLOCK` indices at a time (the generator draws them in the
+    same order)."""
     rng = np.random.default_rng(seed)
     step = max(1, RESAMPLE_BLOCK // max(n, 1))
-    counts = np.empty((n_boot, n), dtype=np.uint8)
     for start in range(0, n_boot, step):
-        for i, row in enumerate(indices(rng, n, (min(step, n_boot - start), n)), start):
-            c = np.bincount(row, minlength=n)
-            if c.max() > np.iinfo(counts.dtype).max:  # (hardly ever: n draws of n items)
-                counts = counts.astype(np.int64)
-            counts[i] = c
+        for row in indices(rng, n, (min(step, n_boot - start), n)):
+            yield np.bincount(row, minlength=n)
+
+
+def _counts(n: int, n_boot: int, seed: int) -> np.ndarray:
+    """``n_boot`` x n: :func:`_resample_counts` kept, a byte each (wider, should a count not fit)."""
+    counts = np.empty((n_boot, n), dtype=np.uint8)
+    for i, c in enumerate(_resample_counts(n, n_boot, seed)):
+        if c.max() > np.iinfo(counts.dtype).max:  # (hardly ever: n draws of n items)
+            counts = counts.astype(np.int64)
+        counts[i] = c
     return counts
 
 
