@@ -145,3 +145,41 @@ def test_too_few_sessions_in_a_condition_is_said_and_the_model_shown_only_on_req
         "5 sessions in each condition"
     )
     assert fit_progress_model(simulated(n_sessions=10, n_actions=60, seed=2), "aligned", "p").few_clusters is None
+
+
+@pytest.mark.parametrize("method", ["glm", "gee"])
+def test_the_fit_starts_from_the_grouped_estimates_and_ends_where_a_fit_from_zero_ends(data, method):
+    """The actions share their progress values (60 per condition here, as a million actions share
+    some 60,000): the estimates of the binomial counts per (progress, condition) are the maximum of
+    the same likelihood, the fit on the actions starts there and confirms them in one iteration,
+    and its estimates and errors are those of statsmodels' own fit started from zero."""
+    from analysis import progress_model as pm
+
+    df = pm._design(data, "aligned", "p", ("not_visible", "visible"))
+    start = pm._grouped_estimates(df, "visible")
+    assert start is not None
+    y, X, groups = design(data, reference="not_visible")
+    if method == "glm":
+        ref = sm.GLM(y, X, family=sm.families.Binomial()).fit(
+            cov_type="cluster", cov_kwds={"groups": groups}, use_t=True
+        )
+        np.testing.assert_allclose(start, ref.params.to_numpy(), rtol=1e-9)
+        res = pm._fit(df, "glm", True, "visible")
+        assert res.fit_history["iteration"] == 1  # (from zero: 4 or 5)
+    else:
+        ref = sm.GEE(y, X, groups=groups, family=sm.families.Binomial(), cov_struct=sm.cov_struct.Exchangeable()).fit(
+            cov_type="bias_reduced"
+        )
+        res = pm._fit(df, "gee", True, "visible")
+    np.testing.assert_allclose(res.params.to_numpy(), ref.params.to_numpy(), rtol=1e-8)
+    np.testing.assert_allclose(res.bse.to_numpy(), ref.bse.to_numpy(), rtol=1e-7)
+
+
+def test_without_shared_progress_values_the_fit_starts_from_zero():
+    from analysis import progress_model as pm
+
+    data = simulated(n_sessions=10, n_actions=40, seed=4)
+    data["p"] = np.random.default_rng(4).random(len(data))  # (each action its own progress: no groups to count)
+    df = pm._design(data, "aligned", "p", ("not_visible", "visible"))
+    assert pm._grouped_estimates(df, "visible") is None
+    assert is_defined(fit_progress_model(data, "aligned", "p"))
