@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.codes import sorted_codes, tally
-from analysis.draws import indices
+from analysis import draws
+from analysis.codes import in_session_order, sorted_codes, tally
 from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
 from analysis.results import Test
 from corpus import schema
@@ -40,14 +40,16 @@ def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[
     sessions, cells = k.shape
     if sessions < 2:
         return np.full(cells, np.nan), np.full(cells, np.nan)
-    draw = indices(np.random.default_rng(seed), sessions, (N_BOOT, sessions))
     # Each resample's sums as (times each session is drawn) x (its counts): the same sums as adding
     # the drawn rows (whole numbers, exact in floating point), without a resamples x sessions x cells
-    # array (2,000 x 5,000 x 5 at a million actions); each resample counted on its own (one count
-    # of all of them would hold resamples x sessions integers twice over).
-    times = np.empty((N_BOOT, sessions))
-    for b, row in enumerate(draw):
-        times[b] = np.bincount(row, minlength=sessions)
+    # array (2,000 x 5,000 x 5 at a million actions). The times depend on the number of sessions
+    # alone: kept for the next table over as many sessions (the other table of the same condition).
+    if draws.RESAMPLE_COUNTS.fits(sessions, N_BOOT):
+        times = draws.RESAMPLE_COUNTS.get(sessions, N_BOOT, seed).astype(float)
+    else:
+        times = np.empty((N_BOOT, sessions))
+        for b, row in enumerate(draws.resample_counts(sessions, N_BOOT, seed)):
+            times[b] = row
     kb, nb = times @ k, times @ n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)
@@ -65,8 +67,11 @@ DYAD_COLUMNS = ["condition", "bin", "progress", "bin_low", "bin_high", "k", "n",
 def dyad_moments(actions: pd.DataFrame, dimension: str = DIMENSION) -> pd.DataFrame:
     """Per action where both participants have annotated ``dimension`` so far: the Guide's and the
     Follower's latest code and whether they agree. ``actions`` holds both roles of whole sessions
-    (session_id, index, role, condition, the dimension and any progress columns)."""
-    df = actions.sort_values(["session_id", "index"], kind="stable")
+    (session_id, index, role, condition, the dimension and any progress columns); the moments carry
+    every column but the other texts (sorting every text of every action would copy them all)."""
+    keys = ("session_id", "index", "role", "condition", dimension)
+    read = [c for c in actions.columns if c in keys or not pd.api.types.is_string_dtype(actions[c])]
+    df = in_session_order(actions[read])
     latest = {}
     for role in ("guide", "follower"):
         own = df[dimension].where(df["role"] == role)

@@ -23,7 +23,7 @@ import pandas as pd
 from scipy.stats import fisher_exact
 from statsmodels.stats.multitest import multipletests
 
-from analysis.codes import as_text
+from analysis.codes import as_text, in_session_order
 from analysis.contingency import cross_table_test
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
 from analysis.results import ChiSquare, Estimate, wilson_columns
@@ -40,10 +40,23 @@ def not_aligned(actions: pd.DataFrame) -> pd.DataFrame:
 
 
 def reasons_long(actions: pd.DataFrame) -> pd.DataFrame:
-    """One row per (not-aligned action, reason it cites); column ``reason``."""
+    """One row per (not-aligned action, reason it cites); column ``reason``. Each distinct list of
+    reasons is split once (a corpus holds a few dozen of them, over hundreds of thousands of
+    actions), and each action takes its list's parts: the rows of splitting every action's list
+    and exploding it, in the same order."""
     na = not_aligned(actions)
-    out = na.assign(reason=na["misalignment_reasons"].fillna("").astype(str).str.split(",")).explode("reason")
-    return out[out["reason"].isin(list(REASONS))]
+    codes, lists = pd.factorize(na["misalignment_reasons"].fillna("").astype(str))
+    parts = [str(text).split(",") for text in lists]
+    counts = np.array([len(p) for p in parts], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    flat = np.array([reason for p in parts for reason in p], dtype=object)
+    per_row = counts[codes]
+    rows = np.repeat(np.arange(len(na)), per_row)
+    place = np.arange(len(rows)) - np.repeat(np.cumsum(per_row) - per_row, per_row)  # (0, 1, ... within each action)
+    reason = flat[starts[codes[rows]] + place] if len(rows) else np.array([], dtype=object)
+    keep = pd.Series(reason, dtype=object).isin(list(REASONS)).to_numpy()
+    taken = reason[keep]
+    return na.iloc[rows[keep]].assign(reason=pd.array(taken, dtype="str") if len(rows) else taken)  # (as explode gives)
 
 
 def _shares(long: pd.DataFrame, base: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
@@ -64,7 +77,8 @@ def _cited(na: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def reason_shares(actions: pd.DataFrame) -> pd.DataFrame:
     """condition, reason, k (not-aligned actions citing it), n (not-aligned actions), share, CI."""
-    na = not_aligned(actions).assign(condition=lambda d: d["condition"].astype(str))
+    na = not_aligned(actions[["condition", "aligned", "misalignment_reasons"]])  # (the columns counted, not the texts)
+    na = na.assign(condition=na["condition"].astype(str))
     if na.empty:
         return pd.DataFrame(columns=["condition", "n", "reason", "k", "share", "ci_low", "ci_high"])
     return _shares(_cited(na, ["condition"]), na, ["condition"])
@@ -72,7 +86,7 @@ def reason_shares(actions: pd.DataFrame) -> pd.DataFrame:
 
 def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd.DataFrame:
     """condition, bin, progress (midpoint), reason, k, n (not-aligned actions in the bin), share, CI."""
-    na = not_aligned(actions)
+    na = not_aligned(actions[["condition", progress_col, "aligned", "misalignment_reasons"]])
     na = na.assign(condition=na["condition"].astype(str), bin=assign_bins(na[progress_col].to_numpy(dtype=float), bins))
     na = na[na["bin"] >= 0]
     if na.empty:
@@ -101,18 +115,19 @@ def reason_curves(actions: pd.DataFrame, progress_col: str, bins: int = 5) -> pd
 def preceding_act(actions: pd.DataFrame, labels: pd.DataFrame, window: int = 3) -> pd.DataFrame:
     """``actions`` (whole sessions, in any order) with ``act_before`` (the latest coded act among the
     ``window`` actions before each one, NaN if none) and ``act_before_index`` (where it was)."""
-    df = actions.sort_values(["session_id", "index"], kind="stable")
+    df = in_session_order(actions)
     keyed = labels[["session_id", "action_index", "code"]].rename(columns={"action_index": "index"})
-    df = df.merge(keyed, on=["session_id", "index"], how="left", validate="one_to_one")
-    pos = df["index"].where(df["code"].notna())
-    g = df.groupby("session_id", sort=False)
-    prev_code, prev_pos = g["code"].shift(1), pos.groupby(df["session_id"], sort=False).shift(1)
+    # (joined on the keys alone: the codes land on the rows without a copy of every column)
+    code = df[["session_id", "index"]].merge(keyed, on=["session_id", "index"], how="left", validate="one_to_one")
+    code = code["code"].set_axis(df.index)
+    pos = df["index"].where(code.notna())
     grp = df["session_id"]
+    prev_code, prev_pos = code.groupby(grp, sort=False).shift(1), pos.groupby(grp, sort=False).shift(1)
     limit = max(window - 1, 0)
     if limit:
         prev_code = prev_code.groupby(grp, sort=False).ffill(limit=limit)
         prev_pos = prev_pos.groupby(grp, sort=False).ffill(limit=limit)
-    return df.drop(columns="code").assign(act_before=prev_code, act_before_index=prev_pos)
+    return df.assign(act_before=prev_code, act_before_index=prev_pos).reset_index(drop=True)
 
 
 def summarise_acts_before(with_prev: pd.DataFrame) -> pd.DataFrame:
@@ -184,31 +199,60 @@ def _wording(dim: str, code) -> str:
     return f"{code} {schema.DIMENSIONS[dim][code]}"
 
 
+CHECKPOINT_COLUMNS = [
+    "session_id",
+    "condition",
+    "role",
+    "checkpoint",
+    "drawing_progress",
+    "step",
+    "elapsed_s",
+    "answer_team_goal",
+    "answer_partner_intent",
+    "answer_self_reasoning",
+]
+
+
+def _checkpoints(corpus: Corpus, session_ids, roles: set[str]) -> pd.DataFrame:
+    """The checkpoints of ``session_ids`` answered by ``roles``, a row each (columns of
+    :data:`CHECKPOINT_COLUMNS`; each session's record read once)."""
+    rows = []
+    for sid in session_ids:
+        meta = corpus.meta(sid)
+        condition = meta.condition
+        for cp, number in zip(meta.checkpoints, Checkpoint.numbers(meta.checkpoints)):
+            if cp.role in roles:
+                rows.append(
+                    (
+                        sid,
+                        condition,
+                        cp.role,
+                        number,
+                        cp.progress,
+                        int(cp.action_index),
+                        cp.elapsed_s,
+                        cp.team_goal,
+                        cp.partner_intent,
+                        cp.self_reasoning,
+                    )
+                )
+    return pd.DataFrame.from_records(rows, columns=CHECKPOINT_COLUMNS)
+
+
+def _worded(dim: str, codes: pd.Series) -> list[str]:
+    """:func:`_wording` of each code, made once per distinct code."""
+    numbers, distinct = pd.factorize(codes)
+    words = np.array([_wording(dim, c) for c in distinct] + [""], dtype=object)  # (-1, no code: "")
+    return list(words[numbers])
+
+
 def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataFrame:
     """Each checkpoint of the sessions in ``actions`` for the roles in it: the answers, and the
     participant's action-level labels at that moment (latest annotation at or before the
     checkpoint's action; none if they had not annotated yet). ``checkpoint`` is the number people
     are shown (1, 2, 3 among that participant's checkpoints), whatever the source's first index."""
     roles = {str(role) for role in actions["role"].dropna().unique()}  # (the distinct ones, not every row's)
-    cps = pd.DataFrame(
-        [
-            {
-                "session_id": sid,
-                "condition": corpus.meta(sid).condition,
-                "role": cp.role,
-                "checkpoint": number,
-                "drawing_progress": cp.progress,
-                "step": int(cp.action_index),
-                "elapsed_s": cp.elapsed_s,
-                "answer_team_goal": cp.team_goal,
-                "answer_partner_intent": cp.partner_intent,
-                "answer_self_reasoning": cp.self_reasoning,
-            }
-            for sid in actions["session_id"].unique()
-            for cp, number in zip(corpus.meta(sid).checkpoints, Checkpoint.numbers(corpus.meta(sid).checkpoints))
-            if cp.role in roles
-        ]
-    )
+    cps = _checkpoints(corpus, actions["session_id"].unique(), roles)
     label_cols = [
         "label_team_goal",
         "label_partner_intent",
@@ -218,32 +262,16 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
         "label_rationale",
     ]
     if cps.empty:
-        return pd.DataFrame(
-            columns=[
-                "session_id",
-                "condition",
-                "role",
-                "checkpoint",
-                "drawing_progress",
-                "step",
-                "elapsed_s",
-                "answer_team_goal",
-                "answer_partner_intent",
-                "answer_self_reasoning",
-                "labelled_step",
-                *label_cols,
-            ]
-        )
-    read = ["session_id", "role", "index", *schema.DIMENSIONS, "aligned", "misalignment_reasons", "rationale"]
-    ann = actions.loc[actions["team_goal"].notna(), read]  # (the columns read, not every one of every row)
+        return pd.DataFrame(columns=[*CHECKPOINT_COLUMNS, "labelled_step", *label_cols])
     # The latest annotation at or before each checkpoint, found on the keys alone (sorting the
     # annotations' texts would copy every one of them), then its labels taken for those rows.
+    annotated = np.flatnonzero(actions["team_goal"].notna().to_numpy())
     keys = pd.DataFrame(
         {
-            "session_id": as_text(ann["session_id"]),
-            "role": as_text(ann["role"]),
-            "labelled_step": ann["index"].astype("int64"),
-            "at": np.arange(len(ann)),
+            "session_id": as_text(actions["session_id"].iloc[annotated]),
+            "role": as_text(actions["role"].iloc[annotated]),
+            "labelled_step": actions["index"].to_numpy()[annotated].astype("int64"),
+            "at": annotated,
         }
     ).sort_values("labelled_step")
     out = pd.merge_asof(
@@ -256,6 +284,10 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
     )
     found = out.pop("at").to_numpy()
     at = np.where(np.isnan(found), -1, found).astype(np.int64)  # (-1: no annotation yet)
+    # The labels of the annotations found (the rows of ``actions`` at ``at``), a column each.
+    used = np.unique(at[at >= 0])
+    rows = np.where(at >= 0, np.searchsorted(used, at), -1)
+    ann = actions.iloc[used]
     labels = {
         **{f"label_{dim}": ann[dim] for dim in schema.DIMENSIONS},
         "label_aligned": ann["aligned"].astype(object),
@@ -263,8 +295,8 @@ def checkpoints_beside_labels(corpus: Corpus, actions: pd.DataFrame) -> pd.DataF
         "label_rationale": ann["rationale"].fillna("").astype(str),
     }
     for name, column in labels.items():
-        out[name] = pd.Series(column.array.take(at, allow_fill=True), index=out.index)
-    for dim in schema.DIMENSIONS:  # codes with their wording, on the few matched rows only
-        out[f"label_{dim}"] = [_wording(dim, c) for c in out[f"label_{dim}"]]
+        out[name] = pd.Series(column.array.take(rows, allow_fill=True), index=out.index)
+    for dim in schema.DIMENSIONS:  # codes with their wording, once per distinct code
+        out[f"label_{dim}"] = _worded(dim, out[f"label_{dim}"])
     out["labelled_step"] = out["labelled_step"].astype("Int64")
     return out.sort_values(["session_id", "step", "role"], kind="stable").reset_index(drop=True)

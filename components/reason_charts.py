@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.drilldown import replay_link
-from analysis.format import fmt, fmt_test, p_clause
+from analysis.format import fmt, fmt_count, fmt_test, p_clause
 from analysis.results import ChiSquare
 from components.act_charts import act_name
 from components.alignment_charts import curve_panels
@@ -104,12 +104,18 @@ def acts_before_figure(before: pd.DataFrame) -> go.Figure:
     return figure(traces, layout, height=400)
 
 
+CHECKPOINT_ROWS = 2000  # rows shown in the checkpoint table (its CSV holds all)
+
+
 def checkpoint_table(table: pd.DataFrame, key: str) -> None:
-    """Checkpoint answers (free text) beside the participant's labels at that moment, as text."""
+    """Checkpoint answers (free text) beside the participant's labels at that moment, as text: the
+    first :data:`CHECKPOINT_ROWS` in session order (a million actions hold some 50,000 checkpoints,
+    every answer and label sent to the browser on every run), the CSV all of them."""
     if table.empty:
         st.info("No checkpoint answers in the selection.")
         return
-    shown = table.assign(replay=[replay_link(s, t) for s, t in zip(table["session_id"], table["step"])])
+    shown = table.head(CHECKPOINT_ROWS)
+    shown = shown.assign(replay=[replay_link(s, t) for s, t in zip(shown["session_id"], shown["step"])])
     if "condition" in shown:  # as every screen names the conditions (the CSV keeps the ids)
         shown["condition"] = [CONDITION_SHORT.get(str(c), str(c)) for c in shown["condition"]]
     shown = shown[["replay", *[c for c in table.columns]]]
@@ -129,6 +135,11 @@ def checkpoint_table(table: pd.DataFrame, key: str) -> None:
             },
         },
     )
+    if len(table) > CHECKPOINT_ROWS:
+        st.caption(
+            f"The first {fmt_count(CHECKPOINT_ROWS)} of {fmt_count(len(table))} checkpoints in session order are "
+            "listed; the CSV holds all."
+        )
     csv_button("Checkpoints and labels (CSV)", lambda: table, "checkpoints_beside_labels.csv", key=f"{key}_csv")
 
 

@@ -382,9 +382,10 @@ def test_resampled_sums_are_the_whole_resample_s_sums(n, monkeypatch):
     sums the whole n_boot x n index matrix gives, item by item, whatever the block (here 4,000
     indices: one resample a block at 5,001 items, several below): to rounding, and exactly where the
     sums are whole numbers; two arrays alike get sums alike, bit for bit."""
+    from analysis import draws
     from analysis.compare import metrics
 
-    monkeypatch.setattr(metrics, "RESAMPLE_BLOCK", 4_000)
+    monkeypatch.setattr(draws, "RESAMPLE_BLOCK", 4_000)
     rng = np.random.default_rng(n)
     scores, weights = rng.random(n), rng.integers(1, 30, n).astype(float)
     idx = metrics.resample_items(n, 300, 7)
@@ -402,24 +403,25 @@ def test_the_resample_counts_are_kept_for_the_next_arrays_of_as_many_items(monke
     oldest go past the budget, and counts too many to keep are drawn a block at a time as before."""
     import threading
 
+    from analysis import draws
     from analysis.compare import metrics
 
     made: list[int] = []
-    counts = metrics._counts
+    counts = draws._counts
 
     def counted(n, n_boot, seed):
         made.append(n)
         return counts(n, n_boot, seed)
 
-    kept = metrics._ResampleCounts(budget=1_100_000)  # (3,000 + 2,000 items x 200 resamples fit, not 1,000 more)
-    monkeypatch.setattr(metrics, "_RESAMPLE_COUNTS", kept)
-    monkeypatch.setattr(metrics, "_counts", counted)
+    kept = draws.ResampleCounts(budget=1_100_000)  # (3,000 + 2,000 items x 200 resamples fit, not 1,000 more)
+    monkeypatch.setattr(draws, "RESAMPLE_COUNTS", kept)
+    monkeypatch.setattr(draws, "_counts", counted)
     rng = np.random.default_rng(5)
     runs = [[rng.random(3_000), rng.integers(1, 9, 3_000).astype(float)] for _ in range(3)]
     sums = [metrics.resampled_sums(run, 200, 7) for run in runs]
     assert made == [3_000]
     with monkeypatch.context() as m:
-        m.setattr(metrics, "RESAMPLE_COUNTS_BYTES", 0)  # (nothing kept: drawn a block at a time)
+        m.setattr(draws, "RESAMPLE_COUNTS", draws.ResampleCounts(0))  # (nothing kept: drawn a block at a time)
         for run, got in zip(runs, sums):
             drawn = metrics.resampled_sums(run, 200, 7)
             assert all(np.array_equal(a, b) for a, b in zip(got, drawn))

@@ -209,11 +209,16 @@ def test_dyadic_alignment_is_tested_and_bounded_by_session_not_by_moment():
     assert overall.loc["visible", "ci_high"] - overall.loc["visible", "ci_low"] > float(hi[0] - lo[0])
 
 
-def test_the_session_bootstrap_is_the_drawn_sessions_summed_exactly():
+@pytest.mark.parametrize("budget", [0, 64 * 2**20])
+def test_the_session_bootstrap_is_the_drawn_sessions_summed_exactly(budget, monkeypatch):
     """The intervals come from each resample's sums over the sessions drawn (counted as times drawn x
     counts): the very numbers of adding the drawn rows, cells with no moment in a resample and
-    cells no session has a moment in included."""
+    cells no session has a moment in included; with the counts drawn each time (budget 0) or kept
+    for the next table over as many sessions."""
+    from analysis import draws
     from analysis.dyads import N_BOOT, SEED, _session_bootstrap
+
+    monkeypatch.setattr(draws, "RESAMPLE_COUNTS", draws.ResampleCounts(budget))
 
     rng = np.random.default_rng(5)
     for sessions, cells in [(2, 3), (40, 5), (700, 8)]:
@@ -226,6 +231,9 @@ def test_the_session_bootstrap_is_the_drawn_sessions_summed_exactly():
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)
         lo, hi = _session_bootstrap(k, n)
+        assert ((sessions, N_BOOT, SEED) in draws.RESAMPLE_COUNTS.kept) == (budget > 0)
+        again = _session_bootstrap(k, n)  # (from the kept counts, where kept)
+        assert np.array_equal(again[0], lo, equal_nan=True) and np.array_equal(again[1], hi, equal_nan=True)
         assert np.isnan(lo[-1]) and np.isnan(hi[-1])
         some = np.isfinite(share[:, :-1]).any(axis=0)  # (two sessions may leave a cell empty in every resample)
         ref_lo, ref_hi = np.full(cells - 1, np.nan), np.full(cells - 1, np.nan)
@@ -307,3 +315,48 @@ def _majority(labels: pd.DataFrame) -> pd.DataFrame:
     counts = people.groupby(["session_id", "action_index", "code"]).size().rename("n").reset_index()
     top = counts[counts["n"] >= 2]
     return top[["session_id", "action_index", "code"]]
+
+
+def test_in_session_order_is_pandas_stable_sort_and_copies_nothing_already_in_order():
+    from analysis.codes import in_session_order
+
+    rng = np.random.default_rng(3)
+    n = 500
+    df = pd.DataFrame(
+        {
+            "session_id": pd.array(rng.choice(["b", "a", "é", "a2", "B"], n), dtype="str"),
+            "index": rng.integers(0, 20, n),  # (ties: the stable order keeps them as they come)
+            "text": pd.array([f"t{i}" for i in range(n)], dtype="str"),
+        },
+        index=rng.permutation(n) + 100,
+    )
+    want = df.sort_values(["session_id", "index"], kind="stable")
+    pd.testing.assert_frame_equal(in_session_order(df), want)
+    again = in_session_order(want)
+    pd.testing.assert_frame_equal(again, want)
+    assert np.shares_memory(again["index"].to_numpy(), want["index"].to_numpy())  # (no copy)
+    gap = df.assign(session_id=df["session_id"].where(np.arange(n) % 7 != 0))  # (rows without a session: last)
+    pd.testing.assert_frame_equal(in_session_order(gap), gap.sort_values(["session_id", "index"], kind="stable"))
+
+
+def test_the_reasons_cited_are_each_actions_list_split_and_exploded():
+    """Each distinct list of reasons is split once; the rows are those of splitting every action's
+    list and exploding it, in the same order, with the same columns and types."""
+    from analysis.reasons import REASONS, reasons_long
+
+    rng = np.random.default_rng(8)
+    codes = [*REASONS, "", "x"]
+    lists = [",".join(rng.choice(codes, rng.integers(1, 4))) for _ in range(40)] + [None]
+    n = 2_000
+    df = pd.DataFrame(
+        {
+            "session_id": [f"s{i % 13}" for i in range(n)],
+            "index": np.arange(n),
+            "aligned": rng.choice(np.array([True, False, None], dtype=object), n),
+            "misalignment_reasons": pd.array(rng.choice(np.array(lists, dtype=object), n), dtype="str"),
+        }
+    )
+    na = df[df["aligned"].map({True: False, False: True}).fillna(False).astype(bool)]
+    out = na.assign(reason=na["misalignment_reasons"].fillna("").astype(str).str.split(",")).explode("reason")
+    pd.testing.assert_frame_equal(reasons_long(df), out[out["reason"].isin(list(REASONS))])
+    assert reasons_long(df.head(0)).empty

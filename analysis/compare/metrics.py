@@ -25,16 +25,14 @@ predictions.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Iterator, Sequence
-from concurrent.futures import Future
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from statsmodels.stats.weightstats import DescrStatsW
 
+from analysis import draws
 from analysis.draws import indices
 from analysis.results import CONFIDENCE, OURS, Estimate, wilson
 from corpus.values import Undefined
@@ -90,93 +88,28 @@ def resample_items(n: int, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray
     return indices(np.random.default_rng(seed), n, (n_boot, n))
 
 
-RESAMPLE_BLOCK = 1 << 20  # indices held at once by resampled_sums
-
-
 def resampled_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int = SEED) -> list[np.ndarray]:
     """For each array of ``values`` (all of length n), its sum over each resample of
     :func:`resample_items` (n, ``n_boot``, ``seed``): ``v[resample_items(n)].sum(axis=1)``. The
     resamples are drawn a block at a time (the generator draws them in the same order), so that at
-    most :data:`RESAMPLE_BLOCK` indices are held, not ``n_boot`` x n (at 100,000 items, 800 MB);
+    most :data:`analysis.draws.RESAMPLE_BLOCK` indices are held, not ``n_boot`` x n (at 100,000 items, 800 MB);
     each resample is counted once (how often it takes each item) and the counts weigh every array
     at once, instead of each array gathered item by item. The sums are the gathered ones up to
     rounding (a test holds them within 1e-12), and arrays alike give sums alike, bit for bit (the
     paired tests' ties stay ties). The counts depend on n, ``n_boot`` and ``seed`` alone: the
-    latest ones are kept (:class:`_ResampleCounts`), and the next arrays of n items (another run
+    latest ones are kept (:data:`analysis.draws.RESAMPLE_COUNTS`), and the next arrays of n items (another run
     scored on the same items, the next pair of runs) are weighed by them without drawing again."""
     n = len(values[0])
     table = np.column_stack([np.asarray(v, dtype=float) for v in values])
     sums = np.empty((n_boot, len(values)))
-    if n * n_boot > RESAMPLE_COUNTS_BYTES:  # (too many to keep: drawn and counted a block at a time)
-        for i, row in enumerate(_resample_counts(n, n_boot, seed)):
+    if not draws.RESAMPLE_COUNTS.fits(n, n_boot):  # (too many to keep: drawn and counted a block at a time)
+        for i, row in enumerate(draws.resample_counts(n, n_boot, seed)):
             sums[i] = row @ table
     else:
-        counts = _RESAMPLE_COUNTS.get(n, n_boot, seed)
+        counts = draws.RESAMPLE_COUNTS.get(n, n_boot, seed)
         for i in range(n_boot):
             sums[i] = counts[i].astype(np.int64) @ table  # (the counts as np.bincount gives them: the same sums)
     return [sums[:, j].copy() for j in range(len(values))]
-
-
-class _ResampleCounts:
-    """How often each resample of :func:`resample_items` (n, n_boot, seed) takes each item
-    (:func:`_counts`), kept for the latest (n, n_boot, seed) asked for, up to ``budget`` bytes in
-    all; made once when two threads ask at the same time."""
-
-    def __init__(self, budget: int):
-        self.budget = budget
-        self.kept: OrderedDict[tuple[int, int, int], Future[np.ndarray]] = OrderedDict()
-        self.lock = threading.Lock()
-
-    def get(self, n: int, n_boot: int, seed: int) -> np.ndarray:
-        key = (n, n_boot, seed)
-        with self.lock:
-            made = self.kept.get(key)
-            mine = made is None
-            if made is None:
-                made = self.kept[key] = Future()
-            self.kept.move_to_end(key)
-        if not mine:
-            return made.result()
-        try:
-            counts = _counts(n, n_boot, seed)
-        except BaseException as exc:
-            made.set_exception(exc)
-            with self.lock:
-                self.kept.pop(key, None)
-            raise
-        made.set_result(counts)
-        with self.lock:  # (the oldest made go, until the rest fit)
-            made_ones = {k: f.result() for k, f in self.kept.items() if f.done() and f.exception() is None}
-            while sum(c.nbytes for c in made_ones.values()) > self.budget and len(made_ones) > 1:
-                oldest = next(iter(made_ones))
-                self.kept.pop(oldest)
-                del made_ones[oldest]
-        return counts
-
-
-def _resample_counts(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
-    """How often each resample of :func:`resample_items` takes each item, one resample at a time:
-    drawn a block of :data:`RESAMPLE_BLOCK` indices at a time (the generator draws them in the
-    same order)."""
-    rng = np.random.default_rng(seed)
-    step = max(1, RESAMPLE_BLOCK // max(n, 1))
-    for start in range(0, n_boot, step):
-        for row in indices(rng, n, (min(step, n_boot - start), n)):
-            yield np.bincount(row, minlength=n)
-
-
-def _counts(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """``n_boot`` x n: :func:`_resample_counts` kept, a byte each (wider, should a count not fit)."""
-    counts = np.empty((n_boot, n), dtype=np.uint8)
-    for i, c in enumerate(_resample_counts(n, n_boot, seed)):
-        if c.max() > np.iinfo(counts.dtype).max:  # (hardly ever: n draws of n items)
-            counts = counts.astype(np.int64)
-        counts[i] = c
-    return counts
-
-
-RESAMPLE_COUNTS_BYTES = 64 * 2**20
-_RESAMPLE_COUNTS = _ResampleCounts(RESAMPLE_COUNTS_BYTES)
 
 
 GROUPED_SHARE = 10  # resample counts of distinct rows when there are at most 1 per this many items
