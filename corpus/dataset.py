@@ -28,6 +28,7 @@ from corpus import schema
 from corpus.action_rows import ActionColumns
 from corpus.canvas import CanvasHistory, session_history
 from corpus.dataset_cache import DatasetCache, Entry
+from corpus.listing import dataset_files, forget_listings
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
 from corpus.processes import start_readers
@@ -204,28 +205,6 @@ class Corpus:
         return self.info.synthetic
 
 
-def dataset_files(root: str | Path) -> list[tuple[tuple[str, ...], str]]:
-    """The files of a dataset directory as (parts of the path relative to ``root``, full path), in
-    path order. Hidden files and folders (names starting with a dot) are not part of a dataset and
-    are left out; links to folders are not followed. Walked with ``os.scandir``: a corpus of a
-    million actions is 20,000 files, and the app lists them on every run of a page
-    (:func:`files_signature`)."""
-    out: list[tuple[tuple[str, ...], str]] = []
-    folders: list[tuple[tuple[str, ...], str]] = [((), str(root))]
-    while folders:
-        parts, folder = folders.pop()
-        with os.scandir(folder) as it:
-            for entry in it:
-                if entry.name.startswith("."):
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    folders.append(((*parts, entry.name), entry.path))
-                elif entry.is_file():
-                    out.append(((*parts, entry.name), entry.path))
-    out.sort()
-    return out
-
-
 def content_hash(root: str | Path) -> str:
     """SHA-256 over the relative path and bytes of every file of a dataset directory, in path order.
 
@@ -256,8 +235,14 @@ def hash_and_signature(root: str | Path) -> tuple[str, str]:
 
 def files_signature(root: str | Path) -> str:
     """A cheap change token for a dataset directory: a digest of the names, sizes and modification
-    times of the files :func:`content_hash` reads (it changes whenever their hash may)."""
-    return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
+    times of the files :func:`content_hash` reads (it changes whenever their hash may). The folders
+    are listed again only where they changed (:mod:`corpus.listing`); the files are asked for their
+    sizes and times every time."""
+    try:
+        return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
+    except FileNotFoundError:  # (a link whose file went, its folder unchanged: every folder listed afresh)
+        forget_listings()
+        return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
 
 
 def _signature_line(name: str, st: os.stat_result) -> str:
