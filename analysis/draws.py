@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 
 import numpy as np
@@ -27,7 +27,10 @@ def resample_counts(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
     resample at a time: ``np.bincount`` of each row of ``indices(np.random.default_rng(seed), n,
     (n_boot, n))``, drawn a block of :data:`RESAMPLE_BLOCK` indices at a time (the generator draws
     them in the same order)."""
-    rng = np.random.default_rng(seed)
+    return _drawn_counts(np.random.default_rng(seed), n, n_boot)
+
+
+def _drawn_counts(rng: np.random.Generator, n: int, n_boot: int) -> Iterator[np.ndarray]:
     step = max(1, RESAMPLE_BLOCK // max(n, 1))
     for start in range(0, n_boot, step):
         for row in indices(rng, n, (min(step, n_boot - start), n)):
@@ -36,11 +39,23 @@ def resample_counts(n: int, n_boot: int, seed: int) -> Iterator[np.ndarray]:
 
 def _counts(n: int, n_boot: int, seed: int) -> np.ndarray:
     """``n_boot`` x n: :func:`resample_counts` kept, a byte each (wider, should a count not fit)."""
-    counts = np.empty((n_boot, n), dtype=np.uint8)
-    for i, c in enumerate(resample_counts(n, n_boot, seed)):
-        if c.max() > np.iinfo(counts.dtype).max:  # (hardly ever: n draws of n items)
-            counts = counts.astype(np.int64)
-        counts[i] = c
+    return _samples_counts((n,), n_boot, seed)
+
+
+def _samples_counts(sizes: tuple[int, ...], n_boot: int, seed: int) -> np.ndarray:
+    """``n_boot`` x sum(sizes): for samples of these sizes resampled one after the other by one
+    generator (as ``scipy.stats.bootstrap`` resamples several samples: ``n_boot`` x n indices of
+    the first, then of the second, ...), how often each resample takes each item, the samples side
+    by side; a byte each (wider, should a count not fit)."""
+    counts = np.empty((n_boot, sum(sizes)), dtype=np.uint8)
+    rng = np.random.default_rng(seed)
+    start = 0
+    for n in sizes:
+        for i, c in enumerate(_drawn_counts(rng, n, n_boot)):
+            if c.max() > np.iinfo(counts.dtype).max:  # (hardly ever: n draws of n items)
+                counts = counts.astype(np.int64)
+            counts[i, start : start + n] = c
+        start += n
     return counts
 
 
@@ -52,14 +67,21 @@ class ResampleCounts:
 
     def __init__(self, budget: int):
         self.budget = budget
-        self.kept: OrderedDict[tuple[int, int, int], Future[np.ndarray]] = OrderedDict()
+        self.kept: OrderedDict[tuple, Future[np.ndarray]] = OrderedDict()
         self.lock = threading.Lock()
 
     def fits(self, n: int, n_boot: int) -> bool:
         return n * n_boot <= self.budget
 
     def get(self, n: int, n_boot: int, seed: int) -> np.ndarray:
-        key = (n, n_boot, seed)
+        """:func:`resample_counts` (n, n_boot, seed), ``n_boot`` x n."""
+        return self._kept((n, n_boot, seed), lambda: _counts(n, n_boot, seed))
+
+    def get_samples(self, sizes: tuple[int, ...], n_boot: int, seed: int) -> np.ndarray:
+        """:func:`_samples_counts` (sizes, n_boot, seed), ``n_boot`` x sum(sizes)."""
+        return self._kept((sizes, n_boot, seed), lambda: _samples_counts(sizes, n_boot, seed))
+
+    def _kept(self, key: tuple, make: Callable[[], np.ndarray]) -> np.ndarray:
         with self.lock:
             made = self.kept.get(key)
             mine = made is None
@@ -69,7 +91,7 @@ class ResampleCounts:
         if not mine:
             return made.result()
         try:
-            counts = _counts(n, n_boot, seed)
+            counts = make()
         except BaseException as exc:
             made.set_exception(exc)
             with self.lock:

@@ -11,7 +11,8 @@ Two tests, the user's choice, both from scipy and both two-sided:
   sessions; +1: every visible session above every not-visible one; equal to Cliff's delta).
 
 The effect sizes' 95% intervals are percentile bootstraps over sessions within each condition
-(``scipy.stats.bootstrap``, seeded). Sessions with an undefined outcome (accuracy of an empty
+(``scipy.stats.bootstrap``, seeded; from 1,000 sessions on, Hedges' g's interval is made from the
+same resamples counted once for all the outcomes, :func:`_bootstrap_interval`). Sessions with an undefined outcome (accuracy of an empty
 drawing) are left out and counted in the warnings.
 """
 
@@ -24,6 +25,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from analysis import draws
 from analysis.results import OURS, Estimate, Test
 from corpus.values import Undefined
 
@@ -75,6 +77,79 @@ def rank_biserial(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
     ranks = stats.rankdata(np.concatenate([x, y], axis=-1), axis=-1)
     u = ranks[..., :nx].sum(axis=-1) - nx * (nx + 1) / 2
     return 2 * u / (nx * ny) - 1
+
+
+COUNTED_FROM = 1000  # sessions from which Hedges' g's resamples are counted (below: scipy resamples them itself)
+CONFIDENCE = 0.95
+
+
+def _bootstrap_interval(statistic, x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, float]:
+    """The percentile bootstrap interval of ``statistic`` (x, y): ``scipy.stats.bootstrap`` with
+    :data:`N_BOOT` resamples of each condition's sessions, seeded. For Hedges' g over at least
+    :data:`COUNTED_FROM` sessions, the same resamples are counted (how often each takes each
+    session, :data:`analysis.draws.RESAMPLE_COUNTS`: drawn once for the outcomes of a page, which
+    share their sessions) and each resample's g made from the counts (:func:`_resampled_g`); the
+    interval is scipy's quantiles of that distribution. A test holds it to scipy's interval."""
+    sizes = (len(x), len(y))
+    if statistic is hedges_g and sum(sizes) >= COUNTED_FROM and draws.RESAMPLE_COUNTS.fits(sum(sizes), N_BOOT):
+        theta = _resampled_g(x, y, draws.RESAMPLE_COUNTS.get_samples(sizes, N_BOOT, seed))
+        alpha = np.asarray((1 - CONFIDENCE) / 2)
+        lo, hi = stats.quantile(theta, np.stack([alpha, 1 - alpha]))
+        return float(lo), float(hi)
+    boot = stats.bootstrap(
+        (x, y),
+        statistic,
+        n_resamples=N_BOOT,
+        confidence_level=CONFIDENCE,
+        method="percentile",
+        vectorized=True,
+        rng=np.random.default_rng(seed),
+    )
+    lo, hi = boot.confidence_interval
+    return float(lo), float(hi)
+
+
+RESAMPLES_AT_ONCE = 256
+ONE_VALUE_SHARE = 0.01  # values this common are checked for a resample that took nothing else
+
+
+def _resampled_g(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """:func:`hedges_g` of each resample, the resamples given as how often each takes each value
+    (``counts``: resamples x (len(x) + len(y)), x's values then y's): each sample's mean and sum of
+    squared deviations from sums weighted by the counts (about the sample's own mean, so that they
+    keep their digits). Where a resample took one value only, its mean is that value and its sum of
+    squares exactly 0, as the resampled values' own are: the draws of each value held by at least
+    :data:`ONE_VALUE_SHARE` of the sample are counted (a rarer one filling a resample of
+    :data:`COUNTED_FROM` / 2 or more sessions on its own has a chance below 1e-300)."""
+    nx = len(x)
+    out = np.empty(len(counts))
+    parts = []
+    for values in (x, y):
+        centre = float(values.mean())
+        dev = values - centre
+        distinct, share = np.unique(values, return_counts=True)
+        common = distinct[share >= ONE_VALUE_SHARE * len(values)]
+        table = np.column_stack([dev, dev * dev, *(values == v for v in common)]).astype(float)
+        parts.append((len(values), centre, table, common))
+    j = 1 - 3 / (4 * len(counts[0]) - 9)
+    for start in range(0, len(counts), RESAMPLES_AT_ONCE):
+        block = counts[start : start + RESAMPLES_AT_ONCE].astype(float)
+        means, squares = [], []
+        for (n, centre, table, common), c in zip(parts, (block[:, :nx], block[:, nx:])):
+            sums = c @ table
+            ss = np.maximum(sums[:, 1] - sums[:, 0] * sums[:, 0] / n, 0.0)
+            mean = centre + sums[:, 0] / n
+            filled = sums[:, 2:] == n  # (a resample that took this value n times: nothing else)
+            one_value = filled.any(axis=1)
+            if one_value.any():
+                ss[one_value] = 0.0
+                mean[one_value] = common[filled[one_value].argmax(axis=1)]
+            means.append(mean)
+            squares.append(ss)
+        pooled = np.sqrt((squares[0] + squares[1]) / (len(counts[0]) - 2))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[start : start + len(block)] = (means[0] - means[1]) / pooled * j
+    return out
 
 
 def _groups(values: pd.Series, condition: pd.Series, groups: tuple[str, str] = GROUPS) -> pd.DataFrame:
@@ -160,10 +235,7 @@ def compare_outcome(
         )
         statistic, key, name, how = rank_biserial, "rank_biserial", "rank-biserial correlation", "2U/(n1 n2) - 1"
     value = float(statistic(x, y))
-    boot = stats.bootstrap(
-        (x, y), statistic, n_resamples=N_BOOT, method="percentile", vectorized=True, rng=np.random.default_rng(seed)
-    )
-    lo, hi = boot.confidence_interval
+    lo, hi = _bootstrap_interval(statistic, x, y, seed)
     effect = Estimate(
         **{**common, "package": OURS},
         key=key,

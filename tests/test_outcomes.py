@@ -82,3 +82,83 @@ def test_outcomes_that_cannot_be_compared_say_why():
         "n_actions",
         "duration_min",
     }
+
+
+def _scipy_interval(x, y, seed=0):
+    from analysis.outcomes import N_BOOT
+
+    boot = stats.bootstrap(
+        (x, y), hedges_g, n_resamples=N_BOOT, method="percentile", vectorized=True, rng=np.random.default_rng(seed)
+    )
+    return boot
+
+
+@pytest.mark.parametrize(
+    "shape", ["normal", "whole numbers", "mostly zeros", "two values", "many sessions", "one value each"]
+)
+def test_hedges_g_s_interval_from_counted_resamples_is_scipy_s_bootstrap(shape):
+    """From 1,000 sessions on, Hedges' g's resamples are counted (drawn once for a page's outcomes)
+    instead of gathered by scipy: the very resamples scipy draws, each one's g equal to scipy's to
+    rounding, the same NaN (no spread in either resample) and infinities (none in both), and the
+    interval scipy's."""
+    from analysis import draws
+    from analysis.outcomes import COUNTED_FROM, N_BOOT, _bootstrap_interval, _resampled_g
+
+    rng = np.random.default_rng(len(shape))
+    x, y = {
+        "normal": lambda: (rng.normal(0.5, 0.2, 600), rng.normal(0.45, 0.25, 700)),
+        "whole numbers": lambda: (rng.integers(30, 60, 900).astype(float), rng.integers(32, 61, 800).astype(float)),
+        "mostly zeros": lambda: ((rng.random(700) < 0.004).astype(float), (rng.random(650) < 0.003).astype(float)),
+        "two values": lambda: (rng.choice([0.25, 0.5], 520, p=[0.995, 0.005]), rng.choice([0.25, 0.75], 500)),
+        "many sessions": lambda: (rng.gamma(2.0, 3.0, 5_000), rng.gamma(2.2, 3.0, 5_100)),
+        "one value each": lambda: (np.full(600, 2.0), np.r_[np.full(599, 3.0), 4.0]),
+    }[shape]()
+    assert len(x) + len(y) >= COUNTED_FROM
+    ref = _scipy_interval(x, y)
+    counts = draws.RESAMPLE_COUNTS.get_samples((len(x), len(y)), N_BOOT, 0)
+    got = _resampled_g(x, y, counts)
+    want = ref.bootstrap_distribution
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.array_equal(np.isinf(got), np.isinf(want))
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=1e-9, atol=1e-12)
+    lo, hi = _bootstrap_interval(hedges_g, x, y, 0)
+    np.testing.assert_allclose([lo, hi], ref.confidence_interval, rtol=1e-9, atol=1e-12, equal_nan=True)
+
+
+def test_a_page_s_outcomes_share_their_resample_counts_and_keep_scipy_s_intervals():
+    """Sessions with every outcome: the five outcomes' intervals come from one drawing of the
+    counts, each equal to scipy's own bootstrap of that outcome."""
+    from analysis import draws
+    from analysis.outcomes import OUTCOMES
+
+    rng = np.random.default_rng(11)
+    n = 1_200
+    sessions = pd.DataFrame(
+        {
+            "session_id": [f"s{i}" for i in range(n)],
+            "condition": np.where(np.arange(n) % 2 == 0, "visible", "not_visible"),
+            "final_accuracy": rng.random(n),
+            "route_coverage": rng.random(n),
+            "distance_weighted": rng.random(n),
+            "n_actions": rng.integers(40, 160, n).astype(float),
+            "duration_min": rng.gamma(4.0, 2.5, n),
+        }
+    )
+    made = []
+    kept = draws.ResampleCounts(draws.RESAMPLE_COUNTS_BYTES)
+    real = kept._kept
+    kept._kept = lambda key, make: real(key, lambda: made.append(key) or make())
+    old, draws.RESAMPLE_COUNTS = draws.RESAMPLE_COUNTS, kept
+    try:
+        got = compare_outcomes(sessions)
+    finally:
+        draws.RESAMPLE_COUNTS = old
+    assert len(made) == 1
+    cond = sessions["condition"]
+    for outcome in OUTCOMES:
+        x = sessions.loc[cond == "visible", outcome].to_numpy(dtype=float)
+        y = sessions.loc[cond == "not_visible", outcome].to_numpy(dtype=float)
+        ref = _scipy_interval(x, y)
+        e = got[outcome].effect
+        np.testing.assert_allclose([e.low, e.high], ref.confidence_interval, rtol=1e-9)
+        assert e.estimate == pytest.approx(float(hedges_g(x, y)), rel=1e-12)
