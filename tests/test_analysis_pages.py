@@ -241,3 +241,17 @@ def test_why_not_aligned_gives_the_test_behind_its_bars(tmp_path, monkeypatch):
     text = captions(at)
     assert "per reason, Fisher's exact test, p Holm-adjusted over the 5 reasons: n1 task goal: 47/254 vs 54/408" in text
     assert "Report vs the act before it: chi2(6) = 16.25, p = 0.012, n = 489 reports" in text
+
+
+def test_the_checkpoint_table_lists_its_first_rows_and_the_csv_all(tmp_path, monkeypatch):
+    """A million actions hold some 50,000 checkpoints: the table lists the first rows (here 40) in
+    session order and says so; every answer and label is in its CSV."""
+    from components import reason_charts
+
+    monkeypatch.setattr(reason_charts, "CHECKPOINT_ROWS", 40)
+    at = open_page(tmp_path, monkeypatch, "pages/misalignment.py")
+    tables = [d.value for d in at.dataframe if "answer_team_goal" in d.value.columns]
+    assert len(tables) == 1 and len(tables[0]) == 40
+    shown = tables[0]
+    assert list(shown["session_id"]) == sorted(shown["session_id"])  # (the first sessions, in order)
+    assert "The first 40 of 138 checkpoints in session order are listed; the CSV holds all." in captions(at)
