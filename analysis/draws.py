@@ -60,10 +60,12 @@ def _samples_counts(sizes: tuple[int, ...], n_boot: int, seed: int) -> np.ndarra
 
 
 class ResampleCounts:
-    """:func:`resample_counts` (n, n_boot, seed) as one array, kept for the latest (n, n_boot, seed)
-    asked for, up to ``budget`` bytes in all; made once when two threads ask at the same time. The
-    counts depend on n, n_boot and the seed alone: a bootstrap over as many items (another run
-    scored on the same items, a condition's sessions for another table) uses them again."""
+    """:func:`resample_counts` (n, n_boot, seed) as one array, or the counts of several samples
+    (:func:`_samples_counts`), kept for the latest sizes, n_boot and seed asked for, up to
+    ``budget`` bytes in all; made once when two threads ask at the same time. The counts depend on
+    the sizes, n_boot and the seed alone: a bootstrap over as many items (another run scored on the
+    same items, a condition's sessions for another table, another outcome of the same sessions)
+    uses them again."""
 
     def __init__(self, budget: int):
         self.budget = budget
@@ -71,6 +73,7 @@ class ResampleCounts:
         self.lock = threading.Lock()
 
     def fits(self, n: int, n_boot: int) -> bool:
+        """Whether the counts of ``n`` items in all, ``n_boot`` resamples, are kept (a byte each)."""
         return n * n_boot <= self.budget
 
     def get(self, n: int, n_boot: int, seed: int) -> np.ndarray:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import pandas as pd
@@ -217,6 +217,10 @@ def content_hash(root: str | Path) -> str:
 def hash_and_signature(root: str | Path) -> tuple[str, str]:
     """:func:`content_hash` and :func:`files_signature` of a dataset directory, made in one walk of
     its files (each file's size and modification time asked of it once it is open)."""
+    return _afresh_if_gone(lambda: _hash_and_signature(root))
+
+
+def _hash_and_signature(root: str | Path) -> tuple[str, str]:
     h = hashlib.sha256()
     buffer = bytearray(1 << 20)  # (read into, file after file: no new buffer for each of 20,000 files)
     view = memoryview(buffer)
@@ -238,11 +242,22 @@ def files_signature(root: str | Path) -> str:
     times of the files :func:`content_hash` reads (it changes whenever their hash may). The folders
     are listed again only where they changed (:mod:`corpus.listing`); the files are asked for their
     sizes and times every time."""
+    return _afresh_if_gone(
+        lambda: _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
+    )
+
+
+T = TypeVar("T")
+
+
+def _afresh_if_gone(walk: Callable[[], T]) -> T:
+    """``walk()`` of a dataset's files, again with every folder listed afresh should a file it lists
+    be gone (a link to a file that went: its folder unchanged, its listing kept)."""
     try:
-        return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
-    except FileNotFoundError:  # (a link whose file went, its folder unchanged: every folder listed afresh)
+        return walk()
+    except FileNotFoundError:
         forget_listings()
-        return _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
+        return walk()
 
 
 def _signature_line(name: str, st: os.stat_result) -> str:

@@ -142,3 +142,13 @@ def test_a_link_whose_file_went_is_left_out_as_a_fresh_walk_leaves_it(tree, tmp_
     assert dataset_files(tree) == fresh_walk(tree)
     assert not any(parts == ("linked_file.json",) for parts, _ in dataset_files(tree))
     assert signature == files_signature(tree)
+
+
+def test_the_hash_of_a_folder_whose_linked_file_went_is_that_of_a_fresh_walk(tree, tmp_path):
+    from corpus.dataset import content_hash, hash_and_signature
+
+    dataset_files(tree)
+    (tmp_path / "outside" / "y.json").unlink()
+    got = hash_and_signature(tree)  # (no error: every folder listed afresh)
+    listing.forget_listings()
+    assert got == (content_hash(tree), files_signature(tree))
