@@ -53,10 +53,13 @@ NO_BOOTSTRAP = bootstrap.Replicates(0, None, 0.95)
 
 
 def _codes(*columns: pd.Series) -> tuple[list[str], list[np.ndarray]]:
-    """The categories of ``columns`` (sorted) and each column as positions among them."""
-    cats = sorted(set().union(*(set(col) for col in columns)))
+    """The categories of ``columns`` (sorted) and each column as positions among them (the columns'
+    values taken out as Python objects at once: a column of texts read value by value makes each one
+    on its own, most of the panel's time)."""
+    values = [col.to_numpy(dtype=object) for col in columns]
+    cats = sorted(set().union(*(set(v) for v in values)))
     at = {c: i for i, c in enumerate(cats)}
-    return cats, [np.fromiter((at[v] for v in col), dtype=np.int64, count=len(col)) for col in columns]
+    return cats, [np.fromiter(map(at.__getitem__, v), dtype=np.int64, count=len(v)) for v in values]
 
 
 def _tables(sums: pd.DataFrame) -> tuple[list[str], dict[int, np.ndarray]]:

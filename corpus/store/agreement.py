@@ -27,6 +27,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
@@ -183,10 +184,18 @@ def recount_agreement(c: sa.Connection, task_id: int | None = None) -> None:
 
 
 def _frame(c: sa.Connection, q: sa.Select) -> pd.DataFrame:
-    """A small query's rows as a frame, column by column (quicker than pandas reading rows)."""
+    """A small query's rows as a frame, column by column (quicker than pandas reading rows); texts
+    kept as Python objects (made Arrow texts one by one, they would be read back one by one)."""
     result = c.execute(q)
     names, rows = list(result.keys()), result.all()
-    return pd.DataFrame({name: list(col) for name, col in zip(names, zip(*rows))} if rows else {n: [] for n in names})
+    if not rows:
+        return pd.DataFrame({n: [] for n in names})
+    return pd.DataFrame({name: _column(col) for name, col in zip(names, zip(*rows))})
+
+
+def _column(values: tuple) -> pd.Series:
+    found = np.asarray(values)
+    return pd.Series(found, dtype=object) if found.dtype.kind in "USO" else pd.Series(found)
 
 
 def read_sums(c: sa.Connection, task_id: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
