@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 
 import numpy as np
@@ -75,6 +75,11 @@ class ResampleCounts:
     def fits(self, n: int, n_boot: int) -> bool:
         """Whether the counts of ``n`` items in all, ``n_boot`` resamples, are kept (a byte each)."""
         return n * n_boot <= self.budget
+
+    def rows(self, n: int, n_boot: int, seed: int) -> Iterable[np.ndarray]:
+        """Each resample's counts of n items, in order: the kept array's rows where they fit the
+        budget, else drawn a block at a time (:func:`resample_counts`); the same numbers either way."""
+        return self.get(n, n_boot, seed) if self.fits(n, n_boot) else resample_counts(n, n_boot, seed)
 
     def get(self, n: int, n_boot: int, seed: int) -> np.ndarray:
         """:func:`resample_counts` (n, n_boot, seed), ``n_boot`` x n."""

@@ -44,12 +44,9 @@ def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[
     # the drawn rows (whole numbers, exact in floating point), without a resamples x sessions x cells
     # array (2,000 x 5,000 x 5 at a million actions). The times depend on the number of sessions
     # alone: kept for the next table over as many sessions (the other table of the same condition).
-    if draws.RESAMPLE_COUNTS.fits(sessions, N_BOOT):
-        times = draws.RESAMPLE_COUNTS.get(sessions, N_BOOT, seed).astype(float)
-    else:
-        times = np.empty((N_BOOT, sessions))
-        for b, row in enumerate(draws.resample_counts(sessions, N_BOOT, seed)):
-            times[b] = row
+    times = np.empty((N_BOOT, sessions))
+    for b, row in enumerate(draws.RESAMPLE_COUNTS.rows(sessions, N_BOOT, seed)):
+        times[b] = row
     kb, nb = times @ k, times @ n
     with np.errstate(invalid="ignore", divide="ignore"):
         share = np.where(nb > 0, kb / np.where(nb > 0, nb, 1), np.nan)

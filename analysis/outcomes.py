@@ -121,7 +121,7 @@ def _resampled_g(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray
     squares exactly 0, as the resampled values' own are: the draws of each value held by at least
     :data:`ONE_VALUE_SHARE` of the sample are counted (a rarer one filling a resample of
     :data:`COUNTED_FROM` / 2 or more sessions on its own has a chance below 1e-300)."""
-    nx = len(x)
+    nx, total = len(x), counts.shape[1]
     out = np.empty(len(counts))
     parts = []
     for values in (x, y):
@@ -131,7 +131,7 @@ def _resampled_g(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray
         common = distinct[share >= ONE_VALUE_SHARE * len(values)]
         table = np.column_stack([dev, dev * dev, *(values == v for v in common)]).astype(float)
         parts.append((len(values), centre, table, common))
-    j = 1 - 3 / (4 * len(counts[0]) - 9)
+    j = 1 - 3 / (4 * total - 9)
     for start in range(0, len(counts), RESAMPLES_AT_ONCE):
         block = counts[start : start + RESAMPLES_AT_ONCE].astype(float)
         means, squares = [], []
@@ -146,7 +146,7 @@ def _resampled_g(x: np.ndarray, y: np.ndarray, counts: np.ndarray) -> np.ndarray
                 mean[one_value] = common[filled[one_value].argmax(axis=1)]
             means.append(mean)
             squares.append(ss)
-        pooled = np.sqrt((squares[0] + squares[1]) / (len(counts[0]) - 2))
+        pooled = np.sqrt((squares[0] + squares[1]) / (total - 2))
         with np.errstate(divide="ignore", invalid="ignore"):
             out[start : start + len(block)] = (means[0] - means[1]) / pooled * j
     return out

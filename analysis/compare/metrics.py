@@ -102,13 +102,8 @@ def resampled_sums(values: Sequence[np.ndarray], n_boot: int = N_BOOT, seed: int
     n = len(values[0])
     table = np.column_stack([np.asarray(v, dtype=float) for v in values])
     sums = np.empty((n_boot, len(values)))
-    if not draws.RESAMPLE_COUNTS.fits(n, n_boot):  # (too many to keep: drawn and counted a block at a time)
-        for i, row in enumerate(draws.resample_counts(n, n_boot, seed)):
-            sums[i] = row @ table
-    else:
-        counts = draws.RESAMPLE_COUNTS.get(n, n_boot, seed)
-        for i in range(n_boot):
-            sums[i] = counts[i].astype(np.int64) @ table  # (the counts as np.bincount gives them: the same sums)
+    for i, row in enumerate(draws.RESAMPLE_COUNTS.rows(n, n_boot, seed)):
+        sums[i] = row.astype(np.int64, copy=False) @ table  # (the counts as np.bincount gives them: the same sums)
     return [sums[:, j].copy() for j in range(len(values))]
 
 
