@@ -6,9 +6,13 @@ nginx in front of them (websocket upgrade, one replica per browser), as docs/dep
 
 Everything it starts runs until Ctrl-C (or SIGTERM), then stops; the folder (``--dir``, a new temp
 folder by default) keeps the data directory, the nginx configuration and every process's log; the
-database cluster is a throwaway one in a temp folder of its own, removed at the end. The PostgreSQL server binaries (initdb, pg_ctl) and nginx come from the
-system's packages (``apt-get install postgresql nginx``); PostgreSQL refuses to run as root, so as
-root the cluster runs as the ``postgres`` user. Nothing here is needed for ``make run``.
+database cluster is a throwaway one in a temp folder of its own, removed at the end. The cluster
+asks every connection for a password (SCRAM-SHA-256), its superuser's and the app's role's are
+random, and they are kept in the folder's ``pgpass`` (mode 0600, removed at the end): the replicas'
+database URL names that file, never a password (docs/deploy.md, "The database's passwords"). The
+PostgreSQL server binaries (initdb, pg_ctl) and nginx come from the system's packages (``apt-get
+install postgresql nginx``); PostgreSQL refuses to run as root, so as root the cluster runs as the
+``postgres`` user. Nothing here is needed for ``make run``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -31,6 +36,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = Path(__file__).resolve().parent / "nginx.conf"
+APP_ROLE = "groundwork"  # the app's role on the lab's cluster, and its database: not a superuser
+PASSFILE = "pgpass"  # in the lab's folder: the cluster's passwords, as PostgreSQL's password file
 
 
 def free_port() -> int:
@@ -52,25 +59,91 @@ def _pg_bin(name: str) -> str:
     return found
 
 
-def start_postgres(folder: Path, max_connections: int) -> tuple[str, list[str]]:
-    """A throwaway cluster in ``folder`` (a new folder of its own, which the ``postgres`` user can
-    reach when this runs as root) on a free port; returns (URL, the command that stops it)."""
+def _private_file(path: Path, text: str, owner: str | None = None) -> None:
+    """``text`` in a new file at ``path`` that only its owner may read or write (mode 0600 from the
+    moment it exists; a file or link already there is replaced, never followed); ``owner`` is that
+    user when it is not the one running this."""
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        os.fchmod(out.fileno(), 0o600)
+        out.write(text)
+    if owner is not None:
+        shutil.chown(path, owner, owner)
+
+
+def start_postgres(folder: Path, max_connections: int, passfile: Path) -> tuple[str, list[str]]:
+    """A throwaway cluster in ``folder`` (a new folder of its own, mode 0700, owned by the cluster's
+    user: its unix socket is there, out of other users' reach) on a free port of 127.0.0.1;
+    returns (URL, the command that stops it).
+
+    Every connection, local or host, authenticates with a password (SCRAM-SHA-256), and
+    ``password_encryption`` keeps any password set later as a SCRAM verifier too. Two roles have
+    random passwords: ``postgres``, the superuser (given to initdb in a file of mode 0600, removed
+    once it has run), and ``groundwork``, the app's role, owner of the database ``groundwork`` and
+    nothing more. Both are written to ``passfile`` (PostgreSQL's password file: mode 0600, owned by
+    the user running this), which the URL names: no command line and no environment holds a
+    password, and the URL's ``require_auth`` never lets a password go to a server that does not ask
+    for SCRAM."""
     folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o777)
-    if os.geteuid() == 0:
-        shutil.chown(folder, "postgres", "postgres")
+    folder.chmod(0o700)
+    owner = "postgres" if os.geteuid() == 0 else None
+    if owner is not None:
+        shutil.chown(folder, owner, owner)
+    passfile = passfile.resolve()
     data, port = folder / "data", free_port()
-    subprocess.run(
-        _as_postgres([_pg_bin("initdb"), "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8"]),
-        check=True,
-        capture_output=True,
+    superuser, app = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    pwfile = folder / "superuser-password"
+    _private_file(pwfile, superuser + "\n", owner)
+    try:
+        initdb = [_pg_bin("initdb"), "-D", str(data), "--auth=scram-sha-256", f"--pwfile={pwfile}"]
+        subprocess.run(_as_postgres([*initdb, "-U", "postgres", "-E", "UTF8"]), check=True, capture_output=True)
+    finally:
+        pwfile.unlink(missing_ok=True)
+    # The password file's lines: host:port:database:user:password (token_urlsafe has no ':' or '\\').
+    _private_file(
+        passfile,
+        f"127.0.0.1:{port}:*:postgres:{superuser}\n127.0.0.1:{port}:{APP_ROLE}:{APP_ROLE}:{app}\n",
     )
-    options = f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections={max_connections}"
+    options = (
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c max_connections={max_connections} "
+        "-c password_encryption=scram-sha-256"
+    )
     start = [_pg_bin("pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w", "-o", options, "start"]
-    subprocess.run(_as_postgres(start), check=True, capture_output=True)
-    return f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres", _as_postgres(
-        [_pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "stop"]
+    stop = _as_postgres([_pg_bin("pg_ctl"), "-D", str(data), "-m", "fast", "stop"])
+    try:
+        subprocess.run(_as_postgres(start), check=True, capture_output=True)
+        _create_app_role(port, passfile, app)
+    except BaseException:
+        subprocess.run(stop, capture_output=True)
+        passfile.unlink(missing_ok=True)
+        raise
+    named = urllib.parse.quote(str(passfile), safe="/")
+    return (
+        f"postgresql+psycopg://{APP_ROLE}@127.0.0.1:{port}/{APP_ROLE}?passfile={named}&require_auth=scram-sha-256",
+        stop,
     )
+
+
+def _create_app_role(port: int, passfile: Path, password: str) -> None:
+    """The app's role, with ``password`` (sent as its SCRAM verifier, made here: the password itself
+    never reaches the server), and its database, which it owns; as the superuser."""
+    import psycopg  # the app's own driver: this runs in the app's environment
+    from psycopg import sql
+
+    conninfo = psycopg.conninfo.make_conninfo(
+        host="127.0.0.1",
+        port=port,
+        user="postgres",
+        dbname="postgres",
+        passfile=str(passfile),
+        require_auth="scram-sha-256",
+    )
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        verifier = conn.pgconn.encrypt_password(password.encode(), APP_ROLE.encode(), b"scram-sha-256").decode()
+        role = sql.Identifier(APP_ROLE)
+        conn.execute(sql.SQL("CREATE ROLE {} LOGIN PASSWORD {}").format(role, sql.Literal(verifier)))
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(role, role))
 
 
 def replica_env(data_dir: Path, db_url: str, cookie_secret: str) -> dict[str, str]:
@@ -158,7 +231,8 @@ def running(replicas: int = 3, port: int | None = None, folder: Path | None = No
     port = port or free_port()
     # Each replica's pool holds up to 15 connections (5 + 10 overflow): the budget of docs/deploy.md.
     cluster = Path(tempfile.mkdtemp(prefix="groundwork-lab-pg-"))
-    db_url, stop_db = start_postgres(cluster, max_connections=max(100, 20 * replicas))
+    passfile = folder / PASSFILE
+    db_url, stop_db = start_postgres(cluster, max(100, 20 * replicas), passfile)
     procs: list[subprocess.Popen] = []
     try:
         env = replica_env(folder / "data", db_url, secrets.token_hex(32))
@@ -184,6 +258,7 @@ def running(replicas: int = 3, port: int | None = None, folder: Path | None = No
                 proc.kill()
         subprocess.run(stop_db, capture_output=True)
         shutil.rmtree(cluster, ignore_errors=True)
+        passfile.unlink(missing_ok=True)  # the passwords of a cluster that is gone
 
 
 def main(argv: list[str] | None = None) -> int:

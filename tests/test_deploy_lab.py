@@ -1,7 +1,8 @@
 """`make lab`'s set-up, started as a lab would (deploy/local.py: PostgreSQL, 2 replicas on one data
 directory, nginx in front): the app opens through nginx with its websocket connected, one setup
 token is printed and works, and each browser is served by one replica while browsers spread over
-the replicas."""
+the replicas; its database asks every connection for a password, kept in a private file and on no
+process's command line (tests/test_lab_database.py looks at that database more closely)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -16,6 +18,7 @@ import urllib.request
 from collections import defaultdict
 from pathlib import Path
 
+import psycopg
 import pytest
 from conftest import free_port, submit_sign_in, wait_idle
 from playwright.sync_api import expect
@@ -109,3 +112,42 @@ def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
     assert len(served) >= 5, served  # the browsers' sessions
     assert all(len(replicas) == 1 for replicas in served.values()), served  # each on one replica
     assert len(health) == 2, health
+
+
+def test_the_database_asks_for_a_password_that_no_command_line_shows(lab, monkeypatch, tmp_path):
+    url, folder, printed = lab
+    port = int(re.search(r"PostgreSQL at postgresql\+psycopg://\w+@127\.0\.0\.1:(\d+)/", printed).group(1))
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    for user in ("postgres", "groundwork"):
+        with pytest.raises(psycopg.OperationalError, match="no password supplied"):
+            psycopg.connect(host="127.0.0.1", port=port, user=user, dbname="postgres", passfile=str(tmp_path / "none"))
+    passfile = folder / "pgpass"
+    info = passfile.stat()
+    assert stat.S_IMODE(info.st_mode) == 0o600 and info.st_uid == os.geteuid()
+    logins = {}
+    for line in passfile.read_text().splitlines():  # host:port:database:user:password
+        host, at, _database, user, password = line.split(":")
+        logins[user] = (host, int(at), password)
+    assert logins.keys() == {"postgres", "groundwork"} and {at for _, at, _ in logins.values()} == {port}, logins
+    host, _, superuser = logins["postgres"]
+    with psycopg.connect(host=host, port=port, user="postgres", dbname="groundwork", password=superuser) as c:
+        # The app made its tables (the setup token's command, before the replicas) as its own role.
+        owners = dict(c.execute("SELECT tablename, tableowner FROM pg_tables WHERE schemaname = 'public'"))
+        assert "users" in owners and set(owners.values()) == {"groundwork"}, owners
+    replicas = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().decode(errors="replace")
+            environment = (entry / "environ").read_bytes().decode(errors="replace") if "serve.py" in argv else ""
+        except OSError:  # a process that ended meanwhile
+            continue
+        for _, _, password in logins.values():
+            assert password not in argv, argv
+            assert password not in environment
+        if "serve.py" in argv and str(folder) in environment:
+            replicas.append(environment)
+    assert len(replicas) == 2  # the lab's replicas: their database URL names the password file
+    assert all(f"GROUNDWORK_DB_URL=postgresql+psycopg://groundwork@127.0.0.1:{port}/" in e for e in replicas)
+    assert all(password not in printed for _, _, password in logins.values())
