@@ -13,7 +13,9 @@ Every call goes to the label store the settings name, which checks who may see a
   keeps the last refresh, with the time it was computed).
 - :func:`task_report`: the agreement report behind a task's exports, once per label state and
   number of resamples, shared by every session.
-- :func:`give_label`: a coder's label, written at once (the coding keypad's event).
+- :func:`give_label`: a coder's label, written at once (the coding keypad's event), and what became
+  of it (:class:`LabelSave`): saved, refused, or not taken by the database in the time allowed
+  (the store waits out contention first), which the same label sent again may mend.
 - :func:`feedback_counts`, :func:`feedback`: after the reveal, how many of a coder's labels gold
   agrees with, and where it differs.
 - :func:`labels_version`: the cheap "did a label come in?" check of the live views, and
@@ -34,7 +36,7 @@ from analysis import coding as ac
 from analysis.agreement.sums import headline
 from analysis.live_panel import LiveAgreement, ModelCoders, lead_refresh
 from analysis.live_panel import model_coders as _model_coders
-from corpus.store import FeedbackCounts, Store, User
+from corpus.store import AccessDenied, FeedbackCounts, Store, StoreError, StoreUnavailable, User
 from services.store import get_store
 
 
@@ -149,6 +151,21 @@ def task_report(lead: User, task_id: int, n_boot: int) -> ac.TaskAgreement:
     return _report(store.url, _token(task_id, labels), int(n_boot), labels)
 
 
+@dataclass(frozen=True)
+class LabelSave:
+    """What became of a label sent from the keypad: its id once saved; else why not (a sentence
+    that begins lower case) and whether sending the same label again may save it (the database
+    did not take it in time), rather than be refused again."""
+
+    label_id: int | None
+    problem: str = ""
+    retry: bool = False
+
+    @property
+    def saved(self) -> bool:
+        return self.label_id is not None
+
+
 def give_label(
     user: User,
     task_id: int,
@@ -159,11 +176,20 @@ def give_label(
     unsure: bool,
     seconds: float | None,
     request_id: str,
-) -> int:
-    """Write one label now, under the browser's request id (a repeated request writes nothing)."""
-    return get_store().add_label(
-        user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds, request_id=request_id
-    )
+) -> LabelSave:
+    """Write one label now, under the browser's request id (a repeated request writes nothing),
+    and say what became of it. The store waits out contention and a lost connection for a while;
+    a label the database still did not take is not saved (``retry``: sent again under the same
+    request id, it is saved once whatever became of the earlier tries)."""
+    try:
+        label_id = get_store().add_label(
+            user, task_id, item_id, code, note=note, unsure=unsure, seconds=seconds, request_id=request_id
+        )
+    except StoreUnavailable as exc:
+        return LabelSave(None, str(exc), retry=True)
+    except (StoreError, AccessDenied) as exc:
+        return LabelSave(None, str(exc))
+    return LabelSave(label_id)
 
 
 def feedback_counts(user: User, task_id: int) -> FeedbackCounts:

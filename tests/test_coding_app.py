@@ -466,3 +466,47 @@ def test_cli_uses_the_database_of_the_apps_secrets_file(tmp_path):
     assert r.returncode == 0, r.stderr
     assert Store(f"sqlite:///{db}").authenticate("pi", "pi-password").role == "lead"
     assert not (tmp_path / "d" / "groundwork.sqlite").exists()
+
+
+# -- a label the database does not take ---------------------------------------------------------
+
+
+def test_a_label_the_database_does_not_take_is_shown_not_saved_then_saved_once_when_sent_again(team, monkeypatch):
+    """Another connection holds SQLite's write lock for longer than the app's store may wait (made
+    short here): the keypad is answered that the label was not saved, and why, and stays on the
+    item. The same label sent again once the lock is free is saved, once, under the first try's
+    request id (had that try reached the database, it would not be written twice)."""
+    import sqlite3
+
+    import sqlalchemy as sa
+    from coding_team import keypad, press
+
+    from corpus.store import WritePolicy
+
+    monkeypatch.setattr("corpus.store.base.DEFAULT_WRITES", WritePolicy(seconds=0.5, busy_seconds=0.1))
+    store, lead, ann, bob, guest, task = team
+    at = signed_in("ann", "ann-password", "pages/code.py")
+    order = store.coder_order(task.id, ann)
+    holder = sqlite3.connect(store.engine.url.database, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        first = press(at, task.id, "repair", note="the Follower fixes a stroke", unsure=True)
+    finally:
+        holder.close()
+    pad = keypad(at, task.id)
+    assert (pad["item"], pad["ack"], pad["saved"]) == (order[0], first, False)
+    assert pad["status"]["kind"] == "error"
+    said = pad["status"]["text"]
+    assert said.startswith("The label was not saved: other writes held the database locked ("), said
+    assert said.endswith(". Press 4 (Repair) on item 1 to try again: its note and flag are kept."), said
+    assert store.history(lead, task.id).empty
+    again = press(at, task.id, "repair", note="the Follower fixes a stroke", unsure=True)
+    pad = keypad(at, task.id)
+    assert pad["status"] == {"kind": "success", "text": "Saved Repair for item 1."}
+    assert (pad["item"], pad["ack"], pad["saved"]) == (order[1], again, True)
+    hist = store.history(lead, task.id)
+    assert hist[["item_id", "code", "note", "unsure"]].values.tolist() == [
+        [order[0], "repair", "the Follower fixes a stroke", True]
+    ]
+    with store.engine.connect() as c:
+        assert c.execute(sa.text("SELECT request_id FROM labels")).scalars().all() == [first]

@@ -5,16 +5,22 @@ A code's key (or a click on it) sends one event, ``{item, code, note, unsure, re
 note and the flag as they were when the key was pressed, so a label is saved together with its
 note and never with text typed after its key (that text stays in the note field for the item
 shown next). :func:`receive_label` writes it to the store at once, under the browser's request id,
-so an event delivered twice writes one label, and answers with the request id (``ack``): until
-that answer comes, the keypad keeps what is typed for the item shown next, and sends a code's key
-pressed meanwhile for that item once it shows. Keys typed into the note stay there; Enter or Esc
-gives the keys back to the codes; one key (shown on screen, never a code's key) opens the note.
+so an event delivered twice writes one label, and answers with the request id (``ack``) and
+whether the label was saved: until that answer comes, the keypad keeps what is typed for the item
+shown next, and sends a code's key pressed meanwhile for that item once it shows. Keys typed into
+the note stay there; Enter or Esc gives the keys back to the codes; one key (shown on screen, never
+a code's key) opens the note.
+
+A label the database did not take in time (the store waits out contention first) is answered
+"not saved", saying why; the keypad puts its note and flag back, and the session keeps the label:
+the same label sent again (the code pressed again with the same note and flag) goes under the
+first one's request id, so a try that did reach the database is saved once, never twice.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, partial
 from pathlib import Path
 
@@ -23,7 +29,7 @@ import streamlit as st
 
 from corpus.codebook import Codebook
 from corpus.limits import NOTE_CHARS
-from corpus.store import AccessDenied, StoreError, Task, User
+from corpus.store import Task, User
 from services.coding import give_label
 
 ASSETS = Path(__file__).parent / "assets"
@@ -105,26 +111,35 @@ def receive_label(user: User, task: Task, order: list[str], key: str) -> None:
     shown_item, shown_at = s.get(k(task.id, "shown"), (None, None))
     seconds = round(time.time() - shown_at, 2) if shown_item == event.item and shown_at else None
     pos = order.index(event.item)
-    try:
-        give_label(
-            user,
-            task.id,
-            event.item,
-            event.code,
-            note=event.note,
-            unsure=event.unsure,
-            seconds=seconds,
-            request_id=event.request_id,
-        )
-    except (StoreError, AccessDenied) as exc:
-        s[k(task.id, "status")] = {
-            "kind": "error",
-            "text": f"Not saved: {exc}.",
-            "ack": event.request_id,
-            "saved": False,
-        }
+    # The label of a save the database did not take, sent again: under that save's request id.
+    kept: LabelEvent | None = s.get(k(task.id, "unsaved"))
+    again = kept if kept is not None and replace(kept, request_id=event.request_id) == event else None
+    request_id = again.request_id if again is not None else event.request_id
+    outcome = give_label(
+        user,
+        task.id,
+        event.item,
+        event.code,
+        note=event.note,
+        unsure=event.unsure,
+        seconds=seconds,
+        request_id=request_id,
+    )
+    code = task.codebook.by_code(event.code)
+    if not outcome.saved:
+        if outcome.retry:
+            s[k(task.id, "unsaved")] = replace(event, request_id=request_id)
+            text = (
+                f"{outcome.problem[:1].upper()}{outcome.problem[1:]}. Press {code.key} ({code.name}) on item "
+                f"{pos + 1} to try again: its note and flag are kept."
+            )
+        else:
+            text = f"Not saved: {outcome.problem}."
+        s[k(task.id, "status")] = {"kind": "error", "text": text, "ack": event.request_id, "saved": False}
         return
-    name = task.codebook.by_code(event.code).name
+    if again is not None:
+        s.pop(k(task.id, "unsaved"), None)
+    name = code.name
     s[k(task.id, "status")] = {
         "kind": "success",
         "text": f"Saved {name} for item {pos + 1}.",

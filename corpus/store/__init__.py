@@ -26,7 +26,7 @@ import sqlalchemy as sa
 
 from corpus.csvsafe import safe_csv_text, spreadsheet_safe, to_csv
 from corpus.store.accounts import SETUP_TOKEN_ISSUED, Accounts, setup_notice
-from corpus.store.base import AccessDenied, StoreError, Task, User
+from corpus.store.base import AccessDenied, StoreError, StoreUnavailable, Task, User, WritePolicy
 from corpus.store.csv_import import CsvImport, LabelImport
 from corpus.store.engine import default_url
 from corpus.store.exports import Exports
@@ -64,8 +64,10 @@ __all__ = [
     "Snapshot",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "Task",
     "User",
+    "WritePolicy",
     "default_url",
     "metadata",
     "safe_csv_text",
@@ -78,10 +80,18 @@ __all__ = [
 
 class Store(Accounts, SignIn, Tasks, Labels, Sharing, Gold, CsvImport, Exports):
     """The label database. ``clock`` (a function returning an aware UTC time) stamps every row and
-    times the sign-in backoff and tokens; ``policy`` sets the backoff and the token lifetime."""
+    times the sign-in backoff and tokens; ``policy`` sets the backoff and the token lifetime;
+    ``writes``, how long a label's save waits out contention (:class:`WritePolicy`)."""
 
-    def __init__(self, url: str, *, clock: Callable[[], datetime] | None = None, policy: SignInPolicy | None = None):
-        super().__init__(url, clock)
+    def __init__(
+        self,
+        url: str,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        policy: SignInPolicy | None = None,
+        writes: WritePolicy | None = None,
+    ):
+        super().__init__(url, clock, writes)
         self.policy = policy or SignInPolicy()
         self.migrated = upgrade(self.engine, self._reads)
 

@@ -13,8 +13,8 @@ the human coders' current labels (a coder's latest label of an item); a third co
   progress).
 
 ``agreement_labels`` holds the labels those sums counted. A label write calls
-:func:`account_item` in its own transaction, after the task's row is updated (which holds the
-task's row lock on PostgreSQL until the commit, so the writers of one task take turns here): it
+:func:`account_item` in its own transaction, holding the task's row (taken before its label was
+inserted and held on PostgreSQL until the commit, so the writers of one task take turns here): it
 reads the item's current labels, takes away the item's old terms and adds its new ones, a handful
 of rows whatever the task's size; an import or a rule's labels call :func:`account_items` for
 their items (read a chunk at a time). :func:`recount_agreement` counts a task again from its

@@ -3,17 +3,19 @@ the database and the clock."""
 
 from __future__ import annotations
 
+import random
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import sqlalchemy as sa
 
 from corpus.codebook import Codebook
-from corpus.store.engine import READ_ONLY, make_engine
+from corpus.store.engine import BUSY_SECONDS, READ_ONLY, make_engine, sqlite_wait, transient
 from corpus.store.tables import DEFAULT_CODER_VIEW, DEFAULT_SHARE_MIN_ITEMS, users
 
 
@@ -23,6 +25,42 @@ class AccessDenied(PermissionError):
 
 class StoreError(ValueError):
     """A request the store refuses (unknown code, missing note, bad import ...)."""
+
+
+class StoreUnavailable(StoreError):
+    """A write the database did not take in the time allowed (:class:`WritePolicy`): other writers
+    held it locked all that time, or it did not answer. ``maybe_written``: a try failed as it
+    committed, and no later try could look, so the write may have been done (trying it again
+    under the same request id is safe: it writes nothing twice)."""
+
+    def __init__(self, message: str, maybe_written: bool = False):
+        super().__init__(message)
+        self.maybe_written = maybe_written
+
+
+@dataclass(frozen=True)
+class WritePolicy:
+    """How a write that meets contention or a lost connection is tried again (a label's save).
+
+    ``seconds``: the time a write may take in all, its tries and the pauses between them (the last
+    try's wait for SQLite's lock is cut to what is left of it); ``busy_seconds``: how long one
+    statement waits for SQLite's lock before a try fails; the pause after a failed try starts at
+    ``first_pause`` and doubles up to ``longest_pause`` (each drawn between half and all of that,
+    so writers that failed together do not try again together). On PostgreSQL a statement waits
+    for a row lock as long as the server's ``lock_timeout`` lets it (none by default: the writers of
+    a task's labels hold its row for one short transaction each), so there ``seconds`` bounds the
+    tries after a deadlock, a serialization failure, a lock not granted in time or a lost
+    connection."""
+
+    seconds: float = 60.0
+    busy_seconds: float = BUSY_SECONDS
+    first_pause: float = 0.05
+    longest_pause: float = 1.0
+
+
+DEFAULT_WRITES = WritePolicy()
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -83,9 +121,10 @@ def user_from_row(r) -> User:  # noqa: ANN001 - a row of the users table
 class StoreBase:
     """The engine and clock; the parts of :class:`corpus.store.Store` build on these helpers."""
 
-    def __init__(self, url: str, clock: Callable[[], datetime] | None = None):
+    def __init__(self, url: str, clock: Callable[[], datetime] | None = None, writes: WritePolicy | None = None):
         self.url = url
-        self.engine = make_engine(url)
+        self.writes = writes or DEFAULT_WRITES
+        self.engine = make_engine(url, self.writes.busy_seconds)
         # Reads go through this: on SQLite they begin without taking the write lock.
         self._reads = self.engine.execution_options(**{READ_ONLY: True})
         self._clock = clock or utc_now
@@ -129,6 +168,52 @@ class StoreBase:
         with self.engine.begin() as c:
             yield c
 
+    def _write_retrying(self, what: str, attempt: Callable[[sa.Connection], T]) -> T:
+        """``attempt(c)`` in a write transaction, tried again after contention or a lost connection
+        (:func:`corpus.store.engine.transient`) with a growing pause, until the write policy's
+        ``seconds`` have passed; then :class:`StoreUnavailable`, saying why. Only for an ``attempt``
+        that is idempotent (a label under its request id): a try whose commit failed may have
+        written, and the next try must find that and write nothing. An error that trying again does
+        not mend is raised at once (a database error of its operation, as a full disk, as
+        :class:`StoreUnavailable`; any other as it is)."""
+        policy = self.writes
+        start = time.monotonic()
+        deadline = start + policy.seconds
+        pause, tries, maybe_written = policy.first_pause, 0, False
+        while True:
+            tries += 1
+            committing = False
+            try:
+                with self.engine.connect() as c:
+                    left = deadline - time.monotonic()
+                    with sqlite_wait(c, left, policy.busy_seconds) if left < policy.busy_seconds else _nothing():
+                        with c.begin():
+                            result = attempt(c)
+                            committing = True
+                return result
+            except sa.exc.DBAPIError as exc:
+                why = transient(exc)
+                maybe_written = maybe_written or committing
+                if why is None:
+                    if isinstance(exc, sa.exc.OperationalError):
+                        raise StoreUnavailable(
+                            f"{what} was not saved: the database refused it ({_first_line(exc)})"
+                        ) from exc
+                    raise
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    spent = f"{time.monotonic() - start:.1f} s, {tries} tries; the last: {_first_line(exc)}"
+                    if maybe_written:
+                        said = f"{what} may not have been saved: a try failed as it was committed, and"
+                    else:
+                        said = f"{what} was not saved:"
+                    cause = (
+                        "other writes held the database locked" if why == "locked" else "the database did not answer"
+                    )
+                    raise StoreUnavailable(f"{said} {cause} ({spent})", maybe_written) from exc
+                time.sleep(min(left, pause * random.uniform(0.5, 1.0)))
+                pause = min(pause * 2, policy.longest_pause)
+
     @contextmanager
     def _write_as(self, actor: User | None, roles: tuple[str, ...] = ("lead",)) -> Iterator[sa.Connection]:
         """A write transaction for ``actor``, who must be, as the database has it at this moment, an
@@ -144,6 +229,16 @@ class StoreBase:
         if actor is not None:
             with self._read() as c:
                 require_active(c, actor, roles)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
+
+
+def _first_line(exc: sa.exc.DBAPIError) -> str:
+    """The database's own message, first line (without SQLAlchemy's statement and parameters)."""
+    return (str(exc.orig).strip().splitlines() or [type(exc.orig).__name__])[0]
 
 
 def require_active(c: sa.Connection, actor: User, roles: tuple[str, ...]) -> None:

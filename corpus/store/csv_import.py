@@ -19,6 +19,7 @@ from corpus.limits import LABELS_CSV_BYTES
 from corpus.store.access import require_lead
 from corpus.store.agreement import account_items
 from corpus.store.base import StoreBase, StoreError, Task, User
+from corpus.store.labels import hold_task
 from corpus.store.tables import label_row, labels, max_chars, recount_labels, task_coders, users
 
 if TYPE_CHECKING:
@@ -160,6 +161,9 @@ class CsvImport(StoreBase):
             raise StoreError("nothing imported:\n" + "\n".join(problems[:MAX_PROBLEMS]) + more)
         new_coders = tuple(sorted({k for _, k, _ in good} - set(known)))
         with self._write_as(actor) as c:
+            # The task's turn first: the labels get their ids, and the count is made, while no other
+            # writer of the task's labels is between its own ids and its commit.
+            hold_task(c, task_id)
             ids = {name: u.id for name, u in known.items()}
             for name in new_coders:
                 ids[name] = self._insert_user(c, name, None, "coder", kind=coder_kind).id

@@ -20,3 +20,25 @@ def write_labels(url: str, task_id: int, username: str, items: list[str], reques
             errors.append(f"{type(exc).__name__}: {exc}")
     store.engine.dispose()
     out.put((username, ids, errors))
+
+
+def import_labels(url: str, task_id: int, lead: str, files: list[str], start, out) -> None:
+    """Import each of ``files`` (label CSV texts, new coders created) as ``lead``, one after the other,
+    once ``start`` is set; put (lead, labels imported per file, errors) on ``out``."""
+    from corpus.store import Store
+
+    store = Store(url)
+    user = store.user(lead)
+    counts, errors = [], []
+    start.wait(timeout=120)
+    for k, text in enumerate(files):
+        try:
+            counts.append(
+                store.import_labels_csv(
+                    user, task_id, text.encode(), file=f"import-{k}.csv", create_coders=True
+                ).n_labels
+            )
+        except Exception as exc:  # noqa: BLE001 - reported to the test, which shows them
+            errors.append(f"{type(exc).__name__}: {exc}")
+    store.engine.dispose()
+    out.put((lead, counts, errors))
