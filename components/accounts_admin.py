@@ -27,7 +27,8 @@ def users_admin(lead: User) -> None:
 
 
 def failed_sign_ins(failed: pd.DataFrame) -> None:
-    """The failed sign-ins of the last 30 days per name typed (the server log has each one)."""
+    """The failed sign-ins (and password changes) of the last 30 days per name typed (the server log has
+    each one)."""
     st.markdown("**Failed sign-ins** (last 30 days)")
     if failed.empty:
         st.caption("None.")
@@ -47,15 +48,20 @@ def failed_sign_ins(failed: pd.DataFrame) -> None:
             "account": "Name typed",
             "failures_24h": "Last 24 h",
             "failures_30d": "Last 30 days",
+            "known_devices": "From known browsers",
+            "password_changes": "Password changes",
             "clients": "Clients",
             "last_failure": "Last failure",
-            "clients_waiting": "Clients waiting now",
+            "clients_proving": "Clients proving work now",
         },
     )
     st.caption(
-        "A client that fails on a name waits before it may try again (30 s, doubling up to 15 minutes); the "
-        "owner's right password from a client that has not failed is never refused. Each failure is in the "
-        "server log (groundwork.signin)."
+        "A browser that signed in to an account before always gets through with the right password. Any other "
+        "browser, after five failures on a name from its address (or once the name failed ten times in the hour, "
+        "or the address failed on five names), proves work before its password is checked: a few seconds of the "
+        "browser's time, longer with each failure, never a lockout. \"From known browsers\" counts failures from "
+        "browsers the account knew; \"Password changes\" wrong current passwords (five free, then a wait). Each "
+        "failure is in the server log (groundwork.signin)."
     )
 
 

@@ -12,6 +12,11 @@ ask of the label store is in :mod:`services.accounts`).
   the account's key, epoch and status): signing out elsewhere with the same cookie, a password
   change or reset, disabling or deleting the account, or the token's expiry ends an open session at
   its next run, and a role change takes effect at once.
+- A browser that signed in to an account before keeps a device token for it (a second cookie), and
+  the account's right password from it always gets through. From a browser the account does not
+  know, past a few failures from the same client (or many on the name), the store asks for a proof
+  of work first: the form shows why, the browser solves it on its own in a few seconds and the
+  attempt goes again with it (no waiting for good, no puzzle).
 - Signing in also gives the browser a signed, expiring token in a cookie
   (:mod:`components.sign_in_cookie`), so a reload or a new tab stays signed in for
   ``sign_in_hours``; a forged, expired or revoked token is refused and the cookie dropped. Signing
@@ -28,14 +33,16 @@ from collections.abc import Iterable
 
 import streamlit as st
 
-from components import sign_in_cookie
+from components import proof_of_work, sign_in_cookie
 from corpus.escape import md_line, md_text
-from corpus.store import AccessDenied, SignInRefused, StoreError, User
+from corpus.store import AccessDenied, ProofNeeded, SignInRefused, StoreError, User
 from services import accounts
 from services.client import client_key
 
 USER_KEY = "auth_user"
 TOKEN_KEY = "auth_token"  # the sign-in token this session was opened with
+CHALLENGE = "auth_challenge"  # (challenge, bits, the store's words) of a sign-in that needs a proof first
+PROOF_KEY = "auth_proof"  # the proof of work's component
 ROLE_NAMES = {"lead": "Lead", "coder": "Coder", "viewer": "Viewer (read-only)"}
 
 __all__ = [
@@ -121,6 +128,9 @@ def _signed_in(user: User, cookie: bool = True) -> bool:
     st.session_state[TOKEN_KEY] = token
     if cookie:
         sign_in_cookie.keep(token, accounts.token_seconds())
+        device = accounts.device_tokens(user, sign_in_cookie.device())
+        if device:  # from now on this browser is one the account knows
+            sign_in_cookie.keep_device(device, accounts.device_seconds())
     return True
 
 
@@ -162,18 +172,33 @@ def _provider_user() -> User | None:
     return user
 
 
-def _sign_in() -> None:
-    username = st.session_state.get("auth_username", "")
-    password = st.session_state.get("auth_password", "")
+def _sign_in(proof: str | None = None) -> None:
+    """The form's attempt (again with ``proof`` once the browser has solved the challenge it was
+    given): signed in, or why not, or the challenge to solve first."""
+    s = st.session_state
+    username, password = s.get("auth_username", ""), s.get("auth_password", "")
     try:
-        user = accounts.sign_in(username, password, client_key())
+        user = accounts.sign_in(username, password, client_key(), sign_in_cookie.device(), proof)
+    except ProofNeeded as asked:
+        s[CHALLENGE] = (asked.challenge, asked.bits, str(asked))
+        s.pop("auth_error", None)
+        return
     except SignInRefused as exc:
-        st.session_state["auth_error"] = str(exc)
+        s.pop(CHALLENGE, None)
+        s["auth_error"] = str(exc)
         return
+    s.pop(CHALLENGE, None)
     if not _signed_in(user):
-        st.session_state["auth_error"] = "This account cannot sign in now; ask a lead."
+        s["auth_error"] = "This account cannot sign in now; ask a lead."
         return
-    st.session_state.pop("auth_error", None)
+    s.pop("auth_error", None)
+
+
+def _proved() -> None:
+    """The browser solved the challenge: the same attempt again, with the proof."""
+    answer, asked = proof_of_work.solved(PROOF_KEY), st.session_state.get(CHALLENGE)
+    if answer is not None and asked is not None and answer[0] == asked[0]:
+        _sign_in(f"{answer[0]}:{answer[1]}")
 
 
 def _claim() -> None:
@@ -216,6 +241,11 @@ def sign_in_form() -> None:
         st.form_submit_button("Sign in", on_click=_sign_in, type="primary")
         if st.session_state.get("auth_error"):  # the store's words: never whether the account exists
             st.error(md_line(st.session_state["auth_error"]))
+    asked = st.session_state.get(CHALLENGE)
+    if asked is not None:  # the store's words, then the browser's work on its challenge
+        challenge, bits, notice = asked
+        st.info(md_line(notice), icon=":material/hourglass_top:")
+        proof_of_work.prove(challenge, bits, PROOF_KEY, _proved)
     if _provider_configured():
         providers = [k for k, v in (_secret("auth") or {}).items() if isinstance(v, dict) or hasattr(v, "keys")]
         provider = providers[0] if providers else None
@@ -246,7 +276,7 @@ def user_badge(user: User) -> None:
                 try:
                     if new != again:
                         raise StoreError("new password: the two entries differ; the password was not changed")
-                    accounts.change_password(user, current, new)
+                    accounts.change_password(user, current, new, client_key())
                 except (StoreError, AccessDenied) as exc:
                     st.error(md_line(exc))
                 else:

@@ -88,6 +88,14 @@ class Settings(BaseSettings):
     sign_in_hours: PositiveFloat = Field(
         12.0, description="how long a sign-in lasts (hours; a reload or a new tab keeps it through a signed cookie)"
     )
+    sign_in_proof_bits: int = Field(
+        20,
+        ge=1,
+        le=32,
+        description="the proof of work a browser that never signed in to an account solves before a throttled "
+        "sign-in is checked: the leading zero bits of its first level (20: about a million hashes, a second or "
+        "two of a browser's time; each further level one bit more, up to five more)",
+    )
     trusted_proxies: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="the reverse proxies whose `X-Forwarded-For` names the client for the "
@@ -181,10 +189,13 @@ class Settings(BaseSettings):
         return self.db_url or self.sqlite_url
 
     def open_store(self, **options):  # noqa: ANN201 - a corpus.store.Store (imported only when asked for)
-        """The label store these settings name, with their sign-in token lifetime."""
+        """The label store these settings name, with their sign-in token lifetime and proof of work."""
         from corpus.store import SignInPolicy, Store
 
-        options.setdefault("policy", SignInPolicy(token_ttl=timedelta(hours=self.sign_in_hours)))
+        options.setdefault(
+            "policy",
+            SignInPolicy(token_ttl=timedelta(hours=self.sign_in_hours), proof_first_bits=self.sign_in_proof_bits),
+        )
         return Store.open(self.data_dir, self.db_url, **options)
 
     # -- reading ----------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """Accounts and signing in, as the pages offer them: every call goes to the label store the settings
 name (:func:`services.store.get_store`), which checks who may do what.
 
-- Signing in: :func:`sign_in` (behind the store's backoff, counted per client), :func:`session_user`
+- Signing in: :func:`sign_in` (a browser the account knows gets through; others behind the store's
+  proofs of work, counted per client and name), :func:`device_tokens`, :func:`session_user`
   (the user a session's token signs in now: every run of an Annotate page asks), :func:`new_token`,
   :func:`sign_out`; the first lead from the setup token (:func:`claim_setup`).
 - A lead's account administration: :func:`add_account`, :func:`account_action` (reset, disable,
@@ -24,10 +25,26 @@ def session_user(token: str | None) -> User | None:
     return get_store().user_for_token(token) if token else None
 
 
-def sign_in(username: str, password: str, client: str) -> User:
+def sign_in(username: str, password: str, client: str, device: str | None = None, proof: str | None = None) -> User:
     """The account, or :class:`corpus.store.SignInRefused` (the store's words: never whether the
-    account exists)."""
-    return get_store().sign_in(username, password, client=client)
+    account exists), or :class:`corpus.store.ProofNeeded` (a browser the account does not know, past
+    its free attempts: the password was not checked). ``device``: the device tokens the browser
+    keeps; ``proof``: a solved challenge."""
+    return get_store().sign_in(username, password, client=client, device=device, proof=proof)
+
+
+def device_tokens(user: User, held: str | None) -> str | None:
+    """What the browser ``user`` just signed in from keeps from now on: its device tokens with this
+    account's (None if the account cannot sign in any more)."""
+    try:
+        return get_store().issue_device_token(user, held)
+    except AccessDenied:
+        return None
+
+
+def device_seconds() -> float:
+    """How long a browser stays known to an account after signing in to it."""
+    return get_store().policy.device_ttl.total_seconds()
 
 
 def new_token(user: User) -> str | None:
@@ -64,8 +81,10 @@ def account_named(username: str) -> User | None:
     return get_store().user(username)
 
 
-def change_password(user: User, current: str, new: str) -> None:
-    get_store().change_password(user, current, new)
+def change_password(user: User, current: str, new: str, client: str) -> None:
+    """Change ``user``'s own password: the current one is checked behind the sign-in's backoff and
+    each attempt is logged (:meth:`corpus.store.Store.change_password`)."""
+    get_store().change_password(user, current, new, client=client)
 
 
 # -- a lead's administration ---------------------------------------------------------------------

@@ -22,14 +22,14 @@ _started = False
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def _open(url: str, sign_in_hours: float, _settings: Settings) -> Store:
+def _open(url: str, sign_in_hours: float, proof_bits: int, _settings: Settings) -> Store:
     return _settings.open_store()
 
 
 def get_store() -> Store:
     """The label store the settings name (opened once per process and database)."""
     s = settings()
-    store = _open(s.database_url, float(s.sign_in_hours), s)
+    store = _open(s.database_url, float(s.sign_in_hours), s.sign_in_proof_bits, s)
     if s.announce_setup_token:
         announce_setup_token(store)
     return store

@@ -26,6 +26,7 @@ STORE_RECORDS = {
     "AccessDenied",
     "StoreError",
     "SignInRefused",
+    "ProofNeeded",
     "FeedbackCounts",
     "Snapshot",
     "LabelImport",

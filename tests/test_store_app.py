@@ -81,6 +81,45 @@ def test_a_coder_changes_their_own_password(store):
     assert store.authenticate("ann", "ann-next-password").username == "ann"
 
 
+def test_guessing_the_current_password_in_the_sidebar_is_throttled_and_the_lead_sees_it(store):
+    """Before: a hundred wrong current passwords were each checked at once, then the right one changed
+    the password, with no log line. Now five are free, then changing waits; the lead's table counts them."""
+    at = signed_in("bob", "bob-password", "pages/code.py")
+    said = []
+    for i in range(7):
+        at.text_input(key="auth_pw_current").input(f"guess-{i}-password")
+        at.text_input(key="auth_pw_new").input("bob-next-password")
+        at.text_input(key="auth_pw_again").input("bob-next-password")
+        said.append([e.value for e in _by_label(at.button, "Change the password").click().run().error])
+    assert said[:5] == [["current password: wrong; the password was not changed"]] * 5
+    assert said[5:] == [["Too many wrong current passwords. Try again in 30 seconds."]] * 2
+    at.text_input(key="auth_pw_current").input("bob-password")
+    at.text_input(key="auth_pw_new").input("bob-next-password")
+    at.text_input(key="auth_pw_again").input("bob-next-password")
+    assert not _by_label(at.button, "Change the password").click().run().success  # still waiting
+    seen = store.failed_sign_ins(store.user("lead")).set_index("account")
+    assert seen.loc["bob", ["failures_24h", "password_changes"]].tolist() == [5, 5]
+
+
+def test_past_the_free_attempts_the_sign_in_form_says_why_and_the_browser_proves_work(store):
+    """The sixth wrong password from a client: the form shows the store's words and mounts the
+    browser's proof of work on the store's challenge (the browser test solves it)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/code.py").run()
+    for _ in range(5):
+        at.text_input(key="auth_username").input("ann")
+        at.text_input(key="auth_password").input("not-her-password")
+        _by_label(at.button, "Sign in").click().run()
+        assert [e.value for e in at.error] == ["Unknown username or wrong password."]
+    at.text_input(key="auth_password").input("ann-password")
+    _by_label(at.button, "Sign in").click().run()
+    assert not at.error and "auth_user" not in at.session_state
+    assert [i.value for i in at.info if "proves it waited" in i.value]
+    challenge, bits, _ = at.session_state["auth_challenge"]
+    assert bits == store.policy.proof_bits(1) and challenge.startswith("1.")
+    assert [c.key for c in at.get("bidi_component") if c.key == "auth_proof"] == ["auth_proof"]
+
+
 def test_a_disabled_account_is_signed_out_and_cannot_signed_in(store):
     at = signed_in("ann", "ann-password", "pages/code.py")
     store.disable_user(None, "ann")
@@ -92,7 +131,7 @@ def test_a_disabled_account_is_signed_out_and_cannot_signed_in(store):
 
 def test_signing_out_revokes_the_token_the_sign_in_gave_the_browser(store):
     at = signed_in("ann", "ann-password", "pages/code.py")
-    _, token, _, _ = at.session_state["auth_cookie_write"]  # what the browser was given to keep
+    token = at.session_state["auth_cookie_write"][1]["groundwork_sign_in"][0]  # what the browser was given to keep
     assert store.user_for_token(token) == store.user("ann")
     at.button(key="auth_sign_out").click().run()
     assert not at.exception and at.text_input(key="auth_username") is not None
@@ -108,7 +147,7 @@ def test_an_open_session_ends_when_its_token_stops_signing_in(store, ending, mon
     token still signs in (another tab with the same cookie signing out, a reset, an expiry ...)."""
     at = signed_in("bob", "bob-password", "pages/code.py")
     token = at.session_state["auth_token"]
-    assert at.session_state["auth_cookie_write"][1] == token  # the same token the cookie keeps
+    assert at.session_state["auth_cookie_write"][1]["groundwork_sign_in"][0] == token  # the cookie keeps it
     lead = store.user("lead")
     if ending == "signed out in another tab":
         other = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
@@ -128,7 +167,9 @@ def test_an_open_session_ends_when_its_token_stops_signing_in(store, ending, mon
     at.run()
     assert not at.exception
     assert at.text_input(key="auth_username") is not None and "auth_user" not in at.session_state
-    assert at.session_state["auth_cookie_write"][1:] == (None, 0, token)  # dropped only if it still holds that token
+    writes = at.session_state["auth_cookie_write"][1]
+    assert writes["groundwork_sign_in"] == (None, 0, token)  # dropped only if it still holds that token
+    assert writes["groundwork_device"][0]  # the browser stays one the account knows
 
 
 def test_the_lead_shares_snapshots_and_chooses_what_coders_see(store):

@@ -8,7 +8,8 @@ a real database. Nothing else in the app writes to the database.
   (:mod:`.gold`).
 * Access is enforced here, not in the pages: every read and write takes the acting ``User``
   (:mod:`.access`). A coder sees only their own labels; a viewer writes nothing.
-* Sign-in has a backoff and signed, expiring tokens (:mod:`.signin`); passwords are Argon2id
+* Sign-in knows the browsers that signed in before, throttles the others with a proof of work, and
+  gives signed, expiring tokens (:mod:`.signin`); passwords are Argon2id
   hashes (:mod:`.passwords`); accounts can be disabled, enabled and deleted (:mod:`.accounts`).
 
 One module per job: tables, migrations, engine (where the database is), passwords, signin,
@@ -34,7 +35,7 @@ from corpus.store.gold import FeedbackCounts, Gold
 from corpus.store.labels import Labels
 from corpus.store.migrations import upgrade
 from corpus.store.sharing import Sharing, Snapshot
-from corpus.store.signin import SignIn, SignInPolicy, SignInRefused
+from corpus.store.signin import ProofNeeded, SignIn, SignInPolicy, SignInRefused, proof_holds, solve_proof
 from corpus.store.tables import (
     CODER_VIEWS,
     ERROR_TYPES,
@@ -56,6 +57,7 @@ __all__ = [
     "LabelImport",
     "PHASES",
     "PROVENANCE",
+    "ProofNeeded",
     "ROLES",
     "SCHEMA_VERSION",
     "STATUSES",
@@ -70,8 +72,10 @@ __all__ = [
     "WritePolicy",
     "default_url",
     "metadata",
+    "proof_holds",
     "safe_csv_text",
     "setup_notice",
+    "solve_proof",
     "SETUP_TOKEN_ISSUED",
     "spreadsheet_safe",
     "to_csv",

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -40,6 +42,8 @@ from corpus.store.tables import (
     users,
 )
 
+log = logging.getLogger("groundwork.signin")
+
 
 def _check_password(password: str | None, kind: str = "human") -> None:
     if password is not None and len(password) < passwords.MIN_LENGTH and kind == "human":
@@ -64,6 +68,10 @@ def setup_notice(token: str) -> str:
 
 
 class Accounts(StoreBase):
+    if TYPE_CHECKING:  # from the sign-in part of the Store
+
+        def check_password_change(self, user: User, current: str, client: str | None = None) -> None: ...
+
     def create_user(
         self, username: str, password: str | None, role: str, display_name: str | None = None, kind: str = "human"
     ) -> User:
@@ -189,14 +197,17 @@ class Accounts(StoreBase):
         """Change an account and void its sign-in tokens."""
         c.execute(users.update().where(users.c.id == user_id).values(auth_epoch=users.c.auth_epoch + 1, **values))
 
-    def change_password(self, user: User, current: str, new: str) -> None:
-        """A user changes their own password (the current one is asked again)."""
+    def change_password(self, user: User, current: str, new: str, client: str | None = None) -> None:
+        """A user changes their own password (the current one is asked again, behind the sign-in's
+        backoff and logged like a sign-in: :meth:`corpus.store.signin.SignIn.check_password_change`)."""
         _check_password(new)
+        self.check_password_change(user, current, client)
         with self._write() as c:
             r = self._account(c, user.username)
-            if r.status != "active" or not passwords.verify_password(current, r.password_hash):
+            if r.status != "active" or r.id != user.id:
                 raise AccessDenied("current password: wrong; the password was not changed")
             self._update(c, r.id, password_hash=passwords.hash_password(new))
+        log.info("password changed: account %r, client %s", user.username, client or "-")
 
     def reset_password(self, actor: User | None, username: str, new: str) -> None:
         """A lead sets a new password for an account (e.g. one whose owner forgot it)."""

@@ -86,6 +86,16 @@ def _v6(c: sa.Connection) -> None:
     recount_agreement(c)
 
 
+def _v7(c: sa.Connection) -> None:
+    # A database that got the failures' table in this same upgrade (v4 makes it as it is now) has them.
+    have = {col["name"] for col in sa.inspect(c).get_columns(t.signin_failures.name)}
+    for column in (t.signin_failures.c.device, t.signin_failures.c.attempt):
+        if column.name not in have:
+            _add_column(c, column)
+    # Waits are gone (a browser now proves work instead): the old rows' locks no longer mean anything.
+    c.execute(t.signin_throttle.update().values(locked_until=None))
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(
         2,
@@ -111,6 +121,12 @@ MIGRATIONS: tuple[Migration, ...] = (
         "each task keeps its agreement in sufficient statistics, written with every label: the live "
         "panel's numbers come from a few rows instead of every label; a task's row holds its number of items",
         _v6,
+    ),
+    Migration(
+        7,
+        "a browser that signed in to an account before is a known device whose right password always gets "
+        "through; failures keep the device they came from and whether they were a sign-in or a password change",
+        _v7,
     ),
 )
 assert [m.version for m in MIGRATIONS] == list(range(2, t.SCHEMA_VERSION + 1)), "one migration per version, in order"

@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from corpus.store.notify import announce
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 ROLES = ("lead", "coder", "viewer")
 PHASES = ("coding", "adjudication", "revealed")
@@ -194,6 +194,10 @@ signin_failures = sa.Table(
     sa.Column("account", sa.String(200), nullable=False),  # the name typed (lower case), an account or not
     sa.Column("client", sa.String(200), nullable=False),
     sa.Column("at", sa.DateTime(timezone=True), nullable=False),
+    # v7: the known device it came from (its id; NULL: a browser that never signed in to the account),
+    # and what was attempted (NULL: a sign-in; "password change": a wrong current password).
+    sa.Column("device", sa.String(32), nullable=True),
+    sa.Column("attempt", sa.String(20), nullable=True),
     sa.Index("ix_signin_failures_account", "account", "at"),
     sa.Index("ix_signin_failures_client", "client", "at"),
     sa.Index("ix_signin_failures_at", "at"),

@@ -1,6 +1,7 @@
 """Schema migrations: a version-1 database, written with version 1's DDL, is upgraded in place on
 SQLite and PostgreSQL with every row kept; the result has the current schema; a version-2 database
-gets the revoked tokens' table; a version-3 database gets sign-in keys; a failed upgrade changes nothing; racing openers upgrade once; a
+gets the revoked tokens' table; a version-3 database gets sign-in keys; a version-6 database's failed
+sign-ins learn their devices; a failed upgrade changes nothing; racing openers upgrade once; a
 newer database is refused."""
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _write_v1(url: str, extra_ddl: str = "") -> None:
 def test_a_version_1_database_is_upgraded_in_place_and_keeps_every_row(url):
     _write_v1(url)
     store = Store(url)
-    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3, 4, 5, 6], 6, 6)
+    assert (store.migrated, store.schema_version(), SCHEMA_VERSION) == ([2, 3, 4, 5, 6, 7], 7, 7)
     # The labels version was counted from the labels kept: 5 label rows, the newest id 5.
     assert store.labels_version(1) == (5, 5)
     lead = store.sign_in("lead", "lead-password")  # a version-1 (PBKDF2) password still signs in
@@ -125,7 +126,7 @@ def test_openers_racing_on_an_old_database_upgrade_it_once(url):
         t.start()
     for t in threads:
         t.join()
-    assert errors == [] and sorted(done) == [[], [], [], [2, 3, 4, 5, 6]]
+    assert errors == [] and sorted(done) == [[], [], [], [2, 3, 4, 5, 6, 7]]
 
 
 def _as_version(store: Store, version: int, *statements: str) -> None:
@@ -154,7 +155,7 @@ def test_a_version_2_database_gets_the_revoked_tokens(url):
     ann = store.create_user("ann", "ann-password", "coder")
     _as_version(store, 2, "DROP TABLE revoked_tokens", *_V3)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([3, 4, 5, 6], 6)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([3, 4, 5, 6, 7], 7)
     token = upgraded.issue_token(ann)
     assert upgraded.revoke_token(token) and upgraded.user_for_token(token) is None
 
@@ -175,7 +176,7 @@ def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
         "INSERT INTO signin_throttle (key, failures, last_failure) VALUES ('account:ann', 9, CURRENT_TIMESTAMP)",
     )
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([4, 5, 6], 6)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([4, 5, 6, 7], 7)
     with upgraded.engine.connect() as c:
         keys = c.execute(sa.text("SELECT sign_in_key FROM users")).scalars().all()
         assert c.execute(sa.text("SELECT count(*) FROM signin_throttle")).scalar_one() == 0
@@ -188,8 +189,8 @@ def test_a_version_3_database_gives_every_account_its_own_sign_in_key(url):
 def test_a_newer_database_is_refused(url):
     store = Store(url)
     with store.engine.begin() as c:
-        c.execute(sa.text("UPDATE schema_meta SET value = '7' WHERE \"key\" = 'schema_version'"))
-    with pytest.raises(StoreError, match="schema version 7, newer than this app's 6; upgrade the app"):
+        c.execute(sa.text("UPDATE schema_meta SET value = '8' WHERE \"key\" = 'schema_version'"))
+    with pytest.raises(StoreError, match="schema version 8, newer than this app's 7; upgrade the app"):
         Store(url)
 
 
@@ -206,7 +207,7 @@ def test_a_version_4_database_counts_each_tasks_labels_version(url):
     store.add_label(ann, task.id, "S01:0", "repair")  # a relabel is a row too
     _as_version(store, 4, *_V4)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([5, 6], 6)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([5, 6, 7], 7)
     assert upgraded.labels_version(task.id) == (4, ids[-1] + 1)
     assert upgraded.labels_version(empty.id) == (0, 0)
     new = upgraded.add_label(ann, task.id, "S01:1", "repair")
@@ -234,7 +235,7 @@ def test_a_version_5_database_counts_each_tasks_agreement_sums(url):
     store.add_label(bob, task.id, "S01:1", "repair")  # a relabel: only the latest counts
     _as_version(store, 5, *_V5)
     upgraded = Store(url)
-    assert (upgraded.migrated, upgraded.schema_version()) == ([6], 6)
+    assert (upgraded.migrated, upgraded.schema_version()) == ([6, 7], 7)
     assert upgraded.task(task.id).n_items == 3  # counted on the upgrade
     head = headline(*upgraded.agreement_sums(lead, task.id))
     assert (head.n_labels, head.n_items_complete, head.percent_agreement.estimate) == (6, 3, 1.0)
@@ -243,3 +244,28 @@ def test_a_version_5_database_counts_each_tasks_agreement_sums(url):
     batch = ag.panel(ag.LabelTable(human_labels(upgraded.labels(lead, task.id)), **COLS))
     assert head.percent_agreement.estimate == batch.percent_agreement.estimate == 2 / 3
     assert head.fleiss.estimate == pytest.approx(batch.fleiss.estimate, abs=1e-12)
+
+
+def test_a_version_6_database_keeps_its_failed_sign_ins_and_learns_their_devices(url):
+    """Version 7: a failed sign-in names the known device it came from and what was attempted; the
+    waits of the old backoff are lifted (a browser proves work instead)."""
+    store = Store(url)
+    store.create_user("ann", "ann-password", "coder")
+    for _ in range(5):
+        store.authenticate("ann", "wrong-password", client="203.0.113.9")
+    store.engine.dispose()
+    eng = sa.create_engine(url)
+    with eng.begin() as c:
+        for column in ("device", "attempt"):
+            c.exec_driver_sql(f"ALTER TABLE signin_failures DROP COLUMN {column}")
+        c.exec_driver_sql("UPDATE signin_throttle SET locked_until = last_failure")
+        c.exec_driver_sql("UPDATE schema_meta SET value = '6' WHERE key = 'schema_version'")
+    eng.dispose()
+    store = Store(url)
+    assert (store.migrated, store.schema_version()) == ([7], 7)
+    with store.engine.connect() as c:
+        rows = c.execute(sa.text("SELECT account, client, device, attempt FROM signin_failures")).all()
+        locks = c.execute(sa.text("SELECT count(*) FROM signin_throttle WHERE locked_until IS NOT NULL")).scalar()
+    assert rows == [("ann", "203.0.113.9", None, None)] * 5 and locks == 0
+    assert store.proof_level("ann", "203.0.113.9") == 1
+    store.engine.dispose()
