@@ -34,7 +34,7 @@ from analysis import agreement as ag
 from analysis.format import fmt, fmt_clock, fmt_share, fmt_short, fmt_time
 from analysis.live_panel import LiveAgreement, ModelCoders
 from components import agreement_view as view
-from corpus.escape import md_text
+from corpus.escape import md_line, md_text
 from corpus.store import AccessDenied, Task, User
 from services import tasks
 from services.coding import LivePanel, PanelNumbers, label_changes, labels_version, live_panel, panel_numbers
@@ -158,7 +158,8 @@ def _numbers(user: User, task: Task, coders: list[str], every: float) -> None:
         )
     if coders:
         st.caption(
-            "Progress: " + " · ".join(f"{name} {int(held.progress.get(name, 0))}/{task.n_items}" for name in coders)
+            "Progress: "
+            + " · ".join(f"{md_text(name)} {int(held.progress.get(name, 0))}/{task.n_items}" for name in coders)
         )
 
 
@@ -198,7 +199,7 @@ def details(live: LiveAgreement, task_id: int, names: dict[str, str]) -> None:
     """Diagnostics, per-category kappa, per-version numbers, drift, matrices, most disagreed items."""
     rep = live.report
     for w in rep.diagnostics.warnings:
-        st.warning(w[0].upper() + w[1:], icon=":material/warning:")
+        st.warning(md_line(w[0].upper() + w[1:]), icon=":material/warning:")  # they name categories
     if not rep.diagnostics.warnings:
         st.caption("Diagnostics: no prevalence skew, coder bias, sparse categories or shortage of items found.")
     with st.expander("Per-category kappa and category shares"):
@@ -303,7 +304,7 @@ def _coder_fragment(user: User, task_id: int) -> None:
     try:
         snap = tasks.latest_snapshot(user, task_id)
     except AccessDenied as exc:
-        st.info(str(exc))
+        st.info(md_line(exc))  # it names the account or the task
         return
     numbers_row(ag.Headline.from_json(snap.numbers), who="Team: ")
     st.caption(f"As the lead shared them on {fmt_time(snap.taken_at)} UTC.")

@@ -73,7 +73,7 @@ def diagnostics(rep: ag.AgreementReport, names: Mapping[str, str] | None = None)
     (``names``: each code's name in the codebook)."""
     diag = rep.diagnostics
     for w in diag.warnings:
-        st.warning(w[0].upper() + w[1:], icon=":material/report:")
+        st.warning(md_line(w[0].upper() + w[1:]), icon=":material/report:")  # they name categories
     if not diag.warnings:
         share = fmt_share(diag.prevalence_share) if is_defined(diag.prevalence_share) else None
         st.success(
@@ -281,7 +281,9 @@ def model_vs_humans(result: ag.GoldComparison, paper_note: str = "", names: Mapp
     metric(c[0], result.cohen, "Cohen's kappa vs gold")
     metric(c[1], result.percent_agreement, "Percent agreement")
     c[2].metric(
-        "Items compared", result.cohen.n, help=f"gold: {result.gold}; {result.n_unmatched} of its labels had no gold"
+        "Items compared",
+        result.cohen.n,
+        help=f"gold: {md_line(result.gold)}; {result.n_unmatched} of its labels had no gold",
     )
     if paper_note:
         st.caption(paper_note)
@@ -295,7 +297,9 @@ def model_vs_humans(result: ag.GoldComparison, paper_note: str = "", names: Mapp
 def scheme_comparison(cmp: SchemeComparison, name_a: str, name_b: str) -> None:
     c = st.columns(3)
     c[0].metric(
-        "Actions in both schemes", cmp.n_items, help=f"{cmp.n_only_a} only in {name_a}, {cmp.n_only_b} only in {name_b}"
+        "Actions in both schemes",
+        cmp.n_items,
+        help=f"{cmp.n_only_a} only in {md_line(name_a)}, {cmp.n_only_b} only in {md_line(name_b)}",
     )
     metric(c[1], cmp.cramers_v)
     c[2].metric(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from corpus.escape import md_line
 from corpus.store import Task, User
 from services.adjudication import gold_history
 
@@ -53,7 +54,7 @@ def item_history(lead: User, task: Task, item_id: str) -> None:
     """Every gold decision on one item, newest first (nothing when it has none)."""
     history = gold_history(lead, task.id, item_id)
     if history.empty:
-        st.caption(f"No gold for {item_id} yet.")
+        st.caption(f"No gold for {md_line(item_id)} yet.")
         return
     st.markdown(f"**Gold history of this item** ({len(history)} decision{'s' if len(history) != 1 else ''})")
     st.dataframe(

@@ -10,7 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 from analysis.format import fmt_count
 from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
-from corpus.escape import md_text
+from corpus.escape import md_line, md_text
 from corpus.kitchen_dataset import KitchenCorpus
 from services.home import DatasetFacts
 
@@ -47,7 +47,7 @@ def entries(facts: DatasetFacts) -> None:
         if facts.tour_session:
             _step(
                 "pages/replay.py",
-                f"1. Replay session {facts.tour_session}",
+                f"1. Replay session {md_line(facts.tour_session)}",  # a label reads Markdown: the id stays text
                 "The route, the drawing as it grows, the chat, and what each person reported thinking.",
                 ":material/play_circle:",
                 session=facts.tour_session,

@@ -84,7 +84,7 @@ def _uploaded_codebook(key: str) -> cbm.Codebook | None:
     try:
         return cbm.loads(up.getvalue().decode("utf-8", errors="replace"), up.name)
     except DatasetError as exc:
-        st.error(f"{up.name} is not a usable codebook: {len(exc.report.errors)} problem(s).")
+        st.error(f"{md_text(up.name)} is not a usable codebook: {len(exc.report.errors)} problem(s).")
         show_report(exc.report)
         return None
 
@@ -332,7 +332,7 @@ def revise_codebook(lead: User, task: Task) -> None:
     )
     key = f"ta_revise_{task.id}"
     new = _uploaded_codebook(key)
-    if new is not None and st.button(f"Code from now on with v{new.version}", key=f"{key}_go", type="primary"):
+    if new is not None and st.button(f"Code from now on with v{md_line(new.version)}", key=f"{key}_go", type="primary"):
         try:
             tasks.revise_codebook(lead, task.id, new)
         except (StoreError, AccessDenied) as exc:
@@ -357,7 +357,7 @@ def import_labels(lead: User, task: Task) -> None:
         except (StoreError, AccessDenied) as exc:
             st.error(md_line(exc))
         else:
-            st.success(f"Imported {done.summary()} from {up.name}.")
+            st.success(md_line(f"Imported {done.summary()} from {up.name}."))  # coder and file names
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from analysis.format import fmt_count
+from corpus.escape import md_line
 from corpus.store import User
 from corpus.uploads import mib
 from services import uploads
@@ -45,7 +46,7 @@ def uploads_admin(lead: User) -> None:
     in_use = [names[u.key] for u, tasks in kept if u.key in chosen and tasks]
     if in_use:
         st.warning(
-            f"Coding tasks use {', '.join(in_use)}: their labels stay, and their items show again once the "
+            f"Coding tasks use {md_line(', '.join(in_use))}: their labels stay, and their items show again once the "
             "same dataset is uploaded again."
         )
     if st.button("Delete the chosen uploads", key="ta_reclaim_go", disabled=not chosen, icon=":material/delete:"):

@@ -3,39 +3,44 @@ inject elements if any page rendered it as HTML or Markdown.
 
 The markers: script sets ``window.__pwned`` (or calls ``alert``), injected elements carry the class
 ``pwn``, an ``iframe[srcdoc]`` or an ``img[onerror]``; ``**md**`` and a ``javascript:`` link show
-whether Markdown was interpreted; an ``<a href>`` whether Plotly (which reads a few tags) made a link;
-bare addresses (``https://evil.example/bare``, ``www.``, an
+whether Markdown was interpreted; Streamlit's colon syntax (``:material/lock:``, ``:red[x]``,
+``:smile:``) whether Markdown made an icon, a coloured span or an emoji of it; an ``<a href>`` whether
+Plotly (which reads a few tags) made a link; bare addresses (``https://evil.example/bare``, ``www.``, an
 e-mail) whether data text became a link; the text starts with a spreadsheet formula
 (``=HYPERLINK(...)``), which no CSV download may leave live.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from helpers import mm, tiny_map, tiny_session
 
 from analysis import coding as ac
 from corpus import codebook as cbm
+from corpus.benchmark import load_benchmark, write_benchmark_dataset
 from corpus.dataset import load
 from corpus.model import Checkpoint, DatasetInfo, Label, Landmark, Participant, Persona
 from corpus.store import Store, User
 from corpus.write import write_dataset
 
+COLON_SYNTAX = ":material/lock: :red[x] :smile:"
 HOSTILE = (
-    '=HYPERLINK("https://evil.example/f","x") <img src=x onerror="window.__pwned=1">'
+    f'=HYPERLINK("https://evil.example/f","x") {COLON_SYNTAX} <img src=x onerror="window.__pwned=1">'
     '<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>'
     "<b class=pwn>x</b> **md** [l](javascript:alert(1)) "
     '<a href="https://evil.example/a">a</a> https://evil.example/bare www.evil.example mail@evil.example'
 )
-# A task's name is at most 200 characters: the same without the iframe and the last two addresses.
-HOSTILE_TASK = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "").replace(
-    " www.evil.example mail@evil.example", ""
+# A task's name and a dataset's name (as the sidebar offers it) are at most 200 characters: the same
+# without the iframe and the bare addresses.
+HOSTILE_NAME = HOSTILE.replace('<iframe srcdoc="<script>parent.__pwned=1</script>"></iframe>', "").replace(
+    " https://evil.example/bare www.evil.example mail@evil.example", ""
 )
 # A session id names a folder: the same attack without a slash.
-HOSTILE_ID = '<img src=x onerror="window.__pwned=2"><b class=pwn>s'
+HOSTILE_ID = '<img src=x onerror="window.__pwned=2"><b class=pwn>s:red[x]'
 # Account names are at most 64 characters.
-HOSTILE_USER = "<b class=pwn>coder<img src=x onerror=alert(3)>"
+HOSTILE_USER = "<b class=pwn>coder<img src=x onerror=alert(3)> :red[x] :smile:"
 CODER_PASSWORD = "coder-password"
 LEAD_PASSWORD = "lead-password"
 
@@ -114,11 +119,44 @@ def write_hostile_dataset(dest: Path) -> Path:
     ]
     return write_dataset(
         dest,
-        DatasetInfo(name=HOSTILE, description=HOSTILE, synthetic=True),
+        DatasetInfo(name=HOSTILE_NAME, description=HOSTILE, synthetic=True),
         [m],
         sessions,
         labels=labels,
         predictions=_prediction_run(sessions),
+    )
+
+
+def write_hostile_benchmark(dest: Path) -> Path:
+    """A theory-of-mind benchmark (the first trial of the bundled synthetic one, with its runs'
+    answers): markup in its name and description, every question, every option after its letter,
+    what each distractor tests, the question type of one form of question (a slice: a leaderboard
+    column), and the story's main character, scenario names and dialogue."""
+    bench = load_benchmark(Path(__file__).resolve().parent.parent / "samples" / "dyntom-synthetic")
+    group = bench.items["group"].iloc[0]
+    items = bench.items[bench.items["group"] == group].copy()
+    items["question"] = HOSTILE
+    items["options"] = [[f"{opt.split('.', 1)[0]}. {HOSTILE}" for opt in options] for options in items["options"]]
+    items["option_kinds"] = [[k if k == "true_answer" else HOSTILE for k in kinds] for kinds in items["option_kinds"]]
+    items.loc[items["form"] == items["form"].iloc[0], "question_type"] = HOSTILE
+    story = bench.contexts[group]
+    scenarios = [
+        {**sc, "scenario": HOSTILE, "dialogue": [[HOSTILE, HOSTILE] for _ in sc["dialogue"]]}
+        for sc in story["scenarios"]
+    ]
+    runs = tuple(
+        dataclasses.replace(r, answers=r.answers[r.answers["item_id"].isin(items["item_id"])]) for r in bench.runs
+    )
+    return write_benchmark_dataset(
+        dest,
+        dataclasses.replace(
+            bench,
+            name=HOSTILE_NAME,
+            description=HOSTILE,
+            items=items.reset_index(drop=True),
+            contexts={group: {**story, "main_character": HOSTILE, "scenarios": scenarios}},
+            runs=runs,
+        ),
     )
 
 
@@ -151,7 +189,7 @@ def coding_round(store: Store, dataset: Path) -> tuple[User, User, int]:
     items = ac.assign_partitions(ac.sample_items(corpus.actions_df, len(corpus.actions_df), seed=1), 0, seed=1)
     task = store.create_task(
         lead,
-        HOSTILE_TASK,
+        HOSTILE_NAME,
         corpus.info.name,
         hostile_codebook(),
         items,

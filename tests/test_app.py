@@ -200,7 +200,7 @@ def test_a_link_to_a_dataset_the_server_does_not_offer_says_so(team):
     # Markdown's characters escaped: no bold, no link.
     assert warning == [
         "The link named a dataset this server does not offer (gone-1234 \\*\\*bold\\*\\* "
-        "\\[x\\](javascript:alert(1))): Groundwork sample corpus \\(synthetic\\) \\(sample\\_data\\) "
+        "\\[x\\](javascript\\:alert(1))): Groundwork sample corpus \\(synthetic\\) \\(sample\\_data\\) "
         "is shown instead."
     ]
     assert at.title[0].value.startswith("Data: Groundwork sample corpus")

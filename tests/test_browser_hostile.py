@@ -1,8 +1,8 @@
 """Data is text, never markup, on every page: a dataset and a coding round with markup in every text
 field (tests/hostile_data.py), served as the only dataset root; the lead goes through every screen of
 the menu (a failed sign-in and a map draft named with markup too) and the Replay player, the coder the Code page, and in headless chromium no script runs, no
-element is injected, no address in the text becomes a link, no page fails, and the text shows as
-written. On every screen the lead downloads every CSV the page offers: no cell of any starts a
+element is injected, no address in the text becomes a link, Streamlit's colon syntax makes no icon,
+coloured span or emoji, no page fails, and the text shows as written. On every screen the lead downloads every CSV the page offers: no cell of any starts a
 formula (the data's text starts with one)."""
 
 from __future__ import annotations
@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
-from conftest import module_tab, open_from_menu, served_app, sign_in, wait_idle
+from conftest import module_tab, open_from_menu, pick_dataset, served_app, sign_in, wait_idle
 from hostile_data import (
     CODER_PASSWORD,
+    COLON_SYNTAX,
     HOSTILE,
     HOSTILE_ID,
     HOSTILE_USER,
     LEAD_PASSWORD,
     coding_round,
+    write_hostile_benchmark,
     write_hostile_dataset,
 )
 from playwright.sync_api import expect
@@ -37,8 +39,21 @@ INJECTED = {
     "a link made from an address in the data": "a[href*='evil.example' i], a[*|href*='evil.example' i]",
     "Markdown emphasis of the payload": "strong:text-is('md'), b:text-is('md')",
     "an HTML form with a password field": "form:has(input[type=password])",
+    # The app's own icons come from widgets' icon parameters; Markdown makes an icon of
+    # ":material/lock:" in text (and a button group of an option that starts with one).
+    "an icon made from the data's :material/lock:": (
+        "span[role=img][aria-label='lock icon' i], [data-testid=stButtonGroup] [data-testid=stIconMaterial]:text-is('lock')"
+    ),
+    # ":red[x]" makes a coloured span around "x"; a bare ":red" an empty one. The app's own coloured
+    # text (a badge on the Code page) is never empty nor "x".
+    "a coloured span made from the data's :red[x]": (
+        "[class*=stMarkdownColored]:empty, [class*=stMarkdownColored]:text-is('x'), "
+        ".stMarkdownBadge:empty, .stMarkdownBadge:text-is('x')"
+    ),
 }
-SHOWN_AS_TEXT = "**md** [l](javascript:alert(1))"
+SHOWN_AS_TEXT = ["**md** [l](javascript:alert(1))", COLON_SYNTAX]
+EMOJI = "\N{SMILING FACE WITH OPEN MOUTH AND SMILING EYES}"  # what ":smile:" becomes
+JOINER = "\u2060"  # the escaper's invisible word joiner (corpus/escape.py), left out when text is compared
 
 
 # Every screen in the menu: its URL path (the test's id) and its title.
@@ -50,6 +65,7 @@ def hostile_app(tmp_path_factory):
     data = tmp_path_factory.mktemp("hostile_app")
     root = data / "roots"
     dataset = write_hostile_dataset(root / "hostile")
+    write_hostile_benchmark(root / "hostile_tom")  # offered second: the same name, a later folder
     store = Store.open(data)
     lead, coder, task_id = coding_round(store, dataset)
     store.authenticate(HOSTILE, "a wrong password", client="203.0.113.9")  # the lead's table of failed sign-ins
@@ -136,8 +152,13 @@ def _problems(page, where: str, dialogs: list[str]) -> list[str]:
             )
     # Shown as text: in the page's text, or as the value of a field (a select box shows its choice so).
     values = page.evaluate("[...document.querySelectorAll('input')].map(i => i.value).join(' ')")
-    if SHOWN_AS_TEXT not in page.locator("body").inner_text() + values:
-        found.append(f"{where}: the hostile text is not shown as written")
+    text = page.locator("body").inner_text() + " " + values
+    if EMOJI in text:
+        found.append(f"{where}: an emoji was made from the data's :smile:")
+    shown = text.replace(JOINER, "")
+    for part in SHOWN_AS_TEXT:
+        if part not in shown:
+            found.append(f"{where}: the hostile text {part!r} is not shown as written")
     return found
 
 
@@ -224,4 +245,23 @@ def test_the_code_page_shows_hostile_data_as_text_to_the_coder(page, dialogs, ho
     wait_idle(page, 60_000)
     expect(page.get_by_role("heading", name="Feedback")).to_be_visible()
     problems += _problems(page, "code (revealed)", dialogs)
+    assert not problems, "\n".join(problems)
+
+
+def test_a_benchmark_shows_hostile_data_as_text(lead_tab):
+    """A theory-of-mind benchmark with markup in its questions, options, question types and story:
+    Compare's leaderboard (a column per question type) and an instance with its options and story.
+    Last in the module: the lead's tab stays on this dataset."""
+    page, dialogs = lead_tab
+    pick_dataset(page, "(hostile_tom)")
+    _open(page, "Compare")
+    main = page.get_by_test_id("stMain")
+    expect(main.get_by_role("heading", name="Models on a benchmark")).to_be_visible()
+    expect(main.get_by_test_id("stTable").first).to_contain_text("synth-large")
+    problems = _problems(page, "Compare on a benchmark (leaderboard)", dialogs)
+    main.get_by_role("tab", name="Instances").click()
+    wait_idle(page)
+    expect(main.get_by_text("tests: ", exact=False).first).to_be_visible()  # the options of the question shown
+    expect(main.get_by_text("Main character:", exact=False).first).to_be_visible()  # and its story
+    problems += _problems(page, "Compare on a benchmark (an instance)", dialogs)
     assert not problems, "\n".join(problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from corpus.escape import md_line
 from corpus.store import AccessDenied, FeedbackCounts, Task, User
 from services.coding import feedback, feedback_counts
 
@@ -40,7 +41,7 @@ def feedback_view(user: User, task: Task) -> None:
         counts = feedback_counts(user, task.id)
         fb = feedback(user, task.id)
     except AccessDenied as exc:
-        st.info(str(exc))
+        st.info(md_line(exc))  # it names the task
         return
     if counts.coded == 0:
         st.info("You gave no labels in this task.")

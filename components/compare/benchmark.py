@@ -79,15 +79,16 @@ def leaderboard(cmp: BenchmarkComparison) -> None:
     cells, table, best = leaderboard_frame(cmp, by)
     table.index = [md_line(r) for r in table.index]  # st.table reads Markdown in its cells: names stay text
     best.index = table.index
+    table.columns = best.columns = [md_line(c) for c in table.columns]  # and its headers: a slice's values
     st.table(table.style.apply(lambda col: [BEST if b else "" for b in best[col.name]], axis=0))
     st.caption(
-        f"Accuracy [95% interval] by {field_name(by)}; n: the most items any run has in the column. "
+        f"Accuracy [95% interval] by {md_line(field_name(by))}; n: the most items any run has in the column. "
         f"Interval: {md_line(cells['interval_method'].iloc[0])}. Bold: the best run in its column and every run "
         "McNemar's exact test does not separate from it (p >= 0.05 on the items both answered); nothing is bold "
         "where no run is separated from the best."
     )
     csv_button("Download CSV", cells.drop(columns="text"), f"benchmark_accuracy_{by}.csv", key="bench_lb_csv")
-    st.plotly_chart(_dots(cmp, cells[cells["value"] != ALL], field_name(by)), key="bench_lb_chart")
+    st.plotly_chart(_dots(cmp, cells[cells["value"] != ALL], plain(field_name(by))), key="bench_lb_chart")
 
 
 def _dots(cmp: BenchmarkComparison, cells: pd.DataFrame, x_title: str) -> go.Figure:
@@ -98,7 +99,7 @@ def _dots(cmp: BenchmarkComparison, cells: pd.DataFrame, x_title: str) -> go.Fig
             continue
         fig.add_trace(
             go.Scatter(
-                x=d["value"],
+                x=[plain(v) for v in d["value"]],  # a slice's values: data
                 y=d["estimate"],
                 mode="lines+markers",
                 name=plain(run),
@@ -124,13 +125,13 @@ def slices(cmp: BenchmarkComparison) -> None:
     default = fields.index("mental_state") if "mental_state" in fields else 0
     by = st.selectbox("Slice", fields, index=default, format_func=field_name, key="bench_slice_field")
     cells = cmp.accuracy(by)
-    st.plotly_chart(_dots(cmp, cells, field_name(by)), key="bench_slice_chart")
+    st.plotly_chart(_dots(cmp, cells, plain(field_name(by))), key="bench_slice_chart")
     wide = cells.pivot(index="value", columns="run", values="estimate").reindex(
         index=list(dict.fromkeys(cells["value"])), columns=cmp.run_ids
     )
     st.dataframe(wide.round(3), width="stretch")
     st.caption(
-        f"Accuracy by {field_name(by)}, pooled over items of every trial (the benchmark's own evaluation pools "
+        f"Accuracy by {md_line(field_name(by))}, pooled over items of every trial (the benchmark's own evaluation pools "
         f"counts the same way). Interval: {md_line(cells['interval_method'].iloc[0])}."
     )
     csv_button("Download CSV", cells, f"benchmark_slice_{by}.csv", key="bench_slice_csv")
@@ -276,7 +277,7 @@ def _moment(context: dict, item_id: str) -> None:
     if context.get("dataset"):
         params["dataset"] = context["dataset"]
     st.link_button(
-        f"Open action {int(step) + 1} of {context.get('session_id', '')} in Replay",
+        f"Open action {int(step) + 1} of {md_line(context.get('session_id', ''))} in Replay",  # a label: Markdown
         f"replay?{urlencode(params)}",
         icon=":material/play_circle:",
     )

@@ -10,6 +10,7 @@ import streamlit as st
 from analysis.compare.comparison import Comparison
 from analysis.compare.slices import slice_wide, value_order
 from components.compare.common import DIMENSIONS, FILTER_KEY, plain, run_bars, run_label
+from corpus.escape import md_line
 
 FIELD_NAMES = {"role": "role", "condition": "condition", "progress": "task progress", "split": "split"}
 
@@ -17,7 +18,7 @@ FIELD_NAMES = {"role": "role", "condition": "condition", "progress": "task progr
 def slice_figure(table: pd.DataFrame, cmp: Comparison, field: str) -> go.Figure:
     fig = run_bars(cmp, table, "value", "accuracy", plain, "accuracy (95% Wilson CI)")
     fig.update_xaxes(
-        title_text=FIELD_NAMES.get(field, field),
+        title_text=plain(FIELD_NAMES.get(field, field)),
         categoryorder="array",
         type="category",
         categoryarray=[plain(v) for v in value_order(table["value"])],
@@ -44,7 +45,7 @@ def render(cmp: Comparison) -> None:
     for k, field in enumerate(chosen):
         table = cmp.slices(field, dim)
         with cols[k % len(cols)]:
-            st.markdown(f"**By {FIELD_NAMES.get(field, field)}**")
+            st.markdown(f"**By {md_line(FIELD_NAMES.get(field, field))}**")  # a field of the prediction lines
             if table.empty:
                 st.info("No item has this field.")
                 continue

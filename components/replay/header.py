@@ -11,7 +11,7 @@ from analysis.replay import SessionFrames, time_label
 from components.replay import position
 from corpus import schema
 from corpus.dataset import Corpus
-from corpus.escape import md_text
+from corpus.escape import md_line, md_text
 from corpus.values import is_defined
 
 CONDITION_ICONS = {
@@ -37,7 +37,10 @@ def session_picker(corpus: Corpus) -> str | None:
     if position.SESSION not in st.session_state or st.session_state[position.SESSION] not in corpus.sessions:
         wanted = st.query_params.get("session")
         if wanted is not None and wanted not in corpus.sessions:
-            st.warning(f"The link names session '{wanted}', which is not in this dataset; showing '{ids[0]}'.")
+            st.warning(
+                f"The link names session '{md_line(wanted)}', which is not in this dataset; "
+                f"showing '{md_line(ids[0])}'."
+            )
         first_visit = position.SESSION not in st.session_state
         st.session_state[position.SESSION] = wanted if wanted in corpus.sessions else ids[0]
         if first_visit and wanted in corpus.sessions:
