@@ -17,6 +17,7 @@ import streamlit as st
 
 from analysis.format import fmt, fmt_count
 from components import import_options
+from components.errors import failure_sentence
 from corpus.benchmark import Benchmark
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
@@ -131,19 +132,29 @@ def _detected(file_id: str, up) -> uploads.Detection | str:  # noqa: ANN001 - an
     return held[1]
 
 
+def _failed(name: str, exc: Exception, note: str = "") -> None:
+    """An upload that failed unexpectedly: logged with an error id, and recorded (the sidebar and
+    the Data page say so, naming the id)."""
+    uploads.record_failure(name, failure_sentence(exc, f"the upload of {name!r}", "the import"), note)
+
+
 def _import() -> None:
     """Upload button callback: start the import in the worker (the fragment below follows it)."""
     up = st.session_state.get("dataset_zip")
     if up is None:
         return
-    chosen = _choice()
-    if isinstance(chosen, str):
-        datasets.set_outcome(up.name, _one_issue(chosen), False)
+    try:
+        chosen = _choice()
+        if isinstance(chosen, str):
+            datasets.set_outcome(up.name, _one_issue(chosen), False)
+            return
+        fmt, note = chosen
+        choices = import_options.chosen(fmt)
+        user = _signed_in()
+        pending = uploads.start_import(up.name, up.getvalue(), fmt, user, uploads.job_owner(user), choices, note)
+    except Exception as exc:  # noqa: BLE001 - every failure of an upload is told and logged with an id
+        _failed(up.name, exc)
         return
-    fmt, note = chosen
-    choices = import_options.chosen(fmt)
-    user = _signed_in()
-    pending = uploads.start_import(up.name, up.getvalue(), fmt, user, uploads.job_owner(user), choices, note)
     if pending is not None:
         st.session_state[JOB_KEY] = pending
 
@@ -163,7 +174,10 @@ def _importing() -> None:
             st.caption(f":material/hourglass_top: {text} Other pages stay usable meanwhile.")
         return
     st.session_state.pop(JOB_KEY, None)
-    uploads.finish_import(pending, _signed_in())
+    try:
+        uploads.finish_import(pending, _signed_in())
+    except Exception as exc:  # noqa: BLE001 - the import failed unexpectedly: told and logged with an id
+        _failed(pending.name, exc, pending.note)
     st.rerun(scope="app")
 
 
@@ -210,9 +224,39 @@ def sidebar() -> None:
         _upload_box()
         last = datasets.last_outcome()
         if last and not last.imported:
-            st.error(f"{md_text(last.name)} was not opened: {len(last.report.errors)} error(s). See the Data page.")
+            _not_opened(last)
         if synthetic:
             st.caption(":material/science: This dataset is synthetic.")
+
+
+SIDEBAR_PROBLEMS = 20  # problems listed in the sidebar (one repeated on many records counts once)
+
+
+def _problem(file: str, record: str, field: str, message: str) -> str:
+    """One problem on one line: where it is (file, record, field) and what it is."""
+    where = ", ".join(md_line(part) for part in (file, record, field) if part and part != "-")
+    return f"{where}: {md_line(message)}"
+
+
+def _not_opened(last: datasets.ImportOutcome) -> None:
+    """Why the last upload or opening failed, in the sidebar, whatever the page: the count and the
+    first problem with its file, record and field, then the others below it, a line each (the Data
+    page shows them as a table too, beside a Map Task dataset)."""
+    report = last.report
+    errors = report.errors
+    text = f"{md_text(last.name)} was not opened: {report.error_count} error(s)."
+    if errors:
+        first = errors[0]
+        text += " " + _problem(first.file, first.record, first.field, first.message)
+    st.error(text, icon=":material/error:")
+    rows = grouped(errors)
+    if len(errors) > 1 or report.dropped_errors:
+        with st.expander(f"Every problem ({report.error_count})", icon=":material/fact_check:"):
+            shown = rows[:SIDEBAR_PROBLEMS]
+            st.markdown("\n".join(f"- {_problem(r['file'], r['record'], r['field'], r['message'])}" for r in shown))
+            more = len(rows) - len(shown) + report.dropped_errors
+            if more:
+                st.caption(f"... and {fmt_count(more)} more not listed.")
 
 
 def require_corpus() -> Corpus:

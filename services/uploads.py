@@ -204,18 +204,28 @@ def import_progress(pending: PendingImport) -> tuple[float, tuple[int, int] | No
 
 
 def finish_import(pending: PendingImport, user: User | None) -> bool:
-    """Take the finished import's result: open the dataset, or record why not."""
+    """Take the finished import's result: open the dataset, or record why not (the importer's report).
+
+    An import that failed unexpectedly (its worker killed, an error that no report names) raises
+    that error here, for the page to log with an error id and record (:func:`record_failure`)."""
+    if jobs.get(pending.job_id) is None:  # forgotten: another server process, or kept past its time
+        Path(pending.progress_path).unlink(missing_ok=True)
+        why = (
+            f"the import's result is gone (the server was restarted, or it waited more than "
+            f"{jobs.KEEP_SECONDS // 60} minutes); upload the archive again"
+        )
+        set_outcome(pending.name, UploadRefused(pending.name, why).report, False, pending.note)
+        return False
     try:
         up, new, report = jobs.take(pending.job_id)
-    except KeyError:
-        return False
-    except Exception as exc:  # noqa: BLE001 - the worker failed (killed, out of memory): reported
-        report = UploadRefused(pending.name, f"the import stopped ({type(exc).__name__}); try again").report
-        set_outcome(pending.name, report, False, pending.note)
-        return False
     finally:
         Path(pending.progress_path).unlink(missing_ok=True)
     return _kept(pending.name, up, new, report, user, pending.note)
+
+
+def record_failure(name: str, message: str, note: str = "") -> None:
+    """Record that the upload ``name`` failed unexpectedly, as ``message`` says (nothing was kept)."""
+    set_outcome(name, UploadRefused(name, message).report, False, note)
 
 
 # -- the kept uploads (a lead's Tasks page) -------------------------------------------------------

@@ -272,7 +272,8 @@ class Comparison:
         return self._memo.once(("disagree", dimension, kind), make)
 
     def overlay(self, session_id: str) -> pd.DataFrame:
-        """One row per run, dimension and predicted action of a session, with both sides' rationales."""
+        """One row per run, dimension and predicted action of a session, with both sides' rationales and
+        the predicted content (``p_content``: None where a prediction has none, as a mental model's)."""
         return self._memo.once(("overlay", session_id), lambda: self._overlay(session_id))
 
     def _overlay(self, session_id: str) -> pd.DataFrame:
@@ -283,7 +284,9 @@ class Comparison:
                 if frame.empty:
                     continue
                 f = frame[frame["session_id"] == session_id]
-                extra = f[["action_index", "p_rationale"] + (["p_content"] if "p_content" in f else [])]
+                extra = f[["action_index", "p_rationale"]].assign(
+                    p_content=f["p_content"] if "p_content" in f else None
+                )
                 sub = d[(d["run"] == run) & d["dimension"].isin(dims)].merge(extra, on="action_index", how="left")
                 parts.append(sub)
         if not parts:

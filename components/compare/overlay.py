@@ -11,9 +11,10 @@ import streamlit as st
 from plotly.subplots import make_subplots
 
 from analysis.compare.comparison import Comparison
-from analysis.compare.items import CATEGORIES
+from analysis.compare.items import ACTION_TYPE, CATEGORIES
 from analysis.drilldown import replay_link
 from components.compare.common import DIMENSIONS, PALETTE, RUN_HELP, figure_layout, hover, label_name, plain, run_label
+from corpus.escape import md_line
 from services import datasets
 
 PERSON = "person"
@@ -117,6 +118,20 @@ def overlay_figure(data: pd.DataFrame, tracks: dict[str, str], dims: list[str]) 
     return fig
 
 
+def _one_task_note(data: pd.DataFrame) -> None:
+    """Says so when the chosen runs predict only one of the two tasks in this session: the tracks
+    are then that task's alone."""
+    tasks = set(data["dimension"].eq(ACTION_TYPE))
+    if tasks == {False}:
+        st.caption(
+            "The chosen runs have no next-action predictions in this session: the tracks are their mental-model labels."
+        )
+    elif tasks == {True}:
+        st.caption(
+            "The chosen runs have no mental-model predictions in this session: the track is their next action's type."
+        )
+
+
 def _with(link: str, params: dict[str, str]) -> str:
     """``link`` with the parameters that open the same dataset in a new browser session."""
     return link + ("&" + urlencode(params) if params else "")
@@ -140,6 +155,7 @@ def render(cmp: Comparison) -> None:
     if not chosen or not dims:
         st.info("Choose at least one run with predictions in this session.")
         return
+    _one_task_note(data[data["run"].isin(chosen)])
     first, last = int(data["action_index"].min()) + 1, int(data["action_index"].max()) + 1  # as Replay numbers them
     if last - first > WINDOW:
         lo, hi = st.slider(
@@ -162,7 +178,7 @@ def render(cmp: Comparison) -> None:
     if points and points[0].get("customdata"):
         session_id, index = points[0]["customdata"][:2]
         st.link_button(
-            f"Open {session_id}, action {int(index) + 1}, in Replay",
+            f"Open {md_line(session_id)}, action {int(index) + 1}, in Replay",  # a label reads Markdown
             _with(replay_link(str(session_id), int(index)), datasets.link_params(datasets.current_source())),
             icon=":material/open_in_new:",
         )

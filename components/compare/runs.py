@@ -16,6 +16,7 @@ from analysis.compare.comparison import Comparison
 from analysis.format import fmt, fmt_count
 from components.compare.common import run_label
 from components.download import csv_button
+from components.errors import failure_sentence
 from components.palette import CONDITION_NAMES
 from corpus.dataset import Corpus
 from corpus.escape import md_line
@@ -58,6 +59,9 @@ def _start(corpus: Corpus, user: User | None) -> None:
     except jobs.Busy as exc:
         st.session_state[NOTICE] = ("warning", f"Not started: {exc}.")
         return
+    except Exception as exc:  # noqa: BLE001 - told and logged with an error id, the page goes on
+        st.session_state[NOTICE] = ("error", failure_sentence(exc, "Compare: an upload of runs", "The upload"))
+        return
     uploads.charge(user, n_bytes)
     st.session_state[JOB] = (job.id, corpus.content_hash)
     st.session_state.pop(NOTICE, None)
@@ -92,8 +96,11 @@ def _pending(corpus: Corpus) -> None:
     st.session_state.pop(JOB, None)
     try:
         _finish(corpus, jobs.take(job_id))
-    except Exception as exc:  # noqa: BLE001 - the worker failed: reported, the page goes on
-        st.session_state[NOTICE] = ("error", f"The upload could not be validated ({type(exc).__name__}); try again.")
+    except Exception as exc:  # noqa: BLE001 - the worker failed: told and logged with an error id, the page goes on
+        st.session_state[NOTICE] = (
+            "error",
+            failure_sentence(exc, f"Compare: {job.what!r}", "The validation of the uploaded runs"),
+        )
     st.rerun(scope="app")
 
 

@@ -265,13 +265,15 @@ def _import_benchmark(
         from corpus.importers.tom import read_dyntom
 
         bench, found = read_dyntom(src)
-        n_trials = bench.items["group"].nunique()
-        what = f"{n_trials} DynToM trial(s), {len(bench.items)} questions, {len(bench.runs)} run(s)"
+        what = ""  # said once the questions are known to be read (an unreadable question file leaves none)
     report.issues.extend(found.issues)
     for run in bench.refused:
         report.issues.extend(run.report.issues)
     if not report.ok:
         raise DatasetError(report, str(src))
+    if fmt == "dyntom":
+        n_trials = bench.items["group"].nunique()
+        what = f"{n_trials} DynToM trial(s), {len(bench.items)} questions, {len(bench.runs)} run(s)"
     bench = replace(
         bench,
         name=name or f"{dest.name} (imported)",

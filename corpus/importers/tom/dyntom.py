@@ -189,7 +189,17 @@ def _story(folder: Path, rel: str, report: Report) -> dict[str, Any]:
         if not isinstance(sc, dict):
             continue
         lines = []
-        for turn in sc.get("dialogue") or []:
+        dialogue = sc.get("dialogue") or []
+        if not isinstance(dialogue, list):
+            report.add(
+                rel,
+                str(name),
+                "dialogue",
+                f"expected a list of turns, got {describe(dialogue)}; the scenario is shown without its dialogue",
+                severity="warning",
+            )
+            dialogue = []
+        for turn in dialogue:
             if isinstance(turn, dict):
                 lines += [[str(who), str(said)] for who, said in turn.items()]
         scenarios.append({"scenario": str(name), "background": str(sc.get("background", "")), "dialogue": lines})
