@@ -59,8 +59,8 @@ def failed_sign_ins(failed: pd.DataFrame) -> None:
         "A browser that signed in to an account before always gets through with the right password. Any other "
         "browser, after five failures on a name from its address (or once the name failed ten times in the hour, "
         "or the address failed on five names), proves work before its password is checked: a few seconds of the "
-        "browser's time, longer with each failure, never a lockout. \"From known browsers\" counts failures from "
-        "browsers the account knew; \"Password changes\" wrong current passwords (five free, then a wait). Each "
+        'browser\'s time, longer with each failure, never a lockout. "From known browsers" counts failures from '
+        'browsers the account knew; "Password changes" wrong current passwords (five free, then a wait). Each '
         "failure is in the server log (groundwork.signin)."
     )
 

@@ -26,7 +26,7 @@ from corpus.kitchen_dataset import KitchenCorpus
 from corpus.report import grouped
 from corpus.store import User
 from corpus.validate import DatasetError, Report
-from services import datasets, uploads
+from services import datasets, sessions, uploads
 
 T = TypeVar("T")
 
@@ -164,8 +164,11 @@ def _importing() -> None:
     """While an upload is imported: how far it has got; once done, the page opens the dataset."""
     pending = st.session_state[JOB_KEY]
     state = uploads.import_progress(pending)
+    if state is not None and state.waiting is not None:
+        st.caption(f":material/hourglass_top: Importing {md_line(pending.name)}. {state.waiting}")
+        return
     if state is not None:
-        seconds, strokes = state
+        seconds, strokes = state.seconds, state.strokes
         text = f"Importing {md_line(pending.name)}: {fmt(seconds, 0)} s so far."
         if strokes and strokes[1]:
             done, total = strokes
@@ -189,6 +192,7 @@ def _upload_box() -> None:
         if why is not None:
             st.caption(why)
             return
+        sessions.watch()  # the archive's bytes go when this session ends, not minutes later
         up = st.file_uploader("Dataset archive", type=["zip"], key="dataset_zip")
         st.selectbox(
             "Archive holds",

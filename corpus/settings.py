@@ -59,16 +59,28 @@ class Settings(BaseSettings):
         "signed in); everyone but a lead within the per-session quota",
     )
     report_policy: UploadPolicy = Field(
-        "anyone",
-        description="who may build the reproduction report (Report page): `anyone` (also visitors who are not "
-        "signed in; a reviewer needs no account), `signed-in` or `lead`; one build per visitor at a time, "
-        "20 s apart",
+        "signed-in",
+        description="who may build the reproduction report (Report page) with the labels of the team's closed "
+        "tasks: `signed-in` (anyone signed in; `anyone` means the same) or `lead`; each build waits for its turn "
+        "in the server's queue of heavy work, 20 s apart per visitor. A visitor who is not signed in never builds "
+        "one: they get the server's own report of a dataset it offers, built once for everyone",
+    )
+    prebuild_report: bool = Field(
+        True,
+        description="build the server's own report of the default dataset in the background once the server has "
+        "started (at the lowest priority), so that the first visitor who is not signed in gets it at once",
     )
     panel_details_seconds: PositiveFloat = Field(
         30.0,
         description="how often, while labels come in, the lead's live panel brings its details up to date (kappa's "
         "interval, diagnostics, drift, matrices, model coders: computed from every label); the numbers above them "
         "follow each label whatever this is",
+    )
+    heavy_at_once: PositiveInt = Field(
+        2,
+        description="heavy tasks (report builds, imports, validations of uploaded runs, Compare's first scoring of "
+        "a run set) running at once on this server, all its processes together; the others wait in one queue "
+        "(16 at most, two per person), each shown its place",
     )
     read_workers: NonNegativeInt | None = Field(
         None,

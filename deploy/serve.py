@@ -7,7 +7,9 @@ options may follow.
 A process that serves the app imports every module its pages need (about 2.3 s on a 2-CPU machine)
 and loads the dataset it opens by default when somebody first asks for a page; that visitor waited
 for all of it. Here a thread of its own does that work as soon as the server runs: the imports, then
-the default dataset (:func:`services.warm.default_dataset`). A visitor who comes meanwhile waits only
+the default dataset (:func:`services.warm.default_dataset`), then, in a process of its own at the
+lowest priority, the server's own report of that dataset (:mod:`reports.prebuilt`), which a visitor
+who is not signed in gets on the Report page. A visitor who comes meanwhile waits only
 for what is not done yet (an import or a cached load is never done twice). The outcome is one line
 in the server's log; nothing here ever stops the server.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import ast
 import importlib
 import logging
+import subprocess
 import sys
 import threading
 import time
@@ -96,6 +99,35 @@ def _run() -> None:
         return
     opened = f"dataset '{done.dataset}' loaded" if done.dataset else f"no dataset loaded ({done.problem})"
     _say(f"warmed up in {done.seconds:.1f} s: {len(done.modules)} modules imported, {opened}")
+    if done.dataset:
+        prebuild_report()
+
+
+def prebuild_report() -> subprocess.Popen | None:
+    """Build the server's own report of the default dataset (what a visitor who is not signed in gets on
+    the Report page) in a process of its own at the lowest priority, unless it is kept already or the
+    settings say not to (``GROUNDWORK_PREBUILD_REPORT``)."""
+    from reports import prebuilt
+    from services.datasets import check, default_source
+    from services.settings import settings
+
+    if not settings().prebuild_report:
+        return None
+    path = default_source().path
+    if prebuilt.kept(check(path).content_hash) is not None:
+        return None
+    log = settings().data_dir / "reports" / "prebuild.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    _say(f"building the server's report of {path.name} in the background (its log: {log})")
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            ["nice", "-n", "19", sys.executable, "-m", "reports.prebuilt", str(path)],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def start() -> threading.Thread:
@@ -105,11 +137,24 @@ def start() -> threading.Thread:
     return thread
 
 
+def log_to_stderr() -> None:
+    """Groundwork's own log lines (loggers ``groundwork.*``: sign-ins, page failures with their ids,
+    the queue, uploads released) to the server's standard error from INFO up, each with its time, its
+    level and its logger; without this only warnings and errors would reach it."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    log = logging.getLogger("groundwork")
+    log.setLevel(logging.INFO)
+    log.addHandler(handler)
+    log.propagate = False
+
+
 def main(argv: list[str]) -> int:
     from streamlit.web import cli
 
     if str(ROOT) not in sys.path:  # (run as a script, its own folder comes first instead)
         sys.path.insert(0, str(ROOT))
+    log_to_stderr()
     start()
     return cli.main(["run", str(ROOT / "app.py"), *argv], prog_name="streamlit")
 

@@ -17,6 +17,7 @@ from components.compare import (
     slices,
 )
 from components.dataset import current_is_benchmark, require_benchmark, require_corpus, synthetic_banner
+from components.queue import in_turn
 from services import compare as svc
 
 VIEWS = {
@@ -48,7 +49,7 @@ def show_tabs(views: dict, key: str, comparison) -> None:
 if current_is_benchmark():
     bench = require_benchmark("Models on a benchmark")
     benchmark.banner(bench)
-    comparison = svc.benchmark_comparison(bench)
+    comparison = in_turn(lambda who, line: svc.benchmark_comparison(bench, who, line), "Scoring the runs")
     benchmark.coverage(comparison)
     if not comparison.run_ids:
         st.info("No run of this benchmark could be scored (see Runs and coverage).")
@@ -74,7 +75,7 @@ if not chosen:
     st.stop()
 
 standing = svc.split_standing(corpus)  # (worked out while the runs are scored and shown)
-comparison = svc.comparison(corpus, chosen)
+comparison = in_turn(lambda who, line: svc.comparison(corpus, chosen, who, line), "Scoring the runs")
 runs.coverage(comparison)
 split_note = st.container()
 show_tabs(VIEWS, "compare_tab", comparison)

@@ -3,14 +3,17 @@
 A comparison is keyed by the dataset's content hash and by the run set (each run's id and the
 digest of its files), so the same runs on the same data are scored once per server, whoever asks;
 the :class:`analysis.compare.comparison.Comparison` then remembers every view it has computed
-(leaderboards, paired tests, slices, disagreements), so switching tabs recomputes nothing.
-Uploaded runs are validated in a worker process (:mod:`services.jobs`), one upload at a time per
-visitor.
+(leaderboards, paired tests, slices, disagreements), so switching tabs recomputes nothing. The first
+scoring of a run set is heavy work: a page asks for it through the server's queue (:mod:`services.jobs`,
+a turn per person, the place shown while it waits). Uploaded runs are validated in a worker process
+through the same queue.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import streamlit as st
@@ -21,7 +24,11 @@ from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
 from corpus.prediction_sources import read_uploads_for
 from corpus.predictions import Run
+from corpus.workqueue import Place
 from services import jobs
+
+Waiting = Callable[[Place], None]
+_scored_lock = threading.Lock()
 
 
 def run_set_key(runs: Iterable[Run]) -> tuple[tuple[str, str, bool], ...]:
@@ -34,10 +41,47 @@ def _comparison(content_hash: str, run_key: tuple, _corpus: Corpus, _runs: tuple
     return compare(_corpus, _runs)
 
 
-def comparison(corpus: Corpus, runs: Iterable[Run]) -> Comparison:
-    """The comparison of ``runs`` on ``corpus`` (scored on first request, then kept)."""
+_scored: OrderedDict[tuple, None] = OrderedDict()  # what this process scored lately (as many as are kept)
+
+
+def _first_time(key: tuple) -> bool:
+    """Whether the computation ``key`` has not been done lately in this process (so it is heavy)."""
+    with _scored_lock:
+        return key not in _scored
+
+
+def _done(key: tuple, kept: int) -> None:
+    with _scored_lock:
+        _scored[key] = None
+        _scored.move_to_end(key)
+        while len(_scored) > kept:
+            _scored.popitem(last=False)
+
+
+def _queued(key: tuple, kept: int, who: str | None, what: str, waiting: Waiting | None, compute):  # noqa: ANN001, ANN202
+    """``compute()``: at once when it was done lately (kept) or no one asks through the queue (a report
+    being built holds its turn already); else when it is ``who``'s turn in the server's queue of heavy
+    work (raises :class:`services.jobs.Busy` if it cannot be queued)."""
+    if who is None or not _first_time(key):
+        result = compute()
+    else:
+        with jobs.turn(who, what, waiting):
+            result = compute()
+    _done(key, kept)
+    return result
+
+
+def comparison(
+    corpus: Corpus, runs: Iterable[Run], who: str | None = None, waiting: Waiting | None = None
+) -> Comparison:
+    """The comparison of ``runs`` on ``corpus`` (scored on first request, then kept). The first scoring of
+    a run set waits for ``who``'s turn in the server's queue (``waiting(place)`` while it waits)."""
     runs = tuple(runs)
-    return _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
+    key = ("runs", corpus.content_hash, run_set_key(runs))
+    what = f"Scoring {len(runs)} run{'s' * (len(runs) != 1)} on {corpus.info.name}"
+    return _queued(
+        key, 4, who, what, waiting, lambda: _comparison(corpus.content_hash, run_set_key(runs), corpus, runs)
+    )
 
 
 _AHEAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="groundwork-split")
@@ -71,6 +115,11 @@ def _benchmark_comparison(content_hash: str, _bench: Benchmark) -> BenchmarkComp
     return compare_benchmark(_bench)
 
 
-def benchmark_comparison(bench: Benchmark) -> BenchmarkComparison:
-    """The benchmark's runs scored (once per content; the views are kept in the object)."""
-    return _benchmark_comparison(bench.content_hash, bench)
+def benchmark_comparison(
+    bench: Benchmark, who: str | None = None, waiting: Waiting | None = None
+) -> BenchmarkComparison:
+    """The benchmark's runs scored (once per content; the views are kept in the object); the first
+    time, when ``who``'s turn comes in the server's queue."""
+    key = ("benchmark", bench.content_hash)
+    what = f"Scoring the runs of {bench.name}"
+    return _queued(key, 4, who, what, waiting, lambda: _benchmark_comparison(bench.content_hash, bench))

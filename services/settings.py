@@ -15,9 +15,14 @@ def settings() -> Settings:
 
 
 def report_refusal(user) -> str | None:  # noqa: ANN001 - a corpus.store.User or None
-    """Why ``user`` (None: not signed in) may not build the reproduction report here, or None."""
-    policy = settings().report_policy
-    if policy == "anyone" or (user is not None and (policy == "signed-in" or user.role == "lead")):
-        return None
-    who = "a signed-in lead" if policy == "lead" else "you to be signed in"
-    return f"Building the report on this server needs {who}: sign in on an Annotate page (e.g. Tasks)."
+    """Why ``user`` (None: not signed in) may not build the reproduction report here, or None. A
+    visitor who is not signed in never builds one (they get the server's own report of a dataset it
+    offers: :mod:`reports.prebuilt`); under the policy ``lead`` only a lead does."""
+    if user is None:
+        return (
+            "Building a report needs you to be signed in (on an Annotate page, e.g. Code): a visitor who is not "
+            "signed in gets the server's own report."
+        )
+    if settings().report_policy == "lead" and user.role != "lead":
+        return "Building a report on this server needs a signed-in lead: you get the server's own report."
+    return None

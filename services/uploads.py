@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from corpus.importers.detect import Detection, NotRecognised, detect_zip
 from corpus.store import User
@@ -136,12 +135,10 @@ def _kept(name: str, up: Upload | None, new: bool, report: Report, user: User | 
 
 
 def job_owner(user: User | None) -> str:
-    """Whom a worker job belongs to (:mod:`services.jobs`: one at a time each): the account, else
-    this browser session."""
-    if user is not None:
-        return f"user:{user.id}"
-    ctx = get_script_run_ctx()
-    return f"session:{ctx.session_id if ctx else 'none'}"
+    """Whose share of the server's queue of heavy work an upload counts against
+    (:func:`services.jobs.owner`: the account, else the client address: every tab of one person is
+    one person)."""
+    return jobs.owner(user)
 
 
 def _by(user: User | None) -> str:
@@ -194,13 +191,25 @@ def start_import(
     return PendingImport(job.id, name, note, progress.name)
 
 
-def import_progress(pending: PendingImport) -> tuple[float, tuple[int, int] | None] | None:
-    """(seconds so far, (strokes done, total) once the importer has said) while the import runs;
-    None once it is done (or gone)."""
+@dataclass(frozen=True)
+class Progress:
+    """How far an import has got: its place in the server's queue while it waits (``waiting``, in
+    words), then the seconds it has run and (strokes done, total) once the importer has said."""
+
+    waiting: str | None
+    seconds: float
+    strokes: tuple[int, int] | None
+
+
+def import_progress(pending: PendingImport) -> Progress | None:
+    """How far the import has got; None once it is done (or gone)."""
     job = jobs.get(pending.job_id)
     if job is None or job.done:
         return None
-    return job.seconds, read_progress(pending.progress_path)
+    place = job.place()
+    if place is not None and not place.started:
+        return Progress(jobs.place_text(place), 0.0, None)
+    return Progress(None, job.seconds, read_progress(pending.progress_path))
 
 
 def finish_import(pending: PendingImport, user: User | None) -> bool:

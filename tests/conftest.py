@@ -215,7 +215,13 @@ def served_app(data_dir: Path, env_extra: dict | None = None) -> Iterator[str]:
     data_dir.mkdir(parents=True, exist_ok=True)
     port = free_port()
     # As make run serves it: the server never takes a client's address from X-Forwarded-For itself.
-    env = {**os.environ, "GROUNDWORK_DATA_DIR": str(data_dir), "FORWARDED_ALLOW_IPS": "", **(env_extra or {})}
+    env = {
+        **os.environ,
+        "GROUNDWORK_DATA_DIR": str(data_dir),
+        "FORWARDED_ALLOW_IPS": "",
+        "GROUNDWORK_PREBUILD_REPORT": "false",  # a test that needs the server's report asks for it
+        **(env_extra or {}),
+    }
     log_path = data_dir / f"server-{port}.log"
     proc = start_replica(port, env, log_path)  # the command a lab's replicas run (deploy/local.py)
     try:

@@ -123,6 +123,10 @@ BY_ROLE = {
     ("tasks", "signed out"): SIGN_IN,
     ("adjudicate", "signed out"): SIGN_IN,
     ("map-editor", "signed out"): SIGN_IN,
+    ("report", "signed out"): (
+        lambda at: at.button(key="report_server").label == "Get the server's report",
+        "the server's own report (a visitor who is not signed in builds none)",
+    ),
     ("tasks", "coder"): LEADS_ONLY,
     ("tasks", "viewer"): LEADS_ONLY,
     ("adjudicate", "coder"): LEADS_ONLY,

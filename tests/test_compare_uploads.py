@@ -1,7 +1,7 @@
 """Uploading model predictions on the Compare page: the server's upload policy and per-session
 allowance apply as to datasets; a file's size, its lines and the problems listed are bounded; the
-validation runs in a worker process, one at a time per visitor and a few at a time in all, while the
-page stays usable."""
+validation runs in a worker process when it is the visitor's turn in the server's queue (two tasks per
+person, a bounded queue), while the page stays usable."""
 
 from __future__ import annotations
 
@@ -126,13 +126,18 @@ def test_an_upload_over_the_size_limit_is_refused_unread(monkeypatch):
     assert held.report.errors[0].message == "holds 0.0 MiB; an upload of predictions is at most 0 MiB"
 
 
-def test_one_job_at_a_time_per_visitor_and_a_few_in_all(monkeypatch):
-    monkeypatch.setattr(jobs, "JOBS_AT_ONCE", 2)
-    first = jobs.submit("session:a", "Validating a.zip", time.sleep, 1.5)
-    with pytest.raises(jobs.Busy, match="Validating a.zip is still running; wait for it before starting another"):
-        jobs.submit("session:a", "Validating b.zip", time.sleep, 0)
-    second = jobs.submit("session:b", "Validating c.zip", time.sleep, 0)
-    with pytest.raises(jobs.Busy, match="the server is working through 2 uploads of other people"):
-        jobs.submit("session:c", "Validating d.zip", time.sleep, 0)
-    assert jobs.take(first.id) is None and jobs.take(second.id) is None
-    jobs.take(jobs.submit("session:a", "Validating e.zip", time.sleep, 0).id)  # done: the next one may start
+def test_a_visitor_holds_their_share_of_the_servers_queue_and_the_queue_is_bounded(data, monkeypatch):
+    """Each person holds at most two heavy tasks (running or waiting): a third is refused with the
+    reason; a full queue refuses anyone; a finished task frees its place for the next."""
+    monkeypatch.setattr(jobs, "WAITING", 1)
+    first = jobs.submit("client:203.0.113.9", "Validating a.zip", time.sleep, 1.5)
+    second = jobs.submit("client:203.0.113.9", "Validating b.zip", time.sleep, 0)
+    with pytest.raises(jobs.Busy, match=r"you have 2 heavy tasks running or waiting already \(Validating a.zip; "):
+        jobs.submit("client:203.0.113.9", "Validating c.zip", time.sleep, 0)
+    third = jobs.submit("user:7", "Validating d.zip", time.sleep, 0)  # waits: two run already
+    assert third.place().place == 1
+    with pytest.raises(jobs.Busy, match="the server has 1 heavy tasks of other people waiting"):
+        jobs.submit("user:8", "Validating e.zip", time.sleep, 0)
+    assert jobs.take(first.id) is None and jobs.take(second.id) is None and jobs.take(third.id) is None
+    jobs.take(jobs.submit("client:203.0.113.9", "Validating f.zip", time.sleep, 0).id)  # done: the next may start
+    assert jobs.queue().tickets() == []

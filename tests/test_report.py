@@ -272,14 +272,92 @@ def test_the_leaderboards_are_compares(report):
                     assert frame.iat[r, c] == want
 
 
-@pytest.mark.parametrize(("policy", "disabled"), [("anyone", False), ("signed-in", True), ("lead", True)])
-def test_the_deployment_says_who_may_build_the_report(tmp_path, monkeypatch, policy, disabled):
+def _as(at: AppTest, tmp_path, username: str, role: str) -> AppTest:
+    """``at`` signed in as a new account ``username`` of ``role`` (as the sign-in form leaves a session)."""
+    from corpus.store import Store
+
+    store = Store.open(tmp_path / "data")
+    user = store.user(username) or store.create_user(username, f"{username}-password", role)
+    at.session_state["auth_user"], at.session_state["auth_token"] = user, store.issue_token(user)
+    store.engine.dispose()
+    return at
+
+
+@pytest.mark.parametrize(
+    ("who", "policy", "builds"),
+    [
+        (None, "anyone", False),  # a visitor who is not signed in never builds, whatever the policy says
+        (None, "signed-in", False),
+        ("coder", "signed-in", True),
+        ("coder", "lead", False),
+        ("lead", "lead", True),
+    ],
+)
+def test_the_deployment_says_who_may_build_the_report(tmp_path, monkeypatch, who, policy, builds):
     monkeypatch.setenv("GROUNDWORK_REPORT_POLICY", policy)
     at = _page(tmp_path, monkeypatch, "pages/report.py")
-    button = at.button(key="report_build")
-    assert button.disabled is disabled
-    if disabled:
-        assert any(("sign in" in i.value) for i in at.info)
+    if who is not None:
+        _as(at, tmp_path, f"a-{who}", who).run()
+    keys = {b.key for b in at.button}
+    assert ("report_build" in keys) is builds
+    assert ("report_server" in keys) is not builds  # the others get the server's own report
+    if not builds:
+        assert any("signed in" in i.value or "signed-in lead" in i.value for i in at.info)
+
+
+def test_a_visitor_gets_the_servers_report_built_once_for_everyone(tmp_path, monkeypatch):
+    """The first visitor who asks waits for the server's one build (through the queue, as the server's
+    own task); every visitor after gets the same files from the data directory, built no more."""
+    from reports import prebuilt
+
+    first = _page(tmp_path, monkeypatch, "pages/report.py")
+    assert [b.proto.label for b in first.get("download_button")] == []
+    first.button(key="report_server").click().run()
+    assert not first.exception and not first.error, [e.value for e in first.error]
+    labels = [b.proto.label for b in first.get("download_button")]
+    assert labels == ["Report (HTML)", "Tables (CSV, zip)"]
+    kept = sorted((tmp_path / "data" / "reports").iterdir())
+    assert [p.suffix for p in kept] == [".html", ".json", ".zip"]
+    made = {p.name: p.stat().st_mtime_ns for p in kept}
+    second = _page(tmp_path, monkeypatch, "pages/report.py")  # another visitor: the files at once
+    assert [b.proto.label for b in second.get("download_button")] == labels
+    assert "report_server" not in {b.key for b in second.button}
+    assert {p.name: p.stat().st_mtime_ns for p in (tmp_path / "data" / "reports").iterdir()} == made
+    page, tables = prebuilt.kept(load_sample().content_hash).read()
+    assert b"Provenance" in page and zipfile.ZipFile(io.BytesIO(tables)).namelist()
+
+
+def test_a_signed_in_build_waits_for_its_turn_in_the_servers_queue(tmp_path, monkeypatch, caplog):
+    """Two heavy tasks of other people hold the server's two places: the build waits (its place said)
+    until one is done, then runs; a person who holds their share already is told so, and nothing runs."""
+    import logging
+    import threading
+
+    from corpus.workqueue import WorkQueue
+
+    caplog.set_level(logging.INFO, logger="groundwork.jobs")
+    queue = WorkQueue(tmp_path / "data" / "queue")
+    others = [queue.join(f"user:{900 + i}", "an import of someone else") for i in range(2)]
+    assert all(t.running for t in others)
+    at = _as(_page(tmp_path, monkeypatch, "pages/report.py"), tmp_path, "cy", "coder").run()
+    threading.Timer(1.5, queue.leave, args=(others[0].id,)).start()
+    at.button(key="report_build").click().run()
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert [b.proto.label for b in at.get("download_button")][:2] == ["Report (HTML)", "Tables (CSV, zip)"]
+    assert any(
+        "queued Building the report of" in r.getMessage() and "waiting)" in r.getMessage() for r in caplog.records
+    )
+    queue.leave(others[1].id)
+    # Two tasks of this person's own in the queue: a third is refused with the reason.
+    cy = at.session_state["auth_user"]
+    mine = [queue.join(f"user:{cy.id}", f"an upload of cy's ({i})") for i in range(2)]
+    del at.session_state["report_built"]
+    at.run()
+    at.button(key="report_build").click().run()
+    assert any("did not start" in w.value or "Not started" in w.value for w in at.warning)
+    assert any("you have 2 heavy tasks running or waiting already" in w.value for w in at.warning)
+    for t in mine:
+        queue.leave(t.id)
 
 
 # -- the other domains ----------------------------------------------------------------------------
@@ -320,6 +398,7 @@ def test_the_report_screen_builds_every_domains_report(tmp_path, monkeypatch, sa
     at = _linked(tmp_path, monkeypatch, "pages/report.py", SAMPLES / sample)
     assert not at.error
     assert any("synthetic" in i.value for i in at.info)
+    _as(at, tmp_path, "dee", "coder").run()
     at.button(key="report_build").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     labels = [b.proto.label for b in at.get("download_button")]

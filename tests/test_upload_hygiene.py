@@ -213,8 +213,8 @@ def test_an_import_in_the_worker_opens_the_dataset_and_reports_progress(settings
         seen = []
         deadline = time.monotonic() + 120
         while (state := uploads.import_progress(st.session_state.pending)) is not None and time.monotonic() < deadline:
-            if state[1] is not None:
-                seen.append(state[1])
+            if state.strokes is not None:
+                seen.append(state.strokes)
             time.sleep(0.05)
         uploads.finish_import(st.session_state.pending, lead)
         last = datasets.last_outcome()

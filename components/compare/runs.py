@@ -24,7 +24,7 @@ from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES, PREDICTION_UPLOAD
 from corpus.predictions import Run, issues_frame
 from corpus.store import User
 from services import compare as svc
-from services import jobs, uploads
+from services import jobs, sessions, uploads
 
 UPLOADS_KEY = "compare_uploads"  # {dataset content hash: {run id: Run}}
 PICKED = "compare_runs"
@@ -33,7 +33,12 @@ NOTICE = "compare_upload_notice"  # (kind, text) of the last upload attempt
 
 
 def _uploads(corpus: Corpus) -> dict[str, Run]:
-    return st.session_state.setdefault(UPLOADS_KEY, {}).setdefault(corpus.content_hash, {})
+    """The runs this session uploaded for ``corpus`` (held for the session, released when it ends:
+    :mod:`services.sessions`)."""
+    held = sessions.held(UPLOADS_KEY)
+    if held is None:
+        held = sessions.hold(UPLOADS_KEY, {})
+    return held.setdefault(corpus.content_hash, {})
 
 
 def _start(corpus: Corpus, user: User | None) -> None:
@@ -88,6 +93,10 @@ def _pending(corpus: Corpus) -> None:
         st.session_state.pop(JOB, None)
         return
     if not job.done:
+        place = job.place()
+        if place is not None and not place.started:
+            st.info(f"{md_line(job.what)}. {jobs.place_text(place)}", icon=":material/hourglass_top:")
+            return
         st.info(
             f"{md_line(job.what)}: {fmt(job.seconds, 0)} s so far. The page stays usable meanwhile.",
             icon=":material/hourglass_top:",
@@ -114,6 +123,7 @@ def uploader(corpus: Corpus, user: User | None) -> None:
         if why is not None:
             st.caption(why)
         else:
+            sessions.watch()  # the files' bytes and the runs read from them go when this session ends
             st.file_uploader(
                 "Prediction files",
                 type=["zip", "jsonl"],
