@@ -120,7 +120,7 @@ def prebuild_report() -> subprocess.Popen | None:
     log.parent.mkdir(parents=True, exist_ok=True)
     _say(f"building the server's report of {path.name} in the background (its log: {log})")
     with open(log, "ab") as out:
-        return subprocess.Popen(
+        build = subprocess.Popen(
             ["nice", "-n", "19", sys.executable, "-m", "reports.prebuilt", str(path)],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
@@ -128,6 +128,8 @@ def prebuild_report() -> subprocess.Popen | None:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+    threading.Thread(target=build.wait, name="groundwork-prebuild-wait", daemon=True).start()  # no zombie left
+    return build
 
 
 def start() -> threading.Thread:

@@ -8,7 +8,7 @@ import time
 import zipfile
 
 import pytest
-from conftest import expect_no_error, served_app, sign_in, wait_idle
+from conftest import expect_no_error, open_from_menu, served_app, sign_in, wait_idle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -96,8 +96,7 @@ def test_a_build_waits_for_its_turn_with_its_place_shown(page, lab):
     try:
         sign_in(page, url, "tasks", "lead", "lead-password")
         expect(page.get_by_text("Signed in as")).to_be_visible()
-        page.goto(f"{url}/report")  # the sign-in cookie keeps the lead signed in
-        wait_idle(page)
+        open_from_menu(page, "Report")  # the same session: still signed in
         page.get_by_role("button", name="Build the report").click()
         expect(
             page.get_by_text("Waiting for a turn: 1 task before it (2 heavy tasks running on the server).")

@@ -4,11 +4,11 @@ processes on one data directory (the lab's replicas)."""
 
 from __future__ import annotations
 
-import multiprocessing
 import time
 
 import pytest
 
+from corpus.processes import WorkerContext
 from corpus.workqueue import QueueFull, WorkQueue
 
 
@@ -105,12 +105,12 @@ def _hold_a_slot(folder: str, owner: str, seconds: float, out) -> None:  # noqa:
 
 def test_several_processes_share_one_queue_and_its_bound(tmp_path):
     """Six processes (three replicas' worth of visitors) on one folder: never more than two at work."""
-    ctx = multiprocessing.get_context("spawn")
+    ctx = WorkerContext()  # fresh interpreters that are not told of the test runner's own main module
     out = ctx.Queue()
     procs = [ctx.Process(target=_hold_a_slot, args=(str(tmp_path), f"user:{i}", 0.4, out)) for i in range(6)]
     for p in procs:
         p.start()
-    spans = [out.get(timeout=60) for _ in procs]
+    spans = [out.get(timeout=180) for _ in procs]
     for p in procs:
         p.join(timeout=30)
     assert sorted(o for o, _, _ in spans) == [f"user:{i}" for i in range(6)]
