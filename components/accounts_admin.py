@@ -48,20 +48,21 @@ def failed_sign_ins(failed: pd.DataFrame) -> None:
             "account": "Name typed",
             "failures_24h": "Last 24 h",
             "failures_30d": "Last 30 days",
-            "known_devices": "From known browsers",
+            "known_devices": "Known browsers",
             "password_changes": "Password changes",
             "clients": "Clients",
             "last_failure": "Last failure",
-            "clients_proving": "Clients proving work now",
+            "clients_proving": "Proving now",
         },
     )
     st.caption(
         "A browser that signed in to an account before always gets through with the right password. Any other "
         "browser, after five failures on a name from its address (or once the name failed ten times in the hour, "
         "or the address failed on five names), proves work before its password is checked: a few seconds of the "
-        'browser\'s time, longer with each failure, never a lockout. "From known browsers" counts failures from '
-        'browsers the account knew; "Password changes" wrong current passwords (five free, then a wait). Each '
-        "failure is in the server log (groundwork.signin)."
+        'browser\'s time, longer with each failure, never a lockout. "Known browsers" counts failures from '
+        'browsers the account knew; "Password changes" wrong current passwords (five free, then a wait); '
+        '"Proving now" the clients that must prove work on the name now. Each failure is in the server log '
+        "(groundwork.signin)."
     )
 
 

@@ -16,38 +16,42 @@ const K = new Uint32Array([
   0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2]);
 const W = new Uint32Array(64);
 const H = new Uint32Array(8);
+const MID = new Uint32Array(8);
+const IV = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
 
 function rotr(x, n) { return (x >>> n) | (x << (32 - n)); }
 
-// SHA-256 of msg[0..len) (msg has room for the padding): the state in H.
-function sha256(msg, len) {
+// One 64-byte block of msg at off, into the state H.
+function block(msg, off) {
+  for (let i = 0; i < 16; i++) {
+    const j = off + i * 4;
+    W[i] = (msg[j] << 24) | (msg[j + 1] << 16) | (msg[j + 2] << 8) | msg[j + 3];
+  }
+  for (let i = 16; i < 64; i++) {
+    const a = W[i - 15], b = W[i - 2];
+    const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
+    const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
+    W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
+  }
+  let a = H[0], b = H[1], c = H[2], d = H[3], e = H[4], f = H[5], g = H[6], h = H[7];
+  for (let i = 0; i < 64; i++) {
+    const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
+    const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+    h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
+  }
+  H[0] += a; H[1] += b; H[2] += c; H[3] += d; H[4] += e; H[5] += f; H[6] += g; H[7] += h;
+}
+
+// SHA-256 of msg[0..len) (msg has room for the padding), the blocks before "from" already in MID.
+function sha256From(msg, len, from) {
   const total = ((len + 9 + 63) >> 6) << 6;
   msg[len] = 0x80;
-  for (let i = len + 1; i < total; i++) msg[i] = 0;
+  for (let i = len + 1; i < total - 4; i++) msg[i] = 0;
   const bitLen = len * 8;
   msg[total - 4] = (bitLen >>> 24) & 255; msg[total - 3] = (bitLen >>> 16) & 255;
   msg[total - 2] = (bitLen >>> 8) & 255; msg[total - 1] = bitLen & 255;
-  H[0] = 0x6a09e667; H[1] = 0xbb67ae85; H[2] = 0x3c6ef372; H[3] = 0xa54ff53a;
-  H[4] = 0x510e527f; H[5] = 0x9b05688c; H[6] = 0x1f83d9ab; H[7] = 0x5be0cd19;
-  for (let off = 0; off < total; off += 64) {
-    for (let i = 0; i < 16; i++) {
-      const j = off + i * 4;
-      W[i] = (msg[j] << 24) | (msg[j + 1] << 16) | (msg[j + 2] << 8) | msg[j + 3];
-    }
-    for (let i = 16; i < 64; i++) {
-      const a = W[i - 15], b = W[i - 2];
-      const s0 = rotr(a, 7) ^ rotr(a, 18) ^ (a >>> 3);
-      const s1 = rotr(b, 17) ^ rotr(b, 19) ^ (b >>> 10);
-      W[i] = (W[i - 16] + s0 + W[i - 7] + s1) | 0;
-    }
-    let a = H[0], b = H[1], c = H[2], d = H[3], e = H[4], f = H[5], g = H[6], h = H[7];
-    for (let i = 0; i < 64; i++) {
-      const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + W[i]) | 0;
-      const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
-      h = g; g = f; f = e; e = (d + t1) | 0; d = c; c = b; b = a; a = (t1 + t2) | 0;
-    }
-    H[0] += a; H[1] += b; H[2] += c; H[3] += d; H[4] += e; H[5] += f; H[6] += g; H[7] += h;
-  }
+  H.set(MID);
+  for (let off = from; off < total; off += 64) block(msg, off);
 }
 
 function leadingZeros(bits) {
@@ -62,16 +66,25 @@ function leadingZeros(bits) {
 onmessage = (event) => {
   const { challenge, bits } = event.data;
   const prefix = challenge + ":";
-  const msg = new Uint8Array(256);
+  const msg = new Uint8Array(320);
   for (let i = 0; i < prefix.length; i++) msg[i] = prefix.charCodeAt(i) & 255;
+  // The prefix's whole blocks never change: their state is computed once (the midstate).
+  const from = Math.floor(prefix.length / 64) * 64;
+  H.set(IV);
+  for (let off = 0; off < from; off += 64) block(msg, off);
+  MID.set(H);
   const expected = Math.pow(2, bits);
+  // The counter's decimal digits, kept as bytes and counted up in place.
+  let digits = [48];
   for (let n = 0; n < 1e15; n++) {
-    const digits = String(n);
     let len = prefix.length;
-    for (let i = 0; i < digits.length; i++) msg[len++] = digits.charCodeAt(i);
-    sha256(msg, len);
+    for (let i = 0; i < digits.length; i++) msg[len++] = digits[i];
+    sha256From(msg, len, from);
     if (leadingZeros(bits)) { postMessage({ done: true, counter: n }); return; }
     if ((n & 0xffff) === 0xffff) postMessage({ done: false, share: (n + 1) / expected });
+    let i = digits.length - 1;
+    while (i >= 0 && digits[i] === 57) { digits[i] = 48; i--; }
+    if (i < 0) digits.unshift(49); else digits[i]++;
   }
 };
 `;
