@@ -114,7 +114,8 @@ def prebuild_report() -> subprocess.Popen | None:
     if not settings().prebuild_report:
         return None
     path = default_source().path
-    if prebuilt.kept(check(path).content_hash) is not None:
+    digest = check(path).content_hash
+    if prebuilt.kept(digest) is not None or prebuilt.building(digest):  # kept, or another replica builds it
         return None
     log = settings().data_dir / "reports" / "prebuild.log"
     log.parent.mkdir(parents=True, exist_ok=True)
