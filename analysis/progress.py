@@ -6,8 +6,16 @@
   and most sessions end below 100 %. Undefined for a map without a route.
 - ``index``: the action's position in its session (0 = first action, 1 = last).
 - ``time``: elapsed time, the action's timestamp as a share of the session's duration.
+- ``pixel_ratio``: the collaboration platform's own measure of the drawing, its
+  ``route_pixel_ratio`` (the drawing thinned to a line 8 px wide, as a share of the canvas's
+  pixels, logged with each drawing action: :attr:`corpus.model.Action.route_pixel_ratio`). At each
+  action, the last value logged at or before it (0 before the first: nothing drawn yet), as a share
+  of the largest the session reached, so a session's fullest drawing is 1. Like coverage it falls
+  back when the Follower erases or resets; it needs no route on the map, only the platform's values.
+  Undefined in a session that logs none (or whose drawing never has a pixel): :func:`pixel_ratio_sessions`
+  says which.
 
-:func:`progress_table` gives all three for every action; :func:`default_progress` picks route
+:func:`progress_table` gives all four for every action; :func:`default_progress` picks route
 coverage when every session's map has a route, else the action's position.
 """
 
@@ -23,11 +31,13 @@ PROGRESS_KINDS = {
     "coverage": "route coverage",
     "index": "action position",
     "time": "elapsed time",
+    "pixel_ratio": "route pixel ratio",
 }
 AXIS_TITLES = {
     "coverage": "route drawn (% of route cells)",
     "index": "position in the session (% of actions)",
     "time": "elapsed time (% of session duration)",
+    "pixel_ratio": "route pixel ratio (% of the session's largest)",
 }
 COLUMNS = {kind: f"progress_{kind}" for kind in PROGRESS_KINDS}
 
@@ -41,9 +51,39 @@ def default_progress(corpus: Corpus) -> str:
     return "coverage" if corpus.sessions and all(has_route(corpus, s) for s in corpus.sessions) else "index"
 
 
+def pixel_ratio_sessions(corpus: Corpus) -> tuple[list[str], list[str]]:
+    """(the sessions that log the platform's route pixel ratio, those that log none), in the order
+    of the sessions table."""
+    sessions = corpus.sessions_df
+    if not len(sessions):
+        return [], []
+    has = sessions["n_route_pixel_ratio"].to_numpy() > 0
+    ids = sessions["session_id"].astype(str).to_numpy()
+    return ids[has].tolist(), ids[~has].tolist()
+
+
+def _pixel_ratio_progress(ratios: np.ndarray, starts: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """The ``pixel_ratio`` measure of actions whose logged ratios are ``ratios`` (NaN where an action
+    logs none), sessions starting at ``starts`` with ``n`` actions each."""
+    logged = ~np.isnan(ratios)
+    if not logged.any():  # (no session logs one: the common case, at once)
+        return np.full(len(ratios), np.nan)
+    session = np.repeat(np.arange(len(n)), n)
+    # The last value logged at or before each action: the position of the latest logged action,
+    # carried forward within the session (0 before the first).
+    pos = np.where(logged, np.arange(len(ratios)), -1)
+    last = np.maximum.accumulate(pos)
+    carried = np.where(last >= np.repeat(starts, n), ratios[np.maximum(last, 0)], 0.0)
+    largest = np.maximum.reduceat(np.where(logged, ratios, 0.0), starts)
+    any_logged = np.add.reduceat(logged.astype(np.int64), starts) > 0
+    scale = np.where(any_logged & (largest > 0), largest, np.nan)[session]
+    return carried / scale
+
+
 def progress_table(corpus: Corpus) -> pd.DataFrame:
-    """One row per action (in the order of ``corpus.actions_df``): session_id, index and the three
-    progress measures; ``progress_coverage`` is NaN in sessions whose map has no route.
+    """One row per action (in the order of ``corpus.actions_df``): session_id, index and the four
+    progress measures; ``progress_coverage`` is NaN in sessions whose map has no route,
+    ``progress_pixel_ratio`` in sessions that log no route pixel ratio.
 
     Read from the corpus's tables (the action table's rows are the sessions' actions, session by
     session, in order; the route coverage after each action is made with them)."""
@@ -63,6 +103,7 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
     duration = np.repeat(np.maximum(declared, np.maximum.reduceat(stamps, starts)), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         time = np.where(duration > 0, np.clip(stamps / np.where(duration > 0, duration, 1.0), 0.0, 1.0), position)
+    pixels = _pixel_ratio_progress(actions["route_pixel_ratio"].to_numpy(dtype=float), starts, n)
     return pd.DataFrame(
         {
             "session_id": actions["session_id"].array,
@@ -70,6 +111,7 @@ def progress_table(corpus: Corpus) -> pd.DataFrame:
             COLUMNS["coverage"]: np.asarray(corpus.route_coverage, dtype=float),
             COLUMNS["index"]: position,
             COLUMNS["time"]: time,
+            COLUMNS["pixel_ratio"]: pixels,
         }
     )
 

@@ -13,8 +13,13 @@ replay needs is then a cheap lookup:
   the actor reported not being aligned); :func:`next_targets` gives the next one from every step;
 - :func:`nearest_checkpoint`: the actor's in-session checkpoint response closest to a step (the
   memory anchor of the paper's annotation interface);
-- ``frames.timeline``: one row per action (time, role, type, alignment, route coverage);
+- ``frames.timeline``: one row per action (time, role, type, alignment, route coverage, why it has
+  no cell change);
 - ``frames.transcript``: one row per action as the chat shows it.
+
+An action with no cell change (a stroke whose ink image is missing or that changed no grid cell,
+or the undo of one: ``no_cell_change``) is flagged in both, with its reason in words
+(:data:`corpus.model.NO_CELL_CHANGE`); it changes nothing on the canvas.
 
 A step ``t`` is a position in the session's action list (0 = after the first action).
 """
@@ -29,7 +34,7 @@ import pandas as pd
 from corpus import schema
 from corpus.canvas import CanvasHistory, session_history
 from corpus.metrics import route_mask
-from corpus.model import Checkpoint, GridMap, Participant, Session
+from corpus.model import NO_CELL_CHANGE, Checkpoint, GridMap, Participant, Session
 from corpus.values import Undefined
 
 # -- cell categories ----------------------------------------------------------------------------
@@ -270,10 +275,21 @@ def time_label(seconds: float) -> str:
     return f"{s // 60}:{s % 60:02d}"
 
 
+# What an action with no cell change did, by its type.
+NO_CELL_CHANGE_TEXT = {
+    "draw": "brush stroke with no cell change",
+    "erase": "eraser stroke with no cell change",
+    "undo": "undid a stroke with no cell change",
+}
+
+
 def action_text(a) -> str:
-    """An action as the transcript shows it: a message's text, else what the action did."""
+    """An action as the transcript shows it: a message's text, else what the action did (with the
+    reason of an action with no cell change)."""
     if a.type == "message":
         return a.text
+    if a.no_cell_change is not None:
+        return f"{NO_CELL_CHANGE_TEXT[a.type]} ({NO_CELL_CHANGE[a.no_cell_change]})"
     n = len(a.cells)
     if a.type == "draw":
         return f"drew {n} cell{'s' if n != 1 else ''}"
@@ -337,6 +353,7 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
             "coverage": on_route / n_route if has_route else np.full(n, np.nan),
             "accuracy": accuracy,
             "n_drawn": history.counts.astype(np.int64),
+            "no_cell_change": [a.no_cell_change for a in actions],
         }
     )
 
@@ -354,6 +371,7 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
                 "text": action_text(a),
                 "n_cells": len(a.cells),
                 "aligned": aligned[pos],
+                "no_cell_change": None if a.no_cell_change is None else NO_CELL_CHANGE[a.no_cell_change],
             }
         )
 

@@ -6,7 +6,8 @@ maps once (one digit per cell, the categories of
 :data:`analysis.replay.CELL_NAMES`, already layered for each view), the Follower's canvas as the
 cells each action turned on and off, and every lookup a step needs, computed here so each rule
 lives in one place: the next jump target of each kind from every step, the actor's nearest
-checkpoint (the memory anchor), route coverage and the transcript text. The browser only applies
+checkpoint (the memory anchor), route coverage, the transcript text, and why an action has no cell
+change (``no_change``: the reason in words, null for every other action). The browser only applies
 cell changes, looks things up and draws.
 
 Everything in it that came from a dataset (messages, rationales, checkpoint answers, ids, landmark
@@ -192,6 +193,7 @@ def player_payload(frames: SessionFrames) -> dict:
             "aligned": [r["aligned"] for r in frames.transcript],
             "coverage": [_number(v) for v in tl["coverage"]],
             "n_drawn": [int(v) for v in tl["n_drawn"]],
+            "no_change": [r["no_cell_change"] for r in frames.transcript],
             "added": [a.tolist() for a in history.added],
             "removed": [r.tolist() for r in history.removed],
             "mm": mm_refs,

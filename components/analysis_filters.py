@@ -124,11 +124,14 @@ def scope_caption(
 
 
 def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> tuple[str, int]:
-    """How progress is measured (route coverage, action position, elapsed time) and how many bins."""
-    from analysis.progress import PROGRESS_KINDS
+    """How progress is measured (route coverage, action position, elapsed time, and the platform's
+    route pixel ratio where sessions log it) and how many bins. With the route pixel ratio chosen,
+    the sessions that log none are named: they are left out of its charts."""
+    from analysis.progress import PROGRESS_KINDS, pixel_ratio_sessions
 
     c = st.columns([2, 1])
-    kinds = list(PROGRESS_KINDS)
+    logged, unlogged = pixel_ratio_sessions(corpus)
+    kinds = [k for k in PROGRESS_KINDS if k != "pixel_ratio" or logged]
     keep = remembered(key, kinds)
     first = {} if is_restored(key) else {"default": default}
     kind = c[0].segmented_control(
@@ -142,12 +145,26 @@ def progress_picker(corpus: Corpus, default: str, key: str = "an_progress") -> t
             "Route coverage: share of the route's cells on the Follower's canvas after the action (the "
             "paper's drawing progress; default where the map has a route). Action position: place in "
             "the session's action sequence. Elapsed time: share of the session's duration."
+            + (
+                " Route pixel ratio: the collaboration platform's own measure of the drawing after the "
+                "action (its metadata.route_pixel_ratio), as a share of the largest the session reached."
+                if logged
+                else ""
+            )
         ),
     )
     bins_keep = remembered(f"{key}_bins", list(range(3, 11)))
     bins = c[1].slider(
         "Progress bins", 3, 10, **({} if is_restored(f"{key}_bins") else {"value": 5}), key=f"{key}_bins", **bins_keep
     )
+    if kind == "pixel_ratio" and unlogged:
+        shown = ", ".join(unlogged[:5]) + (f" and {len(unlogged) - 5} more" if len(unlogged) > 5 else "")
+        st.caption(
+            md_line(
+                f"{len(unlogged)} of {len(logged) + len(unlogged)} sessions log no route pixel ratio ({shown}): "
+                "their actions are left out of the charts by this measure."
+            )
+        )
     return kind or default, bins
 
 

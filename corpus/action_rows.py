@@ -10,7 +10,8 @@ JSON type, the role and the action type, and refusing unknown fields as it parse
 label is kept as its JSON text and looked up among its dimension's usual forms as written. The
 columns are then taken a field at a time, and one pass over the actions makes the other checks the
 model and the reader make (content against the action type, indices, timestamps, cells inside the
-grid, who draws, labels against the codebook). It
+grid, who draws, labels against the codebook). An action's optional fields (why it has no cell
+change, the platform's route pixel ratio) make columns only when a session has them. It
 gives up (None) at the first record with anything to say, an error or a warning, or in a form it
 does not take (a code in capitals, a label naming its dimension):
 the session is then read as :class:`~corpus.model.Action` objects, which word every problem. Tests
@@ -28,7 +29,8 @@ from typing import Any, Literal, cast, get_args
 import msgspec
 
 from corpus import schema
-from corpus.model import MAX_SECONDS, Action
+from corpus.canvas import UNCHANGED
+from corpus.model import MAX_SECONDS, NO_CELL_CHANGE, NO_CELL_CHANGE_TYPES, Action
 from corpus.reading import jsonl_lines, records_at_once, text_of
 
 Content = str | Sequence[Sequence[int]] | None
@@ -38,7 +40,9 @@ Content = str | Sequence[Sequence[int]] | None
 class ActionColumns:
     """A session's actions, one list per field, in file order: each action's content (message text
     or cells) and its mental model as codes (None without one; the misalignment reasons
-    comma-separated, "" without any)."""
+    comma-separated, "" without any). The optional fields, ``no_cell_change`` and
+    ``route_pixel_ratio``, are None when no action of the session has them (else one value per
+    action, None where an action has none)."""
 
     index: list[int] = field(default_factory=list)
     timestamp: list[float] = field(default_factory=list)
@@ -52,6 +56,8 @@ class ActionColumns:
     reasons: list[str] = field(default_factory=list)
     rationale: list[str] = field(default_factory=list)
     in_grid: bool = False  # every drawing's cells checked: (row, col) pairs of integers inside the grid
+    no_cell_change: list[str | None] | None = None
+    route_pixel_ratio: list[float | None] | None = None
 
     def __len__(self) -> int:
         return len(self.index)
@@ -60,6 +66,8 @@ class ActionColumns:
     def of(cls, actions: Sequence[Action]) -> ActionColumns:
         """The columns of actions built as models."""
         mms = [a.mental_model for a in actions]
+        flags: list[str | None] = [a.no_cell_change for a in actions]
+        ratios = [a.route_pixel_ratio for a in actions]
         return cls(
             index=[a.index for a in actions],
             timestamp=[a.timestamp for a in actions],
@@ -72,6 +80,8 @@ class ActionColumns:
             aligned=[m.aligned if m else None for m in mms],
             reasons=[",".join(r.code for r in m.misalignment_reasons) if m else "" for m in mms],
             rationale=[m.rationale if m else "" for m in mms],
+            no_cell_change=flags if flags.count(None) < len(flags) else None,
+            route_pixel_ratio=ratios if ratios.count(None) < len(ratios) else None,
         )
 
 
@@ -107,6 +117,7 @@ class _MentalModel(msgspec.Struct, forbid_unknown_fields=True):
 
 _Role = Literal["guide", "follower"]
 _Type = Literal["message", "draw", "erase", "undo", "reset"]
+_NoCellChange = Literal["ink_missing", "changed_no_cell"]
 
 
 class _Action(msgspec.Struct, forbid_unknown_fields=True):
@@ -120,9 +131,12 @@ class _Action(msgspec.Struct, forbid_unknown_fields=True):
     type: _Type
     content: str | list[tuple[int, int]] | None = None
     mental_model: _MentalModel | None = None
+    no_cell_change: _NoCellChange | None = None
+    route_pixel_ratio: float | None = None
 
 
 assert get_args(_Role) == schema.ROLES and get_args(_Type) == schema.ACTION_TYPES  # (the schema's, as written)
+assert get_args(_NoCellChange) == tuple(NO_CELL_CHANGE)
 
 
 _DECODER = msgspec.json.Decoder(_Action)
@@ -230,8 +244,14 @@ def _columns(records: list[_Action], grid_size: Sequence[int]) -> ActionColumns 
     if not (0.0 <= timestamp[0] and timestamp[-1] <= MAX_SECONDS):
         return None
     role, kind, content = list(map(_ROLE, records)), list(map(_TYPE, records)), list(map(_CONTENT, records))
+    flags, ratios = list(map(_NO_CELL_CHANGE, records)), list(map(_ROUTE_PIXEL_RATIO, records))
+    flagged, rated = flags.count(None) < len(flags), ratios.count(None) < len(ratios)
+    if (flagged or rated) and not _optional_fields_fit(kind, content, flags, ratios):
+        return None
+    # (an action with no cell change is checked as the canvas takes it: a step that changes nothing)
+    checked = [UNCHANGED if f is not None else k for k, f in zip(kind, flags)] if flagged else kind
     rows, cols = int(grid_size[0]), int(grid_size[1])
-    for who, what, given in zip(role, kind, content):
+    for who, what, given in zip(role, checked, content):
         if what == "message":
             if type(given) is not str or not given.strip():
                 return None
@@ -245,11 +265,44 @@ def _columns(records: list[_Action], grid_size: Sequence[int]) -> ActionColumns 
     labels = _mental_models(list(map(_MENTAL_MODEL, records)))
     if labels is None:
         return None
-    return ActionColumns(index, timestamp, role, kind, content, *labels, in_grid=True)
+    return ActionColumns(
+        index,
+        timestamp,
+        role,
+        kind,
+        content,
+        *labels,
+        in_grid=True,
+        no_cell_change=cast(list[str | None], flags) if flagged else None,
+        route_pixel_ratio=ratios if rated else None,
+    )
 
 
-_INDEX, _TIMESTAMP, _ROLE, _TYPE, _CONTENT, _MENTAL_MODEL = (
-    attrgetter(name) for name in ("index", "timestamp", "role", "type", "content", "mental_model")
+def _optional_fields_fit(
+    kind: list[str], content: list[Content], flags: list[str | None], ratios: list[float | None]
+) -> bool:
+    """Whether each action's optional fields are as the model takes them: no cell change only on a
+    draw, erase or undo without content, a route pixel ratio from 0 to 1 and not on a message."""
+    for what, given, flag, ratio in zip(kind, content, flags, ratios):
+        if flag is not None and (what not in NO_CELL_CHANGE_TYPES or given is not None):
+            return False
+        if ratio is not None and (what == "message" or not 0.0 <= ratio <= 1.0):
+            return False
+    return True
+
+
+_INDEX, _TIMESTAMP, _ROLE, _TYPE, _CONTENT, _MENTAL_MODEL, _NO_CELL_CHANGE, _ROUTE_PIXEL_RATIO = (
+    attrgetter(name)
+    for name in (
+        "index",
+        "timestamp",
+        "role",
+        "type",
+        "content",
+        "mental_model",
+        "no_cell_change",
+        "route_pixel_ratio",
+    )
 )
 
 

@@ -5,7 +5,9 @@ Rules (Sec. 3.3.1 of the paper; the platform's tools):
 - ``reset`` clears the canvas;
 - ``undo`` reverts the latest route edit (draw, erase or reset) not yet undone; with nothing
   to undo it changes nothing;
-- messages change nothing.
+- messages change nothing, and so does an action with no cell change (a draw, erase or undo whose
+  ``no_cell_change`` says why it has no cells: :data:`corpus.model.NO_CELL_CHANGE`): it is no
+  edit, and undo passes it by. Its step is :data:`UNCHANGED` (:func:`step_kind`).
 
 :class:`Canvas` applies those rules incrementally and is the only place they are written: the
 history below, the sample generator's simulated Follower and the platform importer all edit one.
@@ -41,6 +43,14 @@ class Change(NamedTuple):
 
 _NONE: frozenset[int] = frozenset()
 _NO_CHANGE = Change(_NONE, _NONE)
+
+# The step of an action with no cell change: like a message, it changes nothing.
+UNCHANGED = "unchanged"
+
+
+def step_kind(action_type: str, no_cell_change: str | None) -> str:
+    """What an action is to the canvas: its type, or :data:`UNCHANGED` when it has no cell change."""
+    return action_type if no_cell_change is None else UNCHANGED
 
 
 class Canvas:
@@ -212,7 +222,10 @@ def session_history(session, grid_size: tuple[int, int]) -> CanvasHistory:
     """Canvas history of a :class:`corpus.model.Session` on a grid of ``grid_size``."""
     return reconstruct(
         cast(tuple[int, int], tuple(grid_size)),
-        ((a.type, a.content if isinstance(a.content, list) else None) for a in session.actions),
+        (
+            (step_kind(a.type, a.no_cell_change), a.content if isinstance(a.content, list) else None)
+            for a in session.actions
+        ),
     )
 
 
@@ -242,7 +255,7 @@ def replay(
     delta: list[int] = []
     for kind, cells in steps:
         if kind != "draw" and kind != "erase" and kind != "reset" and kind != "undo":
-            delta.append(0)  # (a message, or anything else: no change)
+            delta.append(0)  # (a message, an action with no cell change, or anything else: no change)
             continue
         change = canvas.apply_flat(kind, flat(cells) if kind == "draw" or kind == "erase" else _NONE)
         if route is not None:

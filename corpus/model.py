@@ -249,14 +249,35 @@ Content = Annotated[
 ]
 
 
-def _check_content(action_type: str, content: Any) -> None:
-    """A message holds text, a draw or erase its cells, an undo or reset nothing."""
-    if action_type == "message":
+# Why a stroke (a draw or an erase), or the undo of one, comes with no cells (``no_cell_change``):
+# the source does not carry the canvas it left (an ink image that is not there), or it does and no
+# grid cell changed. Such an action changes nothing on the canvas, and undo passes it by
+# (corpus.canvas): it is kept for what the actor did and said of it (its mental model).
+NO_CELL_CHANGE = {
+    "ink_missing": "ink image missing: the cells it changed are not known",
+    "changed_no_cell": "changed no grid cell",
+}
+NoCellChange = Literal["ink_missing", "changed_no_cell"]
+NO_CELL_CHANGE_TYPES = ("draw", "erase", "undo")
+
+
+def _check_content(action_type: str, content: Any, no_cell_change: str | None = None) -> None:
+    """A message holds text, a draw or erase its cells, an undo or reset nothing; an action with no
+    cell change (a draw, erase or undo) holds nothing either."""
+    if no_cell_change is not None:
+        if action_type not in NO_CELL_CHANGE_TYPES:
+            raise ValueError(f"no_cell_change: a {action_type} action cannot have it (only a draw, erase or undo)")
+        if content is not None:
+            raise ValueError(f"content: a {action_type} action with no cell change (no_cell_change) takes no content")
+    elif action_type == "message":
         if not isinstance(content, str) or not content.strip():
             raise ValueError("content: a message needs non-empty text")
     elif action_type in schema.CELL_TYPES:
         if not isinstance(content, list) or not content:
-            raise ValueError(f"content: a {action_type} action needs a non-empty list of [row, col] cells")
+            raise ValueError(
+                f"content: a {action_type} action needs a non-empty list of [row, col] cells "
+                "(or no_cell_change, saying why it has none)"
+            )
     elif content not in (None, "", []):
         raise ValueError(f"content: a {action_type} action takes no content")
 
@@ -268,10 +289,18 @@ class Action(_Strict):
     type: ActionType
     content: Content | None = None
     mental_model: MentalModel | None = None
+    # Optional: why a draw, erase or undo has no cells (NO_CELL_CHANGE); absent for every other action.
+    no_cell_change: NoCellChange | None = None
+    # Optional: the collaboration platform's measure of the Follower's drawing after the action (its
+    # ``metadata.route_pixel_ratio``: the drawing thinned to a line 8 px wide on an 810 x 1180 canvas,
+    # as a share of that canvas's pixels).
+    route_pixel_ratio: float | None = Field(default=None, ge=0, le=1)
 
     @model_validator(mode="after")
     def _content_fits_type(self) -> Action:
-        _check_content(self.type, self.content)
+        _check_content(self.type, self.content, self.no_cell_change)
+        if self.route_pixel_ratio is not None and self.type == "message":
+            raise ValueError("route_pixel_ratio: a message does not change the drawing (only a drawing action has it)")
         return self
 
     @property
@@ -292,6 +321,9 @@ class SessionMeta(_Strict):
     map_id: str
     duration_s: float = Field(ge=0)
     final_accuracy: float | None = Field(default=None, ge=0, le=1)
+    # A route deviation score the source records (HCRC: the corpus's "path dev", larger when the
+    # drawn route strays further from the giver's); none when it records none.
+    route_deviation: float | None = Field(default=None, ge=0)
     participants: list[Participant]
     checkpoints: list[Checkpoint] = Field(default_factory=list)
     notes: str = ""

@@ -20,10 +20,10 @@ import pandas as pd
 
 from corpus import schema
 from corpus.action_rows import ActionColumns
-from corpus.canvas import replay
+from corpus.canvas import UNCHANGED, replay
 from corpus.gridmap import GridMap
 from corpus.metrics import chebyshev_distance, route_mask, score_cells
-from corpus.model import Session, SessionMeta
+from corpus.model import NO_CELL_CHANGE, Session, SessionMeta
 
 ACTION_COLUMNS = (
     "session_id",
@@ -42,6 +42,8 @@ ACTION_COLUMNS = (
     "misalignment_reasons",
     "rationale",
     "progress",
+    "no_cell_change",
+    "route_pixel_ratio",
 )
 CATEGORICAL = ("condition", "split", "role", "type")
 # Columns kept as compact numbers while the table is made (a role, a type or a label as its place
@@ -50,7 +52,7 @@ CATEGORICAL = ("condition", "split", "role", "type")
 # a worker process hands its rows over as a few arrays, not a million strings). A session's own
 # values are made of the sessions table's rows at the end, each repeated for the session's actions.
 _INTS = ("index", "n_cells")
-_FLOATS = ("timestamp", "progress")
+_FLOATS = ("timestamp", "progress", "route_pixel_ratio")
 _PER_SESSION = ("session_id", "condition", "split")
 _CODES = ("team_goal", "partner_intent", "self_reasoning")  # (None without a mental model)
 # Columns kept as each value's place among their values (-1: None): a role and a type, made a
@@ -59,6 +61,13 @@ _CATEGORIES = {"role": schema.ROLES, "type": schema.ACTION_TYPES}
 _LABELS = {dim: (*schema.DIMENSIONS[dim], schema.OTHER) for dim in _CODES}
 _CODED = {**_CATEGORIES, **_LABELS}
 _CODE_OF = {k: {None: -1, **{v: code for code, v in enumerate(values)}} for k, values in _CODED.items()}
+# An action's optional fields (most sessions have none: a session without them adds its rows at once,
+# as bytes): why it has no cell change (a code, as a label's; None without), and the platform's route
+# pixel ratio (NaN without).
+_FLAGS = {"no_cell_change": tuple(NO_CELL_CHANGE)}
+_FLAG_CODE: dict[str | None, int] = {None: -1, **{v: code for code, v in enumerate(_FLAGS["no_cell_change"])}}
+_NO_FLAG = array("b", [-1]).tobytes()
+_NO_RATIO = array("d", [float("nan")]).tobytes()
 _TEXTS = ("text", "misalignment_reasons", "rationale")
 CHUNK = 50_000
 TEXT_DTYPE = pd.Series(["-"]).dtype  # the dtype pandas gives a column of texts
@@ -68,7 +77,8 @@ TEXT_DTYPE = pd.Series(["-"]).dtype  # the dtype pandas gives a column of texts
 class Tables:
     """``actions``: one row per action (``ACTION_COLUMNS``), session by session in action order;
     ``sessions``: one row per session (condition, split, map, duration, counts by type, the final
-    drawing's scores); ``coverage``: the route coverage after each action of ``actions``, NaN in
+    drawing's scores, the route deviation the source records, the number of actions with a route
+    pixel ratio); ``coverage``: the route coverage after each action of ``actions``, NaN in
     sessions whose map has no route."""
 
     actions: pd.DataFrame
@@ -113,7 +123,7 @@ class TableBuilder:
     def _empty() -> dict[str, Any]:
         cols: dict[str, Any] = {k: [] for k in ACTION_COLUMNS if k not in _PER_SESSION}
         cols.update({k: array("q") for k in _INTS}, **{k: array("d") for k in _FLOATS})
-        cols.update({k: array("b") for k in _CODED})
+        cols.update({k: array("b") for k in (*_CODED, *_FLAGS)})
         return cols
 
     def _flush_texts(self) -> None:
@@ -145,14 +155,24 @@ class TableBuilder:
         c["misalignment_reasons"].extend(acts.reasons)
         c["rationale"].extend(acts.rationale)
         c["progress"].extend([i / (n - 1) for i in acts.index] if n > 1 else [1.0] * n)
+        flags, ratios = acts.no_cell_change, acts.route_pixel_ratio
+        if flags is None:
+            c["no_cell_change"].frombytes(_NO_FLAG * n)
+        else:
+            c["no_cell_change"].extend(map(_FLAG_CODE.__getitem__, flags))
+        if ratios is None:
+            c["route_pixel_ratio"].frombytes(_NO_RATIO * n)
+        else:
+            c["route_pixel_ratio"].extend([np.nan if v is None else v for v in ratios])
         if len(c["text"]) >= CHUNK:
             self._flush_texts()
 
         route = self._route(s.map_id)
+        kinds = acts.type if flags is None else [UNCHANGED if f else k for k, f in zip(acts.type, flags)]
         steps: Iterable[tuple[str, Any]] = (
-            zip(acts.type, acts.content)
+            zip(kinds, acts.content)
             if acts.in_grid
-            else ((k, x if isinstance(x, list) else None) for k, x in zip(acts.type, acts.content))
+            else ((k, x if isinstance(x, list) else None) for k, x in zip(kinds, acts.content))
         )
         played = replay(route.shape, steps, route.cells, in_grid=acts.in_grid)
         sc = score_cells(played.final, route.mask, route.distance)
@@ -176,6 +196,8 @@ class TableBuilder:
             route_coverage=sc.coverage,
             distance_weighted=sc.distance_weighted,
             n_checkpoints=len(s.checkpoints),
+            route_deviation=s.route_deviation,
+            n_route_pixel_ratio=0 if ratios is None else n - ratios.count(None),
         )
         self._rows.append(row)
 
@@ -207,8 +229,8 @@ class TableBuilder:
                 columns[k] = self._per_session(k)
             elif k in _CATEGORIES:
                 columns[k] = _categories_of(np.frombuffer(cols[k], dtype=np.int8), _CATEGORIES[k])
-            elif k in _LABELS:
-                columns[k] = _labels_of(np.frombuffer(cols[k], dtype=np.int8), _LABELS[k])
+            elif k in _LABELS or k in _FLAGS:
+                columns[k] = _labels_of(np.frombuffer(cols[k], dtype=np.int8), {**_LABELS, **_FLAGS}[k])
             elif k in _INTS or k in _FLOATS:
                 columns[k] = np.frombuffer(cols[k], dtype=np.int64 if k in _INTS else np.float64).copy()
             elif k in _TEXTS:

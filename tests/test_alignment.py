@@ -128,7 +128,7 @@ def test_three_progress_measures_on_a_known_session(tiny):
 
 
 def _progress_by_session(corpus) -> pd.DataFrame:
-    """The three measures as defined, one session at a time from its actions (the reference)."""
+    """The four measures as defined, one session at a time from its actions (the reference)."""
     from corpus.metrics import coverage_curve
 
     rows = []
@@ -142,8 +142,12 @@ def _progress_by_session(corpus) -> pd.DataFrame:
         route = len(corpus.map_of(sid).route) > 0
         coverage = coverage_curve(corpus.history(sid), corpus.route_mask(sid)) if route else np.full(n, np.nan)
         time = np.clip(stamps / duration, 0.0, 1.0) if duration > 0 else position
+        logged = [a.route_pixel_ratio for a in s.actions]
+        largest = max((v for v in logged if v is not None), default=0.0)
+        carried = pd.Series(logged, dtype=float).ffill().fillna(0.0).to_numpy()
+        pixels = carried / largest if largest > 0 else np.full(n, np.nan)
         for k, a in enumerate(s.actions):
-            rows.append((sid, a.index, float(coverage[k]), float(position[k]), float(time[k])))
+            rows.append((sid, a.index, float(coverage[k]), float(position[k]), float(time[k]), float(pixels[k])))
     return pd.DataFrame(rows, columns=["session_id", "index", *COLUMNS.values()])
 
 

@@ -49,6 +49,8 @@ def _reference_actions(corpus: Corpus) -> pd.DataFrame:
                     "misalignment_reasons": ",".join(r.code for r in mm.misalignment_reasons) if mm else "",
                     "rationale": mm.rationale if mm else "",
                     "progress": a.index / (n - 1) if n > 1 else 1.0,
+                    "no_cell_change": a.no_cell_change,
+                    "route_pixel_ratio": np.nan if a.route_pixel_ratio is None else a.route_pixel_ratio,
                 }
             )
     df = pd.DataFrame(rows)
@@ -80,6 +82,8 @@ def _reference_sessions(corpus: Corpus) -> pd.DataFrame:
             route_coverage=sc.coverage,
             distance_weighted=sc.distance_weighted,
             n_checkpoints=len(s.checkpoints),
+            route_deviation=s.route_deviation,
+            n_route_pixel_ratio=sum(a.route_pixel_ratio is not None for a in s.actions),
         )
         rows.append(row)
     return pd.DataFrame(rows)

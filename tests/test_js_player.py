@@ -26,7 +26,7 @@ from analysis import replay as rp
 from analysis.replay_payload import player_payload
 from components.replay.assets import player_css, player_html, player_js
 from components.replay.player import player_data
-from corpus.model import Checkpoint
+from corpus.model import Action, Checkpoint
 
 pytestmark = pytest.mark.browser
 
@@ -372,3 +372,74 @@ def test_the_map_view_and_route_overlay_are_reported_with_the_step(tab, payload)
     tab.locator("button[data-view=follower]").click()
     tab.clock.run_for(REPORT_AFTER_MS)
     assert reports(tab)[1:] == [{"step": 1, "view": "follower", "route": True}]
+
+
+# ---------------------------------------------------------------------------------------------
+# A stroke with no cell change, flagged
+# ---------------------------------------------------------------------------------------------
+
+NO_CHANGE_RGB = (180, 83, 9)  # timeline.js's NO_CHANGE_COLOR, #b45309
+
+
+@pytest.fixture(scope="module")
+def flagged_payload() -> dict:
+    """The tiny session with its second stroke (action 2, at 9 s) one that changed no grid cell."""
+    session = tiny_session()
+    actions = list(session.actions)
+    actions[2] = Action.model_validate(
+        {**actions[2].model_dump(), "content": None, "no_cell_change": "changed_no_cell"}
+    )
+    return player_payload(rp.build_frames(session.model_copy(update={"actions": actions}), tiny_map()))
+
+
+def _no_change_pixels(tab, payload: dict, seconds: float, row: str) -> int:
+    """How many pixels of the timeline around an action's marker are drawn in the no-change colour."""
+    box = tab.locator(".rp-timeline").bounding_box()
+    end = max(payload["steps"]["time"][-1], payload["duration"], 1)
+    x = TL_LEFT + seconds / end * (box["width"] - TL_LEFT - TL_RIGHT)
+    return tab.evaluate(
+        """([x, y, rgb]) => {
+          const canvas = gw.parent.querySelector(".rp-timeline");
+          const dpr = canvas.width / canvas.getBoundingClientRect().width;
+          const r = Math.round(10 * dpr);
+          const px = canvas.getContext("2d").getImageData(Math.round(x * dpr) - r, Math.round(y * dpr) - r, 2 * r, 2 * r).data;
+          let n = 0;
+          for (let i = 0; i < px.length; i += 4) {
+            if (Math.abs(px[i] - rgb[0]) < 25 && Math.abs(px[i + 1] - rgb[1]) < 25 && Math.abs(px[i + 2] - rgb[2]) < 25 && px[i + 3] > 100) n++;
+          }
+          return n;
+        }""",
+        [x, ROW_Y[row], list(NO_CHANGE_RGB)],
+    )
+
+
+def test_a_stroke_with_no_cell_change_is_flagged_with_its_reason(tab, payload, flagged_payload):
+    """The current action's panel says it changed no cell and why; its transcript line is marked
+    and names the reason; the timeline marks it (and only it) and names the reason on hover; the
+    legend says what the mark is."""
+    mount(tab, flagged_payload, {"step": 2, "view": "guide", "route": False})
+    reason = "changed no grid cell"
+    assert tab.locator(".rp-current .rp-act").text_content() == f"✏ brush stroke with no cell change ({reason})"
+    assert tab.locator(".rp-current .rp-flag").text_content() == (
+        f"No cell change: {reason}. The canvas stays as it was; the annotation is the actor's."
+    )
+    row = tab.locator(".rp-transcript .rp-row[data-pos='2']")
+    assert "rp-nochange" in row.get_attribute("class") and row.get_attribute("title") == f"No cell change: {reason}"
+    assert tab.locator(".rp-transcript .rp-nochange").count() == 1
+    press(tab, "Home")  # (the current action's ring away from the follower's markers)
+    assert _no_change_pixels(tab, flagged_payload, 9, "follower") > 20
+    assert _no_change_pixels(tab, flagged_payload, 5, "follower") == 0
+    assert _no_change_pixels(tab, flagged_payload, 15, "follower") == 0
+    at = _timeline(tab, flagged_payload)
+    tab.mouse.move(*at(9, "follower"))
+    assert tab.locator(".rp-timeline").get_attribute("title") == (
+        f"Action 3 · 0:09 · follower draw · not aligned · no cell change: {reason}"
+    )
+    assert "no cell change (kept for its annotation)" in tab.locator(".rp-tl-legend").text_content()
+    press(tab, "End")
+    assert step(tab) == 5 and tab.locator(".rp-current .rp-flag").count() == 0
+    # The same session without it: no flag, no mark, no legend key.
+    mount(tab, payload)
+    assert tab.locator(".rp-current .rp-flag").count() == 0 and tab.locator(".rp-nochange").count() == 0
+    assert "no cell change" not in tab.locator(".rp-tl-legend").text_content()
+    assert _no_change_pixels(tab, payload, 9, "follower") == 0

@@ -650,7 +650,10 @@ def test_a_bad_payload_record_imports_nothing(tmp_path):
     assert not (tmp_path / "ds").exists()
 
 
-def test_strokes_on_an_image_map_without_their_ink_are_counted_once(tmp_path):
+def test_strokes_on_an_image_map_without_their_ink_keep_their_annotations(tmp_path):
+    """The export does not carry the ink images: an annotated stroke is imported as an action with no
+    cell change ("ink_missing"), its annotation kept; a stroke without one is left out, counted once
+    for the import, and so is the undo of it."""
     folder = export_files(tmp_path / "export", user_actions=False)
     (folder / "map.txt").unlink()
 
@@ -665,11 +668,23 @@ def test_strokes_on_an_image_map_without_their_ink_are_counted_once(tmp_path):
     _edit_bundle(folder, image_map)
     result = import_source("platform", folder)
     s = _session(result)
-    assert [a.type for a in s.actions].count("draw") == 0 and len(s.actions) == 6
-    (ink,) = [i for i in result.report.warnings if i.field == "map_image"]
-    assert ink.message.startswith("4 strokes on an image map left out, 3 of them annotated")
+    strokes = [a for a in s.actions if a.type == "draw"]
+    assert [(a.content, a.no_cell_change) for a in strokes] == [(None, "ink_missing")] * 3
+    expected = payloads()[FOLLOWER]
+    assert [a.mental_model.rationale for a in strokes] == [
+        expected[_action_id(k)]["momentExplanationTranscript"] for k in ("f1", "f3", "f7")
+    ]
+    assert len(s.actions) == 8 and "undo" not in [a.type for a in s.actions]  # (f5 and the undo of it: no annotation)
+    said = sorted((i.field, i.message) for i in result.report.warnings if i.record == "-")
+    assert [field for field, _ in said] == ["(annotations)", "map_image", "map_image", "q4Reasons"]
+    assert said[0][1] == "7 annotations in the source, 7 imported (3 of them on actions with no cell change)"
+    assert said[1][1].startswith("1 stroke on an image map left out (without an annotation): the export does not")
+    assert said[2][1].startswith("3 strokes on an image map have no ink image (files/<action_id>_map_image.png")
+    assert "their annotations kept" in said[2][1]
+    (undo,) = [i for i in result.report.warnings if i.record != "-" and i.field == "action_content"]
+    assert undo.message == "undo of a stroke that has no ink image changes no known cell either; left out"
+    assert "left out: 1 stroke whose ink image the export does not carry" in s.notes
     assert not [i for i in result.report.warnings if i.field == "action_id"]
-    assert "left out: 4 strokes whose ink image the export does not carry" in s.notes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -754,7 +769,11 @@ def test_a_moment_answered_part_way_is_left_out_with_a_warning(tmp_path):
     path.write_text(json.dumps(payload), encoding="utf-8")
     result = import_source("platform", folder)
     assert result.report.ok
-    partial = {i.record: (i.field, i.message) for i in result.report.warnings if "part-way" in i.message}
+    partial = {
+        i.record: (i.field, i.message)
+        for i in result.report.warnings
+        if "part-way" in i.message and i.field != "(annotations)"
+    }
     assert partial == {
         f"action {_action_id('g1')}": (
             "q3",
@@ -768,3 +787,134 @@ def test_a_moment_answered_part_way_is_left_out_with_a_warning(tmp_path):
     by_id = _by_action_id(_session(result))
     assert by_id[_action_id("g1")].mental_model is None and by_id[_action_id("g2")].mental_model is None
     assert by_id[_action_id("g3")].mental_model is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# The newer export's shape (the ALMANAC release's), and no annotation dropped
+# ---------------------------------------------------------------------------------------------
+
+
+def _newer_shape(obj, answers: bool = False) -> None:
+    """The bundle as the newer export writes it: by_participant.<name> carries participant_id, and
+    in_session_annotations is an object, the answers by checkpoint ({} for none)."""
+    by_name = {name: pid for pid, name in obj["participant_name_by_id"].items()}
+    for name, entry in obj["by_participant"].items():
+        entry["participant_id"] = by_name[name]
+        entry["in_session_annotations"] = obj["in_session_annotations_all"].get(name, {}) if answers else {}
+    if not answers:
+        obj["in_session_annotations_all"] = {}
+
+
+def test_the_newer_export_shape_reads_as_the_same_session(tmp_path):
+    old = _session(import_source("platform", export_files(tmp_path / "old", checkpoints_as_rows=False)))
+    folder = export_files(tmp_path / "new", checkpoints_as_rows=False)
+    _edit_bundle(folder, _newer_shape)
+    result = import_source("platform", folder)
+    assert result.report.ok, result.report.format()
+    s = _session(result)
+    assert [(a.type, a.content, a.timestamp, a.mental_model) for a in s.actions] == [
+        (a.type, a.content, a.timestamp, a.mental_model) for a in old.actions
+    ]
+    assert s.checkpoints == [] and not [i for i in result.report.warnings if "checkpoint" in i.message]
+    # Its answers by checkpoint, where a participant has any, are read as in_session_annotations_all's.
+    answered = export_files(tmp_path / "answered", checkpoints_as_rows=False)
+    _edit_bundle(answered, lambda obj: _newer_shape(obj, answers=True))
+    result = import_source("platform", answered)
+    assert _session(result).checkpoints == old.checkpoints
+    (said,) = [i for i in result.report.warnings if i.field == "in_session_annotations"]
+    assert said.message.startswith("6 checkpoint answers taken from by_participant.<name>.in_session_annotations")
+
+
+def test_a_participant_id_that_disagrees_with_participant_name_by_id_is_an_error(tmp_path):
+    folder = export_files(tmp_path / "export")
+
+    def edited(obj):
+        _newer_shape(obj)
+        obj["by_participant"]["Ben"]["participant_id"] = GUIDE
+
+    _edit_bundle(folder, edited)
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", folder, tmp_path / "ds")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.record, issue.field) == (BUNDLE, "by_participant.Ben", "participant_id")
+    assert issue.message == f"'{GUIDE}' is not the id participant_name_by_id gives 'Ben' ('{FOLLOWER}')"
+    # Without participant_name_by_id, the ids by_participant gives are the participants'.
+    folder = export_files(tmp_path / "ids")
+
+    def only_ids(obj):
+        _newer_shape(obj)
+        del obj["participant_name_by_id"]
+
+    _edit_bundle(folder, only_ids)
+    result = import_source("platform", folder)
+    assert result.report.ok and sum(a.mental_model is not None for a in _session(result).actions) == 7
+
+
+def test_an_annotated_stroke_that_changed_no_cell_is_imported_and_undo_passes_it_by(tmp_path):
+    """On a grid map: the stroke's annotation is kept on an action with no cell change; the
+    platform's undo (whose stack on grid maps keeps only strokes that changed a cell) reverts the
+    stroke before it, and the replay shows the canvas the undo logged."""
+    folder = write_logs(tmp_path / "logs")
+    log = folder / f"{FOLLOWER}.jsonl"
+    rows = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    touch_up = _row("f5b", FOLLOWER, 29, "map_draw_stop", "brush_release", _cells(*ROUTE_ALL))
+    touch_up["metadata"]["route_pixel_ratio"] = 0.0212
+    rows.insert(next(k for k, r in enumerate(rows) if r["action_id"] == _action_id("f6")), touch_up)
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    payload_path = folder / f"post_annotations_{FOLLOWER}.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    payload[_action_id("f5b")] = _answer("t3", "p2", "r5", "yes", why="tidying the corner")
+    payload_path.write_text(json.dumps(payload), encoding="utf-8")
+    report = Report()
+    dest = run_import("platform", folder, tmp_path / "ds", report=report)
+    corpus = load_dir(dest)
+    (s,) = corpus.sessions.values()
+    (flagged,) = [a for a in s.actions if a.no_cell_change is not None]
+    assert (flagged.type, flagged.no_cell_change, flagged.content) == ("draw", "changed_no_cell", None)
+    assert flagged.mental_model.rationale == "tidying the corner" and flagged.route_pixel_ratio == 0.0212
+    undo = next(a for a in s.actions if a.type == "undo")
+    assert undo.no_cell_change is None and undo.index == flagged.index + 1
+    history = corpus.history(s.id)
+    after_undo = {tuple(c) for c in history.cells(undo.index).tolist()}
+    assert after_undo == {tuple(map(int, c.split(","))) for c in ROUTE_DOWN}  # what the undo row logged
+    said = [(i.field, i.message) for i in report.warnings if i.record == "-"]
+    assert said == [
+        (
+            "action_content",
+            "1 stroke changed no grid cell: imported as draw or erase actions with no cell change "
+            "(no_cell_change 'changed_no_cell'), their annotations kept",
+        ),
+        ("(annotations)", "8 annotations in the source, 8 imported (1 of them on actions with no cell change)"),
+    ]
+
+
+def test_an_annotation_on_a_tool_selection_is_named_and_counted(tmp_path):
+    folder = write_logs(tmp_path / "logs")
+    payload_path = folder / f"post_annotations_{FOLLOWER}.json"
+    payload = json.loads(payload_path.read_text(encoding="utf-8"))
+    payload[_action_id("f2")] = _answer("t3", "p1", "r1", "yes", why="picked the brush")
+    payload_path.write_text(json.dumps(payload), encoding="utf-8")
+    result = import_source("platform", folder)
+    assert result.report.ok
+    (named,) = [i for i in result.report.warnings if i.field == "action_id"]
+    assert (named.file, named.record) == (payload_path.name, f"action {_action_id('f2')}")
+    assert named.message.startswith("the action is a tool selection (the brush or the eraser chosen)")
+    (counted,) = [i for i in result.report.warnings if i.field == "(annotations)"]
+    assert counted.message == (
+        "8 annotations in the source, 7 imported; not imported: 1 on tool selections (not edits of the canvas), "
+        "each named above"
+    )
+
+
+def test_a_route_pixel_ratio_that_is_not_a_share_is_an_error_naming_the_row(tmp_path):
+    folder = export_files(tmp_path / "export")
+
+    def edited(obj):
+        obj["human_actions_all"][4]["metadata"]["route_pixel_ratio"] = 12
+
+    _edit_bundle(folder, edited)
+    with pytest.raises(DatasetError) as exc:
+        run_import("platform", folder, tmp_path / "ds")
+    (issue,) = exc.value.report.errors
+    assert (issue.file, issue.record, issue.field) == (BUNDLE, "human_actions_all[4]", "metadata.route_pixel_ratio")
+    assert issue.message == "expected the share of the canvas the drawing covers, a number from 0 to 1, got 12"

@@ -28,9 +28,15 @@ class Transcript {
     this.rows = [];
     this.current = -1;
     const frag = document.createDocumentFragment();
+    const noChange = steps.no_change || [];
     for (let t = 0; t < steps.n; t++) {
       const row = el("div", steps.aligned[t] === false ? "rp-row rp-na" : "rp-row");
       row.dataset.pos = String(t);
+      // An action with no cell change is flagged, with its reason on hover.
+      if (noChange[t]) {
+        row.classList.add("rp-nochange");
+        row.title = `No cell change: ${noChange[t]}`;
+      }
       row.append(el("span", "rp-time", steps.time_label[t]));
       const who = roleSpan(steps.role[t]);
       who.classList.add("rp-who");
@@ -77,6 +83,14 @@ function renderCurrent(node, data, t) {
     const cov = pct(s.coverage[t]);
     const coverage = cov === null ? `route coverage undefined (${data.coverage_undefined || "no route"})` : `route coverage ${cov}`;
     body.append(el("span", "rp-act", `${s.icon[t]} ${s.text[t]}`), `; ${plural(s.n_drawn[t], "cell")} on the canvas; ${coverage}.`);
+  }
+  const reason = (s.no_change || [])[t];
+  if (reason) {
+    // Flagged: the action is kept for its annotation; the canvas does not change with it.
+    const flag = el("div", "rp-flag");
+    flag.append(el("b", "", "No cell change"), `: ${reason}. The canvas stays as it was; the annotation is the actor's.`);
+    node.replaceChildren(meta, body, flag);
+    return;
   }
   node.replaceChildren(meta, body);
 }

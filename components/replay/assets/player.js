@@ -35,7 +35,7 @@ class Player {
     this.setUpControls();
     this.transcript = new Transcript(this.q(".rp-transcript"), data.steps, (t) => this.seek(t));
     this.timeline = new Timeline(this.q(".rp-timeline"), data, (t) => this.seek(t));
-    timelineLegend(this.q(".rp-tl-legend"));
+    timelineLegend(this.q(".rp-tl-legend"), data);
     this.onKey = (e) => this.key(e);
     window.addEventListener("keydown", this.onKey);
     this.resizeObserver = new ResizeObserver(() => this.layout());

@@ -7,6 +7,7 @@ const TL = { left: 70, right: 14, top: 16, guide: 34, follower: 58, covTop: 78, 
 const ALIGN_COLORS = { aligned: "#16a34a", "not aligned": "#e11d48", "no label": "#94a3b8" };
 const TYPE_GLYPHS = { message: "●", draw: "■", erase: "✕", undo: "◀", reset: "◆" };
 const CHECKPOINT_COLOR = "#7c3aed";
+const NO_CHANGE_COLOR = "#b45309";
 const COVERAGE_COLOR = "#0f766e";
 const CURRENT_COLOR = "#f97316";
 const AXIS_FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
@@ -98,9 +99,24 @@ class Timeline {
     this.renderAxis(ctx);
     this.renderCheckpoints(ctx);
     this.renderCoverage(ctx);
+    const noChange = s.no_change || [];
     for (let t = 0; t < s.n; t++) {
-      this.marker(ctx, s.type[t], this.x(s.time[t]), TL[s.role[t]] || TL.follower, ALIGN_COLORS[alignment(s.aligned[t])]);
+      const x = this.x(s.time[t]);
+      const y = TL[s.role[t]] || TL.follower;
+      this.marker(ctx, s.type[t], x, y, ALIGN_COLORS[alignment(s.aligned[t])]);
+      if (noChange[t]) this.noChangeMark(ctx, x, y);
     }
+  }
+
+  // An action with no cell change: a dashed box around its marker.
+  noChangeMark(ctx, x, y) {
+    const r = 7.5;
+    ctx.save();
+    ctx.strokeStyle = NO_CHANGE_COLOR;
+    ctx.lineWidth = 1.5;
+    ctx.setLineDash([2, 2]);
+    ctx.strokeRect(x - r, y - r, 2 * r, 2 * r);
+    ctx.restore();
   }
 
   renderAxis(ctx) {
@@ -226,14 +242,19 @@ class Timeline {
   hover(e) {
     const t = this.actionAt(...this.point(e));
     const s = this.data.steps;
-    this.canvas.title = t < 0 ? "" : `Action ${t + 1} · ${s.time_label[t]} · ${s.role[t]} ${s.type[t]} · ${alignment(s.aligned[t])}`;
+    const reason = t < 0 ? null : (s.no_change || [])[t];
+    const flag = reason ? ` · no cell change: ${reason}` : "";
+    this.canvas.title = t < 0 ? "" : `Action ${t + 1} · ${s.time_label[t]} · ${s.role[t]} ${s.type[t]} · ${alignment(s.aligned[t])}${flag}`;
   }
 }
 
-function timelineLegend(node) {
+function timelineLegend(node, data) {
   const keys = Object.entries(TYPE_GLYPHS).map(([type, g]) => legendKey(glyph(g, "#334155"), type));
   for (const [name, color] of Object.entries(ALIGN_COLORS)) keys.push(legendKey(swatch("", color), name));
   keys.push(legendKey(swatch("rp-line rp-dotted", CHECKPOINT_COLOR, false), "checkpoint (G1: the Guide's first, F1: the Follower's first)"));
+  if ((data.steps.no_change || []).some(Boolean)) {
+    keys.push(legendKey(swatch("rp-outline rp-dashed", NO_CHANGE_COLOR, false), "no cell change (kept for its annotation)"));
+  }
   keys.push(legendKey(swatch("rp-line", COVERAGE_COLOR, false), "route coverage"));
   keys.push(legendKey(swatch("rp-line", CURRENT_COLOR, false), "current action"));
   node.replaceChildren(...keys);

@@ -13,7 +13,11 @@ Rows of every log are merged into one time-ordered action list per ``session_id`
 draw or erase stroke; ``map_tool_click`` reset and undo become reset and undo, while brush and
 eraser are tool selections (kept in the session notes, not edits). A stroke's cells are the
 difference between the canvas before it and the canvas state it logged: ``metadata.filledCells``
-on grid maps, the ink PNG rasterized onto the grid on image maps.
+on grid maps, the ink PNG rasterized onto the grid on image maps. An annotation is not dropped
+with its stroke: an annotated stroke whose ink image is missing or that changed no grid cell (and
+an annotated undo of such a stroke) is imported as an action with no cell change, and the import's
+report counts the annotations in the source against those imported, naming each difference. The platform's
+``metadata.route_pixel_ratio`` is kept on each action that logs it.
 
 Its parts, one job each: :mod:`.files` (which file is what), :mod:`.rows` (log lines as rows),
 :mod:`.roles` (guide and follower), :mod:`.maps` (the session's map), :mod:`.session` (rows made

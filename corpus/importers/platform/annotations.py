@@ -10,6 +10,9 @@ table per question (:data:`LABEL_WORDING`, :data:`REASON_WORDING`); case and whi
 matter. The platform's export gives only the texts of q1-q3 (:func:`timeline_mental_model`).
 
 Checkpoint rows are the platform's ``in_session_annotations`` rows (:class:`CheckpointRow`).
+
+The readers tell an :class:`AnswerTally` which actions the source annotates (blank answers aside)
+and which of those it annotates part-way: what the import's count of annotations starts from.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import csv
 import io
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,15 @@ _NO = {"no", "n", "false", "0", "not_aligned"}
 OTHER_TEXT = "Other"
 # The questions of the platform's annotation view, by the mental-model dimension they answer.
 QUESTIONS = {"team_goal": "q1", "partner_intent": "q2", "self_reasoning": "q3"}
+
+
+@dataclass
+class AnswerTally:
+    """The action ids the source's annotations answer (a blank annotation is none), and those of
+    them answered part-way (their mental models are left out)."""
+
+    answered: set[str] = field(default_factory=set)
+    partial: set[str] = field(default_factory=set)
 
 
 def wording_key(text: str) -> str:
@@ -290,6 +302,11 @@ def _blank(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
+def timeline_unanswered(annotation: dict) -> list[str]:
+    """The fields of a timeline entry's annotation left without an answer (q1-q4)."""
+    return [f"annotation.{key}" for key in (*TIMELINE_FIELDS.values(), "alignment_q4") if _blank(annotation.get(key))]
+
+
 def timeline_mental_model(annotation: dict, report: Report, rel: str, rec: str) -> MentalModel | None:
     """The mental model of one entry of the export's post-session timeline.
 
@@ -297,9 +314,7 @@ def timeline_mental_model(annotation: dict, report: Report, rel: str, rec: str) 
     chose Other, their own words (so a text that is none of the answers is an ``other`` answer).
     q4 comes without its reasons: the export leaves ``q4Reasons`` out. None, with every problem
     reported, when the entry has errors."""
-    missing = [
-        f"annotation.{key}" for key in (*TIMELINE_FIELDS.values(), "alignment_q4") if _blank(annotation.get(key))
-    ]
+    missing = timeline_unanswered(annotation)
     if missing:
         left_incomplete(missing, report, rel, rec)
         return None
@@ -331,8 +346,11 @@ def timeline_mental_model(annotation: dict, report: Report, rel: str, rec: str) 
     )
 
 
-def read_annotations(paths: list[Path], root: Path, report: Report) -> dict[str, tuple[MentalModel, str, str]]:
-    """action_id -> (mental model, file, record) from the post-session payload files."""
+def read_annotations(
+    paths: list[Path], root: Path, report: Report, tally: AnswerTally | None = None
+) -> dict[str, tuple[MentalModel, str, str]]:
+    """action_id -> (mental model, file, record) from the post-session payload files; ``tally``
+    hears of every action they answer."""
     out: dict[str, tuple[MentalModel, str, str]] = {}
     for path in paths:
         rel = str(path.relative_to(root))
@@ -354,6 +372,10 @@ def read_annotations(paths: list[Path], root: Path, report: Report) -> dict[str,
                 if is_blank(ann):
                     continue
                 missing = unanswered(ann)
+                if tally is not None:
+                    tally.answered.add(str(action_id))
+                    if missing:
+                        tally.partial.add(str(action_id))
                 if missing:
                     left_incomplete(missing, report, rel, rec)
                     continue

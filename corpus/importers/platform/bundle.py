@@ -9,8 +9,13 @@ the two JSON files it writes, read as a platform session.
   <index>": transcription}}), ``post_session_annotations`` ({name: timeline}) and
   ``by_participant`` ({name: {human_actions, in_session_annotations, post_session_annotations_timeline}}).
 
-``in_session_annotations`` are the checkpoint rows as the platform's database returns them
-(``participant_id``, ``checkpoint_index``, ``transcription``, ``created_at``, ``elapsed_seconds``).
+The bundle comes in two shapes. The export script's: ``in_session_annotations`` are the checkpoint
+rows as the platform's database returns them (``participant_id``, ``checkpoint_index``,
+``transcription``, ``created_at``, ``elapsed_seconds``), ``[]`` for none. The newer export's, the
+shape the ALMANAC release ships: ``by_participant.<name>`` also carries the participant's
+``participant_id``, and ``in_session_annotations`` is an object, the answers by checkpoint as
+``in_session_annotations_all`` gives them ({"checkpoint <index>": transcription}), ``{}`` for none.
+Both are read, and a participant's id is taken from either place (they must agree).
 A timeline has one entry per action of the participant, in the order of ``human_actions_all`` (the
 order the platform stored them in, by time): ``{action_timestamp, action_type, action_content,
 annotation: {explanation_transcription, task_model_q1, partner_model_q2, self_model_q3,
@@ -19,15 +24,18 @@ alignment_q4}}``, with q1-q3 as texts and without the reasons of a "no".
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from corpus.importers.platform.annotations import (
+    AnswerTally,
     CheckpointRow,
     checkpoint_row,
     is_blank,
     timeline_mental_model,
+    timeline_unanswered,
 )
 from corpus.importers.platform.rows import Row, _read_row
 from corpus.model import MentalModel
@@ -61,9 +69,17 @@ class ExportRead:
     bundles: list[str] = field(default_factory=list)
 
 
-def read_exports(bundles: list[Path], user_actions: list[Path], root: Path, report: Report, order: int) -> ExportRead:
+def read_exports(
+    bundles: list[Path],
+    user_actions: list[Path],
+    root: Path,
+    report: Report,
+    order: int,
+    tally: AnswerTally | None = None,
+) -> ExportRead:
     """The bundles and user_actions files under ``root``; ``order`` is the position of the last
-    row read before (rows keep their order over all files)."""
+    row read before (rows keep their order over all files); ``tally`` hears of every action the
+    bundles' timelines answer."""
     out = ExportRead()
     for path in bundles:
         rel = str(path.relative_to(root))
@@ -77,7 +93,7 @@ def read_exports(bundles: list[Path], user_actions: list[Path], root: Path, repo
         names = _participant_names(obj, report, rel)
         if names is None:
             continue
-        out.annotations.update(_timelines(obj, names, report, rel))
+        out.annotations.update(_timelines(obj, names, report, rel, tally if tally is not None else AnswerTally()))
         out.checkpoints.extend(_checkpoints(obj, names, report, rel))
     for path in user_actions:
         rel = str(path.relative_to(root))
@@ -111,24 +127,17 @@ def merge_rows(logs: list[Row], exported: list[Row]) -> list[Row]:
     return out
 
 
-def without_ink_files(rows: list[Row]) -> tuple[list[Row], list[Row]]:
-    """(rows to import, the export's strokes on an image map whose ink image is not there). The
-    export does not carry the ink images (``files/<action_id>_map_image.png``) a stroke's cells come
-    from: such strokes are left out, counted once for the import instead of reported one by one."""
-    kept: list[Row] = []
-    inkless: list[Row] = []
-    for r in rows:
-        if (
-            isinstance(r, ListedRow)
-            and r.kind == "stroke"
-            and r.filled is None
-            and r.map_image
-            and not (r.folder / r.map_image).is_file()
-        ):
-            inkless.append(r)
-        else:
-            kept.append(r)
-    return kept, inkless
+def inkless_export_stroke(row: Row) -> bool:
+    """Whether a row is one of the export's strokes on an image map whose ink image is not there.
+    The export does not carry the ink images (``files/<action_id>_map_image.png``) a stroke's cells
+    come from: such strokes are counted once for the import instead of reported one by one."""
+    return (
+        isinstance(row, ListedRow)
+        and row.kind == "stroke"
+        and row.filled is None
+        and bool(row.map_image)
+        and not (row.folder / str(row.map_image)).is_file()
+    )
 
 
 def _export_object(path: Path, report: Report, rel: str, actions_key: str) -> dict[str, Any] | None:
@@ -184,13 +193,47 @@ def _rows(items: list[Any], key: str, rel: str, folder: Path, session_id: str, r
 
 
 def _participant_names(obj: dict[str, Any], report: Report, rel: str) -> dict[str, str] | None:
-    """participant name -> participant_id, from ``participant_name_by_id``; None (reported) when
-    that is not a map of ids to names."""
+    """participant name -> participant_id, from ``participant_name_by_id`` and the
+    ``participant_id`` of each ``by_participant.<name>`` where the export gives one (the newer
+    export's shape); None (reported) when neither says, or when they disagree."""
     by_id = obj.get("participant_name_by_id")
-    if not isinstance(by_id, dict) or not all(isinstance(v, str) for v in by_id.values()):
-        report.add(rel, "-", "participant_name_by_id", f"expected {{participant_id: name}}, got {describe(by_id)}")
+    names: dict[str, str] = {}
+    if by_id is not None:
+        if not isinstance(by_id, dict) or not all(isinstance(v, str) for v in by_id.values()):
+            report.add(rel, "-", "participant_name_by_id", f"expected {{participant_id: name}}, got {describe(by_id)}")
+            return None
+        names = {name: str(pid) for pid, name in by_id.items()}
+    ok = True
+    by_participant = obj.get("by_participant")
+    for name, entry in (by_participant if isinstance(by_participant, dict) else {}).items():
+        pid = entry.get("participant_id") if isinstance(entry, dict) else None
+        if pid is None:
+            continue
+        where = f"by_participant.{clipped(name)}"
+        if not isinstance(pid, str) or not pid.strip():
+            report.add(rel, where, "participant_id", f"expected the participant's id, got {describe(pid)}")
+            ok = False
+        elif names.get(name, pid) != pid:
+            report.add(
+                rel,
+                where,
+                "participant_id",
+                f"{shown(pid)} is not the id participant_name_by_id gives {shown(name)} ({shown(names[name])})",
+            )
+            ok = False
+        else:
+            names[name] = pid
+    if not ok:
         return None
-    return {name: str(pid) for pid, name in by_id.items()}
+    if not names:
+        report.add(
+            rel,
+            "-",
+            "participant_name_by_id",
+            "expected {participant_id: name}, or a participant_id in each by_participant.<name>; found neither",
+        )
+        return None
+    return names
 
 
 def _section(obj: dict[str, Any], key: str, report: Report, rel: str) -> dict[str, Any]:
@@ -205,12 +248,13 @@ def _section(obj: dict[str, Any], key: str, report: Report, rel: str) -> dict[st
 
 
 def _timelines(
-    obj: dict[str, Any], names: dict[str, str], report: Report, rel: str
+    obj: dict[str, Any], names: dict[str, str], report: Report, rel: str, tally: AnswerTally
 ) -> dict[str, tuple[MentalModel, str, str]]:
     """action_id -> (mental model, file, record) from each participant's post-session timeline:
     ``by_participant.<name>.post_session_annotations_timeline``, or ``post_session_annotations.<name>``
     where by_participant has none. Entry k belongs to the participant's k-th action of
-    ``human_actions_all``; its timestamp, type and content must be that action's."""
+    ``human_actions_all``; its timestamp, type and content must be that action's. ``tally`` hears
+    of every action an entry answers."""
     by_participant = _section(obj, "by_participant", report, rel)
     top = _section(obj, "post_session_annotations", report, rel)
     out: dict[str, tuple[MentalModel, str, str]] = {}
@@ -246,9 +290,14 @@ def _timelines(
             continue
         for k, (item, (pos, action)) in enumerate(zip(timeline, actions)):
             rec = f"{where}[{k}]"
+            action_id = str(action.get("action_id") or f"{rel}:{pos + 1}")
+            annotation = item.get("annotation") if isinstance(item, dict) else None
+            if isinstance(annotation, dict) and not is_blank(annotation):
+                tally.answered.add(action_id)
+                if timeline_unanswered(annotation):
+                    tally.partial.add(action_id)
             model = _timeline_entry(item, action, pos, report, rel, rec)
             if model is not None:
-                action_id = str(action.get("action_id") or f"{rel}:{pos + 1}")
                 out[action_id] = (model, rel, rec)
     return out
 
@@ -282,31 +331,44 @@ def _timeline_entry(
 
 
 def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel: str) -> list[CheckpointRow]:
-    """Each participant's checkpoint rows, ``by_participant.<name>.in_session_annotations``; for a
-    participant without rows, the answers of ``in_session_annotations_all.<name>``, which carry no
-    time: placed where the platform's schedule asks them, and said so once for the file."""
+    """Each participant's checkpoint rows, ``by_participant.<name>.in_session_annotations`` (a list
+    of rows; ``[]`` or ``{}`` for none); for a participant without rows, the answers by checkpoint
+    that the newer export writes there, or else those of ``in_session_annotations_all.<name>``,
+    which carry no time: placed where the platform's schedule asks them, and said so once for the
+    file."""
     sid = str(obj["session_id"])
     by_participant = _section(obj, "by_participant", report, rel)
     answers = _section(obj, "in_session_annotations_all", report, rel)
     out: list[CheckpointRow] = []
-    fallback = 0
+    fallback: Counter[str] = Counter()  # answers without a time, by the field they were read from
     for name in dict.fromkeys([*by_participant, *answers]):
         entry = by_participant.get(name)
         rows = entry.get("in_session_annotations") if isinstance(entry, dict) else None
         where = f"by_participant.{clipped(name)}.in_session_annotations"
-        if rows is not None and not isinstance(rows, list):
-            report.add(rel, where, "(rows)", f"expected a list of checkpoint rows, got {describe(rows)}")
+        if rows is not None and not isinstance(rows, (list, dict)):
+            report.add(
+                rel,
+                where,
+                "(rows)",
+                "expected a list of checkpoint rows, or an object of the answers by checkpoint "
+                f"({{'checkpoint <index>': text}}; [] or {{}} for none), got {describe(rows)}",
+            )
             continue
-        if rows:
+        if isinstance(rows, list) and rows:
             for k, item in enumerate(rows):
                 row = checkpoint_row(item, report, rel, f"{where}[{k}]", session_id=sid)
                 if row is not None:
                     out.append(row)
             continue
-        texts = answers.get(name)
+        if isinstance(rows, dict) and rows:
+            texts: Any = rows
+            source = "by_participant.<name>.in_session_annotations"
+        else:
+            texts = answers.get(name)
+            where = f"in_session_annotations_all.{clipped(name)}"
+            source = "in_session_annotations_all"
         if not texts:
             continue
-        where = f"in_session_annotations_all.{clipped(name)}"
         if name not in names:
             report.add(rel, where, "(participant)", f"{shown(name)} is not a name in participant_name_by_id")
             continue
@@ -327,7 +389,7 @@ def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel
             if not isinstance(text, str):
                 report.add(rel, where, clipped(key), f"expected the answer's text, got {describe(text)}")
                 continue
-            fallback += 1
+            fallback[source] += 1
             out.append(
                 CheckpointRow(
                     participant_id=names[name],
@@ -339,15 +401,14 @@ def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel
                     share=PLATFORM_SCHEDULE[index],
                 )
             )
-    if fallback:
+    for source, n in fallback.items():
         report.add(
             rel,
             "-",
-            "in_session_annotations_all",
-            f"{counted(fallback, 'checkpoint answer')} taken from in_session_annotations_all, which gives no "
-            "time (by_participant has no in_session_annotations rows for them): each is placed where the "
-            "platform's schedule asks that checkpoint (0 at 20 %, 1 at 45 %, 2 at 70 % of the session), "
-            "not where it was answered",
+            source.removeprefix("by_participant.<name>."),
+            f"{counted(n, 'checkpoint answer')} taken from {source}, which gives no time (by_participant has "
+            "no in_session_annotations rows for them): each is placed where the platform's schedule asks that "
+            "checkpoint (0 at 20 %, 1 at 45 %, 2 at 70 % of the session), not where it was answered",
             WARNING,
         )
     return out

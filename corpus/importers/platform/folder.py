@@ -8,8 +8,8 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.importers.asciimap import read_ascii_map, safe_id
-from corpus.importers.platform.annotations import CheckpointRow, read_annotations, read_checkpoints
-from corpus.importers.platform.bundle import merge_rows, read_exports, without_ink_files
+from corpus.importers.platform.annotations import AnswerTally, CheckpointRow, read_annotations, read_checkpoints
+from corpus.importers.platform.bundle import merge_rows, read_exports
 from corpus.importers.platform.files import classify_files, export_kind
 from corpus.importers.platform.maps import read_map_option, session_map
 from corpus.importers.platform.roles import assign_roles
@@ -176,12 +176,13 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
 
     names = options.landmark_names or (files["names"][0] if len(files["names"]) == 1 else None)
     rows = read_rows(files["logs"], root, report)
+    tally = AnswerTally()  # the actions the source annotates: what the import's count of annotations starts from
     exported = read_exports(
-        files["bundles"], files["user_actions"], root, report, max((r.order for r in rows), default=0)
+        files["bundles"], files["user_actions"], root, report, max((r.order for r in rows), default=0), tally
     )
     rows = merge_rows(rows, exported.rows)
     # A payload file's answers carry the reasons of a "no"; the export's timeline does not.
-    annotations = {**exported.annotations, **read_annotations(files["annotations"], root, report)}
+    annotations = {**exported.annotations, **read_annotations(files["annotations"], root, report, tally)}
     checkpoint_rows = read_checkpoints(files["checkpoints"], root, report) + exported.checkpoints
 
     folder_maps: dict[str, GridMap] = {}
@@ -200,21 +201,16 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         report.add(str(src), "-", "(logs)", "the logs hold no Map Task actions")
         return ImportResult(report=report)
     checkpoints_by_session = _checkpoint_sessions(checkpoint_rows, by_session, report)
-    # The export's strokes on image maps (sessions that log no grid cells) whose ink image it does
-    # not carry: left out before the ink is read, and said once for the import.
-    inkless = [
-        r
-        for srows in by_session.values()
-        if not any(r.filled is not None for r in srows)
-        for r in without_ink_files(srows)[1]
-    ]
-    left_out = {id(r) for r in inkless}
-    rows = [r for r in rows if id(r) not in left_out]
+    # The export's strokes on image maps whose ink image it does not carry and that carry no
+    # annotation: left out, and said once for the import.
+    inkless: list[Row] = []
+    kept: dict[str, list[str]] = {}  # kind of action with no cell change -> the file of each imported
 
     maps: dict[str, GridMap] = dict(folder_maps)
     sessions: list[Session] = []
     ink = InkImages(rows)  # ink images read one at a time, each decoded once and dropped
     used_ids: set[str] = set()
+    source_names: dict[str, list[str]] = {}  # session id -> the export's session_name and session_id
     annotated: set[str] = set()
     for sid, srows in by_session.items():
         label = f"session {sid}"
@@ -230,19 +226,18 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
             if any(r.filled is not None for r in srows)
             else ("image" if any(r.map_image for r in srows) else "none")
         )
-        n_rows, first_file = len(srows), srows[0].file
-        srows = [r for r in srows if id(r) not in left_out]  # roles above still see every stroke
-        if not srows:
-            report.add(first_file, label, "(session)", "no actions left to import")
-            continue
         grid_map = session_map(srows, map_kind, option_map, folder_maps, options, report, label, ink)
         if grid_map is None:
             continue
         maps.setdefault(grid_map.id, grid_map)
         n_issues = len(report.errors)
-        actions, ids, notes = build_session(srows, roles, grid_map, map_kind, options, report, ink)
+        built = build_session(srows, roles, grid_map, map_kind, options, report, ink, annotations)
+        actions, ids, notes = built.actions, built.ids, built.notes
         if len(report.errors) > n_issues:
             continue
+        inkless += built.inkless
+        for kind, files_of in built.kept.items():
+            kept.setdefault(kind, []).extend(files_of)
         if not actions:
             report.add(srows[0].file, label, "(session)", "no actions left to import")
             continue
@@ -258,10 +253,11 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
             if name
             else f"Imported from the collaboration platform: session {sid}"
         )
-        if map_kind == "image":
+        if map_kind == "image" and any(r.map_image and (r.folder / r.map_image).is_file() for r in srows):
             header += f"; ink rasterized onto a {grid_map.grid_size[0]}x{grid_map.grid_size[1]} grid at ink share {options.ink_share:g}"
-        if len(srows) < n_rows:
-            notes.append(f"left out: {n_rows - len(srows)} strokes whose ink image the export does not carry")
+        elif map_kind == "image":
+            header += "; no ink image is there: the drawing is not known"
+        source_names[key] = [n for n in (name, sid) if n]
         sessions.append(
             Session(
                 id=key,
@@ -277,32 +273,34 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
                 notes="; ".join([header, *notes]),
             )
         )
-    inkless_ids = {r.action_id for r in inkless}
+    tools = {r.action_id for r in rows if r.kind == "tool"}
     for action_id, (_mm, rel, rec) in annotations.items():
-        if action_id not in annotated and action_id not in inkless_ids:
-            report.add(
-                rel,
-                rec,
-                "action_id",
-                "no imported action has this id (a tool selection or a stroke left out?); annotation ignored",
-                WARNING,
-            )
+        if action_id in annotated:
+            continue
+        report.add(
+            rel,
+            rec,
+            "action_id",
+            "the action is a tool selection (the brush or the eraser chosen), not an edit of the canvas: its "
+            "annotation is not imported"
+            if action_id in tools
+            else "no Map Task action of the logs has this id (its row was left out, or is not there): its "
+            "annotation is not imported",
+            WARNING,
+        )
     # The export's "no" answers that were imported (a payload file's answer to the same action wins).
     no_reasons = [
         mm
         for action_id, (mm, _rel, _rec) in annotations.items()
         if action_id in annotated and exported.annotations.get(action_id, (None,))[0] is mm and not mm.aligned
     ]
-    _report_what_the_export_lacks(exported.bundles, no_reasons, inkless, annotations, report)
-    return ImportResult(maps=list(maps.values()), sessions=sessions, report=report)
+    _report_what_the_export_lacks(exported.bundles, no_reasons, inkless, report)
+    _reconcile(tally, annotated, tools, kept, exported.bundles, report)
+    return ImportResult(maps=list(maps.values()), sessions=sessions, report=report, source_names=source_names)
 
 
 def _report_what_the_export_lacks(
-    bundles: list[str],
-    no_reasons: list[MentalModel],
-    inkless: list[Row],
-    annotations: dict[str, tuple[MentalModel, str, str]],
-    report: Report,
+    bundles: list[str], no_reasons: list[MentalModel], inkless: list[Row], report: Report
 ) -> None:
     """What the export script's files cannot say, once for the import with a count: the reasons of
     a "no" (the export leaves q4Reasons out) and the ink images of strokes on an image map."""
@@ -319,14 +317,88 @@ def _report_what_the_export_lacks(
         )
     if inkless:
         files = sorted({r.file for r in inkless})
-        n_annotated = sum(r.action_id in annotations for r in inkless)
-        annotated_part = f", {n_annotated} of them annotated" if n_annotated else ""
         report.add(
             files[0] if len(files) == 1 else "(export files)",
             "-",
             "map_image",
-            f"{counted(len(inkless), 'stroke')} on an image map left out{annotated_part}: the export does not carry "
-            "the ink images (files/<action_id>_map_image.png) a stroke's cells come from; put the session's files/ "
-            "folder beside the export to import them",
+            f"{counted(len(inkless), 'stroke')} on an image map left out (without an annotation): the export does "
+            "not carry the ink images (files/<action_id>_map_image.png) a stroke's cells come from; put the "
+            "session's files/ folder beside the export to import them",
             WARNING,
         )
+
+
+# What the import says of the actions it imported with no cell change, by kind: (the source's field,
+# the sentence after the count).
+_KEPT_SAID = {
+    "changed_no_cell": (
+        "action_content",
+        "changed no grid cell: imported as draw or erase actions with no cell change (no_cell_change "
+        "'changed_no_cell'), their annotations kept",
+    ),
+    "ink_missing": (
+        "map_image",
+        "on an image map have no ink image (files/<action_id>_map_image.png, which a stroke's cells come from, "
+        "is not there): imported as draw or erase actions with no cell change (no_cell_change 'ink_missing'), "
+        "their annotations kept; put the session's files/ folder beside the export to have their cells",
+    ),
+    "no_state": (
+        "metadata.filledCells",
+        "logged no canvas state (no metadata.filledCells, no ink image): imported as draw or erase actions with "
+        "no cell change (no_cell_change 'ink_missing'), their annotations kept",
+    ),
+    "undo": (
+        "action_content",
+        "of such strokes change no cell either: imported as undo actions with no cell change, their annotations kept",
+    ),
+}
+
+
+def _reconcile(
+    tally: AnswerTally,
+    imported: set[str],
+    tools: set[str],
+    kept: dict[str, list[str]],
+    bundles: list[str],
+    report: Report,
+) -> None:
+    """The import's count of annotations: the actions imported with no cell change for their
+    annotations, a line for each kind with its count; then, when there were any or when an
+    annotation was not imported, the annotations in the source against those imported, each
+    difference named with its count (each annotation not imported is also reported on its own)."""
+    for kind, (fld, said) in _KEPT_SAID.items():
+        files = sorted(set(kept.get(kind, [])))
+        if files:
+            noun = "undo" if kind == "undo" else "stroke"
+            report.add(
+                files[0] if len(files) == 1 else "(platform files)",
+                "-",
+                fld,
+                f"{counted(len(kept[kind]), noun)} {said}",
+                WARNING,
+            )
+    missing = tally.answered - imported
+    if not tally.answered or not (missing or kept):
+        return
+    partial = missing & tally.partial
+    on_tools = (missing - partial) & tools
+    others = missing - partial - on_tools
+    differences = [
+        f"{n} {what}"
+        for n, what in (
+            (len(partial), "answered part-way (their mental models are left out)"),
+            (len(on_tools), "on tool selections (not edits of the canvas)"),
+            (len(others), "on no imported action"),
+        )
+        if n
+    ]
+    n_kept = sum(len(v) for v in kept.values())
+    report.add(
+        bundles[0] if len(bundles) == 1 else "(annotations)",
+        "-",
+        "(annotations)",
+        f"{counted(len(tally.answered), 'annotation')} in the source, {len(imported)} imported"
+        + (f" ({n_kept} of them on actions with no cell change)" if n_kept else "")
+        + (f"; not imported: {', '.join(differences)}, each named above" if differences else ""),
+        WARNING,
+    )

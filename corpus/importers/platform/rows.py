@@ -48,6 +48,7 @@ class Row:
     filled: list[Cell] | None = None
     receiver: str | None = None
     folder: Path = field(default_factory=Path)
+    route_pixel_ratio: float | None = None  # metadata.route_pixel_ratio: the platform's measure of the drawing
 
     @property
     def where(self) -> str:
@@ -154,6 +155,7 @@ def _read_row(
         filled=line.filled,
         receiver=action.receiver,
         folder=folder,
+        route_pixel_ratio=line.route_pixel_ratio,
     )
 
 
@@ -280,6 +282,15 @@ def _filled_cells(v: Any) -> list[Cell] | None:
     return cells
 
 
+def _pixel_ratio(v: Any) -> float | None:
+    if v is None:
+        return None
+    ratio = _finite_number(v)
+    if ratio is None or not 0 <= ratio <= 1:
+        raise ValueError(f"expected the share of the canvas the drawing covers, a number from 0 to 1, got {shown(v)}")
+    return ratio
+
+
 def _message_text(v: Any) -> str:
     if not isinstance(v, str) or not v.strip():
         raise ValueError(f"a message needs non-empty text, got {shown(v)}")
@@ -328,6 +339,9 @@ class _LogLine(_LogFields):
     map_image: Annotated[str | None, PlainValidator(_file_path)] = None
     filled: Annotated[list[Cell] | None, PlainValidator(_filled_cells)] = Field(
         _ABSENT, validation_alias=AliasPath("metadata", "filledCells")
+    )
+    route_pixel_ratio: Annotated[float | None, PlainValidator(_pixel_ratio)] = Field(
+        None, validation_alias=AliasPath("metadata", "route_pixel_ratio")
     )
     result: Any = None
     action_id: Annotated[str, PlainValidator(_id_or_empty)] = _NULL

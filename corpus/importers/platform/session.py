@@ -2,7 +2,11 @@
 grid cells they drew or erased, on a :class:`corpus.canvas.Canvas`.
 
 A stroke's cells are the difference between the canvas before it and the canvas state it logged:
-``metadata.filledCells`` on grid maps, the ink PNG rasterized onto the grid on image maps.
+``metadata.filledCells`` on grid maps, the ink PNG rasterized onto the grid on image maps. A stroke
+that changed no grid cell, or whose canvas state is not there (its ink image missing), and an undo
+of such a stroke, is imported as an action with no cell change (``no_cell_change``) when it carries
+an annotation: the annotation is kept, the canvas does not change. Without one it is left out, with
+a warning.
 
 Ink images are read one at a time (:class:`InkImages`): sizes from the PNG headers, and each image
 decoded once, when its stroke is replayed, reduced to the share of each grid cell it covers and
@@ -13,16 +17,19 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from corpus.canvas import Canvas
 from corpus.importers.asciimap import InkLayer, filled_cells, ink_image_size, read_ink_layer
+from corpus.importers.platform.bundle import inkless_export_stroke
 from corpus.importers.platform.rows import PlatformOptions, Row
 from corpus.model import Action, Cell, GridMap
+from corpus.report import counted
 from corpus.validate import ERROR, WARNING, Report
 
 # Called as progress(strokes done, strokes in all): with 0 before the first ink image is read,
@@ -212,6 +219,30 @@ class _Snapshots:
         return filled_cells(cov, self.options.ink_share)
 
 
+# What an action with no cell change is, in the session notes and the import's report: (its type,
+# why) -> what the sentence counts.
+NO_CHANGE_KINDS = {
+    "changed_no_cell": "strokes that changed no grid cell",
+    "ink_missing": "strokes whose ink image is missing",
+    "no_state": "strokes that logged no canvas state",
+    "undo": "undos of such strokes",
+}
+
+
+@dataclass
+class BuiltSession:
+    """A session's actions in time order, the action-id index, notes for the session, and what was
+    made of the strokes without a cell change: the ones imported (by :data:`NO_CHANGE_KINDS` key, the
+    file of each), and the export's strokes left out for their missing ink (counted once for the
+    import)."""
+
+    actions: list[Action]
+    ids: dict[str, int]
+    notes: list[str]
+    kept: dict[str, list[str]] = field(default_factory=dict)
+    inkless: list[Row] = field(default_factory=list)
+
+
 def build_session(
     rows: list[Row],
     roles: dict[str, str],
@@ -220,25 +251,38 @@ def build_session(
     options: PlatformOptions,
     report: Report,
     ink: InkImages,
-) -> tuple[list[Action], dict[str, int], list[str]]:
-    """Actions in time order, the action-id index, and notes for the session."""
+    annotated: Container[str] = frozenset(),
+) -> BuiltSession:
+    """The session's actions; ``annotated``: the ids of the actions that carry an annotation (a
+    stroke with no cell change is imported when it is one of them)."""
     rows = sorted(rows, key=lambda r: (r.when, r.order))
     t0, _ = time_origins(rows)
     snapshot = _Snapshots(grid_map, map_kind, options, report, ink)
     canvas = Canvas(cast(tuple[int, int], tuple(grid_map.grid_size)))
     # The platform's own undo stack on image maps holds every stroke, including strokes that
-    # changed no grid cell; undoing one of those changes no cell either.
-    platform_stack: list[bool] = []
+    # changed no grid cell (its grid maps keep only strokes that changed a cell): each entry is why
+    # its stroke has no cell change, or None for a stroke that changed cells. Undoing a stroke with
+    # no cell change changes no cell either.
+    platform_stack: list[str | None] = []
     actions: list[Action] = []
     ids: dict[str, int] = {}
     tools: Counter = Counter()
     left_out: Counter = Counter()
+    built = BuiltSession(actions, ids, [])
     last_end: Cell | None = None
 
-    def add(row: Row, type_: str, content: Any = None) -> None:
+    def add(row: Row, type_: str, content: Any = None, no_cell_change: str | None = None) -> None:
         t = round(max(row.when.timestamp() - t0, 0.0), 3)
         actions.append(
-            Action(index=len(actions), timestamp=t, role=roles[row.participant_id], type=type_, content=content)
+            Action(
+                index=len(actions),
+                timestamp=t,
+                role=roles[row.participant_id],
+                type=type_,
+                content=content,
+                no_cell_change=no_cell_change,
+                route_pixel_ratio=None if type_ == "message" else row.route_pixel_ratio,  # (a drawing measure)
+            )
         )
         ids[row.action_id] = len(actions) - 1
 
@@ -252,42 +296,57 @@ def build_session(
             canvas.reset()
             platform_stack.clear()
         elif row.kind == "undo":
-            if map_kind == "image" and platform_stack and not platform_stack[-1]:
-                platform_stack.pop()
+            undone = platform_stack.pop() if platform_stack else None
+            if undone is None:
+                add(row, "undo")
+                canvas.undo()
+            elif row.action_id in annotated:
+                add(row, "undo", no_cell_change=undone)
+                built.kept.setdefault("undo", []).append(row.file)
+            else:
+                what = "changed no grid cell" if undone == "changed_no_cell" else "has no ink image"
                 report.add(
                     row.file,
                     row.where,
                     "action_content",
-                    "undo of a stroke that changed no grid cell changes no cell either; left out",
+                    f"undo of a stroke that {what} changes no known cell either; left out",
                     WARNING,
                 )
-                left_out["undo of a stroke that changed no cell"] += 1
-                continue
-            if platform_stack:
-                platform_stack.pop()
-            add(row, "undo")
-            canvas.undo()
+                left_out[
+                    "undo of a stroke that changed no cell"
+                    if undone == "changed_no_cell"
+                    else "undo of a stroke whose ink image is missing"
+                ] += 1
         elif row.kind == "stroke":
-            state = snapshot(row)
-            if state is None:
-                _report_no_state(row, map_kind, report)
-                left_out["strokes without a canvas state"] += 1
-                continue
-            current = canvas.cells()
-            added, removed = state - current, current - state
-            cells, extra = (removed, added) if row.tool == "eraser" else (added, removed)
             type_ = "erase" if row.tool == "eraser" else "draw"
+            state = snapshot(row)
+            cells: set[Cell] = set()
+            if state is not None:
+                current = canvas.cells()
+                added, removed = state - current, current - state
+                cells, extra = (removed, added) if row.tool == "eraser" else (added, removed)
+            why = "ink_missing" if state is None else None if cells else "changed_no_cell"
             if map_kind == "image":
-                platform_stack.append(bool(cells))
-            if not cells:
-                report.add(
-                    row.file,
-                    row.where,
-                    "action_content",
-                    f"the {row.tool} stroke ({row.text}) changed no grid cell; left out",
-                    WARNING,
-                )
-                left_out["strokes that changed no cell"] += 1
+                platform_stack.append(why)
+            if why is not None:
+                if row.action_id in annotated:
+                    add(row, type_, no_cell_change=why)
+                    kind = "no_state" if why == "ink_missing" and map_kind != "image" else why
+                    built.kept.setdefault(kind, []).append(row.file)
+                elif why == "changed_no_cell":
+                    report.add(
+                        row.file,
+                        row.where,
+                        "action_content",
+                        f"the {row.tool} stroke ({row.text}) changed no grid cell; left out",
+                        WARNING,
+                    )
+                    left_out["strokes that changed no cell"] += 1
+                elif map_kind == "image" and inkless_export_stroke(row):
+                    built.inkless.append(row)  # (said once for the import)
+                else:
+                    _report_no_state(row, map_kind, report)
+                    left_out["strokes without a canvas state"] += 1
                 continue
             if extra:
                 report.add(
@@ -302,12 +361,20 @@ def build_session(
             add(row, type_, ordered)
             last_end = ordered[-1]
             canvas.apply(type_, cells)
-    notes = []
     if tools:
-        notes.append("tool selections (not edits): " + ", ".join(f"{k} {v}" for k, v in sorted(tools.items())))
+        built.notes.append("tool selections (not edits): " + ", ".join(f"{k} {v}" for k, v in sorted(tools.items())))
+    if built.kept:
+        built.notes.append(
+            "imported with no cell change, for their annotations: "
+            + ", ".join(f"{len(built.kept[k])} {what}" for k, what in NO_CHANGE_KINDS.items() if k in built.kept)
+        )
     for what, n in sorted(left_out.items()):
-        notes.append(f"left out: {n} {what}")
-    return actions, ids, notes
+        built.notes.append(f"left out: {n} {what}")
+    if built.inkless:
+        built.notes.append(
+            f"left out: {counted(len(built.inkless), 'stroke')} whose ink image the export does not carry"
+        )
+    return built
 
 
 def _report_no_state(row: Row, map_kind: str, report: Report) -> None:
