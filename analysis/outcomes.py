@@ -1,5 +1,7 @@
 """Session outcomes by condition: final accuracy, route coverage, distance-weighted score, actions
-and duration per session, each compared between the conditions (visible - not visible).
+and duration per session, and the route deviation where the source records one (HCRC), each
+compared between the conditions (visible - not visible, or the two conditions of the dataset's
+design).
 
 Two tests, the user's choice, both from scipy and both two-sided:
 
@@ -36,8 +38,20 @@ OUTCOMES = {
     "n_actions": ("actions per session", "actions"),
     "duration_min": ("duration", "minutes"),
 }
+# Outcomes a source records rather than ones computed from the drawing (the session table's column
+# of :attr:`corpus.model.SessionMeta.route_deviation`): compared only where a session has one.
+RECORDED = {
+    "route_deviation": ("route deviation", "HCRC deviation score: area between the routes"),
+}
+ALL_OUTCOMES = {**OUTCOMES, **RECORDED}
 TESTS = {"welch": "Welch's t-test", "mannwhitney": "Mann-Whitney U test"}
 GROUPS = ("visible", "not_visible")  # the canvas design: difference = first - second (treatment - reference)
+
+
+def outcomes_of(sessions: pd.DataFrame) -> list[str]:
+    """The outcomes of ``sessions``: every one of :data:`OUTCOMES`, and each recorded outcome
+    (:data:`RECORDED`) that some session has."""
+    return list(OUTCOMES) + [o for o in RECORDED if o in sessions and sessions[o].notna().any()]
 
 
 def groups_of(design: tuple[str, str]) -> tuple[str, str]:
@@ -162,19 +176,20 @@ def compare_outcome(
 ) -> OutcomeComparison | Undefined:
     """Compare ``outcome`` (a column of the per-session table) between the two conditions of
     ``groups`` (treatment, reference; by default visible and not visible)."""
-    if outcome not in OUTCOMES or test not in TESTS:
+    if outcome not in ALL_OUTCOMES or test not in TESTS:
         raise ValueError(f"unknown outcome {outcome!r} or test {test!r}")
-    label, unit = OUTCOMES[outcome]
+    label, unit = ALL_OUTCOMES[outcome]
     values = pd.to_numeric(sessions[outcome], errors="coerce")
     warn = []
     missing = int(values.isna().sum())
     if missing:
-        warn.append(f"{missing} session(s) without a value (e.g. nothing drawn) left out")
+        why = "the source records none" if outcome in RECORDED else "e.g. nothing drawn"
+        warn.append(f"{missing} session(s) without a value ({why}) left out")
     cond = sessions["condition"].astype(str)
     x = values[(cond == groups[0]) & values.notna()].to_numpy(dtype=float)
     y = values[(cond == groups[1]) & values.notna()].to_numpy(dtype=float)
+    words = [g.replace("_", " ") for g in groups]
     if len(x) < 2 or len(y) < 2:
-        words = [g.replace("_", " ") for g in groups]
         return Undefined(
             f"each condition needs at least 2 sessions with a value ({words[0]} {len(x)}, {words[1]} {len(y)})"
         )
@@ -182,7 +197,7 @@ def compare_outcome(
         return Undefined("every session has the same value")
     if len(x) < 10 or len(y) < 10:
         warn.append(
-            f"few sessions (visible {len(x)}, not visible {len(y)}): tests have little power and intervals are wide"
+            f"few sessions ({words[0]} {len(x)}, {words[1]} {len(y)}): tests have little power and intervals are wide"
         )
     n = len(x) + len(y)
     common: dict[str, Any] = dict(n=n, n_of="sessions with a value", package="scipy")
@@ -204,7 +219,7 @@ def compare_outcome(
         diff = Estimate(
             **common,
             key="difference",
-            statistic="difference of means (visible - not visible)",
+            statistic=f"difference of means ({words[0]} - {words[1]})",
             estimate=float(x.mean() - y.mean()),
             method="difference of the sample means",
             computed_by=welch,
@@ -219,7 +234,7 @@ def compare_outcome(
             key="mann_whitney_u",
             statistic="Mann-Whitney U test",
             estimate=float(res.statistic),
-            method="two-sided, U of the visible sessions",
+            method=f"two-sided, U of the {words[0]} sessions",
             computed_by="scipy.stats.mannwhitneyu",
             distribution="U",
             p_value=float(res.pvalue),
@@ -227,7 +242,7 @@ def compare_outcome(
         diff = Estimate(
             **{**common, "package": "numpy"},
             key="difference",
-            statistic="difference of medians (visible - not visible)",
+            statistic=f"difference of medians ({words[0]} - {words[1]})",
             estimate=float(np.median(x) - np.median(y)),
             method="difference of the sample medians",
             computed_by="numpy.median",
@@ -263,4 +278,4 @@ def compare_outcome(
 def compare_outcomes(
     sessions: pd.DataFrame, test: str = "welch", seed: int = 0, groups: tuple[str, str] = GROUPS
 ) -> dict[str, OutcomeComparison | Undefined]:
-    return {o: compare_outcome(sessions, o, test, seed, groups) for o in OUTCOMES}
+    return {o: compare_outcome(sessions, o, test, seed, groups) for o in outcomes_of(sessions)}

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.format import fmt, fmt_mean_sd, fmt_range, fmt_test, p_clause
-from analysis.outcomes import OUTCOMES, TESTS, OutcomeComparison
+from analysis.outcomes import ALL_OUTCOMES, TESTS, OutcomeComparison, outcomes_of
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SYMBOLS, rgba
 from corpus import schema
@@ -25,12 +25,19 @@ AXIS_UNITS = {
     "distance_weighted": "score (0 to 1)",
     "n_actions": "actions",
     "duration_min": "minutes",
+    "route_deviation": "deviation score",
 }
 
 
+def outcome_data(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The figure's data, a row per session: its id, condition and split, and each outcome it shows."""
+    return sessions[["session_id", "condition", "split", *outcomes_of(sessions)]]
+
+
 def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
-    """Per outcome, a box per condition with every session as a point (click: its actions)."""
-    outcomes = list(OUTCOMES)
+    """Per outcome, a box per condition with every session as a point (click: its actions); the
+    route deviation only where a session has one."""
+    outcomes = outcomes_of(sessions)
     traces = []
     for i, outcome in enumerate(outcomes, start=1):
         for cond in schema.CONDITIONS:
@@ -85,7 +92,7 @@ def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
                     shared_y=False,
                 )
             )
-    layout = panels(len(outcomes), [OUTCOMES[o][0] for o in outcomes], shared_y=False, spacing=0.07)
+    layout = panels(len(outcomes), [ALL_OUTCOMES[o][0] for o in outcomes], shared_y=False, spacing=0.07)
     layout["scattermode"] = "group"  # each condition's points beside its box
     for i, outcome in enumerate(outcomes, start=1):
         layout[f"yaxis{axis_suffix(i)}"].update(
@@ -105,7 +112,7 @@ def _with_interval(e, digits: int = 2, significant: bool = False) -> str:
 def outcome_table(results: dict[str, OutcomeComparison | Undefined], test: str) -> pd.DataFrame:
     rows = []
     for outcome, r in results.items():
-        label, unit = OUTCOMES[outcome]
+        label, unit = ALL_OUTCOMES[outcome]
         if isinstance(r, Undefined):
             rows.append({"outcome": f"{label} ({unit})", "test": str(r)})
             continue
@@ -130,8 +137,9 @@ def outcome_caption(results: dict, test: str) -> None:
     first = next((r for r in results.values() if not isinstance(r, Undefined)), None)
     if first is None:
         return
+    treatment = _short(str(first.groups["condition"].iloc[0]))
     st.caption(
         f"{TESTS[test]}: {first.test.method}. Effect size: {first.effect.statistic}, {first.effect.method}; "
         f"95% interval: {first.effect.interval_method}. Computed by {first.test.provenance()}. "
-        "Positive differences and effects: higher in visible sessions."
+        f"Positive differences and effects: higher in {treatment} sessions."
     )

@@ -1,5 +1,6 @@
 """Outcomes: per-session task results by condition (final accuracy, route coverage, distance-weighted
-score, actions, duration), each with the test of the difference and an effect size."""
+score, actions, duration, and the route deviation where the source records one), each with the test
+of the difference and an effect size."""
 
 import streamlit as st
 
@@ -8,7 +9,7 @@ from components.chart import show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.download import csv_button
 from components.drilldown import first_point, show_actions
-from components.outcome_charts import outcome_caption, outcome_figure, outcome_table
+from components.outcome_charts import outcome_caption, outcome_data, outcome_figure, outcome_table
 from services import alignment as svc
 from services.alignment import TESTS
 
@@ -25,18 +26,7 @@ sessions = svc.selected_sessions(scope)
 if sessions.empty:
     st.info("No session in the selection.")
     st.stop()
-data = sessions[
-    [
-        "session_id",
-        "condition",
-        "split",
-        "final_accuracy",
-        "route_coverage",
-        "distance_weighted",
-        "n_actions",
-        "duration_min",
-    ]
-]
+data = outcome_data(sessions)
 clicked = first_point(show_chart(outcome_figure(sessions), data, "session_outcomes", key="out_figure", columns=2))
 scope_caption(
     scope,
@@ -46,6 +36,12 @@ scope_caption(
         "Each point is a session; boxes show the quartiles and the median; n under each box. Final accuracy: share of the "
         "drawn cells on the route; route coverage: share of the route drawn; distance-weighted score: drawn cells scored by "
         "their distance to the route (1, 2/3, 1/3, 0)."
+        + (
+            " Route deviation: the deviation score the source records (HCRC: the area between the giver's route "
+            "and the one the follower drew; larger is further off)."
+            if "route_deviation" in data
+            else ""
+        )
     ),
 )
 if clicked:

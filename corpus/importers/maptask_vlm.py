@@ -75,7 +75,7 @@ import pandas as pd
 
 from corpus.benchmark import NO_ANSWER, AnswerRun, Benchmark
 from corpus.importers.asciimap import safe_id
-from corpus.importers.hcrc import condition_of, parse_xml
+from corpus.importers.hcrc import condition_of, parse_xml, without_marks
 from corpus.reading import jsonl_records, read_text
 from corpus.report import ERROR, WARNING, DatasetError, Report, counted, describe, shown
 
@@ -125,8 +125,9 @@ def words(text: str) -> list[str]:
 
 
 def says_landmark(text: str, landmark: str) -> bool:
-    """Whether ``text`` holds the landmark's words in a row (case, punctuation and spacing aside)."""
-    want, have = words(landmark), words(text)
+    """Whether ``text`` holds the landmark's words in a row (case, punctuation and spacing aside;
+    the marks of silences and noises a move of the timed units holds are not words)."""
+    want, have = words(landmark), words(without_marks(text))
     n = len(want)
     return n > 0 and any(have[k : k + n] == want for k in range(len(have) - n + 1))
 
