@@ -12,6 +12,11 @@ the chosen size minimising
 over the feature dimensions d, with means and standard deviations across sessions (SD with
 ddof=1, as in the paper's tables; test and train need 2 or more sessions each).
 
+**Held-out sessions.** A session the dataset puts in the ``val`` split (held out for tuning, as
+the HCRC corpus's split lists do) is neither train nor test: it is not a candidate of the search,
+it counts on neither side of the dataset's own split's objective, and a dataset written with a new
+split keeps it in ``val`` (:func:`candidates`).
+
 **Search.** When the number of candidate subsets C(n, k) is at most :data:`EXHAUSTIVE_LIMIT`
 every subset is scored (exact optimum; the paper's 220 and 286 subsets of 3 of 12 and 3 of 13).
 Beyond it, a seeded stochastic local search: :data:`RESTARTS` random starting subsets, each
@@ -40,6 +45,22 @@ MAX_STEPS = 3000
 PATIENCE = 40
 CHUNK = 20_000
 N_RUNNERS_UP = 10
+KEPT_APART = ("val",)  # splits whose sessions stay as they are: neither train nor test
+
+
+def candidates(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a per-session table (session_id, condition, split) a test split is chosen
+    among: every session but those held out (:data:`KEPT_APART`)."""
+    if "split" not in sessions.columns:
+        return sessions
+    return sessions[~sessions["split"].astype(str).isin(KEPT_APART)]
+
+
+def kept_apart(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a per-session table that are held out (:data:`KEPT_APART`)."""
+    if "split" not in sessions.columns:
+        return sessions.iloc[:0]
+    return sessions[sessions["split"].astype(str).isin(KEPT_APART)]
 
 
 def _shares(session_idx: np.ndarray, codes: np.ndarray, n_categories: int, n_sessions: int) -> np.ndarray:
@@ -287,7 +308,9 @@ def distribution_matched_split(
     actions: pd.DataFrame, sessions: pd.DataFrame, test_size: dict[str, int], seed: int = 0
 ) -> SplitResult:
     """The split per condition of ``sessions`` (session_id, condition) with ``test_size[condition]``
-    test sessions, from the actions of those sessions."""
+    test sessions, from the actions of those sessions; held-out sessions (``val``) are not
+    candidates (:func:`candidates`)."""
+    sessions = candidates(sessions)
     feats = session_features(actions)
     out = {}
     for cond in schema.CONDITIONS:
@@ -320,7 +343,9 @@ class SplitStanding:
 def split_standing(actions: pd.DataFrame, sessions: pd.DataFrame) -> list[SplitStanding]:
     """Per condition, the objective L of the sessions' own test split (``sessions``: session_id,
     condition, split), the best L of any subset of that size and the own split's rank among all
-    of them (ties share the better rank), scored exhaustively where C(n, k) <= EXHAUSTIVE_LIMIT."""
+    of them (ties share the better rank), scored exhaustively where C(n, k) <= EXHAUSTIVE_LIMIT.
+    Held-out sessions (``val``) are on neither side (:func:`candidates`)."""
+    sessions = candidates(sessions)
     feats = session_features(actions)
     out = []
     for cond in schema.CONDITIONS:

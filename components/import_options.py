@@ -1,16 +1,18 @@
 """What an uploader sets for an importer, as the command line's options (docs/importers.md): the
-sessions' condition and split, and for the platform the ink share that fills a cell and an annotated
-map, for HCRC the map id. Nothing set means as the source records it ("not recorded" where it
-records nothing)."""
+sessions' condition and split, or each session's from a design table, and for the platform the ink
+share that fills a cell and an annotated map, for HCRC the map id. Nothing set means as the source
+records it ("not recorded" where it records nothing)."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import streamlit as st
 
 from components.palette import CONDITION_NAMES, SPLIT_NAMES
 from corpus import schema
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
-from corpus.limits import NAME_CHARS
+from corpus.limits import DESIGN_TABLE_BYTES, NAME_CHARS
 from corpus.uploads import ImportChoices
 
 FROM_SOURCE = "as the source records it"
@@ -38,6 +40,16 @@ def form(fmt: str) -> None:
         [None, *schema.SPLITS],
         key="dataset_zip_split",
         format_func=lambda c: FROM_SOURCE if c is None else SPLIT_NAMES[c],
+    )
+    st.file_uploader(
+        "Design table (optional)",
+        type=["csv"],
+        key="dataset_zip_design",
+        max_upload_size=max(1, DESIGN_TABLE_BYTES // 2**20),
+        help="Each session's condition and split: a CSV with the columns session, condition and split, one row "
+        "per session. session: its name or id as the source gives it (the platform's session name or id, "
+        "the HCRC dialogue id such as q1ec1). An empty cell keeps the choice above. A row that names no "
+        "session, or a session without a row, is an error in the import's report.",
     )
     if fmt == "platform":
         st.number_input(
@@ -72,19 +84,22 @@ def chosen(fmt: str | None) -> ImportChoices:
     if fmt is None or fmt in ("overcooked", "dyntom"):
         return ImportChoices()
     state = st.session_state
-    choices = ImportChoices(condition=state.get("dataset_zip_condition"), split=state.get("dataset_zip_split"))
+    design = state.get("dataset_zip_design")
+    choices = ImportChoices(
+        condition=state.get("dataset_zip_condition"),
+        split=state.get("dataset_zip_split"),
+        design_name=design.name if design is not None else "",
+        design_data=design.getvalue() if design is not None else b"",
+    )
     if fmt == "platform":
         share = state.get("dataset_zip_ink_share")
         map_file = state.get("dataset_zip_map")
-        return ImportChoices(
-            condition=choices.condition,
-            split=choices.split,
+        return replace(
+            choices,
             ink_share=None if share is None or share == DEFAULT_INK_SHARE else float(share),
             map_name=map_file.name if map_file is not None else "",
             map_data=map_file.getvalue() if map_file is not None else b"",
         )
     if fmt == "hcrc":
-        return ImportChoices(
-            condition=choices.condition, split=choices.split, map_id=(state.get("dataset_zip_map_id") or "").strip()
-        )
+        return replace(choices, map_id=(state.get("dataset_zip_map_id") or "").strip())
     return choices

@@ -66,7 +66,7 @@ PATTERN = {
 # The short form, for chips and column headers.
 CONDITION_SHORT = {c: n.split(" (")[0] for c, n in CONDITION_NAMES.items()}
 
-SPLIT_NAMES = {"train": "train", "test": "test", "not_recorded": "not recorded"}
+SPLIT_NAMES = {"train": "train", "val": "val", "test": "test", "not_recorded": "not recorded"}
 
 
 def group_label(group: str) -> str:

@@ -1,5 +1,6 @@
 """The distribution-matched test split: the objective of the chosen subset and its runners-up (and
-of the dataset's own split), and the Table-8-style comparison of train and test."""
+of the dataset's own split), the Table-8-style comparison of train and test, and what the page
+says of the sessions held out in ``val`` (neither train nor test: :func:`analysis.split.candidates`)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,38 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.format import fmt, fmt_mean_sd
-from analysis.split import SplitResult
+from analysis.format import fmt, fmt_count, fmt_mean_sd
+from analysis.split import KEPT_APART, SplitResult, candidates, kept_apart
 from components.chart import axis_suffix, figure, on_panel, panels
 from components.palette import CONDITION, CONDITION_NAMES, CONDITION_SHORT, LIGHT_GREY, ROLE_NAMES, rgba
 from corpus import schema
 from corpus.escape import md_line
 
 CURRENT = "current"
+
+
+def split_candidates(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The sessions of ``sessions`` the search chooses among: all but the held-out ones."""
+    return candidates(sessions)
+
+
+def held_out_note(sessions: pd.DataFrame) -> None:
+    """A caption saying how many of ``sessions`` are held out (``val``) and what the page does
+    with them; nothing when there are none."""
+    apart = kept_apart(sessions)
+    if apart.empty:
+        return
+    by = ", ".join(
+        f"{fmt_count(n)} {CONDITION_NAMES.get(str(c), str(c))}"
+        for c, n in apart["condition"].astype(str).value_counts().sort_index().items()
+    )
+    st.caption(
+        md_line(
+            f"{fmt_count(len(apart))} session(s) of the selection are in the {' / '.join(KEPT_APART)} split ({by}): "
+            "held out for tuning, they are neither train nor test here. They are not candidates of the search, count "
+            "on neither side of the dataset's own split, and stay in their split in the dataset with this split."
+        )
+    )
 
 
 def objective_data(result: SplitResult, current: dict[str, float]) -> pd.DataFrame:

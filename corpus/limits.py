@@ -17,6 +17,7 @@ DISPLAY_NAME_CHARS = 128  # an account's display name (usernames: 64)
 CODEBOOK_BYTES = 1 * 2**20  # an uploaded codebook file (YAML or JSON)
 LABELS_CSV_BYTES = 16 * 2**20  # an uploaded label file to import into a task
 ID_LIST_BYTES = 4 * 2**20  # an uploaded list of items for a new task
+DESIGN_TABLE_BYTES = 1 * 2**20  # a design table (each session's condition and split) given to an import
 
 # Model predictions uploaded on the Compare page (each run, each file).
 PREDICTION_UPLOAD_BYTES = 64 * 2**20  # one uploaded .zip or .jsonl (what a .zip holds counts too)

@@ -26,7 +26,9 @@ CONDITION_DESCRIPTIONS = {
     "no_eye_contact": "the two participants could not see each other",
     NOT_RECORDED: "the source does not record the condition",
 }
-SPLITS = ("train", "test", NOT_RECORDED)
+# A session's part of a benchmark: trained on, held out for tuning ("val", as the HCRC corpus's split
+# lists name it), held out for scoring, or not recorded.
+SPLITS = ("train", "val", "test", NOT_RECORDED)
 
 
 def design_of(conditions: list[str] | tuple[str, ...]) -> tuple[str, str] | None:

@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from corpus.archive import ArchiveError, extract_to
+from corpus.design import DesignFile
 from corpus.validate import DatasetError, Report, read_dataset
 
 RECORD_SUFFIX = ".json"
@@ -84,8 +85,9 @@ class Quota:
 @dataclass(frozen=True)
 class ImportChoices:
     """What the uploader sets for an importer, as the command line's options do: the sessions'
-    condition and split (None: as the source records them), the ink share that fills a cell and an
-    annotated map file (platform), the map id (HCRC)."""
+    condition and split (None: as the source records them), a design table giving each session's
+    (its file's name and bytes, read in the worker with the archive: :mod:`corpus.design`), the ink
+    share that fills a cell and an annotated map file (platform), the map id (HCRC)."""
 
     condition: str | None = None
     split: str | None = None
@@ -93,6 +95,8 @@ class ImportChoices:
     map_name: str = ""
     map_data: bytes = b""
     map_id: str = ""
+    design_name: str = ""
+    design_data: bytes = b""
 
     def key(self) -> str:
         """A short digest of the choices (part of an upload's key: other choices, another dataset)."""
@@ -100,6 +104,8 @@ class ImportChoices:
             return ""
         fields = [self.condition, self.split, self.ink_share, self.map_name, self.map_id]
         text = json.dumps(fields) + hashlib.sha256(self.map_data).hexdigest()
+        if self.design_data:  # (an upload's key without a table stays what it was)
+            text += hashlib.sha256(self.design_data).hexdigest()
         return hashlib.sha256(text.encode()).hexdigest()[:8]
 
     def options(self, fmt: str, folder: Path) -> dict[str, Any]:
@@ -109,6 +115,8 @@ class ImportChoices:
             out["condition"] = self.condition
         if self.split:
             out["split"] = self.split
+        if self.design_data:
+            out["design"] = DesignFile(_file_name(self.design_name or "design.csv"), self.design_data)
         if fmt == "platform":
             if self.ink_share is not None:
                 out["ink_share"] = self.ink_share

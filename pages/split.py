@@ -1,5 +1,6 @@
 """Test split: the distribution-matched split of the paper's Appendix E, its objective against the
-runners-up and the dataset's own split, the train/test comparison, and the dataset with it."""
+runners-up and the dataset's own split, the train/test comparison, and the dataset with it. Sessions
+the dataset holds out in val are neither train nor test: not candidates, on neither side, kept."""
 
 import streamlit as st
 
@@ -9,7 +10,14 @@ from components.dataset import require_corpus, synthetic_banner
 from components.download import csv_button
 from components.drilldown import first_point, show_actions
 from components.palette import CONDITION_NAMES
-from components.split_view import comparison_view, objective_data, objective_figure, search_notes
+from components.split_view import (
+    comparison_view,
+    held_out_note,
+    objective_data,
+    objective_figure,
+    search_notes,
+    split_candidates,
+)
 from services import alignment as svc
 from services.alignment import CONDITIONS
 
@@ -23,11 +31,16 @@ st.caption(
     "Every subset is scored when there are at most 200,000; beyond that a seeded local search is used and said so."
 )
 
-sessions = svc.split_candidates(scope)
+selected = svc.split_candidates(scope)
+sessions = split_candidates(selected)  # the val sessions are held out: neither train nor test
 counts = sessions["condition"].astype(str).value_counts()
 conds = [c for c in CONDITIONS if counts.get(c, 0) >= 4]
+held_out_note(selected)
 if not conds:
-    st.info("Each condition needs at least 4 sessions in the selection (2 or more on each side of the split).")
+    st.info(
+        "Each condition needs at least 4 sessions in the selection (2 or more on each side of the split), not "
+        "counting the held-out val sessions."
+    )
     st.stop()
 cols = st.columns(len(conds) + 1)
 sizes = {}
