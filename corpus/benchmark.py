@@ -15,7 +15,11 @@ A benchmark dataset on disk (``"domain": "benchmark"`` in dataset.json) holds
 - ``runs.json``: each run's id, model, setting and where it came from, in leaderboard order;
 - ``contexts.json``: group -> its context (for a story: the scenarios, each a list of lines);
 - ``dataset.json``: name, description, ``synthetic``, and ``benchmark``: the format read, the
-  slice columns in order and the cluster column.
+  slice columns in order and the cluster column;
+- for a benchmark whose outputs are judged on rubrics rather than answered (SynchToM), when any run
+  was judged: ``judged.csv`` (``run, item_id, dimension, score, criteria``: the criteria the judge
+  found met, of the item's rubric's criteria on that dimension) and ``judged_runs.json`` (each judged
+  run's id, model, setting, judge, where it came from and the items it has no score for).
 
 Written all or nothing (:func:`write_benchmark_dataset`), read back exactly (:func:`load_benchmark`).
 """
@@ -39,6 +43,7 @@ from corpus.report import DatasetError, Report, describe
 DOMAIN = "benchmark"
 ITEM_COLUMNS = ("item_id", "group", "question_id", "question", "options", "option_kinds", "gold")
 NO_ANSWER = ""  # an item a run's file leaves out: scored wrong, as the benchmarks' own evaluations do
+JUDGED_COLUMNS = ("item_id", "dimension", "score", "criteria")
 
 
 @dataclass(frozen=True)
@@ -74,6 +79,32 @@ class AnswerRun:
 
 
 @dataclass(frozen=True)
+class JudgedRun:
+    """One model's outputs in one setting, scored by one judge on each item's rubric: ``scores`` has
+    columns item_id, dimension, score (the criteria met), criteria (the rubric's criteria on that
+    dimension), one row per item and dimension the judge scored."""
+
+    run_id: str
+    model: str
+    setting: str
+    judge: str
+    scores: pd.DataFrame
+    source: str = ""
+    missing: tuple[str, ...] = ()  # items of the run's benchmark files it has no score for
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run_id,
+            "model": self.model,
+            "setting": self.setting,
+            "judge": self.judge,
+            "source": self.source,
+            "scored": int(self.scores["item_id"].nunique()),
+            "missing": list(self.missing),
+        }
+
+
+@dataclass(frozen=True)
 class Benchmark:
     """Items and runs of one benchmark (``kind`` names the format it was read from)."""
 
@@ -88,6 +119,7 @@ class Benchmark:
     description: str = ""
     content_hash: str = ""
     root: Path | None = None
+    judged: tuple[JudgedRun, ...] = ()
 
     @property
     def ok_runs(self) -> list[AnswerRun]:
@@ -133,7 +165,59 @@ def write_benchmark_dataset(dest: str | Path, bench: Benchmark, overwrite: bool 
         (tmp / "contexts.json").write_text(
             json.dumps(bench.contexts, ensure_ascii=False, separators=(",", ":")), encoding="utf-8"
         )
+        if bench.judged:
+            _write_judged(tmp, bench.judged)
     return Path(dest)
+
+
+def _write_judged(folder: Path, runs: tuple[JudgedRun, ...]) -> None:
+    scores = pd.concat([r.scores.assign(run=r.run_id) for r in runs], ignore_index=True)[["run", *JUDGED_COLUMNS]]
+    (folder / "judged.csv").write_text(_csv(scores), encoding="utf-8")
+    meta = [r.as_dict() for r in runs]
+    (folder / "judged_runs.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def _load_judged(root: Path, item_ids: pd.Index, report: Report) -> tuple[JudgedRun, ...]:
+    """The judged runs of a benchmark dataset (none when it has no judged_runs.json)."""
+    if not (root / "judged_runs.json").is_file():
+        return ()
+    meta = load_json(root / "judged_runs.json", report, "judged_runs.json")
+    scores = _read_csv(root / "judged.csv", "judged.csv", ["run", *JUDGED_COLUMNS], report)
+    if meta is None or scores is None:
+        return ()
+    for col in ("score", "criteria"):
+        values = pd.to_numeric(scores[col], errors="coerce")
+        bad = values.isna() | (values != values.round()) | (values < 0)
+        if bad.any():
+            k = int(bad.to_numpy().argmax())
+            report.add("judged.csv", f"row {k + 2}", col, f"expected a whole number, got {describe(scores.at[k, col])}")
+            return ()
+        scores[col] = values.astype(int)
+    unknown = item_ids.get_indexer(scores["item_id"]) < 0
+    if unknown.any():
+        k = int(unknown.argmax())
+        report.add(
+            "judged.csv", f"row {k + 2}", "item_id", f"no such item in items.csv: {describe(scores.at[k, 'item_id'])}"
+        )
+        return ()
+    runs = []
+    for k, r in enumerate(meta[0] if isinstance(meta[0], list) else []):
+        if not isinstance(r, dict) or not isinstance(r.get("run"), str):
+            report.add("judged_runs.json", f"[{k}]", "run", f"expected a judged run's id, got {describe(r)}")
+            continue
+        own = scores[scores["run"] == r["run"]][list(JUDGED_COLUMNS)].reset_index(drop=True)
+        runs.append(
+            JudgedRun(
+                run_id=r["run"],
+                model=str(r.get("model", r["run"])),
+                setting=str(r.get("setting", "")),
+                judge=str(r.get("judge", "")),
+                scores=own,
+                source=str(r.get("source", "")),
+                missing=tuple(str(i) for i in r.get("missing", []) or []),
+            )
+        )
+    return tuple(runs)
 
 
 def is_benchmark(root: str | Path) -> bool:
@@ -249,6 +333,7 @@ def load_benchmark(root: str | Path) -> Benchmark:
                 groups=int(r.get("groups", 0) or 0),
             )
         )
+    judged = _load_judged(root, pd.Index(item_ids), report)
     if not report.ok:
         raise DatasetError(report, str(root))
     return Benchmark(
@@ -263,4 +348,5 @@ def load_benchmark(root: str | Path) -> Benchmark:
         description=info.description,
         content_hash=content_hash(root),
         root=root,
+        judged=judged,
     )

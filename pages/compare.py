@@ -49,6 +49,9 @@ def show_tabs(views: dict, key: str, comparison) -> None:
 if current_is_benchmark():
     bench = require_benchmark("Models on a benchmark")
     benchmark.banner(bench)
+    if bench.kind == "synchtom":  # judged on each item's rubric: no answers to score against a gold
+        benchmark.rubric_benchmark(bench)
+        st.stop()
     comparison = in_turn(lambda who, line: svc.benchmark_comparison(bench, who, line), "Scoring the runs")
     benchmark.coverage(comparison)
     if not comparison.run_ids:

@@ -8,11 +8,15 @@
   ``.jsonl`` file, or the id of one of the dataset's runs. A run with any problem is refused (its
   problems are printed on stderr, with file, line and field) and the others are compared; the exit
   status is then 1.
-- ``judges SOURCE [--judge FILE=JUDGE] [--json | --csv]``: agreement of LLM judges' scores (SynchToM's
-  ``evaluate.py`` score files): exact, within-1, quadratic- and linear-weighted kappa per judge pair,
-  ordinal alpha over all judges, per dimension.
+- ``judges SOURCE [--items ITEMS] [--judge FILE=JUDGE] [--json | --csv]``: agreement of LLM judges'
+  scores (SynchToM's ``evaluate.py`` score files): exact, within-1, quadratic- and linear-weighted
+  kappa per judge pair, ordinal alpha over all judges, per dimension; with SynchToM's items (ITEMS, or
+  SOURCE when it holds them), the scores read back against the items and each run's per-dimension
+  scores as the paper's Table 3 reports them.
 - ``instances DATASET --task mental_model|next_action --split test --setting base|mental_model
-  OUT.jsonl``: the benchmark instances a model runner reads, with the ids predictions carry back.
+  OUT.jsonl``: the benchmark instances a model runner reads, with the ids predictions carry back;
+  ``instances SYNCHTOM --steps N OUT.jsonl``: SynchToM's items with the first N turns of their
+  trajectories and the prompt its inference.py builds.
 """
 
 from __future__ import annotations
@@ -190,9 +194,68 @@ def _compare(args: argparse.Namespace) -> int:
     return EXIT_REFUSED if cmp.refused else 0
 
 
+def _synchtom_source(path: str) -> bool:
+    """Whether ``path`` is SynchToM's items: a benchmark dataset imported from them, or the release."""
+    from corpus.benchmark import is_benchmark
+    from corpus.importers.tom.synchtom_items import is_synchtom
+
+    p = Path(path)
+    if is_benchmark(p):
+        info = json.loads((p / "dataset.json").read_text(encoding="utf-8"))
+        return isinstance(info.get("benchmark"), dict) and info["benchmark"].get("format") == "synchtom"
+    return is_synchtom(p) or (p.is_file() and p.suffix.lower() == ".zip" and _zip_has_synchtom(p))
+
+
+def _zip_has_synchtom(path: Path) -> bool:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n.endswith("-benchmark.json") for n in zf.namelist())
+    except (zipfile.BadZipFile, OSError):
+        return False
+
+
+def _synchtom_items(path: str):
+    """SynchToM's items at ``path``, or None with the problems printed on stderr."""
+    from corpus.importers.tom.synchtom import load_items
+    from corpus.report import DatasetError
+
+    try:
+        return load_items(path)
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        print(exc.report.format(), file=sys.stderr)
+    return None
+
+
+def _synchtom_instances(args: argparse.Namespace) -> int:
+    """``instances SYNCHTOM --steps N OUT``: each item with its trajectory and inference.py's prompt."""
+    from analysis.compare.instances import write_synchtom_instances
+
+    if args.steps is None:
+        print(
+            "error: --steps is required for SynchToM's items (inference.py's --steps: 0 = no trajectory, "
+            "N = its first N turns)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    bench = _synchtom_items(args.dataset)
+    if bench is None:
+        return EXIT_USAGE
+    n = write_synchtom_instances(bench, args.out, args.steps)
+    print(f"wrote {n} SynchToM instance(s) (step{args.steps}, inference.py's prompt) to {args.out}", file=sys.stderr)
+    return 0
+
+
 def _instances(args: argparse.Namespace) -> int:
     from analysis.compare.instances import write_instances
 
+    if _synchtom_source(args.dataset):
+        return _synchtom_instances(args)
+    if args.task is None:
+        print("error: --task is required (mental_model or next_action)", file=sys.stderr)
+        return EXIT_USAGE
     corpus = _load(args.dataset)
     if corpus is None:
         return EXIT_USAGE
@@ -231,6 +294,9 @@ def _judges(args: argparse.Namespace) -> int:
             print(f"error: --judge {given!r}: expected FILE=JUDGE", file=sys.stderr)
             return EXIT_USAGE
         judges[name] = judge
+    items = args.items or (args.source if _synchtom_source(args.source) else None)
+    if items is not None:
+        return _judged_runs(args, items, judges)
     scores, report = read_synchtom(args.source, judges)
     if report.issues:
         print(report.format(), file=sys.stderr)
@@ -248,6 +314,56 @@ def _judges(args: argparse.Namespace) -> int:
         with pd.option_context("display.width", 250, "display.max_columns", None):
             print(f"{scores['judge'].nunique()} judge(s), {scores['instance_id'].nunique()} instance(s)")
             print(shown.to_string(index=False))
+    return 0 if report.ok else EXIT_REFUSED
+
+
+def _judged_runs(args: argparse.Namespace, items: str, judges: dict[str, str]) -> int:
+    """``judges SOURCE --items ITEMS``: the score files read back against SynchToM's items, each
+    run's per-dimension scores as the paper's Table 3, and the judges' agreement."""
+    from dataclasses import replace
+
+    import pandas as pd
+
+    from analysis.compare.judges import dimension_scores, judge_agreement, paper_table
+    from analysis.format import to_json
+    from corpus.csvsafe import to_csv
+    from corpus.importers.tom.synchtom import judged_frame, read_judged_runs, to_judge_scores
+
+    bench = _synchtom_items(items)
+    if bench is None:
+        return EXIT_USAGE
+    runs, report = read_judged_runs(args.source, bench, judges)
+    if report.issues:
+        print(report.format(), file=sys.stderr)
+    if not runs:
+        print("error: no judge scores were read", file=sys.stderr)
+        return EXIT_REFUSED
+    scores = dimension_scores(replace(bench, judged=runs))
+    frame = judged_frame(runs)
+    table, _ = judge_agreement(to_judge_scores(frame))
+    if args.json:
+        out = {
+            "judges": sorted(frame["judge"].unique()),
+            "runs": [r.as_dict() for r in runs],
+            "scores": scores.to_dict("records"),
+            "agreement": table.to_json(),
+        }
+        print(json.dumps(to_json(out), indent=2))
+    elif args.csv:
+        print(to_csv(scores), end="")
+    else:
+        with pd.option_context("display.width", 250, "display.max_columns", None):
+            print(f"{len(runs)} run(s) of {frame['judge'].nunique()} judge(s) on {len(bench.items)} SynchToM items")
+            print()
+            print("Scores per dimension as the paper's Table 3 (percent of the rubric's criteria met, mean over items)")
+            print(paper_table(scores).to_string())
+            if frame["judge"].nunique() > 1:
+                shown = table.to_frame()[
+                    ["criterion", "judge_a", "judge_b", "metric", "estimate", "ci_low", "ci_high", "n"]
+                ]
+                print()
+                print("Agreement of the judges")
+                print(shown.to_string(index=False))
     return 0 if report.ok else EXIT_REFUSED
 
 
@@ -283,15 +399,26 @@ def add_commands(sub) -> None:
     j = sub.add_parser("judges", help="agreement of LLM judges' 0-N scores (SynchToM's evaluate.py score files)")
     j.add_argument("source", help="a score file (evaluation_<name>_<stamp>.json) or a folder of them")
     j.add_argument("--judge", action="append", metavar="FILE=JUDGE", help="the judge of a score file no summary names")
+    j.add_argument(
+        "--items",
+        help="SynchToM's items (a dataset imported from them, or the release's folder or zip): the scores read back "
+        "against them and shown per dimension as the paper's Table 3 (--csv: those scores); default: SOURCE, when "
+        "it holds them",
+    )
     jf = j.add_mutually_exclusive_group()
     jf.add_argument("--json", action="store_true")
     jf.add_argument("--csv", action="store_true")
     j.set_defaults(func=_judges)
 
     q = sub.add_parser("instances", help="export the benchmark instances of a task as JSONL for a model runner")
-    q.add_argument("dataset", help="dataset directory or .zip")
+    q.add_argument("dataset", help="dataset directory or .zip; or SynchToM's items (a dataset or the release)")
     q.add_argument("out", help="output .jsonl file")
-    q.add_argument("--task", choices=["mental_model", "next_action"], required=True)
+    q.add_argument("--task", choices=["mental_model", "next_action"], help="required but for SynchToM's items")
+    q.add_argument(
+        "--steps",
+        type=int,
+        help="SynchToM's items: the trajectory turns shown (inference.py's --steps: 0 none, N the first N, -1 all)",
+    )
     q.add_argument("--split", default="test", help="benchmark split (default: test)")
     q.add_argument(
         "--setting",

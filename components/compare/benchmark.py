@@ -1,6 +1,8 @@
 """The Compare views of a benchmark (DynToM trials and the like): coverage, the leaderboard by any
 slice, accuracy across a slice's values, what each run chose (confusions), settings against each
-other (ablation), and every instance with its question, options, answers and story."""
+other (ablation), and every instance with its question, options, answers and story. A benchmark
+judged on rubrics (SynchToM) has views of its own: each judged run's scores per dimension as the
+paper's Table 3, and every item with its scenario, rubric and trajectory."""
 
 from __future__ import annotations
 
@@ -11,11 +13,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.benchmark import ALL, BenchmarkComparison
+from analysis.compare.judges import dimension_scores, paper_table
 from analysis.format import fmt, fmt_count, fmt_p
 from components.compare.common import PALETTE, figure_layout, plain
 from components.dataset import synthetic_banner
 from components.download import csv_button
 from corpus.escape import md_line, md_text
+from corpus.importers.tom.synchtom_items import DIMENSIONS, benchmark_order
 
 BEST = "font-weight: 700; background-color: rgba(28, 131, 225, 0.12)"
 FIELD_NAMES = {
@@ -60,7 +64,10 @@ def coverage(cmp: BenchmarkComparison) -> None:
 
 def leaderboard_frame(cmp: BenchmarkComparison, by: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(the cells, the table as printed: one row per run, one column per value of ``by`` with its n,
-    and where each cell is the best as the paired test allows)."""
+    and where each cell is the best as the paired test allows); all three empty when no run is scored."""
+    if not cmp.run_ids:
+        empty = pd.DataFrame(index=pd.Index([], name="run"))
+        return pd.DataFrame(columns=["run", "field", "value", "n", "estimate", "best", "text"]), empty, empty
     cells = cmp.leaderboard(by)
     cells = cells.assign(text=cells.apply(_cell, axis=1))
     order = [ALL, *[v for v in dict.fromkeys(cells["value"]) if v != ALL]]
@@ -289,3 +296,140 @@ def banner(bench) -> None:
     """What the benchmark is, and that it is synthetic when it is (its name is data: shown as text)."""
     st.caption(md_text(bench.description or f"A {bench.kind} benchmark."))
     synthetic_banner(bench)
+
+
+# -- a benchmark judged on rubrics (SynchToM) --------------------------------------------------------
+
+TURN_FLAGS = {
+    "red_herring": "red herring",
+    "interpretation": "interpretation",
+    "observation_hidden_context": "hidden context",
+}
+GROUND_TRUTH = {
+    "user_latent_belief": "User's latent belief",
+    "true_latent_state": "True latent state",
+    "root_cause_of_misconception": "Root cause of the misconception",
+    "user_profile": "User profile",
+    "misconception_type": "Misconception type",
+}
+
+
+def rubric_benchmark(bench) -> None:
+    """The Compare views of a benchmark whose outputs are judged on each item's rubric (SynchToM):
+    what it holds, each judged run's scores per dimension as the paper reports them, and every item
+    with its scenario, rubric and trajectory."""
+    counts = bench.items["benchmark"].value_counts()
+    per = ", ".join(f"{md_line(b)} {fmt_count(counts[b])}" for b in benchmark_order(counts.index))
+    st.caption(
+        f"{fmt_count(len(bench.items))} items ({per}); {fmt_count(len(bench.judged))} judged run(s). Each model's "
+        "output is judged on the item's rubric: a score per dimension is the share of its criteria met."
+    )
+    if bench.judged:
+        with st.expander("Judged runs and coverage"):
+            st.dataframe(_judged_runs(bench), hide_index=True, width="stretch")
+            st.caption(
+                "scored: items the run's score files have; missing: items of the run's benchmark files they do not "
+                "(evaluate.py leaves out an instance whose judging failed); its scores are averaged over the items it has."
+            )
+    views = {"Scores": _rubric_scores, "Items": _rubric_items} if bench.judged else {"Items": _rubric_items}
+    tabs = st.tabs(list(views), key="synchtom_tab", on_change="rerun")
+    for tab, render in zip(tabs, views.values()):
+        if tab.open:
+            with tab:
+                render(bench)
+
+
+def _judged_runs(bench) -> pd.DataFrame:
+    """One row per judged run: who, in which setting, by which judge, its items and where it came from."""
+    keys = ("run", "model", "setting", "judge", "scored")
+    return pd.DataFrame(
+        [{**{k: r.as_dict()[k] for k in keys}, "missing": len(r.missing), "source": r.source} for r in bench.judged]
+    )
+
+
+def rubric_scores_frame(bench, judge: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the long scores of ``judge``'s runs, the paper's Table 3 as printed: a row per model and
+    dimension, a column per benchmark and setting)."""
+    scores = dimension_scores(bench)
+    mine = scores[scores["judge"] == judge]
+    table = paper_table(mine)
+    if table.empty:
+        return mine, table
+    table.columns = [f"{b} · {c}" for b, c in table.columns]
+    return mine, table.reset_index().drop(columns="judge")
+
+
+def _rubric_scores(bench) -> None:
+    judges = sorted({r.judge for r in bench.judged})
+    judge = st.selectbox("Judge", judges, key="synchtom_judge") if len(judges) > 1 else judges[0]
+    scores, table = rubric_scores_frame(bench, judge)
+    st.dataframe(table, hide_index=True, width="stretch", key="synchtom_scores")
+    n = scores.drop_duplicates(["run", "benchmark"])
+    short = n[n["n"] < n["items"]]
+    st.caption(
+        f"Judge {md_line(judge)}. Each cell: the mean over the benchmark file's items of the criteria met as a "
+        "share of the item's rubric's criteria, in percent (evaluate.py's normalisation); Belief, Profile and "
+        "Solution are the dimensions latent_belief_explanation, user_profile_modeling and correct_resolution, "
+        "AVG their mean, as in the SynchToM paper's Table 3; vanilla: no trajectory (step0), N-Turn: its first N "
+        "turns."
+        + (
+            " Some runs have fewer items than their benchmark files (see Judged runs and coverage)."
+            if len(short)
+            else ""
+        )
+    )
+    csv_button("Download CSV", scores, "synchtom_scores.csv", key="synchtom_scores_csv")
+
+
+def _rubric_items(bench) -> None:
+    items = bench.items
+    which = st.selectbox("Benchmark", ["(any)", *benchmark_order(items["benchmark"].unique())], key="synchtom_bench")
+    view = items if which == "(any)" else items[items["benchmark"] == which]
+    shown = view[["item_id", "benchmark", "domain", "misconception_type", "question"]].rename(
+        columns={"question": "explicit instruction"}
+    )
+    st.dataframe(shown.reset_index(drop=True), hide_index=True, width="stretch", key="synchtom_items")
+    st.caption(
+        f"{fmt_count(len(view))} item(s). Choose one below the table to read its scenario, rubric and trajectory."
+    )
+    item_id = st.selectbox("Item", view["item_id"].tolist(), key="synchtom_item")
+    if item_id is not None:
+        _rubric_item(bench, item_id)
+
+
+def _rubric_item(bench, item_id: str) -> None:
+    ctx = bench.contexts.get(item_id, {})
+    item = ctx.get("item", {})
+    st.subheader(md_line(item_id))
+    st.caption(f"{md_line(ctx.get('file', ''))} · {md_line(item.get('domain', ''))}")
+    st.markdown(f"**Observation:** {md_text(item.get('observation', ''))}")
+    st.markdown(f"**Explicit instruction:** {md_text(item.get('explicit_instruction', ''))}")
+    with st.expander("Ground truth (what the model is to infer)"):
+        for key, title in GROUND_TRUTH.items():
+            st.markdown(f"**{title}:** {md_text(item.get(key, ''))}")
+    with st.expander("Rubric"):
+        for dim in DIMENSIONS:
+            criteria = item.get("rubrics", {}).get(dim, [])
+            st.markdown(f"**{md_line(dim)}** ({len(criteria)} criteria)")
+            st.markdown("\n".join(f"{k}. {md_line(c.get('criterion', ''))}" for k, c in enumerate(criteria, 1)))
+    turns = ctx.get("trajectory", {}).get("trajectory", [])
+    with st.expander(f"Trajectory ({len(turns)} turns)", expanded=True):
+        for t in turns:
+            st.markdown(f"**Turn {md_line(t.get('turn', ''))}.** {md_text(t.get('action', ''))}")
+            if "observation" in t:
+                st.caption(md_text(t["observation"]))
+            else:
+                st.caption("(no observation: the model is given an empty one)")
+            flags = [f"{name}: {t[key]}" for key, name in TURN_FLAGS.items() if key in t]
+            if flags:
+                st.caption(f"Not shown to the model: {md_line('; '.join(flags))}")
+    rows = []
+    for r in bench.judged:
+        s = r.scores[r.scores["item_id"] == item_id]
+        if len(s):
+            rows.append(
+                {"run": r.run_id, **{d: f"{sc} / {cr}" for d, sc, cr in zip(s["dimension"], s["score"], s["criteria"])}}
+            )
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="synchtom_item_scores")
+        st.caption("Criteria met / the rubric's criteria, per judged run and dimension.")

@@ -13,6 +13,10 @@ the dataset with :func:`corpus.write.write_dataset` into a staging folder, valid
 written exactly as the app will read it, and only then moves it to ``dest``. On any error it
 raises :class:`corpus.validate.DatasetError` and leaves nothing behind. docs/importers.md
 describes the formats, the options and their defaults.
+
+The Map Task importers (platform, hcrc) take a design table (option ``design``): each session's
+condition and split, set in :func:`import_source` for both alike (:mod:`corpus.design`). Kitchen
+runs and benchmarks refuse it.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from corpus.design import DesignFile, apply_design, conditions_after, read_design
 from corpus.model import DatasetInfo, GridMap, Session
 from corpus.validate import WARNING, DatasetError, Report, read_dataset
 
@@ -37,7 +42,10 @@ FORMATS = {
     "overcooked": "kitchen runs (Collab-Overcooked run logs, Overcooked-AI trajectories): a file, folder or zip",
     "dyntom": "DynToM trials (question_new.json and the answer files of each trial): a trial folder, a folder or zip",
     "maptask-vlm": "Map Task VLM predictions (vlm_predictions_<model>.jsonl) with their gold, linked to HCRC sessions",
+    "synchtom": "SynchToM's released items (*-benchmark.json, trajectories/; evaluate.py's score files as judged runs)",
 }
+# The importers of Map Task sessions: the ones a design table (each session's condition and split) applies to.
+MAP_TASK_FORMATS = ("platform", "hcrc")
 
 
 @dataclass
@@ -54,6 +62,9 @@ class ImportResult:
     # The dataset's two conditions, reference first, when the importer knows the study's design
     # (HCRC: no_eye_contact, eye_contact); otherwise the sessions' conditions, sorted.
     conditions: list[str] | None = None
+    # session id -> the names the source gives the session (the platform's session_name and
+    # session_id, HCRC's dialogue id): what a design table's rows may name it by.
+    source_names: dict[str, list[str]] = field(default_factory=dict)
 
 
 def import_source(
@@ -62,6 +73,7 @@ def import_source(
     report: Report | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    design: str | Path | DesignFile | None = None,
     **options: Any,
 ) -> ImportResult:
     """Read ``src`` in format ``fmt`` without writing anything.
@@ -70,11 +82,48 @@ def import_source(
     ``landmark_names``, ``roles`` ({participant_id: role}). HCRC options: ``condition``, ``split``,
     ``map_id``, ``gmmt`` (GMMT annotations). See docs/importers.md.
 
+    ``design``: a design table (a path, or an uploaded :class:`corpus.design.DesignFile`) that
+    sets each session's condition and split, for both formats alike (:mod:`corpus.design`). Its
+    own problems (a missing column, an unknown condition or split) are told before the source is
+    read; its rows are matched with the sessions once the source is read without an error.
+
     ``progress(done, total)`` hears how far a platform import is with its ink images: (0, total)
     before the first is read, then after each ink stroke is rasterized (other formats take the
     option and do not call it).
     """
     report = report if report is not None else Report()
+    if design is None:
+        return _read_source(fmt, src, report, progress=progress, **options)
+    if fmt in FORMATS and fmt not in MAP_TASK_FORMATS:
+        report.add("(options)", "-", "design", _no_design(fmt))
+        return ImportResult(report=report)
+    table = read_design(design, report)
+    if table is None or not report.ok:
+        return ImportResult(report=report)
+    result = _read_source(fmt, src, report, progress=progress, **options)
+    if report.ok and result.sessions:
+        result.sessions = apply_design(table, result.sessions, result.source_names, report)
+        result.conditions = conditions_after(result.conditions, result.sessions)
+    return result
+
+
+def _no_design(fmt: str) -> str:
+    """Why format ``fmt`` takes no design table."""
+    return (
+        f"the {fmt} import takes no design table: conditions and splits are those of Map Task sessions, "
+        f"set by a design table on the {' and '.join(MAP_TASK_FORMATS)} imports only"
+    )
+
+
+def _read_source(
+    fmt: str,
+    src: str | Path,
+    report: Report,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    **options: Any,
+) -> ImportResult:
+    """:func:`import_source` without the design table."""
     src = Path(src)
     if fmt not in FORMATS:
         report.add("(options)", "-", "format", f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
@@ -84,7 +133,7 @@ def import_source(
 
         try:
             with extracted(src) as root:
-                result = import_source(fmt, root, report, progress=progress, **options)
+                result = _read_source(fmt, root, report, progress=progress, **options)
         except ArchiveError as exc:
             report.issues.extend(exc.report.issues)
             return ImportResult(report=report)
@@ -138,9 +187,12 @@ def run_import(
     if dest.exists() and not overwrite:
         report.add(str(dest), "-", "(path)", "exists: choose another destination or overwrite it")
         raise DatasetError(report, str(src))
+    if fmt in FORMATS and fmt not in MAP_TASK_FORMATS and options.get("design") is not None:
+        report.add("(options)", "-", "design", _no_design(fmt))
+        raise DatasetError(report, str(src))
     if fmt == "overcooked":
         return _import_kitchen(src, dest, name=name, source_name=source_name, report=report, **options)
-    if fmt in ("dyntom", "maptask-vlm"):
+    if fmt in ("dyntom", "maptask-vlm", "synchtom"):
         return _import_benchmark(src, dest, fmt, name=name, source_name=source_name, report=report, **options)
     result = import_source(fmt, src, report, **options)
     if report.ok and not result.sessions:
@@ -261,6 +313,10 @@ def _import_benchmark(
             for ctx in bench.contexts.values():
                 ctx["dataset"] = key_of(Path(sessions_root))
         what = f"{len(bench.items)} Map Task VLM case(s), {len(bench.runs)} run(s)"
+    elif fmt == "synchtom":
+        from corpus.importers.tom.synchtom import read_release
+
+        bench, found, what = read_release(src)
     else:
         from corpus.importers.tom import read_dyntom
 

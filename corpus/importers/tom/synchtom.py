@@ -51,27 +51,52 @@ a warning (``evaluate.py`` lets both through).
 SynchToM's rubrics have 2-7 criteria per dimension (``correct_resolution`` has 6 or 7 in 63 of the
 391 instances of the four released benchmark files): the agreement's scale is 0-5, or 0 to the
 highest score given (:func:`analysis.compare.judges.scale_of`).
+
+**Read back against the items** (:func:`read_judged_runs`, with the items of
+:mod:`corpus.importers.tom.synchtom_items`). A *run* is one model's inference files in one setting,
+judged by one judge: the model and setting come from the inference file's name as ``inference.py``
+makes it (``<benchmark file stem>_<model>_step<N>_<stamp>``; setting ``step<N>``), one score file
+per benchmark file. Each score is joined to its item and kept with the number of the item's
+rubric's criteria on its dimension (what evaluate.py divides by). A score file that scores an
+instance the items do not have, or a dimension on a rubric of another size than the item's, is
+refused whole, naming the file, the instance and the field; two files of one run that score the same
+item are both refused. The items of a run's benchmark files it has no score for are named in a
+warning (evaluate.py leaves out an instance whose judging failed) and kept with the run.
+:func:`read_release` reads a release's folder as evaluate.py leaves it: the items, and the score
+files under it as judged runs.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from corpus.archive import extract_to
+from corpus.benchmark import Benchmark, JudgedRun
+from corpus.importers.tom.synchtom_items import (
+    KIND,
+    benchmark_order,
+    empty_benchmark,
+    read_synchtom_items,
+    rubric_sizes,
+)
 from corpus.reading import load_json
-from corpus.report import WARNING, Report, describe, shown
+from corpus.report import WARNING, DatasetError, Report, describe, shown
 
 DIMENSIONS = ("latent_belief_explanation", "user_profile_modeling", "correct_resolution")
 SUMMARY_FILE = "evaluation_summary.json"
 SCORE_FILE = re.compile(r"^evaluation_.+\.json$")
 _STAMP = re.compile(r"^evaluation_(?P<name>.+?)(?:_\d{8}_\d{6})?\.json$")
 COLUMNS = ["inference", "instance_id", "judge", "dimension", "score", "criteria"]
-TASK = "synchtom"
+TASK = KIND
 
 
 def _is_int(value: Any) -> bool:
@@ -185,7 +210,7 @@ def _dimension(value: Any, rel: str, record: str, dim: str, report: Report, inst
             f"the judge scored {len(crit)} criteria; the rubric has {max_score} (max_score)",
             WARNING,
         )
-    return {"instance_id": instance, "dimension": dim, "score": score, "criteria": score}
+    return {"instance_id": instance, "dimension": dim, "score": score, "criteria": score, "max_score": top}
 
 
 def _read_file(path: Path, rel: str, report: Report) -> list[dict[str, Any]] | None:
@@ -219,12 +244,15 @@ def _read_file(path: Path, rel: str, report: Report) -> list[dict[str, Any]] | N
             got = "required field is missing" if ev is None else f"expected an object, got {describe(ev)}"
             report.add(rel, record, "evaluation", got)
             continue
+        rubrics = rec.get("rubrics")
         for dim in DIMENSIONS:
             if dim not in ev:
                 report.add(rel, record, f"evaluation.{dim}", "missing: the judge gave no score for it", WARNING)
                 continue
             row = _dimension(ev[dim], rel, record, dim, report, iid)
             if row is not None:
+                given = rubrics.get(dim) if isinstance(rubrics, dict) else None
+                row["rubric"] = len(given) if isinstance(given, list) else None
                 rows.append(row)
     return None if report.error_count > errors_before else rows
 
@@ -260,6 +288,18 @@ def read_synchtom(source: str | Path, judges: Mapping[str, str] | None = None) -
     """Every judge's scores in ``source`` (one score file, or a folder of them at any depth), one
     row per instance and dimension (:data:`COLUMNS`), and the problems found. ``judges`` maps a
     score file's name to its judge model, for files no ``evaluation_summary.json`` names."""
+    df, report = _read_scores(source, judges)
+    return df[COLUMNS], report
+
+
+FULL_COLUMNS = [*COLUMNS, "file", "max_score", "rubric"]
+
+
+def _read_scores(source: str | Path, judges: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, Report]:
+    """:func:`read_synchtom`'s rows with, beside :data:`COLUMNS`, the score file (``file``, as named
+    in messages), the judge's ``max_score`` (the number of criteria it scored where it wrote none)
+    and the number of the record's rubric's criteria on the dimension (``rubric``; -1 where the
+    record has no rubric)."""
     source = Path(source)
     report = Report()
     judges = dict(judges or {})
@@ -272,7 +312,7 @@ def read_synchtom(source: str | Path, judges: Mapping[str, str] | None = None) -
         root, files = None, [source]
     else:
         report.add(source.name, "-", "(source)", f"not found: {source}")
-        return pd.DataFrame(columns=COLUMNS), report
+        return pd.DataFrame(columns=FULL_COLUMNS), report
     named = _summaries(_summary_paths(root, files), root, report)
     read: list[tuple[str, str, list[dict[str, Any]]]] = []  # (file, judge, rows)
     for path in files:
@@ -304,17 +344,28 @@ def read_synchtom(source: str | Path, judges: Mapping[str, str] | None = None) -
                     )
                 refused |= {a, b}
     frames = [
-        pd.DataFrame(rows, columns=["instance_id", "dimension", "score", "criteria"]).assign(
-            judge=judge, inference=inference_of(rel)
+        pd.DataFrame(rows, columns=["instance_id", "dimension", "score", "criteria", "max_score", "rubric"]).assign(
+            judge=judge, inference=inference_of(rel), file=rel
         )
         for k, (rel, judge, rows) in enumerate(read)
         if k not in refused and rows
     ]
     if not frames:
-        return pd.DataFrame(columns=COLUMNS), report
-    df = pd.concat(frames, ignore_index=True)[COLUMNS]
+        return pd.DataFrame(columns=FULL_COLUMNS), report
+    df = pd.concat(frames, ignore_index=True)[FULL_COLUMNS]
+    df[["max_score", "rubric"]] = df[["max_score", "rubric"]].fillna(-1)
     df = df.astype(
-        {"inference": str, "instance_id": str, "judge": str, "dimension": str, "score": int, "criteria": int}
+        {
+            "inference": str,
+            "instance_id": str,
+            "judge": str,
+            "dimension": str,
+            "score": int,
+            "criteria": int,
+            "file": str,
+            "max_score": int,
+            "rubric": int,
+        }
     )
     order = ["judge", "inference", "instance_id", "dimension"]
     return df.sort_values(order, kind="stable").reset_index(drop=True), report
@@ -344,4 +395,235 @@ def to_judge_scores(df: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-__all__ = ["COLUMNS", "DIMENSIONS", "inference_of", "read_synchtom", "to_judge_scores"]
+_RUN_NAME = re.compile(r"^(?P<model>.+)_step(?P<steps>-?\d+)(?:_\d{8}_\d{6})?$")
+
+
+def run_of(inference: str, stems: Iterable[str] = ()) -> tuple[str, str]:
+    """(model, setting) of an inference file's name as ``inference.py`` makes it,
+    ``<benchmark file stem>_<model>_step<N>_<YYYYmmdd_HHMMSS>`` (the stamp may be cut off): the
+    setting is ``step<N>``. The benchmark file's stem is one of ``stems`` (the items' files), or
+    else the name's first part up to ``_``. A name of another shape is the model, with no setting."""
+    rest = inference
+    for stem in sorted(stems, key=len, reverse=True):
+        if inference.startswith(stem + "_"):
+            rest = inference[len(stem) + 1 :]
+            break
+    else:
+        head, sep, tail = inference.partition("_")
+        rest = tail if sep and _RUN_NAME.match(tail) else inference
+    m = _RUN_NAME.match(rest)
+    return (m["model"], f"step{int(m['steps'])}") if m else (inference, "")
+
+
+def read_judged_runs(
+    source: str | Path, bench: Benchmark, judges: Mapping[str, str] | None = None
+) -> tuple[tuple[JudgedRun, ...], Report]:
+    """The judge score files in ``source`` read back against ``bench``'s items (SynchToM's, read by
+    :mod:`corpus.importers.tom.synchtom_items`): one :class:`corpus.benchmark.JudgedRun` per model,
+    setting and judge (the score files of one inference run per benchmark file), and the problems.
+
+    A score file is refused whole when it scores an instance the items do not have, or scores a
+    dimension on a rubric of another size than the item's (it was judged against other items); two
+    files of one run scoring the same item are both refused. The items of a run's benchmark files it
+    has no score for (``evaluate.py`` leaves out an instance whose judging failed; ``inference.py`` one
+    whose trajectory file is missing) are named in a warning and kept with the run; its scores are
+    averaged over the items it has."""
+    df, report = _read_scores(source, judges)
+    if df.empty:
+        return (), report
+    items = bench.items.set_index("item_id")
+    files = {str(c["file"]) for c in bench.contexts.values() if isinstance(c, dict) and "file" in c}
+    stems = {re.split(r"[\\/]", f)[-1].removesuffix(".json") for f in files}
+    sizes = rubric_sizes(bench)
+    kept: list[pd.DataFrame] = []
+    for rel, g in df.groupby("file", sort=True):
+        errors_before = report.error_count
+        unknown = sorted(set(g["instance_id"]) - set(items.index))
+        for iid in unknown:
+            report.add(
+                str(rel),
+                f"instance {shown(iid)}",
+                "instance_id",
+                f"no such item in the benchmark ({len(items)} items from {', '.join(sorted(files)) or 'no file'})",
+            )
+        for r in g[g["instance_id"].isin(items.index)].itertuples():
+            want = sizes[r.instance_id][r.dimension]
+            got, where = (
+                (r.rubric, f"rubrics.{r.dimension}")
+                if r.rubric >= 0
+                else (r.max_score, f"evaluation.{r.dimension}.max_score")
+            )
+            if got >= 0 and got != want:
+                report.add(
+                    str(rel),
+                    f"instance {shown(r.instance_id)}",
+                    where,
+                    f"{got} criteria here; the item's rubric has {want}: judged against other items?",
+                )
+        if report.error_count == errors_before:
+            kept.append(g)
+    if not kept:
+        return (), report
+    df = pd.concat(kept, ignore_index=True)
+    runs_of = {name: run_of(name, stems) for name in df["inference"].unique()}
+    df["model"] = df["inference"].map(lambda n: runs_of[n][0])
+    df["setting"] = df["inference"].map(lambda n: runs_of[n][1])
+    df["benchmark"] = items["benchmark"].reindex(df["instance_id"]).to_numpy()
+    out = []
+    for (model, setting, judge), g in df.groupby(["model", "setting", "judge"], sort=True):
+        by_file = g.groupby("file")["instance_id"].agg(set)
+        clash = [
+            (a, b, sorted(by_file[a] & by_file[b]))
+            for i, a in enumerate(by_file.index)
+            for b in by_file.index[i + 1 :]
+            if by_file[a] & by_file[b]
+        ]
+        refused = set()
+        for a, b, common in clash:
+            for x, y in ((a, b), (b, a)):
+                report.add(
+                    x,
+                    f"instance {shown(common[0])}",
+                    "instance_id",
+                    f"{model} ({setting or 'no setting'}) judged by {shown(judge)} also has {len(common)} of these "
+                    f"instances in {y}: keep one of the two files",
+                )
+            refused |= {a, b}
+        g = g[~g["file"].isin(refused)]
+        if g.empty:
+            continue
+        run_id = f"{model} ({setting}; {judge})" if setting else f"{model} ({judge})"
+        scored = set(g["instance_id"])
+        covered = sorted(set(g["benchmark"]))
+        in_scope = items.index[items["benchmark"].isin(covered)]
+        missing = tuple(i for i in in_scope if i not in scored)
+        sources = sorted(set(g["file"]))
+        for b in covered:
+            of_b = items.index[items["benchmark"] == b]
+            lacking = [i for i in of_b if i not in scored]
+            if lacking:
+                report.add(
+                    ", ".join(sources),
+                    "-",
+                    "instance_id",
+                    f"run {shown(run_id)} has no score for {len(lacking)} of the {len(of_b)} items of {b} "
+                    f"({', '.join(lacking[:5])}{' ...' if len(lacking) > 5 else ''}); its scores are averaged over "
+                    "the items it has, as evaluate.py's are",
+                    WARNING,
+                )
+        scores = pd.DataFrame(
+            {
+                "item_id": g["instance_id"].to_numpy(),
+                "dimension": g["dimension"].to_numpy(),
+                "score": g["score"].to_numpy(),
+                "criteria": [sizes[i][d] for i, d in zip(g["instance_id"], g["dimension"])],
+            }
+        )
+        order = {iid: k for k, iid in enumerate(items.index)}
+        scores = scores.sort_values(
+            ["item_id", "dimension"], key=lambda c: c.map(order) if c.name == "item_id" else c.map(DIMENSIONS.index)
+        ).reset_index(drop=True)
+        out.append(
+            JudgedRun(
+                run_id=run_id,
+                model=model,
+                setting=setting,
+                judge=judge,
+                scores=scores,
+                source=", ".join(sources),
+                missing=missing,
+            )
+        )
+    return tuple(out), report
+
+
+def read_release(source: str | Path) -> tuple[Benchmark, Report, str]:
+    """SynchToM's released items in ``source`` (the release's folder, a folder holding benchmark
+    files, one benchmark file, or a .zip of the release) with, when the folder holds score files
+    (``evaluation_*.json`` at any depth: evaluate.py writes them into ``evaluation_results/`` of the
+    folder it runs in), the judged runs read back against the items; the problems of both; and what
+    was read, in a few words."""
+    source = Path(source)
+    if source.is_file() and source.suffix.lower() == ".zip":
+        tmp = Path(tempfile.mkdtemp(prefix="groundwork-synchtom-"))
+        try:
+            return _read_release(extract_to(source, tmp / "release"), source.name)
+        except DatasetError as exc:  # corpus.archive.ArchiveError: the archive refused
+            return empty_benchmark(source.name), exc.report, ""
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return _read_release(source, source.name)
+
+
+def _read_release(source: Path, label: str) -> tuple[Benchmark, Report, str]:
+    bench, report = read_synchtom_items(source)
+    bench = replace(bench, name=label)
+    if not report.ok or not source.is_dir() or next(_score_files(source), None) is None:
+        return bench, report, _said(bench)
+    judged, found = read_judged_runs(source, bench)
+    report.issues.extend(found.issues)
+    report.dropped_errors += found.dropped_errors
+    bench = replace(bench, judged=judged)
+    return bench, report, _said(bench)
+
+
+def _said(bench: Benchmark) -> str:
+    counts = bench.items["benchmark"].value_counts()
+    per = ", ".join(f"{b} {counts[b]}" for b in benchmark_order(counts.index))
+    said = f"{len(bench.items)} SynchToM items ({per})" if len(bench.items) else "no SynchToM item"
+    return said + (f", {len(bench.judged)} judged run(s)" if bench.judged else "")
+
+
+def load_items(source: str | Path) -> Benchmark:
+    """SynchToM's items: a benchmark dataset imported from them (:func:`corpus.benchmark.load_benchmark`,
+    with its judged runs), or the release itself (its items only: :func:`read_synchtom_items`);
+    :class:`DatasetError` with every problem when they have an error, or when the dataset is a
+    benchmark of another format."""
+    from corpus.benchmark import is_benchmark, load_benchmark
+
+    if is_benchmark(source):
+        bench = load_benchmark(source)
+        if bench.kind != KIND:
+            report = Report()
+            report.add(
+                "dataset.json",
+                "-",
+                "benchmark.format",
+                f"expected '{KIND}' (SynchToM's items), got {shown(bench.kind)}",
+            )
+            raise DatasetError(report, str(source))
+        return bench
+    bench, report = read_synchtom_items(source)
+    if not report.ok:
+        raise DatasetError(report, str(source))
+    return bench
+
+
+def judged_frame(runs: Iterable[JudgedRun]) -> pd.DataFrame:
+    """The judged runs' scores in :data:`COLUMNS` (the inference is ``<model>_<setting>``), for
+    :func:`to_judge_scores`: an agreement item is an item of one model's run in one setting."""
+    frames = [
+        r.scores.assign(inference=f"{r.model}_{r.setting}" if r.setting else r.model, judge=r.judge).rename(
+            columns={"item_id": "instance_id"}
+        )
+        for r in runs
+    ]
+    if not frames:
+        return pd.DataFrame(columns=COLUMNS)
+    out = pd.concat(frames, ignore_index=True)
+    out["criteria"] = out["score"]
+    return out[COLUMNS]
+
+
+__all__ = [
+    "COLUMNS",
+    "DIMENSIONS",
+    "inference_of",
+    "judged_frame",
+    "load_items",
+    "read_judged_runs",
+    "read_release",
+    "read_synchtom",
+    "run_of",
+    "to_judge_scores",
+]
