@@ -2,13 +2,21 @@
 
 SOURCE is a kitchen dataset (``python -m corpus import --from overcooked RUNS DEST`` writes one) or
 the runs themselves: one Collab-Overcooked run log or Overcooked-AI trajectory, a folder of them at
-any depth, or a zip. Prints, per directed role pairing (Chef model -> Assistant model), each metric's
-mean over runs with n and a 95 % interval over runs (:mod:`analysis.kitchen_metrics`), and the TGCO
-outcome composition per task level (:mod:`analysis.tgco`); ``--units`` lists every request unit with
-its outcome and why; ``--csv`` and ``--json`` print the same numbers for a spreadsheet or a program;
-``--codes CODES.csv`` sets the audit, as an automatic coder, against people's TGCO codes of the same
-units (:mod:`analysis.tgco_agreement`).
-Exit 1 when the source has an error (every problem is listed with file, record and field).
+any depth, or a zip. Prints, per directed pairing with each agent's scaffold ("a-tom gpt-4o -> a-tom
+claude-sonnet-4"; ``--by`` models, scaffold, level or both of pairing and level instead), each metric's
+mean over runs with n and a 95 % interval over runs, success as a share of runs with its Wilson
+interval, every estimate that rests on fewer than 10 units or has a zero-width interval marked ``!``
+with why (:mod:`analysis.kitchen_metrics`); the paper's Table 4 view (success and ADR per model
+pairing, scaffold and level); the TGCO outcome composition per task level (:mod:`analysis.tgco`); and
+the messages no request unit was read from (unstructured), counted. ``--scaffold`` keeps the runs
+where an agent has that scaffold; ``--units`` lists every request unit with its outcome and why;
+``--unstructured`` every unstructured message with its text; ``--csv`` and ``--json`` print the same
+numbers for a spreadsheet or a program; ``--codes CODES.csv`` sets the audit, as an automatic coder,
+against people's TGCO codes of the same units (:mod:`analysis.tgco_agreement`);
+``--reference-audit FILE.csv`` against the TGCO paper's authors' own audit of the same runs
+(:mod:`analysis.tgco_reference`; JSON key ``reference_agreement``).
+Exit 1 when the source or a given file has an error (every problem is listed with file, record and
+field).
 """
 
 from __future__ import annotations
@@ -18,7 +26,14 @@ import json
 import sys
 from pathlib import Path
 
-BY = {"pairing": ("pairing",), "level": ("level",), "pairing-level": ("pairing", "level")}
+BY = {
+    "pairing": ("pairing",),
+    "models": ("models",),
+    "scaffold": ("scaffold",),
+    "level": ("level",),
+    "pairing-level": ("pairing", "level"),
+}
+NONE = "none"  # --scaffold none: the runs whose scaffold is not recorded
 
 
 def _runs(source: Path):
@@ -33,7 +48,7 @@ def _runs(source: Path):
 
 def _kitchen(args: argparse.Namespace) -> int:
     from analysis.format import to_json
-    from analysis.kitchen_metrics import kitchen_metrics, metric_table, outcome_composition
+    from analysis.kitchen_metrics import kitchen_metrics, metric_table, outcome_composition, scaffold_table
     from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, Window
     from corpus.csvsafe import to_csv
     from corpus.report import DatasetError
@@ -48,39 +63,138 @@ def _kitchen(args: argparse.Namespace) -> int:
         print(exc.report.format(), file=sys.stderr)
         print(f"\n{exc}", file=sys.stderr)
         return 1
+    if args.scaffold:
+        runs = _with_scaffold(runs, args.scaffold)
+        if not runs:
+            print(f"error: no run has an agent with the scaffold {', '.join(args.scaffold)}", file=sys.stderr)
+            return 1
     window = FIXED_WINDOW if args.window == "fixed" else LEVEL_WINDOW
     if args.window_steps is not None:
         window = Window("fixed", steps=args.window_steps)
     metrics = kitchen_metrics(runs, window)
     table = metric_table(metrics, by=BY[args.by], interval=args.interval, seed=args.seed)
     composition = outcome_composition(metrics)
+    table4 = scaffold_table(metrics, interval=args.interval, seed=args.seed)
     if args.units:
         frame = _units(metrics).drop(columns="run")
     if args.codes:
         return _rule_agreement(args, metrics)
+    reference = None
+    if args.reference_audit:
+        reference = _reference(Path(args.reference_audit), runs, metrics)
+        if reference is None:
+            return 1
+    unstructured = _unstructured(metrics)
     if args.json:
         out = {
             "source": str(source),
             "runs": len(runs),
             "window": sorted({m.window_rule for m in metrics}),
+            "pairings": sorted({m.pairing for m in metrics}),
+            "scaffolds": sorted({m.scaffold or NONE for m in metrics}),
             "metrics": table.to_json(),
+            "table4": table4.to_json(),
             "composition": composition.to_json(),
+            "unstructured": {"count": len(unstructured), "messages": unstructured.to_dict(orient="records")},
         }
         if args.units:
             out["units"] = frame.to_dict(orient="records")
+        if reference is not None:
+            out["reference_agreement"] = reference.to_json()
         print(json.dumps(to_json(out), indent=2))
         return 0
     if args.csv:
-        sys.stdout.write(to_csv(frame if args.units else table.to_frame()))
+        if args.unstructured:
+            sys.stdout.write(to_csv(unstructured))
+        else:
+            sys.stdout.write(to_csv(frame if args.units else table.to_frame()))
         return 0
     print(f"{source}: {len(runs)} run(s), {sum(m.requests for m in metrics)} request units\n")
-    print(table.summary())
+    print(_summary(table))
     print()
-    print(composition.summary())
+    print(_summary(table4))
+    print()
+    print(_summary(composition))
+    print(f"\n{len(unstructured)} unstructured message(s): no request unit read from them (--unstructured lists them)")
+    if args.unstructured:
+        print(unstructured.to_string(index=False))
     if args.units:
         print()
         print(frame.to_string(index=False))
+    if reference is not None:
+        print()
+        print(reference.summary())
+        dis = reference.disagreements()
+        print(f"\n{len(dis)} disagreement(s):")
+        for r in dis.itertuples(index=False):
+            print(
+                f"- {r.run} step {r.step}, {r.sender}: {r.request}: ours {r.ours} ({r[7]}), theirs {r.theirs} ({r[9]})"
+            )
     return 0
+
+
+def _summary(table) -> str:
+    """A table of estimates as lines, an estimate with a warning marked ``!`` and its warnings said."""
+    from analysis.format import fmt, fmt_interval
+    from corpus.values import is_defined
+
+    lines = [table.title] if table.title else []
+    for r in table.rows:
+        where = ", ".join(f"{k}={r[k]}" for k in table.keys if k in r)
+        ci = f" {fmt_interval((r['ci_low'], r['ci_high']))}" if is_defined(r["ci_low"]) else ""
+        warned = is_defined(r["estimate"]) and bool(r.get("note"))
+        lines.append(
+            f"{where}: {r['name']} {fmt(r['estimate'])}{ci} (n={r['n']})" + (f" ! {r['note']}" if warned else "")
+        )
+    return "\n".join(lines + list(table.notes))
+
+
+def _with_scaffold(runs, wanted: list[str]):
+    """The runs where an agent has one of the ``wanted`` scaffolds (``none``: not recorded)."""
+    keep = {w.lower() for w in wanted}
+    return tuple(r for r in runs if {s.lower() or NONE for s in r.scaffolds} & keep)
+
+
+def _unstructured(metrics):
+    """Every message no request unit was read from: run, turn, step, sender and its text."""
+    import pandas as pd
+
+    from corpus.kitchen import ROLES
+
+    rows = [
+        {
+            "run_id": m.run_id,
+            "turn": msg.turn,
+            "step": msg.step,
+            "sender": ROLES[msg.sender] if msg.sender in (0, 1) else str(msg.sender),
+            "text": msg.text,
+        }
+        for m in metrics
+        for msg in m.audit.unstructured
+    ]
+    return pd.DataFrame(rows, columns=["run_id", "turn", "step", "sender", "text"])
+
+
+def _reference(path: Path, runs, metrics):
+    """``--reference-audit FILE.csv``: the authors' audit read and compared, or None with every
+    problem of the file printed."""
+    from analysis.tgco_reference import compare, read_csv_bytes, read_reference
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        print(f"error: {path}: cannot be read: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    frame, report = read_csv_bytes(data, path.name)
+    rows: list = []
+    if frame is not None:
+        rows, report = read_reference(frame, path.name)
+    if not report.ok:
+        print(report.format(), file=sys.stderr)
+        print(f"\n{path.name}: {report.error_count} error(s); nothing was compared", file=sys.stderr)
+        return None
+    by_id = {m.run_id: m for m in metrics}
+    return compare([(r, by_id[r.id].audit.units) for r in runs], rows, windows=sorted({m.window_rule for m in metrics}))
 
 
 def _rule_agreement(args: argparse.Namespace, metrics) -> int:
@@ -127,9 +241,10 @@ def _units(metrics):
 
     from corpus.kitchen import ROLES
 
-    frames = [m.audit.frame().assign(run_id=m.run_id, pairing=m.pairing) for m in metrics]
+    frames = [m.audit.frame().assign(run_id=m.run_id, pairing=m.pairing, scaffold=m.scaffold) for m in metrics]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["sender"])
-    return out.assign(sender=[ROLES[s] if s in (0, 1) else s for s in out["sender"]])
+    name = lambda a: ROLES[a] if a in (0, 1) else a  # noqa: E731
+    return out.assign(sender=[name(a) for a in out["sender"]], target=[name(a) for a in out["target"]])
 
 
 def add_commands(sub) -> None:
@@ -139,7 +254,19 @@ def add_commands(sub) -> None:
     fmt = p.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="every number as JSON")
     fmt.add_argument("--csv", action="store_true", help="the metric table (or, with --units, the units) as CSV")
-    p.add_argument("--by", choices=list(BY), default="pairing", help="rows per pairing (default), level or both")
+    p.add_argument(
+        "--by",
+        choices=list(BY),
+        default="pairing",
+        help="rows per pairing with scaffolds (default), model pairing, scaffold, level, or pairing and level",
+    )
+    p.add_argument(
+        "--scaffold",
+        action="append",
+        metavar="NAME",
+        help="keep the runs where an agent has this scaffold (baseline, proagent, a-tom, reflexion; none: not "
+        "recorded); repeatable",
+    )
     p.add_argument(
         "--window",
         choices=["level", "fixed"],
@@ -153,6 +280,17 @@ def add_commands(sub) -> None:
     )
     p.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     p.add_argument("--units", action="store_true", help="also list every request unit with its outcome and why")
+    p.add_argument(
+        "--unstructured",
+        action="store_true",
+        help="also list every message no request unit was read from, with its text (with --csv: only those)",
+    )
+    p.add_argument(
+        "--reference-audit",
+        metavar="FILE.csv",
+        help="the TGCO authors' own audit (their tgco_request_units.csv): units matched to ours, agreement "
+        "(matched, only ours, only theirs, Cohen's kappa with its interval, the confusion) and every disagreement",
+    )
     p.add_argument(
         "--codes",
         metavar="CODES.csv",

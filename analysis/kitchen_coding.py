@@ -23,10 +23,10 @@ import pandas as pd
 
 from analysis.kitchen_metrics import RunMetrics
 from analysis.kitchen_replay import agent_name
-from analysis.tgco import OpAction, RequestUnit, UnitOutcome, message_text
+from analysis.tgco import PLAN, OpAction, RequestUnit, UnitOutcome, message_text
 from corpus.kitchen import KitchenRun
 
-STRATIFY = ("level", "pairing")  # what a sample of request units may be stratified by
+STRATIFY = ("level", "pairing", "scaffold")  # what a sample of request units may be stratified by
 UNIT_COLUMNS = [
     "session_id",  # the run
     "index",  # the unit's place among the run's request units, from 0
@@ -38,6 +38,7 @@ UNIT_COLUMNS = [
     "request",
     "level",
     "pairing",
+    "scaffold",
     "rule",
 ]
 
@@ -66,6 +67,7 @@ def unit_table(metrics: Iterable[RunMetrics]) -> pd.DataFrame:
                     "request": u.unit.text,
                     "level": "unknown" if m.level is None else str(m.level),
                     "pairing": m.pairing,
+                    "scaffold": m.scaffold or "(not recorded)",
                     "rule": u.outcome,
                 }
             )
@@ -133,12 +135,16 @@ def unit_context(run: KitchenRun, metrics: RunMetrics, index: int, before: int) 
         [(s, _when(s, unit.step), who, what, detail) for s, who, what, detail in events],
         columns=["step", "when", "agent", "what", "detail"],
     )
+    turn = run.turns[unit.turn]
+    message = message_text(turn)
+    if unit.shape == PLAN:  # the request was written in the plan: the coder sees the plan too
+        message = "\n".join(filter(None, (message, f"(plan) {turn.goal.strip()}")))
     return UnitContext(
         run,
         unit,
         index,
         len(units),
-        message_text(run.turns[unit.turn]),
+        message,
         metrics.audit.window,
         metrics.audit.window_rule,
         earlier,

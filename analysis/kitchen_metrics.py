@@ -29,16 +29,22 @@ episode; success, score, tokens (``KitchenRun.tokens``) and steps. A ratio with 
 is :class:`corpus.values.Undefined` with the reason (a run with no request has no FollowRate).
 
 **Across runs** (:func:`metric_table`): each metric's mean over the runs of a group (directed
-pairing, level, or both), n the runs with a value, and a 95% interval over runs: a percentile
-bootstrap (``scipy.stats.bootstrap``, seeded) or a t interval (``scipy.stats.t.interval``, df = n - 1).
-:func:`outcome_composition` gives the shares of Effective / Assisted / Redundant / Ineffective units
-per level (the paper's Fig. 3, left) with their counts and Wilson intervals.
+pairing with each agent's scaffold, model pairing, scaffold, level, recipe, or several), n the runs
+with a value, and a 95% interval over runs: a percentile bootstrap (``scipy.stats.bootstrap``,
+seeded) or a t interval (``scipy.stats.t.interval``, df = n - 1); success, a share of runs, with its
+Wilson interval (:func:`share_of_runs`). An estimate that rests on fewer than :data:`MIN_UNITS`
+units (:data:`UNITS`: request units for FollowRate, trigger actions for ADR and MOR, accepted
+dependencies for IDensity and CommCost, runs for success) or whose interval has no width carries a
+warning saying so. :func:`scaffold_table` is the paper's Table 4 view (success and ADR per model
+pairing, scaffold and level). :func:`outcome_composition` gives the shares of Effective / Assisted /
+Redundant / Ineffective units per level (the paper's Fig. 3, left) with their counts and Wilson
+intervals, warned under :data:`MIN_UNITS` request units.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -210,7 +216,7 @@ class RunMetrics:
     """Every coordination metric of one run, with the audit and the triggers behind them."""
 
     run_id: str
-    pairing: str
+    pairing: str  # with each agent's scaffold (corpus.kitchen.KitchenRun.pairing)
     level: int | None
     recipe: str
     scaffold: str
@@ -242,15 +248,24 @@ class RunMetrics:
     steps: int
     audit: Audit
     dependencies: Interdependence
+    models: str = ""  # the directed model pairing, scaffolds aside (KitchenRun.model_pairing)
 
     def value(self, key: str) -> Value:
         """A metric as a number (success as 1 or 0), or why it has none."""
         v = getattr(self, key)
         return v if isinstance(v, Undefined) else float(v)
 
+    def units(self, key: str) -> int:
+        """How many units a metric of this run rests on (:data:`UNITS`): request units, trigger actions
+        or accepted dependencies; 1 (the run) for a metric of the run as a whole."""
+        what = UNITS.get(key)
+        return int(getattr(self, what[0])) if what else 1
+
     def row(self) -> dict[str, Any]:
-        keys = ("run_id", "pairing", "level", "recipe", "scaffold", "window")
-        return {**{k: getattr(self, k) for k in keys}, **{k: getattr(self, k) for k in METRICS}}
+        return {**{k: getattr(self, k) for k in RUN_KEYS}, **{k: getattr(self, k) for k in METRICS}}
+
+
+RUN_KEYS = ("run_id", "pairing", "models", "scaffold", "level", "recipe", "window")
 
 
 def run_metrics(
@@ -298,6 +313,7 @@ def run_metrics(
         steps=run.n_steps,
         audit=audit,
         dependencies=deps,
+        models=run.model_pairing,
     )
 
 
@@ -323,17 +339,29 @@ METRICS: dict[str, tuple[str, str, str]] = {
     "unstructured": ("Unstructured messages", "runs", "unstructured messages per run"),
     "validator_corrections": ("Verifier interventions", "runs", "validator corrections per episode"),
     "format_corrections": ("Format corrections", "runs", "format corrections per episode"),
-    "success": ("Success", "runs", "share of runs that delivered every order"),
+    "success": ("Success", "runs", "share of runs that delivered every order (Wilson interval over runs)"),
     "score": ("Score", "runs", "final score per run"),
     "tokens": ("Tokens per episode", "runs", "tokens per run"),
     "steps": ("Steps", "runs", "steps per run"),
 }
 
 
+# What a ratio rests on: the per-run count that is its denominator, and its name.
+UNITS: dict[str, tuple[str, str]] = {
+    "follow_rate": ("requests", "request units"),
+    "comm_cost": ("n_int", "accepted dependencies"),
+    "adr": ("n_trig", "trigger actions"),
+    "mor": ("n_trig", "trigger actions"),
+    "idensity": ("n_int", "accepted dependencies"),
+}
+MIN_UNITS = 10  # fewer units than this under a metric: a warning, as the Map Task pages give
+PROPORTIONS = ("success",)  # shares of runs: a Wilson interval over runs, not a bootstrap
+
+
 def runs_frame(metrics: Iterable[RunMetrics]) -> pd.DataFrame:
     """One row per run: its keys and every metric (undefined values stay :class:`Undefined`)."""
     rows = [m.row() for m in metrics]
-    return pd.DataFrame(rows, columns=["run_id", "pairing", "level", "recipe", "scaffold", "window", *METRICS])
+    return pd.DataFrame(rows, columns=[*RUN_KEYS, *METRICS])
 
 
 # -- across runs ---------------------------------------------------------------------------------
@@ -358,12 +386,15 @@ def mean_over_runs(
     n_boot: int = N_BOOT,
     seed: int = 0,
     confidence: float = CONFIDENCE,
+    units: tuple[int, str] | None = None,
 ) -> Estimate:
     """The mean of one value per run over the runs that have one, with an interval over runs:
     ``"bootstrap"``, the percentile bootstrap over runs (``scipy.stats.bootstrap``, ``n_boot``
     resamples, ``seed``), or ``"t"``, the t interval (``scipy.stats.t.interval``, df = n - 1, the
     standard error ``scipy.stats.sem``). Undefined values are left out and counted in the warnings;
-    with none left the mean is undefined, with one the interval."""
+    with none left the mean is undefined, with one the interval. ``units``: (how many, what) the
+    values rest on, pooled over the runs (request units for FollowRate...): fewer than
+    :data:`MIN_UNITS` is a warning; so is an interval of no width."""
     if interval not in INTERVALS:
         raise ValueError(f"the interval is one of {INTERVALS}, not {interval!r}")
     x = np.array([float(v) for v in values if not isinstance(v, Undefined)], dtype=float)
@@ -389,12 +420,15 @@ def mean_over_runs(
     if n == 0:
         why = "; ".join(w.split(": ", 1)[1] for w in warn) if warn else "no runs"
         return Estimate.undefined(f"no run has a value ({why})", **base)
+    if units is not None and units[0] < MIN_UNITS:
+        warn.append(few_units(*units))
+        base["warnings"] = tuple(warn)
     mean = float(np.mean(x))
     if n == 1:
         one = Undefined("one run: no interval over runs")
         return Estimate(**base, estimate=mean, se=one, interval=one)
     if np.ptp(x) == 0:
-        base["warnings"] = (*warn, "every run has the same value: the interval is that value")
+        base["warnings"] = (*warn, ZERO_WIDTH)  # every run has the same value
         return Estimate(**base, estimate=mean, se=0.0, interval=(mean, mean))
     if interval == "t":
         se = float(stats.sem(x))
@@ -412,16 +446,56 @@ def mean_over_runs(
         se = float(boot.standard_error)
         lo, hi = boot.confidence_interval.low, boot.confidence_interval.high
     if n < 5:
-        base["warnings"] = (*warn, f"only {n} runs: the interval over runs is rough")
+        warn.append(f"only {n} runs: the interval over runs is rough")
+    if float(hi) - float(lo) <= 0:
+        warn.append(ZERO_WIDTH)
+    base["warnings"] = tuple(warn)
     return Estimate(**base, estimate=mean, se=se, interval=(float(lo), float(hi)))
+
+
+ZERO_WIDTH = "zero-width interval: the runs' values do not vary, so the interval says nothing of the spread"
+
+
+def few_units(n: int, what: str) -> str:
+    return f"rests on {n} {what} (fewer than {MIN_UNITS})"
+
+
+def share_of_runs(
+    values: Sequence[Value], *, key: str, statistic: str, method: str, confidence: float = CONFIDENCE
+) -> Estimate:
+    """A share of runs (success) with its Wilson interval over runs (statsmodels); fewer than
+    :data:`MIN_UNITS` runs is a warning."""
+    x = [float(v) for v in values if not isinstance(v, Undefined)]
+    est = wilson(
+        int(sum(x)),
+        len(x),
+        key=key,
+        statistic=statistic,
+        n_of="runs",
+        method=method,
+        confidence=confidence,
+        empty="no runs",
+    )
+    warns = list(est.warnings)
+    if est.defined and len(x) < MIN_UNITS:
+        warns.append(few_units(len(x), "runs"))
+    if est.defined and isinstance(est.interval, tuple) and est.interval[1] - est.interval[0] <= 0:
+        warns.append(ZERO_WIDTH)
+    return replace(est, warnings=tuple(warns))
+
+
+GROUPINGS = ("pairing", "models", "scaffold", "level", "recipe")
+NOT_RECORDED = "(not recorded)"
 
 
 def _group_key(m: RunMetrics, by: str) -> Any:
     if by == "level":
         return m.level if m.level is not None else UNKNOWN_LEVEL
-    if by in ("pairing", "recipe", "scaffold"):
+    if by == "scaffold":
+        return m.scaffold or NOT_RECORDED
+    if by in GROUPINGS:
         return getattr(m, by)
-    raise ValueError(f"runs are grouped by pairing, level, recipe or scaffold, not {by!r}")
+    raise ValueError(f"runs are grouped by {', '.join(GROUPINGS)}, not {by!r}")
 
 
 def _sort_key(values: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -446,25 +520,16 @@ def metric_table(
     seed: int = 0,
     confidence: float = CONFIDENCE,
 ) -> EstimateTable:
-    """Each metric's mean over the runs of each group (``by``: "pairing", "level", "recipe",
-    "scaffold", or several), as rows keyed by the group and the metric."""
+    """Each metric's mean over the runs of each group (``by``: "pairing", "models", "scaffold",
+    "level", "recipe", or several), as rows keyed by the group and the metric; success, a share of
+    runs, with its Wilson interval."""
     by, grouped = tuple(by), groups(metrics, by)
     items = []
     for group, runs in grouped.items():
         for key in keys:
-            name, n_of, what = METRICS[key]
-            est = mean_over_runs(
-                [m.value(key) for m in runs],
-                key=key,
-                statistic=name,
-                n_of=n_of,
-                method=what,
-                interval=interval,
-                n_boot=n_boot,
-                seed=seed,
-                confidence=confidence,
+            items.append(
+                ({**dict(zip(by, group)), "metric": key}, _estimate(runs, key, interval, n_boot, seed, confidence))
             )
-            items.append(({**dict(zip(by, group)), "metric": key}, est))
     windows = sorted({m.window_rule for ms in grouped.values() for m in ms})
     return EstimateTable.build(
         items,
@@ -472,6 +537,57 @@ def metric_table(
         title=f"Coordination metrics per {' and '.join(by)}",
         notes=tuple(f"window: {w}" for w in windows),
     )
+
+
+def _estimate(
+    runs: Sequence[RunMetrics], key: str, interval: str, n_boot: int, seed: int, confidence: float
+) -> Estimate:
+    name, n_of, what = METRICS[key]
+    values = [m.value(key) for m in runs]
+    if key in PROPORTIONS:
+        return share_of_runs(values, key=key, statistic=name, method=what, confidence=confidence)
+    units = None
+    if key in UNITS:
+        units = (sum(m.units(key) for m in runs if not isinstance(m.value(key), Undefined)), UNITS[key][1])
+    return mean_over_runs(
+        values,
+        key=key,
+        statistic=name,
+        n_of=n_of,
+        method=what,
+        interval=interval,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+        units=units,
+    )
+
+
+TABLE4_KEYS = ("success", "adr")
+
+
+def scaffold_table(
+    metrics: Iterable[RunMetrics],
+    keys: Sequence[str] = TABLE4_KEYS,
+    *,
+    interval: str = "bootstrap",
+    n_boot: int = N_BOOT,
+    seed: int = 0,
+    confidence: float = CONFIDENCE,
+) -> EstimateTable:
+    """The paper's Table 4 view: success (Wilson, over runs) and ADR (mean over runs) per model
+    pairing, scaffold and task level, so each scaffold is set beside the others on the same models."""
+    metrics = list(metrics)
+    table = metric_table(
+        metrics,
+        by=("models", "scaffold", "level"),
+        keys=keys,
+        interval=interval,
+        n_boot=n_boot,
+        seed=seed,
+        confidence=confidence,
+    )
+    return replace(table, title="Success and ADR by task level under each scaffold (Table 4)")
 
 
 def outcome_composition(
@@ -497,6 +613,8 @@ def outcome_composition(
                 confidence=confidence,
                 empty="no request units",
             )
+            if est.defined and n < MIN_UNITS:
+                est = replace(est, warnings=(*est.warnings, few_units(n, "request units")))
             items.append(({**dict(zip(by, group)), "outcome": OUTCOME_NAMES[outcome], "count": k}, est))
         notes.append(f"{where}: {n} request units, {sum(m.unstructured for m in runs)} unstructured messages")
     notes.append(
@@ -506,6 +624,11 @@ def outcome_composition(
 
 
 __all__ = [
+    "GROUPINGS",
+    "MIN_UNITS",
+    "UNITS",
+    "scaffold_table",
+    "share_of_runs",
     "Trigger",
     "Interdependence",
     "interdependence",

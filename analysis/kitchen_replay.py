@@ -84,7 +84,8 @@ def frame(run: KitchenRun, index: int, audit: Audit | None = None) -> KitchenFra
         units = pd.DataFrame(
             {
                 "sender": [names.get(a, str(a)) for a in f["sender"]],
-                "receiver": f["receiver"].astype(str).tolist(),
+                # A plan's or a plain-language request names no receiver: the agent it targets.
+                "receiver": [r or names.get(t, "") for r, t in zip(f["receiver"].astype(str), f["target"])],
                 "action": f["action"].astype(str).tolist(),
                 "outcome": [OUTCOME_NAMES.get(o, o) for o in f["outcome"]],
                 "reason": f["reason"].astype(str).tolist(),

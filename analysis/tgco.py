@@ -2,29 +2,52 @@
 "Beyond Task Success: Evaluating Cooperation in LLM-Based Multi Agent Systems" (Table 1, section 3.2
 and Appendix C). Each request an agent sends is checked against what the environment recorded.
 
-**Request units.** A message is a turn whose ``say`` (or its ``action``, when the say is empty or not a
-Collab while the action is) is a ``Collab(...)`` text: ``Collab(request(Assistant, pickup(bell_pepper, ingredient_dispenser));
-request(Assistant, place_obj_on_counter()))``. Its primitives are split at the top-level ``;`` (not
-inside parentheses or quotes); each ``request(receiver, op_action)`` is one request unit
-u = (object, action, target agent), with a stable id (run id, index of the turn in ``run.turns``,
-index of the request in the message) and the step its turn was sent at. ``seek``, ``deny`` and
-``ack`` are messages, not requests (counted by :class:`Message`). Quotes may be escaped (``\\"``);
-spacing varies; an op-action's arguments may hold parentheses. A message that is not a readable
-``Collab(...)`` with at least one known primitive (free text, unbalanced parentheses, an unknown
-primitive only) is *unstructured*: "no identifiable partner-directed request" (Appendix C, line 3).
-It is set apart, counted on its own and left out of N_req, so out of FollowRate's denominator
-("Unstructured messages are filtered out before any scoring ... excluded from FollowRate and
-DelayedRate denominators", Appendix C; section 3.2 says instead that they "are included in
-INEFFECTIVE": this module follows the appendix's pseudo-code, as its decision order is the one
-specified). A ``request`` whose op-action is not ``verb(arguments)``, or that has more than two
-arguments, is a *malformed* unit: INEFFECTIVE ("malformed requests", Table 1).
+**Request units**, from every shape the runs write them in (rules R1-R4; each has its own test
+sentence in ``tests/test_tgco_language.py``). A request unit is u = (action, object, location,
+target agent), with a stable id (run id, index of the turn in ``run.turns``, index of the unit in
+the turn) and the step its turn was sent at.
+
+- **R1 Collab.** A turn whose ``say`` (or its ``action``, when the say is empty or not a Collab while
+  the action is) is a ``Collab(...)`` text, as CookPandar's runs write it: ``Collab(request(Assistant,
+  pickup(bell_pepper, ingredient_dispenser)); request(Assistant, place_obj_on_counter()))``. Its
+  primitives are split at the top-level ``;`` (not inside parentheses or quotes); each
+  ``request(receiver, op_action)`` is one unit. ``seek``, ``deny`` and ``ack`` are messages, not
+  requests (counted by :class:`Message`). Quotes may be escaped (``\\"``); spacing varies; an
+  op-action's arguments may hold parentheses.
+- **R2 A request call.** Each ``request('op_action')`` (quoted or not) of a turn's plan, as the
+  benchmark's own prompt asks for it and its runs write it: ``Chef plan: request('pickup(egg,
+  ingredient_dispenser)'); request('place_obj_on_counter()')``; and of a say that writes such calls
+  among its ``;``-separated parts (``request('wait(3)'); Please wait while the egg cooks``). The
+  benchmark's ``request(operation_action)`` skill appends the action to the teammate's plan, so the
+  target is the sender's partner.
+- **R3 Plain language.** What a say asks the partner in English ("Please pick up an egg from the
+  ingredient dispenser and place it on the counter so I can use it to start cooking."), read with
+  the run's own vocabulary (its recipe and ingredients, the objects its actions name, its kitchen's
+  places) by the rules L1-L12 of :mod:`analysis.tgco_language`: ``pickup(egg, ingredient_dispenser)``
+  and ``place_obj_on_counter()`` (object ``egg``). An argument a sentence does not name is ``?``
+  and matches any (``pickup(potato_slices, ?)``); a utensil named by its kind in a kitchen with
+  several matches any of them.
+- **R4 One request, however often written.** A unit read from a say that asks what a structured
+  unit of the same turn (R1, R2) asks (the same verb, arguments that agree where both are named, the
+  same target) is that unit, with the object the sentence names when the structured one names none.
+
+A message (a turn that said or requested something) from which R1-R4 read no unit and no Collab
+primitive is *unstructured*: "no identifiable partner-directed request" (Appendix C, line 3). It is
+set apart, counted on its own, listed with its text (for a person to code) and left out of N_req,
+so out of FollowRate's denominator ("Unstructured messages are filtered out before any scoring ...
+excluded from FollowRate and DelayedRate denominators", Appendix C; section 3.2 says instead that
+they "are included in INEFFECTIVE": this module follows the appendix's pseudo-code, as its decision
+order is the one specified). A ``request`` whose op-action is not ``verb(arguments)``, or that has
+more than two arguments, is a *malformed* unit: INEFFECTIVE ("malformed requests", Table 1).
 
 **The decision rule**, in Appendix C's order, for a unit sent by agent i at step t:
 
-1. *Target check* ("intended actor j is identifiable in u"): the receiver must name an agent of the
-   run ("Chef" = 0, "Assistant" = 1, or "player 0" / "player 1"; case and spacing aside), and that
-   agent must be the sender's partner. A request to the sender itself, to nobody (the prompt's own
-   example ``request(pickup(...))`` names no receiver) or to an unknown name is INEFFECTIVE.
+1. *Target check* ("intended actor j is identifiable in u"): a Collab request's receiver must name
+   an agent of the run ("Chef" = 0, "Assistant" = 1, or "player 0" / "player 1"; case and spacing
+   aside), and that agent must be the sender's partner. A Collab request to the sender itself, to
+   nobody (CookPandar's prompt's own example ``request(pickup(...))`` names no receiver) or to an
+   unknown name is INEFFECTIVE. A plan's request (R2) targets the partner; a plain-language one (R3)
+   the partner, or the role its sentence addresses.
 2. *Relevance check* ("(o, a) belongs to active recipe or task state"): the verb must be an
    operation action of Collab-Overcooked that changes the kitchen (``pickup``, ``place_obj_on_counter``,
    ``put_obj_in_utensil``, ``fill_dish_with_food``, ``cook``, ``bake``, ``cut``, ``stir``,
@@ -35,13 +58,15 @@ arguments, is a *malformed* unit: INEFFECTIVE ("malformed requests", Table 1).
    has a dish dispenser) or a food of the recipe: a name whose words run inside the recipe's name
    (``bell_pepper`` in ``baked_bell_pepper``), or that contains an ingredient of the recipe
    (``potato_slices`` contains ``potato``; ingredients come from ``run.extra["recipe_text"]``, the
-   Chef's recipe card, when the run carries it). ``wait(n)`` is not relevant: it changes no object,
+   Chef's recipe card, when the run carries it, else from the benchmark's card of the recipe,
+   :data:`corpus.importers.overcooked.recipes.RECIPE_INGREDIENTS`); the object a plain-language unit
+   names must be one too. ``wait(n)`` is not relevant: it changes no object,
    and the environment does not list waits among completed actions, so it cannot be audited.
    Limits: the recipe state is static (a request for an ingredient the recipe needs but that is
    already in the pot is still relevant: redundancy catches the repeats); the grid legend is
-   inferred from the logs (see the Collab-Overcooked notes), not documented by the benchmark; without
-   a recipe card, an intermediate food named with words not in the recipe's name
-   (``sliced_potato`` for ``baked_potato_slices``) counts as irrelevant.
+   inferred from the logs (see the Collab-Overcooked notes), not documented by the benchmark; for a
+   recipe outside the benchmark's and without a recipe card, an intermediate food named with words
+   not in the recipe's name (``sliced_potato`` for ``potato_bake``) counts as irrelevant.
 3. *Redundancy* (checked before the trace lookup, "so later repetition does not count as
    effective"): REDUNDANT when an action with the same verb and the same arguments (the matching
    rule below) was completed by either agent at a step <= t. A completed action is stamped with the
@@ -55,7 +80,9 @@ arguments, is a *malformed* unit: INEFFECTIVE ("malformed requests", Table 1).
 4. *Trace lookup*: the partner j completes a matching action at a step in [t, t + w]; matching is
    the same verb and the same arguments after normalising each (case folded, spaces around
    parentheses and commas dropped, other runs of spaces made one ``_``, surrounding quotes
-   dropped); ``place_obj_on_counter()`` matches any hand-over by j. A completion stamped t itself is
+   dropped), an argument not named (``?``) matching any and a utensil's kind any utensil of that
+   kind (:func:`action_matches`, used by step 3 too); ``place_obj_on_counter()`` matches any
+   hand-over by j. A completion stamped t itself is
    already caught by step 3. No match is INEFFECTIVE (no partner action, a mismatched object, the
    sender doing it itself, or the partner doing it after the window: the reason says which).
 5. *Validator check*: ASSISTED when a validator correction of j is stamped in [t, m) (m the match's
@@ -68,6 +95,12 @@ a run alone, or of no known level, uses its own length), at least 1 step: a run'
 other runs of its level analysed with it. The paper's NRC runs average 100 to 160 steps (Table 2), so its alpha gives 15 to 24 steps, near its fixed alternative; that
 fixed window, w = 20 steps (B.2's robustness check), is :data:`FIXED_WINDOW`. The same window serves
 the structured interdependence of :mod:`analysis.kitchen_metrics`.
+
+**Where the authors' own audit departs from Appendix C** (their ``scripts/analysis/tgco_audit.py``:
+a fixed window of 5 steps after the message, redundancy by the target's actions only, one partner
+action credited to one request, validator errors counted up to the match, no relevance check), this
+module follows Appendix C, the procedure the paper states; :mod:`analysis.tgco_reference` lists
+every such difference and sets their audit against this one.
 """
 
 from __future__ import annotations
@@ -76,10 +109,12 @@ import functools
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import pandas as pd
 
+from analysis.tgco_language import ANY, PARTNER, Phrase, Reader, Vocabulary
+from corpus.importers.overcooked.recipes import RECIPE_INGREDIENTS
 from corpus.kitchen import ROLES, KitchenRun, Turn
 from corpus.values import Undefined
 
@@ -87,6 +122,8 @@ EFFECTIVE, ASSISTED, REDUNDANT, INEFFECTIVE = "effective", "assisted", "redundan
 OUTCOMES = (EFFECTIVE, ASSISTED, REDUNDANT, INEFFECTIVE)
 OUTCOME_NAMES = {EFFECTIVE: "Effective", ASSISTED: "Assisted", REDUNDANT: "Redundant", INEFFECTIVE: "Ineffective"}
 PRIMITIVES = ("request", "seek", "deny", "ack")
+COLLAB, PLAN, SAY = "collab", "plan", "say"  # how a request unit was written (R1, R2, R3)
+SHAPES = (COLLAB, PLAN, SAY)
 # The check that decided a unit, in the order of Appendix C.
 STAGES = ("parse", "target", "relevance", "redundancy", "trace", "validator")
 
@@ -313,6 +350,10 @@ class RequestUnit:
     target: int | Undefined  # the agent the receiver names
     action: OpAction | Undefined
     text: str  # the unit as written
+    object: str = ""  # the thing asked about ("" when not named): pickup's first argument, or the sentence's
+    location: str = ""  # the place the unit names ("" when none)
+    shape: str = COLLAB  # how it was written: COLLAB, PLAN or SAY
+    rule: str = ""  # the rules that read it (the module's R1-R4, and analysis.tgco_language's L1-L12)
 
     @property
     def id(self) -> tuple[str, int, int]:
@@ -321,7 +362,8 @@ class RequestUnit:
 
 @dataclass(frozen=True)
 class Message:
-    """A turn that said something: a ``Collab(...)`` (``structured``) or anything else."""
+    """A turn that said something or requested something: ``structured`` when a request unit or a
+    Collab primitive was read from it (by any of R1-R4), else *unstructured*, kept with its text."""
 
     run_id: str
     turn: int
@@ -329,7 +371,7 @@ class Message:
     sender: int
     text: str
     structured: bool
-    primitives: tuple[str, ...] = ()  # the names of its primitives, in order
+    primitives: tuple[str, ...] = ()  # the names of its Collab primitives, in order
     units: tuple[RequestUnit, ...] = ()
 
 
@@ -342,6 +384,65 @@ def message_text(turn: Turn) -> str:
     if action.lower().startswith("collab") and (not say or parse_collab(action) is not None):
         return action
     return say
+
+
+_PLAN_HEAD = re.compile(r"^\s*(?:\w+\s+)?plan\s*:\s*", re.IGNORECASE)
+
+
+def _split_plan(text: str) -> list[str] | None:
+    """A plan's calls, split at the ``;`` outside parentheses (quotes in a plan only wrap a request's
+    argument, and a request's text may hold an apostrophe); None when the parentheses do not balance."""
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(text):
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif c == ";" and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    if depth != 0:
+        return None
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def plan_requests(goal: str) -> tuple[Primitive, ...]:
+    """R2: the ``request(...)`` calls of a plan (``Chef plan: request('pickup(egg,
+    ingredient_dispenser)'); wait(1)``), each a primitive with its one argument, the op-action
+    (quoted or not); () when the text is not a plan of calls (a CookPandar log's free-text goal)."""
+    text = _PLAN_HEAD.sub("", (goal or "").strip()).replace("\n", " ")
+    if "request" not in text.lower():
+        return ()
+    parts = _split_plan(text)
+    if parts is None:
+        return ()
+    out = []
+    for part in parts:
+        m = re.match(r"^request\s*\((.*)\)\s*$", part, flags=re.IGNORECASE | re.DOTALL)
+        if m:
+            out.append(Primitive("request", (m.group(1).strip(),), part))
+    return tuple(out)
+
+
+def say_requests(text: str) -> tuple[tuple[Primitive, ...], str]:
+    """R2 in a say: the ``request(...)`` calls a message writes among its ``;``-separated parts
+    ("request('wait(3)'); Please wait while the egg cooks"), and the rest of its text."""
+    if "request" not in text.lower():
+        return (), text
+    parts = _split_plan(text)
+    if parts is None:
+        return (), text
+    calls, rest = [], []
+    for part in parts:
+        m = re.match(r"^request\s*\((.*)\)\s*$", part, flags=re.IGNORECASE | re.DOTALL)
+        if m:
+            calls.append(Primitive("request", (m.group(1).strip(),), part))
+        else:
+            rest.append(part)
+    return tuple(calls), "; ".join(rest)
 
 
 def _unit(run_id: str, turn_index: int, index: int, turn: Turn, prim: Primitive) -> RequestUnit:
@@ -360,27 +461,177 @@ def _unit(run_id: str, turn_index: int, index: int, turn: Turn, prim: Primitive)
         action = Undefined(f"{op or prim.text!r} is not an operation action verb(arguments)")
     else:
         action = parsed
-    return RequestUnit(run_id, turn_index, index, turn.step, turn.agent, receiver, target, action, prim.text)
+    obj = _object_of(action)
+    return RequestUnit(
+        run_id,
+        turn_index,
+        index,
+        turn.step,
+        turn.agent,
+        receiver,
+        target,
+        action,
+        prim.text,
+        obj,
+        _place_of(action),
+        COLLAB,
+        "R1",
+    )
 
 
-def read_message(run_id: str, turn_index: int, turn: Turn) -> Message | None:
-    """The message of one turn, with its request units; None when the turn said nothing."""
+def _object_of(action: OpAction | Undefined) -> str:
+    """The object an op-action names: pickup's first argument ("" for the others)."""
+    if isinstance(action, OpAction) and action.verb == "pickup" and action.args and action.args[0] != ANY:
+        return action.args[0]
+    return ""
+
+
+def _place_of(action: OpAction | Undefined) -> str:
+    """The place an op-action names: pickup's second argument, a utensil action's utensil."""
+    if not isinstance(action, OpAction) or not action.args:
+        return ""
+    place = action.args[1] if action.verb == "pickup" and len(action.args) > 1 else action.args[-1]
+    return "" if place == ANY else place
+
+
+def _partner(sender: int) -> int | Undefined:
+    return 1 - sender if sender in (0, 1) else Undefined(f"agent {sender} has no single partner")
+
+
+def _plan_unit(run_id: str, turn_index: int, index: int, turn: Turn, prim: Primitive) -> RequestUnit:
+    """R2: a plan's request: the benchmark's ``request(operation_action)`` skill appends the action to
+    the teammate's plan, so its target is the sender's partner."""
+    op = _unquote(prim.args[0]) if prim.args else ""
+    parsed = parse_op_action(op) if op else None
+    action: OpAction | Undefined = (
+        parsed if parsed is not None else Undefined(f"{op or prim.text!r} is not an operation action verb(arguments)")
+    )
+    return RequestUnit(
+        run_id,
+        turn_index,
+        index,
+        turn.step,
+        turn.agent,
+        "",
+        _partner(turn.agent),
+        action,
+        prim.text,
+        _object_of(action),
+        _place_of(action),
+        PLAN,
+        "R2",
+    )
+
+
+def _say_unit(run_id: str, turn_index: int, index: int, turn: Turn, phrase: Phrase) -> RequestUnit:
+    """R3: a request read from plain language (:mod:`analysis.tgco_language`)."""
+    if phrase.target == PARTNER:
+        target = _partner(turn.agent)
+    else:
+        who = agent_of(phrase.target)
+        target = who if who is not None else Undefined(f"{phrase.target!r} is not an agent of the run")
+    return RequestUnit(
+        run_id,
+        turn_index,
+        index,
+        turn.step,
+        turn.agent,
+        phrase.target,
+        target,
+        OpAction(phrase.verb, phrase.args),
+        phrase.clause,
+        phrase.object,
+        phrase.location,
+        SAY,
+        "R3:" + phrase.rules,
+    )
+
+
+def _covers(unit: RequestUnit, other: RequestUnit) -> bool:
+    """R4: whether ``unit`` (structured) asks for what ``other`` (read from the same turn's say)
+    asks: the same verb, arguments that agree where both are named, the same target."""
+    a, b = unit.action, other.action
+    if not isinstance(a, OpAction) or not isinstance(b, OpAction) or a.verb != b.verb or len(a.args) != len(b.args):
+        return False
+    if unit.target != other.target:
+        return False
+    return all(x == y or ANY in (x, y) or _kind_of(x) == y or _kind_of(y) == x for x, y in zip(a.args, b.args))
+
+
+def _kind_of(place: str) -> str:
+    return re.sub(r"\d+$", "", place)
+
+
+def read_message(run_id: str, turn_index: int, turn: Turn, reader: Reader | None = None) -> Message | None:
+    """The message of one turn, with its request units (R1-R4); None when the turn neither said nor
+    requested anything. ``reader`` reads plain language with the run's vocabulary (without one, with
+    no vocabulary: objects are then not recognised)."""
     text = message_text(turn)
-    if not text:
-        return None
-    prims = parse_collab(text)
+    prims = parse_collab(text) if text else None
     known = [p for p in prims or () if p.name in PRIMITIVES]
-    if not known:
-        return Message(run_id, turn_index, turn.step, turn.agent, text, structured=False)
-    requests = [p for p in known if p.name == "request"]
-    units = tuple(_unit(run_id, turn_index, k, turn, p) for k, p in enumerate(requests))
-    return Message(run_id, turn_index, turn.step, turn.agent, text, True, tuple(p.name for p in prims or ()), units)
+    units: list[RequestUnit] = []
+    for p in (p for p in known if p.name == "request"):  # R1
+        units.append(_unit(run_id, turn_index, len(units), turn, p))
+    for p in plan_requests(turn.goal):  # R2
+        units.append(_plan_unit(run_id, turn_index, len(units), turn, p))
+    said = text if prims is None else ""
+    if said:  # R2 in a say that is not a Collab(...): its request(...) calls; R3: the rest of it
+        calls, said = say_requests(said)
+        for p in calls:
+            units.append(_plan_unit(run_id, turn_index, len(units), turn, p))
+    if said:
+        reader = reader or Reader(Vocabulary(()))
+        for phrase in reader.read(said):
+            unit = _say_unit(run_id, turn_index, len(units), turn, phrase)
+            same = next((k for k, u in enumerate(units) if _covers(u, unit)), None)
+            if same is None:
+                units.append(unit)
+            elif not units[same].object and unit.object:  # R4: one unit, with the object the say names
+                units[same] = replace(units[same], object=unit.object, rule=units[same].rule + "+R4")
+    if not text and not units:
+        return None
+    shown = text or "; ".join(p.text for p in plan_requests(turn.goal))
+    return Message(
+        run_id,
+        turn_index,
+        turn.step,
+        turn.agent,
+        shown,
+        bool(known) or bool(units),
+        tuple(p.name for p in prims or ()) if known else (),
+        tuple(units),
+    )
 
 
 def messages(run: KitchenRun) -> tuple[Message, ...]:
-    """Every message of the run, in turn order."""
-    found = (read_message(run.id, k, t) for k, t in enumerate(run.turns))
+    """Every message of the run, in turn order, plain language read with the run's vocabulary."""
+    reader = Reader(vocabulary(run))
+    found = (read_message(run.id, k, t, reader) for k, t in enumerate(run.turns))
     return tuple(m for m in found if m is not None)
+
+
+def vocabulary(run: KitchenRun) -> Vocabulary:
+    """The names plain language is read with (:mod:`analysis.tgco_language`): the recipe, its
+    ingredients and every ingredient of the benchmark's recipes, ``dish``, every object the run's
+    completed actions, plans and structured requests pick up, and the places of its kitchen."""
+    objects = task_objects(run)
+    names = {normalize_arg(run.recipe), *objects.ingredients, "dish"}
+    names.update(i for ingredients in RECIPE_INGREDIENTS.values() for i in ingredients)
+    for c in run.completed:
+        act = parse_op_action(c.action)
+        if act is not None and act.verb == "pickup" and act.args:
+            names.add(act.args[0])
+    for t in run.turns:
+        for p in plan_requests(t.goal):
+            act = parse_op_action(_unquote(p.args[0])) if p.args else None
+            if act is not None and act.verb == "pickup" and act.args:
+                names.add(act.args[0])
+        for part in _split_plan(_PLAN_HEAD.sub("", t.goal or "").replace("\n", " ")) or ():
+            act = parse_op_action(part)
+            if act is not None and act.verb == "pickup" and act.args:
+                names.add(act.args[0])
+    names.discard("")
+    return Vocabulary(tuple(sorted(n for n in names if not objects.place(n) or n == "dish")), objects.places)
 
 
 # -- what belongs to the task --------------------------------------------------------------------
@@ -427,8 +678,15 @@ class TaskObjects:
     places: tuple[str, ...] | None = None  # None: no grid, any known place
 
     def place(self, name: str) -> bool:
+        """Whether ``name`` is a place of the kitchen: one of its places, or the kind of one of its
+        utensils ("pot" in a kitchen with pot0 and pot1)."""
         if self.places is not None:
-            return name in self.places or (name == "dish" and "dish_dispenser" in self.places)
+            present = {_kind_of(p) for p in self.places}
+            return (
+                name in self.places
+                or (name == "dish" and "dish_dispenser" in self.places)
+                or (name in UTENSIL_KINDS and name in present)
+            )
         kinds = "|".join(UTENSIL_KINDS)
         return name in ("counter", "dish", *DISPENSER_LETTERS.values()) or bool(re.fullmatch(rf"({kinds})\d*", name))
 
@@ -444,9 +702,13 @@ class TaskObjects:
 
 def task_objects(run: KitchenRun) -> TaskObjects:
     """What belongs to the run's task: its recipe (``run.recipe``), the ingredients of its recipe
-    card when ``run.extra["recipe_text"]`` holds one, and the places of its first step's grid."""
+    card when ``run.extra["recipe_text"]`` holds one, else those of the benchmark's recipe of that
+    name (:data:`corpus.importers.overcooked.recipes.RECIPE_INGREDIENTS`), and the places of its first
+    step's grid."""
     card = run.extra.get("recipe_text") if isinstance(run.extra, dict) else None
     ingredients = recipe_ingredients(card) if isinstance(card, str) else ()
+    if not ingredients:
+        ingredients = RECIPE_INGREDIENTS.get(run.recipe, ())
     grid = run.steps[0].grid if run.steps else ""
     places = kitchen_places(grid) if grid.strip() else None
     return TaskObjects(run.recipe, ingredients, places)
@@ -460,7 +722,7 @@ def relevance(action: OpAction, objects: TaskObjects) -> str:
         return f"{action.verb} is not an operation action of the kitchen"
     if len(action.args) != OPERATIONS[action.verb]:
         return f"{action.verb} takes {OPERATIONS[action.verb]} argument(s), not {len(action.args)}"
-    stray = [a for a in action.args if not objects.relevant(a)]
+    stray = [a for a in action.args if a != ANY and not objects.relevant(a)]
     if stray:
         return f"{', '.join(stray)} is not an object of the recipe ({objects.recipe}) or a place of the kitchen"
     return ""
@@ -567,8 +829,7 @@ class Audit:
 
     def frame(self) -> pd.DataFrame:
         """One row per request unit: its id, step, sender, receiver, action, outcome and reason."""
-        cols = ["run", "turn", "unit", "step", "sender", "receiver", "action", "outcome", "reason", "matched_step"]
-        return pd.DataFrame(self.rows(), columns=[*cols, "stage"])
+        return pd.DataFrame(self.rows(), columns=list(UNIT_COLUMNS))
 
     def rows(self) -> list[dict]:
         """:meth:`frame`'s rows as dicts (many runs' rows make one table faster than many tables)."""
@@ -580,14 +841,39 @@ class Audit:
                 "step": u.unit.step,
                 "sender": u.unit.sender,
                 "receiver": u.unit.receiver,
+                "target": u.unit.target if isinstance(u.unit.target, int) else "",
                 "action": str(u.unit.action) if isinstance(u.unit.action, OpAction) else u.unit.text,
+                "object": u.unit.object,
+                "shape": u.unit.shape,
                 "outcome": u.outcome,
                 "reason": u.reason,
                 "matched_step": u.matched_step,
                 "stage": u.stage,
+                "rule": u.unit.rule,
+                "said": u.unit.text,
             }
             for u in self.units
         ]
+
+
+UNIT_COLUMNS = (
+    "run",
+    "turn",
+    "unit",
+    "step",
+    "sender",
+    "receiver",
+    "target",
+    "action",
+    "object",
+    "shape",
+    "outcome",
+    "reason",
+    "matched_step",
+    "stage",
+    "rule",
+    "said",
+)
 
 
 def _name(agent: int) -> str:
@@ -596,6 +882,15 @@ def _name(agent: int) -> str:
 
 def _steps(n: int) -> str:
     return f"{n} step" if n == 1 else f"{n} steps"
+
+
+def action_matches(want: OpAction, done: OpAction) -> bool:
+    """Whether a completed action ``done`` is the requested ``want``: the same verb and arguments,
+    where a request's argument the sentence did not name (:data:`ANY`) matches any, and a utensil
+    named by its kind ("pot") matches any utensil of that kind ("pot0", "pot1")."""
+    if want.verb != done.verb or len(want.args) != len(done.args):
+        return False
+    return all(w == d or w == ANY or (w in UTENSIL_KINDS and _kind_of(d) == w) for w, d in zip(want.args, done.args))
 
 
 class Trace:
@@ -612,7 +907,7 @@ class Trace:
         """The first completion of ``action`` stamped in [start, end] (open ends: None), by ``agent``
         when given: (step, agent)."""
         for step, who, act in self.done:
-            if (start is None or step >= start) and (end is None or step <= end) and act == action:
+            if (start is None or step >= start) and (end is None or step <= end) and action_matches(action, act):
                 if agent is None or who == agent:
                     return step, who
         return None
@@ -635,6 +930,8 @@ def decide(
     if not 0 <= j < n_agents:
         return INEFFECTIVE, f"wrong target: the run has no agent {j}", none, "target"
     why = relevance(action, objects)
+    if not why and unit.object and not objects.relevant(unit.object):
+        why = f"{unit.object} is not an object of the recipe ({objects.recipe}) or a place of the kitchen"
     if why:
         return INEFFECTIVE, f"irrelevant request: {why}", none, "relevance"
     prior = trace.first(action, None, unit.step)

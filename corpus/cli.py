@@ -1,14 +1,17 @@
 """Command line: ``python -m corpus validate|stats|generate|import ...``.
 
-- ``validate PATH``: every problem as a table; exit 1 if any is an error.
-- ``stats PATH [--json]``: the numbers of the paper's Table 1 and Table 8, overall, per condition
-  and per split.
+- ``validate PATH``: every problem of any dataset Groundwork writes (Map Task, kitchen, benchmark)
+  as a table; exit 1 if any is an error.
+- ``stats PATH [--json]``: the dataset's numbers, in one shape for every domain
+  (:mod:`analysis.dataset_stats`): for Map Task sessions the paper's Table 1 and Table 8, overall,
+  per condition and per split.
 - ``generate --seed N OUT``: write the synthetic sample corpus.
 - ``generate-kitchen [--runs N] OUT``: write the synthetic sample kitchen runs.
 - ``generate-tom [--trials N] [--raw] OUT``: write the synthetic sample benchmark (DynToM's format;
   ``--raw``: the trial folders as released, not a dataset).
-- ``import [--from platform|hcrc|overcooked|dyntom|maptask-vlm] SRC DEST``: convert another format into a dataset directory (the
-  format told from the file names when not given).
+- ``import [--from platform|hcrc|overcooked|dyntom|maptask-vlm] [--design TABLE.csv] SRC DEST``: convert
+  another format into a dataset directory (the format told from the file names when not given; the
+  design table gives each Map Task session's condition and split: :mod:`corpus.design`).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
   database the app uses (see :mod:`corpus.cli_users`).
 - ``uploads list|reclaim``: the uploaded datasets the server keeps (:mod:`corpus.cli_uploads`).
@@ -29,35 +32,32 @@ from corpus import schema
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from corpus.dataset import validate
+    from corpus.validate import validate_path
 
-    report = validate(args.path)
+    domain, report = validate_path(args.path)  # Map Task, kitchen or benchmark: the same report
     if args.json:
-        print(json.dumps({"ok": report.ok, "issues": report.table()}, indent=2))
+        print(json.dumps({"ok": report.ok, "domain": domain, "issues": report.table()}, indent=2))
     else:
         print(report.format())
         n_err, n_warn = len(report.errors), len(report.warnings)
-        print(f"\n{args.path}: {n_err} error(s), {n_warn} warning(s)", file=sys.stderr)
+        print(f"\n{args.path}: {domain or 'dataset'}, {n_err} error(s), {n_warn} warning(s)", file=sys.stderr)
     return 0 if report.ok else 1
 
 
 def _stats(args: argparse.Namespace) -> int:
-    from analysis.descriptive import dataset_stats, format_stats
-    from corpus.dataset import load
+    from analysis.dataset_stats import format_any, stats_of
     from corpus.validate import DatasetError
 
     try:
-        corpus = load(args.path)
+        stats = stats_of(args.path)  # Map Task, kitchen or benchmark: the same shape
     except DatasetError as exc:
         print(exc.report.format(), file=sys.stderr)
         print(f"\n{exc}", file=sys.stderr)
         return 1
-    stats = dataset_stats(corpus.sessions_df, corpus.actions_df)
-    stats["dataset"] = {"name": corpus.info.name, "synthetic": corpus.info.synthetic}
     if args.json:
         print(json.dumps(stats, indent=2))
     else:
-        print(format_stats(stats))
+        print(format_any(stats))
     return 0
 
 
@@ -122,6 +122,8 @@ def _import(args: argparse.Namespace) -> int:
         options["condition"] = args.condition
     if args.split:
         options["split"] = args.split
+    if args.design:
+        options["design"] = Path(args.design)
     if args.source_format == "platform":
         if args.ink_share is not None:
             options["ink_share"] = args.ink_share
@@ -179,12 +181,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m corpus", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("validate", help="report every problem of a dataset directory or .zip")
+    p = sub.add_parser("validate", help="report every problem of a dataset directory or .zip (any domain)")
     p.add_argument("path")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=_validate)
 
-    p = sub.add_parser("stats", help="Table 1 / Table 8 statistics overall, per condition and per split")
+    p = sub.add_parser("stats", help="a dataset's numbers (Map Task: Table 1 / Table 8), overall and per group")
     p.add_argument("path")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_stats)
@@ -220,17 +222,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--from",
         dest="source_format",
-        choices=["platform", "hcrc", "overcooked", "dyntom", "maptask-vlm"],
+        choices=["platform", "hcrc", "overcooked", "dyntom", "maptask-vlm", "synchtom"],
         help="the source's format (default: told from its file names, and said); overcooked: kitchen runs "
         "(Collab-Overcooked run logs or Overcooked-AI trajectories: a file, a folder at any depth, or a zip); "
         "dyntom: DynToM theory-of-mind trials (a trial folder, a folder of them at any depth, or a zip); "
-        "maptask-vlm: Map Task VLM predictions (vlm_predictions_<model>.jsonl) with --gold and --sessions",
+        "maptask-vlm: Map Task VLM predictions (vlm_predictions_<model>.jsonl) with --gold and --sessions; "
+        "synchtom: SynchToM's released items (the release's folder or zip; its evaluation_results/ as judged runs)",
     )
     p.add_argument("--overwrite", action="store_true")
     p.add_argument(
         "--condition", choices=list(schema.CONDITIONS), help="the sessions' condition (default: not recorded)"
     )
     p.add_argument("--split", choices=list(schema.SPLITS), help="the sessions' split (default: not recorded)")
+    p.add_argument(
+        "--design",
+        metavar="TABLE.csv",
+        help="platform, hcrc: each session's condition and split from a CSV table with the columns session, "
+        "condition and split (session: its name or id as the source gives it; an empty cell keeps --condition / "
+        "--split or what the source records); every session needs a row and every row a session",
+    )
     p.add_argument(
         "--ink-share", type=float, help="platform: share of a cell the ink must cover to fill it (default 0.10)"
     )

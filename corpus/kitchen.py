@@ -10,6 +10,15 @@ build these objects; the communication audit and the run metrics (:mod:`analysis
 Agents are numbered as the source numbers them: 0 is the Chef, 1 the Assistant (Collab-Overcooked's
 roles; Overcooked-AI's two players are 0 and 1 with no role, named "player 0" and "player 1").
 Steps are the environment's timesteps, from 0.
+
+A run's **pairing** is directed and names each agent's scaffold with its model, Chef first:
+``a-tom gpt-4o -> a-tom claude-sonnet-4`` (a run whose scaffold is not recorded names the models
+alone, ``gpt-4o -> claude-sonnet-4``), so runs of the same models under different agent frameworks
+are never pooled.
+
+Every class here is validated by :mod:`corpus.kitchen_dataset` when a run file is read back (strictly:
+a whole number where one is expected, no unknown field), through the pydantic configuration each
+class carries.
 """
 
 from __future__ import annotations
@@ -18,6 +27,11 @@ from dataclasses import dataclass, field
 
 CHEF, ASSISTANT = 0, 1
 ROLES = ("Chef", "Assistant")
+UNKNOWN = "?"  # a model or scaffold the source does not name, as a pairing shows it
+
+# How pydantic validates these dataclasses (corpus.kitchen_dataset): strictly, no unknown field. A
+# plain mapping, so that this module needs no pydantic import.
+_STRICT = {"strict": True, "extra": "forbid"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +44,8 @@ class Turn:
     ``pickup(onion, ingredient_dispenser)``, or ""). ``conversation`` numbers the conversations of
     a run from 0, in order; ``initiator`` is the agent who started it.
     """
+
+    __pydantic_config__ = _STRICT
 
     step: int
     agent: int
@@ -48,6 +64,8 @@ class Completed:
     """A physical action as the environment accepted it, at the step it completed (not the step it
     was chosen at: a pickup chosen at step 0 that takes three steps is listed at step 3)."""
 
+    __pydantic_config__ = _STRICT
+
     step: int
     agent: int
     action: str
@@ -58,6 +76,8 @@ class Correction:
     """A correction the environment made to an agent's output: ``kind`` is "format" (the output did
     not parse) or "validator" (the action was not allowed in that state); ``message`` is what the
     agent was told."""
+
+    __pydantic_config__ = _STRICT
 
     step: int
     agent: int
@@ -70,6 +90,8 @@ class KitchenStep:
     """The kitchen at one step: the grid as the source drew it (rows of cells, see
     :func:`corpus.importers.overcooked.grid_cells`), the actions in progress per agent, the
     cumulative score, the step's team reward and the open orders."""
+
+    __pydantic_config__ = _STRICT
 
     step: int
     grid: str
@@ -89,6 +111,8 @@ class KitchenRun:
     is whether every order was delivered; a failed run (score 0, order unfinished) is a run like
     any other. ``source`` is the file it was read from (relative to what was imported)."""
 
+    __pydantic_config__ = _STRICT
+
     id: str
     source: str
     recipe: str
@@ -107,10 +131,28 @@ class KitchenRun:
     extra: dict = field(default_factory=dict, compare=False)
 
     @property
-    def pairing(self) -> str:
-        """The directed role pairing, "Chef model -> Assistant model" ("?" for an unnamed model)."""
-        names = [m or "?" for m in self.models] + ["?"] * (2 - len(self.models))
+    def scaffolds(self) -> tuple[str, str]:
+        """Each agent's scaffold, Chef first ("" where not recorded): ``scaffold`` names one for both
+        agents, or "chef's -> assistant's" ("?" for a side not recorded)."""
+        parts = [p.strip() for p in self.scaffold.split(" -> ")] if " -> " in self.scaffold else [self.scaffold] * 2
+        named = ["" if p == UNKNOWN else p for p in parts] + [""] * 2
+        return named[0], named[1]
+
+    @property
+    def model_pairing(self) -> str:
+        """The directed model pairing, "Chef model -> Assistant model" ("?" for an unnamed model)."""
+        names = [m or UNKNOWN for m in self.models] + [UNKNOWN] * (2 - len(self.models))
         return f"{names[0]} -> {names[1]}"
+
+    @property
+    def pairing(self) -> str:
+        """The directed pairing with each agent's scaffold, "a-tom gpt-4o -> a-tom claude-sonnet-4"
+        (the models alone when no scaffold is recorded; "?" for an unnamed model)."""
+        names = [m or UNKNOWN for m in self.models] + [UNKNOWN] * (2 - len(self.models))
+        if not any(self.scaffolds):
+            return f"{names[0]} -> {names[1]}"
+        sides = [f"{s or UNKNOWN} {m}" for s, m in zip(self.scaffolds, names)]
+        return f"{sides[0]} -> {sides[1]}"
 
     @property
     def n_steps(self) -> int:

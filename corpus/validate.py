@@ -1,5 +1,9 @@
 """Read a dataset directory and report every problem with file, record and field.
 
+:func:`validate_path` takes any dataset Groundwork writes, a folder or a .zip, and reports it the
+same way whatever its domain (``dataset.json``'s ``domain``): Map Task sessions (read here), kitchen
+runs (:func:`corpus.kitchen_dataset.read_kitchen`) or a benchmark (:func:`corpus.benchmark.load_benchmark`).
+
 A dataset directory (documented in docs/data-format.md)::
 
     dataset.json
@@ -22,6 +26,7 @@ that refers to it; its error says how many records do. Labels are read in
 from __future__ import annotations
 
 import gc
+import json
 import os
 import sys
 from array import array
@@ -203,6 +208,56 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+MAP_TASK = "map_task"
+
+
+def domain_of(root: str | Path) -> str:
+    """The domain a dataset folder's dataset.json names ("map_task" when it names none, or when
+    there is no readable dataset.json: the Map Task reader then says what is wrong)."""
+    try:
+        info = json.loads((Path(root) / "dataset.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return MAP_TASK
+    domain = info.get("domain") if isinstance(info, dict) else None
+    return domain if isinstance(domain, str) and domain else MAP_TASK
+
+
+def validate_path(path: str | Path) -> tuple[str, Report]:
+    """Every problem of any dataset Groundwork writes (a folder or a .zip of one), without loading
+    it for a screen, and its domain ("map_task", "kitchen" or "benchmark"; "" when a .zip could not
+    be opened). The report has the same shape for every domain: file, record, field, message."""
+    path = Path(path)
+    if path.suffix.lower() == ".zip" and path.is_file():
+        from corpus.archive import ArchiveError, extracted
+
+        try:
+            with extracted(path) as root:
+                return _validate_folder(root)
+        except ArchiveError as exc:
+            return "", exc.report
+    return _validate_folder(path)
+
+
+def _validate_folder(root: Path) -> tuple[str, Report]:
+    domain = domain_of(root) if root.is_dir() else MAP_TASK
+    if domain == "kitchen":
+        from corpus.kitchen_dataset import read_kitchen
+
+        return domain, read_kitchen(root)[2]
+    if domain == "benchmark":
+        from corpus.benchmark import load_benchmark
+
+        try:
+            bench = load_benchmark(root)
+        except DatasetError as exc:
+            return domain, exc.report
+        report = Report()
+        for run in bench.refused:
+            report.issues.extend(run.report.issues)
+        return domain, report
+    return MAP_TASK, read_dataset(root)[1]
 
 
 def read_dataset(root: str | Path, sink: SessionSink | None = None) -> tuple[RawDataset, Report]:

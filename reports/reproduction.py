@@ -36,7 +36,7 @@ from analysis.results import Test
 from components.act_charts import act_share_figure, alignment_by_act_figure
 from components.alignment_charts import dyad_figure, dyad_summary, model_rows, progress_figure
 from components.compare.benchmark import leaderboard_frame
-from components.kitchen import composition_figure, metric_view
+from components.kitchen import composition_figure, metric_view, table4_view
 from components.label_source import GOLD_MIN_ITEMS
 from components.outcome_charts import outcome_figure, outcome_table
 from components.palette import CONDITION_NAMES, group_label
@@ -52,7 +52,7 @@ from corpus.kitchen_dataset import KitchenCorpus
 from corpus.schema import CODING_SCHEMES
 from corpus.values import Undefined
 from reports.figures import draw_ahead
-from reports.reference import Reference, comparison, model_comparison
+from reports.reference import Reference, basis, comparison, model_comparison
 from services import agreement as agreement_svc
 from services import alignment as svc
 from services import compare as compare_svc
@@ -431,7 +431,9 @@ def provenance(
 
 
 def _beside(corpus: Corpus, ref: Reference) -> Section:
-    table = comparison(overview.stats(corpus), ref)
+    stats = overview.stats(corpus)
+    how = basis(stats, ref)  # by split, or overall when the dataset records no split the reference reports
+    table = comparison(stats, ref)
     return Section(
         f"Beside the published values: {ref.name}",
         (
@@ -442,8 +444,9 @@ def _beside(corpus: Corpus, ref: Reference) -> Section:
                 if corpus.synthetic
                 else ""
             ),
+            how.sentence + " The table's column 'compared' says the same.",
         ),
-        tables=(Table("beside_published", f"Ours beside {ref.name}", table),),
+        tables=(Table("beside_published", f"Ours beside {ref.name} ({how.how})", table),),
     )
 
 
@@ -480,20 +483,26 @@ __all__ = ["Figure", "Reproduction", "Section", "Table", "build", "default_scope
 
 
 def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime | None = None) -> Reproduction:
-    """The report of kitchen runs as the Kitchen screen opens on them (level-normalized window): the
-    coordination metrics per directed pairing and per level, and the outcome composition (Fig. 3)."""
+    """The report of kitchen runs as the Kitchen screen opens on them (level-normalized window, every
+    scaffold): the coordination metrics per directed pairing (each agent's scaffold with its model),
+    per scaffold and per level, the paper's Table 4 view, and the outcome composition (Fig. 3)."""
     metrics = kitchen_svc.metrics(kitchen, KITCHEN_WINDOW)
     levels = sorted({m.level for m in metrics if m.level is not None})
+    loose = sum(m.unstructured for m in metrics)
     lines = (
-        f"{fmt_count(len(kitchen.runs))} runs in {len({m.pairing for m in metrics})} directed pairings (Chef model -> "
-        f"Assistant model), levels {', '.join(map(str, levels)) or 'unknown'}; {fmt_count(sum(m.requests for m in metrics))} "
-        f"request units; {fmt_count(sum(m.success for m in metrics))} of {fmt_count(len(metrics))} runs succeeded.",
+        f"{fmt_count(len(kitchen.runs))} runs in {len({m.pairing for m in metrics})} directed pairings (each agent's "
+        f"scaffold and model, Chef -> Assistant), levels {', '.join(map(str, levels)) or 'unknown'}; "
+        f"{fmt_count(sum(m.requests for m in metrics))} request units; {fmt_count(loose)} unstructured messages (no "
+        f"request unit read from them, left out of FollowRate); {fmt_count(sum(m.success for m in metrics))} of "
+        f"{fmt_count(len(metrics))} runs succeeded.",
         "Each request unit coded by the TGCO audit's decision rule with the level-normalized acceptance window "
         "(0.15 x the mean episode length of the run's level). Each metric: the mean over runs, its 95% interval over "
-        "runs (percentile bootstrap, 2,000 resamples, seed 0) and n, the runs with a value.",
+        "runs (percentile bootstrap, 2,000 resamples, seed 0) and n, the runs with a value; success: the share of runs "
+        "with its Wilson interval. ! marks an estimate that rests on fewer than 10 units or whose interval has no "
+        "width (the warnings column says which).",
     )
     tables = []
-    for by in ("pairing", "level"):
+    for by in ("pairing", "scaffold", "level"):
         table = kitchen_svc.metric_table(kitchen, KITCHEN_WINDOW, (by,))
         tables.append(
             Table(
@@ -503,6 +512,15 @@ def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime |
                 view=metric_view(table, (by,)),
             )
         )
+    table4 = kitchen_svc.table4(kitchen, KITCHEN_WINDOW)
+    tables.append(
+        Table(
+            "kitchen_table4",
+            "Success and ADR by task level under each scaffold (Table 4)",
+            pd.DataFrame(table4.rows),
+            view=table4_view(table4),
+        )
+    )
     comp = kitchen_svc.composition(kitchen, KITCHEN_WINDOW)
     return Reproduction(
         f"Report: {kitchen.info.name}",
@@ -534,6 +552,8 @@ def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime |
 def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | None = None) -> Reproduction:
     """The report of a benchmark's runs as Compare opens on them: accuracy overall and by each slice,
     the best marked as McNemar's test allows, with intervals over the benchmark's clusters."""
+    if bench.kind == "synchtom":  # judged on each item's rubric: its runs' scores per dimension
+        return _build_rubric_benchmark(bench, command=command, when=when)
     cmp = compare_svc.benchmark_comparison(bench)
     tables = []
     for by in cmp.slice_fields:
@@ -558,6 +578,42 @@ def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | Non
                     f"{fmt_count(n_items)} questions in {fmt_count(bench.items[bench.cluster].nunique())} {bench.cluster}s; "
                     f"{len(cmp.run_ids)} run(s). Each cell: accuracy [95% interval]; * marks the best run in its column "
                     "and every run McNemar's exact test does not separate from it.",
+                ),
+                tables=tuple(tables),
+            ),
+        ),
+        _provenance(
+            bench.name,
+            bench.content_hash,
+            bool(bench.synthetic),
+            command,
+            when,
+            choices={},
+            seeds="0 for every bootstrap",
+        ),
+    )
+
+
+def _build_rubric_benchmark(bench: Benchmark, *, command: str, when: datetime | None) -> Reproduction:
+    """The report of a benchmark judged on rubrics (SynchToM) as Compare shows it: each judged run's
+    scores per dimension as the paper's Table 3, a table per judge."""
+    from components.compare.benchmark import rubric_scores_frame
+
+    judges = sorted({r.judge for r in bench.judged})
+    tables = []
+    for k, judge in enumerate(judges, start=1):
+        scores, table = rubric_scores_frame(bench, judge)
+        tables.append(Table(f"synchtom_scores_{k}", f"Scores per dimension, judge {judge}", scores, view=table))
+    return Reproduction(
+        f"Report: {bench.name}",
+        bool(bench.synthetic),
+        (
+            Section(
+                "Models on the benchmark",
+                (
+                    f"{fmt_count(len(bench.items))} items; {len(bench.judged)} judged run(s). Each cell: the mean over "
+                    "the benchmark file's items of the criteria met as a share of the item's rubric's criteria, in "
+                    "percent; AVG: the mean of the three dimensions, as in the SynchToM paper's Table 3.",
                 ),
                 tables=tuple(tables),
             ),

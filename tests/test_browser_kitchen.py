@@ -192,3 +192,57 @@ def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifac
         mine = store.my_labels(ann, task.id)
         assert dict(zip(mine["item_id"], mine["code"])) == {order[k]: codes[key] for k, key in enumerate(keys)}
         assert set(store.labels(lead, task.id)["coder"]) == {"ann", RULE}
+
+
+def test_the_authors_audit_uploaded_is_set_against_this_one(tmp_path_factory, page, artifacts):
+    """The three real runs of the TGCO paper's repository on the Kitchen screen, the authors' own audit
+    of them uploaded: the agreement (matched units, Cohen's kappa with its interval) and the list of
+    disagreements, whose first row opens its step in the kitchen replay in a new tab."""
+    from conftest import point_at_first_link, served_app
+
+    from corpus.importers import run_import
+    from tests.real_data import REAL
+
+    fork = REAL / "collab_overcooked_tgco_fork"
+    RUNS, AUDIT = fork / "src" / "data", fork / "analysis_out" / "trace_token_metrics" / "tgco_request_units.subset.csv"
+    CLAUDE = "claude-sonnet-4-20250514__gpt-4o/baked_potato_slices/experiment_2026-04-23_08-22-19_baked_potato_slices"
+
+    if not AUDIT.is_file():
+        pytest.skip(f"the TGCO paper's runs and audit not available at {AUDIT.parent}")
+    data = tmp_path_factory.mktemp("kitchen_reference")
+    dataset = run_import("overcooked", RUNS, data / "datasets" / "tgco", name="TGCO runs")
+    with served_app(data, {"GROUNDWORK_UPLOAD_POLICY": "anyone"}) as url:
+        page.goto(f"{url}/kitchen?dataset={key_of(dataset)}")
+        wait_idle(page, 60_000)
+        expect_no_error(page)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Pairings")).to_contain_text("3")
+        upload = page.locator(".st-key-kitchen_reference_csv")
+        upload.scroll_into_view_if_needed()
+        upload.get_by_test_id("stFileUploaderDropzoneInput").set_input_files(str(AUDIT))
+        wait_idle(page, 60_000)
+        expect_no_error(page)
+        expect(page.get_by_test_id("stMetric").filter(has_text="Matched units")).to_contain_text("50")
+        expect(page.get_by_test_id("stMetric").filter(has_text="Cohen's kappa")).to_contain_text("0.35")
+        expect(page.get_by_text(re.compile(r"Cohen's kappa 0\.348, 95% interval \[0\.192, 0\.504\]"))).to_be_visible()
+        heading = page.get_by_text("Disagreements: 24", exact=True)
+        heading.scroll_into_view_if_needed()
+        expect(heading).to_be_visible()
+        listing = page.locator(".st-key-kitchen_reference_disagreements_box").get_by_test_id("stDataFrame")
+        listing.scroll_into_view_if_needed()
+        page.screenshot(path=str(artifacts / "kitchen_reference_agreement.png"), full_page=True)
+        # The first disagreement: the Chef's request at step 0 of the cross-play run; its link opens that
+        # step in the replay.
+        x, y = point_at_first_link(listing)
+        with page.context.expect_page(timeout=30_000) as opened:
+            page.mouse.click(x, y)
+        replay = opened.value
+        replay.set_viewport_size({"width": 1440, "height": 900})
+        wait_idle(replay, 60_000)
+        expect(replay).to_have_url(re.compile(r"/kitchen\?dataset=.*&run=.*&step=0(&|$)"))
+        assert f"run={CLAUDE}".replace("/", "%2F") in replay.url
+        grid = replay.locator(".st-key-kitchen_grid")
+        grid.scroll_into_view_if_needed()
+        expect(grid.get_by_text("Step 0: score 0", exact=True)).to_be_visible(timeout=30_000)
+        expect(replay.get_by_text("Request units sent")).to_be_visible()
+        replay.screenshot(path=str(artifacts / "kitchen_reference_replay.png"), full_page=True)
+        replay.close()

@@ -53,7 +53,7 @@ def test_a_written_dataset_reads_back_exactly(tmp_path):
     loaded = load_kitchen(out)
     assert loaded.info.domain == "kitchen" and loaded.name == "kitchen runs"
     assert sorted(loaded.runs, key=lambda r: r.id) == sorted(runs, key=lambda r: r.id)
-    assert loaded.runs[0].pairing in {"gpt-4o -> claude-sonnet-4"}
+    assert loaded.runs[0].pairing == "baseline gpt-4o -> baseline claude-sonnet-4"
     # The same runs give the same bytes, so the same content hash.
     again = write_kitchen_dataset(tmp_path / "k2", info, list(reversed(runs)))
     assert load_kitchen(again).content_hash == loaded.content_hash
@@ -69,8 +69,9 @@ def test_a_damaged_run_file_names_its_file_record_and_field(tmp_path):
     with pytest.raises(DatasetError) as exc:
         load_kitchen(out)
     found = {(i.file, i.record, i.field): i.message for i in exc.value.report.errors}
-    assert found[(f"runs/{path.name}", "steps[1]", "colour")].startswith("unknown field")
-    assert found[(f"runs/{path.name}", "turns[0]", "(record)")] == "expected an object, got the string 'hello'"
+    run = "run gpt-4o/baked_bell_pepper/worker9_0_7"
+    assert found[(f"runs/{path.name}", f"{run}, steps[1] (step 1)", "colour")] == "unknown field"
+    assert found[(f"runs/{path.name}", f"{run}, turns[0]", "(record)")] == "expected an object, got the string 'hello'"
 
 
 def test_nothing_is_left_behind_when_run_ids_collide(tmp_path):

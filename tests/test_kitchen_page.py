@@ -35,7 +35,10 @@ def test_the_kitchen_screen_shows_the_runs_metrics_and_composition(tmp_path, mon
     for r in expected.rows:
         if r["metric"] == "success":
             shown = table.loc[table["pairing"] == r["pairing"], "Success"].iloc[0]
-            assert shown.startswith(f"{r['estimate']:.2f}") and shown.endswith(f"(n = {r['n']})")
+            assert shown.startswith(f"{r['estimate']:.2f}") and shown.endswith(f"(n = {r['n']}) !")
+            # one run, or two: fewer than 10 runs under the share, said in the row's warnings
+            said = table.loc[table["pairing"] == r["pairing"], "warnings"].iloc[0]
+            assert f"Success: rests on {r['n']} runs (fewer than 10)" in said
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert [t["name"] for t in chart["data"]] == ["Effective", "Assisted", "Redundant", "Ineffective"]
     # Switching the window recomputes with the fixed 20 steps.
@@ -66,7 +69,8 @@ def test_home_greets_the_kitchen_sample(tmp_path, monkeypatch):
     texts = [e.value for e in (*at.markdown, *at.info, *at.caption)]
     assert not any("reads Map Task sessions" in t for t in texts), texts
     held = next(m.value for m in at.markdown if m.value.startswith("**Dataset in use:**"))
-    assert "48 runs of 4 directed pairings" in held and md_text("sim-strong -> sim-weak") in held, held
+    pairing = md_text("baseline sim-strong -> baseline sim-weak")  # each agent's scaffold with its model
+    assert "48 runs of 4 directed pairings" in held and pairing in held, held
     assert any("is synthetic" in i.value for i in at.info)
     links = [link.proto.page for link in at.get("page_link")]
     assert links[:2] == ["kitchen", "kitchen"], links  # the Kitchen screen, then a run replayed there

@@ -585,8 +585,9 @@ def test_fork_variant_models_and_scaffolds_from_the_run(tmp_path):
     (run,) = runs
     assert run.id == rel.removesuffix(".json")
     assert run.models == ("gpt-4o", "claude-sonnet-4-20250514")
-    assert run.pairing == "gpt-4o -> claude-sonnet-4-20250514"
-    assert run.scaffold == "proagent -> baseline"
+    assert run.pairing == "proagent gpt-4o -> baseline claude-sonnet-4-20250514"
+    assert run.model_pairing == "gpt-4o -> claude-sonnet-4-20250514"
+    assert run.scaffold == "proagent -> baseline" and run.scaffolds == ("proagent", "baseline")
     assert run.extra["scaffolds"] == ["proagent", "baseline"]
     assert run.extra["models_from"] == "agents"
     assert run.extra["turn_fields"] == "analysis/plan"
@@ -1049,3 +1050,69 @@ def test_read_file_of_a_run(tmp_path):
     report = Report()
     runs = read_file(write(tmp_path / "r.json", cookpandar_run()), "r.json", report)
     assert report.ok and [r.id for r in runs] == ["r"]
+
+
+# -- episodes appended in one file; orders outside the benchmark's recipes -------------------------
+
+
+def appended(last_succeeds: bool = True) -> dict[str, Any]:
+    """Two episodes in one file, as the benchmark's main.py writes the second episode's file: one
+    statistics record kept across episodes, so ``content`` and ``total_timestamp`` hold both (steps
+    restarting at 0), ``total_order_finished`` gains an order at every rewarded step of either, and
+    ``total_action_list`` and ``total_score`` are the second episode's alone."""
+    first, second = fork_run(), fork_run()
+    second["content"][1]["actions"] = ["wait(1)", "wait(1)"]
+    if not last_succeeds:
+        second["content"][2]["statistical_data"]["score"] = 0
+        second["total_action_list"] = [[], [{"timestamp": 1, "action": "pickup(egg, ingredient_dispenser)"}]]
+    return {
+        **second,
+        "total_timestamp": [0, 1, 2, 0, 1, 2],
+        "total_order_finished": ["boiled_egg", "boiled_egg"] if last_succeeds else ["boiled_egg"],
+        "total_score": 20 if last_succeeds else 0,
+        "content": first["content"] + second["content"],
+    }
+
+
+@pytest.mark.parametrize("last_succeeds", [True, False])
+def test_appended_episodes_read_as_the_last_one_with_a_warning(tmp_path, last_succeeds):
+    rel = "proagent_gpt-4o__baseline_claude-sonnet-4-20250514/boiled_egg/experiment_2024-01-01_00-00-01_boiled_egg.json"
+    write(tmp_path / rel, appended(last_succeeds))
+    runs, report = read_runs(tmp_path)
+    assert report.ok, report.format()
+    (run,) = runs  # one run, not two episodes counted as one: the first is its own file's run
+    assert [s.step for s in run.steps] == [0, 1, 2]
+    assert run.steps[1].actions == ("wait(1)", "wait(1)")  # the second episode's
+    assert run.success is last_succeeds and run.finished == (("boiled_egg",) if last_succeeds else ())
+    assert run.score == (20 if last_succeeds else 0)
+    assert len({t.conversation for t in run.turns}) == 3 and {t.step for t in run.turns} == {0, 1, 2}
+    (warning,) = report.warnings
+    assert (warning.file, warning.record, warning.field) == (rel, "-", "content")
+    assert warning.message.startswith("the file holds 2 episodes appended one after another (the step numbers start")
+    assert (
+        "content[3]" in warning.message and "Only the last episode, content[3:], is read as this run" in warning.message
+    )
+
+
+def test_orders_outside_the_benchmarks_recipes_are_named_in_a_warning(tmp_path):
+    several = fork_run()
+    for step in several["content"]:
+        step["order_list"] = ["apple", "onion_soup", "onion_soup"]
+    write(tmp_path / "runs" / "several.json", several)
+    one = fork_run()
+    for step in one["content"]:
+        step["order_list"] = ["apple_pie"]
+    write(tmp_path / "runs" / "one.json", one)
+    runs, report = read_runs(tmp_path / "runs")
+    assert report.ok and len(runs) == 2
+    by_file = {w.file: w for w in report.warnings}
+    many = by_file["several.json"]
+    assert many.field == "content[0].order_list"
+    assert many.message == (
+        "the run has 3 orders (apple, onion_soup, onion_soup), so no single recipe: its recipe is left empty and its "
+        "task level unknown (it is left out of the per-level rows); not among the benchmark's recipes: apple, "
+        "onion_soup"
+    )
+    assert "the run's order 'apple_pie' is not among the benchmark's 30 recipes" in by_file["one.json"].message
+    levels = {r.source: (r.recipe, r.level) for r in runs}
+    assert levels == {"several.json": ("", None), "one.json": ("apple_pie", None)}

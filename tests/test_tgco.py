@@ -179,7 +179,7 @@ def test_what_is_not_a_collab_message():
 def test_unstructured_messages_are_set_apart():
     run = kitchen(
         [
-            say(0, CHEF, "Please grab the bell pepper for me"),
+            say(0, CHEF, "Let me know when the bell pepper is ready"),  # free text that asks for no action
             say(1, CHEF, "Collab(tell(Assistant, pickup(bell_pepper, ingredient_dispenser)))"),  # unknown primitive
             say(2, CHEF, "Collab(request(Assistant, pickup(bell_pepper, ingredient_dispenser))"),  # unbalanced
             Turn(step=3, agent=ASSISTANT, conversation=3, initiator=ASSISTANT, say="", action="wait(1)"),
@@ -381,8 +381,11 @@ def test_task_objects_from_recipe_grid_and_recipe_card():
     run = kitchen(recipe="baked_potato_slices")
     objects = task_objects(run)
     assert objects.relevant("potato_slices") and objects.relevant("potato") and not objects.relevant("onion")
-    assert not objects.relevant("sliced_potato")  # no recipe card: words not in the recipe's name
-    with_card = replace(run, extra={"recipe_text": card})
+    # No recipe card: the benchmark's own card of the recipe gives its ingredients.
+    assert objects.ingredients == ("potato",) and objects.relevant("sliced_potato")
+    other = kitchen(recipe="potato_bake", level=None)  # not a benchmark recipe, no card
+    assert not task_objects(other).relevant("sliced_potato")  # words not in the recipe's name
+    with_card = replace(other, extra={"recipe_text": card})
     assert task_objects(with_card).relevant("sliced_potato")
     assert task_objects(kitchen(n_steps=0)).relevant("oven7")  # no grid: any utensil of a known kind
 
@@ -461,7 +464,8 @@ def test_run_metrics_by_hand():
     assert (m.adr, m.idensity, m.mor) == (1.0, 1.0, 0.0)
     assert m.comm_cost == 1200.0  # 1200 tokens / 1 accepted dependency
     assert (m.validator_corrections, m.format_corrections) == (1, 2)
-    assert (m.success, m.score, m.tokens, m.steps, m.pairing) == (True, 20.0, 1200, 30, "gpt-4o -> claude")
+    assert (m.success, m.score, m.tokens, m.steps) == (True, 20.0, 1200, 30)
+    assert m.pairing == "baseline gpt-4o -> baseline claude"
 
 
 def test_a_run_without_requests_or_hand_overs_has_undefined_ratios():
@@ -510,7 +514,7 @@ def test_follow_rates_of_the_set_by_hand():
 def test_mean_per_pairing_with_n_and_bootstrap_interval():
     table = metric_table(the_set(), by=("pairing",), keys=("follow_rate", "requests"))
     frame = table.to_frame().set_index(["pairing", "metric"])
-    row = frame.loc[("gpt-4o -> claude", "follow_rate")]
+    row = frame.loc[("baseline gpt-4o -> baseline claude", "follow_rate")]
     x = np.array([0.5, 0.75, 0.25, 1.0, 0.0])
     assert row["estimate"] == pytest.approx(x.mean()) and row["n"] == 5 and row["n_of"] == "runs with request units"
     boot = stats.bootstrap(
@@ -521,13 +525,13 @@ def test_mean_per_pairing_with_n_and_bootstrap_interval():
     )
     assert "percentile bootstrap over runs, 2000 resamples, seed 0" in row["interval_method"]
     # the other pairing: one run with a FollowRate, one without
-    q = frame.loc[("claude -> gpt-4o", "follow_rate")]
+    q = frame.loc[("baseline claude -> baseline gpt-4o", "follow_rate")]
     assert q["estimate"] == pytest.approx(0.2) and q["n"] == 1
     assert isinstance(q["ci_low"], Undefined)
     assert "1 run(s) left out: the run sent no request unit" in q["note"]
     # counts of units: every run counts
-    assert frame.loc[("claude -> gpt-4o", "requests")]["estimate"] == pytest.approx(2.5)  # (5 + 0) / 2
-    assert frame.loc[("claude -> gpt-4o", "requests")]["n"] == 2
+    requests = frame.loc[("baseline claude -> baseline gpt-4o", "requests")]
+    assert requests["estimate"] == pytest.approx(2.5) and requests["n"] == 2  # (5 + 0) / 2
 
 
 def test_mean_per_level_with_t_interval():
@@ -547,14 +551,14 @@ def test_mean_per_level_with_t_interval():
 def test_pairing_and_level_together():
     grouped = groups(the_set(), ("pairing", "level"))
     assert list(grouped) == [
-        ("claude -> gpt-4o", 1),
-        ("claude -> gpt-4o", 2),
-        ("gpt-4o -> claude", 1),
-        ("gpt-4o -> claude", 2),
+        ("baseline claude -> baseline gpt-4o", 1),
+        ("baseline claude -> baseline gpt-4o", 2),
+        ("baseline gpt-4o -> baseline claude", 1),
+        ("baseline gpt-4o -> baseline claude", 2),
     ]
     table = metric_table(the_set(), by=("pairing", "level"), keys=("follow_rate",))
     frame = table.to_frame().set_index(["pairing", "level"])
-    undefined = frame.loc[("claude -> gpt-4o", 2)]
+    undefined = frame.loc[("baseline claude -> baseline gpt-4o", 2)]
     assert undefined["n"] == 0 and isinstance(undefined["estimate"], Undefined)
     assert "no run has a value (the run sent no request unit)" in str(undefined["estimate"])
 

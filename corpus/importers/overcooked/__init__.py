@@ -17,7 +17,14 @@ Two formats, told apart by each JSON file's keys:
   when the two differ, "chef's -> assistant's"; both are kept in ``extra["scaffolds"]``.
 - ``recipe``: ``prompt_templates.Chef.order``, else the recipe folder, else the first step's only
   order; ``level`` from :data:`.recipes.RECIPE_LEVELS`; ``success``: an order finished (the recipe's
-  when known); ``score``: ``total_score``; ``finished``: ``total_order_finished``.
+  when known); ``score``: ``total_score``; ``finished``: ``total_order_finished``. A run whose order
+  is not one of the benchmark's recipes, or that has several orders (so no single recipe), is read
+  with a warning naming them: its level is unknown and it is left out of the per-level rows.
+- **Episodes appended in one file**: the benchmark keeps one statistics record across a session's
+  episodes, so the k-th episode's file holds all k (``content`` steps restarting at 0), while its
+  ``total_action_list`` and ``total_score`` are the k-th episode's. Such a file is read as its last
+  episode (``finished`` the orders that episode's rewarded steps added), with a warning saying so;
+  the earlier episodes are the runs of the files written before it.
 - ``steps``: one per ``content[i]``: its ``timestamp``, ``map`` (the grid), ``actions`` (null read
   as ""), ``order_list``; ``reward`` is ``statistical_data.process_reward.team_total`` when the log
   has process rewards, else the step's environment reward ``statistical_data.score``; a step's

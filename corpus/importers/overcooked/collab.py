@@ -17,7 +17,9 @@ The shapes read (see docs in the package's ``__init__`` for the mapping):
   same per step as ``content[i].agent_models``, and ``timestep_conversations``.
 
 Numbers come as integers or floats in the same fields; an agent's ``observation`` is a string, or
-``[]`` when it made no call at that step; neither is a problem.
+``[]`` when it made no call at that step; neither is a problem. A file of several episodes appended
+(the benchmark's ``main.py`` across a session) is read as its last episode, with a warning; orders
+outside the benchmark's recipes are named in a warning.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 from corpus.importers.overcooked.fields import INTEGER, LIST, NUMBER, OBJECT, STRING, Fields, TooMany
 from corpus.importers.overcooked.paths import path_facts
-from corpus.importers.overcooked.recipes import recipe_level
+from corpus.importers.overcooked.recipes import RECIPE_LEVELS, recipe_level
 from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.report import Report
 
@@ -102,11 +104,52 @@ class _Run:
             f.numbers(data["total_timestamp"], INTEGER, "-", "total_timestamp")
         order, recipe_text = self._templates(f.optional(data, "prompt_templates", OBJECT, "-"))
         run_agents = f.optional(data, "agents", LIST, "-")
+        first = self._last_episode(content or [])
         for i, raw in enumerate(content or []):
-            self._step(i, raw)
+            if i >= first:
+                self._step(i, raw)
         if f.errors or finished is None or total is None or completed is None or content is None:
             return None
+        if first:
+            finished = self._finished_last(finished)
         return self._run(finished, total, completed, order, recipe_text, run_agents)
+
+    def _last_episode(self, content: list[Any]) -> int:
+        """Where the file's last episode starts in ``content`` (0 for a file of one episode).
+
+        The benchmark's ``main.py`` keeps one statistics record across the episodes of a session: each
+        episode's steps are appended to ``content`` (step numbers restarting at 0) and the file of the
+        k-th episode holds all k, while ``total_action_list`` and ``total_score`` are the k-th
+        episode's alone. So the last episode is this file's run (read with its completed actions);
+        the earlier ones are the runs of the files written before it and are left out, with a
+        warning saying so (read as one run, the first episode would be counted in every later file)."""
+        stamps = [raw.get("timestamp") if isinstance(raw, dict) else None for raw in content]
+        whole = [s if type(s) is int else None for s in stamps]
+        starts = [
+            i
+            for i in range(1, len(whole))
+            if (a := whole[i - 1]) is not None and (b := whole[i]) is not None and b <= a
+        ]
+        if not starts:
+            return 0
+        where = ", ".join(f"content[{i}]" for i in starts[:5]) + (" ..." if len(starts) > 5 else "")
+        self.f.warn(
+            "-",
+            "content",
+            f"the file holds {len(starts) + 1} episodes appended one after another (the step numbers start again "
+            f"at {where}), as the benchmark writes a session's episodes: each episode's file repeats the episodes "
+            f"before it, and its total_action_list and total_score are its own episode's. Only the last episode, "
+            f"content[{starts[-1]}:], is read as this run; the {len(starts)} earlier one(s) are the runs of the "
+            "files written before it and are not read again",
+        )
+        return starts[-1]
+
+    def _finished_last(self, finished: list[str]) -> list[str]:
+        """The orders the last episode finished: ``total_order_finished`` gains an order at every
+        rewarded step of every episode, so the last episode's are the last as many entries as it
+        has rewarded steps."""
+        rewarded = sum(1 for s in self.steps if s.score > 0)
+        return finished[len(finished) - rewarded :] if rewarded else []
 
     def _run(
         self,
@@ -128,6 +171,7 @@ class _Run:
                 "prompt_templates.Chef.order",
                 f"the run's order '{order}' is not the recipe its folder names ('{facts.recipe}'); the run's is used",
             )
+        self._check_orders(recipe)
         models: tuple[str, ...] = ("", "")
         scaffolds: tuple[str, ...] = ()
         models_from = ""
@@ -199,6 +243,32 @@ class _Run:
             tokens=int(round(tokens)),
             format=FORMAT,
             extra=extra,
+        )
+
+    def _check_orders(self, recipe: str) -> None:
+        """A warning naming the orders that are not among the benchmark's recipes (the run's level is
+        then unknown and it is left out of the per-level rows), or saying that the run has several
+        orders and so no single recipe."""
+        orders = list(self.steps[0].orders) if self.steps else []
+        if recipe and recipe in RECIPE_LEVELS:
+            return
+        if recipe:
+            self.f.warn(
+                "-",
+                "content[0].order_list",
+                f"the run's order '{recipe}' is not among the benchmark's {len(RECIPE_LEVELS)} recipes: its task "
+                "level is unknown, and it is left out of the per-level rows",
+            )
+            return
+        if not orders:
+            return
+        unknown = [o for o in dict.fromkeys(orders) if o not in RECIPE_LEVELS]
+        said = f"; not among the benchmark's recipes: {', '.join(unknown)}" if unknown else ""
+        self.f.warn(
+            "-",
+            "content[0].order_list",
+            f"the run has {len(orders)} orders ({', '.join(orders)}), so no single recipe: its recipe is left "
+            f"empty and its task level unknown (it is left out of the per-level rows){said}",
         )
 
     def _strings(self, value: list[Any] | None, record: str, fld: str) -> list[str] | None:
