@@ -53,9 +53,14 @@ def _upload(page, archive) -> None:
     box = sidebar.get_by_test_id("stExpander").filter(has_text="Upload a .zip")
     if box.locator("details[open]").count() == 0:
         box.get_by_text("Upload a .zip").click()
+    said = sidebar.get_by_text("Read as DynToM theory-of-mind trials")
+    chosen = sidebar.get_by_test_id("stFileUploaderDeleteBtn")
+    if chosen.count():  # the archive chosen before: removed first, so what is said next is this one's
+        chosen.first.click()
+        expect(said).to_have_count(0)
     sidebar.get_by_test_id("stFileUploaderDropzoneInput").first.set_input_files(str(archive))
     wait_idle(page)
-    expect(sidebar.get_by_text("Read as DynToM theory-of-mind trials")).to_be_visible()
+    expect(said).to_be_visible()
     sidebar.get_by_role("button", name="Validate and import").click()
 
 
