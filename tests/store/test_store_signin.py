@@ -100,14 +100,16 @@ def _device(store: Store, username: str, password: str, client: str, held: str |
 
 
 def test_a_day_of_guessing_behind_the_owners_own_address_never_keeps_her_out(store, clock):
-    """The owner and a guesser behind one address (a lab's NAT): the guesser tries a password every
-    ten minutes all day, solving every proof asked of it, just before the owner signs in from the
-    browser she signed in with before. She gets in every time (144 of 144)."""
+    """The owner and a guesser behind one address (a lab's NAT): all day, every ten minutes, the
+    guesser tries six passwords, solving every proof asked of it, just before the owner signs in from
+    the browser she signed in with before. She gets in every time, 144 of 144 (before: 0 of 144, the
+    address waiting out the guesser's failures each time)."""
     shared = "192.0.2.1"
     device = _device(store, "ann", "ann-password", shared)
     let_in = 0
     for minute in range(0, 24 * 60, 10):
-        assert _attempt(store, "ann", f"guess-{minute}", shared) == WRONG
+        for k in range(6):
+            assert _attempt(store, "ann", f"guess-{minute}-{k}", shared) == WRONG
         let_in += isinstance(_attempt(store, "ann", "ann-password", shared, device), User)
         clock.advance(minutes=10)
     assert let_in == 144
