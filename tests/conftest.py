@@ -301,7 +301,13 @@ _IDLE = """(() => {
 })()"""
 
 
-def wait_idle(page, timeout: float = 30_000) -> None:
+# How long a browser test waits for a screen: a first visit computes what later visits read from the
+# cache, and CI runs two test processes, each with its served app and chromium, on 2 CPUs (a page
+# that takes 3 s on a quiet machine took over 30 s there once).
+PAGE_TIMEOUT = 90_000
+
+
+def wait_idle(page, timeout: float = PAGE_TIMEOUT) -> None:
     """Wait until the app is connected, not running, and shows no skeletons."""
     page.get_by_test_id("stApp").wait_for(timeout=timeout)
     page.wait_for_function(f"() => {_IDLE}", timeout=timeout, polling=50)
@@ -315,7 +321,7 @@ def expect_no_error(page) -> None:
     expect(page.locator(".st-key-gw-page-error")).to_have_count(0)
 
 
-def open_from_menu(page, title: str, timeout: float = 30_000) -> None:
+def open_from_menu(page, title: str, timeout: float = PAGE_TIMEOUT) -> None:
     """Open a screen from the sidebar's menu, as a user does: the app's session (and with it a
     sign-in) is kept, and the app is not loaded again. Returns once the screen has drawn its own
     title (every screen starts with one, and no two are alike) and its run is done; so the screen
@@ -334,7 +340,7 @@ def open_from_menu(page, title: str, timeout: float = 30_000) -> None:
     )
 
 
-def submit_sign_in(page, username: str, password: str, timeout: float = 30_000) -> None:
+def submit_sign_in(page, username: str, password: str, timeout: float = PAGE_TIMEOUT) -> None:
     """Fill in the sign-in form that the page shows and send it."""
     page.get_by_role("textbox", name="Username").fill(username)
     page.get_by_role("textbox", name="Password").fill(password)
@@ -342,7 +348,7 @@ def submit_sign_in(page, username: str, password: str, timeout: float = 30_000) 
     wait_idle(page, timeout)
 
 
-def sign_in(page, url: str, path: str, username: str, password: str, timeout: float = 30_000) -> None:
+def sign_in(page, url: str, path: str, username: str, password: str, timeout: float = PAGE_TIMEOUT) -> None:
     """Open the app at ``path`` (a page that asks a visitor to sign in) and sign in there."""
     page.goto(f"{url}/{path}")
     wait_idle(page, timeout)
@@ -454,7 +460,7 @@ _PLOTLY_DRAWN = """([selector, count]) => {
 }"""
 
 
-def wait_plotly_drawn(page, selector: str, count: int = 1, timeout: float = 30_000) -> None:
+def wait_plotly_drawn(page, selector: str, count: int = 1, timeout: float = PAGE_TIMEOUT) -> None:
     """Wait until every Plotly chart inside the elements the CSS ``selector`` matches, and at least
     ``count`` of them, has drawn with nothing left to redraw."""
     page.wait_for_function(_PLOTLY_DRAWN, arg=[selector, count], timeout=timeout, polling=50)
@@ -488,7 +494,7 @@ _GRID_FIRST_LINK = """(frame) => {
 }"""
 
 
-def point_at_first_link(frame, timeout: float = 30_000) -> tuple[float, float]:
+def point_at_first_link(frame, timeout: float = PAGE_TIMEOUT) -> tuple[float, float]:
     """Put the mouse on the first row's link of the data grid ``frame`` (an stDataFrame locator),
     where the grid has drawn it, and return that point once the grid shows that a click there
     follows the link (its pointer cursor)."""
