@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PORT   ?= 8501
 
-.PHONY: install run test bench team-bench chromium nginx sample lock clean lab
+.PHONY: install run check test bench team-bench chromium nginx sample lock clean lab
 
 ## The exact versions of requirements.lock, then the project itself (its dependencies are all locked).
 $(STAMP): pyproject.toml requirements.lock
@@ -47,6 +47,12 @@ nginx:
 ## compile (and pytest rewrite) the same modules again.
 test: install chromium nginx
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder
+
+## The first tier, for a quick answer while developing: lint, format and types (tests/test_build.py) and every
+## test that needs neither a browser nor PostgreSQL (unit tests and the pages through AppTest). A test's
+## fixtures mark its tier (tests/conftest.py), whatever its module declares.
+check: install
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n auto --dist loadscope --no-loadscope-reorder -m "not browser and not postgres"
 
 ## Speed targets: prints a table and writes bench/results.json.
 bench: install chromium nginx

@@ -42,10 +42,23 @@ def pytest_configure(config):
     expect.set_options(timeout=15_000)
 
 
+# What a test uses says which tier it belongs to, whatever its module declares: a test that takes a
+# browser's tab or a served app is a browser test, one that takes the PostgreSQL server a postgres test.
+_TIER_FIXTURES = {
+    "browser": {"page", "context", "app_url", "app_server"},
+    "postgres": {"postgres_url", "postgres_server"},
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """The browser tests first, then the modules marked long, then the rest (each group in the order
-    collected): with one test process per CPU, short tests fill the end of the run instead of one
-    long module."""
+    """Marks each test with the tier its fixtures put it in (``make check`` leaves out the browser
+    and postgres tests); then the browser tests first, then the modules marked long, then the rest
+    (each group in the order collected): with one test process per CPU, short tests fill the end of
+    the run instead of one long module."""
+    for item in items:
+        for marker, fixtures in _TIER_FIXTURES.items():
+            if item.get_closest_marker(marker) is None and fixtures & set(getattr(item, "fixturenames", ())):
+                item.add_marker(marker)
     items.sort(key=lambda item: (item.get_closest_marker("browser") is None, item.get_closest_marker("long") is None))
 
 
