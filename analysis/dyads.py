@@ -30,7 +30,6 @@ from corpus.values import Undefined
 
 N_BOOT = 2000
 SEED = 0
-INTERVAL = f"percentile bootstrap over sessions within the condition ({N_BOOT} resamples, seed {SEED})"
 
 
 def _session_bootstrap(k: np.ndarray, n: np.ndarray, seed: int = SEED) -> tuple[np.ndarray, np.ndarray]:

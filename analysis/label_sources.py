@@ -31,8 +31,8 @@ from corpus import schema
 from corpus.consensus import majority
 from corpus.dataset import Corpus
 
-SCHEME = "grounding_acts"
-GMMT_SCHEME = "gmmt"
+SCHEME = schema.GROUNDING_ACTS_SCHEME
+GMMT_SCHEME = schema.GMMT_SCHEME
 PARTICIPANTS = "participants"
 MAJORITY = "majority"
 GMMT_PREFIX = "gmmt:"

@@ -123,7 +123,6 @@ OUTCOMES = (EFFECTIVE, ASSISTED, REDUNDANT, INEFFECTIVE)
 OUTCOME_NAMES = {EFFECTIVE: "Effective", ASSISTED: "Assisted", REDUNDANT: "Redundant", INEFFECTIVE: "Ineffective"}
 PRIMITIVES = ("request", "seek", "deny", "ack")
 COLLAB, PLAN, SAY = "collab", "plan", "say"  # how a request unit was written (R1, R2, R3)
-SHAPES = (COLLAB, PLAN, SAY)
 # The check that decided a unit, in the order of Appendix C.
 STAGES = ("parse", "target", "relevance", "redundancy", "trace", "validator")
 

@@ -425,7 +425,7 @@ class Reader:
                     break
             else:
                 break
-        rest = _NEUTRAL.sub("", rest)
+        rest = _NEUTRAL.sub("", rest)  # noqa: V201 - reached: vulture misses the for-else's break
         verb = _verb_at(rest)
         if rules:
             directed = True

@@ -87,13 +87,6 @@ REQUIRED = (
     "request_object",
     "tgco_label",
 )
-OPTIONAL = (
-    "request_location",
-    "request_text",
-    "matched_action",
-    "matched_action_timestep",
-    "validator_errors_between",
-)
 LABELS = {o.capitalize(): o for o in OUTCOMES}  # their label -> our outcome
 THEIR_WINDOW = 5  # tgco_audit.py's default window (steps after the message)
 MAX_BYTES = 16 * 2**20  # a reference CSV read from an upload

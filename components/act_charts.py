@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.contingency import IndependenceTest
-from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause
+from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_share, fmt_test, p_clause
 from components.chart import WILSON_BARS, bar_with_interval, figure, interval_key
 from components.palette import CONDITION, CONDITION_NAMES, PATTERN
 from corpus import schema
@@ -55,8 +55,8 @@ def act_share_figure(shares: pd.DataFrame, test: IndependenceTest | Undefined) -
                 "text": [str(v) for v in n],
                 "textposition": "outside",
                 "textfont": {"size": 11},
-                "customdata": [[cond, c, v, total] for c, v in zip(order, n)],
-                "hovertemplate": "%{x}: %{y:.1%} of coded actions<br>n = %{customdata[2]} of %{customdata[3]}<br>click: list the actions<extra>"
+                "customdata": [[cond, c, v, total, fmt_share(y, 1)] for c, v, y in zip(order, n, d["share"].fillna(0))],
+                "hovertemplate": "%{x}: %{customdata[4]} of coded actions<br>n = %{customdata[2]} of %{customdata[3]}<br>click: list the actions<extra>"
                 + CONDITION_NAMES[cond]
                 + "</extra>",
             }
@@ -138,9 +138,12 @@ def alignment_by_act_figure(by_act: pd.DataFrame) -> go.Figure:
             CONDITION_NAMES[cond],
             CONDITION[cond],
             PATTERN[cond],
-            [[cond, c, 0 if pd.isna(v) else int(v)] for c, v in zip(order, d["n"])],
+            [
+                [cond, c, 0 if pd.isna(v) else int(v), fmt_share(y)]
+                for c, v, y in zip(order, d["n"], d["share_aligned"])
+            ],
             d["n"],
-            "%{x}: %{y:.0%} judged the partner on the same page (p1)<br>n = %{customdata[2]}<br>click: list the actions<extra>"
+            "%{x}: %{customdata[3]} judged the partner on the same page (p1)<br>n = %{customdata[2]}<br>click: list the actions<extra>"
             + CONDITION_NAMES[cond]
             + "</extra>",
             cond,

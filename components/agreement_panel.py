@@ -88,7 +88,8 @@ def drift_figure(drift: pd.DataFrame, step: int) -> go.Figure:
             y=drift["kappa"],
             mode="lines+markers",
             name="Fleiss' kappa",
-            hovertemplate="first %{x} items: kappa %{y:.3f}<extra></extra>",
+            text=[fmt(v) for v in drift["kappa"]],
+            hovertemplate="first %{x} items: kappa %{text}<extra></extra>",
         )
     )
     fig.update_layout(

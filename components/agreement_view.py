@@ -135,9 +135,9 @@ def matrix_figure(
             y=_shown(m.index, names),
             customdata=cells,
             colorscale="Blues",
-            text=m.round(1).to_numpy(),
+            text=[[fmt_short(v, 1) for v in row] for row in m.to_numpy()],
             texttemplate="%{text}",
-            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.1f}}<extra></extra>",
+            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{text}}<extra></extra>",
             showscale=False,
         )
     )

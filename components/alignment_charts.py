@@ -40,12 +40,19 @@ def label_sides(d: pd.DataFrame, cond: str, other: pd.DataFrame | None = None) -
     return sides
 
 
+def _share_with_ci(share: float, lo: float, hi: float) -> str:
+    """ "27% (95% CI 12% to 34%)", or the share alone without an interval."""
+    ci = fmt_share_ci(lo, hi)
+    return f"{fmt_share(share)} ({ci})" if ci else fmt_share(share)
+
+
 def curve_traces(
     d: pd.DataFrame, cond: str, ids: list, legend: bool = True, what: str = "share", other: pd.DataFrame | None = None
 ) -> list[dict]:
     """One condition's line with its Wilson band and n beside each point (away from ``other``, the
     other condition's points: see :func:`label_sides`). ``d`` has progress, share, n, ci_low,
-    ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``."""
+    ci_high, bin; each point's customdata is ``[*ids, condition, bin, n, ci_low, ci_high]``, then the
+    progress and the share with its interval as printed (for the hover)."""
     d = d.sort_values("progress")
     sides = label_sides(d, cond, other)
     color = CONDITION[cond]
@@ -77,11 +84,11 @@ def curve_traces(
         "legendgroup": cond,
         "showlegend": legend,
         "customdata": [
-            [*ids, cond, int(b), int(n), float(lo), float(hi)]
-            for b, n, lo, hi in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"])
+            [*ids, cond, int(b), int(n), float(lo), float(hi), fmt_share(p), _share_with_ci(y, lo, hi)]
+            for b, n, lo, hi, p, y in zip(d["bin"], d["n"], d["ci_low"], d["ci_high"], x, d["share"])
         ],
         "hovertemplate": (
-            f"%{{x:.0%}}<br>{what} %{{y:.0%}} (95% CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.0%}})"
+            f"%{{customdata[{k + 5}]}}<br>{what} %{{customdata[{k + 6}]}}"
             f"<br>n = %{{customdata[{k + 2}]}}<br>click: list the actions<extra>{CONDITION_NAMES[cond]}</extra>"
         ),
     }

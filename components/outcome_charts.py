@@ -83,8 +83,10 @@ def outcome_figure(sessions: pd.DataFrame) -> go.Figure:
                             "size": 7,
                             "line": {"width": 0.5, "color": "white"},
                         },
-                        "customdata": [[sid, outcome] for sid in d.loc[ok, "session_id"]],
-                        "hovertemplate": "%{customdata[0]}: %{y:.3~f}<br>click: list its actions<extra>"
+                        "customdata": [
+                            [sid, outcome, fmt(v, 3, significant=True)] for sid, v in zip(d.loc[ok, "session_id"], y)
+                        ],
+                        "hovertemplate": "%{customdata[0]}: %{customdata[2]}<br>click: list its actions<extra>"
                         + CONDITION_NAMES[cond]
                         + "</extra>",
                     },

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.drilldown import replay_link
-from analysis.format import fmt, fmt_count, fmt_test, p_clause
+from analysis.format import fmt, fmt_count, fmt_share, fmt_test, p_clause
 from analysis.results import ChiSquare
 from components.act_charts import act_name
 from components.alignment_charts import curve_panels
@@ -41,9 +41,9 @@ def reason_share_figure(shares: pd.DataFrame) -> go.Figure:
             f"{CONDITION_NAMES[cond]} (n = {n} not aligned)",
             CONDITION[cond],
             PATTERN[cond],
-            [[cond, r, int(k), n] for r, k in zip(reasons, d["k"].fillna(0))],
+            [[cond, r, int(k), n, fmt_share(y)] for r, k, y in zip(reasons, d["k"].fillna(0), d["share"])],
             d["k"],
-            "%{x}: %{y:.0%} of not-aligned actions<br>k = %{customdata[2]} of n = %{customdata[3]}<br>click: list the actions<extra>"
+            "%{x}: %{customdata[4]} of not-aligned actions<br>k = %{customdata[2]} of n = %{customdata[3]}<br>click: list the actions<extra>"
             + CONDITION_NAMES[cond]
             + "</extra>",
             cond,
@@ -88,9 +88,9 @@ def acts_before_figure(before: pd.DataFrame) -> go.Figure:
             f"before '{group}' reports (n = {n})",
             ALIGNMENT[group],
             PATTERN[group],
-            [[group, a, int(k), n] for a, k in zip(acts, d["k"].fillna(0))],
+            [[group, a, int(k), n, fmt_share(y)] for a, k, y in zip(acts, d["k"].fillna(0), d["share"].fillna(0))],
             d["k"],
-            "%{x}: %{y:.0%} of the reports with a coded act before them<br>k = %{customdata[2]} of n = %{customdata[3]}"
+            "%{x}: %{customdata[4]} of the reports with a coded act before them<br>k = %{customdata[2]} of n = %{customdata[3]}"
             "<br>click: list the actions<extra>" + group + "</extra>",
             group,
         )

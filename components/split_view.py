@@ -90,10 +90,10 @@ def objective_figure(data: pd.DataFrame) -> go.Figure:
                     "textposition": "outside",
                     "textfont": {"size": 10},
                     "customdata": [
-                        [cond, int(r), s, int(k), int(n)]
-                        for r, s, k, n in zip(d["rank"], d["test_sessions"], d["k"], d["n"])
+                        [cond, int(r), s, int(k), int(n), fmt(v)]
+                        for r, s, k, n, v in zip(d["rank"], d["test_sessions"], d["k"], d["n"], d["objective"])
                     ],
-                    "hovertemplate": "test: %{customdata[2]}<br>L = %{y:.3f}<br>%{customdata[3]} test of n = %{customdata[4]} sessions"
+                    "hovertemplate": "test: %{customdata[2]}<br>L = %{customdata[5]}<br>%{customdata[3]} test of n = %{customdata[4]} sessions"
                     "<br>click: list the test sessions<extra></extra>",
                 },
                 i,

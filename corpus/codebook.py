@@ -36,6 +36,7 @@ from corpus import jsonsafe
 from corpus.modelbase import StrictModel
 from corpus.reading import json_issue, read_text, validated
 from corpus.report import DatasetError, Report
+from corpus.schema import GROUNDING_ACTS_SCHEME
 
 BUNDLED = Path(__file__).parent / "codebooks"
 _CODE_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -315,4 +316,4 @@ def bundled() -> dict[str, Codebook]:
 
 
 def default() -> Codebook:
-    return _bundled()["grounding_acts"]
+    return _bundled()[GROUNDING_ACTS_SCHEME]

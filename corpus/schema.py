@@ -207,11 +207,15 @@ GMMT_STATUS = {
 GMMT_SEVERITY = ("misunderstood", "pending", "aligned")
 GMMT_GROUNDED = "aligned"  # the state that counts as grounded in the analyses
 
-# Coding schemes whose labels a dataset may carry in labels/<scheme>.csv.
+# Coding schemes whose labels a dataset may carry in labels/<scheme>.csv, by id (a label row's
+# ``scheme``, a codebook's ``id``): the ids are spelt here only.
+GROUNDING_ACTS_SCHEME = "grounding_acts"
+HCRC_MOVES_SCHEME = "hcrc_moves"
+GMMT_SCHEME = "gmmt"
 CODING_SCHEMES = {
-    "grounding_acts": GROUNDING_ACTS,
-    "hcrc_moves": HCRC_MOVES,
-    "gmmt": GMMT_STATUS,
+    GROUNDING_ACTS_SCHEME: GROUNDING_ACTS,
+    HCRC_MOVES_SCHEME: HCRC_MOVES,
+    GMMT_SCHEME: GMMT_STATUS,
 }
 
 # Benchmark tasks of Sec. 4 (prediction files).

@@ -28,7 +28,6 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"  # the other domains' synthetic samples
 SECRETS_FILES = (Path(".streamlit") / "secrets.toml", Path.home() / ".streamlit" / "secrets.toml")
-UPLOAD_POLICIES = ("lead", "signed-in", "anyone")
 
 UploadPolicy = Literal["lead", "signed-in", "anyone"]
 

@@ -167,7 +167,7 @@ def _read_label_rows(
 
 
 # labels/<name>.jsonl: per-action details of a scheme's labels -> the scheme they detail.
-LABEL_DETAILS = {"gmmt_expressions": "gmmt"}
+LABEL_DETAILS = {"gmmt_expressions": schema.GMMT_SCHEME}
 
 
 def read_label_details(label_dir: Path, raw: RawDataset, report: Report) -> None:

@@ -98,7 +98,7 @@ class DatasetWriter:
         """Coded labels, one CSV per scheme (a row without a scheme is a grounding-act label)."""
         by_scheme: dict[str, list[dict[str, Any]]] = {}
         for r in rows:
-            by_scheme.setdefault(r.get("scheme", "grounding_acts"), []).append(r)
+            by_scheme.setdefault(r.get("scheme", schema.GROUNDING_ACTS_SCHEME), []).append(r)
         for scheme_id, scheme_rows in by_scheme.items():
             (self.root / "labels").mkdir(exist_ok=True)
             with open(self.root / "labels" / f"{scheme_id}.csv", "w", encoding="utf-8", newline="") as f:

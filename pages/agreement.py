@@ -23,12 +23,8 @@ if not schemes:
     st.stop()
 
 c1, c2, c3 = st.columns([1, 1, 2])
-scheme = c1.selectbox(
-    "Coding scheme",
-    schemes,
-    key="agr_scheme",
-    format_func=lambda s: {"grounding_acts": "Grounding acts", "hcrc_moves": "HCRC moves"}.get(s, s),
-)
+shown_as = {schema.GROUNDING_ACTS_SCHEME: "Grounding acts", schema.HCRC_MOVES_SCHEME: "HCRC moves"}
+scheme = c1.selectbox("Coding scheme", schemes, key="agr_scheme", format_func=lambda s: shown_as.get(s, s))
 labels = corpus.coded(scheme)
 partitions = sorted(labels["partition"].dropna().unique())
 partition = c2.selectbox(

@@ -250,8 +250,3 @@ def take(job_id: str) -> Any:
     with _lock:
         job = _jobs.pop(job_id)
     return job.future.result()
-
-
-def queued_now() -> list[tuple[str, str, bool]]:
-    """The server's queue as a lead sees it: (what, whose, running) of every ticket, running first."""
-    return [(t.what, t.owner, t.running) for t in queue().tickets()]

@@ -21,6 +21,7 @@ from analysis.live_panel import human_panel
 from corpus.codebook import Codebook
 from corpus.dataset import Corpus
 from corpus.kitchen_dataset import KitchenCorpus
+from corpus.schema import GROUNDING_ACTS_SCHEME
 from corpus.store import LabelImport, Snapshot, Store, Task, User
 from services.store import get_store
 
@@ -140,7 +141,7 @@ def gold(user: User, task_id: int) -> pd.DataFrame:
     return get_store().gold(user, task_id)
 
 
-GOLD_SCHEME = "grounding_acts"
+GOLD_SCHEME = GROUNDING_ACTS_SCHEME
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -1,7 +1,8 @@
 """The layers as a contract: docs/architecture.md's table says what each layer may import and never
 imports; this reads that table and checks every module of every layer against it, so the document
 and the code cannot drift apart. Also: components and pages cache nothing of their own, and no
-component or page touches the label store (they call services)."""
+component or page touches the label store (they call services); no number is formatted in a component
+or a page (nor by a Plotly template in a report) but through analysis.format."""
 
 from __future__ import annotations
 
@@ -182,6 +183,76 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     lazy = ast.parse("def main():\n    from analysis import split\n")
     assert violations("corpus", RULES["corpus"], ROOT / "corpus" / "cli.py", lazy) == []
     assert violations("corpus", RULES["corpus"], ROOT / "corpus" / "other.py", lazy)
+
+
+# A Plotly template's value with a d3 format after the colon (``%{y:.0%}``, ``%{customdata[3]:.2f}``):
+# a number formatted by Plotly, not by analysis.format. A date's format follows a ``|``, not a colon.
+PLOTLY_SPEC = re.compile(r"%\{([^{}:|]+):([^{}]*)\}")
+# Attributes that give Plotly a number format for hover text (``hoverformat``, ``xhoverformat``...);
+# an axis's ``tickformat`` draws its scale, not a value.
+PLOTLY_HOVER_FORMAT = re.compile(r"^[xyz]?hoverformat$")
+
+
+def _text(node: ast.AST) -> str | None:
+    """A string literal's text; an f-string's with each replacement field as its expression's source
+    (without braces or colons, so that it reads as part of a Plotly field's name)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) else re.sub(r"[{}:]", "", ast.unparse(v.value))
+            for v in node.values
+            if isinstance(v, ast.Constant | ast.FormattedValue)
+        )
+    return None
+
+
+def plotly_format_violations(path: Path, tree: ast.Module) -> list[str]:
+    """Hover and text templates that format a number themselves, and hover formats given to Plotly:
+    a chart's values reach it already printed by analysis.format (in ``text`` or ``customdata``)."""
+    rel = path.relative_to(ROOT).as_posix()
+    out = []
+    inner = {id(v) for n in ast.walk(tree) if isinstance(n, ast.JoinedStr) for v in n.values}
+    for node in ast.walk(tree):
+        text = None if id(node) in inner else _text(node)
+        if text is not None:
+            out += [f"{rel}:{node.lineno}: %{{{m[1]}:{m[2]}}}" for m in PLOTLY_SPEC.finditer(text)]
+        if isinstance(node, ast.keyword) and node.arg and PLOTLY_HOVER_FORMAT.match(node.arg):
+            out.append(f"{rel}:{node.value.lineno}: {node.arg}=")
+        if isinstance(node, ast.Dict):
+            for key in node.keys:
+                if isinstance(key, ast.Constant) and PLOTLY_HOVER_FORMAT.match(str(key.value)):
+                    out.append(f"{rel}:{key.lineno}: {key.value!r}")
+    return out
+
+
+def test_plotly_templates_show_numbers_printed_by_the_formatter():
+    """No hover or text template in components/, pages/ or reports/ formats a number (``%{y:.0%}``)
+    and no figure sets a hover format: Plotly would print "95% CI 12%-34%" where every other place
+    prints "95% CI 12% to 34%", and NaN where the formatter says "undefined"."""
+    found = []
+    for layer in ("components", "pages", "reports"):
+        for path in _modules(layer):
+            found += plotly_format_violations(path, ast.parse(path.read_text(encoding="utf-8")))
+    assert not found, "\n".join(found)
+
+
+def test_the_plotly_format_check_finds_what_it_looks_for():
+    fake = ROOT / "components" / "fake.py"
+    tree = ast.parse(
+        'k = 2\nh = "%{x}: %{y:.0%} of " + "n = %{customdata[2]}"\n'
+        'f = f"CI %{{customdata[{k + 3}]:.0%}}-%{{customdata[{k + 4}]:.2f}}<extra>{k}</extra>"\n'
+        'go.Scatter(hovertemplate="%{text}", yhoverformat=".2f")\n'
+        'layout = {"xaxis": {"hoverformat": ",", "tickformat": ".0%"}}\n'
+        'd = "%{x|%Y-%m-%d}, %{customdata[0]}"\n'
+    )
+    assert sorted(f.split(": ", 1)[1] for f in plotly_format_violations(fake, tree)) == [
+        "%{customdata[k + 3]:.0%}",
+        "%{customdata[k + 4]:.2f}",
+        "%{y:.0%}",
+        "'hoverformat'",
+        "yhoverformat=",
+    ]
 
 
 def test_components_and_pages_format_numbers_only_through_the_formatter():

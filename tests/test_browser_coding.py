@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from coding_team import people
 from conftest import open_from_menu, served_app, submit_sign_in, wait_idle
+from playwright.sync_api import expect
 
 from analysis import agreement as ag
 from analysis import coding as ac
@@ -14,9 +15,6 @@ from components.adjudication import PHASE_LABELS
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

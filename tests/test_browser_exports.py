@@ -12,14 +12,12 @@ import pandas as pd
 import pytest
 from coding_team import people
 from conftest import served_app, submit_sign_in, wait_idle
+from playwright.sync_api import expect
 
 from analysis import coding as ac
 from corpus import codebook as cbm
 from corpus.dataset import load_sample
 from corpus.store import Store
-
-pytest.importorskip("playwright")
-from playwright.sync_api import expect  # noqa: E402
 
 pytestmark = pytest.mark.browser
 

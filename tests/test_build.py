@@ -1,5 +1,5 @@
 """The build: the code passes the linter, the formatter and the type checker configured in
-pyproject.toml; every package the code imports is declared; requirements.lock pins every declared
+pyproject.toml and holds no dead code (vulture); every package the code imports is declared; requirements.lock pins every declared
 dependency within its range (a fresh install takes exactly the lock: `make install`)."""
 
 from __future__ import annotations
@@ -42,6 +42,79 @@ def test_the_type_checker_passes_on_the_domain_and_the_analysis():
     out = _run(str(BIN / "mypy"), "--no-incremental")
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.startswith("Success"), out.stdout
+
+
+# Code that uses the packages' names without being checked itself: the tests (with vulture's
+# whitelist, tests/vulture_whitelist.py), the benchmarks and the deployment scripts.
+USERS = ["tests", "bench", "deploy"]
+# Functions used by name by the library that calls them: pydantic's validators, SQLAlchemy's event
+# listeners.
+USED_BY_DECORATOR = ["@field_validator", "@model_validator", "@event.listens_for"]
+FINDING = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+): unused variable ")
+
+
+def _fields(path: Path) -> set[int]:
+    """The lines of ``path`` that declare a field of a record: an annotated name in a class body (a
+    pydantic model's, a dataclass's, a NamedTuple's). A record is validated and written whole, its
+    fields read by name as data (``model_dump``, ``asdict``, a frame's columns), not as attributes."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {
+        item.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for item in node.body
+        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+    }
+
+
+def dead_code(report: str, root: Path = ROOT) -> list[str]:
+    """vulture's findings in the packages (not in the code that only uses them), fields of records left
+    out; paths are relative to ``root``."""
+    found = []
+    for line in report.splitlines():
+        if line.startswith(tuple(f"{u}/" for u in USERS)):
+            continue
+        field = FINDING.match(line)
+        if field and int(field["line"]) in _fields(root / field["path"]):
+            continue
+        found.append(line)
+    return found
+
+
+def test_no_dead_code():
+    """vulture finds no function, method, class, property, constant or attribute in the packages that
+    nothing uses, and no unreachable code (a name a library uses by name is in the whitelist)."""
+    out = _run(
+        str(BIN / "vulture"),
+        *APP_CODE,
+        *USERS,
+        "--ignore-decorators",
+        ",".join(USED_BY_DECORATOR),
+        "--exclude",
+        "tests/artifacts",
+    )
+    assert out.returncode in (0, 3), out.stdout + out.stderr  # 3: vulture found something
+    dead = dead_code(out.stdout)
+    assert not dead, "dead code (remove it, or whitelist a name used by name in tests/vulture_whitelist.py):\n" + (
+        "\n".join(dead)
+    )
+
+
+def test_the_dead_code_check_leaves_out_only_fields_of_records(tmp_path):
+    """A record's annotated field is data; a constant, a plain class attribute or a function is not;
+    what only uses the packages is not checked."""
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "m.py").write_text(
+        "LIMIT = 3\n\n\nclass Record(BaseModel):\n    model_config = {}\n    start_s: float\n\n\ndef f():\n    pass\n"
+    )
+    found = [
+        "corpus/m.py:1: unused variable 'LIMIT' (60% confidence)",
+        "corpus/m.py:5: unused variable 'model_config' (60% confidence)",
+        "corpus/m.py:6: unused variable 'start_s' (60% confidence)",
+        "corpus/m.py:9: unused function 'f' (60% confidence)",
+        "tests/conftest.py:1: unused function 'g' (60% confidence)",
+    ]
+    assert dead_code("\n".join(found), tmp_path) == [found[0], found[1], found[3]]
 
 
 def _declared(extras: tuple[str, ...] = ("test", "similarity")) -> list[Requirement]:

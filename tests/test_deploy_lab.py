@@ -71,6 +71,21 @@ def lab(tmp_path_factory):
             proc.kill()
 
 
+def _access_log(folder: Path) -> tuple[dict[str, set[str]], set[str]]:
+    """From nginx's access log: the replicas each browser session's websocket went to (by its affinity
+    cookie), and the replicas that answered a health check."""
+    served: dict[str, set[str]] = defaultdict(set)
+    health: set[str] = set()
+    for line in (folder / "nginx-access.log").read_text().splitlines():
+        replica = re.search(r"replica=(\S+)", line)
+        affinity = re.search(r"affinity=(\S+)", line)
+        if replica and affinity and "/_stcore/stream" in line:  # a browser session's websocket
+            served[affinity.group(1)].add(replica.group(1))
+        if replica and "/_stcore/health" in line:
+            health.add(replica.group(1))
+    return served, health
+
+
 def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
     url, folder, printed = lab
     tokens = re.findall(r"Groundwork setup token: (\S+)", printed)
@@ -99,16 +114,12 @@ def test_browsers_reach_the_app_through_nginx_each_on_one_replica(lab, browser):
     for _ in range(40):
         with urllib.request.urlopen(f"{url}/_stcore/health", timeout=10) as r:
             assert r.status == 200
-    time.sleep(2)  # nginx logs a websocket when it closes
-    served: dict[str, set[str]] = defaultdict(set)
-    health: set[str] = set()
-    for line in (folder / "nginx-access.log").read_text().splitlines():
-        replica = re.search(r"replica=(\S+)", line)
-        affinity = re.search(r"affinity=(\S+)", line)
-        if replica and affinity and "/_stcore/stream" in line:  # a browser session's websocket
-            served[affinity.group(1)].add(replica.group(1))
-        if replica and "/_stcore/health" in line:
-            health.add(replica.group(1))
+    # nginx logs a websocket when it closes, a moment after its browser did.
+    deadline = time.monotonic() + 30
+    served, health = _access_log(folder)
+    while (len(served) < 5 or len(health) < 2) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        served, health = _access_log(folder)
     assert len(served) >= 5, served  # the browsers' sessions
     assert all(len(replicas) == 1 for replicas in served.values()), served  # each on one replica
     assert len(health) == 2, health

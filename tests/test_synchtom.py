@@ -10,7 +10,6 @@ name>_<timestamp>.json``, a JSON array of scored instances, and ``evaluation_sum
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ import krippendorff
 import numpy as np
 import pandas as pd
 import pytest
+from real_data import SYNCHTOM_REPO, no_mirror
 from sklearn.metrics import cohen_kappa_score
 
 from analysis.compare.judges import judge_agreement
@@ -311,7 +311,6 @@ def test_the_agreement_table_keeps_its_earlier_rows(tmp_path):
     assert isinstance(t, pd.DataFrame)
 
 
-SYNCHTOM_REPO = Path(os.environ.get("GROUNDWORK_SYNCHTOM_REPO", "/work/.mirror/THUNLP-MT+SynchToM/repo"))
 SYNCHTOM_COMMIT = "ca35c11"  # the commit whose evaluate.py writes the score files
 # Runs the authors' evaluate.py once per judge, with a stand-in for the openai package whose
 # "judge" replies, per instance, the criterion scores of replies.json (and a wrong total_score,
@@ -341,10 +340,16 @@ class OpenAI:
 
 
 sys.modules["openai"] = types.SimpleNamespace(OpenAI=OpenAI)
+finished = None  # the second the last run ended in
 for judge in sys.argv[1:]:
+    # evaluate.py names its output file by the second it ends in: a run starts in a later second than
+    # the last one ended in, so that each writes a file of its own.
+    deadline = time.monotonic() + 5
+    while time.strftime("%Y%m%d_%H%M%S") == finished and time.monotonic() < deadline:
+        time.sleep(0.01)
     sys.argv = ["evaluate.py", "-i", "inference/inference_swe-benchmark_claude_step10.json", "-j", judge, "-w", "1"]
     runpy.run_path("evaluate.py", run_name="__main__")
-    time.sleep(1.1)  # evaluate.py names its output file by the second
+    finished = time.strftime("%Y%m%d_%H%M%S")
 """
 
 
@@ -358,7 +363,7 @@ def test_the_files_the_authors_evaluate_py_writes_are_read(tmp_path):
             check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no mirror of THUNLP-MT/SynchToM at {SYNCHTOM_REPO} (set GROUNDWORK_SYNCHTOM_REPO): {exc}")
+        pytest.skip(f"{no_mirror(SYNCHTOM_REPO, 'THUNLP-MT/SynchToM', 'GROUNDWORK_SYNCHTOM_REPO')}: {exc}")
     (tmp_path / "evaluate.py").write_bytes(code)
     (tmp_path / "drive.py").write_text(DRIVER)
     sizes = dict(zip(DIMENSIONS, (3, 4, 6)))

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -25,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
+from real_data import SYNCHTOM_REPO, no_mirror
 from test_analysis_pages import open_page
 
 from analysis.cli import main as analysis_cli
@@ -51,7 +51,6 @@ FILES = {
     "swe-benchmark.json": "SWE",
 }
 ORPHAN = "trajectories/culture-benchmark/culture_0099.json"
-SYNCHTOM_REPO = Path(os.environ.get("GROUNDWORK_SYNCHTOM_REPO", "/work/.mirror/THUNLP-MT+SynchToM/repo"))
 SYNCHTOM_COMMIT = "ca35c1194f3763596832c5e0b545d3996a13518b"
 JUDGE = "Qwen/Qwen3-32B"
 LB, UP, CR = DIMENSIONS
@@ -75,7 +74,7 @@ def mirror_file(path: str) -> bytes:
             check=True,
         ).stdout
     except (OSError, subprocess.CalledProcessError) as exc:
-        pytest.skip(f"no mirror of THUNLP-MT/SynchToM at {SYNCHTOM_REPO} (set GROUNDWORK_SYNCHTOM_REPO): {exc}")
+        pytest.skip(f"{no_mirror(SYNCHTOM_REPO, 'THUNLP-MT/SynchToM', 'GROUNDWORK_SYNCHTOM_REPO')}: {exc}")
 
 
 # -- the items ------------------------------------------------------------------------------------

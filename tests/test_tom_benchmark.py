@@ -2,16 +2,15 @@
 authors' evaluation code scores them, imported all or nothing, and compared from the command line.
 
 The DynToM repository has no licence, so none of its files is kept here: the real trials are read at
-test time from a mirror of GAIR-NLP/DynToM (``GROUNDWORK_DYNTOM_REPO``, by default where the look-up
-tools put it), and skipped with the reason where there is none. The other tests build trials in
-exactly the released shape (:mod:`corpus.generate.tom`, or by hand below).
+test time from a mirror of GAIR-NLP/DynToM (``GROUNDWORK_DYNTOM_REPO``, else found as
+:func:`real_data.mirror` says), and skipped with the reason where there is none. The other tests
+build trials in exactly the released shape (:mod:`corpus.generate.tom`, or by hand below).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import shutil
 import subprocess
 import tarfile
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from real_data import DYNTOM_REPO, no_mirror
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
@@ -35,7 +35,6 @@ from corpus.importers.tom import load_dyntom, read_dyntom
 from corpus.importers.tom.dyntom import question_slices
 from corpus.report import DatasetError
 
-DYNTOM_REPO = Path(os.environ.get("GROUNDWORK_DYNTOM_REPO", "/work/.mirror/GAIR-NLP+DynToM/repo"))
 DYNTOM_COMMIT = "f0d81d12"  # the commit whose history holds the trials with answers and evaluations
 TRIALS = "synthesize_data/script/data"
 
@@ -43,7 +42,7 @@ TRIALS = "synthesize_data/script/data"
 def real_trials(dest: Path, names: list[str]) -> Path:
     """The named trial folders of the DynToM release, as released, under ``dest``."""
     if not (DYNTOM_REPO / "HEAD").exists() and not (DYNTOM_REPO / ".git").exists():
-        pytest.skip(f"no mirror of GAIR-NLP/DynToM at {DYNTOM_REPO} (set GROUNDWORK_DYNTOM_REPO)")
+        pytest.skip(no_mirror(DYNTOM_REPO, "GAIR-NLP/DynToM", "GROUNDWORK_DYNTOM_REPO"))
     paths = [f"{TRIALS}/{n}" for n in names]
     try:
         tar = subprocess.run(

@@ -131,10 +131,6 @@ PAPER_DIMENSIONS = {
 AVG = "AVG"
 N_BOOT = 1000
 SEED = 0
-SCORE_METHOD = (
-    "mean over the items of the criteria met / the rubric's criteria, x 100 (evaluate.py's normalisation); "
-    "AVG: the mean of the three dimensions (the paper's Table 3)"
-)
 INTERVAL_METHOD = "percentile bootstrap over items (B={b}, seed {s}; a resampled item brings its three dimensions)"
 SCORE_COLUMNS = [
     "run",

@@ -64,7 +64,8 @@ def forest(tables: dict[str, pd.DataFrame], cmp: Comparison) -> go.Figure:
                     "array": ok["ci_high"].astype(float) - est,
                     "arrayminus": est - ok["ci_low"].astype(float),
                 },
-                hovertemplate="%{y}<br>difference %{x:.3f}<extra></extra>",
+                text=[fmt(v) for v in est],
+                hovertemplate="%{y}<br>difference %{text}<extra></extra>",
             )
         )
     fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})

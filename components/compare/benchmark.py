@@ -118,7 +118,8 @@ def _dots(cmp: BenchmarkComparison, cells: pd.DataFrame, x_title: str) -> go.Fig
                     "arrayminus": (d["estimate"] - d["ci_low"]).fillna(0),
                 },
                 customdata=d["n"],
-                hovertemplate="%{x}<br>accuracy %{y:.3f}<br>n = %{customdata}<extra></extra>",
+                text=[fmt(v) for v in d["estimate"]],
+                hovertemplate="%{x}<br>accuracy %{text}<br>n = %{customdata}<extra></extra>",
             )
         )
     fig.update_yaxes(title_text="accuracy", range=[0, 1.05])

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from analysis.compare.comparison import Comparison
 from analysis.compare.items import ACTION_TYPE
+from analysis.format import fmt
 from corpus import schema
 from corpus.escape import plotly_text
 
@@ -58,7 +59,8 @@ def replay_url(session_id: str, action_index: int) -> str:
 
 def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_title: str) -> go.Figure:
     """Grouped bars, one colour per run, with the table's ``ci_low``/``ci_high`` interval as error bars.
-    ``ticks`` turns the ``x`` values into axis labels; customdata of a bar: [run, x value, n]."""
+    ``ticks`` turns the ``x`` values into axis labels; customdata of a bar: [run, x value, n, the value
+    as printed]."""
     fig = go.Figure()
     for run in cmp.run_ids:
         d = table[table["run"] == run]
@@ -76,8 +78,8 @@ def run_bars(cmp: Comparison, table: pd.DataFrame, x: str, y: str, ticks, y_titl
                     "array": d["ci_high"] - d[y],
                     "arrayminus": d[y] - d["ci_low"],
                 },
-                customdata=np.column_stack([np.full(len(d), run), d[x], d["n"]]),
-                hovertemplate=f"%{{x}}<br>{y} %{{y:.2f}}<br>n = %{{customdata[2]}}<extra></extra>",
+                customdata=np.column_stack([np.full(len(d), run), d[x], d["n"], [fmt(v, 2) for v in d[y]]]),
+                hovertemplate=f"%{{x}}<br>{y} %{{customdata[3]}}<br>n = %{{customdata[2]}}<extra></extra>",
             )
         )
     fig.update_yaxes(title_text=y_title, range=[0, 1.05])

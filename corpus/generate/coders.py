@@ -10,6 +10,7 @@ import pandas as pd
 
 from corpus.consensus import majority
 from corpus.generate.draws import choice
+from corpus.schema import GROUNDING_ACTS_SCHEME
 
 # Plausible confusions between grounding acts.
 _CONFUSIONS = {
@@ -92,7 +93,7 @@ def grounding_labels(rng, truths: dict[str, list[str]], n_items: int = 180, n_fe
         for coder, labels in zip(HUMAN_CODERS, human):
             rows.append(
                 {
-                    "scheme": "grounding_acts",
+                    "scheme": GROUNDING_ACTS_SCHEME,
                     "session_id": sid,
                     "action_index": ai,
                     "coder": coder,
@@ -103,7 +104,7 @@ def grounding_labels(rng, truths: dict[str, list[str]], n_items: int = 180, n_fe
         if part == "validation":
             rows.append(
                 {
-                    "scheme": "grounding_acts",
+                    "scheme": GROUNDING_ACTS_SCHEME,
                     "session_id": sid,
                     "action_index": ai,
                     "coder": LLM_CODER,

@@ -42,7 +42,7 @@ from corpus.model import Action
 from corpus.reading import read_json
 from corpus.report import WARNING, Report, describe, shown
 
-SCHEME = "gmmt"
+SCHEME = schema.GMMT_SCHEME
 CODER = "gmmt"
 VERIFIED_CODER = "gmmt_verified"
 VERIFIED_FOLDER = "human_verified_subset"

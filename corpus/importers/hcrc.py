@@ -54,7 +54,7 @@ from corpus.validate import Report, read_text
 
 CODER = "hcrc"
 PARTITION = "validation"
-SCHEME = "hcrc_moves"
+SCHEME = schema.HCRC_MOVES_SCHEME
 DEFAULT_SPLIT = "train"
 # HCRC dialogue ids: quad, eye contact (ec) or not (nc), then the dialogue's number (q1ec1, q3nc1).
 _DIALOGUE_ID = re.compile(r"^q\d+(?P<eyes>ec|nc)\d+$", re.I)
@@ -134,10 +134,6 @@ def transcript_kind(path: Path) -> str | None:
 
 def _is_who_header(line: str) -> bool:
     return "\t" in line and line.split("\t", 1)[0].strip().lower() == "who"
-
-
-def is_pipe_transcript(path: Path) -> bool:
-    return transcript_kind(path) == PIPE
 
 
 def read_pipe_transcript(path: Path, report: Report, rel: str) -> list[Move]:

@@ -85,10 +85,6 @@ class Draft:
             if n not in guide or n not in follower or set(guide[n].cells) != set(follower[n].cells)
         ]
 
-    @property
-    def is_empty(self) -> bool:
-        return not (self.landmarks or self.route or self.start or self.finish)
-
     def inside(self, cell: Cell) -> bool:
         return 0 <= cell[0] < self.grid_size[0] and 0 <= cell[1] < self.grid_size[1]
 
@@ -268,10 +264,6 @@ def extend_route(draft: Draft, cells: Iterable[Cell]) -> Draft:
     return dataclasses.replace(draft, route=(*draft.route, *cells))
 
 
-def clear_route(draft: Draft) -> Draft:
-    return dataclasses.replace(draft, route=())
-
-
 def set_start(draft: Draft, cell: Cell) -> Draft:
     _cells_inside(draft, [cell])
     return dataclasses.replace(draft, start=(int(cell[0]), int(cell[1])))
@@ -282,13 +274,6 @@ def set_finish(draft: Draft, cell: Cell | None) -> Draft:
         _cells_inside(draft, [cell])
         cell = (int(cell[0]), int(cell[1]))
     return dataclasses.replace(draft, finish=cell)
-
-
-def ends_from_route(draft: Draft) -> Draft:
-    """Start at the route's first cell and finish at its last."""
-    if not draft.route:
-        raise EditError("there is no route yet")
-    return dataclasses.replace(draft, start=draft.route[0], finish=draft.route[-1])
 
 
 def with_image(draft: Draft, image: str | None) -> Draft:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
+from corpus.limits import DISPLAY_NAME_CHARS
 from corpus.store import passwords
 from corpus.store.access import require_lead
 from corpus.store.base import (
@@ -102,7 +103,7 @@ class Accounts(StoreBase):
             c.execute(
                 users.insert().values(
                     username=username,
-                    display_name=(display_name or username)[:128],
+                    display_name=(display_name or username)[:DISPLAY_NAME_CHARS],
                     role=role,
                     kind=kind,
                     password_hash=passwords.hash_password(password) if password else None,
@@ -113,7 +114,7 @@ class Accounts(StoreBase):
                 )
             )
         )
-        return User(int(uid), username, (display_name or username)[:128], role, kind)
+        return User(int(uid), username, (display_name or username)[:DISPLAY_NAME_CHARS], role, kind)
 
     def user(self, username: str) -> User | None:
         """The active account of that name (None if there is none, or it is disabled or deleted)."""

@@ -158,8 +158,9 @@ def test_postgresql_tells_the_panels_when_a_label_comes_in(url, team):
     second = store.create_task(
         lead, "second", "sample", task.codebook, [{"session_id": "S09", "action_index": 1}], [ann], dataset_hash="h"
     )
+    before = other.label_changes(second.id)
     store.add_label(ann, second.id, "S09:1", "initiate")
-    time.sleep(0.5)
+    settled(lambda: (m := other.label_changes(second.id)) != before and m)  # its notice came in
     assert other.label_changes(task.id) == start  # another task's label
     with statements(other) as seen:
         store.add_label(ann, task.id, items[0], "initiate")
