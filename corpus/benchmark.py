@@ -21,14 +21,14 @@ A benchmark dataset on disk (``"domain": "benchmark"`` in dataset.json) holds
   found met, of the item's rubric's criteria on that dimension) and ``judged_runs.json`` (each judged
   run's id, model, setting, judge, where it came from and the items it has no score for).
 
-Written all or nothing (:func:`write_benchmark_dataset`), read back exactly (:func:`load_benchmark`).
+Written all or nothing (:func:`write_benchmark_dataset`), read back exactly (:func:`load_benchmark`),
+every record checked by its model (:mod:`corpus.benchmark_records`).
 """
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,9 +36,25 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from corpus.benchmark_records import (
+    AnswersTable,
+    ArrayFile,
+    BenchmarkInfo,
+    BenchmarkMeta,
+    ContextsFile,
+    ItemsTable,
+    JudgedRunEntry,
+    JudgedRunsFile,
+    JudgedTable,
+    M,
+    RunEntry,
+    RunsFile,
+    checked,
+    read_table,
+)
 from corpus.model import DatasetInfo
 from corpus.reading import load_json, parse
-from corpus.report import DatasetError, Report, describe
+from corpus.report import DatasetError, Report
 
 DOMAIN = "benchmark"
 ITEM_COLUMNS = ("item_id", "group", "question_id", "question", "options", "option_kinds", "gold")
@@ -129,6 +145,46 @@ class Benchmark:
     def refused(self) -> list[AnswerRun]:
         return [r for r in self.runs if not r.ok]
 
+    # -- what every dataset offers (corpus.domain.Dataset) -------------------------------------
+
+    @property
+    def domain(self) -> str:
+        return DOMAIN
+
+    @property
+    def unit_noun(self) -> str:
+        return "trial"
+
+    @property
+    def dataset_id(self) -> str:
+        from corpus.catalog import key_of
+
+        return key_of(self.root) if self.root is not None else self.content_hash[:12]
+
+    @property
+    def provenance(self) -> dict[str, str]:
+        from corpus.domain import provenance
+
+        return provenance(self.description, format=self.kind)
+
+    @property
+    def units(self) -> pd.DataFrame:
+        """One row per trial (a group of items: a story, an interaction): unit_id (the group),
+        condition and split (not recorded) and its number of items."""
+        from corpus.domain import UNIT_ID
+        from corpus.schema import NOT_RECORDED
+
+        counts = self.items.groupby("group", sort=False).size()
+        return pd.DataFrame(
+            {
+                UNIT_ID: counts.index.astype(str),
+                "condition": NOT_RECORDED,
+                "split": NOT_RECORDED,
+                "items": counts.to_numpy(),
+            },
+            columns=[UNIT_ID, "condition", "split", "items"],
+        )
+
 
 def _info(bench: Benchmark) -> dict[str, Any]:
     info = DatasetInfo(name=bench.name, description=bench.description, synthetic=bench.synthetic, domain=DOMAIN)
@@ -181,43 +237,37 @@ def _load_judged(root: Path, item_ids: pd.Index, report: Report) -> tuple[Judged
     """The judged runs of a benchmark dataset (none when it has no judged_runs.json)."""
     if not (root / "judged_runs.json").is_file():
         return ()
-    meta = load_json(root / "judged_runs.json", report, "judged_runs.json")
-    scores = _read_csv(root / "judged.csv", "judged.csv", ["run", *JUDGED_COLUMNS], report)
-    if meta is None or scores is None:
+    entries = _entries(JudgedRunEntry, JudgedRunsFile, root, "judged_runs.json", report)
+    read = read_table(JudgedTable, root / "judged.csv", "judged.csv", report, context={"items": item_ids})
+    if entries is None or read is None:
         return ()
+    table, scores = read
     for col in ("score", "criteria"):
-        values = pd.to_numeric(scores[col], errors="coerce")
-        bad = values.isna() | (values != values.round()) | (values < 0)
-        if bad.any():
-            k = int(bad.to_numpy().argmax())
-            report.add("judged.csv", f"row {k + 2}", col, f"expected a whole number, got {describe(scores.at[k, col])}")
-            return ()
-        scores[col] = values.astype(int)
-    unknown = item_ids.get_indexer(scores["item_id"]) < 0
-    if unknown.any():
-        k = int(unknown.argmax())
-        report.add(
-            "judged.csv", f"row {k + 2}", "item_id", f"no such item in items.csv: {describe(scores.at[k, 'item_id'])}"
+        scores[col] = np.asarray(getattr(table, col), dtype=np.int64)
+    run_of = scores["run"].to_numpy(object)
+    return tuple(
+        JudgedRun(
+            run_id=e.run,
+            model=e.run if e.model is None else e.model,
+            setting=e.setting,
+            judge=e.judge,
+            scores=scores[run_of == e.run][list(JUDGED_COLUMNS)].reset_index(drop=True),
+            source=e.source,
+            missing=tuple(e.missing),
         )
-        return ()
-    runs = []
-    for k, r in enumerate(meta[0] if isinstance(meta[0], list) else []):
-        if not isinstance(r, dict) or not isinstance(r.get("run"), str):
-            report.add("judged_runs.json", f"[{k}]", "run", f"expected a judged run's id, got {describe(r)}")
-            continue
-        own = scores[scores["run"] == r["run"]][list(JUDGED_COLUMNS)].reset_index(drop=True)
-        runs.append(
-            JudgedRun(
-                run_id=r["run"],
-                model=str(r.get("model", r["run"])),
-                setting=str(r.get("setting", "")),
-                judge=str(r.get("judge", "")),
-                scores=own,
-                source=str(r.get("source", "")),
-                missing=tuple(str(i) for i in r.get("missing", []) or []),
-            )
-        )
-    return tuple(runs)
+        for e in entries
+    )
+
+
+def _entries(model: type[M], array: type[ArrayFile], root: Path, rel: str, report: Report) -> list[M] | None:
+    """The valid entries of a JSON file that holds an array of them (None when it cannot be read or
+    is no array; each entry's problems go to ``report``, named by its place, ``[0]`` the first)."""
+    loaded = load_json(root / rel, report, rel)
+    found = None if loaded is None else checked(array, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
+        return None
+    entries = [checked(model, e, report, rel, f"[{k}]") for k, e in enumerate(found.root)]
+    return [e for e in entries if e is not None]
 
 
 def is_benchmark(root: str | Path) -> bool:
@@ -229,120 +279,58 @@ def is_benchmark(root: str | Path) -> bool:
     return isinstance(info, dict) and info.get("domain") == DOMAIN
 
 
-def _read_csv(path: Path, rel: str, columns: Iterable[str], report: Report) -> pd.DataFrame | None:
-    if not path.is_file():
-        report.add(rel, "-", "(file)", "missing: a benchmark dataset needs it")
-        return None
-    try:
-        frame = pd.read_csv(path, dtype=object, keep_default_na=False, na_filter=False)
-    except (ValueError, OSError, UnicodeDecodeError) as exc:
-        report.add(rel, "-", "(file)", f"cannot be read as CSV: {exc}")
-        return None
-    lacking = [c for c in columns if c not in frame.columns]
-    if lacking:
-        report.add(rel, "header", lacking[0], f"missing column (the header has {', '.join(frame.columns)})")
-        return None
-    return frame
-
-
-def _json_list(frame: pd.DataFrame, col: str, rel: str, report: Report) -> list[list[str]]:
-    texts = frame[col].tolist()
-    try:  # one parse of the whole column; row by row only to name a bad row
-        values = json.loads("[" + ",".join(texts) + "]")
-        if len(values) == len(texts) and all(
-            isinstance(v, list) and all(isinstance(x, str) for x in v) for v in values
-        ):
-            return values
-    except ValueError:
-        pass
-    out: list[list[str]] = []
-    for k, text in enumerate(texts):
-        try:
-            value = json.loads(text)
-        except ValueError:
-            value = None
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            report.add(rel, f"row {k + 2}", col, f"expected a JSON array of strings, got {describe(text)}")
-            value = []
-        out.append(value)
-    return out
-
-
 def load_benchmark(root: str | Path) -> Benchmark:
-    """Read a benchmark dataset; :class:`DatasetError` with every problem if it has any."""
+    """Read a benchmark dataset; :class:`DatasetError` with every problem if it has any (each file's
+    records validated by their models, :mod:`corpus.benchmark_records`)."""
     from corpus.dataset import content_hash
 
     root = Path(root)
     report = Report()
-    loaded = load_json(root / "dataset.json", report, "dataset.json")
-    meta: dict[str, Any] = {}
-    info = None
-    if loaded is not None:
-        raw = loaded[0]
-        if isinstance(raw, dict):
-            meta = raw.pop("benchmark", None) or {}
-            info = parse(DatasetInfo, raw, report, "dataset.json", "-")
-            if info is not None and info.domain != DOMAIN:
-                report.add("dataset.json", "-", "domain", f"expected '{DOMAIN}', got '{info.domain}'")
-        else:
-            report.add("dataset.json", "-", "(file)", f"expected a JSON object, got {describe(raw)}")
-    slices = meta.get("slices", []) if isinstance(meta, dict) else []
-    items = _read_csv(root / "items.csv", "items.csv", [*ITEM_COLUMNS, *slices], report)
-    answers = _read_csv(root / "answers.csv", "answers.csv", ["run", "item_id", "answer"], report)
-    runs_meta = load_json(root / "runs.json", report, "runs.json")
-    contexts = load_json(root / "contexts.json", report, "contexts.json")
-    if items is not None:
-        for col in ("options", "option_kinds"):
-            items[col] = _json_list(items, col, "items.csv", report)
-        dup = items["item_id"].duplicated()
-        if dup.any():
-            report.add("items.csv", f"row {int(dup.idxmax()) + 2}", "item_id", "the same item id twice")
-    if not report.ok or info is None or items is None or answers is None or runs_meta is None:
+    info, meta = _dataset_json(root, report)
+    items_read = read_table(ItemsTable, root / "items.csv", "items.csv", report, required=tuple(meta.slices))
+    known = None if items_read is None else pd.Index(items_read[0].item_id, dtype=object)
+    answers_read = read_table(AnswersTable, root / "answers.csv", "answers.csv", report, context={"items": known})
+    runs_meta = _entries(RunEntry, RunsFile, root, "runs.json", report)
+    loaded = load_json(root / "contexts.json", report, "contexts.json")
+    contexts = (
+        None if loaded is None else checked(ContextsFile, loaded[0], report, "contexts.json", "-", whole="(file)")
+    )
+    judged = () if known is None else _load_judged(root, known, report)
+    if not report.ok or info is None or items_read is None or answers_read is None or runs_meta is None:
         raise DatasetError(report, str(root))
+    (table, items), (answers, answer_rows) = items_read, answers_read
+    items["options"], items["option_kinds"] = table.options, table.option_kinds
     item_ids = items["item_id"].to_numpy(object)
     group_codes = pd.factorize(items["group"].to_numpy(object))[0]
-    at = pd.Index(item_ids).get_indexer(answers["item_id"].to_numpy(object))
-    if (at < 0).any():
-        k = int(np.flatnonzero(at < 0)[0])
-        report.add(
-            "answers.csv", f"row {k + 2}", "item_id", f"no such item in items.csv: {describe(answers.at[k, 'item_id'])}"
-        )
-        raise DatasetError(report, str(root))
-    run_codes, run_names = pd.factorize(answers["run"].to_numpy(object))
+    run_codes, run_names = pd.factorize(answer_rows["run"].to_numpy(object))
     code_of = {name: c for c, name in enumerate(run_names)}
-    values = answers["answer"].to_numpy(object)
+    values = answer_rows["answer"].to_numpy(object)
     runs = []
-    for k, r in enumerate(runs_meta[0] if isinstance(runs_meta[0], list) else []):
-        if not isinstance(r, dict) or not isinstance(r.get("run"), str):
-            report.add("runs.json", f"[{k}]", "run", f"expected a run's id, got {describe(r)}")
-            continue
-        sel = run_codes == code_of.get(r["run"], -2)
-        rows = at[sel]
+    for r in runs_meta:
+        sel = run_codes == code_of.get(r.run, -2)
+        rows = answers.at[sel]
         scope = np.flatnonzero(np.isin(group_codes, np.unique(group_codes[rows])))
         full = np.full(len(item_ids), NO_ANSWER, dtype=object)
         full[rows] = values[sel]
         runs.append(
             AnswerRun(
-                run_id=r["run"],
-                model=str(r.get("model", r["run"])),
-                setting=str(r.get("setting", "")),
+                run_id=r.run,
+                model=r.run if r.model is None else r.model,
+                setting=r.setting,
                 answers=pd.DataFrame({"item_id": item_ids[scope], "answer": full[scope]}),
-                source=str(r.get("source", "")),
-                unmatched=int(r.get("unmatched", 0) or 0),
-                no_answer=int(r.get("no_answer", 0) or 0),
-                groups=int(r.get("groups", 0) or 0),
+                source=r.source,
+                unmatched=r.unmatched,
+                no_answer=r.no_answer,
+                groups=r.groups,
             )
         )
-    judged = _load_judged(root, pd.Index(item_ids), report)
-    if not report.ok:
-        raise DatasetError(report, str(root))
     return Benchmark(
         name=info.name,
-        kind=str(meta.get("format", "")),
+        kind=meta.format,
         items=items.reset_index(drop=True),
-        slices=tuple(slices),
-        cluster=str(meta.get("cluster", "group")),
-        contexts=contexts[0] if contexts is not None and isinstance(contexts[0], dict) else {},
+        slices=tuple(meta.slices),
+        cluster=meta.cluster,
+        contexts={} if contexts is None else contexts.root,
         runs=tuple(runs),
         synthetic=info.synthetic,
         description=info.description,
@@ -350,3 +338,15 @@ def load_benchmark(root: str | Path) -> Benchmark:
         root=root,
         judged=judged,
     )
+
+
+def _dataset_json(root: Path, report: Report) -> tuple[DatasetInfo | None, BenchmarkMeta]:
+    """What a benchmark's dataset.json says: what every dataset.json holds, and its ``benchmark``."""
+    loaded = load_json(root / "dataset.json", report, "dataset.json")
+    found = None if loaded is None else checked(BenchmarkInfo, loaded[0], report, "dataset.json", "-", whole="(file)")
+    if loaded is None or not isinstance(loaded[0], dict):
+        return None, BenchmarkMeta()
+    info = parse(DatasetInfo, {k: v for k, v in loaded[0].items() if k != "benchmark"}, report, "dataset.json", "-")
+    if info is not None and info.domain != DOMAIN:
+        report.add("dataset.json", "-", "domain", f"expected '{DOMAIN}', got '{info.domain}'")
+    return info, BenchmarkMeta() if found is None else found.benchmark

@@ -60,64 +60,48 @@ in a warning; ``null`` (inference failed) is no answer. A malformed record refus
 with an error naming file, record (case id, or line) and field: not a JSON object, a missing or
 ill-formed ``case_id``, an unknown ``experiment_type``, a ``prompt`` or ``raw_response`` of the wrong
 type, a ``model`` other than the file's, a follower prompt without options, an option letter
-(``D)``) that is not one of the options, or a second answer to one case that differs.
+(``D)``) that is not one of the options, or a second answer to one case that differs. The records
+and the gold sources are read by their models (:mod:`corpus.importers.maptask_vlm_records`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from corpus.benchmark import NO_ANSWER, AnswerRun, Benchmark
+from corpus.benchmark_records import checked, given_id
 from corpus.importers.asciimap import safe_id
-from corpus.importers.hcrc import condition_of, parse_xml, without_marks
+from corpus.importers.hcrc import condition_of, without_marks
+from corpus.importers.maptask_vlm_records import (
+    CORPUS_XML,
+    GIVER,
+    LANDMARKS_XML,
+    LETTER_STATUS,
+    STATUS_LETTER,
+    STATUS_YES_NO,
+    TABLE_SUFFIXES,
+    UNREAD,
+    YES_NO_STATUS,
+    Gold,
+    Prediction,
+    gold_paths,
+    parse_case_id,
+    read_answer,
+    take_gold_file,
+)
 from corpus.reading import jsonl_records, read_text
-from corpus.report import ERROR, WARNING, DatasetError, Report, counted, describe, shown
+from corpus.report import WARNING, DatasetError, Report, counted, shown
 
 KIND = "maptask_vlm"
 PREDICTION_FILE = re.compile(r"^vlm_predictions_(?P<model>.+)\.jsonl$")
-FOLLOWER, GIVER = "follower_grounding", "giver_ambiguity"
-EXPERIMENTS = (FOLLOWER, GIVER)
 SLICES = ("question_type", "status", "condition", "landmark")
-STATUSES = ("unique", "missing", "ambiguous")
-UNREAD = "(no option)"  # a response that names no option: the model's answer, scored wrong
-CASE_ID = re.compile(r"^(?P<dialogue>[^_\s]+)_(?P<turn>\d+)_(?P<landmark>\S.*)$")
-# The authors' reading of a follower answer (evaluation.py): the letter's status.
-LETTER_STATUS = {"A": "unique", "B": "missing", "C": "ambiguous"}
-STATUS_LETTER = {v: k for k, v in LETTER_STATUS.items()}
-# giver_ambiguity: "Yes" = ambiguous, "No" = unique (evaluation.parse_yes_no_response).
-GIVER_OPTIONS = (
-    ("Yes", "ambiguous: the name appears more than once on my map"),
-    ("No", "not ambiguous: it does not appear more than once"),
-)
-YES_NO_STATUS = {"Yes": "ambiguous", "No": "unique"}
-STATUS_YES_NO = {v: k for k, v in YES_NO_STATUS.items()}
-_OPTION_LINE = re.compile(r"^\s*(?P<letter>[A-Z])\)\s*(?P<text>\S.*?)\s*$", re.M)
-_LETTER_PAREN = re.compile(r"^\s*(?P<letter>[A-Z])\)")
-_LETTER_ALONE = re.compile(r"^\s*(?P<letter>[A-Z])(?![A-Za-z])")
-_YES_NO = re.compile(r"^\s*(?P<word>yes|no)\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+")
-TABLE_SUFFIXES = (".csv", ".jsonl", ".parquet")
-LANDMARKS_XML, CORPUS_XML = "maptask-landmarks.xml", "maptask-corpus.xml"
-CASE_STATUS_COLUMNS = {FOLLOWER: ("referent_status", "follower_referent_status"), GIVER: ("giver_referent_status",)}
-
-
-def status_of(count: int) -> str:
-    """A landmark's referent status from how often it appears on one map (the authors' rule)."""
-    return "missing" if count == 0 else "ambiguous" if count > 1 else "unique"
-
-
-def parse_case_id(case_id: str) -> tuple[str, int, str] | None:
-    """(dialogue, turn, landmark with spaces) of a case id, or None when it is not of that form."""
-    m = CASE_ID.match(case_id)
-    if m is None or int(m["turn"]) < 1:
-        return None
-    return m["dialogue"], int(m["turn"]), m["landmark"].replace("_", " ")
 
 
 def words(text: str) -> list[str]:
@@ -130,186 +114,6 @@ def says_landmark(text: str, landmark: str) -> bool:
     want, have = words(landmark), words(without_marks(text))
     n = len(want)
     return n > 0 and any(have[k : k + n] == want for k in range(len(have) - n + 1))
-
-
-# ---------------------------------------------------------------------------------------------
-# Gold
-# ---------------------------------------------------------------------------------------------
-
-
-@dataclass
-class Gold:
-    """What the gold sources say: statuses by (experiment or "", case id) from cases tables, and
-    the landmark catalogue with the dialogues' maps."""
-
-    cases: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
-    landmarks: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (map, name) -> (giver, follower)
-    maps: dict[str, str] = field(default_factory=dict)  # dialogue -> map
-    sources: list[str] = field(default_factory=list)
-
-    def status(self, experiment: str, case_id: str, dialogue: str, landmark: str) -> str | None:
-        for key in ((experiment, case_id), ("", case_id)):
-            row = self.cases.get(key)
-            if row is not None:
-                for col in CASE_STATUS_COLUMNS[experiment]:
-                    if row.get(col):
-                        return row[col]
-        counts = self.landmarks.get((self.maps.get(dialogue, ""), landmark))
-        if counts is None:
-            return None
-        return status_of(counts[0] if experiment == GIVER else counts[1])
-
-    @property
-    def empty(self) -> bool:
-        return not self.cases and not (self.landmarks and self.maps)
-
-
-def _read_table(path: Path, rel: str, report: Report) -> pd.DataFrame | None:
-    """A .csv, .jsonl or .parquet file as text columns ("" for empty cells)."""
-    suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        text = read_text(path, report, rel)
-        if text is None:
-            return None
-        rows = [obj for _, obj, _ in jsonl_records(text, report, rel)]
-        frame = pd.DataFrame(rows)
-    else:
-        try:
-            if suffix == ".parquet":
-                frame = pd.read_parquet(path)
-            else:
-                frame = pd.read_csv(path, dtype=object, keep_default_na=False, na_filter=False)
-        except (ValueError, OSError, UnicodeDecodeError, ImportError) as exc:
-            report.add(rel, "-", "(file)", f"cannot be read as a table: {exc}")
-            return None
-    frame = frame.astype(object).where(frame.notna(), "")
-    return frame.map(lambda v: v.strip() if isinstance(v, str) else str(v))
-
-
-def _column(frame: pd.DataFrame, *names: str) -> str | None:
-    return next((n for n in names if n in frame.columns), None)
-
-
-def _count(value: str, rel: str, rec: str, col: str, report: Report) -> int | None:
-    try:
-        n = int(float(value))
-        if n < 0 or n != float(value):
-            raise ValueError
-        return n
-    except ValueError:
-        report.add(rel, rec, col, f"expected a count (0, 1, 2, ...), got {shown(value)}")
-        return None
-
-
-def _take_cases(frame: pd.DataFrame, rel: str, gold: Gold, report: Report) -> None:
-    etype = _column(frame, "experiment_type")
-    status_cols = [c for c in ("referent_status", "follower_referent_status", "giver_referent_status") if c in frame]
-    for k, row in enumerate(frame.to_dict("records")):
-        rec = f"row {k + 2}" if rel.lower().endswith(".csv") else f"row {k + 1}"
-        case_id = row["case_id"]
-        if not case_id:
-            report.add(rel, rec, "case_id", "empty: every case needs its id")
-            continue
-        experiment = row[etype] if etype else ""
-        if experiment and experiment not in EXPERIMENTS:
-            report.add(
-                rel, case_id, "experiment_type", f"expected one of {', '.join(EXPERIMENTS)}, got {shown(experiment)}"
-            )
-            continue
-        statuses = {}
-        for col in status_cols:
-            value = row[col]
-            if value and value not in STATUSES:
-                report.add(rel, case_id, col, f"expected one of {', '.join(STATUSES)}, got {shown(value)}")
-                continue
-            if value:
-                statuses[col] = value
-        held = gold.cases.setdefault((experiment, case_id), statuses)
-        if held is not statuses and held != statuses:
-            report.add(rel, case_id, status_cols[0] if status_cols else "case_id", "a second row with other statuses")
-
-
-def _take_landmarks(frame: pd.DataFrame, rel: str, gold: Gold, report: Report) -> None:
-    map_col = _column(frame, "map_id", "map")
-    name_col = _column(frame, "landmark_name", "name")
-    assert map_col is not None and name_col is not None
-    for k, row in enumerate(frame.to_dict("records")):
-        rec = f"row {k + 2}" if rel.lower().endswith(".csv") else f"row {k + 1}"
-        giver = _count(row["giver_map_appears"], rel, rec, "giver_map_appears", report)
-        follower = _count(row["follower_map_appears"], rel, rec, "follower_map_appears", report)
-        if giver is not None and follower is not None and row[map_col] and row[name_col]:
-            gold.landmarks[(row[map_col], row[name_col])] = (giver, follower)
-
-
-def _take_xml(path: Path, rel: str, gold: Gold, report: Report) -> bool:
-    """maptask-landmarks.xml (``<map id><landmark name giver_map_appears follower_map_appears/>``)
-    or maptask-corpus.xml (``<conv id map/>``), as the authors' notebook 02 reads them."""
-    root = parse_xml(path, report, rel)
-    if root is None:
-        return False
-    if path.name.lower() == LANDMARKS_XML:
-        for map_el in root.iter("map"):
-            for lm in map_el.iter("landmark"):
-                rec = f"landmark {lm.get('id') or lm.get('name') or '?'}"
-                giver = _count(lm.get("giver_map_appears", ""), rel, rec, "giver_map_appears", report)
-                follower = _count(lm.get("follower_map_appears", ""), rel, rec, "follower_map_appears", report)
-                if giver is not None and follower is not None and map_el.get("id") and lm.get("name"):
-                    gold.landmarks[(str(map_el.get("id")), str(lm.get("name")))] = (giver, follower)
-    else:
-        for conv in root.iter("conv"):
-            if conv.get("id") and conv.get("map"):
-                gold.maps[str(conv.get("id"))] = str(conv.get("map"))
-    return True
-
-
-def _take_gold_file(path: Path, rel: str, gold: Gold, report: Report, named: bool) -> None:
-    """Read ``path`` into ``gold`` if it is a gold source; one that is not is an error when it was
-    named as gold, a warning when it only lies in the source folder."""
-    severity = ERROR if named else WARNING
-    if path.name.lower() in (LANDMARKS_XML, CORPUS_XML):
-        if _take_xml(path, rel, gold, report):
-            gold.sources.append(rel)
-        return
-    if path.suffix.lower() not in TABLE_SUFFIXES:
-        if named:
-            report.add(
-                rel,
-                "-",
-                "(file)",
-                f"not a gold source: expected a {', '.join(TABLE_SUFFIXES)} table or {LANDMARKS_XML}",
-            )
-        return
-    side = Report()
-    frame = _read_table(path, rel, side if not named else report)
-    if frame is None:
-        if not named:
-            report.add(rel, "-", "(file)", "not read: " + "; ".join(i.message for i in side.issues[:1]), WARNING)
-        return
-    cols = set(frame.columns)
-    if "case_id" in cols and cols & {"referent_status", "follower_referent_status", "giver_referent_status"}:
-        _take_cases(frame, rel, gold, report)
-    elif (
-        cols & {"map_id", "map"}
-        and cols & {"landmark_name", "name"}
-        and {"giver_map_appears", "follower_map_appears"} <= cols
-    ):
-        _take_landmarks(frame, rel, gold, report)
-    elif {"dialogue_id", "map_id"} <= cols:
-        for row in frame.to_dict("records"):
-            if row["dialogue_id"] and row["map_id"]:
-                gold.maps[row["dialogue_id"]] = row["map_id"]
-    else:
-        report.add(
-            rel,
-            "header",
-            "(columns)",
-            f"not a gold source (columns {', '.join(map(str, frame.columns[:8]))}): expected case_id with "
-            "referent_status or giver_referent_status; or map_id, landmark_name, giver_map_appears, "
-            "follower_map_appears; or dialogue_id, map_id",
-            severity,
-        )
-        return
-    gold.sources.append(rel)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,27 +149,10 @@ def item_id_of(experiment: str, case_id: str) -> str:
     return f"{experiment}__{case_id}"
 
 
-def _prompt_options(experiment: str, prompt: str) -> list[tuple[str, str]]:
-    if experiment == GIVER:
-        return list(GIVER_OPTIONS)
-    return [(m["letter"], m["text"]) for m in _OPTION_LINE.finditer(prompt)]
-
-
-def read_answer(experiment: str, raw: str, letters: Iterable[str]) -> str | None:
-    """The option a response names (:data:`UNREAD` when it names none), or None when it names a
-    letter that is not an option (``D)``)."""
-    if experiment == GIVER:
-        m = _YES_NO.match(raw)
-        return m["word"].capitalize() if m else UNREAD
-    letters = set(letters)
-    m = _LETTER_PAREN.match(raw)
-    if m:
-        return m["letter"] if m["letter"] in letters else None
-    m = _LETTER_ALONE.match(raw)
-    return m["letter"] if m and m["letter"] in letters else UNREAD
-
-
 def _read_predictions(path: Path, rel: str) -> FileRead:
+    """One prediction file: each record a :class:`corpus.importers.maptask_vlm_records.Prediction`
+    (named by its case id, or ``line <n>`` when it has none), its records of one model, one answer to
+    a case."""
     report = Report()
     named = PREDICTION_FILE.match(path.name)
     out = FileRead(
@@ -376,77 +163,30 @@ def _read_predictions(path: Path, rel: str) -> FileRead:
         return out
     first_model: str | None = None
     for lineno, obj, _ in jsonl_records(text, report, rel):
-        line = f"line {lineno}"
-        case_id = obj.get("case_id")
-        if not isinstance(case_id, str) or not case_id.strip():
-            report.add(rel, line, "case_id", f"expected the case's id, got {describe(case_id)}")
+        case_id = given_id(obj, "case_id")
+        p = checked(Prediction, obj, report, rel, case_id or f"line {lineno}")
+        if p is None:
             continue
-        parsed = parse_case_id(case_id)
-        if parsed is None:
+        if p.model is not None and first_model is not None and p.model != first_model:
             report.add(
-                rel,
-                case_id,
-                "case_id",
-                "expected <dialogue>_<turn>_<landmark> (e.g. q1ec1_34_fenced_meadow; turns from 1)",
+                rel, p.case_id, "model", f"{shown(p.model)}, but the file's first record says {shown(first_model)}"
             )
             continue
-        experiment, prompt, raw, model = (obj.get(k) for k in ("experiment_type", "prompt", "raw_response", "model"))
-        bad = False
-        if experiment not in EXPERIMENTS:
-            report.add(
-                rel, case_id, "experiment_type", f"expected one of {', '.join(EXPERIMENTS)}, got {describe(experiment)}"
-            )
-            bad = True
-        if not isinstance(prompt, str):
-            report.add(rel, case_id, "prompt", f"expected the prompt's text, got {describe(prompt)}")
-            bad = True
-        if raw is not None and not isinstance(raw, str):
-            report.add(rel, case_id, "raw_response", f"expected the model's text or null, got {describe(raw)}")
-            bad = True
-        if "model" in obj:
-            if not isinstance(model, str) or not model.strip():
-                report.add(rel, case_id, "model", f"expected the model's name, got {describe(model)}")
-                bad = True
-            elif first_model is None:
-                first_model = model
-            elif model != first_model:
-                report.add(
-                    rel, case_id, "model", f"{shown(model)}, but the file's first record says {shown(first_model)}"
-                )
-                bad = True
-        if bad:
-            continue
-        assert isinstance(experiment, str) and isinstance(prompt, str)
-        options = _prompt_options(experiment, prompt)
-        if not options:
-            report.add(rel, case_id, "prompt", "no options in the prompt (expected lines 'A) ...', 'B) ...')")
-            continue
-        answer = NO_ANSWER
-        if isinstance(raw, str):
-            read = read_answer(experiment, raw, [k for k, _ in options])
-            if read is None:
-                letters = ", ".join(k for k, _ in options)
-                report.add(
-                    rel,
-                    case_id,
-                    "raw_response",
-                    f"answers {shown(raw.strip()[:2])}, not one of the options ({letters})",
-                )
-                continue
-            answer = read
-        item = item_id_of(experiment, case_id)
+        first_model = first_model or p.model
+        answer, item = p.answer, item_id_of(p.experiment_type, p.case_id)
+        assert answer is not None  # (a Prediction's response names one of its options)
         held = out.answers.get(item)
         if held is not None and held != answer:
             report.add(
-                rel, case_id, "raw_response", f"a second answer to this case: {shown(answer)} after {shown(held)}"
+                rel, p.case_id, "raw_response", f"a second answer to this case: {shown(answer)} after {shown(held)}"
             )
             continue
         if held is None:
             out.answers[item] = answer
             if answer == UNREAD:
-                out.unread.append(case_id)
-            dialogue, turn, landmark = parsed
-            out.cases.append(Case(experiment, case_id, dialogue, turn, landmark, prompt, options, rel))
+                out.unread.append(p.case_id)
+            dialogue, turn, landmark = p.case
+            out.cases.append(Case(p.experiment_type, p.case_id, dialogue, turn, landmark, p.prompt, p.options, rel))
     if first_model:
         out.model = first_model
     return out
@@ -525,23 +265,6 @@ def _rel(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def _gold_paths(gold: str | Path | Sequence[str | Path] | None) -> list[Path]:
-    if gold is None:
-        return []
-    named = [gold] if isinstance(gold, str | Path) else list(gold)
-    out: list[Path] = []
-    for g in map(Path, named):
-        if g.is_dir():
-            out += sorted(
-                p
-                for p in g.rglob("*")
-                if p.is_file() and (p.suffix.lower() in TABLE_SUFFIXES or p.name.lower() in (LANDMARKS_XML, CORPUS_XML))
-            )
-        else:
-            out.append(g)
-    return out
-
-
 def _empty(name: str) -> Benchmark:
     items = pd.DataFrame(
         columns=["item_id", "group", "question_id", "question", "options", "option_kinds", "gold", *SLICES]
@@ -570,14 +293,14 @@ def read_maptask_vlm(
         return _empty(label), report
     g = Gold()
     for p in candidates:
-        _take_gold_file(p, _rel(p, root), g, report, named=False)
-    for p in _gold_paths(gold):
+        take_gold_file(p, _rel(p, root), g, report, named=False)
+    for p in gold_paths(gold):
         if not p.is_file():
             report.add(
                 str(p), "-", "gold", "not found: expected a cases table, a landmark catalogue or a folder of them"
             )
             continue
-        _take_gold_file(p, _rel(p, root), g, report, named=True)
+        take_gold_file(p, _rel(p, root), g, report, named=True)
     if g.landmarks and not g.maps:
         report.add(
             g.sources[0],

@@ -27,7 +27,9 @@ question id:
 one run. A question its file leaves out is scored wrong (the authors' rule); keys of the file that
 are not questions of the trial are counted as unmatched, except the file's own summary
 (``accuracy``, ``question_count``, ``error_list``, ``error_analysis``), which is ignored. A run with
-any error in any of its files is refused whole; an error in a question file refuses the import.
+any error in any of its files is refused whole; an error in a question file refuses the import. The
+records are validated by their models (:mod:`corpus.importers.tom.records`: a question, an answer, a
+story), each problem naming the file, the question and the field.
 """
 
 from __future__ import annotations
@@ -44,8 +46,10 @@ import pandas as pd
 
 from corpus.archive import extract_to
 from corpus.benchmark import NO_ANSWER, AnswerRun, Benchmark
+from corpus.benchmark_records import checked
+from corpus.importers.tom.records import AnswerFile, QuestionFile, Scenario, Story
 from corpus.reading import load_json
-from corpus.report import DatasetError, Report, describe
+from corpus.report import WARNING, DatasetError, Report
 
 QUESTION_FILE = "question_new.json"
 STORY_FILE = "story.json"
@@ -54,9 +58,7 @@ SUMMARY_KEYS = frozenset({"accuracy", "question_count", "error_list", "error_ana
 SLICES = ("question_type", "form", "mental_state", "time_span", "reasoning")
 STATES = ("belief", "emotion", "intention", "action")
 INFLUENCES = ("belief->emotion", "belief&emotion->intention", "intention->action")
-SCENARIOS = 5
 _ID = re.compile(r"^type_(?P<type>[a-z])_(?P<form>[a-z]+)_(?P<n>\d+)$")
-_OPTION = re.compile(r"^\s*(?P<letter>[A-Za-z])\s*[.)]\s*(?P<text>.*)$", re.S)
 
 
 def question_slices(qid: str) -> dict[str, str]:
@@ -102,68 +104,23 @@ def is_dyntom(source: str | Path) -> bool:
     return source.is_dir() and next(_trial_folders(source), None) is not None
 
 
-def _options(value: Any, rel: str, qid: str, report: Report) -> list[tuple[str, str]] | None:
-    if not isinstance(value, list) or not value:
-        report.add(rel, qid, "options", f"expected a list of options, got {describe(value)}")
-        return None
-    out = []
-    for k, opt in enumerate(value):
-        m = _OPTION.match(opt) if isinstance(opt, str) else None
-        if m is None:
-            report.add(rel, qid, f"options[{k}]", f"expected 'a. text', got {describe(opt)}")
-            return None
-        out.append((m["letter"], m["text"].strip()))
-    return out
-
-
-def _kinds(options: list[tuple[str, str]], reasons: Any, gold: str) -> list[str]:
-    """What each option tests (its ``short`` in ``option reasons``; the true answer's is
-    ``true_answer``), "" where the file does not say."""
-    by_text: dict[str, str] = {}
-    if isinstance(reasons, list):
-        for r in reasons:
-            if isinstance(r, dict) and isinstance(r.get("option"), str) and isinstance(r.get("short"), str):
-                by_text.setdefault(r["option"].strip(), r["short"])
-    return ["true_answer" if letter == gold else by_text.get(text, "") for letter, text in options]
-
-
 def _questions(folder: Path, group: str, rel: str, report: Report) -> list[dict[str, Any]]:
+    """The items of a trial's question file, each only when it has no error (:class:`.records.Question`)."""
     loaded = load_json(folder / QUESTION_FILE, report, rel)
-    if loaded is None:
-        return []
-    data = loaded[0]
-    if isinstance(data, dict) and isinstance(data.get("questions"), dict):  # as the authors' reader allows
-        data = data["questions"]
-    if not isinstance(data, dict) or not data:
-        report.add(rel, "-", "(file)", f"expected an object of questions by id, got {describe(data)}")
+    found = None if loaded is None else checked(QuestionFile, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
         return []
     rows = []
-    for qid, q in data.items():
-        if not isinstance(q, dict):
-            report.add(rel, qid, "(record)", f"expected a question object, got {describe(q)}")
-            continue
-        question, gold = q.get("question"), q.get("true answer")
-        if not isinstance(question, str):
-            report.add(rel, qid, "question", f"expected a string, got {describe(question)}")
-        if not isinstance(gold, str) or not gold.strip():
-            report.add(rel, qid, "true answer", f"expected an option letter, got {describe(gold)}")
-            continue
-        options = _options(q.get("options"), rel, qid, report)
-        if options is None or not isinstance(question, str):
-            continue
-        if gold not in {letter for letter, _ in options}:
-            letters = ", ".join(letter for letter, _ in options)
-            report.add(rel, qid, "true answer", f"'{gold}' is not one of the options ({letters})")
-            continue
+    for qid, q in found.questions(report, rel).items():
         rows.append(
             {
                 "item_id": f"{group}/{qid}",
                 "group": group,
                 "question_id": qid,
-                "question": question,
-                "options": [f"{letter}. {text}" for letter, text in options],
-                "option_kinds": _kinds(options, q.get("option reasons"), gold),
-                "gold": gold,
+                "question": q.question,
+                "options": [f"{letter}. {text}" for letter, text in q.options],
+                "option_kinds": q.kinds(),
+                "gold": q.gold,
                 **question_slices(qid),
             }
         )
@@ -178,59 +135,29 @@ def _story(folder: Path, rel: str, report: Report) -> dict[str, Any]:
         return {}
     side = Report()
     loaded = load_json(path, side, rel)
-    if loaded is None or not isinstance(loaded[0], dict):
-        report.add(rel, "-", "(file)", "cannot be read; the trial is shown without its story", severity="warning")
+    story = None if loaded is None else checked(Story, loaded[0], side, rel, "-")
+    if story is None:
+        report.add(rel, "-", "(file)", "cannot be read; the trial is shown without its story", severity=WARNING)
         return {}
-    story = loaded[0]
     scenarios = []
-    raw = story.get("story")
-    body: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    for name, sc in body.items():
-        if not isinstance(sc, dict):
+    for name, raw in story.story.items():
+        if not isinstance(raw, dict):
             continue
-        lines = []
-        dialogue = sc.get("dialogue") or []
-        if not isinstance(dialogue, list):
-            report.add(
-                rel,
-                str(name),
-                "dialogue",
-                f"expected a list of turns, got {describe(dialogue)}; the scenario is shown without its dialogue",
-                severity="warning",
-            )
-            dialogue = []
-        for turn in dialogue:
-            if isinstance(turn, dict):
-                lines += [[str(who), str(said)] for who, said in turn.items()]
-        scenarios.append({"scenario": str(name), "background": str(sc.get("background", "")), "dialogue": lines})
-    return {
-        "main_character": str(story.get("main character", "")),
-        "characters": str(story.get("characters information", "")),
-        "scenarios": scenarios,
-    }
+        sc = checked(Scenario, raw, report, rel, str(name), severity=WARNING) or Scenario.model_validate(
+            {**raw, "dialogue": []}
+        )
+        scenarios.append({"scenario": str(name), "background": sc.background, "dialogue": sc.dialogue})
+    return {"main_character": story.main_character, "characters": story.characters, "scenarios": scenarios}
 
 
 def _answers(path: Path, rel: str, questions: set[str], report: Report) -> tuple[dict[str, str], int]:
     """(question id -> answer, unmatched keys) of one answer file; problems go to ``report``."""
     loaded = load_json(path, report, rel)
-    if loaded is None:
+    found = None if loaded is None else checked(AnswerFile, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
         return {}, 0
-    data = loaded[0]
-    if not isinstance(data, dict):
-        report.add(rel, "-", "(file)", f"expected an object of answers by question id, got {describe(data)}")
-        return {}, 0
-    out, unmatched = {}, 0
-    for qid, answer in data.items():
-        if qid in SUMMARY_KEYS:
-            continue
-        if qid not in questions:
-            unmatched += 1
-            continue
-        if not isinstance(answer, str):
-            report.add(rel, qid, "answer", f"expected an option letter, got {describe(answer)}")
-            continue
-        out[qid] = answer
-    return out, unmatched
+    unmatched = sum(qid not in questions and qid not in SUMMARY_KEYS for qid in found.root)
+    return found.answers(questions - SUMMARY_KEYS, report, rel), unmatched
 
 
 def _read_folder(root: Path, label: str) -> tuple[Benchmark, Report]:

@@ -46,7 +46,8 @@ file (``inference``: ``<name>`` of the score file's name, its timestamp cut off)
 evaluations of many models' inference files is read at once; two files of one judge that score the
 same instance of the same inference file (a re-run) are both refused. A dimension missing from a
 record, or a judge scoring a different number of criteria than the rubric has (``max_score``), is
-a warning (``evaluate.py`` lets both through).
+a warning (``evaluate.py`` lets both through). A record's checks are its model's
+(:class:`corpus.importers.tom.records.ScoredInstance`).
 
 SynchToM's rubrics have 2-7 criteria per dimension (``correct_resolution`` has 6 or 7 in 63 of the
 391 instances of the four released benchmark files): the agreement's scale is 0-5, or 0 to the
@@ -81,6 +82,8 @@ import pandas as pd
 
 from corpus.archive import extract_to
 from corpus.benchmark import Benchmark, JudgedRun
+from corpus.benchmark_records import checked, given_id
+from corpus.importers.tom.records import DIMENSIONS, ScoredInstance, ScoreFile, SummaryEntry, SummaryFile
 from corpus.importers.tom.synchtom_items import (
     KIND,
     benchmark_order,
@@ -89,18 +92,13 @@ from corpus.importers.tom.synchtom_items import (
     rubric_sizes,
 )
 from corpus.reading import load_json
-from corpus.report import WARNING, DatasetError, Report, describe, shown
+from corpus.report import WARNING, DatasetError, Report, shown
 
-DIMENSIONS = ("latent_belief_explanation", "user_profile_modeling", "correct_resolution")
 SUMMARY_FILE = "evaluation_summary.json"
 SCORE_FILE = re.compile(r"^evaluation_.+\.json$")
 _STAMP = re.compile(r"^evaluation_(?P<name>.+?)(?:_\d{8}_\d{6})?\.json$")
 COLUMNS = ["inference", "instance_id", "judge", "dimension", "score", "criteria"]
 TASK = KIND
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _rel(path: Path, root: Path | None) -> str:
@@ -140,17 +138,15 @@ def _summaries(paths: list[Path], root: Path | None, report: Report) -> dict[str
         loaded = load_json(path, own, name)
         for issue in own.issues:
             report.add(issue.file, issue.record, issue.field, issue.message, WARNING)
-        if loaded is None:
-            continue
-        entries = loaded[0]
-        if not isinstance(entries, list):
-            report.add(name, "-", "(file)", f"expected a JSON array of run summaries, got {describe(entries)}", WARNING)
-            continue
-        for n, entry in enumerate(entries, start=1):
-            out = entry.get("output_file") if isinstance(entry, dict) else None
-            judge = entry.get("judge_model") if isinstance(entry, dict) else None
-            if isinstance(out, str) and isinstance(judge, str) and judge:
-                judges[re.split(r"[\\/]", out)[-1]].add(judge)
+        found = (
+            None
+            if loaded is None
+            else checked(SummaryFile, loaded[0], report, name, "-", whole="(file)", severity=WARNING)
+        )
+        for n, raw in enumerate([] if found is None else found.root, start=1):
+            entry = checked(SummaryEntry, raw, Report(), name, f"entry {n}")  # (its problems worded once, below)
+            if entry is not None:
+                judges[re.split(r"[\\/]", entry.output_file)[-1]].add(entry.judge_model)
             else:
                 report.add(
                     name, f"entry {n}", "output_file, judge_model", "entry skipped: expected both as strings", WARNING
@@ -158,102 +154,45 @@ def _summaries(paths: list[Path], root: Path | None, report: Report) -> dict[str
     return judges
 
 
-def _dimension(value: Any, rel: str, record: str, dim: str, report: Report, instance: str) -> dict[str, Any] | None:
-    """The row of one dimension of one record, or None with its problems reported."""
-    where = f"evaluation.{dim}"
-    if not isinstance(value, dict):
-        report.add(rel, record, where, f"expected an object, got {describe(value)}")
-        return None
-    ok = True
-    met: int | None = None
-    crit = value.get("criterion_scores")
-    if crit is not None:
-        if not isinstance(crit, dict):
-            report.add(rel, record, f"{where}.criterion_scores", f"expected an object, got {describe(crit)}")
-            ok = False
-        else:
-            for key, v in crit.items():
-                if not (_is_int(v) and v in (0, 1)):
-                    report.add(rel, record, f"{where}.criterion_scores.{key}", f"expected 0 or 1, got {describe(v)}")
-                    ok = False
-            met = sum(crit.values()) if ok else None
-    total = value.get("total_score")
-    if total is None and met is None and ok:
-        report.add(rel, record, f"{where}.total_score", "required field is missing (and there are no criterion_scores)")
-        return None
-    if total is not None and not _is_int(total):
-        report.add(rel, record, f"{where}.total_score", f"expected an integer, got {describe(total)}")
-        return None
-    if not ok:
-        return None
-    if met is not None and total is not None and total != met:
-        report.add(
-            rel,
-            record,
-            f"{where}.total_score",
-            f"is {total} but {met} criteria are met (evaluate.py writes their sum)",
-        )
-        return None
-    score = met if met is not None else total
-    assert score is not None
-    max_score = value.get("max_score")
-    max_score = max_score if _is_int(max_score) else None
-    top = max_score if max_score is not None else (len(crit) if isinstance(crit, dict) else None)
-    if score < 0 or (top is not None and score > top):
-        report.add(rel, record, f"{where}.total_score", f"score {score} is outside 0-{top} (the rubric's criteria)")
-        return None
-    if isinstance(crit, dict) and max_score is not None and len(crit) != max_score:
-        report.add(
-            rel,
-            record,
-            f"{where}.criterion_scores",
-            f"the judge scored {len(crit)} criteria; the rubric has {max_score} (max_score)",
-            WARNING,
-        )
-    return {"instance_id": instance, "dimension": dim, "score": score, "criteria": score, "max_score": top}
-
-
 def _read_file(path: Path, rel: str, report: Report) -> list[dict[str, Any]] | None:
-    """The rows of one score file, or None when it has any error (all or nothing per file)."""
+    """The rows of one score file, or None when it has any error (all or nothing per file): each
+    record a :class:`.records.ScoredInstance`, named ``instance '<id>'``, or ``record <n>`` (its place
+    in the array, from 1) when it has no id."""
     errors_before = report.error_count
     loaded = load_json(path, report, rel)
-    if loaded is None:
-        return None
-    records = loaded[0]
-    if not isinstance(records, list):
-        report.add(rel, "-", "(file)", f"expected a JSON array of scored instances, got {describe(records)}")
+    found = None if loaded is None else checked(ScoreFile, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
         return None
     rows: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for n, rec in enumerate(records, start=1):
-        if not isinstance(rec, dict):
-            report.add(rel, f"record {n}", "(record)", f"expected a JSON object, got {describe(rec)}")
-            continue
-        iid = rec.get("instance_id")
-        if not isinstance(iid, str) or not iid.strip():
-            got = "required field is missing" if iid is None else f"expected a non-empty string, got {describe(iid)}"
-            report.add(rel, f"record {n}", "instance_id", got)
-            continue
-        record = f"instance {shown(iid)}"
-        if iid in seen:
+    for n, rec in enumerate(found.root, start=1):
+        iid = given_id(rec, "instance_id")
+        record = f"record {n}" if iid is None else f"instance {shown(iid)}"
+        if iid is not None and iid in seen:
             report.add(rel, record, "instance_id", f"listed twice: records {seen[iid]} and {n}")
             continue
-        seen[iid] = n
-        ev = rec.get("evaluation")
-        if not isinstance(ev, dict):
-            got = "required field is missing" if ev is None else f"expected an object, got {describe(ev)}"
-            report.add(rel, record, "evaluation", got)
+        if iid is not None:
+            seen[iid] = n
+        scored = checked(ScoredInstance, rec, report, rel, record)
+        if scored is None:
             continue
-        rubrics = rec.get("rubrics")
         for dim in DIMENSIONS:
-            if dim not in ev:
+            value = getattr(scored.evaluation, dim)
+            if value is None:
                 report.add(rel, record, f"evaluation.{dim}", "missing: the judge gave no score for it", WARNING)
                 continue
-            row = _dimension(ev[dim], rel, record, dim, report, iid)
-            if row is not None:
-                given = rubrics.get(dim) if isinstance(rubrics, dict) else None
-                row["rubric"] = len(given) if isinstance(given, list) else None
-                rows.append(row)
+            for fld, message in value.warnings():
+                report.add(rel, record, f"evaluation.{dim}.{fld}", message, WARNING)
+            rows.append(
+                {
+                    "instance_id": scored.instance_id,
+                    "dimension": dim,
+                    "score": value.score,
+                    "criteria": value.score,
+                    "max_score": value.top,
+                    "rubric": scored.rubrics.get(dim),
+                }
+            )
     return None if report.error_count > errors_before else rows
 
 

@@ -48,7 +48,8 @@ each problem an error naming the file, the record (``item '<id>'``, or ``record 
 id; ``turn <n>`` in a trajectory file, its 1-based position) and the field. The import is all or
 nothing. A field the release does not write is kept and warned about; so is a trajectory file that no
 item points to, and turns numbered other than 1, 2, 3, ... (``inference.py`` keeps the first turns in
-file order, whatever their numbers).
+file order, whatever their numbers). A record's checks are its model's
+(:class:`corpus.importers.tom.records.ReleasedItem`, :class:`~corpus.importers.tom.records.Turn`).
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ import pandas as pd
 
 from corpus.archive import extract_to
 from corpus.benchmark import Benchmark
+from corpus.benchmark_records import checked, given_id
+from corpus.importers.tom.records import DIMENSIONS, ItemsFile, ReleasedItem, TrajectoryFile, Turn
 from corpus.reading import load_json
-from corpus.report import WARNING, DatasetError, Report, describe, shown
+from corpus.report import WARNING, DatasetError, Report, shown
 
 KIND = "synchtom"
 RELEASE_COMMIT = "ca35c1194f3763596832c5e0b545d3996a13518b"
@@ -76,20 +79,6 @@ BENCHMARKS = {
     "swe-benchmark": "SWE",
     "education-benchmark": "Education",
 }
-DIMENSIONS = ("latent_belief_explanation", "user_profile_modeling", "correct_resolution")
-TEXT_FIELDS = (
-    "domain",
-    "true_latent_state",
-    "user_latent_belief",
-    "misconception_type",
-    "root_cause_of_misconception",
-    "observation",
-    "explicit_instruction",
-    "trajectory",
-    "user_profile",
-)
-ITEM_FIELDS = ("id", *TEXT_FIELDS, "rubrics")  # the order the release writes them in
-TURN_FLAGS = {"red_herring": bool, "interpretation": str, "observation_hidden_context": str}
 SLICES = ("benchmark", "domain")
 # items.csv: the benchmark's own columns, the slices, and the misconception type beside them.
 ITEM_COLUMNS = [
@@ -133,100 +122,19 @@ def _rel(path: Path, root: Path) -> str:
     return path.relative_to(root).as_posix() if path.is_relative_to(root) else path.name
 
 
-def _text(rec: dict[str, Any], key: str, rel: str, record: str, report: Report) -> bool:
-    value = rec.get(key)
-    if isinstance(value, str):
-        return True
-    got = "required field is missing" if key not in rec else f"expected text, got {describe(value)}"
-    report.add(rel, record, key, got)
-    return False
-
-
-def _rubrics(value: Any, rel: str, record: str, report: Report) -> bool:
-    """Whether ``rubrics`` has exactly the three dimensions, each a non-empty list of criteria."""
-    if not isinstance(value, dict):
-        got = "required field is missing" if value is None else f"expected an object, got {describe(value)}"
-        report.add(rel, record, "rubrics", got)
-        return False
-    ok = True
-    for dim in DIMENSIONS:
-        if dim not in value:
-            report.add(
-                rel,
-                record,
-                f"rubrics.{dim}",
-                "missing: an item has criteria for each of the three dimensions (evaluate.py would tell the "
-                "judge a maximum of 5 for a dimension the rubric lacks)",
-            )
-            ok = False
-            continue
-        criteria = value[dim]
-        if not isinstance(criteria, list) or not criteria:
-            report.add(
-                rel, record, f"rubrics.{dim}", f"expected a non-empty list of criteria, got {describe(criteria)}"
-            )
-            ok = False
-            continue
-        for k, c in enumerate(criteria):
-            text = c.get("criterion") if isinstance(c, dict) else None
-            if not isinstance(text, str) or not text.strip():
-                got = describe(c) if not isinstance(c, dict) else describe(text)
-                report.add(rel, record, f"rubrics.{dim}[{k}].criterion", f"expected the criterion's text, got {got}")
-                ok = False
-    for dim in value:
-        if dim not in DIMENSIONS:
-            report.add(
-                rel,
-                record,
-                f"rubrics.{dim}",
-                f"not one of SynchToM's three dimensions ({', '.join(DIMENSIONS)})",
-            )
-            ok = False
-    return ok
-
-
 def _trajectory(path: Path, rel: str, report: Report) -> dict[str, Any] | None:
-    """A trajectory file as released, or None with its problems reported."""
+    """A trajectory file as released, or None with its problems reported (:class:`.records.TrajectoryFile`,
+    each turn a :class:`.records.Turn`, named ``turn <n>`` by its place)."""
     loaded = load_json(path, report, rel)
     if loaded is None:
         return None
-    data = loaded[0]
-    turns = data.get("trajectory") if isinstance(data, dict) else None
-    if not isinstance(data, dict):
-        report.add(rel, "-", "(file)", f"expected an object with a 'trajectory' list, got {describe(data)}")
+    found = checked(TrajectoryFile, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
         return None
-    if not isinstance(turns, list):
-        got = (
-            "required field is missing"
-            if "trajectory" not in data
-            else f"expected a list of turns, got {describe(turns)}"
-        )
-        report.add(rel, "-", "trajectory", got)
+    turns = [checked(Turn, t, report, rel, f"turn {k}", whole="(turn)") for k, t in enumerate(found.trajectory, 1)]
+    numbers = [t.turn for t in turns if t is not None]
+    if len(numbers) < len(turns):
         return None
-    ok = True
-    for k, turn in enumerate(turns, start=1):
-        record = f"turn {k}"
-        if not isinstance(turn, dict):
-            report.add(rel, record, "(turn)", f"expected an object, got {describe(turn)}")
-            ok = False
-            continue
-        n = turn.get("turn")
-        if not isinstance(n, int) or isinstance(n, bool):
-            got = "required field is missing" if "turn" not in turn else f"expected an integer, got {describe(n)}"
-            report.add(rel, record, "turn", got)
-            ok = False
-        ok = _text(turn, "action", rel, record, report) and ok
-        if "observation" in turn and not isinstance(turn["observation"], str):
-            report.add(rel, record, "observation", f"expected text, got {describe(turn['observation'])}")
-            ok = False
-        for flag, kind in TURN_FLAGS.items():
-            if flag in turn and not isinstance(turn[flag], kind):
-                want = "a boolean" if kind is bool else "text"
-                report.add(rel, record, flag, f"expected {want}, got {describe(turn[flag])}")
-                ok = False
-    if not ok:
-        return None
-    numbers = [t["turn"] for t in turns]
     if numbers != list(range(1, len(turns) + 1)):
         report.add(
             rel,
@@ -237,7 +145,7 @@ def _trajectory(path: Path, rel: str, report: Report) -> dict[str, Any] | None:
             + "; inference.py keeps the first turns in file order, whatever their numbers",
             WARNING,
         )
-    return data
+    return loaded[0]
 
 
 def _trajectory_path(value: str, folder: Path, root: Path) -> Path | None:
@@ -251,54 +159,41 @@ def _trajectory_path(value: str, folder: Path, root: Path) -> Path | None:
 
 
 def _items(path: Path, root: Path, seen: dict[str, str], used: dict[Path, str], report: Report) -> Iterator[dict]:
-    """The items of one benchmark file (rows and contexts), each only when it has no error."""
+    """The items of one benchmark file (rows and contexts), each only when it has no error
+    (:class:`.records.ReleasedItem`, named ``item '<id>'``, or ``record <n>`` when it has no id)."""
     rel = _rel(path, root)
     loaded = load_json(path, report, rel)
-    if loaded is None:
+    found = None if loaded is None else checked(ItemsFile, loaded[0], report, rel, "-", whole="(file)")
+    if found is None:
         return
-    data = loaded[0]
-    if not isinstance(data, list):
-        report.add(rel, "-", "(file)", f"expected a JSON array of items, got {describe(data)}")
-        return
-    if not data:
+    if not found.root:
         report.add(rel, "-", "(file)", "holds no item", WARNING)
     stem = path.name.removesuffix(".json")
-    for n, rec in enumerate(data, start=1):
-        if not isinstance(rec, dict):
-            report.add(rel, f"record {n}", "(record)", f"expected a JSON object, got {describe(rec)}")
-            continue
-        iid = rec.get("id")
-        if not isinstance(iid, str) or not iid.strip():
-            got = "required field is missing" if iid is None else f"expected a non-empty string, got {describe(iid)}"
-            report.add(rel, f"record {n}", "id", got)
-            continue
-        record = f"item {shown(iid)}"
-        if iid in seen:
+    for n, rec in enumerate(found.root, start=1):
+        iid = given_id(rec, "id")
+        record = f"record {n}" if iid is None else f"item {shown(iid)}"
+        if iid is not None and iid in seen:
             report.add(rel, record, "id", f"the same id as {seen[iid]}")
             continue
-        seen[iid] = f"record {n} of {rel}"
-        ok = all([_text(rec, key, rel, record, report) for key in TEXT_FIELDS])
-        ok = _rubrics(rec.get("rubrics"), rel, record, report) and ok
-        for key in rec:
-            if key not in ITEM_FIELDS:
-                report.add(
-                    rel, record, key, "not a field of SynchToM's released items: kept with the item, not used", WARNING
-                )
-        if not ok:
+        if iid is not None:
+            seen[iid] = f"record {n} of {rel}"
+        item = checked(ReleasedItem, rec, report, rel, record)
+        for key in ReleasedItem.unknown(rec):
+            report.add(
+                rel, record, key, "not a field of SynchToM's released items: kept with the item, not used", WARNING
+            )
+        if item is None:
             continue
-        traj_path = _trajectory_path(rec["trajectory"], path.parent, root)
-        if not rec["trajectory"].strip():
-            report.add(rel, record, "trajectory", "expected the path of the item's trajectory file, got the string ''")
-            continue
+        traj_path = _trajectory_path(item.trajectory, path.parent, root)
         if traj_path is None:
-            report.add(rel, record, "trajectory", f"not a path inside the source folder: {shown(rec['trajectory'])}")
+            report.add(rel, record, "trajectory", f"not a path inside the source folder: {shown(item.trajectory)}")
             continue
         if not traj_path.is_file():
             report.add(
                 rel,
                 record,
                 "trajectory",
-                f"no such file: {shown(rec['trajectory'])} (relative to the folder of {path.name}; inference.py "
+                f"no such file: {shown(item.trajectory)} (relative to the folder of {path.name}; inference.py "
                 "skips an item whose trajectory file is missing)",
             )
             continue
@@ -310,16 +205,16 @@ def _items(path: Path, root: Path, seen: dict[str, str], used: dict[Path, str], 
             continue
         yield {
             "row": {
-                "item_id": iid,
-                "group": iid,
-                "question_id": iid,
-                "question": rec["explicit_instruction"],
+                "item_id": item.id,
+                "group": item.id,
+                "question_id": item.id,
+                "question": item.explicit_instruction,
                 "options": [],
                 "option_kinds": [],
                 "gold": "",
                 "benchmark": benchmark_label(stem),
-                "domain": rec["domain"],
-                "misconception_type": rec["misconception_type"],
+                "domain": item.domain,
+                "misconception_type": item.misconception_type,
             },
             "context": {"file": rel, "item": rec, "trajectory": trajectory},
         }
