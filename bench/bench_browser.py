@@ -8,6 +8,9 @@
 - ``replay_play_drift_steps_8ps``: playing at 8 actions/s for 10 s, the largest step backwards
   between two frames shown; ``replay_play_steps_in_10s_8ps``: the step reached 10 s after Space.
 - ``replay_pause_ms``: Space while playing to playback stopped and painted; median of 20 pauses.
+- ``kitchen_key_to_frame_ms``: the same measure on the Kitchen screen's replay (the tile player), on
+  the longest run of the bundled kitchen sample (40 steps on a 5 x 5 kitchen); median over 20
+  presses (right arrow, then left). ``python bench/bench_browser.py kitchen`` runs this one alone.
 - ``page_idle_ms_replay_cold``: a new browser context opening a replay link until the app is idle
   (connected, script not running, no skeleton; see tests/conftest.py wait_idle) and the player has
   drawn its first frame. Median of 5 contexts after one visit that warms the server
@@ -104,6 +107,34 @@ def key_to_frame(page, root) -> float:
     return statistics.median(times)
 
 
+KITCHEN_PRESSES = 20
+
+
+def kitchen_key_to_frame(browser, url: str) -> float:
+    """Median ms from a key press to the painted step in the Kitchen screen's replay, on the longest
+    run of the bundled kitchen sample."""
+    from urllib.parse import urlencode
+
+    from corpus.catalog import key_of
+    from corpus.kitchen_dataset import load_kitchen
+    from corpus.settings import SAMPLES
+
+    sample = SAMPLES / "kitchen-synthetic"
+    run = max(load_kitchen(sample).runs, key=lambda r: r.n_steps)
+    page = browser.new_page(viewport={"width": 1440, "height": 900})
+    page.goto(f"{url}/kitchen?" + urlencode({"dataset": key_of(sample), "run": run.id, "step": 0}))
+    wait_idle(page, timeout=60_000)
+    page.locator(".tp-root[data-step='0']").wait_for(timeout=60_000)
+    page.get_by_text("Replay a run", exact=True).click()  # the keyboard goes to the page
+    root = page.locator(".tp-root")
+    for _ in range(5):  # warm up
+        _timed(page, root, "ArrowRight")
+    half = KITCHEN_PRESSES // 2
+    times = [_timed(page, root, "ArrowRight" if i < half else "ArrowLeft") for i in range(KITCHEN_PRESSES)]
+    page.close()
+    return statistics.median(times)
+
+
 def playback(page, root) -> tuple[int, int, float]:
     """(largest step backwards, step reached 10 s after Space, median pause ms) at 8 actions/s,
     from the first action."""
@@ -159,10 +190,12 @@ def run() -> dict[str, dict]:
         root = _choose(page, "1000x100")
         backwards, reached, pause = playback(page, root)
         keys["1000x100"] = key_to_frame(page, root)
+        kitchen = kitchen_key_to_frame(browser, url)
         browser.close()
     return {
         "replay_key_to_frame_ms_300x40": {"value": keys["300x40"], "unit": "ms", "target": 50},
         "replay_key_to_frame_ms_1000x100": {"value": keys["1000x100"], "unit": "ms", "target": 50},
+        "kitchen_key_to_frame_ms": {"value": kitchen, "unit": "ms", "target": 50},
         "replay_play_drift_steps_8ps": {"value": backwards, "unit": "n", "target": 0},
         "replay_play_steps_in_10s_8ps": {"value": reached, "unit": "n", "target": 85, "min": 75},
         "replay_pause_ms": {"value": pause, "unit": "ms", "target": 100},
@@ -172,6 +205,17 @@ def run() -> dict[str, dict]:
     }
 
 
+def run_kitchen() -> dict[str, dict]:
+    """Only ``kitchen_key_to_frame_ms``."""
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp, served_app(Path(tmp) / "appdata") as url, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        kitchen = kitchen_key_to_frame(browser, url)
+        browser.close()
+    return {"kitchen_key_to_frame_ms": {"value": kitchen, "unit": "ms", "target": 50}}
+
+
 if __name__ == "__main__":
-    for name, r in run().items():
+    for name, r in (run_kitchen() if sys.argv[1:] == ["kitchen"] else run()).items():
         print(f"{name}: {r['value']:.1f} {r['unit']}")

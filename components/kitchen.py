@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from analysis.format import fmt, fmt_count, fmt_interval
+from analysis.format import fmt, fmt_count, fmt_interval, fmt_share
 from analysis.kitchen_metrics import METRICS, MIN_UNITS, RunMetrics
 from analysis.results import EstimateTable, wilson
 from components.chart import figure
@@ -336,9 +336,9 @@ def composition_figure(comp: pd.DataFrame) -> go.Figure:
                     # A faint pattern: it tells the outcomes apart in greyscale without hiding the count.
                     "pattern": {"shape": OUTCOME_PATTERN[outcome], "fgopacity": 0.35, "size": 10},
                 },
-                "customdata": [[lv, outcome] for lv in levels],
-                "hovertemplate": "%{x}, " + outcome + ": %{y:.0%} of request units (%{text})<br>click: list them"
-                "<extra></extra>",
+                "customdata": [[lv, outcome, fmt_share(v)] for lv, v in zip(levels, d["estimate"])],
+                "hovertemplate": f"%{{x}}, {outcome}: %{{customdata[2]}} of request units (%{{text}})<br>"
+                "click: list them<extra></extra>",
             }
         )
     layout = {
@@ -364,60 +364,24 @@ def units_table(units: pd.DataFrame, key: str) -> None:
     )
 
 
-def replay_controls(kitchen: KitchenCorpus, run_ids: list[str]) -> tuple[str, int]:
-    """The run and the step (its place in the run) to show: picked here, or from the link
-    (``?run=...&step=...``) on the first visit; the link follows what is shown."""
+RUN_KEY = "kitchen_run"
+
+
+def replay_controls(kitchen: KitchenCorpus, run_ids: list[str]) -> str:
+    """The run to replay: picked here, or from the link (``?run=...``) on the first visit; the link
+    follows what is shown. (The step is the player's: :func:`components.tile_player.tile_player`,
+    with the same keys as the Map Task replay.)"""
     state, params = st.session_state, st.query_params
-    if "kitchen_run" not in state:
+    if RUN_KEY not in state or state[RUN_KEY] not in run_ids:
         wanted = params.get("run")
-        state["kitchen_run"] = wanted if wanted in run_ids else run_ids[0]
-        try:
-            state["kitchen_step"] = max(int(params.get("step", 0)), 0)
-        except ValueError:
-            state["kitchen_step"] = 0
+        state[RUN_KEY] = wanted if wanted in run_ids else run_ids[0]
     runs = {r.id: r for r in kitchen.runs}
-    run_col, step_col = st.columns([2, 3], vertical_alignment="bottom")
-    run_id = run_col.selectbox(
+    run_id = st.selectbox(
         "Run",
         run_ids,
-        key="kitchen_run",
-        format_func=lambda r: f"{r} · {runs[r].pairing} · {runs[r].recipe}",
-        on_change=lambda: state.update(kitchen_step=0),
+        key=RUN_KEY,
+        format_func=lambda r: f"{r} · {runs[r].pairing} · {runs[r].recipe} · {runs[r].n_steps} steps",
     )
-    last = runs[run_id].n_steps - 1
-    state["kitchen_step"] = min(int(state.get("kitchen_step", 0)), last)
-    # The same keys as the Map Task replay: Left / Right a step, Home / End the first and the last.
-    # A row that sizes each button to its label, so no label is cut at 1280 or 1440 wide.
-    nav = st.container(horizontal=True, key="kitchen_nav")
-    nav.button(
-        "First",
-        key="kitchen_first",
-        shortcut="Home",
-        icon=":material/first_page:",
-        on_click=lambda: state.update(kitchen_step=0),
-    )
-    nav.button(
-        "Previous",
-        key="kitchen_prev",
-        shortcut="Left",
-        icon=":material/chevron_left:",
-        on_click=lambda: state.update(kitchen_step=max(state["kitchen_step"] - 1, 0)),
-    )
-    nav.button(
-        "Next",
-        key="kitchen_next",
-        shortcut="Right",
-        icon=":material/chevron_right:",
-        on_click=lambda: state.update(kitchen_step=min(state["kitchen_step"] + 1, last)),
-    )
-    nav.button(
-        "Last",
-        key="kitchen_last",
-        shortcut="End",
-        icon=":material/last_page:",
-        on_click=lambda: state.update(kitchen_step=last),
-    )
-    index = step_col.slider("Step", 0, max(last, 1), key="kitchen_step", disabled=last < 1)
     params.update(datasets.link_params(datasets.current_source()))
-    params["run"], params["step"] = run_id, str(index)
-    return run_id, min(index, last)
+    params["run"] = run_id
+    return run_id

@@ -82,9 +82,6 @@ ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}
 
 ALIGNMENT = {"aligned": BLUISH_GREEN, "not aligned": REDDISH_PURPLE, "no label": LIGHT_GREY}
 
-# For categories without a colour of their own (grounding acts, reasons, codes), in this order.
-SEQUENCE = (BLUE, ORANGE, BLUISH_GREEN, VERMILLION, REDDISH_PURPLE, SKY_BLUE, YELLOW, BLACK)
-
 
 def rgba(hex_color: str, alpha: float) -> str:
     """A ``#rrggbb`` colour as a CSS ``rgba(...)`` string with the given opacity."""

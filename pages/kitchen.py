@@ -21,7 +21,7 @@ from components.kitchen import (
     units_table,
     unstructured_view,
 )
-from components.kitchen_replay import grid_figure, replay_downloads, step_panel, timeline_figure
+from components.tile_player import tile_player
 from services import kitchen as svc
 
 ROWS = {"pairing": "Pairing", "models": "Models", "scaffold": "Scaffold", "level": "Level"}
@@ -85,20 +85,11 @@ if uploaded is not None:
     show_reference(kitchen, svc.reference(kitchen, window, *uploaded), key="kitchen_reference")
 
 st.subheader("Replay a run")
-run_id, index = replay_controls(kitchen, svc.run_ids(kitchen))
-run = svc.run_of(kitchen, run_id)
-frame = svc.replay_frame(kitchen, window, run_id, index)
-left, right = st.columns([3, 2])
-with left:
-    st.plotly_chart(grid_figure(frame, svc.tile_names(run), svc.agent_names(run)), key="kitchen_grid", theme=None)
-    replay_downloads(run, frame)
-with right:
-    step_panel(frame, key="kitchen_step_panel")
-timeline = svc.replay_timeline(kitchen, window, run_id)
-clicked = first_point(show_chart(timeline_figure(timeline, frame.step), timeline, "kitchen_timeline", key="kitchen_tl"))
-svc.follow_timeline_click(clicked, run)
+run_id = replay_controls(kitchen, svc.run_ids(kitchen))
+tile_player(svc.replay_payload(kitchen, window, run_id), key="kitchen_replay")
 st.caption(
-    "Messages per step; x: a validator correction, diamond: a format correction, dot: an action completed (at the "
-    "step it completed). Click a step to show it. The grid's letters are read by the benchmark's drawing rules; "
-    "what each stands for is inferred from the logs."
+    "Left and Right arrows: a step; Home and End: the first and the last; space: play or pause. Above the bars "
+    "of messages per step, the timeline marks each request unit sent, validator and format correction and "
+    "action completed (at the step it completed); click or drag on it to go there. The grid's letters are read "
+    "by the benchmark's drawing rules; what each stands for is inferred from the logs."
 )

@@ -1,8 +1,9 @@
 """The Kitchen screen's computations, once per (dataset content, window) and kept: every run's
 TGCO audit and coordination metrics (:mod:`analysis.kitchen_metrics`), the tables per pairing,
 scaffold and level and the Table 4 view, the outcome composition, the request units behind a cell,
-the messages no unit was read from, and the agreement with an uploaded reference audit (the TGCO
-authors' own, :mod:`analysis.tgco_reference`). A scaffold filter keeps the runs where an agent has
+the messages no unit was read from, the agreement with an uploaded reference audit (the TGCO
+authors' own, :mod:`analysis.tgco_reference`), and a run's replay as the tile player receives it
+(once per dataset content, window and run). A scaffold filter keeps the runs where an agent has
 one of the chosen scaffolds."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import streamlit as st
 
 from analysis import kitchen_metrics as km
 from analysis.results import EstimateTable
-from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES, Window
+from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES
 from corpus.kitchen import ROLES
 from corpus.kitchen_dataset import KitchenCorpus
 
@@ -218,10 +219,6 @@ def replay_links(kitchen: KitchenCorpus):
     return link
 
 
-def window_of(name: str) -> Window:
-    return WINDOWS[name]
-
-
 def run_ids(kitchen: KitchenCorpus) -> list[str]:
     return [r.id for r in kitchen.runs]
 
@@ -230,25 +227,25 @@ def _run_metrics(kitchen: KitchenCorpus, window: str, run_id: str) -> km.RunMetr
     return next(m for m in metrics(kitchen, window) if m.run_id == run_id)
 
 
-def replay_frame(kitchen: KitchenCorpus, window: str, run_id: str, index: int):
-    """Step ``index`` of run ``run_id`` as the replay shows it (:func:`analysis.kitchen_replay.frame`)."""
-    from analysis.kitchen_replay import frame
-
-    run = next(r for r in kitchen.runs if r.id == run_id)
-    return frame(run, index, _run_metrics(kitchen, window, run_id).audit)
+SYNTHETIC_NOTE = "Synthetic data: generated runs, not recordings of agents."
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _timeline(content_hash: str, window: str, run_id: str, _kitchen: KitchenCorpus) -> pd.DataFrame:
-    from analysis.kitchen_replay import timeline
+def replay_payload(kitchen: KitchenCorpus, window: str, run_id: str) -> dict:
+    """The run as the tile player receives it (:func:`analysis.kitchen_replay.payload`, as JSON),
+    with its request units audited under ``window``; built once per (dataset content, window, run)
+    and shared, so never changed in place (the player adds its start and palette to a copy)."""
+    return _replay_payload(kitchen.content_hash, window, run_id, kitchen)
 
-    run = next(r for r in _kitchen.runs if r.id == run_id)
-    return timeline(run, _run_metrics(_kitchen, window, run_id).audit)
 
+@st.cache_resource(max_entries=32, show_spinner="Preparing the replay...")
+def _replay_payload(content_hash: str, window: str, run_id: str, _kitchen: KitchenCorpus) -> dict:
+    from dataclasses import replace
 
-def replay_timeline(kitchen: KitchenCorpus, window: str, run_id: str) -> pd.DataFrame:
-    """Per step of the run: messages, requests, completed actions, corrections, reward and score."""
-    return _timeline(kitchen.content_hash, window, run_id, kitchen)
+    from analysis.kitchen_replay import payload
+
+    built = payload(run_of(_kitchen, run_id), _run_metrics(_kitchen, window, run_id).audit)
+    log.info("kitchen replay %s %s %s: %d steps", content_hash[:12], window, run_id, built.n_steps)
+    return replace(built, note=SYNTHETIC_NOTE if _kitchen.info.synthetic else "").to_json()
 
 
 def run_of(kitchen: KitchenCorpus, run_id: str):
@@ -265,20 +262,6 @@ def agent_names(run) -> tuple[str, str]:
     from analysis.kitchen_replay import agent_name
 
     return agent_name(0, run), agent_name(1, run)
-
-
-STEP_KEY, RUN_KEY, CLICK_KEY = "kitchen_step", "kitchen_run", "kitchen_tl_applied"
-
-
-def follow_timeline_click(clicked: list | None, run) -> None:
-    """A click on the timeline shows that step (once per click: the selection stays on the chart)."""
-    if not clicked or st.session_state.get(CLICK_KEY) == (run.id, clicked[0]):
-        return
-    st.session_state[CLICK_KEY] = (run.id, clicked[0])
-    steps = [s.step for s in run.steps]
-    if clicked[0] in steps:
-        st.session_state[STEP_KEY] = steps.index(clicked[0])
-        st.rerun()
 
 
 # -- coding tasks over request units (the level-normalized window, the audit's own) -------------

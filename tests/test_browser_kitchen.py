@@ -4,7 +4,6 @@ requests following; a Map Task screen on that dataset says what it reads."""
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import time
@@ -40,24 +39,24 @@ def test_the_real_run_replays_step_by_step(page, app_url, kitchen, artifacts):
     expect_no_error(page)
     expect(page.get_by_role("heading", name="Kitchen", exact=True)).to_be_visible()
     expect(page.get_by_test_id("stMetric").filter(has_text="Request units")).to_contain_text("4")
-    grid = page.locator(".st-key-kitchen_grid")
-    grid.scroll_into_view_if_needed()
-    expect(grid.get_by_text("Step 0: score 0", exact=True)).to_be_visible()
+    player = page.locator(".tp-root")
+    player.scroll_into_view_if_needed()
+    expect(player.locator(".tp-caption")).to_have_text("Step 0: score 0")
     page.screenshot(path=str(artifacts / "kitchen_replay_step0.png"), full_page=True)
     for step in range(1, 6):
-        page.locator(".st-key-kitchen_next button").click()
-        wait_idle(page)
-        expect(grid.get_by_text(f"Step {step}: score 0", exact=True)).to_be_visible()
+        player.locator("[data-act=next]").click()
+        expect(player.locator(".tp-caption")).to_have_text(f"Step {step}: score 0")
     # Step 5: the Chef's third request for the hand-over, already done at this step: redundant.
-    units = page.get_by_test_id("stDataFrame").filter(has=page.get_by_text("outcome"))
-    expect(page.get_by_text("Request units sent")).to_be_visible()
-    expect(units.first).to_be_visible()
-    assert "step=5" in page.url
+    units = player.locator(".tp-group[data-kind=request]")
+    expect(units.locator(".tp-kind")).to_have_text("Request units sent")
+    expect(units.locator(".tp-detail").filter(has_text="Redundant").first).to_be_visible()
+    expect(page).to_have_url(re.compile(r"step=5(&|$)"))  # reported once the clicks stopped
+    wait_idle(page)
     page.screenshot(path=str(artifacts / "kitchen_replay_step5.png"), full_page=True)
     # The last step delivers the order.
     page.goto(f"{app_url}/kitchen?dataset={key_of(kitchen)}&run={run.id}&step={run.n_steps - 1}")
     wait_idle(page)
-    expect(page.locator(".st-key-kitchen_grid").get_by_text(f"Step {run.steps[-1].step}: score 20")).to_be_visible()
+    expect(page.locator(".tp-root .tp-caption")).to_have_text(f"Step {run.steps[-1].step}: score 20")
     # A Map Task screen on this dataset says what it reads.
     page.goto(f"{app_url}/alignment?dataset={key_of(kitchen)}")
     wait_idle(page)
@@ -67,8 +66,8 @@ def test_the_real_run_replays_step_by_step(page, app_url, kitchen, artifacts):
 
 def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_path):
     """On the bundled synthetic runs: Right and Left step, End and Home jump to the last and the first
-    step, as in the Map Task replay; the step downloads as PNG and the run as an animated GIF with one
-    frame per step."""
+    step, as in the Map Task replay, and the link follows; the step downloads as PNG and the run as an
+    animated GIF with one frame per step."""
     from PIL import Image
 
     from corpus.kitchen_dataset import load_kitchen
@@ -79,15 +78,15 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
     page.goto(f"{app_url}/kitchen?dataset={key_of(sample)}&run={run.id}&step=0")
     wait_idle(page)
     expect_no_error(page)
-    grid = page.locator(".st-key-kitchen_grid")
-    grid.scroll_into_view_if_needed()
-    expect(grid.get_by_text("Step 0: score 0", exact=True)).to_be_visible()
+    player = page.locator(".tp-root")
+    player.scroll_into_view_if_needed()
+    expect(player.locator(".tp-caption")).to_have_text("Step 0: score 0")
     page.get_by_text("Replay a run", exact=True).click()  # the keys go to the page, not a widget
     for key, step in (("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1), ("End", run.n_steps - 1), ("Home", 0)):
         page.keyboard.press(key)
-        expect(grid.get_by_text(re.compile(rf"^Step {run.steps[step].step}: score"))).to_be_visible()
+        expect(player.locator(".tp-caption")).to_have_text(re.compile(rf"^Step {run.steps[step].step}: score"))
+        expect(page).to_have_url(re.compile(rf"step={step}(&|$)"))  # reported once the key is the last
         wait_idle(page)
-        assert f"step={step}" in page.url, (key, page.url)
     got = {}
     for label in ("Step (PNG)", "Run (GIF)"):
         with page.expect_download(timeout=60_000) as download:
@@ -100,24 +99,76 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
         assert gif.format == "GIF" and gif.n_frames == run.n_steps
 
 
-# Each replay button, and every element in it, whose text is wider than the box it has (cut or hidden).
-CUT = """() => {
+def test_the_html_player_opens_offline_at_the_step_shown_and_plays(page, app_url, browser, tmp_path):
+    """The run as one HTML file: it opens with nothing fetched, at the step the page showed when it was
+    downloaded, says the runs are synthetic, and steps and plays by the same keys."""
+    from corpus.kitchen_dataset import load_kitchen
+    from corpus.settings import SAMPLES
+
+    sample = SAMPLES / "kitchen-synthetic"
+    run = max(load_kitchen(sample).runs, key=lambda r: r.n_steps)
+    page.goto(f"{app_url}/kitchen?dataset={key_of(sample)}&run={run.id}&step=4")
+    wait_idle(page)
+    expect_no_error(page)
+    player = page.locator(".tp-root")
+    player.scroll_into_view_if_needed()
+    expect(player).to_have_attribute("data-step", "4")
+    player.locator("[data-act=next]").click()
+    expect(page).to_have_url(re.compile(r"step=5(&|$)"))  # reported: the export starts here
+    wait_idle(page)
+    with page.expect_download(timeout=60_000) as download:
+        page.get_by_role("button", name="HTML player").click()
+    saved = tmp_path / download.value.suggested_filename
+    download.value.save_as(saved)
+    offline = browser.new_context(offline=True, viewport={"width": 1280, "height": 900})
+    requests: list[str] = []
+    offline.on("request", lambda r: requests.append(r.url))
+    other = offline.new_page()
+    other.goto(saved.as_uri())
+    exported = other.locator(".tp-root")
+    expect(exported).to_have_attribute("data-step", "5")
+    expect(exported.locator(".tp-caption")).to_have_text(re.compile(rf"^Step {run.steps[5].step}: score"))
+    expect(exported.locator(".rp-title")).to_contain_text(run.id)
+    expect(exported.locator(".rp-note")).to_contain_text("Synthetic data")
+    other.keyboard.press("End")
+    expect(exported).to_have_attribute("data-step", str(run.n_steps - 1))
+    other.keyboard.press("Home")
+    other.keyboard.press("Space")
+    expect(exported).to_have_attribute("data-step", "3", timeout=10_000)  # playing, offline
+    assert all(u.startswith(("file:", "data:")) for u in requests), requests
+    offline.close()
+
+
+# Each replay button, and every element in it, whose text is wider than the box it has (cut or
+# hidden): the player's own buttons (in its shadow root) and the page's download buttons.
+CUT = """([inPlayer, onPage]) => {
+    const host = [...document.querySelectorAll('*')].find((e) => e.shadowRoot && e.shadowRoot.querySelector('.tp-root'));
+    const buttons = [
+        ...inPlayer.map((sel) => [sel, host && host.shadowRoot.querySelector(`.tp-root ${sel}`)]),
+        ...onPage.map((key) => [key, document.querySelector(`.st-key-${key} button`)]),
+    ];
     const out = [];
-    for (const key of %s) {
-        const button = document.querySelector(`.st-key-${key} button`);
-        if (!button) { out.push([key, 'missing']); continue; }
+    for (const [name, button] of buttons) {
+        if (!button) { out.push([name, 'missing']); continue; }
         for (const el of [button, ...button.querySelectorAll('*')]) {
-            if (el.scrollWidth > el.clientWidth + 1) out.push([key, el.tagName, el.scrollWidth, el.clientWidth]);
+            if (el.scrollWidth > el.clientWidth + 1) out.push([name, el.tagName, el.scrollWidth, el.clientWidth]);
         }
     }
     return out;
 }"""
-REPLAY_BUTTONS = ("kitchen_first", "kitchen_prev", "kitchen_next", "kitchen_last", "kitchen_png", "kitchen_gif")
+PLAYER_BUTTONS = {
+    "[data-act=first]": "First",
+    "[data-act=prev]": "Previous",
+    "[data-act=next]": "Next",
+    "[data-act=last]": "Last",
+    "[data-act=png]": "Step (PNG)",
+}
+PAGE_BUTTONS = {"kitchen_replay_gif": "Run (GIF)", "kitchen_replay_html": "HTML player"}
 
 
 @pytest.mark.parametrize("width,height", [(1280, 720), (1440, 900)])
 def test_the_replay_buttons_show_their_full_labels(browser, app_url, width, height):
-    """At 1280 and 1440 wide, First / Previous / Next / Last and the two downloads read in full: no
+    """At 1280 and 1440 wide, First / Previous / Next / Last and the downloads read in full: no
     label is cut or scrolled out of its button, and each shows its whole word."""
     from corpus.settings import SAMPLES
 
@@ -127,11 +178,13 @@ def test_the_replay_buttons_show_their_full_labels(browser, app_url, width, heig
         page.goto(f"{app_url}/kitchen?dataset={key_of(SAMPLES / 'kitchen-synthetic')}&step=0")
         wait_idle(page, 60_000)
         expect_no_error(page)
-        nav = page.locator(".st-key-kitchen_next button")
-        nav.scroll_into_view_if_needed()
-        for key, label in zip(REPLAY_BUTTONS, ("First", "Previous", "Next", "Last", "Step (PNG)", "Run (GIF)")):
-            expect(page.locator(f".st-key-{key} button")).to_contain_text(label)
-        assert page.evaluate(CUT % json.dumps(REPLAY_BUTTONS)) == [], width
+        player = page.locator(".tp-root")
+        player.scroll_into_view_if_needed()
+        for selector, label in PLAYER_BUTTONS.items():
+            expect(player.locator(selector)).to_contain_text(label)
+        for key, label in PAGE_BUTTONS.items():
+            expect(page.locator(f".st-key-{key} button").first).to_contain_text(label)  # (and its copy for the help)
+        assert page.evaluate(CUT, [list(PLAYER_BUTTONS), list(PAGE_BUTTONS)]) == [], width
     finally:
         context.close()
 
@@ -240,9 +293,9 @@ def test_the_authors_audit_uploaded_is_set_against_this_one(tmp_path_factory, pa
         wait_idle(replay, 60_000)
         expect(replay).to_have_url(re.compile(r"/kitchen\?dataset=.*&run=.*&step=0(&|$)"))
         assert f"run={CLAUDE}".replace("/", "%2F") in replay.url
-        grid = replay.locator(".st-key-kitchen_grid")
-        grid.scroll_into_view_if_needed()
-        expect(grid.get_by_text("Step 0: score 0", exact=True)).to_be_visible(timeout=30_000)
-        expect(replay.get_by_text("Request units sent")).to_be_visible()
+        player = replay.locator(".tp-root")
+        player.scroll_into_view_if_needed()
+        expect(player.locator(".tp-caption")).to_have_text("Step 0: score 0", timeout=30_000)
+        expect(player.get_by_text("Request units sent")).to_be_visible()
         replay.screenshot(path=str(artifacts / "kitchen_reference_replay.png"), full_page=True)
         replay.close()

@@ -89,38 +89,49 @@ def test_the_kitchen_screen_on_the_sample_says_how_to_get_runs(tmp_path, monkeyp
     assert any("This screen reads kitchen runs" in i.value for i in at.info)
 
 
-def _grid(at) -> dict:
-    return next(
-        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Step " in json.dumps(json.loads(c.proto.spec))
-    )
+def _player(at) -> tuple[str, dict]:
+    """The tile player's widget key and the data it was given on the last run."""
+    (element,) = [e for e in at.get("bidi_component") if e.proto.component_name == "groundwork_tile_player"]
+    return element.proto.id.rsplit("-", 1)[-1], json.loads(element.proto.json)
 
 
 def test_a_run_replays_step_by_step_with_its_agents_and_corrections(tmp_path, monkeypatch, kitchen):
     """The fork's run: the grid of each step with both agents where the log draws them, the step's
     conversation and completed actions beside it; the failed run's format corrections on its
-    timeline; the link follows the run and step shown."""
+    timeline; the link follows the run and step shown (the player reports the step it stops at)."""
+    from corpus.importers.overcooked import grid_cells, parse_cell
+
     runs = {r.id: r for r in load_kitchen(kitchen).runs}
     fork = next(r for r in runs.values() if r.success)
     at = open_page(tmp_path, monkeypatch, "pages/kitchen.py", dataset=kitchen)
     at.selectbox(key="kitchen_run").set_value(fork.id).run()
     assert not at.exception
     for index, step in enumerate(fork.steps):
-        at.slider(key="kitchen_step").set_value(index).run()
-        grid = _grid(at)
-        assert grid["layout"]["title"]["text"] == f"Step {step.step}: score {step.score:.0f}"
-        agents = [t for t in grid["data"] if t.get("mode") == "markers+text"]
-        assert sorted(t["name"] for t in agents) == ["Assistant", "Chef"]
+        key, _ = _player(at)
+        at.session_state[key] = {"position": {"step": index}}
+        at.run()
+        _, data = _player(at)
+        shown = data["steps"][index]
+        assert shown["caption"] == f"Step {step.step}: score {step.score:.0f}"
+        assert sorted(a["name"] for a in data["agents"]) == ["Assistant", "Chef"]
+        drawn = {
+            cell.agent: [r, c]
+            for r, row in enumerate(grid_cells(step.grid))
+            for c, cell in enumerate(map(parse_cell, row))
+            if cell.agent is not None
+        }
+        assert {a: at_[:2] for a, at_ in enumerate(shown["agents"]) if at_} == drawn and len(drawn) == 2
         assert at.query_params["run"] in (fork.id, [fork.id]) and at.query_params["step"] in (str(index), [str(index)])
         done = [c.action for c in fork.completed if c.step == step.step]
-        shown = [d.value for d in at.dataframe if "action" in d.value.columns and "agent" in d.value.columns]
+        listed = [text for _, text, kind, _ in shown["messages"] if kind == "completed"]
         for action in done:
-            assert any(action in table["action"].tolist() for table in shown), (step.step, action)
+            assert action in listed, (step.step, action)
     failed = next(r for r in runs.values() if not r.success)
     at.selectbox(key="kitchen_run").set_value(failed.id).run()
-    timeline = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "format correction" in c.proto.spec)
-    marks = next(t for t in timeline["data"] if t["name"] == "format correction")
-    assert sorted(marks["x"]) == sorted({c.step for c in failed.corrections if c.kind == "format"})
-    assert at.slider(key="kitchen_step").value == 0  # a new run starts at its first step
+    _, data = _player(at)
+    marked = [s["step"] for s in data["steps"] if "format" in s["marks"]]
+    assert sorted(marked) == sorted({c.step for c in failed.corrections if c.kind == "format"})
+    assert data["start"] == {"step": 0}  # a new run starts at its first step
 
 
 def test_text_from_a_run_stays_text_in_the_grid():

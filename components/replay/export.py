@@ -24,15 +24,18 @@ def _script_json(data: dict) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def standalone_html(data: dict, title: str) -> str:
+def standalone_html(data: dict, title: str, assets: tuple[str, str, str] | None = None) -> str:
     """The player with ``data`` (a payload with ``start``, ``title`` and ``note``) as one HTML file
-    that needs nothing else: its script is a data: URL, its data a JSON script element."""
-    js_url = "data:text/javascript;base64," + base64.b64encode(player_js().encode("utf-8")).decode("ascii")
+    that needs nothing else: its script is a data: URL, its data a JSON script element. ``assets``
+    (HTML, CSS, JavaScript) give another player (the tile player's); the Map Task player's by
+    default."""
+    markup, css, js = assets or (player_html(), player_css(), player_js())
+    js_url = "data:text/javascript;base64," + base64.b64encode(js.encode("utf-8")).decode("ascii")
     page = standalone_template()
     for marker, value in (
         ("<!--TITLE-->", html.escape(title)),
-        ("<!--CSS-->", player_css()),
-        ("<!--HTML-->", player_html()),
+        ("<!--CSS-->", css),
+        ("<!--HTML-->", markup),
         ("<!--JS-->", js_url),
         ("<!--DATA-->", _script_json(data)),
     ):

@@ -1,21 +1,11 @@
-// The replay player's text panels: transcript, current action, mental model, memory anchor and
-// the legends. Everything that came from the dataset is set with textContent, never as markup.
+// The replay player's text panels: transcript, current action, mental model and memory anchor
+// (their elements and the legends' keys: dom.js). Everything that came from the dataset is set
+// with textContent, never as markup.
 
 const ROLE_TITLES = { guide: "Guide", follower: "Follower" };
 
-function el(tag, className, text) {
-  const node = document.createElement(tag);
-  if (className) node.className = className;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
-}
-
 function pct(v) {
   return v === null || v === undefined ? null : `${Math.round(v * 100)}%`;
-}
-
-function plural(n, word) {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function roleSpan(role) {
@@ -154,23 +144,4 @@ function renderAnchor(details, data, t) {
   });
   lines.push(el("p", "rp-muted", `Answered at ${cp.time_label}, at action ${cp.pos + 1}.`));
   body.replaceChildren(...lines);
-}
-
-function legendKey(swatch, label) {
-  const key = el("span", "rp-key");
-  key.append(swatch, label);
-  return key;
-}
-
-function swatch(className, color, fill = true) {
-  const s = el("span", `rp-swatch ${className || ""}`);
-  if (fill) s.style.background = color;
-  else s.style.borderColor = color;
-  return s;
-}
-
-function glyph(text, color) {
-  const g = el("span", "rp-glyph", text);
-  g.style.color = color;
-  return g;
 }

@@ -1,6 +1,6 @@
 // The session's timeline on a 2D canvas: one marker per action in the row of its actor (shape:
 // action type; colour: the actor's alignment), checkpoints as dotted lines, route coverage below,
-// and the current action as an orange line. A click or a drag seeks.
+// and the current action as an orange line. A click or a drag seeks (timeline_base.js).
 
 const TL_HEIGHT = 150;
 const TL = { left: 70, right: 14, top: 16, guide: 34, follower: 58, covTop: 78, covBottom: 122 };
@@ -21,30 +21,14 @@ function alignment(aligned) {
   return aligned === true ? "aligned" : aligned === false ? "not aligned" : "no label";
 }
 
-class Timeline {
+class Timeline extends TimelineCanvas {
   constructor(canvas, data, onSeek) {
-    this.canvas = canvas;
+    super(canvas, TL_HEIGHT, onSeek);
     this.data = data;
-    this.onSeek = onSeek;
     const s = data.steps;
     this.end = Math.max(s.n ? s.time[s.n - 1] : 0, data.duration || 0, 1);
     this.byRole = { guide: [], follower: [] };
     for (let t = 0; t < s.n; t++) (this.byRole[s.role[t]] || this.byRole.follower).push(t);
-    this.static = document.createElement("canvas");
-    this.width = 0;
-    this.dragging = false;
-    canvas.addEventListener("pointerdown", (e) => {
-      this.dragging = true;
-      canvas.setPointerCapture(e.pointerId);
-      this.seekAt(e);
-    });
-    canvas.addEventListener("pointermove", (e) => {
-      if (this.dragging) this.seekAt(e);
-      else this.hover(e);
-    });
-    const stop = () => { this.dragging = false; };
-    canvas.addEventListener("pointerup", stop);
-    canvas.addEventListener("pointercancel", stop);
   }
 
   x(time) {
@@ -53,25 +37,6 @@ class Timeline {
 
   covY(v) {
     return TL.covBottom - v * (TL.covBottom - TL.covTop);
-  }
-
-  resize(width) {
-    if (!width || width === this.width) return false;
-    this.width = width;
-    this.dpr = window.devicePixelRatio || 1;
-    for (const c of [this.canvas, this.static]) {
-      c.width = Math.round(width * this.dpr);
-      c.height = Math.round(TL_HEIGHT * this.dpr);
-    }
-    this.canvas.style.height = `${TL_HEIGHT}px`;
-    this.renderStatic();
-    return true;
-  }
-
-  context(canvas) {
-    const ctx = canvas.getContext("2d");
-    ctx.setTransform(this.dpr, 0, 0, this.dpr, 0, 0);
-    return ctx;
   }
 
   renderStatic() {
@@ -192,9 +157,7 @@ class Timeline {
 
   draw(t) {
     if (!this.width) return;
-    const ctx = this.context(this.canvas);
-    ctx.clearRect(0, 0, this.width, TL_HEIGHT);
-    ctx.drawImage(this.static, 0, 0, this.width, TL_HEIGHT);
+    const ctx = this.drawStatic();
     if (t < 0) return;
     const s = this.data.steps;
     const x = this.x(s.time[t]);
@@ -210,7 +173,7 @@ class Timeline {
   }
 
   // The action nearest to a point: in the actor's row when the point is on one, else any.
-  actionAt(px, py) {
+  stepAt(px, py) {
     const s = this.data.steps;
     if (!s.n) return -1;
     const time = ((px - TL.left) / (this.width - TL.left - TL.right)) * this.end;
@@ -229,18 +192,8 @@ class Timeline {
     return pool ? pool[best] : best;
   }
 
-  point(e) {
-    const rect = this.canvas.getBoundingClientRect();
-    return [e.clientX - rect.left, e.clientY - rect.top];
-  }
-
-  seekAt(e) {
-    const t = this.actionAt(...this.point(e));
-    if (t >= 0) this.onSeek(t);
-  }
-
   hover(e) {
-    const t = this.actionAt(...this.point(e));
+    const t = this.stepAt(...this.point(e));
     const s = this.data.steps;
     const reason = t < 0 ? null : (s.no_change || [])[t];
     const flag = reason ? ` · no cell change: ${reason}` : "";
