@@ -1,7 +1,11 @@
-"""Groundwork: the router. Every screen is one st.Page with its own URL; the sidebar picks the dataset."""
+"""Groundwork: the router. Every screen is one st.Page with its own URL; the sidebar picks the dataset.
+The menu shows the screens of the current dataset's domain (Map Task sessions, kitchen runs, a
+theory-of-mind benchmark, or a domain a lab added: corpus.domain); the others still answer at their
+URL, and say what they read."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,21 +52,41 @@ PAGES: dict[str, list[Screen]] = {
 DEFAULT = PAGES[""][0]
 
 
-def streamlit_pages() -> dict[str, list[st.Page]]:
-    """The menu as Streamlit pages (in a running app), each at its own URL path."""
+def streamlit_pages(shown: Collection[str] | None = None) -> dict[str, list[st.Page]]:
+    """The menu as Streamlit pages (in a running app), each at its own URL path; a screen not among
+    ``shown`` (None: every one) is left out of the menu, and still answers at its URL."""
     return {
         section: [
-            st.Page(HERE / "pages" / f"{s.file}.py", title=s.title, icon=s.icon, url_path=s.file, default=s == DEFAULT)
+            st.Page(
+                HERE / "pages" / f"{s.file}.py",
+                title=s.title,
+                icon=s.icon,
+                url_path=s.file,
+                default=s == DEFAULT,
+                visibility="visible" if shown is None or s.file in shown or s == DEFAULT else "hidden",
+            )
             for s in screens
         ]
         for section, screens in PAGES.items()
     }
 
 
+def screens_shown() -> frozenset[str] | None:
+    """The screens of the current dataset's domain (its registry entry's pages); None, so every
+    screen, when that cannot be told. Never raises: the menu comes first, whatever the dataset."""
+    try:
+        from corpus import domain
+        from services.datasets import current_domain
+
+        return frozenset(domain.get(current_domain()).pages)
+    except Exception:  # noqa: BLE001 - an unreadable or unknown dataset: the pages say why
+        return None
+
+
 def main() -> None:
     st.set_page_config(page_title="Groundwork", page_icon=FAVICON, layout="wide")  # a file: no font fetched
     # Navigation first: nothing before it may raise (see the notes on st.navigation).
-    page = st.navigation(streamlit_pages(), expanded=True)
+    page = st.navigation(streamlit_pages(screens_shown()), expanded=True)
     from components.dataset import sidebar
     from components.errors import guarded
     from services.store import announce_at_start

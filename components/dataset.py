@@ -9,8 +9,7 @@ page shows the report.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar, cast
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -18,17 +17,17 @@ import streamlit as st
 from analysis.format import fmt, fmt_count
 from components import import_options
 from components.errors import failure_sentence
+from corpus import domain as registry
 from corpus.benchmark import Benchmark
 from corpus.catalog import OutsideRoots
 from corpus.dataset import Corpus
+from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line, md_text
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.report import grouped
 from corpus.store import User
 from corpus.validate import DatasetError, Report
 from services import datasets, sessions, uploads
-
-T = TypeVar("T")
 
 PICK_KEY = "dataset_pick"
 JOB_KEY = "dataset_upload_job"  # the upload being imported in the worker (services.uploads.PendingImport)
@@ -272,7 +271,7 @@ def require_corpus() -> Corpus:
     from components.router import ensure_routed
 
     ensure_routed()
-    return _current("map_task", datasets.current_corpus, _not_map_task)
+    return cast(Corpus, _current((MAP_TASK,)))
 
 
 def _domain() -> str:
@@ -283,73 +282,65 @@ def _domain() -> str:
     try:
         return datasets.current_domain()
     except (OutsideRoots, OSError):
-        return "map_task"
+        return MAP_TASK
 
 
-def _as_domain(domain: str) -> Corpus | KitchenCorpus | Benchmark:
-    """The current dataset read as ``domain``, or the page stopped saying why."""
-    if domain == "kitchen":
-        return _current("kitchen", datasets.current_kitchen, _not_kitchen)
-    if domain == "benchmark":
-        return _current("benchmark", datasets.current_benchmark, _not_map_task)
-    return _current("map_task", datasets.current_corpus, _not_map_task)
+def screen_domains(screen: str) -> tuple[str, ...]:
+    """The domains whose menu shows ``screen`` (a page's file name)."""
+    return tuple(d.name for d in registry.domains() if screen in d.pages)
 
 
 def require_codable() -> Corpus | KitchenCorpus:
     """For the coding screens (Tasks, Code, Adjudicate): the current dataset's Map Task sessions, or
     its kitchen runs (whose request units are the items), or stop the page with the reason shown."""
-    return cast("Corpus | KitchenCorpus", _as_domain("kitchen" if _domain() == "kitchen" else "map_task"))
+    _domain()  # (routed)
+    return cast("Corpus | KitchenCorpus", _current(screen_domains("code")))
 
 
-def require_any(title: str) -> Corpus | KitchenCorpus | Benchmark:
-    """For screens that read every domain (the Report): the screen's ``title``, then the current
+def require_any(title: str) -> Dataset:
+    """For screens that read every domain (Home, the Report): the screen's ``title``, then the current
     dataset as its domain reads it, or stop the page saying why it does not load."""
     domain = _domain()
     st.title(title)
-    return _as_domain(domain)
+    return _current((domain,))
 
 
-def _not_map_task(label: str) -> None:
-    if datasets.current_domain() == "benchmark":
-        st.info(
-            f"The dataset {label} holds a benchmark (questions with gold answers and models' runs of answers), "
-            "and this screen reads Map Task sessions. The **Compare** screen scores its runs; choose a Map Task "
-            "dataset in the sidebar for this one.",
-            icon=":material/quiz:",
-        )
-        st.page_link("pages/compare.py", label="Open Compare", icon=":material/quiz:")
-        return
-    st.info(
-        f"The dataset {label} holds kitchen runs (two agents cooking), and this screen reads Map Task "
-        "sessions. The **Kitchen** screen shows these runs; choose a Map Task dataset in the sidebar for this one.",
-        icon=":material/skillet:",
+def require_screen(screen: str, title: str) -> Dataset:
+    """For a screen that some domains show (its file name): the screen's ``title``, then the current
+    dataset if its domain shows the screen, or stop the page saying what the screen reads."""
+    _domain()  # (routed)
+    st.title(title)
+    return _current(screen_domains(screen))
+
+
+def _not_this_domain(label: str, wanted: tuple[str, ...]) -> None:
+    """What the current dataset holds, what this screen reads instead and how to get it, and the
+    screen that shows the current dataset."""
+    current = registry.get(datasets.current_domain())
+    reads = [registry.get(name) for name in wanted if registry.known(name)]
+    text = f"The dataset {label} holds {current.what_it_holds}. This screen reads " + " or ".join(
+        d.title for d in reads
     )
-    st.page_link("pages/kitchen.py", label="Open Kitchen", icon=":material/skillet:")
+    if len(reads) == 1:
+        text += f"{reads[0].sources}: {reads[0].how_to_get}."
+    else:
+        text += ": choose such a dataset in the sidebar."
+    text += f" The **{current.main_title}** screen {current.main_does or 'shows it'}."
+    st.info(text, icon=current.icon)
+    st.page_link(f"pages/{current.main_page}.py", label=f"Open {current.main_title}", icon=current.icon)
 
 
-def _not_kitchen(label: str) -> None:
-    if datasets.current_domain() == "benchmark":
-        _not_map_task(label)
-        return
-    st.info(
-        f"The dataset {label} holds Map Task sessions. This screen reads kitchen runs (Collab-Overcooked run "
-        "logs, Overcooked-AI trajectories): upload a .zip of runs in the sidebar (Archive holds: kitchen "
-        "runs), or import them with `python -m corpus import --from overcooked RUNS DEST` under a dataset "
-        "root, and choose that dataset.",
-        icon=":material/skillet:",
-    )
-
-
-def _current(domain: str, load: Callable[[], T], other_domain: Callable[[str], None]) -> T:
-    """The current dataset loaded by ``load`` when it is of ``domain``; otherwise, or when it does
-    not load, the page says why (``other_domain`` for a dataset of the other domain) and stops."""
+def _current(wanted: tuple[str, ...]) -> Dataset:
+    """The current dataset, loaded by its domain's reader, when its domain is one of ``wanted``;
+    otherwise, or when it does not load, the page says why and stops."""
     label = "the dataset"
     try:
         label = md_text(datasets.current_source().label)
-        if datasets.current_domain() != domain:
-            other_domain(label)
-            st.stop()
-        return load()
+        if datasets.current_domain() not in wanted:
+            if registry.known(datasets.current_domain()):
+                _not_this_domain(label, wanted)
+                st.stop()
+        return datasets.current()
     except DatasetError as exc:
         st.error(f"The dataset {label} has {len(exc.report.errors)} error(s) and was not loaded.")
         show_report(exc.report)
@@ -362,20 +353,14 @@ def _current(domain: str, load: Callable[[], T], other_domain: Callable[[str], N
 
 def current_is_benchmark() -> bool:
     """Whether the current dataset is a benchmark (False when there is none to read)."""
-    from components.router import ensure_routed
-
-    ensure_routed()
-    try:
-        return datasets.current_domain() == "benchmark"
-    except (OutsideRoots, OSError):
-        return False
+    return _domain() == "benchmark"
 
 
 def require_benchmark(title: str) -> Benchmark:
     """For the Compare screen on a benchmark: the screen's ``title``, then the current dataset's items
     and runs, or stop the page saying why they do not load."""
     st.title(title)
-    return _current("benchmark", datasets.current_benchmark, _not_map_task)
+    return cast(Benchmark, _current(("benchmark",)))
 
 
 def require_kitchen(title: str) -> KitchenCorpus:
@@ -385,7 +370,7 @@ def require_kitchen(title: str) -> KitchenCorpus:
 
     ensure_routed()
     st.title(title)
-    return _current("kitchen", datasets.current_kitchen, _not_kitchen)
+    return cast(KitchenCorpus, _current(("kitchen",)))
 
 
 REPORT_ROWS_UNSCROLLED = 12  # a longer report scrolls within a fixed height
@@ -411,10 +396,10 @@ def show_report(report: Report | list) -> None:
         st.caption(f"... and {fmt_count(dropped)} more error(s) not listed.")
 
 
-def synthetic_banner(corpus: Corpus | KitchenCorpus | Benchmark) -> None:
+def synthetic_banner(data: Dataset) -> None:
     """Says, under the page's title, that the dataset is synthetic (its name is data: shown as
-    written, never as Markdown), and before that, while it holds, that the link the page was opened
-    by named a dataset this server does not offer."""
+    written, never as Markdown), in its domain's words, and before that, while it holds, that the link
+    the page was opened by named a dataset this server does not offer."""
     unknown = datasets.unknown_link()
     if unknown is not None:
         st.warning(
@@ -422,25 +407,5 @@ def synthetic_banner(corpus: Corpus | KitchenCorpus | Benchmark) -> None:
             f"{md_text(datasets.current_source().label)} is shown instead.",
             icon=":material/link_off:",
         )
-    if isinstance(corpus, Benchmark):
-        if corpus.synthetic:
-            st.info(
-                f"**{md_text(corpus.name)}** is synthetic: generated questions and answers in the benchmark's released "
-                "format, not a model's real answers. Patterns in it are there by design.",
-                icon=":material/science:",
-            )
-        return
-    if isinstance(corpus, KitchenCorpus):
-        if corpus.info.synthetic:
-            st.info(
-                f"**{md_text(corpus.info.name)}** is synthetic: generated runs of simulated models, not a record "
-                "of any model's run. Differences between pairings are there by design.",
-                icon=":material/science:",
-            )
-        return
-    if corpus.synthetic:
-        st.info(
-            f"**{md_text(corpus.info.name)}** is a synthetic corpus: generated sessions, not recordings of "
-            "people. Patterns in it are there by design.",
-            icon=":material/science:",
-        )
+    if data.synthetic:
+        st.info(f"**{md_text(data.name)}** {registry.of(data).synthetic_note}", icon=":material/science:")

@@ -1,29 +1,90 @@
-"""The Home page: what Groundwork is, the dataset in use, and one way in for each kind of user
-(a reviewer's guided path through the demo, an annotator's coding screen, a lead's round), for a
-dataset of Map Task sessions or of kitchen runs."""
+"""The Home page: what Groundwork is and the kinds of data it reads (every domain of the registry),
+the dataset in use, and one way in for each kind of user (a reviewer's guided path through the demo,
+an annotator's coding screen, a lead's round), in the words of the dataset's domain: Map Task sessions,
+kitchen runs, a theory-of-mind benchmark, or a domain a lab added (a generic Home, from its entry)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analysis.format import fmt_count
+from components.dataset import synthetic_banner
+from corpus import domain as registry
 from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
+from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line, md_text
 from corpus.kitchen_dataset import KitchenCorpus
-from services.home import DatasetFacts
+from services.home import DatasetFacts, facts
 
 PAIRINGS_NAMED = 4  # a dataset with more pairings names this many and counts the rest
 
 
-def introduction() -> None:
+def show(data: Dataset) -> None:
+    """Home on ``data``: what the tool is, what it does on the dataset's domain, the dataset in use
+    (with the synthetic banner), and the ways in, as the domain's own Home draws them."""
+    front_door()
+    domain = registry.of(data)
+    if domain.introduction:
+        st.markdown(domain.introduction)
+    HOMES.get(data.domain, _generic)(data)
+
+
+def front_door() -> None:
+    """What Groundwork is, and every kind of data it reads (the registry's domains)."""
+    titles = [d.title for d in registry.domains()]
+    kinds = titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1]
+    count = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(len(titles), fmt_count(len(titles)))
     st.markdown(
-        "A workbench for studying how two people build common ground, on Map Task sessions: a **Guide** who "
-        "sees a route, a **Follower** who draws it on a grid, a chat between them, and every action annotated "
-        "with what its actor believed. Replay the sessions, code grounding acts as a team with agreement "
-        "computed as you go, and chart alignment against task progress by condition."
+        "A workbench for studying how partners build common ground: people guiding each other over a map, "
+        f"agents cooking together, models reasoning about minds. It holds {count} kinds of data: {kinds} "
+        "(the sidebar chooses the dataset)."
     )
+
+
+def _map_task(corpus: Any) -> None:
+    found = facts(corpus)
+    dataset_in_use(corpus, found)
+    synthetic_banner(corpus)
+    entries(found)
+
+
+def _kitchen(kitchen: Any) -> None:
+    kitchen_in_use(kitchen)
+    synthetic_banner(kitchen)
+    kitchen_entries(kitchen)
+
+
+def _benchmark(bench: Any) -> None:
+    benchmark_in_use(bench)
+    synthetic_banner(bench)
+    benchmark_entries()
+
+
+def _generic(data: Dataset) -> None:
+    """Home for a domain with no Home of its own: its units counted, and its screens."""
+    domain = registry.of(data)
+    n = len(data.units)
+    st.markdown(
+        f"**Dataset in use:** {md_text(data.name)}: {fmt_count(n)} {md_text(domain.unit)}{'' if n == 1 else 's'} "
+        "(another dataset: the sidebar)."
+    )
+    synthetic_banner(data)
+    if domain.main_page != "home":
+        _step(
+            f"pages/{domain.main_page}.py",
+            domain.main_title,
+            f"The dataset's {md_text(domain.title)}, one at a time.",
+            domain.icon,
+        )
+
+
+# Each domain's own Home (a domain not named here gets the generic one).
+HOMES: dict[str, Callable[[Any], None]] = {MAP_TASK: _map_task, "kitchen": _kitchen, "benchmark": _benchmark}
 
 
 def dataset_in_use(corpus: Corpus, facts: DatasetFacts) -> None:
@@ -98,17 +159,6 @@ def _annotate_and_lead(annotate: DeltaGenerator, lead: DeltaGenerator, item: str
 # -- a dataset of kitchen runs -------------------------------------------------------------------
 
 
-def kitchen_introduction() -> None:
-    st.markdown(
-        "A workbench for studying how two partners build common ground. Here the partners are two agents "
-        "cooking together, a **Chef** and an **Assistant** who ask each other for what they need (runs of "
-        "language models in Collab-Overcooked, or Overcooked-AI trajectories). Every request is audited against "
-        "what the environment recorded (TGCO: Effective, Assisted, Redundant, Ineffective), each run's "
-        "coordination is measured and averaged per directed pairing of models, and the request units can be "
-        "coded as a team, with agreement computed as you go."
-    )
-
-
 def _listed(names: list[str]) -> str:
     """``names`` as text from data: "a, b and c"; past :data:`PAIRINGS_NAMED`, the rest counted."""
     shown = [md_text(n) for n in names[:PAIRINGS_NAMED]]
@@ -168,16 +218,6 @@ def kitchen_entries(kitchen: KitchenCorpus) -> None:
             ":material/description:",
         )
     _annotate_and_lead(annotate, lead, "request unit")
-
-
-def benchmark_introduction() -> None:
-    st.markdown(
-        "A workbench for studying how partners build common ground. Here the dataset is a theory-of-mind "
-        "benchmark: trials of a story or an interaction with questions about what its characters believe, want "
-        "and know, and language models' answers to them. Compare scores every run as the benchmark's authors do: "
-        "accuracy overall and by every slice of the questions, with intervals, and the best runs as a paired test "
-        "allows."
-    )
 
 
 def benchmark_in_use(bench: Benchmark) -> None:

@@ -16,15 +16,13 @@ from pathlib import Path
 import streamlit as st
 
 from analysis.format import fmt, fmt_time
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus
+from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line
-from corpus.kitchen_dataset import KitchenCorpus
 from corpus.workqueue import Place
 from services import jobs
 from services.datasets import current_source
 
-Data = Corpus | KitchenCorpus | Benchmark
+Data = Dataset
 
 KEY = "report_built"
 NO_PDF = "report_no_pdf"  # the last build asked for a PDF the server could not print
@@ -43,7 +41,7 @@ class BuiltReport:
 
 
 def name_of(data: Data) -> str:
-    return data.name if isinstance(data, Benchmark | KitchenCorpus) else data.info.name
+    return data.name
 
 
 def command(data: Data) -> str:
@@ -61,22 +59,19 @@ def command_for(path: Path) -> str:
     return f"python -m analysis report {shown} OUT"
 
 
-def report_intro(data: Data) -> None:
-    if isinstance(data, KitchenCorpus):
-        st.caption(
-            "The Kitchen screen's results for the runs shown in the sidebar: the coordination metrics per directed "
-            "pairing and per task level with their intervals over runs, and what became of the requests by level "
-            "(TGCO), with a provenance block. One HTML file that opens offline, and every table as CSV in a zip."
-        )
-        return
-    if isinstance(data, Benchmark):
-        st.caption(
-            "Compare's results for the benchmark shown in the sidebar: every run's accuracy overall and by each "
-            "slice, with intervals over the benchmark's clusters and the best marked as McNemar's test allows, and a "
-            "provenance block. One HTML file that opens offline, and every table as CSV in a zip."
-        )
-        return
-    st.caption(
+# What the report holds, by domain (the registry's names: corpus.domain).
+INTROS = {
+    "kitchen": (
+        "The Kitchen screen's results for the runs shown in the sidebar: the coordination metrics per directed "
+        "pairing and per task level with their intervals over runs, and what became of the requests by level "
+        "(TGCO), with a provenance block. One HTML file that opens offline, and every table as CSV in a zip."
+    ),
+    "benchmark": (
+        "Compare's results for the benchmark shown in the sidebar: every run's accuracy overall and by each "
+        "slice, with intervals over the benchmark's clusters and the best marked as McNemar's test allows, and a "
+        "provenance block. One HTML file that opens offline, and every table as CSV in a zip."
+    ),
+    MAP_TASK: (
         "The paper's results for the dataset shown in the sidebar, in the paper's order: the dataset (Tables 1 and "
         "8), task outcomes by condition, agreement among the people coding grounding acts, grounding acts by "
         "condition (Fig. 3) and alignment within each act (Fig. 4 left), alignment over task progress (Fig. 4 right) "
@@ -84,7 +79,13 @@ def report_intro(data: Data) -> None:
         "seeds, package versions and the command that makes the same report). Each number is the page's number, "
         "with the pages' opening choices. One HTML file that opens offline, its figures inside, and every table as "
         "CSV in a zip."
-    )
+    ),
+}
+GENERIC_INTRO = "The results for the dataset shown in the sidebar, with a provenance block, as one HTML file."
+
+
+def report_intro(data: Data) -> None:
+    st.caption(INTROS.get(data.domain, GENERIC_INTRO))
 
 
 def _file_stem(name: str) -> str:

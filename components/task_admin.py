@@ -26,6 +26,7 @@ from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
 from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
+from corpus.kitchen_dataset import DOMAIN as KITCHEN
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
 from corpus.store import AccessDenied, StoreError, Task, User
@@ -138,8 +139,8 @@ def new_task_form(lead: User, corpus: Corpus | KitchenCorpus) -> Task | None:
     """Create a coding task on the current dataset: its actions (Map Task) or its request units
     (kitchen runs, with the TGCO rule as a model coder when asked). Returns once it is created."""
     key = "ta_new"
-    kitchen = isinstance(corpus, KitchenCorpus)
-    if isinstance(corpus, KitchenCorpus):
+    kitchen = corpus.domain == KITCHEN
+    if kitchen:
         units = kitchen_svc.coding_units(corpus)
         noun, stratify, context = "request units", ac_kitchen.STRATIFY, "messages before the unit"
         st.caption(
@@ -215,9 +216,7 @@ def new_task_form(lead: User, corpus: Corpus | KitchenCorpus) -> Task | None:
                 seed=int(seed),
                 context_k=int(k),
                 show_canvas=bool(canvas),
-                model_labels=kitchen_svc.rule_labels(corpus, items)
-                if rule and isinstance(corpus, KitchenCorpus)
-                else None,
+                model_labels=kitchen_svc.rule_labels(corpus, items) if rule and kitchen else None,
             )
         except (ValueError, StoreError, AccessDenied) as exc:
             st.error(md_line(exc))

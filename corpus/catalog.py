@@ -16,6 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpus.domain import MAP_TASK
+
+MAX_DOMAIN = 60  # characters of a declared domain kept (a name, not a text)
 OUTSIDE_ROOTS = "that folder is not one of the datasets this server offers; pick one from the list"
 
 
@@ -29,13 +32,14 @@ class OutsideRoots(Exception):
 @dataclass(frozen=True)
 class DatasetEntry:
     """One dataset a server offers: where it is, its name (from its dataset.json), whether it is
-    marked synthetic, and its domain ("map_task"; "kitchen": :mod:`corpus.kitchen_dataset`; "benchmark":
-    :mod:`corpus.benchmark`)."""
+    marked synthetic, and its domain: the name its dataset.json declares ("map_task" when it declares
+    none; the registry's entries: :mod:`corpus.domain`). What a page needs to know of a dataset before
+    it is opened is read here, once per change of its dataset.json, not on every rerun."""
 
     path: Path
     name: str
     synthetic: bool
-    domain: str = "map_task"
+    domain: str = MAP_TASK
 
     @property
     def key(self) -> str:
@@ -73,10 +77,19 @@ def _entry(folder: Path) -> DatasetEntry | None:
         name = str(info.get("name") or folder.name) if isinstance(info, dict) else folder.name
         synthetic = bool(info.get("synthetic")) if isinstance(info, dict) else False
         found = info.get("domain") if isinstance(info, dict) else None
-        domain = found if found in ("kitchen", "benchmark") else "map_task"
+        # (a domain no entry reads is kept as declared: opening the dataset says so)
+        domain = found[:MAX_DOMAIN] if isinstance(found, str) and found else MAP_TASK
     except (OSError, ValueError, RecursionError):  # listed by its folder name; opening it reports the problem
-        name, synthetic, domain = folder.name, False, "map_task"
+        name, synthetic, domain = folder.name, False, MAP_TASK
     return DatasetEntry(folder.resolve(), name[:200], synthetic, domain)
+
+
+def entry_at(folder: str | Path) -> DatasetEntry:
+    """The entry of the dataset at ``folder`` read afresh (for a folder no root lists: one inside a
+    dataset root's datasets); a folder without dataset.json is listed as Map Task sessions, whose
+    reader then says what is missing."""
+    folder = Path(folder)
+    return _entry(folder) or DatasetEntry(folder.resolve(), folder.name, False, MAP_TASK)
 
 
 def datasets_under(roots: Iterable[Path]) -> list[DatasetEntry]:

@@ -27,7 +27,9 @@ import pandas as pd
 from corpus import schema
 from corpus.action_rows import ActionColumns
 from corpus.canvas import CanvasHistory, session_history
+from corpus.catalog import key_of
 from corpus.dataset_cache import DatasetCache, Entry
+from corpus.domain import MAP_TASK, UNIT_ID, generated_by, provenance
 from corpus.listing import dataset_files, forget_listings
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
@@ -48,6 +50,7 @@ from corpus.validate import (
 )
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+DOMAIN = MAP_TASK
 HISTORIES_KEPT = 2048  # canvas histories a corpus keeps (the ones built last)
 
 
@@ -159,12 +162,12 @@ class Corpus:
         whose map has no route."""
         return self._tables.coverage
 
-    def coded(self, scheme: str = "grounding_acts") -> pd.DataFrame:
+    def coded(self, scheme: str = schema.GROUNDING_ACTS_SCHEME) -> pd.DataFrame:
         """Long table of one coding scheme's labels: item_id, session_id, action_index, coder, coder_kind, code,
         partition."""
         return self.labels[self.labels["scheme"] == scheme].drop(columns="scheme").reset_index(drop=True)
 
-    def model_coders(self, scheme: str = "grounding_acts") -> list[str]:
+    def model_coders(self, scheme: str = schema.GROUNDING_ACTS_SCHEME) -> list[str]:
         """The coders of a scheme recorded as models (coder_kind), sorted."""
         coded = self.coded(scheme)
         return sorted(coded.loc[coded["coder_kind"] == schema.MODEL, "coder"].unique().tolist())
@@ -200,9 +203,46 @@ class Corpus:
         present = {self.meta(sid).split for sid in self.sessions}
         return [split for split in schema.SPLITS if split in present]
 
+    # -- what every dataset offers (corpus.domain.Dataset) -------------------------------------
+
     @property
     def synthetic(self) -> bool:
         return self.info.synthetic
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def domain(self) -> str:
+        return DOMAIN
+
+    @property
+    def unit_noun(self) -> str:
+        return "session"
+
+    @property
+    def dataset_id(self) -> str:
+        return key_of(self.root)
+
+    @property
+    def provenance(self) -> dict[str, str]:
+        return provenance(self.info.description, generated_by=generated_by(self.info.generator))
+
+    @property
+    def units(self) -> pd.DataFrame:
+        """One row per session: unit_id (the session id), condition, split and map_id, from each
+        session's session.json (no action is read)."""
+        metas = [self.meta(sid) for sid in self.sessions]
+        return pd.DataFrame(
+            {
+                UNIT_ID: [m.id for m in metas],
+                "condition": [m.condition for m in metas],
+                "split": [m.split for m in metas],
+                "map_id": [m.map_id for m in metas],
+            },
+            columns=[UNIT_ID, "condition", "split", "map_id"],
+        )
 
 
 def content_hash(root: str | Path) -> str:

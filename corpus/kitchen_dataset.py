@@ -18,12 +18,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 from pydantic import TypeAdapter, ValidationError
 
+from corpus.catalog import key_of
+from corpus.domain import UNIT_ID, generated_by, provenance
 from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.model import DatasetInfo
 from corpus.reading import load_json, parse
 from corpus.report import DatasetError, Report, describe
+from corpus.schema import NOT_RECORDED
 
 DOMAIN = "kitchen"
 RUN_FORMAT_VERSION = 1
@@ -40,9 +44,47 @@ class KitchenCorpus:
     runs: tuple[KitchenRun, ...]
     content_hash: str
 
+    # -- what every dataset offers (corpus.domain.Dataset) -------------------------------------
+
     @property
     def name(self) -> str:
         return self.info.name
+
+    @property
+    def synthetic(self) -> bool:
+        return self.info.synthetic
+
+    @property
+    def domain(self) -> str:
+        return DOMAIN
+
+    @property
+    def unit_noun(self) -> str:
+        return "run"
+
+    @property
+    def dataset_id(self) -> str:
+        return key_of(self.root)
+
+    @property
+    def provenance(self) -> dict[str, str]:
+        formats = ", ".join(sorted({r.format for r in self.runs}))
+        return provenance(self.info.description, run_formats=formats, generated_by=generated_by(self.info.generator))
+
+    @property
+    def units(self) -> pd.DataFrame:
+        """One row per run: unit_id (the run id), condition (its directed pairing: what the runs
+        compare), split (not recorded), level (None when unknown) and recipe."""
+        return pd.DataFrame(
+            {
+                UNIT_ID: [r.id for r in self.runs],
+                "condition": [r.pairing for r in self.runs],
+                "split": [NOT_RECORDED] * len(self.runs),
+                "level": pd.array([r.level for r in self.runs], dtype="Int64"),
+                "recipe": [r.recipe for r in self.runs],
+            },
+            columns=[UNIT_ID, "condition", "split", "level", "recipe"],
+        )
 
 
 def run_json(run: KitchenRun) -> dict[str, Any]:

@@ -1,25 +1,7 @@
-"""Home: what Groundwork is, the dataset in use, and where each kind of user starts (for Map Task
-sessions, kitchen runs or a benchmark)."""
+"""Home: what Groundwork is and the kinds of data it reads, the dataset in use, and where each kind
+of user starts, in the words of the dataset's domain (components.home)."""
 
 from components import home
-from components.dataset import require_any, synthetic_banner
-from corpus.benchmark import Benchmark
-from corpus.kitchen_dataset import KitchenCorpus
-from services.home import facts
+from components.dataset import require_any
 
-data = require_any("Groundwork")
-if isinstance(data, KitchenCorpus):
-    home.kitchen_introduction()
-    home.kitchen_in_use(data)
-    synthetic_banner(data)
-    home.kitchen_entries(data)
-elif isinstance(data, Benchmark):
-    home.benchmark_introduction()
-    home.benchmark_in_use(data)
-    synthetic_banner(data)
-    home.benchmark_entries()
-else:
-    home.introduction()
-    home.dataset_in_use(data, facts(data))
-    synthetic_banner(data)
-    home.entries(facts(data))
+home.show(require_any("Groundwork"))

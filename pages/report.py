@@ -4,7 +4,7 @@ visitor who is not signed in gets the server's own report of a dataset it offers
 everyone."""
 
 from components.auth import signed_in_user
-from components.dataset import require_any, synthetic_banner
+from components.dataset import require_screen, synthetic_banner
 from components.label_source import revealed_gold
 from components.report import (
     build_requested,
@@ -18,13 +18,12 @@ from components.report import (
     server_report_coming,
     server_report_requested,
 )
-from corpus.dataset import Corpus
-from reports import prebuilt, screen
+from reports import prebuilt, reproduction, screen
 from services.datasets import current_source
 from services.jobs import owner
 from services.settings import report_refusal
 
-data = require_any("Reproduction report")
+data = require_screen("report", "Reproduction report")
 synthetic_banner(data)
 report_intro(data)
 user = signed_in_user()
@@ -35,7 +34,7 @@ if refusal is None:
         with building() as progress:
             files = screen.build(
                 data,
-                gold=revealed_gold(data) if isinstance(data, Corpus) else None,
+                gold=revealed_gold(data) if reproduction.report_of(data).gold else None,
                 command=command(data),
                 pdf=pdf,
                 who=owner(user),

@@ -14,22 +14,20 @@ alignment within each act (Fig. 4 left); alignment over task progress by conditi
 the model behind it, and dyadic alignment; why not aligned; the leaderboards of the dataset's own
 runs (and a run naming a published model beside its scores); provenance. Kitchen runs
 (:func:`build_kitchen`) and benchmarks (:func:`build_benchmark`) get their screens' tables;
-:func:`build_for` picks by the dataset's domain.
+:func:`build_for` picks by the dataset's domain (:data:`REPORTS`, keyed by the domain registry's
+names). The parts of every report are :mod:`reports.document`'s.
 """
 
 from __future__ import annotations
 
-import platform
-import sys
-from concurrent.futures import Future
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
 
 import pandas as pd
-import plotly.graph_objects as go
 
 from analysis.descriptive import table1, table8
-from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause, package_version
+from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause
 from analysis.label_sources import PARTICIPANTS, act_sources
 from analysis.progress_model import summary_sentence
 from analysis.results import Test
@@ -46,11 +44,14 @@ from components.reason_charts import (
     reason_share_figure,
     reason_tests_sentence,
 )
+from corpus import domain as registry
 from corpus.benchmark import Benchmark
 from corpus.dataset import Corpus
+from corpus.domain import MAP_TASK, Dataset
 from corpus.kitchen_dataset import KitchenCorpus
-from corpus.schema import CODING_SCHEMES
+from corpus.schema import CODING_SCHEMES, GROUNDING_ACTS_SCHEME
 from corpus.values import Undefined
+from reports.document import Figure, Reproduction, Section, Table, provenance_block
 from reports.figures import draw_ahead
 from reports.reference import Reference, basis, comparison, model_comparison
 from services import agreement as agreement_svc
@@ -66,59 +67,8 @@ LEADERBOARDS = {
     "mental_model": "Mental model prediction (Tables 3 and 10)",
 }
 OUTCOME_TEST = "welch"
-SCHEME = "grounding_acts"
+SCHEME = GROUNDING_ACTS_SCHEME
 KITCHEN_WINDOW = "level"  # the Kitchen screen's opening acceptance window
-PACKAGES = ("groundwork", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "plotly")
-
-
-@dataclass(frozen=True)
-class Table:
-    name: str  # its file's name in the zip, without ".csv"
-    title: str
-    frame: pd.DataFrame
-    index: bool = False  # whether the row labels are part of the table (Tables 1 and 8)
-    view: pd.DataFrame | None = None  # what the page shows, when not the whole table (the CSV has it all)
-
-
-@dataclass(frozen=True)
-class Figure:
-    name: str
-    title: str
-    figure: go.Figure
-    data: pd.DataFrame  # the numbers behind it, one row per bar or point
-    columns: int = 1  # one or two paper columns wide
-
-
-@dataclass(frozen=True)
-class Section:
-    title: str
-    lines: tuple[str, ...] = ()
-    tables: tuple[Table, ...] = ()
-    figures: tuple[Figure, ...] = ()
-
-
-CREATED = "created"  # the provenance entry of the moment a report was made
-
-
-@dataclass(frozen=True)
-class Reproduction:
-    title: str
-    synthetic: bool
-    sections: tuple[Section, ...]
-    provenance: dict[str, str] = field(default_factory=dict)
-    drawn: dict[str, Future[str]] = field(default_factory=dict, compare=False)  # figures drawn ahead, by name
-
-    def tables(self) -> list[Table]:
-        """Every table, and every figure's numbers as a table, in the report's order."""
-        out: list[Table] = []
-        for s in self.sections:
-            out += list(s.tables)
-            out += [Table(f"{f.name}_data", f"Numbers behind: {f.title}", f.data) for f in s.figures]
-        # The page says when it was made; the tables leave the moment out, so that two builds on the
-        # same inputs give the same bytes whenever they run.
-        kept = [(k, v) for k, v in self.provenance.items() if k != CREATED]
-        out.append(Table("provenance", "Provenance", pd.DataFrame(kept, columns=["what", "value"])))
-        return out
 
 
 def default_scope(corpus: Corpus, gold: pd.DataFrame | None = None) -> svc.Scope:
@@ -377,32 +327,6 @@ def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section
     return Section("Models against people", tuple(lines), tables=tuple(tables))
 
 
-def _provenance(
-    name: str,
-    content_hash: str,
-    synthetic: bool,
-    command: str,
-    when: datetime | None,
-    *,
-    choices: dict[str, str],
-    seeds: str,
-    extra: dict[str, str] | None = None,
-) -> dict[str, str]:
-    """What made a report: the data, the choices made for it, the seeds, the software."""
-    return {
-        "dataset": name,
-        "dataset content hash": content_hash,
-        "synthetic": "yes" if synthetic else "no",
-        **choices,
-        "seeds": seeds,
-        CREATED: (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
-        "regenerate with": command,
-        **(extra or {}),
-        **{f"package {p}": package_version(p) for p in PACKAGES},
-    }
-
-
 def provenance(
     corpus: Corpus, scope: svc.Scope, command: str, when: datetime | None = None, reference: Reference | None = None
 ) -> dict[str, str]:
@@ -418,7 +342,7 @@ def provenance(
         "progress": f"{svc.PROGRESS_KINDS[svc.default_progress(corpus)]}, {BINS} bins",
     }
     extra = {"published values": f"{reference.name}: {reference.source}"} if reference is not None else None
-    return _provenance(
+    return provenance_block(
         corpus.info.name,
         corpus.content_hash,
         bool(corpus.info.synthetic),
@@ -537,7 +461,7 @@ def build_kitchen(kitchen: KitchenCorpus, *, command: str = "", when: datetime |
                 ),
             ),
         ),
-        _provenance(
+        provenance_block(
             kitchen.info.name,
             kitchen.content_hash,
             bool(kitchen.info.synthetic),
@@ -582,7 +506,7 @@ def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | Non
                 tables=tuple(tables),
             ),
         ),
-        _provenance(
+        provenance_block(
             bench.name,
             bench.content_hash,
             bool(bench.synthetic),
@@ -618,7 +542,7 @@ def _build_rubric_benchmark(bench: Benchmark, *, command: str, when: datetime | 
                 tables=tuple(tables),
             ),
         ),
-        _provenance(
+        provenance_block(
             bench.name,
             bench.content_hash,
             bool(bench.synthetic),
@@ -630,17 +554,41 @@ def _build_rubric_benchmark(bench: Benchmark, *, command: str, when: datetime | 
     )
 
 
+@dataclass(frozen=True)
+class DomainReport:
+    """How the report of a dataset of one domain is made: its builder (called with the dataset and
+    the keywords ``gold``, ``command``, ``reference`` and ``ahead``), and whether it reads the gold of
+    the team's revealed coding tasks and published values to set beside its numbers."""
+
+    build: Callable[..., Reproduction]
+    gold: bool = False
+    reference: bool = False
+
+
+# Each domain's report, by the name of its registry entry (corpus.domain); a domain named nowhere
+# here has no report (the Report screen is not among its screens).
+REPORTS: dict[str, DomainReport] = {
+    MAP_TASK: DomainReport(build, gold=True, reference=True),
+    "kitchen": DomainReport(lambda data, *, command, **_: build_kitchen(data, command=command)),
+    "benchmark": DomainReport(lambda data, *, command, **_: build_benchmark(data, command=command)),
+}
+
+
+def report_of(data: Dataset) -> DomainReport:
+    """How the report of ``data`` is made (ValueError for a domain with no report)."""
+    found = REPORTS.get(data.domain)
+    if found is None:
+        raise ValueError(f"no report is made of {registry.of(data).title}")
+    return found
+
+
 def build_for(
-    data: Corpus | KitchenCorpus | Benchmark,
+    data: Dataset,
     *,
     gold: pd.DataFrame | None = None,
     command: str = "",
     reference: Reference | None = None,
     ahead: bool = False,
 ) -> Reproduction:
-    """The report of any dataset the app opens: Map Task sessions, kitchen runs or a benchmark."""
-    if isinstance(data, KitchenCorpus):
-        return build_kitchen(data, command=command)
-    if isinstance(data, Benchmark):
-        return build_benchmark(data, command=command)
-    return build(data, gold=gold, command=command, reference=reference, ahead=ahead)
+    """The report of any dataset the app opens, by its domain's builder (:data:`REPORTS`)."""
+    return report_of(data).build(data, gold=gold, command=command, reference=reference, ahead=ahead)

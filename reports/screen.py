@@ -12,15 +12,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.domain import Dataset
 from corpus.workqueue import Place
 from reports import html, reference, reproduction
 from reports.cli import chromium, print_pdf
 from services import jobs
-
-Data = Corpus | KitchenCorpus | Benchmark
 
 
 @dataclass(frozen=True)
@@ -33,7 +29,7 @@ class Files:
 
 
 def build(
-    data: Data,
+    data: Dataset,
     *,
     gold: pd.DataFrame | None,
     command: str,
@@ -52,7 +48,7 @@ def build(
             data,
             gold=gold,
             command=command,
-            reference=reference.load() if isinstance(data, Corpus) else None,
+            reference=reference.load() if reproduction.report_of(data).reference else None,
             ahead=True,
         )
         step("Drawing the figures...")

@@ -1,4 +1,4 @@
-"""The current dataset: which one this browser session looks at, and the loaded corpus.
+"""The current dataset: which one this browser session looks at, and the loaded dataset.
 
 - The datasets a server offers are those under the configured dataset roots
   (:mod:`corpus.catalog`); :func:`offered` lists them (names re-read only when a dataset.json
@@ -6,23 +6,27 @@
   outside the roots with one message that says nothing about what exists there.
 - A link can name the dataset (``?dataset=KEY``, :func:`link_params`) so that it opens in a new
   browser session on the same data; the key is a digest of the folder, never its path.
-- A loaded corpus is kept once per server, keyed by the dataset's content hash (and its folder, where
-  the map editor writes); the hash itself is recomputed only when a file's name, size or time
-  changes. Every cached computation downstream keys on ``corpus.content_hash``.
+- A dataset is read by its domain's reader (:mod:`corpus.domain`), the domain named by its catalog
+  entry (no dataset.json is read again on a rerun). A loaded dataset is kept once per server, keyed
+  by its content hash (and its folder, where the map editor writes); the hash itself is recomputed
+  only when a file's name, size or time changes. Every cached computation downstream keys on
+  ``data.content_hash``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 import streamlit as st
 
 from corpus import catalog
-from corpus.benchmark import Benchmark, is_benchmark, load_benchmark
-from corpus.dataset import Corpus, content_hash, files_signature, load_dir
+from corpus import domain as registry
+from corpus.dataset import Corpus, content_hash, files_signature
 from corpus.dataset_cache import DatasetCache
-from corpus.kitchen_dataset import KitchenCorpus, is_kitchen, load_kitchen
+from corpus.domain import MAP_TASK, Dataset
 from corpus.validate import Report
 from services.settings import settings
 
@@ -40,6 +44,7 @@ class Source:
     path: Path
     label: str
     uploaded: bool = False
+    domain: str = MAP_TASK  # as its catalog entry says
 
 
 @dataclass(frozen=True)
@@ -61,8 +66,8 @@ def _offered(roots: tuple[str, ...], signature: tuple) -> list[catalog.DatasetEn
 
 
 def offered() -> list[catalog.DatasetEntry]:
-    """The datasets under the configured roots (the sample corpus first, by default), Map Task
-    datasets and kitchen datasets alike (each entry says its domain)."""
+    """The datasets under the configured roots (the sample corpus first, by default), of every
+    domain alike (each entry says its domain)."""
     roots = settings().dataset_roots
     return _offered(tuple(map(str, roots)), catalog.signature(roots))
 
@@ -72,7 +77,7 @@ def default_source() -> Source:
     if not entries:
         raise catalog.OutsideRoots()
     first = entries[0]
-    return Source(first.path, first.label)
+    return Source(first.path, first.label, domain=first.domain)
 
 
 def current_source() -> Source:
@@ -108,11 +113,17 @@ def open_dataset(path: str | Path) -> Source:
     (:class:`corpus.catalog.OutsideRoots` otherwise; nothing is read from outside)."""
     s = settings()
     resolved = catalog.within_roots(path, s.dataset_roots)
-    entry = next((e for e in offered() if e.path == resolved), None)
+    entry = _entry(resolved)
     uploaded = s.datasets_dir in resolved.parents
-    source = Source(resolved, entry.label if entry else resolved.name, uploaded)
+    source = Source(resolved, entry.label, uploaded, entry.domain)
     st.session_state[STATE_KEY] = source
     return source
+
+
+def _entry(resolved: Path) -> catalog.DatasetEntry:
+    """The catalog entry of a folder under the roots: the one offered, else (a folder no root lists)
+    its dataset.json read now."""
+    return next((e for e in offered() if e.path == resolved), None) or catalog.entry_at(resolved)
 
 
 def offered_with_hash(digest: str) -> catalog.DatasetEntry | None:
@@ -147,63 +158,53 @@ def _hash(root: str, signature: str) -> str:
     return digest
 
 
-@st.cache_resource(show_spinner="Loading and validating the dataset...", max_entries=4)
-def _load(digest: str, root: str) -> Corpus:
-    return load_dir(root, cache=DatasetCache(settings().cache_dir), known_hash=digest)
+@st.cache_resource(show_spinner="Loading and validating the dataset...", max_entries=8)
+def _load(domain: str, digest: str, root: str) -> Dataset:
+    return registry.read(domain, Path(root), known_hash=digest, cache=DatasetCache(settings().cache_dir))
 
 
-def load(root: Path) -> Corpus:
-    """The dataset at ``root`` (a folder under a dataset root), loaded and validated once per
-    content; raises :class:`corpus.validate.DatasetError` or ``OSError``."""
-    root = catalog.within_roots(root, settings().dataset_roots)
-    return _load(_hash(str(root), files_signature(root)), str(root))
+def check(root: Path) -> Dataset:
+    """The dataset at ``root`` (a folder under a dataset root) read by its domain's reader, once per
+    content; raises :class:`corpus.report.DatasetError` (an unknown domain among them) or ``OSError``."""
+    resolved = catalog.within_roots(root, settings().dataset_roots)
+    digest = _hash(str(resolved), files_signature(resolved))
+    return _load(_entry(resolved).domain, digest, str(resolved))
 
 
-def current_corpus() -> Corpus:
-    """The current dataset, loaded (raises as :func:`load` does)."""
-    return load(current_source().path)
-
-
-def check(root: Path) -> Corpus | KitchenCorpus | Benchmark:
-    """The dataset at ``root`` loaded as its domain reads it: Map Task sessions, kitchen runs or a
-    benchmark's items and runs (raises as :func:`load` does)."""
-    if is_kitchen(root) or is_benchmark(root):
-        resolved = catalog.within_roots(root, settings().dataset_roots)
-        digest = _hash(str(resolved), files_signature(resolved))
-        if is_benchmark(root):
-            return _load_benchmark(digest, str(resolved))
-        return _load_kitchen(digest, str(resolved))
-    return load(root)
+def current() -> Dataset:
+    """The current dataset, loaded by its domain's reader (raises as :func:`check` does)."""
+    return check(current_source().path)
 
 
 def current_domain() -> str:
-    """The current dataset's domain: "map_task", "kitchen" (runs of two agents cooking) or
-    "benchmark" (a benchmark's items and runs of model answers)."""
-    path = current_source().path
-    return "kitchen" if is_kitchen(path) else "benchmark" if is_benchmark(path) else "map_task"
+    """The current dataset's domain, as its catalog entry says ("map_task", "kitchen", "benchmark" or a
+    plugin's)."""
+    return current_source().domain
 
 
-@st.cache_resource(show_spinner="Loading the benchmark...", max_entries=4)
-def _load_benchmark(digest: str, root: str) -> Benchmark:
-    return load_benchmark(root)
-
-
-def current_benchmark() -> Benchmark:
-    """The current dataset as a benchmark, loaded once per content (raises DatasetError or OSError)."""
-    found = check(current_source().path)
-    if not isinstance(found, Benchmark):
-        raise ValueError("the current dataset is not a benchmark")
+def _current_as(domain: str) -> Dataset:
+    found = current()
+    if found.domain != domain:
+        held = registry.get(found.domain).title if registry.known(found.domain) else found.domain
+        raise ValueError(f"the current dataset holds {held}, not {registry.get(domain).title}")
     return found
 
 
-@st.cache_resource(show_spinner="Loading the kitchen runs...", max_entries=4)
-def _load_kitchen(digest: str, root: str) -> KitchenCorpus:
-    return load_kitchen(root)
+def current_corpus() -> Corpus:
+    """The current dataset's Map Task sessions, loaded once per content (raises as :func:`check` does,
+    and ValueError for a dataset of another domain)."""
+    return cast(Corpus, _current_as(MAP_TASK))
 
 
-def current_kitchen() -> KitchenCorpus:
-    """The current dataset as kitchen runs, loaded once per content (raises DatasetError or OSError)."""
-    found = check(current_source().path)
-    if not isinstance(found, KitchenCorpus):
-        raise ValueError("the current dataset holds Map Task sessions, not kitchen runs")
-    return found
+@st.cache_data(show_spinner="Building the replay...", max_entries=16)
+def _replay_payload(content_hash: str, domain: str, unit: str, _data: Any) -> Mapping[str, Any]:
+    hook = registry.get(domain).replay
+    if hook is None:
+        raise ValueError(f"the domain '{domain}' has no replay payload")
+    return dict(hook(_data, unit))
+
+
+def replay_payload(data: Dataset, unit: str) -> Mapping[str, Any]:
+    """The replay payload of one unit of ``data``, by its domain's replay hook (the tile payload of
+    :mod:`analysis.tile_replay` as JSON), built once per content and unit."""
+    return _replay_payload(data.content_hash, data.domain, unit, data)

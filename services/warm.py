@@ -4,9 +4,21 @@ visitor who comes meanwhile waits only for what is not done yet (a cached load i
 
 from __future__ import annotations
 
-from corpus.dataset import Corpus
+from collections.abc import Callable
+from typing import Any
+
+from corpus.domain import MAP_TASK
 from services import datasets
 from services.home import facts
+
+
+def _map_task_ahead(data: Any) -> None:
+    data.actions_df, data.sessions_df  # noqa: B018 - computed once, kept with the loaded corpus
+    facts(data)
+
+
+# What each domain's first pages read, made ahead (a domain not named here: its load alone).
+AHEAD: dict[str, Callable[[Any], None]] = {MAP_TASK: _map_task_ahead}
 
 
 def default_dataset() -> tuple[str | None, str]:
@@ -17,7 +29,5 @@ def default_dataset() -> tuple[str | None, str]:
         data = datasets.check(datasets.default_source().path)
     except Exception as exc:  # noqa: BLE001 - reported by the pages, with every problem
         return None, f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"
-    if isinstance(data, Corpus):
-        data.actions_df, data.sessions_df  # noqa: B018 - computed once, kept with the loaded corpus
-        facts(data)
-    return data.info.name, ""
+    AHEAD.get(data.domain, lambda _: None)(data)
+    return data.name, ""

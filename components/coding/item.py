@@ -17,6 +17,7 @@ from components.replay import session_frames
 from corpus import schema
 from corpus.dataset import Corpus
 from corpus.escape import md_text
+from corpus.kitchen_dataset import DOMAIN as KITCHEN
 from corpus.kitchen_dataset import KitchenCorpus
 from corpus.store import Task
 
@@ -110,7 +111,7 @@ def item_view(
     before and after it as the coder chooses), the canvas at that moment and a link to Replay; on
     kitchen runs, the request unit (:func:`components.coding.kitchen_item.unit_view`). False if
     the item is not found."""
-    if isinstance(corpus, KitchenCorpus):
+    if corpus.domain == KITCHEN:
         from components.coding.kitchen_item import unit_view
 
         return unit_view(corpus, task, session_id, action_index, key, adjustable)
