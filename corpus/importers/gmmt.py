@@ -201,56 +201,76 @@ def read_annotated(files: GmmtFiles, report: Report) -> list[Expression]:
     seen: set[str] = set()
     for k, item in enumerate(_items(files.annotated, files.dialogue, report, rel)):
         record = _record(item, k)
-        f = _Fields(report, rel, record)
-        if not isinstance(item, dict):
-            f.bad("(record)", f"expected an object, got {describe(item)}")
-            continue
-        ref = f.text(item, "ref_id_unif")
-        info = f.obj(item, "info")
-        interp = f.obj(item, "interpretations")
-        extra = f.obj(item, "extra")
-        text = f.text(info, "expression", "info.") if info else ""
-        speaker = info.get("speaker") if info else None
-        role = SPEAKERS.get(speaker) if isinstance(speaker, str) else None
-        if info and role is None:
-            f.bad("info.speaker", f"expected giver or follower, got {describe(speaker)}")
-        utt = info.get("utt_id") if info else None
-        if utt is not None and (isinstance(utt, bool) or not isinstance(utt, int)):
-            f.bad("info.utt_id", f"expected an utterance number (an integer), got {describe(utt)}")
-        giver = f.text(interp, "giver", "interpretations.", required=False) if interp else ""
-        follower = f.text(interp, "follower", "interpretations.", required=False) if interp else ""
-        status = extra.get("status") if extra else None
-        if extra and status not in schema.GMMT_STATUS:
-            f.bad("extra.status", f"unknown status {shown(status)} (expected one of {', '.join(schema.GMMT_STATUS)})")
-        subtype = f.text(extra, "subtype", "extra.", required=False) if extra else ""
-        reason = f.text(item, "reason", required=False)
-        words = words_of(text)
-        if text and not words:
-            f.bad("info.expression", f"{shown(text)} has no words to find in the transcript")
-        if ref and ref in seen:
-            f.bad("ref_id_unif", f"reference {shown(ref)} appears twice in the file (expected once)")
-        if not f.ok:
-            continue
-        seen.add(ref)
-        start, end = times.get(ref, (None, None))
-        out.append(
-            Expression(
-                ref_id=ref,
-                role=str(role),
-                text=text,
-                words=words,
-                utt_id=utt,
-                giver=giver,
-                follower=follower,
-                status=str(status),
-                subtype=subtype,
-                reason=reason,
-                start=start,
-                end=end,
-                record=record,
-            )
-        )
+        expression = _expression(item, _Fields(report, rel, record), record, times, seen)
+        if expression is not None:
+            seen.add(expression.ref_id)
+            out.append(expression)
     return out
+
+
+def _expression(
+    item: Any, f: _Fields, record: str, times: dict[str, tuple[float | None, float | None]], seen: set[str]
+) -> Expression | None:
+    """One record of an annotation file as an expression; None, with its problems in the report,
+    when it is not one (a reference already in ``seen`` is one such problem)."""
+    if not isinstance(item, dict):
+        f.bad("(record)", f"expected an object, got {describe(item)}")
+        return None
+    ref = f.text(item, "ref_id_unif")
+    info = f.obj(item, "info")
+    interp = f.obj(item, "interpretations")
+    extra = f.obj(item, "extra")
+    text, role, utt = _said(f, info)
+    giver = f.text(interp, "giver", "interpretations.", required=False) if interp else ""
+    follower = f.text(interp, "follower", "interpretations.", required=False) if interp else ""
+    status, subtype = _status(f, extra)
+    reason = f.text(item, "reason", required=False)
+    words = words_of(text)
+    if text and not words:
+        f.bad("info.expression", f"{shown(text)} has no words to find in the transcript")
+    if ref and ref in seen:
+        f.bad("ref_id_unif", f"reference {shown(ref)} appears twice in the file (expected once)")
+    if not f.ok:
+        return None
+    start, end = times.get(ref, (None, None))
+    return Expression(
+        ref_id=ref,
+        role=str(role),
+        text=text,
+        words=words,
+        utt_id=utt,
+        giver=giver,
+        follower=follower,
+        status=str(status),
+        subtype=subtype,
+        reason=reason,
+        start=start,
+        end=end,
+        record=record,
+    )
+
+
+def _said(f: _Fields, info: dict[str, Any]) -> tuple[str, str | None, Any]:
+    """What a record's ``info`` says was said: the expression, the speaker's role and the
+    utterance number (each checked)."""
+    text = f.text(info, "expression", "info.") if info else ""
+    speaker = info.get("speaker") if info else None
+    role = SPEAKERS.get(speaker) if isinstance(speaker, str) else None
+    if info and role is None:
+        f.bad("info.speaker", f"expected giver or follower, got {describe(speaker)}")
+    utt = info.get("utt_id") if info else None
+    if utt is not None and (isinstance(utt, bool) or not isinstance(utt, int)):
+        f.bad("info.utt_id", f"expected an utterance number (an integer), got {describe(utt)}")
+    return text, role, utt
+
+
+def _status(f: _Fields, extra: dict[str, Any]) -> tuple[Any, str]:
+    """A record's ``extra``: its status (checked against ``schema.GMMT_STATUS``) and subtype."""
+    status = extra.get("status") if extra else None
+    if extra and status not in schema.GMMT_STATUS:
+        f.bad("extra.status", f"unknown status {shown(status)} (expected one of {', '.join(schema.GMMT_STATUS)})")
+    subtype = f.text(extra, "subtype", "extra.", required=False) if extra else ""
+    return status, subtype
 
 
 def _rel(path: Path, root: Path) -> str:
