@@ -200,32 +200,37 @@ def run_import(
     if not report.ok:
         raise DatasetError(report, str(src))
 
-    from corpus.write import write_dataset
+    info = _imported_info(result, name or f"{dest.name} (imported)", source_name or src.name)
+    return _written_in_place(dest, lambda staging: _write_checked(staging, info, result, src, report), report)
 
-    info = DatasetInfo(
-        name=name or f"{dest.name} (imported)",
-        description=" ".join(filter(None, (f"Imported from '{source_name or src.name}'.", result.description))),
+
+def _imported_info(result: ImportResult, name: str, source: str) -> DatasetInfo:
+    """The dataset.json of an import: its name, where it came from, and its conditions."""
+    return DatasetInfo(
+        name=name,
+        description=" ".join(filter(None, (f"Imported from '{source}'.", result.description))),
         synthetic=False,
         conditions=result.conditions or sorted({s.condition for s in result.sessions}),
     )
 
-    def write(staging: Path) -> Path:
-        staged = write_dataset(
-            staging, info, result.maps, result.sessions, labels=result.labels, expressions=result.expressions
-        )
-        _, written = read_dataset(staged)
-        for issue in written.issues:
-            if issue.severity == WARNING:
-                report.issues.append(issue)
-            else:
-                report.add(
-                    issue.file, issue.record, issue.field, f"the written dataset would not load: {issue.message}"
-                )
-        if not report.ok:
-            raise DatasetError(report, str(src))
-        return staged
 
-    return _written_in_place(dest, write, report)
+def _write_checked(staging: Path, info: DatasetInfo, result: ImportResult, src: Path, report: Report) -> Path:
+    """The imported maps and sessions written into ``staging`` and read back; raises
+    :class:`DatasetError` if the written dataset would not load (its warnings join ``report``)."""
+    from corpus.write import write_dataset
+
+    staged = write_dataset(
+        staging, info, result.maps, result.sessions, labels=result.labels, expressions=result.expressions
+    )
+    _, written = read_dataset(staged)
+    for issue in written.issues:
+        if issue.severity == WARNING:
+            report.issues.append(issue)
+        else:
+            report.add(issue.file, issue.record, issue.field, f"the written dataset would not load: {issue.message}")
+    if not report.ok:
+        raise DatasetError(report, str(src))
+    return staged
 
 
 def _written_in_place(dest: Path, write: Callable[[Path], Path], report: Report) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -90,6 +90,25 @@ def _some(paths: list[PurePosixPath], what: str) -> str:
     return f"{len(paths)} {what}: {shown}{more}"
 
 
+# What files tell each kind, in the order they are tried (the first a file matches wins): (kind, the
+# test of a file, what the files matched are called).
+_RULES: tuple[tuple[str, Callable[[PurePosixPath], bool], str], ...] = (
+    ("platform-bundle", lambda p: bool(_BUNDLE.search(p.name)), "export file(s)"),
+    (
+        "maptask-vlm",
+        lambda p: p.name.startswith("vlm_predictions_") and p.suffix.lower() == ".jsonl",
+        "VLM prediction file(s)",
+    ),
+    ("platform-logs", lambda p: p.suffix.lower() == ".jsonl", "action log(s)"),
+    ("hcrc", lambda p: bool(_NXT_MOVES.search(p.name)), "NXT move file(s)"),
+    ("hcrc", lambda p: bool(_HCRC_ID.match(p.name)), "file(s) named by an HCRC dialogue id"),
+    ("dyntom", lambda p: p.name == "question_new.json", "DynToM question file(s)"),
+    # The benchmark names a run after its worker (worker9_0_7_<recipe>_...json); any other JSON file
+    # left is read as a kitchen run too, and a file that is not one is named by the import.
+    ("overcooked", lambda p: p.suffix.lower() == ".json", "JSON run file(s)"),
+)
+
+
 def detect(names: Iterable[str]) -> Detection:
     """The format of the files ``names`` (paths relative to the archive or folder root).
 
@@ -98,31 +117,12 @@ def detect(names: Iterable[str]) -> Detection:
     datasets = [p for p in paths if p.name == "dataset.json" and len(p.parts) <= 2]
     if datasets:
         return Detection(DATASET, str(datasets[0]))
-    bundle = [p for p in paths if _BUNDLE.search(p.name)]
-    if bundle:
-        return Detection("platform-bundle", _some(bundle, "export file(s)"))
-    vlm = [p for p in paths if p.name.startswith("vlm_predictions_") and p.suffix.lower() == ".jsonl"]
-    if vlm:
-        return Detection("maptask-vlm", _some(vlm, "VLM prediction file(s)"))
-    logs = [p for p in paths if p.suffix.lower() == ".jsonl"]
-    if logs:
-        return Detection("platform-logs", _some(logs, "action log(s)"))
-    moves = [p for p in paths if _NXT_MOVES.search(p.name)]
-    if moves:
-        return Detection("hcrc", _some(moves, "NXT move file(s)"))
-    dialogues = [p for p in paths if _HCRC_ID.match(p.name)]
-    if dialogues:
-        return Detection("hcrc", _some(dialogues, "file(s) named by an HCRC dialogue id"))
-    trials = [p for p in paths if p.name == "question_new.json"]
-    if trials:
-        return Detection("dyntom", _some(trials, "DynToM question file(s)"))
-    # The benchmark names a run after its worker (worker9_0_7_<recipe>_...json); any other JSON file
-    # left is read as a kitchen run too, and a file that is not one is named by the import.
-    runs = [p for p in paths if p.suffix.lower() == ".json"]
-    if runs:
-        return Detection("overcooked", _some(runs, "JSON run file(s)"))
-    found = _some(paths, "file(s)") if paths else "no files"
-    raise NotRecognised(f"cannot tell what these files are (found {found}); expected {EXPECTED}")
+    for kind, matches, what in _RULES:
+        found = [p for p in paths if matches(p)]
+        if found:
+            return Detection(kind, _some(found, what))
+    listed = _some(paths, "file(s)") if paths else "no files"
+    raise NotRecognised(f"cannot tell what these files are (found {listed}); expected {EXPECTED}")
 
 
 def detect_zip(data: bytes) -> Detection:

@@ -433,6 +433,37 @@ def _absent(value: Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
+def _checkpoint_index(obj: dict, report: Report, rel: str, rec: str) -> int | None:
+    """A checkpoint row's ``checkpoint_index``, an integer >= 0; None, reported, when it is missing or not one."""
+    raw_index = obj.get("checkpoint_index")
+    index = _whole_number(raw_index)
+    if _absent(raw_index):
+        report.add(rel, rec, "checkpoint_index", "required field is missing")
+        return None
+    if index is None or index < 0:
+        report.add(rel, rec, "checkpoint_index", f"expected an integer >= 0, got {describe(raw_index)}")
+        return None
+    return index
+
+
+def _checkpoint_time(obj: dict, report: Report, rel: str, rec: str) -> tuple[bool, float | None, datetime | None]:
+    """Whether a checkpoint row's time reads (each problem reported), its ``elapsed_seconds`` and its ``created_at``."""
+    ok = True
+    raw_elapsed, raw_created = obj.get("elapsed_seconds"), obj.get("created_at")
+    elapsed = None if _absent(raw_elapsed) else _seconds(raw_elapsed)
+    if not _absent(raw_elapsed) and elapsed is None:
+        report.add(rel, rec, "elapsed_seconds", f"expected seconds >= 0, got {describe(raw_elapsed)}")
+        ok = False
+    created = None if _absent(raw_created) else parse_time(raw_created)
+    if not _absent(raw_created) and created is None:
+        report.add(rel, rec, "created_at", f"not an ISO-8601 time: {shown(raw_created)}")
+        ok = False
+    if _absent(raw_elapsed) and _absent(raw_created):
+        report.add(rel, rec, "elapsed_seconds", "required field is missing (and the row has no created_at either)")
+        ok = False
+    return ok, elapsed, created
+
+
 def checkpoint_row(obj: Any, report: Report, rel: str, rec: str, session_id: str | None = None) -> CheckpointRow | None:
     """One checkpoint row: ``participant_id``, ``checkpoint_index`` (the platform counts from 0),
     ``transcription``, and its time, ``elapsed_seconds`` or ``created_at`` (the platform leaves
@@ -447,32 +478,14 @@ def checkpoint_row(obj: Any, report: Report, rel: str, rec: str, session_id: str
     if _absent(pid):
         report.add(rel, rec, "participant_id", "required field is missing")
         ok = False
-    raw_index = obj.get("checkpoint_index")
-    index = _whole_number(raw_index)
-    if _absent(raw_index):
-        report.add(rel, rec, "checkpoint_index", "required field is missing")
-        ok = False
-    elif index is None or index < 0:
-        report.add(rel, rec, "checkpoint_index", f"expected an integer >= 0, got {describe(raw_index)}")
-        ok = False
-    raw_elapsed, raw_created = obj.get("elapsed_seconds"), obj.get("created_at")
-    elapsed = None if _absent(raw_elapsed) else _seconds(raw_elapsed)
-    if not _absent(raw_elapsed) and elapsed is None:
-        report.add(rel, rec, "elapsed_seconds", f"expected seconds >= 0, got {describe(raw_elapsed)}")
-        ok = False
-    created = None if _absent(raw_created) else parse_time(raw_created)
-    if not _absent(raw_created) and created is None:
-        report.add(rel, rec, "created_at", f"not an ISO-8601 time: {shown(raw_created)}")
-        ok = False
-    if _absent(raw_elapsed) and _absent(raw_created):
-        report.add(rel, rec, "elapsed_seconds", "required field is missing (and the row has no created_at either)")
-        ok = False
+    index = _checkpoint_index(obj, report, rel, rec)
+    timed, elapsed, created = _checkpoint_time(obj, report, rel, rec)
     text = obj.get("transcription")
     if not _absent(text) and not isinstance(text, str):
         report.add(rel, rec, "transcription", f"expected text, got {describe(text)}")
         ok = False
     sid = obj.get("session_id")
-    if not ok or index is None:
+    if not ok or not timed or index is None:
         return None
     return CheckpointRow(
         participant_id=str(pid),

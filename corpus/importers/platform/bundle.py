@@ -247,6 +247,42 @@ def _section(obj: dict[str, Any], key: str, report: Report, rel: str) -> dict[st
     return value
 
 
+def _participant_timeline(name: str, by_participant: dict[str, Any], top: dict[str, Any]) -> tuple[Any, str] | None:
+    """A participant's post-session timeline and where in the bundle it is; None when there is none."""
+    entry = by_participant.get(name)
+    if isinstance(entry, dict) and "post_session_annotations_timeline" in entry:
+        return entry[
+            "post_session_annotations_timeline"
+        ], f"by_participant.{clipped(name)}.post_session_annotations_timeline"
+    if name in top:
+        return top[name], f"post_session_annotations.{clipped(name)}"
+    return None
+
+
+def _timeline_models(
+    timeline: list[Any],
+    actions: list[tuple[int, Any]],
+    report: Report,
+    rel: str,
+    where: str,
+    tally: AnswerTally,
+    out: dict[str, tuple[MentalModel, str, str]],
+) -> None:
+    """The mental model of each entry of one participant's timeline, read against the action it
+    follows, added to ``out`` by action id; ``tally`` hears of every action an entry answers."""
+    for k, (item, (pos, action)) in enumerate(zip(timeline, actions)):
+        rec = f"{where}[{k}]"
+        action_id = str(action.get("action_id") or f"{rel}:{pos + 1}")
+        annotation = item.get("annotation") if isinstance(item, dict) else None
+        if isinstance(annotation, dict) and not is_blank(annotation):
+            tally.answered.add(action_id)
+            if timeline_unanswered(annotation):
+                tally.partial.add(action_id)
+        model = _timeline_entry(item, action, pos, report, rel, rec)
+        if model is not None:
+            out[action_id] = (model, rel, rec)
+
+
 def _timelines(
     obj: dict[str, Any], names: dict[str, str], report: Report, rel: str, tally: AnswerTally
 ) -> dict[str, tuple[MentalModel, str, str]]:
@@ -259,14 +295,10 @@ def _timelines(
     top = _section(obj, "post_session_annotations", report, rel)
     out: dict[str, tuple[MentalModel, str, str]] = {}
     for name in dict.fromkeys([*by_participant, *top]):
-        entry = by_participant.get(name)
-        if isinstance(entry, dict) and "post_session_annotations_timeline" in entry:
-            timeline = entry["post_session_annotations_timeline"]
-            where = f"by_participant.{clipped(name)}.post_session_annotations_timeline"
-        elif name in top:
-            timeline, where = top[name], f"post_session_annotations.{clipped(name)}"
-        else:
+        found = _participant_timeline(name, by_participant, top)
+        if found is None:
             continue
+        timeline, where = found
         if name not in names:
             report.add(rel, where, "(participant)", f"{shown(name)} is not a name in participant_name_by_id")
             continue
@@ -288,17 +320,7 @@ def _timelines(
                 "in the same order",
             )
             continue
-        for k, (item, (pos, action)) in enumerate(zip(timeline, actions)):
-            rec = f"{where}[{k}]"
-            action_id = str(action.get("action_id") or f"{rel}:{pos + 1}")
-            annotation = item.get("annotation") if isinstance(item, dict) else None
-            if isinstance(annotation, dict) and not is_blank(annotation):
-                tally.answered.add(action_id)
-                if timeline_unanswered(annotation):
-                    tally.partial.add(action_id)
-            model = _timeline_entry(item, action, pos, report, rel, rec)
-            if model is not None:
-                out[action_id] = (model, rel, rec)
+        _timeline_models(timeline, actions, report, rel, where, tally, out)
     return out
 
 
@@ -330,6 +352,64 @@ def _timeline_entry(
     return timeline_mental_model(item["annotation"], report, rel, rec)
 
 
+def _checkpoint_rows(rows: list[Any], where: str, sid: str, report: Report, rel: str) -> list[CheckpointRow]:
+    """A participant's list of checkpoint rows, each read with :func:`checkpoint_row` (rows with errors left out)."""
+    out = []
+    for k, item in enumerate(rows):
+        row = checkpoint_row(item, report, rel, f"{where}[{k}]", session_id=sid)
+        if row is not None:
+            out.append(row)
+    return out
+
+
+def _checkpoint_answers(
+    texts: dict[str, Any], pid: str, where: str, sid: str, report: Report, rel: str
+) -> list[CheckpointRow]:
+    """A participant's answers by checkpoint (``{'checkpoint <index>': text}``) as rows placed on the
+    platform's schedule; keys and answers that do not read are reported and left out."""
+    out = []
+    for key, text in texts.items():
+        parts = key.split()
+        index = int(parts[1]) if len(parts) == 2 and parts[0] == "checkpoint" and parts[1].isdigit() else None
+        if index is None or index >= len(PLATFORM_SCHEDULE):
+            report.add(
+                rel,
+                where,
+                clipped(key),
+                f"expected 'checkpoint 0', 'checkpoint 1' or 'checkpoint 2' (the platform's checkpoints), got {shown(key)}",
+            )
+            continue
+        if not isinstance(text, str):
+            report.add(rel, where, clipped(key), f"expected the answer's text, got {describe(text)}")
+            continue
+        out.append(
+            CheckpointRow(
+                participant_id=pid,
+                index=index,
+                transcription=text.strip(),
+                file=rel,
+                record=f"{where}.{clipped(key)}",
+                session_id=sid,
+                share=PLATFORM_SCHEDULE[index],
+            )
+        )
+    return out
+
+
+def _report_untimed(fallback: Counter[str], report: Report, rel: str) -> None:
+    """The checkpoint answers read without a time, once for the file by the field they came from."""
+    for source, n in fallback.items():
+        report.add(
+            rel,
+            "-",
+            source.removeprefix("by_participant.<name>."),
+            f"{counted(n, 'checkpoint answer')} taken from {source}, which gives no time (by_participant has "
+            "no in_session_annotations rows for them): each is placed where the platform's schedule asks that "
+            "checkpoint (0 at 20 %, 1 at 45 %, 2 at 70 % of the session), not where it was answered",
+            WARNING,
+        )
+
+
 def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel: str) -> list[CheckpointRow]:
     """Each participant's checkpoint rows, ``by_participant.<name>.in_session_annotations`` (a list
     of rows; ``[]`` or ``{}`` for none); for a participant without rows, the answers by checkpoint
@@ -355,10 +435,7 @@ def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel
             )
             continue
         if isinstance(rows, list) and rows:
-            for k, item in enumerate(rows):
-                row = checkpoint_row(item, report, rel, f"{where}[{k}]", session_id=sid)
-                if row is not None:
-                    out.append(row)
+            out += _checkpoint_rows(rows, where, sid, report, rel)
             continue
         if isinstance(rows, dict) and rows:
             texts: Any = rows
@@ -375,40 +452,9 @@ def _checkpoints(obj: dict[str, Any], names: dict[str, str], report: Report, rel
         if not isinstance(texts, dict):
             report.add(rel, where, "(answers)", f"expected {{'checkpoint <index>': text}}, got {describe(texts)}")
             continue
-        for key, text in texts.items():
-            parts = key.split()
-            index = int(parts[1]) if len(parts) == 2 and parts[0] == "checkpoint" and parts[1].isdigit() else None
-            if index is None or index >= len(PLATFORM_SCHEDULE):
-                report.add(
-                    rel,
-                    where,
-                    clipped(key),
-                    f"expected 'checkpoint 0', 'checkpoint 1' or 'checkpoint 2' (the platform's checkpoints), got {shown(key)}",
-                )
-                continue
-            if not isinstance(text, str):
-                report.add(rel, where, clipped(key), f"expected the answer's text, got {describe(text)}")
-                continue
-            fallback[source] += 1
-            out.append(
-                CheckpointRow(
-                    participant_id=names[name],
-                    index=index,
-                    transcription=text.strip(),
-                    file=rel,
-                    record=f"{where}.{clipped(key)}",
-                    session_id=sid,
-                    share=PLATFORM_SCHEDULE[index],
-                )
-            )
-    for source, n in fallback.items():
-        report.add(
-            rel,
-            "-",
-            source.removeprefix("by_participant.<name>."),
-            f"{counted(n, 'checkpoint answer')} taken from {source}, which gives no time (by_participant has "
-            "no in_session_annotations rows for them): each is placed where the platform's schedule asks that "
-            "checkpoint (0 at 20 %, 1 at 45 %, 2 at 70 % of the session), not where it was answered",
-            WARNING,
-        )
+        answered = _checkpoint_answers(texts, names[name], where, sid, report, rel)
+        if answered:
+            fallback[source] += len(answered)
+            out += answered
+    _report_untimed(fallback, report, rel)
     return out

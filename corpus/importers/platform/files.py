@@ -21,6 +21,27 @@ def export_kind(path: Path) -> str | None:
     return None
 
 
+def _file_kind(p: Path) -> str | None:
+    """What one file of an export folder is (one of :data:`KINDS`), by its name and suffix; None
+    for a file the import does not read."""
+    name = p.name.lower()
+    suffix = p.suffix.lower()
+    if (kind := export_kind(p)) is not None:
+        return kind
+    if ("checkpoint" in name or "in_session" in name) and suffix in (".jsonl", ".json", ".csv"):
+        # the platform keeps checkpoint answers in its in_session_annotations table
+        return "checkpoints"
+    if "annotation" in name and suffix == ".json":
+        return "annotations"
+    if "landmark" in name and "name" in name and suffix in (".json", ".txt"):
+        return "names"
+    if suffix == ".jsonl":
+        return "logs"
+    if suffix == ".txt" and p.parent.name != "files" and _looks_like_ascii_map(p):
+        return "maps"
+    return None
+
+
 def classify_files(folder: Path) -> dict[str, list[Path]]:
     """The files of an export folder by role: logs, bundles and user_actions (the export script's
     files), annotations, checkpoints, maps, names."""
@@ -28,20 +49,9 @@ def classify_files(folder: Path) -> dict[str, list[Path]]:
     for p in sorted(folder.rglob("*")):
         if not p.is_file() or any(part.startswith((".", "__MACOSX")) for part in p.relative_to(folder).parts):
             continue
-        name = p.name.lower()
-        if (kind := export_kind(p)) is not None:
+        kind = _file_kind(p)
+        if kind is not None:
             out[kind].append(p)
-        elif ("checkpoint" in name or "in_session" in name) and p.suffix.lower() in (".jsonl", ".json", ".csv"):
-            # the platform keeps checkpoint answers in its in_session_annotations table
-            out["checkpoints"].append(p)
-        elif "annotation" in name and p.suffix.lower() == ".json":
-            out["annotations"].append(p)
-        elif "landmark" in name and "name" in name and p.suffix.lower() in (".json", ".txt"):
-            out["names"].append(p)
-        elif p.suffix.lower() == ".jsonl":
-            out["logs"].append(p)
-        elif p.suffix.lower() == ".txt" and p.parent.name != "files" and _looks_like_ascii_map(p):
-            out["maps"].append(p)
     return out
 
 

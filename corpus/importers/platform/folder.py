@@ -4,12 +4,13 @@ map, actions, annotations and checkpoints."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpus import schema
 from corpus.importers.asciimap import read_ascii_map, safe_id
 from corpus.importers.platform.annotations import AnswerTally, CheckpointRow, read_annotations, read_checkpoints
-from corpus.importers.platform.bundle import merge_rows, read_exports
+from corpus.importers.platform.bundle import ExportRead, merge_rows, read_exports
 from corpus.importers.platform.files import classify_files, export_kind
 from corpus.importers.platform.maps import read_map_option, session_map
 from corpus.importers.platform.roles import assign_roles
@@ -146,12 +147,9 @@ def _checkpoints(
     return checkpoints
 
 
-def import_folder(src: Path, options: PlatformOptions, report: Report):
-    """Maps and sessions of a platform export folder (or one log file, or one of the export
-    script's files); problems go to ``report``."""
-    from corpus.importers import ImportResult
-
-    src = Path(src)
+def _discover(src: Path, report: Report) -> tuple[Path, dict[str, list[Path]]] | None:
+    """The folder an import reads and its files by kind (one file given: that file alone of the
+    logs and export files); None, said in ``report``, when there is nothing to import."""
     if src.is_file():
         root = src.parent
         files = classify_files(root)
@@ -163,7 +161,7 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         files = classify_files(root)
     else:
         report.add(str(src), "-", "(path)", "not found: give an export folder, a .jsonl log or an export file")
-        return ImportResult(report=report)
+        return None
     if not (files["logs"] or files["bundles"] or files["user_actions"]):
         report.add(
             str(src),
@@ -171,9 +169,25 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
             "(folder)",
             "no action logs (*.jsonl) and no export files (*_actions_and_annotations.json, *_user_actions.json) found",
         )
-        return ImportResult(report=report)
-    _check_options(options, report)
+        return None
+    return root, files
 
+
+@dataclass
+class _Sources:
+    """What an import read from its files: the rows, the annotations and checkpoint rows, and the maps."""
+
+    rows: list[Row]
+    tally: AnswerTally
+    exported: ExportRead
+    annotations: dict[str, tuple[MentalModel, str, str]]
+    checkpoint_rows: list[CheckpointRow]
+    folder_maps: dict[str, GridMap]
+    option_map: GridMap | None
+
+
+def _read_sources(root: Path, files: dict[str, list[Path]], options: PlatformOptions, report: Report) -> _Sources:
+    """The rows, annotations, checkpoint rows and maps of an import's files."""
     names = options.landmark_names or (files["names"][0] if len(files["names"]) == 1 else None)
     rows = read_rows(files["logs"], root, report)
     tally = AnswerTally()  # the actions the source annotates: what the import's count of annotations starts from
@@ -191,89 +205,125 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
         if gm is not None:
             folder_maps[gm.id] = gm
     option_map = read_map_option(Path(options.map_path), report, names) if options.map_path else None
-    if not report.ok:
-        return ImportResult(report=report)
+    return _Sources(rows, tally, exported, annotations, checkpoint_rows, folder_maps, option_map)
 
-    by_session: dict[str, list[Row]] = {}
-    for r in rows:
-        by_session.setdefault(r.session_id, []).append(r)
-    if not by_session:
-        report.add(str(src), "-", "(logs)", "the logs hold no Map Task actions")
-        return ImportResult(report=report)
-    checkpoints_by_session = _checkpoint_sessions(checkpoint_rows, by_session, report)
+
+@dataclass
+class _Built:
+    """The sessions an import built so far, with what it notes of them for its report."""
+
+    maps: dict[str, GridMap]
+    sessions: list[Session] = field(default_factory=list)
     # The export's strokes on image maps whose ink image it does not carry and that carry no
     # annotation: left out, and said once for the import.
-    inkless: list[Row] = []
-    kept: dict[str, list[str]] = {}  # kind of action with no cell change -> the file of each imported
+    inkless: list[Row] = field(default_factory=list)
+    kept: dict[str, list[str]] = field(default_factory=dict)  # kind of action with no cell change -> file of each
+    used_ids: set[str] = field(default_factory=set)
+    source_names: dict[str, list[str]] = field(default_factory=dict)  # session id -> its name and id in the export
+    annotated: set[str] = field(default_factory=set)
 
-    maps: dict[str, GridMap] = dict(folder_maps)
-    sessions: list[Session] = []
-    ink = InkImages(rows)  # ink images read one at a time, each decoded once and dropped
-    used_ids: set[str] = set()
-    source_names: dict[str, list[str]] = {}  # session id -> the export's session_name and session_id
-    annotated: set[str] = set()
-    for sid, srows in by_session.items():
-        label = f"session {sid}"
+    def new_key(self, srows: list[Row]) -> str:
+        """A session id for ``srows`` that no session of the import has yet."""
         key = _session_key(srows)
-        while key in used_ids:
-            key = safe_id(f"{key}-{len(used_ids)}")
-        used_ids.add(key)
-        roles = assign_roles(srows, options, report, label)
-        if roles is None:
-            continue
-        map_kind = (
-            "grid"
-            if any(r.filled is not None for r in srows)
-            else ("image" if any(r.map_image for r in srows) else "none")
+        while key in self.used_ids:
+            key = safe_id(f"{key}-{len(self.used_ids)}")
+        self.used_ids.add(key)
+        return key
+
+
+def _map_kind(srows: list[Row]) -> str:
+    """How a session's map is drawn on: "grid" (cells logged), "image" (ink images) or "none"."""
+    if any(r.filled is not None for r in srows):
+        return "grid"
+    return "image" if any(r.map_image for r in srows) else "none"
+
+
+def _annotate(
+    actions: list[Action], ids: dict[str, int], annotations: dict[str, tuple[MentalModel, str, str]], done: set[str]
+) -> None:
+    """Each action of ``actions`` given the mental model annotated on it, its id added to ``done``."""
+    for action_id, (mm, _rel, _rec) in annotations.items():
+        if action_id in ids:
+            a = actions[ids[action_id]]
+            actions[ids[action_id]] = a.model_copy(update={"mental_model": mm})
+            done.add(action_id)
+
+
+def _session_header(sid: str, name: str, srows: list[Row], map_kind: str, grid_map: GridMap, ink_share: float) -> str:
+    """The first line of an imported session's notes: where it came from and how its ink was read."""
+    header = (
+        f"Imported from the collaboration platform: session '{name}' ({sid})"
+        if name
+        else f"Imported from the collaboration platform: session {sid}"
+    )
+    if map_kind == "image" and any(r.map_image and (r.folder / r.map_image).is_file() for r in srows):
+        header += (
+            f"; ink rasterized onto a {grid_map.grid_size[0]}x{grid_map.grid_size[1]} grid at ink share {ink_share:g}"
         )
-        grid_map = session_map(srows, map_kind, option_map, folder_maps, options, report, label, ink)
-        if grid_map is None:
-            continue
-        maps.setdefault(grid_map.id, grid_map)
-        n_issues = len(report.errors)
-        built = build_session(srows, roles, grid_map, map_kind, options, report, ink, annotations)
-        actions, ids, notes = built.actions, built.ids, built.notes
-        if len(report.errors) > n_issues:
-            continue
-        inkless += built.inkless
-        for kind, files_of in built.kept.items():
-            kept.setdefault(kind, []).extend(files_of)
-        if not actions:
-            report.add(srows[0].file, label, "(session)", "no actions left to import")
-            continue
-        for action_id, (mm, _rel, _rec) in annotations.items():
-            if action_id in ids:
-                a = actions[ids[action_id]]
-                actions[ids[action_id]] = a.model_copy(update={"mental_model": mm})
-                annotated.add(action_id)
-        pid_map = _participant_ids(list(roles))
-        name = next((r.session_name for r in srows if r.session_name), "")
-        header = (
-            f"Imported from the collaboration platform: session '{name}' ({sid})"
-            if name
-            else f"Imported from the collaboration platform: session {sid}"
+    elif map_kind == "image":
+        header += "; no ink image is there: the drawing is not known"
+    return header
+
+
+def _build_one(
+    sid: str,
+    srows: list[Row],
+    src: _Sources,
+    checkpoint_rows: list[CheckpointRow],
+    options: PlatformOptions,
+    ink: InkImages,
+    built: _Built,
+    report: Report,
+) -> None:
+    """One session of the logs built and added to ``built``; left out, said in ``report``, when
+    its roles, its map or its actions cannot be read."""
+    label = f"session {sid}"
+    key = built.new_key(srows)
+    roles = assign_roles(srows, options, report, label)
+    if roles is None:
+        return
+    map_kind = _map_kind(srows)
+    grid_map = session_map(srows, map_kind, src.option_map, src.folder_maps, options, report, label, ink)
+    if grid_map is None:
+        return
+    built.maps.setdefault(grid_map.id, grid_map)
+    n_issues = len(report.errors)
+    made = build_session(srows, roles, grid_map, map_kind, options, report, ink, src.annotations)
+    actions = made.actions
+    if len(report.errors) > n_issues:
+        return
+    built.inkless += made.inkless
+    for kind, files_of in made.kept.items():
+        built.kept.setdefault(kind, []).extend(files_of)
+    if not actions:
+        report.add(srows[0].file, label, "(session)", "no actions left to import")
+        return
+    _annotate(actions, made.ids, src.annotations, built.annotated)
+    pid_map = _participant_ids(list(roles))
+    name = next((r.session_name for r in srows if r.session_name), "")
+    header = _session_header(sid, name, srows, map_kind, grid_map, options.ink_share)
+    built.source_names[key] = [n for n in (name, sid) if n]
+    built.sessions.append(
+        Session(
+            id=key,
+            condition=options.condition or DEFAULT_CONDITION,
+            split=options.split,
+            map_id=grid_map.id,
+            duration_s=max((a.timestamp for a in actions), default=0.0),
+            participants=[
+                Participant(role=roles[p], id=pid_map[p]) for p in sorted(roles, key=lambda p: roles[p] != "guide")
+            ],
+            checkpoints=_checkpoints(srows, label, roles, actions, checkpoint_rows, report),
+            actions=actions,
+            notes="; ".join([header, *made.notes]),
         )
-        if map_kind == "image" and any(r.map_image and (r.folder / r.map_image).is_file() for r in srows):
-            header += f"; ink rasterized onto a {grid_map.grid_size[0]}x{grid_map.grid_size[1]} grid at ink share {options.ink_share:g}"
-        elif map_kind == "image":
-            header += "; no ink image is there: the drawing is not known"
-        source_names[key] = [n for n in (name, sid) if n]
-        sessions.append(
-            Session(
-                id=key,
-                condition=options.condition or DEFAULT_CONDITION,
-                split=options.split,
-                map_id=grid_map.id,
-                duration_s=max((a.timestamp for a in actions), default=0.0),
-                participants=[
-                    Participant(role=roles[p], id=pid_map[p]) for p in sorted(roles, key=lambda p: roles[p] != "guide")
-                ],
-                checkpoints=_checkpoints(srows, label, roles, actions, checkpoints_by_session.get(sid, []), report),
-                actions=actions,
-                notes="; ".join([header, *notes]),
-            )
-        )
-    tools = {r.action_id for r in rows if r.kind == "tool"}
+    )
+
+
+def _report_unimported(
+    annotations: dict[str, tuple[MentalModel, str, str]], annotated: set[str], tools: set[str], report: Report
+) -> None:
+    """Each annotation that was not imported, with why: on a tool selection, or on no action."""
     for action_id, (_mm, rel, rec) in annotations.items():
         if action_id in annotated:
             continue
@@ -288,15 +338,50 @@ def import_folder(src: Path, options: PlatformOptions, report: Report):
             "annotation is not imported",
             WARNING,
         )
+
+
+def import_folder(src: Path, options: PlatformOptions, report: Report):
+    """Maps and sessions of a platform export folder (or one log file, or one of the export
+    script's files); problems go to ``report``."""
+    from corpus.importers import ImportResult
+
+    src = Path(src)
+    found = _discover(src, report)
+    if found is None:
+        return ImportResult(report=report)
+    root, files = found
+    _check_options(options, report)
+    read = _read_sources(root, files, options, report)
+    if not report.ok:
+        return ImportResult(report=report)
+
+    by_session: dict[str, list[Row]] = {}
+    for r in read.rows:
+        by_session.setdefault(r.session_id, []).append(r)
+    if not by_session:
+        report.add(str(src), "-", "(logs)", "the logs hold no Map Task actions")
+        return ImportResult(report=report)
+    checkpoints_by_session = _checkpoint_sessions(read.checkpoint_rows, by_session, report)
+    built = _Built(maps=dict(read.folder_maps))
+    ink = InkImages(read.rows)  # ink images read one at a time, each decoded once and dropped
+    for sid, srows in by_session.items():
+        _build_one(sid, srows, read, checkpoints_by_session.get(sid, []), options, ink, built, report)
+
+    tools = {r.action_id for r in read.rows if r.kind == "tool"}
+    _report_unimported(read.annotations, built.annotated, tools, report)
     # The export's "no" answers that were imported (a payload file's answer to the same action wins).
     no_reasons = [
         mm
-        for action_id, (mm, _rel, _rec) in annotations.items()
-        if action_id in annotated and exported.annotations.get(action_id, (None,))[0] is mm and not mm.aligned
+        for action_id, (mm, _rel, _rec) in read.annotations.items()
+        if action_id in built.annotated
+        and read.exported.annotations.get(action_id, (None,))[0] is mm
+        and not mm.aligned
     ]
-    _report_what_the_export_lacks(exported.bundles, no_reasons, inkless, report)
-    _reconcile(tally, annotated, tools, kept, exported.bundles, report)
-    return ImportResult(maps=list(maps.values()), sessions=sessions, report=report, source_names=source_names)
+    _report_what_the_export_lacks(read.exported.bundles, no_reasons, built.inkless, report)
+    _reconcile(read.tally, built.annotated, tools, built.kept, read.exported.bundles, report)
+    return ImportResult(
+        maps=list(built.maps.values()), sessions=built.sessions, report=report, source_names=built.source_names
+    )
 
 
 def _report_what_the_export_lacks(

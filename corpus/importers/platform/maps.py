@@ -41,6 +41,54 @@ def read_map_option(path: Path, report: Report, names: Path | None) -> GridMap |
     return read_ascii_map(path, report, rel, names_path=names)
 
 
+def _folder_map(rows: list[Row], folder_maps: dict[str, GridMap], report: Report, label: str) -> GridMap | None:
+    """A grid session's map: the folder's one ASCII map, when the session's cells fit it; None (reported) else."""
+    fits = [
+        gm
+        for gm in folder_maps.values()
+        if all(0 <= r < gm.grid_size[0] and 0 <= c < gm.grid_size[1] for row in rows for r, c in (row.filled or []))
+    ]
+    if len(folder_maps) == 1 and fits:
+        return fits[0]
+    if not folder_maps:
+        report.add(
+            rows[0].file,
+            label,
+            "metadata.filledCells",
+            "the session draws on a grid map but the folder holds no ASCII map (*.txt); pass map_path=",
+        )
+    else:
+        report.add(
+            rows[0].file,
+            label,
+            "metadata.filledCells",
+            f"cannot tell which ASCII map the session used ({', '.join(sorted(folder_maps)) or 'none fits its cells'}); pass map_path=",
+        )
+    return None
+
+
+def _ink_grid(rows: list[Row], report: Report, ink: InkImages) -> tuple[int, int] | None:
+    """The grid for the largest ink image of the session (from the PNG headers: nothing is decoded
+    here); None when there is none, or at the first image that cannot be read (reported)."""
+    best = None
+    for r in rows:
+        if not r.map_image:
+            continue
+        n_errors = len(report.errors)
+        shape = ink_shape_of(r, ink, report)
+        if len(report.errors) > n_errors:
+            return None
+        if shape is None:
+            continue
+        area = shape[0] * shape[1]
+        if best is None or area > best[0]:
+            best = (area, shape)
+    if best is None:
+        return None
+    h, w = best[1]
+    return grid_for_image(w, h)
+
+
 def session_map(
     rows: list[Row],
     map_kind: str,
@@ -63,46 +111,13 @@ def session_map(
             return None
         return option_map
     if map_kind == "grid":
-        fits = [
-            gm
-            for gm in folder_maps.values()
-            if all(0 <= r < gm.grid_size[0] and 0 <= c < gm.grid_size[1] for row in rows for r, c in (row.filled or []))
-        ]
-        if len(folder_maps) == 1 and fits:
-            return fits[0]
-        if not folder_maps:
-            report.add(
-                rows[0].file,
-                label,
-                "metadata.filledCells",
-                "the session draws on a grid map but the folder holds no ASCII map (*.txt); pass map_path=",
-            )
-        else:
-            report.add(
-                rows[0].file,
-                label,
-                "metadata.filledCells",
-                f"cannot tell which ASCII map the session used ({', '.join(sorted(folder_maps)) or 'none fits its cells'}); pass map_path=",
-            )
-        return None
+        return _folder_map(rows, folder_maps, report, label)
     grid = cast(tuple[int, int], tuple(options.grid)) if options.grid else None
     if grid is None and map_kind == "image":
-        best = None
-        for r in rows:
-            if not r.map_image:
-                continue
-            n_errors = len(report.errors)
-            shape = ink_shape_of(r, ink, report)  # from the PNG header: nothing is decoded here
-            if len(report.errors) > n_errors:
-                return None
-            if shape is None:
-                continue
-            area = shape[0] * shape[1]
-            if best is None or area > best[0]:
-                best = (area, shape)
-        if best is not None:
-            h, w = best[1]
-            grid = grid_for_image(w, h)
+        n_errors = len(report.errors)
+        grid = _ink_grid(rows, report, ink)
+        if len(report.errors) > n_errors:
+            return None
     if grid is None:
         grid = PLATFORM_GRID
     rows_n, cols_n = grid

@@ -18,8 +18,8 @@ def _role_from_filename(file: str) -> str | None:
     return found.pop() if len(found) == 1 else None
 
 
-def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, label: str) -> dict[str, str] | None:
-    """participant_id -> role, from the options, the log file names, or who draws."""
+def _participants(rows: list[Row]) -> tuple[list[str], dict[str, str]]:
+    """The session's participant ids in order of appearance, and the file of each that has rows."""
     pids: list[str] = []
     files: dict[str, str] = {}
     for r in rows:
@@ -30,11 +30,24 @@ def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, labe
     for r in rows:
         if r.kind == "message" and r.receiver and r.receiver not in pids:
             pids.append(r.receiver)
+    return pids, files
+
+
+def _given_role(pid: str, options: PlatformOptions) -> str | None:
+    """The role the options give a participant: by its id, else by a prefix of it."""
+    given = options.roles.get(pid)
+    if given is None:
+        given = next((v for k, v in options.roles.items() if pid.startswith(k)), None)
+    return given
+
+
+def _named_roles(
+    pids: list[str], files: dict[str, str], options: PlatformOptions, report: Report, label: str
+) -> dict[str, str] | None:
+    """The roles the options or the log file names give; None, said in ``report``, for an unknown role."""
     roles: dict[str, str] = {}
     for pid in pids:
-        given = options.roles.get(pid)
-        if given is None:
-            given = next((v for k, v in options.roles.items() if pid.startswith(k)), None)
+        given = _given_role(pid, options)
         if given is not None:
             if given not in schema.ROLES:
                 report.add(
@@ -46,6 +59,11 @@ def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, labe
         by_name = _role_from_filename(files[pid]) if pid in files else None
         if by_name:
             roles[pid] = by_name
+    return roles
+
+
+def _infer_roles(rows: list[Row], pids: list[str], roles: dict[str, str]) -> None:
+    """The roles still unknown filled in: who draws is the follower; of two, the other takes the other role."""
     drawers = {r.participant_id for r in rows if r.kind == "stroke" or r.map_image or r.filled is not None}
     for pid in pids:
         if pid not in roles and pid in drawers:
@@ -55,6 +73,15 @@ def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, labe
         if len(missing) == 1:
             other = next(p for p in pids if p != missing[0])
             roles[missing[0]] = "guide" if roles[other] == "follower" else "follower"
+
+
+def assign_roles(rows: list[Row], options: PlatformOptions, report: Report, label: str) -> dict[str, str] | None:
+    """participant_id -> role, from the options, the log file names, or who draws."""
+    pids, files = _participants(rows)
+    roles = _named_roles(pids, files, options, report, label)
+    if roles is None:
+        return None
+    _infer_roles(rows, pids, roles)
     counts = Counter(roles.values())
     if len(pids) != 2 or counts != Counter({"guide": 1, "follower": 1}):
         desc = ", ".join(f"{p[:8]}: {roles.get(p, 'unknown')}" for p in pids) or "none"

@@ -243,6 +243,152 @@ class BuiltSession:
     inkless: list[Row] = field(default_factory=list)
 
 
+class _Replay:
+    """One session's rows replayed in time order on a canvas, the actions made into ``built``."""
+
+    def __init__(self, rows: list[Row], roles: dict[str, str], snapshot: _Snapshots, annotated: Container[str]) -> None:
+        self.roles, self.snapshot, self.annotated = roles, snapshot, annotated
+        self.map_kind, self.report = snapshot.map_kind, snapshot.report
+        self.t0, _ = time_origins(rows)
+        self.canvas = Canvas(snapshot.grid)
+        # The platform's own undo stack on image maps holds every stroke, including strokes that
+        # changed no grid cell (its grid maps keep only strokes that changed a cell): each entry is why
+        # its stroke has no cell change, or None for a stroke that changed cells. Undoing a stroke with
+        # no cell change changes no cell either.
+        self.platform_stack: list[str | None] = []
+        self.tools: Counter = Counter()
+        self.left_out: Counter = Counter()
+        self.built = BuiltSession([], {}, [])
+        self.last_end: Cell | None = None
+
+    def add(self, row: Row, type_: str, content: Any = None, no_cell_change: str | None = None) -> None:
+        """An action of ``row`` appended, its id indexed."""
+        actions = self.built.actions
+        t = round(max(row.when.timestamp() - self.t0, 0.0), 3)
+        actions.append(
+            Action(
+                index=len(actions),
+                timestamp=t,
+                role=self.roles[row.participant_id],
+                type=type_,
+                content=content,
+                no_cell_change=no_cell_change,
+                route_pixel_ratio=None if type_ == "message" else row.route_pixel_ratio,  # (a drawing measure)
+            )
+        )
+        self.built.ids[row.action_id] = len(actions) - 1
+
+    def row(self, row: Row) -> None:
+        """One row replayed: a message, a tool selection, a reset, an undo or a stroke."""
+        if row.kind == "message":
+            self.add(row, "message", row.text)
+        elif row.kind == "tool":
+            self.tools[row.text] += 1
+        elif row.kind == "reset":
+            self.add(row, "reset")
+            self.canvas.reset()
+            self.platform_stack.clear()
+        elif row.kind == "undo":
+            self.undo(row)
+        elif row.kind == "stroke":
+            self.stroke(row)
+
+    def undo(self, row: Row) -> None:
+        """An undo: of a stroke that changed cells, or of one with no cell change (kept when
+        annotated, else left out)."""
+        undone = self.platform_stack.pop() if self.platform_stack else None
+        if undone is None:
+            self.add(row, "undo")
+            self.canvas.undo()
+        elif row.action_id in self.annotated:
+            self.add(row, "undo", no_cell_change=undone)
+            self.built.kept.setdefault("undo", []).append(row.file)
+        else:
+            what = "changed no grid cell" if undone == "changed_no_cell" else "has no ink image"
+            self.report.add(
+                row.file,
+                row.where,
+                "action_content",
+                f"undo of a stroke that {what} changes no known cell either; left out",
+                WARNING,
+            )
+            self.left_out[
+                "undo of a stroke that changed no cell"
+                if undone == "changed_no_cell"
+                else "undo of a stroke whose ink image is missing"
+            ] += 1
+
+    def stroke(self, row: Row) -> None:
+        """A stroke: the cells it drew or erased applied to the canvas, or, with none, kept or left out."""
+        type_ = "erase" if row.tool == "eraser" else "draw"
+        state = self.snapshot(row)
+        cells: set[Cell] = set()
+        extra: set[Cell] = set()
+        if state is not None:
+            current = self.canvas.cells()
+            added, removed = state - current, current - state
+            cells, extra = (removed, added) if row.tool == "eraser" else (added, removed)
+        why = "ink_missing" if state is None else None if cells else "changed_no_cell"
+        if self.map_kind == "image":
+            self.platform_stack.append(why)
+        if why is not None:
+            self.no_change(row, type_, why)
+            return
+        if extra:
+            self.report.add(
+                row.file,
+                row.where,
+                "action_content",
+                f"the {row.tool} stroke also {'added' if type_ == 'erase' else 'removed'} {len(extra)} cell(s); "
+                f"only its {type_} cells are kept",
+                WARNING,
+            )
+        ordered = order_cells(cells, near=self.last_end, hint=row.filled if self.map_kind == "grid" else None)
+        self.add(row, type_, ordered)
+        self.last_end = ordered[-1]
+        self.canvas.apply(type_, cells)
+
+    def no_change(self, row: Row, type_: str, why: str) -> None:
+        """A stroke with no cell change (``why``): imported when annotated, else left out with a warning."""
+        if row.action_id in self.annotated:
+            self.add(row, type_, no_cell_change=why)
+            kind = "no_state" if why == "ink_missing" and self.map_kind != "image" else why
+            self.built.kept.setdefault(kind, []).append(row.file)
+        elif why == "changed_no_cell":
+            self.report.add(
+                row.file,
+                row.where,
+                "action_content",
+                f"the {row.tool} stroke ({row.text}) changed no grid cell; left out",
+                WARNING,
+            )
+            self.left_out["strokes that changed no cell"] += 1
+        elif self.map_kind == "image" and inkless_export_stroke(row):
+            self.built.inkless.append(row)  # (said once for the import)
+        else:
+            _report_no_state(row, self.map_kind, self.report)
+            self.left_out["strokes without a canvas state"] += 1
+
+    def notes(self) -> None:
+        """The session's notes: its tool selections, and the strokes kept and left out."""
+        built = self.built
+        if self.tools:
+            built.notes.append(
+                "tool selections (not edits): " + ", ".join(f"{k} {v}" for k, v in sorted(self.tools.items()))
+            )
+        if built.kept:
+            built.notes.append(
+                "imported with no cell change, for their annotations: "
+                + ", ".join(f"{len(built.kept[k])} {what}" for k, what in NO_CHANGE_KINDS.items() if k in built.kept)
+            )
+        for what, n in sorted(self.left_out.items()):
+            built.notes.append(f"left out: {n} {what}")
+        if built.inkless:
+            built.notes.append(
+                f"left out: {counted(len(built.inkless), 'stroke')} whose ink image the export does not carry"
+            )
+
+
 def build_session(
     rows: list[Row],
     roles: dict[str, str],
@@ -256,125 +402,11 @@ def build_session(
     """The session's actions; ``annotated``: the ids of the actions that carry an annotation (a
     stroke with no cell change is imported when it is one of them)."""
     rows = sorted(rows, key=lambda r: (r.when, r.order))
-    t0, _ = time_origins(rows)
-    snapshot = _Snapshots(grid_map, map_kind, options, report, ink)
-    canvas = Canvas(cast(tuple[int, int], tuple(grid_map.grid_size)))
-    # The platform's own undo stack on image maps holds every stroke, including strokes that
-    # changed no grid cell (its grid maps keep only strokes that changed a cell): each entry is why
-    # its stroke has no cell change, or None for a stroke that changed cells. Undoing a stroke with
-    # no cell change changes no cell either.
-    platform_stack: list[str | None] = []
-    actions: list[Action] = []
-    ids: dict[str, int] = {}
-    tools: Counter = Counter()
-    left_out: Counter = Counter()
-    built = BuiltSession(actions, ids, [])
-    last_end: Cell | None = None
-
-    def add(row: Row, type_: str, content: Any = None, no_cell_change: str | None = None) -> None:
-        t = round(max(row.when.timestamp() - t0, 0.0), 3)
-        actions.append(
-            Action(
-                index=len(actions),
-                timestamp=t,
-                role=roles[row.participant_id],
-                type=type_,
-                content=content,
-                no_cell_change=no_cell_change,
-                route_pixel_ratio=None if type_ == "message" else row.route_pixel_ratio,  # (a drawing measure)
-            )
-        )
-        ids[row.action_id] = len(actions) - 1
-
+    replay = _Replay(rows, roles, _Snapshots(grid_map, map_kind, options, report, ink), annotated)
     for row in rows:
-        if row.kind == "message":
-            add(row, "message", row.text)
-        elif row.kind == "tool":
-            tools[row.text] += 1
-        elif row.kind == "reset":
-            add(row, "reset")
-            canvas.reset()
-            platform_stack.clear()
-        elif row.kind == "undo":
-            undone = platform_stack.pop() if platform_stack else None
-            if undone is None:
-                add(row, "undo")
-                canvas.undo()
-            elif row.action_id in annotated:
-                add(row, "undo", no_cell_change=undone)
-                built.kept.setdefault("undo", []).append(row.file)
-            else:
-                what = "changed no grid cell" if undone == "changed_no_cell" else "has no ink image"
-                report.add(
-                    row.file,
-                    row.where,
-                    "action_content",
-                    f"undo of a stroke that {what} changes no known cell either; left out",
-                    WARNING,
-                )
-                left_out[
-                    "undo of a stroke that changed no cell"
-                    if undone == "changed_no_cell"
-                    else "undo of a stroke whose ink image is missing"
-                ] += 1
-        elif row.kind == "stroke":
-            type_ = "erase" if row.tool == "eraser" else "draw"
-            state = snapshot(row)
-            cells: set[Cell] = set()
-            if state is not None:
-                current = canvas.cells()
-                added, removed = state - current, current - state
-                cells, extra = (removed, added) if row.tool == "eraser" else (added, removed)
-            why = "ink_missing" if state is None else None if cells else "changed_no_cell"
-            if map_kind == "image":
-                platform_stack.append(why)
-            if why is not None:
-                if row.action_id in annotated:
-                    add(row, type_, no_cell_change=why)
-                    kind = "no_state" if why == "ink_missing" and map_kind != "image" else why
-                    built.kept.setdefault(kind, []).append(row.file)
-                elif why == "changed_no_cell":
-                    report.add(
-                        row.file,
-                        row.where,
-                        "action_content",
-                        f"the {row.tool} stroke ({row.text}) changed no grid cell; left out",
-                        WARNING,
-                    )
-                    left_out["strokes that changed no cell"] += 1
-                elif map_kind == "image" and inkless_export_stroke(row):
-                    built.inkless.append(row)  # (said once for the import)
-                else:
-                    _report_no_state(row, map_kind, report)
-                    left_out["strokes without a canvas state"] += 1
-                continue
-            if extra:
-                report.add(
-                    row.file,
-                    row.where,
-                    "action_content",
-                    f"the {row.tool} stroke also {'added' if type_ == 'erase' else 'removed'} {len(extra)} cell(s); "
-                    f"only its {type_} cells are kept",
-                    WARNING,
-                )
-            ordered = order_cells(cells, near=last_end, hint=row.filled if map_kind == "grid" else None)
-            add(row, type_, ordered)
-            last_end = ordered[-1]
-            canvas.apply(type_, cells)
-    if tools:
-        built.notes.append("tool selections (not edits): " + ", ".join(f"{k} {v}" for k, v in sorted(tools.items())))
-    if built.kept:
-        built.notes.append(
-            "imported with no cell change, for their annotations: "
-            + ", ".join(f"{len(built.kept[k])} {what}" for k, what in NO_CHANGE_KINDS.items() if k in built.kept)
-        )
-    for what, n in sorted(left_out.items()):
-        built.notes.append(f"left out: {n} {what}")
-    if built.inkless:
-        built.notes.append(
-            f"left out: {counted(len(built.inkless), 'stroke')} whose ink image the export does not carry"
-        )
-    return built
+        replay.row(row)
+    replay.notes()
+    return replay.built
 
 
 def _report_no_state(row: Row, map_kind: str, report: Report) -> None:
