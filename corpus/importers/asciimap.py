@@ -39,41 +39,38 @@ _N8 = _N4 + ((1, 1), (1, -1), (-1, 1), (-1, -1))
 # ---------------------------------------------------------------------------------------------
 
 
-def parse_ascii_map(
-    text: str,
-    map_id: str,
-    report: Report,
-    rel: str,
-    names: dict[str, str] | None = None,
-    name: str = "",
-) -> GridMap | None:
-    """A :class:`GridMap` from the text of an ASCII grid map; problems go to ``report``.
+@dataclass
+class _Cells:
+    """The cells of an ASCII grid map by what their character marks."""
 
-    ``names`` renames landmarks: ``{"landmark_3": "fossil bed"}``.
-    """
+    landmarks: set[Cell] = field(default_factory=set)
+    route: set[Cell] = field(default_factory=set)
+    starts: list[Cell] = field(default_factory=list)
+    finishes: list[Cell] = field(default_factory=list)
+
+
+def _map_lines(text: str) -> list[str]:
+    """The rows of an ASCII grid map's text (any line ending; the newline that ends the file is no row)."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()  # the newline that ends the file is not a row
-    if not lines or not any(line.strip() for line in lines):
-        report.add(rel, "-", "(file)", "empty map: no cells")
-        return None
-    n_rows = len(lines)
-    n_cols = max(len(line) for line in lines)
-    landmark_cells: set[Cell] = set()
-    route_cells: set[Cell] = set()
-    starts: list[Cell] = []
-    finishes: list[Cell] = []
+    return lines
+
+
+def _scan_cells(lines: list[str], report: Report, rel: str) -> _Cells | None:
+    """The marked cells of the rows, or None when a character is none of the map's (the first 20 reported)."""
+    cells = _Cells()
     bad = 0
     for r, line in enumerate(lines):
         for c, ch in enumerate(line):
             if ch == "#":
-                landmark_cells.add((r, c))
+                cells.landmarks.add((r, c))
             elif ch == ".":
-                route_cells.add((r, c))
+                cells.route.add((r, c))
             elif ch == "S":
-                starts.append((r, c))
+                cells.starts.append((r, c))
             elif ch == "F":
-                finishes.append((r, c))
+                cells.finishes.append((r, c))
             elif ch not in (" ", "\t"):
                 if bad < 20:
                     report.add(
@@ -83,17 +80,22 @@ def parse_ascii_map(
                         f"unknown map character {ch!r} (expected '#' landmark, '.' route, 'S' start, 'F' finish or a space)",
                     )
                 bad += 1
-    if bad:
-        return None
+    return None if bad else cells
+
+
+def _ends(cells: _Cells, report: Report, rel: str) -> tuple[Cell, Cell] | None:
+    """(start, finish), or None when the map has not exactly one of each."""
     ok = True
-    for what, found in (("S (start)", starts), ("F (finish)", finishes)):
+    for what, found in (("S (start)", cells.starts), ("F (finish)", cells.finishes)):
         if len(found) != 1:
             where = ", ".join(f"line {r + 1} column {c + 1}" for r, c in found) or "nowhere"
             report.add(rel, "-", what, f"a map needs exactly one {what}; found {len(found)} ({where})")
             ok = False
-    if not ok:
-        return None
-    start, finish = starts[0], finishes[0]
+    return (cells.starts[0], cells.finishes[0]) if ok else None
+
+
+def _map_route(start: Cell, finish: Cell, route_cells: set[Cell], report: Report, rel: str) -> list[Cell] | None:
+    """The route from start to finish through the route cells (a warning for cells off it), or None."""
     route, off_path = route_path(start, finish, route_cells)
     if route is None:
         report.add(
@@ -114,6 +116,14 @@ def parse_ascii_map(
             f"column {c + 1}); they are left out of the route",
             "warning",
         )
+    return route
+
+
+def _named_landmarks(
+    landmark_cells: set[Cell], names: dict[str, str] | None, report: Report, rel: str
+) -> dict[str, Landmark] | None:
+    """The landmarks (the components of the landmark cells) under their names, or None when a
+    name is for no landmark or two landmarks share one."""
     components = connected_components(landmark_cells)
     landmarks: dict[str, Landmark] = {}
     default_names = [f"landmark_{k + 1}" for k in range(len(components))]
@@ -133,10 +143,40 @@ def parse_ascii_map(
     if len(landmarks) != len(components):
         report.add(rel, "-", "names", "two landmarks were given the same name")
         return None
+    return landmarks
+
+
+def parse_ascii_map(
+    text: str,
+    map_id: str,
+    report: Report,
+    rel: str,
+    names: dict[str, str] | None = None,
+    name: str = "",
+) -> GridMap | None:
+    """A :class:`GridMap` from the text of an ASCII grid map; problems go to ``report``.
+
+    ``names`` renames landmarks: ``{"landmark_3": "fossil bed"}``.
+    """
+    lines = _map_lines(text)
+    if not lines or not any(line.strip() for line in lines):
+        report.add(rel, "-", "(file)", "empty map: no cells")
+        return None
+    cells = _scan_cells(lines, report, rel)
+    ends = _ends(cells, report, rel) if cells is not None else None
+    if cells is None or ends is None:
+        return None
+    start, finish = ends
+    route = _map_route(start, finish, cells.route, report, rel)
+    if route is None:
+        return None
+    landmarks = _named_landmarks(cells.landmarks, names, report, rel)
+    if landmarks is None:
+        return None
     return GridMap(
         id=map_id,
         name=name or map_id,
-        grid_size=(n_rows, n_cols),
+        grid_size=(len(lines), max(len(line) for line in lines)),
         start_cell=start,
         finish_cell=finish,
         landmarks=landmarks,

@@ -149,6 +149,29 @@ def item_id_of(experiment: str, case_id: str) -> str:
     return f"{experiment}__{case_id}"
 
 
+def _take_prediction(p: Prediction, first_model: str | None, out: FileRead) -> str | None:
+    """Add a valid record's answer (and, the first time, its case) to ``out``, or an error when its
+    model is not the file's or it gives a second, different answer to a case; the file's model after it."""
+    report, rel = out.report, out.rel
+    if p.model is not None and first_model is not None and p.model != first_model:
+        report.add(rel, p.case_id, "model", f"{shown(p.model)}, but the file's first record says {shown(first_model)}")
+        return first_model
+    first_model = first_model or p.model
+    answer, item = p.answer, item_id_of(p.experiment_type, p.case_id)
+    assert answer is not None  # (a Prediction's response names one of its options)
+    held = out.answers.get(item)
+    if held is not None and held != answer:
+        report.add(rel, p.case_id, "raw_response", f"a second answer to this case: {shown(answer)} after {shown(held)}")
+        return first_model
+    if held is None:
+        out.answers[item] = answer
+        if answer == UNREAD:
+            out.unread.append(p.case_id)
+        dialogue, turn, landmark = p.case
+        out.cases.append(Case(p.experiment_type, p.case_id, dialogue, turn, landmark, p.prompt, p.options, rel))
+    return first_model
+
+
 def _read_predictions(path: Path, rel: str) -> FileRead:
     """One prediction file: each record a :class:`corpus.importers.maptask_vlm_records.Prediction`
     (named by its case id, or ``line <n>`` when it has none), its records of one model, one answer to
@@ -165,28 +188,8 @@ def _read_predictions(path: Path, rel: str) -> FileRead:
     for lineno, obj, _ in jsonl_records(text, report, rel):
         case_id = given_id(obj, "case_id")
         p = checked(Prediction, obj, report, rel, case_id or f"line {lineno}")
-        if p is None:
-            continue
-        if p.model is not None and first_model is not None and p.model != first_model:
-            report.add(
-                rel, p.case_id, "model", f"{shown(p.model)}, but the file's first record says {shown(first_model)}"
-            )
-            continue
-        first_model = first_model or p.model
-        answer, item = p.answer, item_id_of(p.experiment_type, p.case_id)
-        assert answer is not None  # (a Prediction's response names one of its options)
-        held = out.answers.get(item)
-        if held is not None and held != answer:
-            report.add(
-                rel, p.case_id, "raw_response", f"a second answer to this case: {shown(answer)} after {shown(held)}"
-            )
-            continue
-        if held is None:
-            out.answers[item] = answer
-            if answer == UNREAD:
-                out.unread.append(p.case_id)
-            dialogue, turn, landmark = p.case
-            out.cases.append(Case(p.experiment_type, p.case_id, dialogue, turn, landmark, p.prompt, p.options, rel))
+        if p is not None:
+            first_model = _take_prediction(p, first_model, out)
     if first_model:
         out.model = first_model
     return out
@@ -272,25 +275,10 @@ def _empty(name: str) -> Benchmark:
     return Benchmark(name, KIND, items, SLICES, "group", {}, ())
 
 
-def read_maptask_vlm(
-    source: str | Path,
-    sessions: Mapping[str, Any] | None = None,
-    gold: str | Path | Sequence[str | Path] | None = None,
-) -> tuple[Benchmark, Report]:
-    """The cases of the prediction files in ``source`` (a folder searched at any depth for
-    ``vlm_predictions_<model>.jsonl``, or one such file) as items linked to moments of the imported
-    HCRC ``sessions`` (session id -> session, e.g. ``corpus.dataset.load(path).sessions``), every
-    file a run (refused runs included, each with its own report), and the problems of the gold."""
-    source = Path(source)
-    report = Report()
-    label = source.stem if source.is_file() else source.name
-    if not source.exists():
-        report.add(source.name, "-", "(source)", f"not found: {source}")
-        return _empty(label), report
-    root, pred_paths, candidates = _files(source)
-    if not pred_paths:
-        report.add(label, "-", "(source)", "no prediction file found (expected vlm_predictions_<model>.jsonl)")
-        return _empty(label), report
+def _read_gold(
+    candidates: list[Path], root: Path, gold: str | Path | Sequence[str | Path] | None, label: str, report: Report
+) -> Gold:
+    """The gold of the candidate files found beside the predictions and of the files given as ``gold``."""
     g = Gold()
     for p in candidates:
         take_gold_file(p, _rel(p, root), g, report, named=False)
@@ -317,81 +305,99 @@ def read_maptask_vlm(
             f"giver_referent_status) or the landmark catalogue ({LANDMARKS_XML} with {CORPUS_XML}, or tables of "
             "them) in the folder or as gold",
         )
+    return g
 
-    files = [_read_predictions(p, _rel(p, root)) for p in pred_paths]
-    cases: dict[str, Case] = {}
-    for f in files:
-        for c in f.cases:
-            cases.setdefault(item_id_of(c.experiment, c.case_id), c)
 
+def _gold_key(c: Case, g: Gold, report: Report) -> tuple[str, str] | None:
+    """(gold status, gold option key) of a case, or None (and a warning) when it cannot be scored."""
+    status = g.status(c.experiment, c.case_id, c.dialogue, c.landmark) if not g.empty else None
+    if status is None:
+        if not g.empty:
+            report.add(
+                c.file,
+                c.case_id,
+                "case_id",
+                f"no gold for this case in {', '.join(g.sources)}: not scored",
+                WARNING,
+            )
+        return None
+    key = STATUS_YES_NO.get(status) if c.experiment == GIVER else STATUS_LETTER.get(status)
+    letters = [k for k, _ in c.options]
+    if key is None or key not in letters:
+        report.add(
+            c.file,
+            c.case_id,
+            "prompt",
+            f"the gold status {status} has no option here (options {', '.join(letters)}): not scored",
+            WARNING,
+        )
+        return None
+    return status, key
+
+
+def _item_row(item: str, c: Case, status: str, key: str) -> dict[str, Any]:
+    """The items table's row of a scored case."""
+    claims = YES_NO_STATUS if c.experiment == GIVER else LETTER_STATUS
+    return {
+        "item_id": item,
+        "group": c.dialogue,
+        "question_id": f"{c.turn}_{c.landmark.replace(' ', '_')}",
+        "question": c.prompt,
+        "options": [f"{k}. {text}" for k, text in c.options],
+        "option_kinds": ["true_answer" if k == key else claims.get(k, "") for k, _ in c.options],
+        "gold": key,
+        "question_type": c.experiment,
+        "status": status,
+        "condition": condition_of(c.dialogue),
+        "landmark": c.landmark,
+    }
+
+
+def _place_moment(
+    item: str, c: Case, sessions: Mapping[str, Any] | None, contexts: dict[str, dict[str, Any]], report: Report
+) -> None:
+    """Record a scored case's moment (or why it has none) in its dialogue's context."""
+    sid, index, why = _link(c, sessions)
+    ctx = contexts.setdefault(
+        c.dialogue,
+        {
+            "dialogue": c.dialogue,
+            "session_id": sid,
+            "checked": sessions is not None,
+            "moments": {},
+            "unmatched": {},
+        },
+    )
+    if index is None:
+        ctx["unmatched"][item] = why
+        report.add(c.file, c.case_id, "case_id", f"unmatched: {why}; the case is scored without a moment", WARNING)
+    else:
+        ctx["moments"][item] = index
+
+
+def _build_items(
+    cases: dict[str, Case], g: Gold, sessions: Mapping[str, Any] | None, report: Report
+) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]], list[str]]:
+    """(item rows, contexts by dialogue, item ids without gold) of the cases."""
     rows: list[dict[str, Any]] = []
     contexts: dict[str, dict[str, Any]] = {}
     no_gold: list[str] = []
     for item, c in cases.items():
-        status = g.status(c.experiment, c.case_id, c.dialogue, c.landmark) if not g.empty else None
-        if status is None:
+        scored = _gold_key(c, g, report)
+        if scored is None:
             no_gold.append(item)
-            if not g.empty:
-                report.add(
-                    c.file,
-                    c.case_id,
-                    "case_id",
-                    f"no gold for this case in {', '.join(g.sources)}: not scored",
-                    WARNING,
-                )
             continue
-        key = STATUS_YES_NO.get(status) if c.experiment == GIVER else STATUS_LETTER.get(status)
-        letters = [k for k, _ in c.options]
-        if key is None or key not in letters:
-            no_gold.append(item)
-            report.add(
-                c.file,
-                c.case_id,
-                "prompt",
-                f"the gold status {status} has no option here (options {', '.join(letters)}): not scored",
-                WARNING,
-            )
-            continue
-        claims = YES_NO_STATUS if c.experiment == GIVER else LETTER_STATUS
-        rows.append(
-            {
-                "item_id": item,
-                "group": c.dialogue,
-                "question_id": f"{c.turn}_{c.landmark.replace(' ', '_')}",
-                "question": c.prompt,
-                "options": [f"{k}. {text}" for k, text in c.options],
-                "option_kinds": ["true_answer" if k == key else claims.get(k, "") for k, _ in c.options],
-                "gold": key,
-                "question_type": c.experiment,
-                "status": status,
-                "condition": condition_of(c.dialogue),
-                "landmark": c.landmark,
-            }
-        )
-        sid, index, why = _link(c, sessions)
-        ctx = contexts.setdefault(
-            c.dialogue,
-            {
-                "dialogue": c.dialogue,
-                "session_id": sid,
-                "checked": sessions is not None,
-                "moments": {},
-                "unmatched": {},
-            },
-        )
-        if index is None:
-            ctx["unmatched"][item] = why
-            report.add(c.file, c.case_id, "case_id", f"unmatched: {why}; the case is scored without a moment", WARNING)
-        else:
-            ctx["moments"][item] = index
+        rows.append(_item_row(item, c, *scored))
+        _place_moment(item, c, sessions, contexts, report)
     if sessions is not None:
         for ctx in contexts.values():
             if not ctx["moments"] and ctx["dialogue"] not in sessions and ctx["session_id"] not in sessions:
                 ctx["session_id"] = None
-    if cases and not rows and report.ok:
-        report.add(label, "-", "(gold)", f"no case has a gold answer in {', '.join(g.sources)}")
+    return rows, contexts, no_gold
 
-    items = pd.DataFrame(rows, columns=list(_empty(label).items.columns))
+
+def _runs(files: list[FileRead], items: pd.DataFrame) -> list[AnswerRun]:
+    """One run per prediction file, its answers to every item (a warning counting unread responses)."""
     known = set(items["item_id"])
     all_items = items["item_id"].tolist()
     group_of = dict(zip(items["item_id"], items["group"], strict=True))
@@ -422,8 +428,60 @@ def read_maptask_vlm(
                 groups=len({group_of[i] for i in f.answers if i in known}),
             )
         )
+    return runs
+
+
+def _description(
+    label: str, n_items: int, contexts: dict[str, dict[str, Any]], g: Gold, no_gold: list[str], checked: bool
+) -> str:
+    """The benchmark's one-paragraph description: what was read, gold from where, moments how."""
     n_unmatched = sum(len(c["unmatched"]) for c in contexts.values())
     n_moments = sum(len(c["moments"]) for c in contexts.values())
+    return (
+        f"Map Task VLM predictions (KamyabAbedi/maptask-vlm) read from '{label}': "
+        f"{counted(n_items, 'case')} of {counted(len(contexts), 'HCRC dialogue')}, gold from "
+        f"{', '.join(g.sources) or 'nothing'}"
+        + (f"; {counted(len(no_gold), 'case')} without gold not scored" if no_gold else "")
+        + (
+            f"; {n_moments} linked to a session moment, {n_unmatched} unmatched."
+            if checked
+            else "; moments by the transcript-row rule, not checked against sessions."
+        )
+    )
+
+
+def read_maptask_vlm(
+    source: str | Path,
+    sessions: Mapping[str, Any] | None = None,
+    gold: str | Path | Sequence[str | Path] | None = None,
+) -> tuple[Benchmark, Report]:
+    """The cases of the prediction files in ``source`` (a folder searched at any depth for
+    ``vlm_predictions_<model>.jsonl``, or one such file) as items linked to moments of the imported
+    HCRC ``sessions`` (session id -> session, e.g. ``corpus.dataset.load(path).sessions``), every
+    file a run (refused runs included, each with its own report), and the problems of the gold."""
+    source = Path(source)
+    report = Report()
+    label = source.stem if source.is_file() else source.name
+    if not source.exists():
+        report.add(source.name, "-", "(source)", f"not found: {source}")
+        return _empty(label), report
+    root, pred_paths, candidates = _files(source)
+    if not pred_paths:
+        report.add(label, "-", "(source)", "no prediction file found (expected vlm_predictions_<model>.jsonl)")
+        return _empty(label), report
+    g = _read_gold(candidates, root, gold, label, report)
+
+    files = [_read_predictions(p, _rel(p, root)) for p in pred_paths]
+    cases: dict[str, Case] = {}
+    for f in files:
+        for c in f.cases:
+            cases.setdefault(item_id_of(c.experiment, c.case_id), c)
+
+    rows, contexts, no_gold = _build_items(cases, g, sessions, report)
+    if cases and not rows and report.ok:
+        report.add(label, "-", "(gold)", f"no case has a gold answer in {', '.join(g.sources)}")
+
+    items = pd.DataFrame(rows, columns=list(_empty(label).items.columns))
     bench = Benchmark(
         name=label,
         kind=KIND,
@@ -431,18 +489,8 @@ def read_maptask_vlm(
         slices=SLICES,
         cluster="group",
         contexts=contexts,
-        runs=tuple(runs),
-        description=(
-            f"Map Task VLM predictions (KamyabAbedi/maptask-vlm) read from '{label}': "
-            f"{counted(len(items), 'case')} of {counted(len(contexts), 'HCRC dialogue')}, gold from "
-            f"{', '.join(g.sources) or 'nothing'}"
-            + (f"; {counted(len(no_gold), 'case')} without gold not scored" if no_gold else "")
-            + (
-                f"; {n_moments} linked to a session moment, {n_unmatched} unmatched."
-                if sessions is not None
-                else "; moments by the transcript-row rule, not checked against sessions."
-            )
-        ),
+        runs=tuple(_runs(files, items)),
+        description=_description(label, len(items), contexts, g, no_gold, sessions is not None),
     )
     return bench, report
 

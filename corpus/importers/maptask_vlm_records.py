@@ -280,7 +280,7 @@ def _read_table(path: Path, rel: str, report: Report) -> pd.DataFrame | None:
 def _take_cases(frame: pd.DataFrame, rel: str, gold: Gold, report: Report) -> None:
     status_cols = [c for c in ("referent_status", "follower_referent_status", "giver_referent_status") if c in frame]
     for k, raw in enumerate(frame.to_dict("records")):
-        record = raw["case_id"] or (f"row {k + 2}" if rel.lower().endswith(".csv") else f"row {k + 1}")
+        record = raw["case_id"] or _row_name(rel, k)
         row = checked(CaseRow, raw, report, rel, record)
         if row is None:
             continue
@@ -335,6 +335,18 @@ def take_gold_file(path: Path, rel: str, gold: Gold, report: Report, named: bool
         if not named:
             report.add(rel, "-", "(file)", "not read: " + "; ".join(i.message for i in side.issues[:1]), WARNING)
         return
+    if _take_table(frame, rel, gold, report, severity):
+        gold.sources.append(rel)
+
+
+def _row_name(rel: str, k: int) -> str:
+    """How a report names the ``k``-th record of a table (a CSV's header is row 1)."""
+    return f"row {k + 2}" if rel.lower().endswith(".csv") else f"row {k + 1}"
+
+
+def _take_table(frame: pd.DataFrame, rel: str, gold: Gold, report: Report, severity: str) -> bool:
+    """Read a table into ``gold`` by its columns (a cases table, a landmark catalogue or a dialogues'
+    maps); False, with an issue of ``severity``, when its columns are none of these."""
     cols = set(frame.columns)
     if "case_id" in cols and cols & {"referent_status", "follower_referent_status", "giver_referent_status"}:
         _take_cases(frame, rel, gold, report)
@@ -344,7 +356,7 @@ def take_gold_file(path: Path, rel: str, gold: Gold, report: Report, named: bool
         and {"giver_map_appears", "follower_map_appears"} <= cols
     ):
         for k, raw in enumerate(frame.to_dict("records")):
-            gold.take_landmark(raw, rel, f"row {k + 2}" if rel.lower().endswith(".csv") else f"row {k + 1}", report)
+            gold.take_landmark(raw, rel, _row_name(rel, k), report)
     elif {"dialogue_id", "map_id"} <= cols:
         for row in frame.to_dict("records"):
             if row["dialogue_id"] and row["map_id"]:
@@ -359,8 +371,8 @@ def take_gold_file(path: Path, rel: str, gold: Gold, report: Report, named: bool
             "follower_map_appears; or dialogue_id, map_id",
             severity,
         )
-        return
-    gold.sources.append(rel)
+        return False
+    return True
 
 
 def gold_paths(gold: str | Path | Sequence[str | Path] | None) -> list[Path]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from corpus.importers.overcooked.fields import INTEGER, LIST, NUMBER, OBJECT, STRING, Fields, TooMany
-from corpus.importers.overcooked.paths import path_facts
+from corpus.importers.overcooked.paths import PathFacts, path_facts
 from corpus.importers.overcooked.recipes import RECIPE_LEVELS, recipe_level
 from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.report import Report
@@ -160,63 +160,16 @@ class _Run:
         recipe_text: str,
         run_agents: list[Any] | None,
     ) -> KitchenRun | None:
-        f = self.f
+        """The run built from what was read: its recipe, models and scaffolds, running scores and tokens."""
         facts = path_facts(self.path)
-        recipe = order or facts.recipe
-        if not recipe and self.steps and len(self.steps[0].orders) == 1:
-            recipe = self.steps[0].orders[0]
-        if order and facts.recipe and order != facts.recipe:
-            f.warn(
-                "-",
-                "prompt_templates.Chef.order",
-                f"the run's order '{order}' is not the recipe its folder names ('{facts.recipe}'); the run's is used",
-            )
-        self._check_orders(recipe)
-        models: tuple[str, ...] = ("", "")
-        scaffolds: tuple[str, ...] = ()
-        models_from = ""
-        if run_agents is not None:
-            got = self._agents(run_agents, "-", "agents")
-            if got is None:
-                return None
-            models, scaffolds, models_from = got[0], got[1], "agents"
-        elif self.step_models is not None:
-            got = self._agents(self.step_models, "content[0]", "agent_models")
-            if got is None:
-                return None
-            models, scaffolds, models_from = got[0], got[1], "agent_models"
-        if facts.found:
-            if not models or not any(models):
-                models, models_from = facts.models, "path"
-            elif tuple(facts.models) != tuple(models):
-                f.warn(
-                    "-",
-                    models_from,
-                    f"the run names the models {' -> '.join(m or '?' for m in models)}; its folder "
-                    f"'{facts.folder}' names {' -> '.join(facts.models)}; the run's are used",
-                )
-            if not any(scaffolds):
-                scaffolds = facts.scaffolds
-        scaffold = ""
-        if any(scaffolds):
-            scaffold = scaffolds[0] if len(set(scaffolds)) == 1 else " -> ".join(s or "?" for s in scaffolds)
-        # A step's statistical_data.score is the reward the environment gave at that step (the
-        # benchmark's combine_statistic_dict); a step's score here is the running total.
-        running = 0.0
-        scored: list[KitchenStep] = []
-        for s in self.steps:
-            running += s.score
-            scored.append(_with_score(s, running))
-        if scored and abs(running - total) > 1e-9:
-            f.warn(
-                "-",
-                "total_score",
-                f"total_score is {total:g} but the steps' scores add up to {running:g}; the run's score is total_score",
-            )
-        tokens_from = "original_log" if self.has_log else "communication and correction tokens"
+        recipe = self._recipe(order, facts)
+        agents = self._run_agents(run_agents, facts)
+        if agents is None:
+            return None
+        models, scaffolds, models_from = agents
         tokens = self.log_tokens if self.has_log else self.comm_tokens + self.correction_tokens
         extra: dict[str, Any] = {
-            "tokens_from": tokens_from,
+            "tokens_from": "original_log" if self.has_log else "communication and correction tokens",
             "communication_tokens": self.comm_tokens,
             "models_from": models_from,
             "turn_fields": "/".join(sorted(self.turn_fields)),
@@ -225,18 +178,17 @@ class _Run:
             extra["recipe_text"] = recipe_text
         if any(scaffolds):
             extra["scaffolds"] = list(scaffolds)
-        success = bool(finished) and (not recipe or recipe in finished)
         return KitchenRun(
             id=self.rel.removesuffix(".json").removesuffix(".JSON"),
             source=self.rel,
             recipe=recipe,
             level=recipe_level(recipe),
             models=models,
-            scaffold=scaffold,
+            scaffold=_scaffold_name(scaffolds),
             score=total,
-            success=success,
+            success=bool(finished) and (not recipe or recipe in finished),
             finished=tuple(finished),
-            steps=tuple(scored),
+            steps=tuple(self._running_scores(total)),
             turns=tuple(self.turns),
             completed=tuple(sorted(completed, key=lambda c: (c.step, c.agent))),
             corrections=tuple(self.corrections),
@@ -244,6 +196,67 @@ class _Run:
             format=FORMAT,
             extra=extra,
         )
+
+    def _recipe(self, order: str, facts: PathFacts) -> str:
+        """The run's recipe: the Chef's order, else the folder's, else the first step's only order
+        (a warning when the order and the folder differ, or the recipe is not the benchmark's)."""
+        recipe = order or facts.recipe
+        if not recipe and self.steps and len(self.steps[0].orders) == 1:
+            recipe = self.steps[0].orders[0]
+        if order and facts.recipe and order != facts.recipe:
+            self.f.warn(
+                "-",
+                "prompt_templates.Chef.order",
+                f"the run's order '{order}' is not the recipe its folder names ('{facts.recipe}'); the run's is used",
+            )
+        self._check_orders(recipe)
+        return recipe
+
+    def _run_agents(
+        self, run_agents: list[Any] | None, facts: PathFacts
+    ) -> tuple[tuple[str, ...], tuple[str, ...], str] | None:
+        """(models, scaffolds, where the models came from): the log's ``agents``, else its steps'
+        ``agent_models``, the folder's names filling what they leave out; None when one is wrong."""
+        models: tuple[str, ...] = ("", "")
+        scaffolds: tuple[str, ...] = ()
+        models_from = ""
+        record, fld = ("-", "agents") if run_agents is not None else ("content[0]", "agent_models")
+        listed = run_agents if run_agents is not None else self.step_models
+        if listed is not None:
+            got = self._agents(listed, record, fld)
+            if got is None:
+                return None
+            models, scaffolds, models_from = got[0], got[1], fld
+        if facts.found:
+            if not models or not any(models):
+                models, models_from = facts.models, "path"
+            elif tuple(facts.models) != tuple(models):
+                self.f.warn(
+                    "-",
+                    models_from,
+                    f"the run names the models {' -> '.join(m or '?' for m in models)}; its folder "
+                    f"'{facts.folder}' names {' -> '.join(facts.models)}; the run's are used",
+                )
+            if not any(scaffolds):
+                scaffolds = facts.scaffolds
+        return models, scaffolds, models_from
+
+    def _running_scores(self, total: float) -> list[KitchenStep]:
+        """The steps with their running total as score (a step's statistical_data.score is the reward
+        the environment gave at that step, the benchmark's combine_statistic_dict); a warning when the
+        total is not ``total_score``."""
+        running = 0.0
+        scored: list[KitchenStep] = []
+        for s in self.steps:
+            running += s.score
+            scored.append(_with_score(s, running))
+        if scored and abs(running - total) > 1e-9:
+            self.f.warn(
+                "-",
+                "total_score",
+                f"total_score is {total:g} but the steps' scores add up to {running:g}; the run's score is total_score",
+            )
+        return scored
 
     def _check_orders(self, recipe: str) -> None:
         """A warning naming the orders that are not among the benchmark's recipes (the run's level is
@@ -409,31 +422,15 @@ class _Run:
         return out
 
     def _corrections(self, stats: dict[str, Any], step: int, record: str) -> None:
+        """A step's format and validator errors (one correction each) and its correction tokens."""
         f = self.f
         errors = f.field(stats, "error", LIST, record, "statistical_data.")
         if errors is not None and f.pair(errors, record, "statistical_data.error", "one per agent") is not None:
             for agent, raw in enumerate(errors):
                 fld = f"statistical_data.error[{agent}]"
                 entry = f.value(raw, OBJECT, record, fld)
-                if entry is None:
-                    continue
-                for key, kind in ERROR_KINDS:
-                    part = f.optional(entry, key, OBJECT, record, fld + ".")
-                    if part is None:
-                        continue
-                    prefix = f"{fld}.{key}."
-                    n = f.optional(part, "error_num", INTEGER, record, prefix, default=0)
-                    messages = self._strings(
-                        f.optional(part, "error_message", LIST, record, prefix, default=[]),
-                        record,
-                        prefix + "error_message",
-                    )
-                    if n is None or messages is None:
-                        continue
-                    # error_num counts every error; a log may keep fewer messages than it counts
-                    for k in range(max(n, len(messages))):
-                        message = messages[k] if k < len(messages) else ""
-                        self.corrections.append(Correction(step=step, agent=agent, kind=kind, message=message))
+                if entry is not None:
+                    self._agent_errors(entry, step, agent, record, fld)
         corrections = f.optional(stats, "error_correction", LIST, record, "statistical_data.")
         for agent, raw in enumerate(corrections or []):
             fld = f"statistical_data.error_correction[{agent}]"
@@ -446,6 +443,27 @@ class _Run:
                     continue
                 tokens = f.numbers(part.get("correction_tokens", []), NUMBER, record, f"{fld}.{key}.correction_tokens")
                 self.correction_tokens += int(sum(tokens or []))
+
+    def _agent_errors(self, entry: dict[str, Any], step: int, agent: int, record: str, fld: str) -> None:
+        """One agent's errors of a step, each a correction (``error_num`` counts every error; a log
+        may keep fewer messages than it counts)."""
+        f = self.f
+        for key, kind in ERROR_KINDS:
+            part = f.optional(entry, key, OBJECT, record, fld + ".")
+            if part is None:
+                continue
+            prefix = f"{fld}.{key}."
+            n = f.optional(part, "error_num", INTEGER, record, prefix, default=0)
+            messages = self._strings(
+                f.optional(part, "error_message", LIST, record, prefix, default=[]),
+                record,
+                prefix + "error_message",
+            )
+            if n is None or messages is None:
+                continue
+            for k in range(max(n, len(messages))):
+                message = messages[k] if k < len(messages) else ""
+                self.corrections.append(Correction(step=step, agent=agent, kind=kind, message=message))
 
     def _original_log(self, inner: dict[str, Any], record: str) -> list[list[tuple[int, str, int]]]:
         """Per agent, its LLM calls logged at this step: (timestamp, call_type, tokens)."""
@@ -550,6 +568,13 @@ def _turn_tokens(
         if len(own) == len(turns):
             return list(own)
     return [None] * len(turns)
+
+
+def _scaffold_name(scaffolds: tuple[str, ...]) -> str:
+    """The run's scaffold: the agents' one, or theirs joined Chef first ("" when none is known)."""
+    if not any(scaffolds):
+        return ""
+    return scaffolds[0] if len(set(scaffolds)) == 1 else " -> ".join(s or "?" for s in scaffolds)
 
 
 def _with_score(step: KitchenStep, score: float) -> KitchenStep:

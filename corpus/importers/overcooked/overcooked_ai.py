@@ -25,6 +25,7 @@ the soup the delivering player held when the state says so, else ``soup``.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +53,9 @@ def read_overcooked_ai(data: dict[str, Any], path: Path, rel: str, report: Repor
         return None
 
 
-def _read(f: Fields, data: dict[str, Any], rel: str) -> list[KitchenRun] | None:
+def _file_lists(f: Fields, data: dict[str, Any]) -> tuple[str, list[Any], list[Any], list[Any]] | None:
+    """(the states' key, the episodes' states, actions and rewards), or None when one is missing or
+    not a list."""
     key = next((k for k in STATE_KEYS if k in data), None)
     if key is None:
         f.problem("-", "ep_states", "missing (expected a list of episodes, each a list of states; or ep_observations)")
@@ -62,6 +65,20 @@ def _read(f: Fields, data: dict[str, Any], rel: str) -> list[KitchenRun] | None:
     episodes_rewards = f.field(data, "ep_rewards", LIST, "-")
     if episodes_states is None or episodes_actions is None or episodes_rewards is None:
         return None
+    return key, episodes_states, episodes_actions, episodes_rewards
+
+
+def _nth(values: list[Any] | None, ep: int) -> Any:
+    """The episode's entry of an optional per-episode list (None where the list is absent or short)."""
+    return values[ep] if values is not None and ep < len(values) else None
+
+
+def _read(f: Fields, data: dict[str, Any], rel: str) -> list[KitchenRun] | None:
+    """The runs of a parsed trajectory file, or None when it has an error."""
+    lists = _file_lists(f, data)
+    if lists is None:
+        return None
+    key, episodes_states, episodes_actions, episodes_rewards = lists
     n = len(episodes_actions)
     for name, value in ((key, episodes_states), ("ep_rewards", episodes_rewards)):
         if len(value) != n:
@@ -74,19 +91,18 @@ def _read(f: Fields, data: dict[str, Any], rel: str) -> list[KitchenRun] | None:
     base = rel.removesuffix(".json").removesuffix(".JSON")
     runs = []
     for ep in range(n):
-        run_id = base if n == 1 else f"{base}#{ep}"
         run = _episode(
             f,
             ep,
-            run_id,
+            base if n == 1 else f"{base}#{ep}",
             rel,
             key,
             episodes_states[ep],
             episodes_actions[ep],
             episodes_rewards[ep],
             params[ep] if params else {},
-            returns[ep] if returns is not None and ep < len(returns) else None,
-            infos[ep] if infos is not None and ep < len(infos) else None,
+            _nth(returns, ep),
+            _nth(infos, ep),
         )
         if run is not None:
             runs.append(run)
@@ -135,20 +151,11 @@ def _terrain(f: Fields, params: dict[str, Any], ep: int) -> list[str] | None:
     return out
 
 
-def _episode(
-    f: Fields,
-    ep: int,
-    run_id: str,
-    rel: str,
-    key: str,
-    states: Any,
-    actions: Any,
-    rewards: Any,
-    params: dict[str, Any],
-    ep_return: Any,
-    infos: Any,
-) -> KitchenRun | None:
-    record = f"episode {ep}"
+def _episode_lists(
+    f: Fields, record: str, key: str, states: Any, actions: Any, rewards: Any
+) -> tuple[list[Any], list[Any], list[float]] | None:
+    """An episode's states, joint actions and rewards, or None unless they are lists with a reward
+    for each joint action and a state before each."""
     states = f.value(states, LIST, record, key)
     actions = f.value(actions, LIST, record, "ep_actions")
     rewards = f.numbers(rewards, NUMBER, record, "ep_rewards")
@@ -164,49 +171,98 @@ def _episode(
             record, key, f"expected a state before each of the {len(actions)} joint actions, got {describe(states)}"
         )
         return None
+    return states, actions, rewards
+
+
+@dataclass
+class _Played:
+    """What an episode's steps add up to."""
+
+    steps: list[KitchenStep] = field(default_factory=list)
+    completed: list[Completed] = field(default_factory=list)
+    finished: list[str] = field(default_factory=list)
+    score: float = 0.0
+
+
+def _play(
+    f: Fields,
+    ep: int,
+    key: str,
+    lists: tuple[list[Any], list[Any], list[float]],
+    terrain: list[str] | None,
+) -> _Played:
+    """An episode's steps, completed actions, deliveries and score, step by step (a step with a bad
+    state or joint action is left out, its problem reported)."""
+    out = _Played()
+    for t, (raw_state, joint, reward) in enumerate(zip(*lists)):
+        step_record = f"episode {ep}, step {t}"
+        state = _state(f, raw_state, step_record, f"{key}[{ep}][{t}]")
+        names = _joint(f, joint, step_record, f"ep_actions[{ep}][{t}]")
+        if state is None or names is None:
+            continue
+        out.score += reward
+        for agent, name in enumerate(names):
+            if name != "stay":
+                out.completed.append(Completed(step=t, agent=agent, action=_named(name, state, agent, terrain)))
+        if reward > 0:
+            out.finished.append(_delivered(state))
+        out.steps.append(
+            KitchenStep(
+                step=t,
+                grid=_draw(terrain, state) if terrain is not None else "",
+                actions=tuple(names),
+                score=out.score,
+                reward=reward,
+                orders=tuple(_orders(state)),
+            )
+        )
+    return out
+
+
+def _extra(f: Fields, ep: int, layout: str, ep_return: Any, score: float) -> dict[str, Any]:
+    """The run's extra facts (layout, episode, the file's own return, warned when it is not the score)."""
+    extra: dict[str, Any] = {"layout": layout, "episode": ep}
+    if ep_return is not None:
+        extra["ep_return"] = ep_return
+        if isinstance(ep_return, (int, float)) and not isinstance(ep_return, bool) and abs(ep_return - score) > 1e-9:
+            f.warn(
+                f"episode {ep}",
+                f"ep_returns[{ep}]",
+                f"ep_returns says {ep_return:g} but the episode's rewards add up to {score:g}; the score is their sum",
+            )
+    return extra
+
+
+def _episode(
+    f: Fields,
+    ep: int,
+    run_id: str,
+    rel: str,
+    key: str,
+    states: Any,
+    actions: Any,
+    rewards: Any,
+    params: dict[str, Any],
+    ep_return: Any,
+    infos: Any,
+) -> KitchenRun | None:
+    """One episode as a run, or None when it has an error."""
+    record = f"episode {ep}"
+    lists = _episode_lists(f, record, key, states, actions, rewards)
+    if lists is None:
+        return None
     terrain = _terrain(f, params, ep)
-    layout = params.get("layout_name") if isinstance(params.get("layout_name"), str) else ""
+    named = params.get("layout_name")
+    layout = named if isinstance(named, str) else ""
     if terrain is None:
         f.warn(
             record,
             f"mdp_params[{ep}].terrain",
             f"no terrain in the file (layout {layout or 'unnamed'}): the steps have no grid",
         )
-    steps, completed, finished = [], [], []
-    score = 0.0
-    for t, (raw_state, joint, reward) in enumerate(zip(states, actions, rewards)):
-        step_record = f"{record}, step {t}"
-        state = _state(f, raw_state, step_record, f"{key}[{ep}][{t}]")
-        names = _joint(f, joint, step_record, f"ep_actions[{ep}][{t}]")
-        if state is None or names is None:
-            continue
-        score += reward
-        for agent, name in enumerate(names):
-            if name != "stay":
-                completed.append(Completed(step=t, agent=agent, action=_named(name, state, agent, terrain)))
-        if reward > 0:
-            finished.append(_delivered(state))
-        steps.append(
-            KitchenStep(
-                step=t,
-                grid=_draw(terrain, state) if terrain is not None else "",
-                actions=tuple(names),
-                score=score,
-                reward=reward,
-                orders=tuple(_orders(state)),
-            )
-        )
+    played = _play(f, ep, key, lists, terrain)
     if f.errors:
         return None
-    extra: dict[str, Any] = {"layout": layout, "episode": ep}
-    if ep_return is not None:
-        extra["ep_return"] = ep_return
-        if isinstance(ep_return, (int, float)) and not isinstance(ep_return, bool) and abs(ep_return - score) > 1e-9:
-            f.warn(
-                record,
-                f"ep_returns[{ep}]",
-                f"ep_returns says {ep_return:g} but the episode's rewards add up to {score:g}; the score is their sum",
-            )
     return KitchenRun(
         id=run_id,
         source=rel,
@@ -214,13 +270,13 @@ def _episode(
         level=None,
         models=_models(infos),
         scaffold="",
-        score=score,
-        success=bool(finished),
-        finished=tuple(finished),
-        steps=tuple(steps),
-        completed=tuple(completed),
+        score=played.score,
+        success=bool(played.finished),
+        finished=tuple(played.finished),
+        steps=tuple(played.steps),
+        completed=tuple(played.completed),
         format=FORMAT,
-        extra=extra,
+        extra=_extra(f, ep, layout, ep_return, played.score),
     )
 
 

@@ -8,6 +8,8 @@
   the agreement of judges (:func:`analysis.compare.judges.judge_agreement`), and read back against
   the items as judged runs (:func:`read_judged_runs`; :func:`read_release`: the items with the
   score files beside them).
+- :mod:`.synchtom_runs`: the judged runs built from those scores: each score file checked against
+  the items, clashing files refused, the items a run lacks named.
 - :mod:`.records`: the records of these releases as typed models, each refusal naming its file,
   record and field.
 """

@@ -91,6 +91,7 @@ from corpus.importers.tom.synchtom_items import (
     read_synchtom_items,
     rubric_sizes,
 )
+from corpus.importers.tom.synchtom_runs import fits_items, judged_run, without_clashes
 from corpus.reading import load_json
 from corpus.report import WARNING, DatasetError, Report, shown
 
@@ -234,34 +235,23 @@ def read_synchtom(source: str | Path, judges: Mapping[str, str] | None = None) -
 FULL_COLUMNS = [*COLUMNS, "file", "max_score", "rubric"]
 
 
-def _read_scores(source: str | Path, judges: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, Report]:
-    """:func:`read_synchtom`'s rows with, beside :data:`COLUMNS`, the score file (``file``, as named
-    in messages), the judge's ``max_score`` (the number of criteria it scored where it wrote none)
-    and the number of the record's rubric's criteria on the dimension (``rubric``; -1 where the
-    record has no rubric)."""
-    source = Path(source)
-    report = Report()
-    judges = dict(judges or {})
+def _score_sources(source: Path, report: Report) -> tuple[Path | None, list[Path]] | None:
+    """(the folder files are named from, or None for a file given alone; the score files), or None
+    when ``source`` does not exist."""
     if source.is_dir():
-        root: Path | None = source
         files = list(_score_files(source))
         if not files:
             report.add(source.name, "-", "(source)", "no evaluation_*.json score file in this folder")
-    elif source.is_file():
-        root, files = None, [source]
-    else:
-        report.add(source.name, "-", "(source)", f"not found: {source}")
-        return pd.DataFrame(columns=FULL_COLUMNS), report
-    named = _summaries(_summary_paths(root, files), root, report)
-    read: list[tuple[str, str, list[dict[str, Any]]]] = []  # (file, judge, rows)
-    for path in files:
-        rel = _rel(path, root) if root is not None else path.name
-        judge = _judge(path.name, rel, judges, named, report)
-        rows = _read_file(path, rel, report)
-        if judge is not None and rows is not None:
-            read.append((rel, judge, rows))
-    # Two files of one judge scoring the same instance of one inference file: both refused (which
-    # one is meant is unknown).
+        return source, files
+    if source.is_file():
+        return None, [source]
+    report.add(source.name, "-", "(source)", f"not found: {source}")
+    return None
+
+
+def _overlapping(read: list[tuple[str, str, list[dict[str, Any]]]], report: Report) -> set[int]:
+    """The places in ``read`` of the files refused because another file of the same judge scores
+    some of the same instances of the same inference file (which one is meant is unknown)."""
     by_judge: dict[tuple[str, str], list[int]] = defaultdict(list)
     for k, (rel, judge, _) in enumerate(read):
         by_judge[(judge, inference_of(rel))].append(k)
@@ -282,15 +272,13 @@ def _read_scores(source: str | Path, judges: Mapping[str, str] | None = None) ->
                         "a re-run of the same evaluation? keep one of the two files",
                     )
                 refused |= {a, b}
-    frames = [
-        pd.DataFrame(rows, columns=["instance_id", "dimension", "score", "criteria", "max_score", "rubric"]).assign(
-            judge=judge, inference=inference_of(rel), file=rel
-        )
-        for k, (rel, judge, rows) in enumerate(read)
-        if k not in refused and rows
-    ]
+    return refused
+
+
+def _scores_frame(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The score files' rows in one table of :data:`FULL_COLUMNS`, typed and sorted."""
     if not frames:
-        return pd.DataFrame(columns=FULL_COLUMNS), report
+        return pd.DataFrame(columns=FULL_COLUMNS)
     df = pd.concat(frames, ignore_index=True)[FULL_COLUMNS]
     df[["max_score", "rubric"]] = df[["max_score", "rubric"]].fillna(-1)
     df = df.astype(
@@ -307,7 +295,38 @@ def _read_scores(source: str | Path, judges: Mapping[str, str] | None = None) ->
         }
     )
     order = ["judge", "inference", "instance_id", "dimension"]
-    return df.sort_values(order, kind="stable").reset_index(drop=True), report
+    return df.sort_values(order, kind="stable").reset_index(drop=True)
+
+
+def _read_scores(source: str | Path, judges: Mapping[str, str] | None = None) -> tuple[pd.DataFrame, Report]:
+    """:func:`read_synchtom`'s rows with, beside :data:`COLUMNS`, the score file (``file``, as named
+    in messages), the judge's ``max_score`` (the number of criteria it scored where it wrote none)
+    and the number of the record's rubric's criteria on the dimension (``rubric``; -1 where the
+    record has no rubric)."""
+    source = Path(source)
+    report = Report()
+    judges = dict(judges or {})
+    found = _score_sources(source, report)
+    if found is None:
+        return pd.DataFrame(columns=FULL_COLUMNS), report
+    root, files = found
+    named = _summaries(_summary_paths(root, files), root, report)
+    read: list[tuple[str, str, list[dict[str, Any]]]] = []  # (file, judge, rows)
+    for path in files:
+        rel = _rel(path, root) if root is not None else path.name
+        judge = _judge(path.name, rel, judges, named, report)
+        rows = _read_file(path, rel, report)
+        if judge is not None and rows is not None:
+            read.append((rel, judge, rows))
+    refused = _overlapping(read, report)
+    frames = [
+        pd.DataFrame(rows, columns=["instance_id", "dimension", "score", "criteria", "max_score", "rubric"]).assign(
+            judge=judge, inference=inference_of(rel), file=rel
+        )
+        for k, (rel, judge, rows) in enumerate(read)
+        if k not in refused and rows
+    ]
+    return _scores_frame(frames), report
 
 
 def inference_of(name: str) -> str:
@@ -374,33 +393,7 @@ def read_judged_runs(
     files = {str(c["file"]) for c in bench.contexts.values() if isinstance(c, dict) and "file" in c}
     stems = {re.split(r"[\\/]", f)[-1].removesuffix(".json") for f in files}
     sizes = rubric_sizes(bench)
-    kept: list[pd.DataFrame] = []
-    for rel, g in df.groupby("file", sort=True):
-        errors_before = report.error_count
-        unknown = sorted(set(g["instance_id"]) - set(items.index))
-        for iid in unknown:
-            report.add(
-                str(rel),
-                f"instance {shown(iid)}",
-                "instance_id",
-                f"no such item in the benchmark ({len(items)} items from {', '.join(sorted(files)) or 'no file'})",
-            )
-        for r in g[g["instance_id"].isin(items.index)].itertuples():
-            want = sizes[r.instance_id][r.dimension]
-            got, where = (
-                (r.rubric, f"rubrics.{r.dimension}")
-                if r.rubric >= 0
-                else (r.max_score, f"evaluation.{r.dimension}.max_score")
-            )
-            if got >= 0 and got != want:
-                report.add(
-                    str(rel),
-                    f"instance {shown(r.instance_id)}",
-                    where,
-                    f"{got} criteria here; the item's rubric has {want}: judged against other items?",
-                )
-        if report.error_count == errors_before:
-            kept.append(g)
+    kept = [g for rel, g in df.groupby("file", sort=True) if fits_items(str(rel), g, items, files, sizes, report)]
     if not kept:
         return (), report
     df = pd.concat(kept, ignore_index=True)
@@ -410,69 +403,9 @@ def read_judged_runs(
     df["benchmark"] = items["benchmark"].reindex(df["instance_id"]).to_numpy()
     out = []
     for (model, setting, judge), g in df.groupby(["model", "setting", "judge"], sort=True):
-        by_file = g.groupby("file")["instance_id"].agg(set)
-        clash = [
-            (a, b, sorted(by_file[a] & by_file[b]))
-            for i, a in enumerate(by_file.index)
-            for b in by_file.index[i + 1 :]
-            if by_file[a] & by_file[b]
-        ]
-        refused = set()
-        for a, b, common in clash:
-            for x, y in ((a, b), (b, a)):
-                report.add(
-                    x,
-                    f"instance {shown(common[0])}",
-                    "instance_id",
-                    f"{model} ({setting or 'no setting'}) judged by {shown(judge)} also has {len(common)} of these "
-                    f"instances in {y}: keep one of the two files",
-                )
-            refused |= {a, b}
-        g = g[~g["file"].isin(refused)]
-        if g.empty:
-            continue
-        run_id = f"{model} ({setting}; {judge})" if setting else f"{model} ({judge})"
-        scored = set(g["instance_id"])
-        covered = sorted(set(g["benchmark"]))
-        in_scope = items.index[items["benchmark"].isin(covered)]
-        missing = tuple(i for i in in_scope if i not in scored)
-        sources = sorted(set(g["file"]))
-        for b in covered:
-            of_b = items.index[items["benchmark"] == b]
-            lacking = [i for i in of_b if i not in scored]
-            if lacking:
-                report.add(
-                    ", ".join(sources),
-                    "-",
-                    "instance_id",
-                    f"run {shown(run_id)} has no score for {len(lacking)} of the {len(of_b)} items of {b} "
-                    f"({', '.join(lacking[:5])}{' ...' if len(lacking) > 5 else ''}); its scores are averaged over "
-                    "the items it has, as evaluate.py's are",
-                    WARNING,
-                )
-        scores = pd.DataFrame(
-            {
-                "item_id": g["instance_id"].to_numpy(),
-                "dimension": g["dimension"].to_numpy(),
-                "score": g["score"].to_numpy(),
-                "criteria": [sizes[i][d] for i, d in zip(g["instance_id"], g["dimension"])],
-            }
-        )
-        order = {iid: k for k, iid in enumerate(items.index)}
-        scores = scores.sort_values(
-            ["item_id", "dimension"], key=lambda c: c.map(order) if c.name == "item_id" else c.map(DIMENSIONS.index)
-        ).reset_index(drop=True)
-        out.append(
-            JudgedRun(
-                run_id=run_id,
-                model=model,
-                setting=setting,
-                judge=judge,
-                scores=scores,
-                source=", ".join(sources),
-                missing=missing,
-            )
-        )
+        g = without_clashes(g, model, setting, judge, report)
+        if not g.empty:
+            out.append(judged_run(model, setting, judge, g, items, sizes, report))
     return tuple(out), report
 
 
