@@ -18,8 +18,9 @@ A dataset directory (documented in docs/data-format.md)::
 :func:`read_dataset` collects every problem instead of stopping at the first; the caller decides
 (``corpus.dataset.load`` refuses the whole dataset if any problem is an error). A problem is
 reported once, where it is: a map or session with errors is not reported again by every record
-that refers to it; its error says how many records do. Labels are read in
-:mod:`corpus.validate_refs`, predictions in :mod:`corpus.predictions`; reading a single file is
+that refers to it; its error says how many records do. A session folder's files
+are checked in :mod:`corpus.validate_session`, labels in :mod:`corpus.validate_refs`, predictions in
+:mod:`corpus.predictions`; reading a single file is
 :mod:`corpus.reading`.
 """
 
@@ -37,12 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, overload
 
-from pydantic import ValidationError
-
 from corpus import schema
 from corpus.action_rows import ActionColumns, columns_at_once, columns_of_bytes
-from corpus.jsonsafe import typed_parse_takes_as_loads
-from corpus.model import MAX_SECONDS, Action, DatasetInfo, GridMap, Session, SessionMeta
+from corpus.model import MAX_SECONDS, DatasetInfo, GridMap, Session, SessionMeta  # noqa: F401  (MAX_SECONDS: re-exported)
 from corpus.processes import Workers, processors
 from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_FILE_BYTES,
@@ -69,6 +67,13 @@ from corpus.report import (  # noqa: F401  (re-exported)
 )
 from corpus.tables import BuiltRows, TableBuilder
 from corpus.validate_refs import note_references, read_labels
+from corpus.validate_session import (
+    _actions_text,
+    _check_against_actions,
+    _meta_at_once,
+    _read_actions,
+    _read_meta,
+)
 
 
 class SessionSink(Protocol):
@@ -491,73 +496,6 @@ def _no_session(n_actions: int) -> bool:
     return False
 
 
-def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | None, GridMap | None]:
-    """session.json and the map it names; a map with errors is counted, reported at the map."""
-    rel = f"sessions/{d.name}/session.json"
-    if not (d / "session.json").is_file():
-        report.add(rel, "-", "(file)", "missing: every session folder needs session.json")
-        return None, None
-    loaded = load_json(d / "session.json", report, rel)
-    if loaded is None:
-        return None, None
-    meta = parse(SessionMeta, loaded[0], report, rel, f"session {d.name}", text=loaded[1])
-    if meta is None:
-        return None, None
-    record = f"session {meta.id}"
-    if meta.id != d.name:
-        report.add(rel, record, "id", f"session id {shown(meta.id)} does not match its folder '{d.name}'")
-    _check_meta_seconds(report, rel, record, meta)
-    grid_map = raw.maps.get(meta.map_id)
-    if grid_map is None and meta.map_id in raw.invalid_maps:
-        raw.refer("map", meta.map_id, rel)
-    elif grid_map is None and ("folder", "maps") in raw.root_errors:
-        raw.refer("folder", "maps", rel)
-    elif grid_map is None:
-        known = ", ".join(sorted(raw.maps)) or "none"
-        report.add(rel, record, "map_id", f"map {shown(meta.map_id)} not found in maps/ (known: {known})")
-    return meta, grid_map
-
-
-def _meta_at_once(d: str | Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] | None:
-    """A session folder's session.json, its map and its text, as :func:`_read_meta` reads them when
-    it has nothing to report; None otherwise. The text is validated by the model at once, without
-    :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
-    :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
-    text = text_at_once(os.path.join(d, "session.json"))
-    if text is None or not typed_parse_takes_as_loads(text):
-        return None
-    try:
-        meta = SessionMeta.model_validate_json(text, strict=True)
-    except ValidationError:
-        return None
-    grid_map = raw.maps.get(meta.map_id)
-    if meta.id != os.path.basename(d) or grid_map is None:
-        return None
-    if any(seconds > MAX_SECONDS for _, seconds in _meta_seconds(meta)):
-        return None  # (as _check_meta_seconds reports)
-    return meta, grid_map, text
-
-
-def _meta_seconds(meta: SessionMeta) -> Iterator[tuple[str, float]]:
-    """The times a session.json gives, by field: its duration and its checkpoints' times."""
-    yield "duration_s", meta.duration_s
-    for k, cp in enumerate(meta.checkpoints):
-        yield f"checkpoints[{k}].elapsed_s", cp.elapsed_s
-
-
-def _check_meta_seconds(report: Report, rel: str, record: str, meta: SessionMeta) -> None:
-    """Report each time of a session.json beyond the limit."""
-    for name, seconds in _meta_seconds(meta):
-        _check_seconds(report, rel, record, name, seconds)
-
-
-def _check_seconds(report: Report, rel: str, record: str, name: str, seconds: float) -> bool:
-    if seconds <= MAX_SECONDS:
-        return True
-    report.add(rel, record, name, f"{seconds:g} s is beyond the limit of {MAX_SECONDS} s (7 days)")
-    return False
-
-
 def _read_session(
     d: Path, raw: RawDataset, report: Report, keeps: Callable[[int], bool] | None = None
 ) -> tuple[SessionMeta | None, ActionColumns, Session | None, bool]:
@@ -586,91 +524,3 @@ def _read_session(
     if actions is not None:
         session = Session.model_construct(**{k: getattr(meta, k) for k in SessionMeta.model_fields}, actions=actions)
     return meta, columns, session, complete
-
-
-def _check_against_actions(
-    meta: SessionMeta, actions: ActionColumns, complete: bool, report: Report, rel_meta: str
-) -> None:
-    """session.json against the session's actions: its duration and its checkpoints' actions."""
-    if actions.timestamp:
-        last = actions.timestamp[-1]
-        if last > meta.duration_s + 1:
-            report.add(
-                rel_meta,
-                f"session {meta.id}",
-                "duration_s",
-                f"duration {meta.duration_s:g} s is shorter than the last action's timestamp {last:g} s",
-                WARNING,
-            )
-    for k, cp in enumerate(meta.checkpoints):
-        if complete and cp.action_index >= len(actions):
-            report.add(
-                rel_meta,
-                f"session {meta.id}",
-                f"checkpoints[{k}].action_index",
-                f"checkpoint at action {cp.action_index}, but the session has {len(actions)} actions",
-            )
-
-
-def _actions_text(d: Path, rel: str, report: Report) -> str | None:
-    """The text of a session folder's actions.jsonl (None, reported, when it is missing or unreadable)."""
-    if not (d / "actions.jsonl").is_file():
-        report.add(rel, "-", "(file)", "missing: every session folder needs actions.jsonl")
-        return None
-    return read_text(d / "actions.jsonl", report, rel)
-
-
-def _read_actions(rel: str, text: str | None, grid_map: GridMap | None, report: Report) -> tuple[list[Action], bool]:
-    """The actions of a session's actions.jsonl (``text``; None: it could not be read), and whether
-    every record was read and kept."""
-    if text is None:
-        return [], False
-    actions: list[Action] = []
-    seen: dict[int, int] = {}
-    last_t = -1.0
-    parsed = parse_jsonl(Action, text, report, rel)
-    for lineno, a in parsed:
-        if a is None:
-            continue
-        rec = f"line {lineno} (action {a.index})"
-        if a.index in seen:
-            report.add(rel, rec, "index", f"duplicate action index {a.index} (also on line {seen[a.index]})")
-            continue
-        seen[a.index] = lineno
-        if _check_seconds(report, rel, rec, "timestamp", a.timestamp):
-            if a.timestamp < last_t:
-                report.add(
-                    rel,
-                    rec,
-                    "timestamp",
-                    f"timestamp goes backwards: {a.timestamp:g} s after {last_t:g} s on the previous action",
-                )
-            last_t = max(last_t, a.timestamp)
-        if grid_map is not None and a.cells:
-            rows, cols = grid_map.grid_size
-            for k, (r, c) in enumerate(a.cells):
-                if not (0 <= r < rows and 0 <= c < cols):
-                    report.add(
-                        rel,
-                        rec,
-                        f"content[{k}]",
-                        f"cell [{r}, {c}] is outside the {rows}x{cols} grid of map '{grid_map.id}'",
-                    )
-                    break
-        if a.type != "message" and a.role == "guide":
-            report.add(rel, rec, "role", f"the guide performed a {a.type} action; only the follower draws", WARNING)
-        actions.append(a)
-    complete = bool(parsed) and len(actions) == len(parsed)
-    if actions and complete:  # (with a record missing, the indices after it are off by design)
-        indices = [a.index for a in actions]
-        if indices != list(range(len(indices))) and len(set(indices)) == len(indices):
-            first_bad = next(i for i, x in enumerate(indices) if x != i)
-            report.add(
-                rel,
-                f"action {indices[first_bad]}",
-                "index",
-                f"action indices must run 0, 1, 2, ... in file order; expected {first_bad} here",
-            )
-    elif not parsed and not any(i.file == rel for i in report.issues):
-        report.add(rel, "-", "(file)", "no actions: the file holds no action records")
-    return actions, complete

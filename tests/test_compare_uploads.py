@@ -12,7 +12,6 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from corpus import limits
-from corpus import predictions as preds
 from corpus.dataset import SAMPLE_DATA, load_sample
 from corpus.prediction_sources import read_upload
 from corpus.store import Store
@@ -93,7 +92,7 @@ def test_a_visitor_uploads_within_the_session_allowance_when_the_policy_lets_any
 
 def test_a_predictions_file_has_a_line_limit_and_reading_stops_at_the_problems_limit(monkeypatch):
     sample = load_sample()
-    monkeypatch.setattr(preds, "PREDICTION_LINES", 100)
+    monkeypatch.setattr(limits, "PREDICTION_LINES", 100)
     lines = RUN.decode().splitlines()
     (long,) = read_upload("long.mental_model.jsonl", "\n".join(lines[:101]).encode(), sample.sessions, sample.maps)
     assert [(i.record, i.field, i.message) for i in long.report.errors] == [

@@ -139,7 +139,7 @@ def test_the_tables_are_made_while_the_workers_read_the_runs(tmp_path, monkeypat
     """The tables of the sessions are made once the runs' files are handed to the workers (this
     process would otherwise wait for them idle), and not at all for a dataset with an error."""
     import corpus.dataset as dataset
-    import corpus.predictions as predictions
+    import corpus.predictions.runs as predictions
 
     root = _sample(tmp_path)
     events: list[str] = []
@@ -220,7 +220,7 @@ def _read_at_once_as_here(tmp_path, change: int) -> bool:
 
 
 def test_a_session_json_a_worker_reads_at_once_is_read_as_here_or_left_to_this_process(tmp_path):
-    """A worker validates session.json by the model at once (corpus/validate.py ``_meta_at_once``),
+    """A worker validates session.json by the model at once (corpus/validate_session.py ``_meta_at_once``),
     without the careful JSON parser first: it must give the session.json read here, or give up where
     reading here reports anything."""
     taken = [_read_at_once_as_here(tmp_path / str(k), k) for k in range(len(_META_CHANGES))]

@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 
 from corpus.dataset import SAMPLE_DATA, load_sample
-from corpus.predictions import PackedRows, _Given, _read_task_at_once, read_task_text
+from corpus.predictions import PackedRows, read_task_text
+from corpus.predictions.at_once import _Given, _read_task_at_once
 from corpus.report import Report
 
 TASKS = ("next_action", "mental_model")
@@ -256,7 +257,9 @@ def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus
     text; any other goes the way of its text. Both give the rows and the digest reading the text
     gives, or both give up. (U+2028 and its kin in a text break no line: JSON Lines breaks lines at
     newlines only.)"""
-    from corpus.predictions import _TYPED, _bytes_digest, _read_task_bytes, text_digest
+    from corpus.predictions import text_digest
+    from corpus.predictions.at_once import _TYPED, _read_task_bytes
+    from corpus.predictions.runs import _bytes_digest
     from corpus.reading import records_at_once, text_of
 
     lines = _text(task).splitlines()[:60]
@@ -292,7 +295,7 @@ def test_a_worker_checks_a_file_against_the_sessions_outlines_alike(corpus, task
     """A worker is handed each session's map and its actions' roles (a few arrays' worth of bytes
     to pickle), not the sessions: the rows it makes are the ones the sessions give, and a line
     naming an action no session has is refused alike."""
-    from corpus.predictions import _outlines, _read_task_bytes
+    from corpus.predictions.at_once import _outlines, _read_task_bytes
 
     outlines = _outlines(corpus.sessions)
     assert set(outlines) == set(corpus.sessions)
