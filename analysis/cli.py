@@ -3,7 +3,7 @@
 - ``compare`` and ``instances``: model predictions against the people's labels, and the benchmark's
   inputs (:mod:`analysis.compare.cli`).
 - ``kitchen SOURCE``: the coordination metrics and the TGCO audit of kitchen runs
-  (:mod:`analysis.kitchen_cli`).
+  (:mod:`analysis.kitchen.cli`).
 
 - ``agreement LABELS.csv``: inter-coder agreement of a long label table (one row per item and
   coder): Fleiss' kappa with a bootstrap interval, per-category kappa, Krippendorff's alpha (at
@@ -265,7 +265,7 @@ def main(argv: list[str] | None = None) -> int:
     p.set_defaults(func=_report)
 
     from analysis.compare.cli import add_commands
-    from analysis.kitchen_cli import add_commands as add_kitchen
+    from analysis.kitchen.cli import add_commands as add_kitchen
 
     add_commands(sub)  # compare, instances
     add_kitchen(sub)  # kitchen

@@ -5,7 +5,7 @@ whole dataset, and per-unit means with their SD), and ``by_<grouping>`` (the sam
 - Map Task sessions: the paper's Table 1 and Table 8 (:mod:`analysis.descriptive`), overall, per
   condition, per split and per condition x split.
 - Kitchen runs: runs, those that succeeded, steps, messages, request units and unstructured messages
-  (the TGCO audit's reading, :mod:`analysis.tgco`, level-normalized window), completed actions and
+  (the TGCO audit's reading, :mod:`analysis.kitchen.tgco`, level-normalized window), completed actions and
   corrections; per run the mean and SD of steps, messages and request units; per directed pairing
   (each agent's scaffold with its model), per scaffold and per task level.
 - A benchmark: items, groups (trials), runs, answers given and left out, judged runs; per run and per
@@ -78,7 +78,7 @@ def _stats_of_folder(root: Path) -> dict[str, Any]:
 
 def kitchen_stats(runs: Iterable[Any]) -> dict[str, Any]:
     """The counts of kitchen runs, overall and per pairing, scaffold and level (the module's text)."""
-    from analysis.kitchen_metrics import NOT_RECORDED, UNKNOWN_LEVEL, kitchen_metrics
+    from analysis.kitchen.metrics import NOT_RECORDED, UNKNOWN_LEVEL, kitchen_metrics
 
     runs = list(runs)
     metrics = kitchen_metrics(runs)

@@ -4,7 +4,7 @@ tiles with agents on it, as the in-browser tile player (:mod:`components.tile_pl
 Pure (no streamlit). A domain builds a :class:`TilePayload` once per unit, on the server, and the
 page hands ``payload.to_json()`` to ``components.tile_player.tile_player(data, key)``; every step is
 then shown by the browser, with no round trip to the server. The kitchen's builder is
-:func:`analysis.kitchen_replay.payload`; a domain of a few lines builds one like this::
+:func:`analysis.kitchen.replay.payload`; a domain of a few lines builds one like this::
 
     from analysis.tile_replay import Agent, AgentAt, Grid, MarkKind, Message, MessageKind, Step
     from analysis.tile_replay import TileKind, TilePayload, Timeline

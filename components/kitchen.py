@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from analysis.format import fmt, fmt_count, fmt_interval, fmt_share
-from analysis.kitchen_metrics import METRICS, MIN_UNITS, RunMetrics
+from analysis.kitchen.metrics import METRICS, MIN_UNITS, RunMetrics
 from analysis.results import EstimateTable, wilson
 from components.chart import figure
 from components.palette import OUTCOME, OUTCOME_PATTERN
@@ -192,7 +192,7 @@ REFERENCE_CHARGED = "kitchen_reference_charged"  # the file ids already counted 
 
 def reference_upload(user: User | None) -> tuple[bytes, str] | None:
     """The reference audit a visitor uploads (a CSV, within the upload policy and allowance), or None."""
-    from analysis.tgco_reference import MAX_BYTES
+    from analysis.kitchen.reference import MAX_BYTES
 
     why = uploads.refusal(user, datasets=False)
     if why is not None:

@@ -1,6 +1,6 @@
 """The kitchen at one step as a Plotly figure (tiles, the two agents with the way they face and what
 they hold), for the coding screen's view of a request's step. (The Kitchen screen's replay is the
-in-browser tile player: :mod:`components.tile_player`, fed by :func:`analysis.kitchen_replay.payload`.)
+in-browser tile player: :mod:`components.tile_player`, fed by :func:`analysis.kitchen.replay.payload`.)
 Text from the run goes into Plotly through :func:`corpus.escape.plotly_text`, never as markup."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import plotly.graph_objects as go
 
 from analysis.format import fmt
-from analysis.kitchen_replay import TILE_FILLS, TILE_LABELS, UTENSIL_FILL, KitchenFrame
+from analysis.kitchen.replay import TILE_FILLS, TILE_LABELS, UTENSIL_FILL, KitchenFrame
 from components.chart import figure
 from components.palette import BLUISH_GREEN, ORANGE
 from components.tile_player import FILL_COLOURS

@@ -15,10 +15,10 @@ import pandas as pd
 import streamlit as st
 
 from analysis import coding as ac
-from analysis import kitchen_coding as ac_kitchen
 from analysis.format import fmt_time
-from analysis.tgco import OUTCOMES
-from analysis.tgco_agreement import RULE
+from analysis.kitchen import coding as ac_kitchen
+from analysis.kitchen.agreement import RULE
+from analysis.kitchen.tgco import OUTCOMES
 from components.accounts_admin import add_account_form
 from components.dataset import show_report
 from components.download import csv_bytes

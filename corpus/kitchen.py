@@ -5,7 +5,7 @@ A run is what the environment recorded, step by step: the kitchen grid, both age
 actions and when each completed, what the agents said to each other (turns of conversations, with
 the structured ``Collab(...)`` messages as the agents wrote them), the corrections the format checker
 and the validator made, tokens, rewards and the score. Importers (:mod:`corpus.importers.overcooked`)
-build these objects; the communication audit and the run metrics (:mod:`analysis.tgco`) read them.
+build these objects; the communication audit and the run metrics (:mod:`analysis.kitchen.tgco`) read them.
 
 Agents are numbered as the source numbers them: 0 is the Chef, 1 the Assistant (Collab-Overcooked's
 roles; Overcooked-AI's two players are 0 and 1 with no role, named "player 0" and "player 1").

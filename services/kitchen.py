@@ -1,8 +1,8 @@
 """The Kitchen screen's computations, once per (dataset content, window) and kept: every run's
-TGCO audit and coordination metrics (:mod:`analysis.kitchen_metrics`), the tables per pairing,
+TGCO audit and coordination metrics (:mod:`analysis.kitchen.metrics`), the tables per pairing,
 scaffold and level and the Table 4 view, the outcome composition, the request units behind a cell,
 the messages no unit was read from, the agreement with an uploaded reference audit (the TGCO
-authors' own, :mod:`analysis.tgco_reference`), and a run's replay as the tile player receives it
+authors' own, :mod:`analysis.kitchen.reference`), and a run's replay as the tile player receives it
 (once per dataset content, window and run). A scaffold filter keeps the runs where an agent has
 one of the chosen scaffolds."""
 
@@ -13,9 +13,9 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from analysis import kitchen_metrics as km
+from analysis.kitchen import metrics as km
+from analysis.kitchen.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES
 from analysis.results import EstimateTable
-from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES
 from corpus.kitchen import ROLES
 from corpus.kitchen_dataset import KitchenCorpus
 
@@ -170,7 +170,7 @@ def _units(
 
 def reference(kitchen: KitchenCorpus, window: str, data: bytes, name: str):
     """The uploaded reference audit (their ``tgco_request_units.csv``) against this audit:
-    :class:`analysis.tgco_reference.ReferenceAgreement`, or the :class:`corpus.report.Report` of the
+    :class:`analysis.kitchen.reference.ReferenceAgreement`, or the :class:`corpus.report.Report` of the
     file's problems (nothing compared). Kept per (dataset, window, file content)."""
     import hashlib
 
@@ -179,7 +179,7 @@ def reference(kitchen: KitchenCorpus, window: str, data: bytes, name: str):
 
 @st.cache_data(max_entries=8, show_spinner="Matching the reference audit's request units...")
 def _reference(content_hash: str, window: str, digest: str, name: str, _data: bytes, _kitchen: KitchenCorpus):
-    from analysis.tgco_reference import compare, read_csv_bytes, read_reference
+    from analysis.kitchen.reference import compare, read_csv_bytes, read_reference
 
     frame, report = read_csv_bytes(_data, name)
     if frame is None:
@@ -231,7 +231,7 @@ SYNTHETIC_NOTE = "Synthetic data: generated runs, not recordings of agents."
 
 
 def replay_payload(kitchen: KitchenCorpus, window: str, run_id: str) -> dict:
-    """The run as the tile player receives it (:func:`analysis.kitchen_replay.payload`, as JSON),
+    """The run as the tile player receives it (:func:`analysis.kitchen.replay.payload`, as JSON),
     with its request units audited under ``window``; built once per (dataset content, window, run)
     and shared, so never changed in place (the player adds its start and palette to a copy)."""
     return _replay_payload(kitchen.content_hash, window, run_id, kitchen)
@@ -241,7 +241,7 @@ def replay_payload(kitchen: KitchenCorpus, window: str, run_id: str) -> dict:
 def _replay_payload(content_hash: str, window: str, run_id: str, _kitchen: KitchenCorpus) -> dict:
     from dataclasses import replace
 
-    from analysis.kitchen_replay import payload
+    from analysis.kitchen.replay import payload
 
     built = payload(run_of(_kitchen, run_id), _run_metrics(_kitchen, window, run_id).audit)
     log.info("kitchen replay %s %s %s: %d steps", content_hash[:12], window, run_id, built.n_steps)
@@ -253,13 +253,13 @@ def run_of(kitchen: KitchenCorpus, run_id: str):
 
 
 def tile_names(run) -> dict[str, str]:
-    from analysis.kitchen_replay import tile_names as names
+    from analysis.kitchen.replay import tile_names as names
 
     return names(run)
 
 
 def agent_names(run) -> tuple[str, str]:
-    from analysis.kitchen_replay import agent_name
+    from analysis.kitchen.replay import agent_name
 
     return agent_name(0, run), agent_name(1, run)
 
@@ -271,34 +271,34 @@ CODING_WINDOW = "level"
 
 @st.cache_data(max_entries=8, show_spinner=False)
 def _coding_units(content_hash: str, _kitchen: KitchenCorpus) -> pd.DataFrame:
-    from analysis.kitchen_coding import unit_table
+    from analysis.kitchen.coding import unit_table
 
     return unit_table(metrics(_kitchen, CODING_WINDOW))
 
 
 def coding_units(kitchen: KitchenCorpus) -> pd.DataFrame:
-    """Every request unit as a coding item (:func:`analysis.kitchen_coding.unit_table`), with the
+    """Every request unit as a coding item (:func:`analysis.kitchen.coding.unit_table`), with the
     rule's outcome under the level-normalized window."""
     return _coding_units(kitchen.content_hash, kitchen)
 
 
 def rule_labels(kitchen: KitchenCorpus, items: list[dict]) -> dict[str, dict[str, str]]:
     """The TGCO rule's code of each item, as the model coder's labels of a new task."""
-    from analysis.kitchen_coding import rule_codes
-    from analysis.tgco_agreement import RULE
+    from analysis.kitchen.agreement import RULE
+    from analysis.kitchen.coding import rule_codes
 
     return {RULE: rule_codes(coding_units(kitchen), items)}
 
 
 def unit_context(kitchen: KitchenCorpus, run_id: str, index: int, before: int):
     """What a coder sees of the run's ``index``-th request unit, or why it cannot be shown
-    (:func:`analysis.kitchen_coding.unit_context`); kept, as the coding screen runs again at every key."""
+    (:func:`analysis.kitchen.coding.unit_context`); kept, as the coding screen runs again at every key."""
     return _unit_context(kitchen.content_hash, run_id, int(index), int(before), kitchen)
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _unit_context(content_hash: str, run_id: str, index: int, before: int, _kitchen: KitchenCorpus):
-    from analysis.kitchen_coding import unit_context as context
+    from analysis.kitchen.coding import unit_context as context
 
     found = next((m for m in metrics(_kitchen, CODING_WINDOW) if m.run_id == run_id), None)
     if found is None:

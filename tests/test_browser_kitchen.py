@@ -197,9 +197,9 @@ def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifac
     from test_kitchen_coding import KITCHEN
 
     from analysis import coding as ac
-    from analysis import kitchen_coding as kc
-    from analysis.kitchen_metrics import kitchen_metrics
-    from analysis.tgco_agreement import RULE
+    from analysis.kitchen import coding as kc
+    from analysis.kitchen.agreement import RULE
+    from analysis.kitchen.metrics import kitchen_metrics
     from corpus import codebook as cbm
     from corpus.kitchen_dataset import load_kitchen
     from corpus.store import Store

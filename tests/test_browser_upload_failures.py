@@ -78,7 +78,9 @@ def test_a_broken_dyntom_upload_is_named_in_the_sidebar(page, lab, artifacts):
     expect(alert).to_contain_text("trial1/question_new.json, line 1, (json): bad JSON:")
     # Both problems, each with its file, record and field, below the message.
     problems = sidebar.get_by_test_id("stExpander").filter(has_text="Every problem (2)")
+    wait_idle(page)  # opened during the upload's last run, the expander is drawn again closed by it
     problems.get_by_text("Every problem (2)").click()
+    expect(problems.locator("details")).to_have_attribute("open", "")
     for trial in ("trial1", "trial2"):
         line = problems.get_by_role("listitem").filter(has_text=f"{trial}/question_new.json, line 1, (json): bad JSON:")
         expect(line).to_be_visible()

@@ -14,7 +14,7 @@ import pytest
 from test_overcooked_import import COLLAB, REAL_RUN, failed_run, fork_run, needs_collab, write
 
 from analysis.cli import main as analysis_cli
-from analysis.kitchen_metrics import kitchen_metrics
+from analysis.kitchen.metrics import kitchen_metrics
 from corpus.cli import main as corpus_cli
 from corpus.importers.overcooked import load_runs
 from corpus.kitchen_dataset import is_kitchen, load_kitchen

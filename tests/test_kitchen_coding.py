@@ -13,10 +13,10 @@ from sklearn.metrics import cohen_kappa_score
 from streamlit.testing.v1 import AppTest
 
 from analysis import coding as ac
-from analysis import kitchen_coding as kc
-from analysis.kitchen_metrics import kitchen_metrics
-from analysis.tgco import OUTCOMES
-from analysis.tgco_agreement import RULE
+from analysis.kitchen import coding as kc
+from analysis.kitchen.agreement import RULE
+from analysis.kitchen.metrics import kitchen_metrics
+from analysis.kitchen.tgco import OUTCOMES
 from corpus import codebook as cbm
 from corpus.catalog import key_of
 from corpus.escape import md_text

@@ -10,7 +10,7 @@ import pytest
 from test_analysis_pages import open_page
 from test_overcooked_import import failed_run, fork_run, write
 
-from analysis.kitchen_metrics import kitchen_metrics, metric_table
+from analysis.kitchen.metrics import kitchen_metrics, metric_table
 from corpus.importers import run_import
 from corpus.kitchen_dataset import load_kitchen
 
@@ -137,7 +137,7 @@ def test_a_run_replays_step_by_step_with_its_agents_and_corrections(tmp_path, mo
 def test_text_from_a_run_stays_text_in_the_grid():
     """A counter's item and a model's name reach Plotly escaped; the line break between a tile's name
     and what lies on it is the figure's own."""
-    from analysis.kitchen_replay import KitchenFrame
+    from analysis.kitchen.replay import KitchenFrame
     from components.kitchen_replay import grid_figure
     from corpus.importers.overcooked.grid import COLLAB_TILES, Cell
 

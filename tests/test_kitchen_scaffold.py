@@ -1,4 +1,4 @@
-"""The scaffold is part of the pairing everywhere (analysis.kitchen_metrics, ``analysis kitchen``, the
+"""The scaffold is part of the pairing everywhere (analysis.kitchen.metrics, ``analysis kitchen``, the
 Kitchen screen, the report), the paper's Table 4 view, and the intervals and warnings of the kitchen
 metrics: success as a share of runs with its Wilson interval, a warning where an estimate rests on
 fewer than 10 units or its interval has no width."""
@@ -13,7 +13,7 @@ from statsmodels.stats.proportion import proportion_confint
 from test_tgco import ASSISTANT, FIXED_WINDOW, ask, done, kitchen
 
 from analysis.cli import main as analysis_cli
-from analysis.kitchen_metrics import (
+from analysis.kitchen.metrics import (
     MIN_UNITS,
     kitchen_metrics,
     metric_table,

@@ -1,4 +1,4 @@
-"""The TGCO audit (analysis.tgco) and the kitchen run metrics (analysis.kitchen_metrics) on
+"""The TGCO audit (analysis.kitchen.tgco) and the kitchen run metrics (analysis.kitchen.metrics) on
 hand-made traces, one per outcome and per edge of the decision rule, and on the real
 Collab-Overcooked run."""
 
@@ -13,7 +13,7 @@ import pytest
 from scipy import stats
 
 from analysis.format import fmt, fmt_interval
-from analysis.kitchen_metrics import (
+from analysis.kitchen.metrics import (
     groups,
     interdependence,
     kitchen_metrics,
@@ -23,24 +23,20 @@ from analysis.kitchen_metrics import (
     run_metrics,
     runs_frame,
 )
-from analysis.tgco import (
+from analysis.kitchen.requests import OpAction, agent_of, normalize_arg, parse_collab, parse_op_action
+from analysis.kitchen.tgco import (
     ASSISTED,
     EFFECTIVE,
     FIXED_WINDOW,
     INEFFECTIVE,
     LEVEL_WINDOW,
     REDUNDANT,
-    OpAction,
     Window,
-    agent_of,
     audit_run,
     audit_runs,
     kitchen_places,
     level_lengths,
     messages,
-    normalize_arg,
-    parse_collab,
-    parse_op_action,
     recipe_ingredients,
     task_objects,
 )

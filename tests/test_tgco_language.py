@@ -1,13 +1,14 @@
-"""The request-unit parser as a rule set: each rule of analysis.tgco_language (L1-L12) and of
-analysis.tgco (R1-R4) on a sentence of its own, and on the sentences the module's text quotes from the
+"""The request-unit parser as a rule set: each rule of analysis.kitchen.language (L1-L12) and of
+analysis.kitchen.tgco (R1-R4) on a sentence of its own, and on the sentences the module's text quotes from the
 real runs of the TGCO paper's repository; and the messages it cannot read, kept as unstructured."""
 
 from __future__ import annotations
 
 import pytest
 
-from analysis.tgco import COLLAB, PLAN, SAY, OpAction, audit_run, plan_requests, read_message, say_requests
-from analysis.tgco_language import ANY, Reader, Vocabulary, read_requests
+from analysis.kitchen.language import ANY, Reader, Vocabulary, read_requests
+from analysis.kitchen.requests import COLLAB, PLAN, SAY, OpAction, plan_requests, read_message, say_requests
+from analysis.kitchen.tgco import audit_run
 from corpus.kitchen import ASSISTANT, CHEF, Completed, KitchenRun, KitchenStep, Turn
 
 PLACES = ("counter", "ingredient_dispenser", "dish_dispenser", "pot0", "oven0", "chopping_board0", "blender0")
@@ -198,7 +199,7 @@ def test_l12_the_same_request_once_per_message():
     ]
 
 
-# -- the shapes of a turn (analysis.tgco, R1-R4) --------------------------------------------------
+# -- the shapes of a turn (analysis.kitchen.tgco, R1-R4) --------------------------------------------------
 
 
 def turn(say: str = "", plan: str = "", agent: int = CHEF, action: str = "") -> Turn:

@@ -1,4 +1,4 @@
-"""The TGCO authors' own audit as a reference (analysis.tgco_reference, ``analysis kitchen
+"""The TGCO authors' own audit as a reference (analysis.kitchen.reference, ``analysis kitchen
 --reference-audit``): on the three real runs of the paper's repository with the authors' audit of them,
 our request units and theirs matched and compared (kappa 0.348 with the audit's level-normalized
 window, 0.392 with their 5-step window); their table checked row by row; the rules that match runs
@@ -14,9 +14,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 from analysis.cli import main as analysis_cli
-from analysis.kitchen_metrics import kitchen_metrics
-from analysis.tgco import OUTCOMES, Window
-from analysis.tgco_reference import (
+from analysis.kitchen.metrics import kitchen_metrics
+from analysis.kitchen.reference import (
     REQUIRED,
     cohen_kappa,
     compare,
@@ -25,6 +24,7 @@ from analysis.tgco_reference import (
     related,
     run_of,
 )
+from analysis.kitchen.tgco import OUTCOMES, Window
 from corpus.importers.overcooked import load_runs
 from tests.real_data import REAL, absent
 
@@ -202,7 +202,7 @@ def test_runs_are_matched_by_their_path_and_rows_of_other_runs_are_set_apart():
 
 
 def _reference_row(unit, source):
-    from analysis.tgco_reference import ReferenceUnit
+    from analysis.kitchen.reference import ReferenceUnit
 
     return ReferenceUnit(
         row=2,

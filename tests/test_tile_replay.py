@@ -2,8 +2,8 @@
 
 - :mod:`analysis.tile_replay`: the payload its docstring builds, every problem named by unit, step
   and field, the grid after each step, and the positions the browser may report;
-- :func:`analysis.kitchen_replay.payload`: each step of the bundled sample's runs as the kitchen
-  grid draws it and as :func:`analysis.kitchen_replay.frame` and ``timeline`` compute it (agents,
+- :func:`analysis.kitchen.replay.payload`: each step of the bundled sample's runs as the kitchen
+  grid draws it and as :func:`analysis.kitchen.replay.frame` and ``timeline`` compute it (agents,
   tiles, what was said, requested, completed and corrected, marks and counts), and the real
   Collab-Overcooked runs, with the size of their payloads;
 - :mod:`components.tile_player`: the GIF of a unit (one frame per step, drawn from the payload),
@@ -24,8 +24,8 @@ from streamlit.testing.v1 import AppTest
 from test_kitchen_page import kitchen  # noqa: F401  (the fixture: three runs imported)
 
 import analysis.tile_replay as tr
-from analysis.kitchen_metrics import kitchen_metrics
-from analysis.kitchen_replay import MARK_KINDS, frame, payload, timeline
+from analysis.kitchen.metrics import kitchen_metrics
+from analysis.kitchen.replay import MARK_KINDS, frame, payload, timeline
 from analysis.tile_replay import (
     Agent,
     AgentAt,

@@ -33,7 +33,7 @@ _._Popen
 _.store_url
 _.run_key
 
-# Kept on purpose: the check that decided a unit, in the order a docstring names (analysis.tgco);
+# Kept on purpose: the check that decided a unit, in the order a docstring names (analysis.kitchen.tgco);
 # the role colours and the eighth Okabe-Ito colour, part of the palette docs/architecture.md names.
 _.STAGES
 _.ROLE

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analysis.kitchen_coding import UnitContext
-from analysis.kitchen_replay import frame as kitchen_frame
+from analysis.kitchen.coding import UnitContext
+from analysis.kitchen.replay import frame as kitchen_frame
 from components.coding.item import CONTEXT_CHOICES
 from components.kitchen_replay import grid_figure
 from corpus.escape import md_text

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from analysis.format import fmt
-from analysis.tgco import OUTCOME_NAMES, Audit
+from analysis.kitchen.tgco import OUTCOME_NAMES, Audit
 from analysis.tile_replay import (
     Agent,
     AgentAt,
@@ -33,7 +33,7 @@ from analysis.tile_replay import (
 )
 from corpus.importers.overcooked import grid_cells, parse_cell
 from corpus.importers.overcooked.grid import COLLAB_TILES, OVERCOOKED_AI_TILES, Cell
-from corpus.kitchen import ROLES, KitchenRun
+from corpus.kitchen import ROLES, KitchenRun, KitchenStep
 
 TIMELINE_COLUMNS = ["step", "messages", "requests", "completed", "validator", "format", "reward", "score"]
 
@@ -237,6 +237,48 @@ def _messages(rows: dict[str, dict[int, list[dict]]], step: int) -> tuple[Messag
     return tuple(out)
 
 
+def _grids(run: KitchenRun) -> tuple[list[list[list[Cell]]], int, int]:
+    """Each step's kitchen as cells, every grid padded with blank cells to the widest and tallest;
+    with that width and height."""
+    grids = [[[parse_cell(c) for c in row] for row in grid_cells(s.grid)] for s in run.steps]
+    height = max((len(g) for g in grids), default=0)
+    width = max((len(row) for g in grids for row in g), default=0)
+    grids = [
+        [row + [Cell(" ")] * (width - len(row)) for row in g] + [[Cell(" ")] * width] * (height - len(g)) for g in grids
+    ]
+    return grids, width, height
+
+
+def _scan(grid: list[list[Cell]], state: list[list[tuple[str, str]]]) -> tuple[dict[int, AgentAt], list[TileChange]]:
+    """Where each agent stands on one step's grid, and the tiles whose look changed since ``state``
+    (updated to this step)."""
+    changes = []
+    at: dict[int, AgentAt] = {}
+    for r, row in enumerate(grid):
+        for c, cell in enumerate(row):
+            if cell.agent is not None:
+                at[cell.agent] = AgentAt(r, c, cell.facing, cell.held)
+            now = (cell.tile, "" if cell.agent is not None else tile_note(cell))
+            if now != state[r][c]:
+                state[r][c] = now
+                changes.append(TileChange(r, c, *now))
+    return at, changes
+
+
+def _panel(run: KitchenRun, s: KitchenStep) -> tuple[tuple[str, str], ...]:
+    """A step's panel: score, reward, what each agent is doing and the orders."""
+    panel = [("Score", score_text(s.score)), ("Reward", fmt(float(s.reward), 2))]
+    panel += [(f"{agent_name(a, run)} is doing", action or "nothing") for a, action in enumerate(s.actions)]
+    if s.orders:
+        panel.append(("Orders", ", ".join(s.orders)))
+    return tuple(panel)
+
+
+def _marks(counts: pd.Series) -> tuple[str, ...]:
+    """The marks of a step: each kind of event its timeline counts at least once."""
+    return tuple(m.name for m in MARK_KINDS if int(counts["requests" if m.name == "request" else m.name]) > 0)
+
+
 def payload(run: KitchenRun, audit: Audit | None = None) -> TilePayload:
     """The whole run as the tile player shows it: the kitchen's tiles (what lies on a counter and a
     utensil's state as each tile's note), both agents with the way they face and what they hold,
@@ -244,12 +286,7 @@ def payload(run: KitchenRun, audit: Audit | None = None) -> TilePayload:
     and corrections, its score, reward and the actions in progress, and the timeline's counts with
     the steps marked where a request was sent, a correction made or an action completed."""
     tiles = tile_names(run)
-    grids = [[[parse_cell(c) for c in row] for row in grid_cells(s.grid)] for s in run.steps]
-    height = max((len(g) for g in grids), default=0)
-    width = max((len(row) for g in grids for row in g), default=0)
-    grids = [
-        [row + [Cell(" ")] * (width - len(row)) for row in g] + [[Cell(" ")] * width] * (height - len(g)) for g in grids
-    ]
+    grids, width, height = _grids(run)
     static = grids[0] if grids else []
     ids = sorted({c.agent for g in grids for row in g for c in row if c.agent is not None})
     rows = _step_rows(run, audit)
@@ -257,30 +294,15 @@ def payload(run: KitchenRun, audit: Audit | None = None) -> TilePayload:
     state = [[(c.tile, "") for c in row] for row in static]
     steps = []
     for i, (s, g) in enumerate(zip(run.steps, grids)):
-        changes = []
-        at: dict[int, AgentAt] = {}
-        for r, row in enumerate(g):
-            for c, cell in enumerate(row):
-                if cell.agent is not None:
-                    at[cell.agent] = AgentAt(r, c, cell.facing, cell.held)
-                now = (cell.tile, "" if cell.agent is not None else tile_note(cell))
-                if now != state[r][c]:
-                    state[r][c] = now
-                    changes.append(TileChange(r, c, *now))
-        panel = [("Score", score_text(s.score)), ("Reward", fmt(float(s.reward), 2))]
-        panel += [(f"{agent_name(a, run)} is doing", action or "nothing") for a, action in enumerate(s.actions)]
-        if s.orders:
-            panel.append(("Orders", ", ".join(s.orders)))
-        counts = tl.iloc[i]
-        marks = tuple(m.name for m in MARK_KINDS if int(counts["requests" if m.name == "request" else m.name]) > 0)
+        at, changes = _scan(g, state)
         steps.append(
             Step(
                 step=s.step,
                 agents=tuple(at.get(a) for a in ids),
                 changes=tuple(changes),
                 messages=_messages(rows, s.step),
-                panel=tuple(panel),
-                marks=marks,
+                panel=_panel(run, s),
+                marks=_marks(tl.iloc[i]),
                 caption=f"Step {s.step}: score {score_text(s.score)}",
             )
         )

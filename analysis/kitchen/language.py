@@ -7,7 +7,7 @@ paper's) say it in plain English: "Please pick up an egg from the ingredient dis
 on the counter for me." This module reads such a message with the rules below, in this order. Each
 rule has an example sentence taken from the real runs (the TGCO paper's repository,
 shekharashishraj/Collab-Overcooked) and a test sentence of its own (``tests/test_tgco_language.py``).
-A message none of whose clauses is read stays *unstructured* (:mod:`analysis.tgco` counts and lists
+A message none of whose clauses is read stays *unstructured* (:mod:`analysis.kitchen.tgco` counts and lists
 it, with its text, for a person to code).
 
 **L1 Sentences and clauses.** The message is cut into sentences (at ``.``, ``!``, ``?``, ``;``,

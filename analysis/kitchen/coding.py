@@ -1,6 +1,6 @@
 """Request units as the items of a coding task, and the TGCO rule as one of its coders.
 
-A kitchen coding task samples request units (:class:`analysis.tgco.RequestUnit`) as a Map Task
+A kitchen coding task samples request units (:class:`analysis.kitchen.tgco.RequestUnit`) as a Map Task
 task samples actions: an item is ``run id : n``, the run's n-th request unit (0-based, in the order
 the run's messages sent them; :func:`unit_table`). People code each unit with the TGCO codebook
 (``corpus/codebooks/tgco.yaml``); the rule's outcome for the same unit (:func:`rule_codes`) is the
@@ -21,9 +21,10 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.kitchen_metrics import RunMetrics
-from analysis.kitchen_replay import agent_name
-from analysis.tgco import PLAN, OpAction, RequestUnit, UnitOutcome, message_text
+from analysis.kitchen.metrics import RunMetrics
+from analysis.kitchen.replay import agent_name
+from analysis.kitchen.requests import PLAN, OpAction, RequestUnit, message_text
+from analysis.kitchen.tgco import UnitOutcome
 from corpus.kitchen import KitchenRun
 
 STRATIFY = ("level", "pairing", "scaffold")  # what a sample of request units may be stratified by

@@ -30,7 +30,7 @@ ours decided as it did (the audit's reason and deciding check), what their row s
 of theirs that departs from Appendix C where one explains it.
 
 **Where the two rules differ** (the authors' script against the paper's Appendix C, which
-:mod:`analysis.tgco` follows, as the procedure the paper states):
+:mod:`analysis.kitchen.tgco` follows, as the procedure the paper states):
 
 - *Window*: theirs is a fixed 5 steps after the message, (t, t + 5]; ours is Appendix B.2's
   level-normalized window, [t, t + w_l] (``--window-steps 5`` gives theirs for comparison).
@@ -45,7 +45,7 @@ of theirs that departs from Appendix C where one explains it.
 - *Parsing*: theirs reads ``say`` only, with a fixed list of object words, clauses cut at every
   "and", ", " or "then", any message with "please", "can you", ... read whole (so the speaker's own
   plans in it become requests), and no ``cut``, ``bake`` or ``stir``; ours reads plans and says by the
-  rules of :mod:`analysis.tgco` (R1-R4) and :mod:`analysis.tgco_language` (L1-L12).
+  rules of :mod:`analysis.kitchen.tgco` (R1-R4) and :mod:`analysis.kitchen.language` (L1-L12).
 """
 
 from __future__ import annotations
@@ -61,19 +61,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.kitchen_metrics import MIN_UNITS, few_units
+from analysis.kitchen.metrics import MIN_UNITS, few_units
+from analysis.kitchen.requests import OpAction, clean_message, normalize_arg
+from analysis.kitchen.tgco import ASSISTED, EFFECTIVE, INEFFECTIVE, OUTCOMES, REDUNDANT, UnitOutcome
 from analysis.results import CONFIDENCE, Estimate
-from analysis.tgco import (
-    ASSISTED,
-    EFFECTIVE,
-    INEFFECTIVE,
-    OUTCOMES,
-    REDUNDANT,
-    OpAction,
-    UnitOutcome,
-    clean_message,
-    normalize_arg,
-)
 from corpus.kitchen import ROLES, KitchenRun
 from corpus.report import Report, describe
 from corpus.values import Undefined
@@ -455,6 +446,56 @@ def difference(p: Pair) -> str:
     return ""
 
 
+def _by_run(
+    reference: Sequence[ReferenceUnit], runs: Sequence[KitchenRun]
+) -> tuple[dict[str, list[ReferenceUnit]], dict[str, int]]:
+    """Their units by the run each names (:func:`run_of`), and how many units name each source file
+    that is none of ``runs``."""
+    theirs_by_run: dict[str, list[ReferenceUnit]] = {}
+    other: dict[str, int] = {}
+    for t in reference:
+        run = run_of(t.source_file, runs)
+        if run is None:
+            other[t.source_file] = other.get(t.source_file, 0) + 1
+        else:
+            theirs_by_run.setdefault(run.id, []).append(t)
+    return theirs_by_run, other
+
+
+def _match_run(
+    run: KitchenRun, mine: Sequence[UnitOutcome], theirs: Sequence[ReferenceUnit]
+) -> tuple[dict[int, tuple[ReferenceUnit, str]], list[ReferenceUnit]]:
+    """Our units of one run matched to theirs, pass after pass (the module's rules): the index of each
+    matched unit of ours -> (their unit, how it matched); with their units left unmatched."""
+    left = list(theirs)
+    said = [_said(run, u) for u in mine]
+    taken: dict[int, tuple[ReferenceUnit, str]] = {}
+    passes = (
+        ("same message, same object", True, lambda a, b: a == b),
+        ("same message, related object", True, related),
+        ("same object", False, lambda a, b: a == b),
+        ("related object", False, related),
+    )
+    for how, same_message, same in passes:
+        for k, u in enumerate(mine):
+            if k in taken:
+                continue
+            found = next(
+                (
+                    t
+                    for t in left
+                    if (t.step, t.speaker, t.action) == (u.unit.step, u.unit.sender, _verb(u))
+                    and same(u.unit.object, t.object)
+                    and (not same_message or _squeeze(t.text) == said[k])
+                ),
+                None,
+            )
+            if found is not None:
+                left.remove(found)
+                taken[k] = (found, how)
+    return taken, left
+
+
 def compare(
     audits: Iterable[tuple[KitchenRun, Sequence[UnitOutcome]]],
     reference: Sequence[ReferenceUnit],
@@ -466,48 +507,15 @@ def compare(
     audits = list(audits)
     runs = [r for r, _ in audits]
     units = {r.id: list(us) for r, us in audits}
-    theirs_by_run: dict[str, list[ReferenceUnit]] = {}
-    other: dict[str, int] = {}
-    for t in reference:
-        run = run_of(t.source_file, runs)
-        if run is None:
-            other[t.source_file] = other.get(t.source_file, 0) + 1
-        else:
-            theirs_by_run.setdefault(run.id, []).append(t)
+    theirs_by_run, other = _by_run(reference, runs)
     pairs: list[Pair] = []
     only_ours: list[tuple[str, UnitOutcome]] = []
     only_theirs: list[tuple[str, ReferenceUnit]] = []
     covered = tuple(r.id for r in runs if r.id in theirs_by_run)
     by_id = {r.id: r for r in runs}
     for run_id in covered:
-        left = list(theirs_by_run[run_id])
-        mine = units[run_id]
-        said = [_said(by_id[run_id], u) for u in mine]
-        taken: dict[int, tuple[ReferenceUnit, str]] = {}
-        passes = (
-            ("same message, same object", True, lambda a, b: a == b),
-            ("same message, related object", True, related),
-            ("same object", False, lambda a, b: a == b),
-            ("related object", False, related),
-        )
-        for how, same_message, same in passes:
-            for k, u in enumerate(mine):
-                if k in taken:
-                    continue
-                found = next(
-                    (
-                        t
-                        for t in left
-                        if (t.step, t.speaker, t.action) == (u.unit.step, u.unit.sender, _verb(u))
-                        and same(u.unit.object, t.object)
-                        and (not same_message or _squeeze(t.text) == said[k])
-                    ),
-                    None,
-                )
-                if found is not None:
-                    left.remove(found)
-                    taken[k] = (found, how)
-        for k, u in enumerate(mine):
+        taken, left = _match_run(by_id[run_id], units[run_id], theirs_by_run[run_id])
+        for k, u in enumerate(units[run_id]):
             if k in taken:
                 pairs.append(Pair(run_id, u, *taken[k]))
             else:

@@ -6,15 +6,15 @@ any depth, or a zip. Prints, per directed pairing with each agent's scaffold ("a
 claude-sonnet-4"; ``--by`` models, scaffold, level or both of pairing and level instead), each metric's
 mean over runs with n and a 95 % interval over runs, success as a share of runs with its Wilson
 interval, every estimate that rests on fewer than 10 units or has a zero-width interval marked ``!``
-with why (:mod:`analysis.kitchen_metrics`); the paper's Table 4 view (success and ADR per model
-pairing, scaffold and level); the TGCO outcome composition per task level (:mod:`analysis.tgco`); and
+with why (:mod:`analysis.kitchen.metrics`); the paper's Table 4 view (success and ADR per model
+pairing, scaffold and level); the TGCO outcome composition per task level (:mod:`analysis.kitchen.tgco`); and
 the messages no request unit was read from (unstructured), counted. ``--scaffold`` keeps the runs
 where an agent has that scaffold; ``--units`` lists every request unit with its outcome and why;
 ``--unstructured`` every unstructured message with its text; ``--csv`` and ``--json`` print the same
 numbers for a spreadsheet or a program; ``--codes CODES.csv`` sets the audit, as an automatic coder,
-against people's TGCO codes of the same units (:mod:`analysis.tgco_agreement`);
+against people's TGCO codes of the same units (:mod:`analysis.kitchen.agreement`);
 ``--reference-audit FILE.csv`` against the TGCO paper's authors' own audit of the same runs
-(:mod:`analysis.tgco_reference`; JSON key ``reference_agreement``).
+(:mod:`analysis.kitchen.reference`; JSON key ``reference_agreement``).
 Exit 1 when the source or a given file has an error (every problem is listed with file, record and
 field).
 """
@@ -24,7 +24,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 BY = {
     "pairing": ("pairing",),
@@ -46,14 +48,27 @@ def _runs(source: Path):
     return tuple(load_runs(source))
 
 
-def _kitchen(args: argparse.Namespace) -> int:
-    from analysis.format import to_json
-    from analysis.kitchen_metrics import kitchen_metrics, metric_table, outcome_composition, scaffold_table
-    from analysis.tgco import FIXED_WINDOW, LEVEL_WINDOW, Window
-    from corpus.csvsafe import to_csv
+@dataclass(frozen=True)
+class _Result:
+    """What the command reports on the runs: their metrics and tables, the unstructured messages, the
+    request units (``--units``) and the agreement with the authors' audit (``--reference-audit``)."""
+
+    source: Path
+    runs: Any
+    metrics: Any
+    table: Any
+    table4: Any
+    composition: Any
+    unstructured: Any
+    frame: Any
+    reference: Any
+
+
+def _load(args: argparse.Namespace, source: Path) -> Any:
+    """The runs of the source, kept to the scaffolds asked for; the exit status, with the error
+    printed, when the source is missing or has errors or no run is left."""
     from corpus.report import DatasetError
 
-    source = Path(args.source)
     if not source.exists():
         print(f"error: {source}: no such file or folder", file=sys.stderr)
         return 2
@@ -68,15 +83,90 @@ def _kitchen(args: argparse.Namespace) -> int:
         if not runs:
             print(f"error: no run has an agent with the scaffold {', '.join(args.scaffold)}", file=sys.stderr)
             return 1
+    return runs
+
+
+def _window(args: argparse.Namespace) -> Any:
+    """The window asked for: level-normalized, fixed, or fixed at ``--window-steps``."""
+    from analysis.kitchen.tgco import FIXED_WINDOW, LEVEL_WINDOW, Window
+
     window = FIXED_WINDOW if args.window == "fixed" else LEVEL_WINDOW
     if args.window_steps is not None:
         window = Window("fixed", steps=args.window_steps)
-    metrics = kitchen_metrics(runs, window)
+    return window
+
+
+def _print_json(args: argparse.Namespace, r: _Result) -> None:
+    """The report as JSON."""
+    from analysis.format import to_json
+
+    out = {
+        "source": str(r.source),
+        "runs": len(r.runs),
+        "window": sorted({m.window_rule for m in r.metrics}),
+        "pairings": sorted({m.pairing for m in r.metrics}),
+        "scaffolds": sorted({m.scaffold or NONE for m in r.metrics}),
+        "metrics": r.table.to_json(),
+        "table4": r.table4.to_json(),
+        "composition": r.composition.to_json(),
+        "unstructured": {"count": len(r.unstructured), "messages": r.unstructured.to_dict(orient="records")},
+    }
+    if args.units:
+        out["units"] = r.frame.to_dict(orient="records")
+    if r.reference is not None:
+        out["reference_agreement"] = r.reference.to_json()
+    print(json.dumps(to_json(out), indent=2))
+
+
+def _print_csv(args: argparse.Namespace, r: _Result) -> None:
+    """One table of the report as CSV: the unstructured messages, the units or the metrics."""
+    from corpus.csvsafe import to_csv
+
+    if args.unstructured:
+        sys.stdout.write(to_csv(r.unstructured))
+    else:
+        sys.stdout.write(to_csv(r.frame if args.units else r.table.to_frame()))
+
+
+def _print_text(args: argparse.Namespace, r: _Result) -> None:
+    """The report as text tables."""
+    print(f"{r.source}: {len(r.runs)} run(s), {sum(m.requests for m in r.metrics)} request units\n")
+    print(_summary(r.table))
+    print()
+    print(_summary(r.table4))
+    print()
+    print(_summary(r.composition))
+    print(
+        f"\n{len(r.unstructured)} unstructured message(s): no request unit read from them (--unstructured lists them)"
+    )
+    if args.unstructured:
+        print(r.unstructured.to_string(index=False))
+    if args.units:
+        print()
+        print(r.frame.to_string(index=False))
+    if r.reference is not None:
+        print()
+        print(r.reference.summary())
+        dis = r.reference.disagreements()
+        print(f"\n{len(dis)} disagreement(s):")
+        for d in dis.itertuples(index=False):
+            print(
+                f"- {d.run} step {d.step}, {d.sender}: {d.request}: ours {d.ours} ({d[7]}), theirs {d.theirs} ({d[9]})"
+            )
+
+
+def _kitchen(args: argparse.Namespace) -> int:
+    from analysis.kitchen.metrics import kitchen_metrics, metric_table, outcome_composition, scaffold_table
+
+    source = Path(args.source)
+    runs = _load(args, source)
+    if isinstance(runs, int):
+        return runs
+    metrics = kitchen_metrics(runs, _window(args))
     table = metric_table(metrics, by=BY[args.by], interval=args.interval, seed=args.seed)
     composition = outcome_composition(metrics)
     table4 = scaffold_table(metrics, interval=args.interval, seed=args.seed)
-    if args.units:
-        frame = _units(metrics).drop(columns="run")
+    frame = _units(metrics).drop(columns="run") if args.units else None
     if args.codes:
         return _rule_agreement(args, metrics)
     reference = None
@@ -84,52 +174,13 @@ def _kitchen(args: argparse.Namespace) -> int:
         reference = _reference(Path(args.reference_audit), runs, metrics)
         if reference is None:
             return 1
-    unstructured = _unstructured(metrics)
+    result = _Result(source, runs, metrics, table, table4, composition, _unstructured(metrics), frame, reference)
     if args.json:
-        out = {
-            "source": str(source),
-            "runs": len(runs),
-            "window": sorted({m.window_rule for m in metrics}),
-            "pairings": sorted({m.pairing for m in metrics}),
-            "scaffolds": sorted({m.scaffold or NONE for m in metrics}),
-            "metrics": table.to_json(),
-            "table4": table4.to_json(),
-            "composition": composition.to_json(),
-            "unstructured": {"count": len(unstructured), "messages": unstructured.to_dict(orient="records")},
-        }
-        if args.units:
-            out["units"] = frame.to_dict(orient="records")
-        if reference is not None:
-            out["reference_agreement"] = reference.to_json()
-        print(json.dumps(to_json(out), indent=2))
-        return 0
-    if args.csv:
-        if args.unstructured:
-            sys.stdout.write(to_csv(unstructured))
-        else:
-            sys.stdout.write(to_csv(frame if args.units else table.to_frame()))
-        return 0
-    print(f"{source}: {len(runs)} run(s), {sum(m.requests for m in metrics)} request units\n")
-    print(_summary(table))
-    print()
-    print(_summary(table4))
-    print()
-    print(_summary(composition))
-    print(f"\n{len(unstructured)} unstructured message(s): no request unit read from them (--unstructured lists them)")
-    if args.unstructured:
-        print(unstructured.to_string(index=False))
-    if args.units:
-        print()
-        print(frame.to_string(index=False))
-    if reference is not None:
-        print()
-        print(reference.summary())
-        dis = reference.disagreements()
-        print(f"\n{len(dis)} disagreement(s):")
-        for r in dis.itertuples(index=False):
-            print(
-                f"- {r.run} step {r.step}, {r.sender}: {r.request}: ours {r.ours} ({r[7]}), theirs {r.theirs} ({r[9]})"
-            )
+        _print_json(args, result)
+    elif args.csv:
+        _print_csv(args, result)
+    else:
+        _print_text(args, result)
     return 0
 
 
@@ -178,7 +229,7 @@ def _unstructured(metrics):
 def _reference(path: Path, runs, metrics):
     """``--reference-audit FILE.csv``: the authors' audit read and compared, or None with every
     problem of the file printed."""
-    from analysis.tgco_reference import compare, read_csv_bytes, read_reference
+    from analysis.kitchen.reference import compare, read_csv_bytes, read_reference
 
     try:
         data = path.read_bytes()
@@ -202,7 +253,7 @@ def _rule_agreement(args: argparse.Namespace, metrics) -> int:
     import pandas as pd
 
     from analysis.format import to_json
-    from analysis.tgco_agreement import RULE, read_codes, rule_agreement
+    from analysis.kitchen.agreement import RULE, read_codes, rule_agreement
     from corpus.codebook import bundled
 
     codes = [c.code for c in bundled()["tgco"].codes]

@@ -1,28 +1,10 @@
 """The coordination metrics of kitchen runs (section 3.2 of "Beyond Task Success"), per run, then
 per directed role pairing and per task level, with intervals over runs.
 
-**Structured interdependence** (after "constructive interdependence": who enables whom). The paper
-names N_trig "candidate trigger actions", N_int "accepted dependencies" and N_cons "constructive
-dependencies", and sets ADR = N_int / N_trig, IDensity = N_cons / N_int, MOR = 1 - ADR. In a
-Collab-Overcooked trace (:func:`interdependence`):
+**Structured interdependence**: the triggers behind ADR, IDensity and MOR
+(:mod:`analysis.kitchen.dependencies`).
 
-- a *candidate trigger* is a completed ``place_obj_on_counter()``: the counter is the one place an
-  agent leaves an item the partner can take ("Players can only pass items by placing them on the
-  counter", the benchmark's prompt). The item is what the agent held, followed through its completed
-  actions (a ``pickup(o, place)`` holds o; a hand-over, ``put_obj_in_utensil`` or ``deliver_soup()``
-  empties the hands; ``fill_dish_with_food`` holds a dish); "" when unknown;
-- it is an *accepted dependency* when the partner then completes ``pickup(o, counter)`` of that item
-  within the window [s, s + w] of the trigger's step s (the window of :mod:`analysis.tgco`, so that
-  Appendix B.2's level-normalized and fixed-window ADR are this with the two windows). A pickup from
-  the counter takes the earliest item of that name the partner placed there, else the picker's own
-  (taking back one's own item is no dependency); a pickup after the window removes the item
-  but accepts nothing: a missed opportunity (MOR);
-- it is *constructive* when the partner's next completed action uses the item for the task: puts
-  it into a utensil, fills a dish with it or delivers it (not setting it down again or leaving it),
-  and the item belongs to the recipe (:class:`analysis.tgco.TaskObjects`; an item of unknown name
-  counts as the recipe's).
-
-**Per run** (:class:`RunMetrics`): the TGCO counts per outcome (:mod:`analysis.tgco`), unstructured
+**Per run** (:class:`RunMetrics`): the TGCO counts per outcome (:mod:`analysis.kitchen.tgco`), unstructured
 messages and seek/deny/ack primitives; FollowRate = (N_eff + N_assist) / N_req; CommCost = tokens /
 N_int; ADR, IDensity, MOR; verifier interventions (validator corrections) and format corrections per
 episode; success, score, tokens (``KitchenRun.tokens``) and steps. A ratio with a zero denominator
@@ -51,8 +33,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from analysis.results import CONFIDENCE, Estimate, EstimateTable, wilson
-from analysis.tgco import (
+from analysis.kitchen.dependencies import Interdependence, interdependence
+from analysis.kitchen.tgco import (
     ASSISTED,
     EFFECTIVE,
     INEFFECTIVE,
@@ -61,151 +43,19 @@ from analysis.tgco import (
     OUTCOMES,
     REDUNDANT,
     Audit,
-    OpAction,
-    TaskObjects,
     Window,
     audit_run,
     level_lengths,
-    normalize_arg,
-    parse_op_action,
     task_objects,
 )
-from corpus.kitchen import ROLES, KitchenRun
-from corpus.values import Undefined, is_defined
+from analysis.results import CONFIDENCE, Estimate, EstimateTable, wilson
+from corpus.kitchen import KitchenRun
+from corpus.values import Undefined
 
 Value = float | Undefined
 N_BOOT = 2000
 INTERVALS = ("bootstrap", "t")
-USES = ("put_obj_in_utensil", "fill_dish_with_food", "deliver_soup")
 UNKNOWN_LEVEL = "unknown"
-
-
-# -- structured interdependence ------------------------------------------------------------------
-
-
-def _name(agent: int) -> str:
-    return ROLES[agent] if 0 <= agent < len(ROLES) else f"player {agent}"
-
-
-@dataclass(frozen=True)
-class Trigger:
-    """One candidate trigger: an item placed on the counter, and what became of it."""
-
-    step: int
-    agent: int
-    item: str  # "" when unknown
-    accepted_step: int | Undefined  # the partner's pickup within the window
-    constructive: bool
-    reason: str
-
-    @property
-    def accepted(self) -> bool:
-        return is_defined(self.accepted_step)
-
-
-@dataclass(frozen=True)
-class Interdependence:
-    """The triggers of a run and the window they were judged with."""
-
-    window: int
-    triggers: tuple[Trigger, ...]
-
-    @property
-    def n_trig(self) -> int:
-        return len(self.triggers)
-
-    @property
-    def n_int(self) -> int:
-        return sum(t.accepted for t in self.triggers)
-
-    @property
-    def n_cons(self) -> int:
-        return sum(t.constructive for t in self.triggers)
-
-    @property
-    def adr(self) -> Value:
-        """ADR = N_int / N_trig."""
-        return self.n_int / self.n_trig if self.n_trig else Undefined("no trigger action (N_trig = 0)")
-
-    @property
-    def idensity(self) -> Value:
-        """IDensity = N_cons / N_int."""
-        return self.n_cons / self.n_int if self.n_int else Undefined("no accepted dependency (N_int = 0)")
-
-    @property
-    def mor(self) -> Value:
-        """MOR = 1 - ADR."""
-        adr = self.adr
-        return 1 - adr if isinstance(adr, float) else adr
-
-
-@dataclass
-class _Placed:
-    item: str
-    agent: int
-    step: int
-    index: int
-
-
-def interdependence(run: KitchenRun, window: int, objects: TaskObjects | None = None) -> Interdependence:
-    """The candidate triggers of a run, each accepted or not within ``window`` steps, and whether
-    constructive (see the module's text)."""
-    objects = objects or task_objects(run)
-    done = sorted(run.completed, key=lambda c: c.step)  # stable: same-step actions keep their order
-    acts = [(c.step, c.agent, parse_op_action(c.action) or OpAction(normalize_arg(c.action))) for c in done]
-    held: dict[int, str] = {}
-    counter: list[_Placed] = []
-    placed: list[tuple[int, int, str]] = []
-    taken: dict[int, tuple[int, int, int]] = {}  # trigger -> (pickup step, picker, position in acts)
-    for pos, (step, agent, act) in enumerate(acts):
-        if act.verb == "pickup" and act.args:
-            item = act.args[0]
-            if len(act.args) == 2 and act.args[1] == "counter":
-                fits = [p for p in counter if p.item in (item, "")]
-                fits.sort(key=lambda p: (p.agent == agent, p.step))
-                if fits:
-                    got = fits[0]
-                    counter.remove(got)
-                    if got.agent != agent and got.step <= step <= got.step + window:
-                        taken[got.index] = (step, agent, pos)
-            held[agent] = item
-        elif act.verb == "place_obj_on_counter":
-            counter.append(_Placed(held.get(agent, ""), agent, step, len(placed)))
-            placed.append((step, agent, held.get(agent, "")))
-            held[agent] = ""
-        elif act.verb in ("put_obj_in_utensil", "deliver_soup"):
-            held[agent] = ""
-        elif act.verb == "fill_dish_with_food":
-            held[agent] = held.get(agent) or "dish"
-    triggers = []
-    for k, (step, agent, item) in enumerate(placed):
-        what = item.replace("_", " ") if item else "an item"
-        head = f"{_name(agent)} placed {what} on the counter at step {step}"
-        if k not in taken:
-            triggers.append(
-                Trigger(
-                    step,
-                    agent,
-                    item,
-                    Undefined("the partner did not take it within the window"),
-                    False,
-                    f"{head}; the partner did not pick it up within steps {step} to {step + window}",
-                )
-            )
-            continue
-        at, picker, pos = taken[k]
-        head += f"; {_name(picker)} picked it up at step {at}"
-        after = next(((s, a) for s, who, a in acts[pos + 1 :] if who == picker), None)
-        recipe_item = not item or objects.relevant(item)
-        if after is not None and after[1].verb in USES and recipe_item:
-            triggers.append(Trigger(step, agent, item, at, True, f"{head} and used it: {after[1]} at step {after[0]}"))
-        elif after is None:
-            triggers.append(Trigger(step, agent, item, at, False, f"{head} and did nothing more with it"))
-        elif not recipe_item:
-            triggers.append(Trigger(step, agent, item, at, False, f"{head}, but {item} is not of the recipe"))
-        else:
-            triggers.append(Trigger(step, agent, item, at, False, f"{head}, then {after[1]} at step {after[0]}"))
-    return Interdependence(window, tuple(triggers))
 
 
 # -- per run -------------------------------------------------------------------------------------
@@ -271,7 +121,7 @@ RUN_KEYS = ("run_id", "pairing", "models", "scaffold", "level", "recipe", "windo
 def run_metrics(
     run: KitchenRun, window: Window = LEVEL_WINDOW, *, lengths: Mapping[int, float] | None = None
 ) -> RunMetrics:
-    """The metrics of one run (``lengths``: see :func:`analysis.tgco.audit_run`)."""
+    """The metrics of one run (``lengths``: see :func:`analysis.kitchen.tgco.audit_run`)."""
     objects = task_objects(run)
     audit = audit_run(run, window, lengths=lengths, objects=objects)
     deps = interdependence(run, audit.window, objects)
@@ -629,9 +479,6 @@ __all__ = [
     "UNITS",
     "scaffold_table",
     "share_of_runs",
-    "Trigger",
-    "Interdependence",
-    "interdependence",
     "RunMetrics",
     "run_metrics",
     "kitchen_metrics",
