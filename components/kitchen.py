@@ -172,16 +172,7 @@ def _unstructured(frame: pd.DataFrame, key: str) -> None:
         f"{fmt_count(len(frame))} message(s) from which no request unit was read: left out of FollowRate, listed so "
         "a person can code them (the rules that read messages are in docs/analysis.md)."
     )
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        key=key,
-        column_config={
-            "said": st.column_config.TextColumn(width="large"),
-            "replay": st.column_config.LinkColumn("replay", display_text="open at this step"),
-        },
-    )
+    _with_replay_links(frame, key, wide="said")
 
 
 # -- a reference audit ---------------------------------------------------------------------------
@@ -352,13 +343,19 @@ def composition_figure(comp: pd.DataFrame) -> go.Figure:
 
 
 def units_table(units: pd.DataFrame, key: str) -> None:
+    _with_replay_links(units, key, wide="reason")
+
+
+def _with_replay_links(frame: pd.DataFrame, key: str, wide: str) -> None:
+    """A table of request units or messages, its column ``wide`` given room, its replay links opening
+    the step."""
     st.dataframe(
-        units,
+        frame,
         hide_index=True,
         width="stretch",
         key=key,
         column_config={
-            "reason": st.column_config.TextColumn(width="large"),
+            wide: st.column_config.TextColumn(width="large"),
             "replay": st.column_config.LinkColumn("replay", display_text="open at this step"),
         },
     )

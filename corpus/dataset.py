@@ -27,9 +27,8 @@ import pandas as pd
 from corpus import schema
 from corpus.action_rows import ActionColumns
 from corpus.canvas import CanvasHistory, session_history
-from corpus.catalog import key_of
 from corpus.dataset_cache import DatasetCache, Entry
-from corpus.domain import MAP_TASK, UNIT_ID, generated_by, provenance
+from corpus.domain import MAP_TASK, UNIT_ID, ReadFromInfo, generated_by, provenance
 from corpus.listing import dataset_files, forget_listings
 from corpus.metrics import DrawingScores, route_mask, score
 from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
@@ -60,7 +59,7 @@ def item_id(session_id: str, action_index: int) -> str:
 
 
 @dataclass
-class Corpus:
+class Corpus(ReadFromInfo):
     root: Path
     info: DatasetInfo
     maps: dict[str, GridMap]
@@ -206,24 +205,12 @@ class Corpus:
     # -- what every dataset offers (corpus.domain.Dataset) -------------------------------------
 
     @property
-    def synthetic(self) -> bool:
-        return self.info.synthetic
-
-    @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
     def domain(self) -> str:
         return DOMAIN
 
     @property
     def unit_noun(self) -> str:
         return "session"
-
-    @property
-    def dataset_id(self) -> str:
-        return key_of(self.root)
 
     @property
     def provenance(self) -> dict[str, str]:

@@ -73,6 +73,28 @@ class Dataset(Protocol):
     def unit_noun(self) -> str: ...  # one unit: "session", "run", "trial"
 
 
+class ReadFromInfo:
+    """The protocol's properties that a dataset's folder and its dataset.json (``info``: name,
+    synthetic) give, for the dataset classes that hold both (Map Task sessions, kitchen runs)."""
+
+    root: Path
+    info: Any
+
+    @property
+    def name(self) -> str:
+        return self.info.name
+
+    @property
+    def synthetic(self) -> bool:
+        return self.info.synthetic
+
+    @property
+    def dataset_id(self) -> str:
+        from corpus.catalog import key_of  # the catalog reads this module's names
+
+        return key_of(self.root)
+
+
 class Reader(Protocol):
     """A folder read as a dataset of one domain; raises :class:`corpus.report.DatasetError` listing
     every problem. ``known_hash`` is the folder's content hash when the caller has it, ``cache`` the

@@ -21,8 +21,7 @@ from typing import Any
 import pandas as pd
 from pydantic import TypeAdapter, ValidationError
 
-from corpus.catalog import key_of
-from corpus.domain import UNIT_ID, generated_by, provenance
+from corpus.domain import UNIT_ID, ReadFromInfo, generated_by, provenance
 from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.model import DatasetInfo
 from corpus.reading import load_json, parse
@@ -35,7 +34,7 @@ _PARTS: dict[str, type] = {"steps": KitchenStep, "turns": Turn, "completed": Com
 
 
 @dataclass(frozen=True)
-class KitchenCorpus:
+class KitchenCorpus(ReadFromInfo):
     """A loaded kitchen dataset: its dataset.json, its runs in file order, and the content hash of
     the folder (:func:`corpus.dataset.content_hash`)."""
 
@@ -47,24 +46,12 @@ class KitchenCorpus:
     # -- what every dataset offers (corpus.domain.Dataset) -------------------------------------
 
     @property
-    def name(self) -> str:
-        return self.info.name
-
-    @property
-    def synthetic(self) -> bool:
-        return self.info.synthetic
-
-    @property
     def domain(self) -> str:
         return DOMAIN
 
     @property
     def unit_noun(self) -> str:
         return "run"
-
-    @property
-    def dataset_id(self) -> str:
-        return key_of(self.root)
 
     @property
     def provenance(self) -> dict[str, str]:

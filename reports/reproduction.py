@@ -506,15 +506,14 @@ def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | Non
                 tables=tuple(tables),
             ),
         ),
-        provenance_block(
-            bench.name,
-            bench.content_hash,
-            bool(bench.synthetic),
-            command,
-            when,
-            choices={},
-            seeds="0 for every bootstrap",
-        ),
+        _bench_provenance(bench, command, when),
+    )
+
+
+def _bench_provenance(bench: Benchmark, command: str, when: datetime | None):
+    """The provenance block of a benchmark's report (no choices to name; every bootstrap seeded 0)."""
+    return provenance_block(
+        bench.name, bench.content_hash, bool(bench.synthetic), command, when, choices={}, seeds="0 for every bootstrap"
     )
 
 
@@ -542,15 +541,7 @@ def _build_rubric_benchmark(bench: Benchmark, *, command: str, when: datetime | 
                 tables=tuple(tables),
             ),
         ),
-        provenance_block(
-            bench.name,
-            bench.content_hash,
-            bool(bench.synthetic),
-            command,
-            when,
-            choices={},
-            seeds="0 for every bootstrap",
-        ),
+        _bench_provenance(bench, command, when),
     )
 
 
