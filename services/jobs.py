@@ -206,7 +206,10 @@ def _start_in_worker(fn: Callable[..., Any], args: tuple) -> Future:
 
 
 def _dispatch(job: Job, q: WorkQueue, fn: Callable[..., Any], args: tuple) -> None:
-    """Wait for the job's turn, run it in the worker, hand its outcome over and leave the queue."""
+    """Wait for the job's turn, run it in the worker, leave the queue and hand its outcome over (in
+    that order: whoever takes the outcome finds the job's place in the queue free)."""
+    result: Any = None
+    error: BaseException | None = None
     try:
         while True:
             place = q.place(job.ticket)
@@ -218,11 +221,15 @@ def _dispatch(job: Job, q: WorkQueue, fn: Callable[..., Any], args: tuple) -> No
         job.started = time.monotonic()
         result = _start_in_worker(fn, args).result()
     except BaseException as exc:  # noqa: BLE001 - handed to whoever takes the job
-        job.future.set_exception(exc)
-    else:
-        job.future.set_result(result)
+        error = exc
     finally:
-        _release(job.ticket, q)
+        try:
+            _release(job.ticket, q)
+        finally:
+            if error is not None:
+                job.future.set_exception(error)
+            else:
+                job.future.set_result(result)
 
 
 def submit(who: str, what: str, fn: Callable[..., Any], *args: Any) -> Job:
