@@ -23,7 +23,7 @@ from analysis.draws import indices
 from analysis.format import to_json
 from analysis.memo import Memo
 from analysis.results import CONFIDENCE, wilson_columns
-from corpus.benchmark import NO_ANSWER, Benchmark
+from corpus.benchmark.dataset import NO_ANSWER, Benchmark
 
 N_BOOT = 1000
 SEED = 0

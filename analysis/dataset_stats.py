@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.report import DatasetError
+from corpus.loading.report import DatasetError
 
 
 def _mean_sd(values: pd.Series) -> dict[str, float | None]:
@@ -37,8 +37,8 @@ def stats_of(path: str | Path) -> dict[str, Any]:
     every problem when it does not load."""
     path = Path(path)
     if path.suffix.lower() == ".zip" and path.is_file():
-        from corpus.archive import extracted
-        from corpus.validate import domain_of
+        from corpus.loading.validate import domain_of
+        from corpus.server.archive import extracted
 
         with extracted(path) as root:
             if domain_of(root) != "map_task":
@@ -47,11 +47,11 @@ def stats_of(path: str | Path) -> dict[str, Any]:
 
 
 def _stats_of_folder(root: Path) -> dict[str, Any]:
-    from corpus.validate import domain_of
+    from corpus.loading.validate import domain_of
 
     domain = domain_of(root) if root.is_dir() else "map_task"
     if domain == "kitchen":
-        from corpus.kitchen_dataset import load_kitchen
+        from corpus.kitchen.dataset import load_kitchen
 
         kitchen = load_kitchen(root)
         return {
@@ -60,7 +60,7 @@ def _stats_of_folder(root: Path) -> dict[str, Any]:
             **kitchen_stats(kitchen.runs),
         }
     if domain == "benchmark":
-        from corpus.benchmark import load_benchmark
+        from corpus.benchmark.dataset import load_benchmark
 
         bench = load_benchmark(root)
         return {
@@ -69,7 +69,7 @@ def _stats_of_folder(root: Path) -> dict[str, Any]:
             **benchmark_stats(bench),
         }
     from analysis.descriptive import dataset_stats
-    from corpus.dataset import load
+    from corpus.loading.dataset import load
 
     corpus = load(root)
     stats = dataset_stats(corpus.sessions_df, corpus.actions_df)
@@ -115,7 +115,7 @@ def kitchen_stats(runs: Iterable[Any]) -> dict[str, Any]:
 
 def benchmark_stats(bench: Any) -> dict[str, Any]:
     """The counts of a benchmark, overall, per run and per value of its first slice."""
-    from corpus.benchmark import NO_ANSWER
+    from corpus.benchmark.dataset import NO_ANSWER
 
     items = bench.items
     overall = {

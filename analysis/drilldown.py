@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import pandas as pd
 
 from analysis.replay import action_text, time_label
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 MAX_ROWS = 500
 BASE_COLUMNS = ["replay", "session_id", "action no.", "time", "role", "type", "action"]

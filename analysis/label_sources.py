@@ -29,7 +29,7 @@ import pandas as pd
 
 from corpus import schema
 from corpus.consensus import majority
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 SCHEME = schema.GROUNDING_ACTS_SCHEME
 GMMT_SCHEME = schema.GMMT_SCHEME

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.codes import sorted_codes, tally
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 PROGRESS_KINDS = {
     "coverage": "route coverage",

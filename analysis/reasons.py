@@ -28,7 +28,7 @@ from analysis.contingency import cross_table_test
 from analysis.progress import assign_bins, bin_edges, bin_midpoints
 from analysis.results import ChiSquare, Estimate, wilson_columns
 from corpus import schema
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 from corpus.model import Checkpoint
 
 REASONS = schema.MISALIGNMENT_REASON

@@ -402,7 +402,7 @@ def build_frames(session: Session, grid_map: GridMap | None) -> SessionFrames:
 
 
 def frames_for(corpus, session_id: str) -> SessionFrames:
-    """:func:`build_frames` for a session of a :class:`corpus.dataset.Corpus`."""
+    """:func:`build_frames` for a session of a :class:`corpus.loading.dataset.Corpus`."""
     session = corpus.session(session_id)
     return build_frames(session, corpus.maps.get(session.map_id))
 

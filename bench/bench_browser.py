@@ -62,8 +62,8 @@ def _dataset(dest: Path) -> Path:
     """A dataset with the two benchmark sessions."""
     from bench_replay import synthetic_session
 
+    from corpus.loading.write import write_dataset
     from corpus.model import DatasetInfo
-    from corpus.write import write_dataset
 
     maps, sessions = [], []
     for name, (rows, cols, n, seed) in SESSIONS.items():
@@ -115,8 +115,8 @@ def kitchen_key_to_frame(browser, url: str) -> float:
     run of the bundled kitchen sample."""
     from urllib.parse import urlencode
 
-    from corpus.catalog import key_of
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
+    from corpus.loading.catalog import key_of
     from corpus.settings import SAMPLES
 
     sample = SAMPLES / "kitchen-synthetic"

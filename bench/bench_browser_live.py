@@ -53,7 +53,7 @@ _WATCH_KEY = """() => {
 def _team(data: Path, n_items: int):
     from analysis import coding as ac
     from corpus import codebook as cbm
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
     from corpus.store import Store
 
     corpus = load_sample()

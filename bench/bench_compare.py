@@ -104,7 +104,7 @@ def open_compare(root: Path):
     from streamlit.runtime.pages_manager import PagesManager
     from streamlit.testing.v1 import AppTest
 
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
     from deploy.serve import page_modules
 
     os.environ["GROUNDWORK_DATASET_ROOTS"] = str(root.parent)

@@ -7,7 +7,7 @@ first load of a dataset reads every record (and keeps what it made in a new, emp
 as the app does in its data directory: written on a thread of its own once the load has returned,
 so not in its time, but in its peak memory); the million-action corpus is then opened again by another
 fresh process, as another replica or a restarted server opens it, from that cache
-(corpus.dataset_cache): `load_1m_reopen_ms`.
+(corpus.loading.dataset_cache): `load_1m_reopen_ms`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import json, sys, time
 sys.path.insert(0, sys.argv[2])
 from bench.peak import peak_mb
 from pathlib import Path
-from corpus.dataset import load_dir
-from corpus.dataset_cache import DatasetCache, written
+from corpus.loading.dataset import load_dir
+from corpus.loading.dataset_cache import DatasetCache, written
 cache = DatasetCache(Path(sys.argv[3])) if sys.argv[3] else None
 t0 = time.perf_counter()
 c = load_dir(sys.argv[1], cache=cache)

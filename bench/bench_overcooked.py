@@ -237,7 +237,7 @@ os.environ["GROUNDWORK_DATA_DIR"] = sys.argv[3]
 os.environ["GROUNDWORK_DATASET_ROOTS"] = os.path.dirname(sys.argv[1])
 from pathlib import Path
 from streamlit.testing.v1 import AppTest
-from corpus.catalog import key_of
+from corpus.loading.catalog import key_of
 from streamlit.runtime.pages_manager import PagesManager
 import streamlit as st
 from services import kitchen as svc

@@ -119,7 +119,7 @@ def measure(coders: int = CODERS, replicas: int = REPLICAS, seconds: float = SEC
 
     from analysis import coding as ac
     from corpus import codebook as cbm
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
     from corpus.store import Store
 
     if find_nginx() is None or not Path(CHROMIUM).exists():

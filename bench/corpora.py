@@ -31,7 +31,7 @@ def generated(n_sessions: int, seed: int = SEED) -> Generated:
     from corpus.generate import GENERATOR_VERSION
 
     dest = CACHE / f"maptask-v{GENERATOR_VERSION}-seed{seed}-{n_sessions}"
-    if dest.is_dir():  # moved into place only once complete (corpus.write.folder_in_place)
+    if dest.is_dir():  # moved into place only once complete (corpus.loading.write.folder_in_place)
         return Generated(dest, None, None)
     cmd = [sys.executable, "-c", _CHILD, str(ROOT), str(seed), str(n_sessions), str(dest)]
     t0 = time.perf_counter()
@@ -45,7 +45,7 @@ _CHILD = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
 from bench.peak import peak_mb
-from corpus.cli import main
+from corpus.cli.main import main
 code = main(["generate", "--seed", sys.argv[2], "--sessions", sys.argv[3], sys.argv[4]])
 print(peak_mb())
 sys.exit(code)

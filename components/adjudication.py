@@ -24,10 +24,10 @@ from analysis.format import fmt
 from components.coding import item_view
 from components.gold_history import ERROR_LABELS, item_history, task_history
 from corpus.consensus import as_share, describe
-from corpus.dataset import Corpus
 from corpus.escape import md_line
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
 from corpus.limits import NOTE_CHARS
+from corpus.loading.dataset import Corpus
 from corpus.store import ERROR_TYPES, PHASES, AccessDenied, StoreError, Task, User
 from corpus.values import is_defined
 from services import adjudication as svc

@@ -16,8 +16,8 @@ from analysis.format import fmt, fmt_ci, fmt_p, fmt_share, fmt_short, fmt_test
 from analysis.results import Estimate
 from analysis.schemes import SchemeComparison
 from components.drilldown import first_point, show_actions
-from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text, plotly_text
+from corpus.loading.dataset import Corpus
 from corpus.values import is_defined
 from services import agreement
 

@@ -19,8 +19,8 @@ from components.label_source import act_source_picker, mental_model_picker, reve
 from components.palette import CONDITION_NAMES, CONDITION_SHORT, ROLE_NAMES, SPLIT_NAMES
 from components.remembered import is_restored, remembered
 from corpus import schema
-from corpus.dataset import Corpus
 from corpus.escape import md_line
+from corpus.loading.dataset import Corpus
 from services.alignment import Scope, grounding_acts, mental_models
 
 # A chosen condition is a chip in a narrow column: its short name (the legends give the long one).

@@ -18,15 +18,15 @@ from analysis.format import fmt, fmt_count
 from components import import_options
 from components.errors import failure_sentence
 from corpus import domain as registry
-from corpus.benchmark import Benchmark
-from corpus.catalog import OutsideRoots
-from corpus.dataset import Corpus
+from corpus.benchmark.dataset import Benchmark
 from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line, md_text
-from corpus.kitchen_dataset import KitchenCorpus
-from corpus.report import grouped
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.catalog import OutsideRoots
+from corpus.loading.dataset import Corpus
+from corpus.loading.report import grouped
+from corpus.loading.validate import DatasetError, Report
 from corpus.store import User
-from corpus.validate import DatasetError, Report
 from services import datasets, sessions, uploads
 
 PICK_KEY = "dataset_pick"

@@ -14,11 +14,11 @@ from streamlit.delta_generator import DeltaGenerator
 from analysis.format import fmt_count
 from components.dataset import synthetic_banner
 from corpus import domain as registry
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus
+from corpus.benchmark.dataset import Benchmark
 from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line, md_text
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.dataset import Corpus
 from services.home import DatasetFacts, facts
 
 PAIRINGS_NAMED = 4  # a dataset with more pairings names this many and counts the rest

@@ -13,7 +13,7 @@ from components.palette import CONDITION_NAMES, SPLIT_NAMES
 from corpus import schema
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
 from corpus.limits import DESIGN_TABLE_BYTES, NAME_CHARS
-from corpus.uploads import ImportChoices
+from corpus.server.uploads import ImportChoices
 
 FROM_SOURCE = "as the source records it"
 MAP_BYTES = 8 * 2**20  # an annotated map file (JSON or ASCII grid)

@@ -20,8 +20,8 @@ from analysis.results import EstimateTable, wilson
 from components.chart import figure
 from components.palette import OUTCOME, OUTCOME_PATTERN
 from corpus.escape import md_line, plotly_text
-from corpus.kitchen_dataset import KitchenCorpus
-from corpus.report import Report
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.report import Report
 from corpus.store import User
 from corpus.values import is_defined
 from services import datasets, sessions, uploads

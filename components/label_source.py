@@ -15,8 +15,8 @@ import streamlit as st
 
 from analysis.label_sources import act_sources, mental_model_sources
 from components.remembered import is_restored, remembered
-from corpus.dataset import Corpus
 from corpus.escape import md_line
+from corpus.loading.dataset import Corpus
 from services import alignment, tasks
 
 # Gold on fewer items than this is shown with a warning wherever an analysis uses it.

@@ -14,14 +14,14 @@ import streamlit as st
 
 from analysis.format import fmt
 from components.map_editor_state import EditorState, commit, controlled, notice, plain
-from corpus.dataset import SAMPLE_DATA, Corpus
 from corpus.importers.asciimap import grid_for_image, safe_id
 from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT, NAME_CHARS
+from corpus.loading.dataset import SAMPLE_DATA, Corpus
+from corpus.loading.validate import DatasetError
 from corpus.mapedit import checks, mapfile
 from corpus.mapedit import draft as dr
 from corpus.mapedit.image import MAX_IMAGE_BYTES, MapImage, limits_text
 from corpus.store import AccessDenied, StoreError, User
-from corpus.validate import DatasetError
 from services import map_editor as service
 
 NEW_GRID = "(a new grid)"

@@ -13,8 +13,8 @@ from analysis.format import fmt, fmt_count
 from components.dataset import show_report
 from components.palette import CONDITION_NAMES, SPLIT_NAMES, group_label
 from corpus import schema
-from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
+from corpus.loading.dataset import Corpus
 from services.datasets import ImportOutcome
 
 

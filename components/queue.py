@@ -10,7 +10,7 @@ import streamlit as st
 
 from components.auth import signed_in_user
 from corpus.escape import md_line
-from corpus.workqueue import Place
+from corpus.server.workqueue import Place
 from services import jobs
 
 

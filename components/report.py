@@ -18,7 +18,7 @@ import streamlit as st
 from analysis.format import fmt, fmt_time
 from corpus.domain import MAP_TASK, Dataset
 from corpus.escape import md_line
-from corpus.workqueue import Place
+from corpus.server.workqueue import Place
 from services import jobs
 from services.datasets import current_source
 

@@ -24,14 +24,14 @@ from components.dataset import show_report
 from components.download import csv_bytes
 from components.label_source import GOLD_MIN_ITEMS
 from corpus import codebook as cbm
-from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
-from corpus.kitchen_dataset import DOMAIN as KITCHEN
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import DOMAIN as KITCHEN
+from corpus.kitchen.dataset import KitchenCorpus
 from corpus.limits import CODEBOOK_BYTES, ID_LIST_BYTES, LABELS_CSV_BYTES, NAME_CHARS
+from corpus.loading.dataset import Corpus
+from corpus.loading.validate import DatasetError
+from corpus.server.uploads import mib
 from corpus.store import AccessDenied, StoreError, Task, User
-from corpus.uploads import mib
-from corpus.validate import DatasetError
 from services import accounts, tasks
 from services import kitchen as kitchen_svc
 from services.coding import labels_version, task_report

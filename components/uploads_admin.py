@@ -8,8 +8,8 @@ import streamlit as st
 
 from analysis.format import fmt_count
 from corpus.escape import md_line
+from corpus.server.uploads import mib
 from corpus.store import User
-from corpus.uploads import mib
 from services import uploads
 
 

@@ -1,3 +1,3 @@
-from corpus.cli import main
+from corpus.cli.main import main
 
 raise SystemExit(main())

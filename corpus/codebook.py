@@ -32,10 +32,10 @@ from typing import Annotated, Any
 import yaml
 from pydantic import AliasPath, BaseModel, ConfigDict, Field, PlainValidator, ValidationInfo, model_validator
 
-from corpus import jsonsafe
+from corpus.loading import jsonsafe
+from corpus.loading.reading import json_issue, read_text, validated
+from corpus.loading.report import DatasetError, Report
 from corpus.modelbase import StrictModel
-from corpus.reading import json_issue, read_text, validated
-from corpus.report import DatasetError, Report
 from corpus.schema import GROUNDING_ACTS_SCHEME
 
 BUNDLED = Path(__file__).parent / "codebooks"

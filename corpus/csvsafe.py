@@ -8,7 +8,7 @@ written with a leading apostrophe (``'=HYPERLINK(...)``), as OWASP advises again
 injection; a cell that is just a number (``-0.25``, ``+3``, ``1e-5``) is left as it is.
 
 A dataset's own files (``labels.csv`` in the dataset format) are data that Groundwork reads back,
-and are written as they are (:mod:`corpus.write`); everything offered for download or printed by a
+and are written as they are (:mod:`corpus.loading.write`); everything offered for download or printed by a
 command line as CSV goes through :func:`to_csv` (or :func:`safe_csv_text` for CSV text made
 elsewhere). ``tests/test_csv_exports.py`` checks that nothing else calls ``to_csv``.
 """

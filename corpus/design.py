@@ -32,8 +32,8 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.limits import DESIGN_TABLE_BYTES
+from corpus.loading.report import Report, clipped, shown
 from corpus.model import Session
-from corpus.report import Report, clipped, shown
 
 COLUMNS = ("session", "condition", "split")
 KNOWN = {"condition": schema.CONDITIONS, "split": schema.SPLITS}

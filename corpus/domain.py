@@ -1,8 +1,8 @@
 """What every dataset offers, and the domains a server reads.
 
-Groundwork reads datasets of several **domains**: Map Task sessions (:class:`corpus.dataset.Corpus`),
-kitchen runs (:class:`corpus.kitchen_dataset.KitchenCorpus`), theory-of-mind benchmarks
-(:class:`corpus.benchmark.Benchmark`), and any domain a lab adds. Every dataset class satisfies
+Groundwork reads datasets of several **domains**: Map Task sessions (:class:`corpus.loading.dataset.Corpus`),
+kitchen runs (:class:`corpus.kitchen.dataset.KitchenCorpus`), theory-of-mind benchmarks
+(:class:`corpus.benchmark.dataset.Benchmark`), and any domain a lab adds. Every dataset class satisfies
 :class:`Dataset`: its identity (where it lives, a key for links, the content hash), name, whether it is
 synthetic, what it says of where it came from, its domain, and its **units** (sessions, runs or trials)
 as one table with the design columns.
@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from corpus.report import DatasetError, Report
+from corpus.loading.report import DatasetError, Report
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from corpus.dataset_cache import DatasetCache
+    from corpus.loading.dataset_cache import DatasetCache
 
 log = logging.getLogger(__name__)
 
@@ -90,15 +90,15 @@ class ReadFromInfo:
 
     @property
     def dataset_id(self) -> str:
-        from corpus.catalog import key_of  # the catalog reads this module's names
+        from corpus.loading.catalog import key_of  # the catalog reads this module's names
 
         return key_of(self.root)
 
 
 class Reader(Protocol):
-    """A folder read as a dataset of one domain; raises :class:`corpus.report.DatasetError` listing
+    """A folder read as a dataset of one domain; raises :class:`corpus.loading.report.DatasetError` listing
     every problem. ``known_hash`` is the folder's content hash when the caller has it, ``cache`` the
-    server's dataset cache (:mod:`corpus.dataset_cache`); a reader may use both or neither."""
+    server's dataset cache (:mod:`corpus.loading.dataset_cache`); a reader may use both or neither."""
 
     def __call__(
         self, folder: Path, *, known_hash: str | None = None, cache: DatasetCache | None = None
@@ -274,26 +274,26 @@ SCREENS = (
 
 # (Each built-in reader returns its class as a Dataset: mypy checks that the class satisfies the protocol.)
 def _read_map_task(folder: Path, *, known_hash: str | None = None, cache: DatasetCache | None = None) -> Dataset:
-    from corpus.dataset import load_dir
+    from corpus.loading.dataset import load_dir
 
     return load_dir(folder, cache=cache, known_hash=known_hash)
 
 
 def _read_kitchen(folder: Path, *, known_hash: str | None = None, cache: DatasetCache | None = None) -> Dataset:
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
 
     return load_kitchen(folder)
 
 
 def _read_benchmark(folder: Path, *, known_hash: str | None = None, cache: DatasetCache | None = None) -> Dataset:
-    from corpus.benchmark import load_benchmark
+    from corpus.benchmark.dataset import load_benchmark
 
     return load_benchmark(folder)
 
 
 def _validate_builtin(folder: Path) -> Report:
     """Every problem of a folder of a built-in domain, as ``python -m corpus validate`` reports it."""
-    from corpus.validate import validate_path
+    from corpus.loading.validate import validate_path
 
     return validate_path(folder)[1]
 

@@ -4,7 +4,7 @@ the store, the pages and docs/security.md state the same numbers.
 Free text a coder or lead writes (a label's note, a gold decision's note, a task's name, a draft's
 name) is refused past its limit by the store, and the pages stop the typing there
 (``max_chars``). Files sent to the server have their own limits beside the code that reads them
-(datasets: :mod:`corpus.archive`, :mod:`corpus.reading`; map images: :mod:`corpus.mapedit.image`);
+(datasets: :mod:`corpus.server.archive`, :mod:`corpus.loading.reading`; map images: :mod:`corpus.mapedit.image`);
 the ones a page sends straight to a reader are here.
 """
 

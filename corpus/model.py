@@ -2,11 +2,11 @@
 :mod:`corpus.gridmap`, re-exported here; model predictions: :mod:`corpus.predictions`).
 
 Validated with pydantic. Messages are written for the person who has to fix the file, so they
-name the expected values. Files are validated in strict mode (:func:`corpus.reading.parse`):
+name the expected values. Files are validated in strict mode (:func:`corpus.loading.reading.parse`):
 nothing is coerced, so ``"3"`` is no integer and ``"yes"`` no boolean; models built in code are
 validated as usual. No number may be NaN or infinite. Checks that need more than one record
 (cells outside the grid, duplicate action indices, timestamps going backwards, missing maps) and
-the limits on seconds live in :mod:`corpus.validate`.
+the limits on seconds live in :mod:`corpus.loading.validate`.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from corpus.gridmap import (  # noqa: F401  (re-exported: the map model is part 
     LandmarkSummary,
     summarize_cells,
 )
+from corpus.loading.report import describe
 from corpus.modelbase import StrictModel as _Strict
-from corpus.report import describe
 
 # ---------------------------------------------------------------------------------------------
 # Labels
@@ -368,8 +368,8 @@ class DatasetInfo(_Strict):
     format_version: int = 1
     generator: dict[str, Any] | None = None
     # Which kind of sessions the dataset holds: Map Task sessions (sessions/, maps/) or runs of two
-    # agents cooking (runs/: corpus.kitchen_dataset), or a benchmark's items and runs of answers
-    # (corpus.benchmark).
+    # agents cooking (runs/: corpus.kitchen.dataset), or a benchmark's items and runs of answers
+    # (corpus.benchmark.dataset).
     domain: Literal["map_task", "kitchen", "benchmark"] = "map_task"
 
     @field_validator("label_schema_version")

@@ -1,7 +1,7 @@
 """What every model of the data shares: its configuration and the grid cell.
 
 A field the format does not name is an error (``extra="forbid"``), and no number may be NaN or
-infinite. Files are validated in strict mode by :func:`corpus.reading.parse`.
+infinite. Files are validated in strict mode by :func:`corpus.loading.reading.parse`.
 """
 
 from __future__ import annotations

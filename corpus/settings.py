@@ -187,7 +187,7 @@ class Settings(BaseSettings):
 
     @property
     def cache_dir(self) -> Path:
-        """Loaded datasets of 20,000 actions or more, kept for the next load (corpus.dataset_cache)."""
+        """Loaded datasets of 20,000 actions or more, kept for the next load (corpus.loading.dataset_cache)."""
         return self.data_dir / "cache"
 
     @property

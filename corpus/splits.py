@@ -13,13 +13,13 @@ import shutil
 from pathlib import Path
 
 from corpus import schema
-from corpus.validate import DatasetError, read_dataset
-from corpus.write import folder_in_place
+from corpus.loading.validate import DatasetError, read_dataset
+from corpus.loading.write import folder_in_place
 
 
 def _copy_source(src: Path, tmp: Path) -> None:
     if src.suffix.lower() == ".zip" and src.is_file():
-        from corpus.archive import extracted
+        from corpus.server.archive import extracted
 
         with extracted(src) as root:
             shutil.copytree(root, tmp, dirs_exist_ok=True)

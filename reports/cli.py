@@ -51,10 +51,10 @@ def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -
 
     threading.Thread(target=warm_up, daemon=True).start()  # the figures' browser starts while results are computed
 
-    from corpus.benchmark import is_benchmark, load_benchmark
-    from corpus.dataset import load
-    from corpus.kitchen_dataset import is_kitchen, load_kitchen
-    from corpus.validate import DatasetError
+    from corpus.benchmark.dataset import is_benchmark, load_benchmark
+    from corpus.kitchen.dataset import is_kitchen, load_kitchen
+    from corpus.loading.dataset import load
+    from corpus.loading.validate import DatasetError
     from reports import html
     from reports.reference import ALMANAC, ReferenceError
     from reports.reference import load as load_reference

@@ -24,9 +24,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpus.dataset_cache import code_version
 from corpus.domain import Dataset
-from corpus.workqueue import Place
+from corpus.loading.dataset_cache import code_version
+from corpus.server.workqueue import Place
 from reports import html, reproduction
 from reports.reference import load as load_reference
 from services import jobs

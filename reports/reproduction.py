@@ -45,10 +45,10 @@ from components.reason_charts import (
     reason_tests_sentence,
 )
 from corpus import domain as registry
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus
+from corpus.benchmark.dataset import Benchmark
 from corpus.domain import MAP_TASK, Dataset
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.dataset import Corpus
 from corpus.schema import CODING_SCHEMES, GROUNDING_ACTS_SCHEME
 from corpus.values import Undefined
 from reports.document import Figure, Reproduction, Section, Table, provenance_block

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 
 from corpus.domain import Dataset
-from corpus.workqueue import Place
+from corpus.server.workqueue import Place
 from reports import html, reference, reproduction
 from reports.cli import chromium, print_pdf
 from services import jobs

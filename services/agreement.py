@@ -14,7 +14,7 @@ import streamlit as st
 
 from analysis import agreement as ag
 from analysis.schemes import SchemeComparison, compare_schemes
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 
 def _table(

@@ -26,7 +26,7 @@ from analysis.label_sources import Labels, act_labels, mental_model_labels, with
 from analysis.outcomes import TESTS  # noqa: F401
 from analysis.progress import COLUMNS, PROGRESS_KINDS, default_progress, progress_table  # noqa: F401
 from analysis.progress_model import METHODS  # noqa: F401
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 from corpus.schema import CONDITIONS  # noqa: F401
 
 log = logging.getLogger("groundwork.services")

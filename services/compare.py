@@ -20,11 +20,11 @@ import streamlit as st
 
 from analysis.benchmark import BenchmarkComparison, compare_benchmark
 from analysis.compare.comparison import Comparison, compare
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus
-from corpus.prediction_sources import read_uploads_for
+from corpus.benchmark.dataset import Benchmark
+from corpus.loading.dataset import Corpus
 from corpus.predictions import Run
-from corpus.workqueue import Place
+from corpus.predictions.sources import read_uploads_for
+from corpus.server.workqueue import Place
 from services import jobs
 
 Waiting = Callable[[Place], None]

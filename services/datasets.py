@@ -1,7 +1,7 @@
 """The current dataset: which one this browser session looks at, and the loaded dataset.
 
 - The datasets a server offers are those under the configured dataset roots
-  (:mod:`corpus.catalog`); :func:`offered` lists them (names re-read only when a dataset.json
+  (:mod:`corpus.loading.catalog`); :func:`offered` lists them (names re-read only when a dataset.json
   changes). :func:`open_dataset` is the only way to change the current one, and refuses any path
   outside the roots with one message that says nothing about what exists there.
 - A link can name the dataset (``?dataset=KEY``, :func:`link_params`) so that it opens in a new
@@ -22,12 +22,12 @@ from typing import Any, cast
 
 import streamlit as st
 
-from corpus import catalog
 from corpus import domain as registry
-from corpus.dataset import Corpus, content_hash, files_signature
-from corpus.dataset_cache import DatasetCache
 from corpus.domain import MAP_TASK, Dataset
-from corpus.validate import Report
+from corpus.loading import catalog
+from corpus.loading.dataset import Corpus, content_hash, files_signature
+from corpus.loading.dataset_cache import DatasetCache
+from corpus.loading.validate import Report
 from services.settings import settings
 
 STATE_KEY = "dataset_source"
@@ -110,7 +110,7 @@ def link_params(source: Source) -> dict[str, str]:
 
 def open_dataset(path: str | Path) -> Source:
     """Make the dataset at ``path`` this session's current one, if it is under a dataset root
-    (:class:`corpus.catalog.OutsideRoots` otherwise; nothing is read from outside)."""
+    (:class:`corpus.loading.catalog.OutsideRoots` otherwise; nothing is read from outside)."""
     s = settings()
     resolved = catalog.within_roots(path, s.dataset_roots)
     entry = _entry(resolved)
@@ -149,7 +149,7 @@ def _hash(root: str, signature: str) -> str:
     """The dataset's content hash, once per state of its files (with the loaded datasets, not with
     the pages' results: clearing those does not read every file again); recorded in the data
     directory's dataset cache, so that a restarted server or another replica does not read every
-    file again either (:meth:`corpus.dataset_cache.DatasetCache.known_hash`)."""
+    file again either (:meth:`corpus.loading.dataset_cache.DatasetCache.known_hash`)."""
     cache = DatasetCache(settings().cache_dir)
     digest = cache.known_hash(Path(root), signature)
     if digest is None:
@@ -165,7 +165,7 @@ def _load(domain: str, digest: str, root: str) -> Dataset:
 
 def check(root: Path) -> Dataset:
     """The dataset at ``root`` (a folder under a dataset root) read by its domain's reader, once per
-    content; raises :class:`corpus.report.DatasetError` (an unknown domain among them) or ``OSError``."""
+    content; raises :class:`corpus.loading.report.DatasetError` (an unknown domain among them) or ``OSError``."""
     resolved = catalog.within_roots(root, settings().dataset_roots)
     digest = _hash(str(resolved), files_signature(resolved))
     return _load(_entry(resolved).domain, digest, str(resolved))

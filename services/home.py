@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 
 @dataclass(frozen=True)

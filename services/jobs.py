@@ -1,4 +1,4 @@
-"""Heavy work a visitor starts, through the server's one queue (:mod:`corpus.workqueue`): imports and
+"""Heavy work a visitor starts, through the server's one queue (:mod:`corpus.server.workqueue`): imports and
 validations of uploads, run in a worker process (:func:`submit`), and report builds and Compare's
 first scoring of a run set, run on the page's own thread once it is their turn (:func:`turn`).
 
@@ -28,9 +28,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from corpus.processes import WorkerContext
+from corpus.server.processes import WorkerContext
+from corpus.server.workqueue import Place, QueueFull, WorkQueue
 from corpus.store import User
-from corpus.workqueue import Place, QueueFull, WorkQueue
 from services.client import client_key
 from services.settings import settings
 

@@ -16,8 +16,8 @@ import streamlit as st
 from analysis.kitchen import metrics as km
 from analysis.kitchen.tgco import FIXED_WINDOW, LEVEL_WINDOW, OUTCOME_NAMES
 from analysis.results import EstimateTable
-from corpus.kitchen import ROLES
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.kitchen.run import ROLES
 
 log = logging.getLogger("groundwork.services")
 
@@ -170,7 +170,7 @@ def _units(
 
 def reference(kitchen: KitchenCorpus, window: str, data: bytes, name: str):
     """The uploaded reference audit (their ``tgco_request_units.csv``) against this audit:
-    :class:`analysis.kitchen.reference.ReferenceAgreement`, or the :class:`corpus.report.Report` of the
+    :class:`analysis.kitchen.reference.ReferenceAgreement`, or the :class:`corpus.loading.report.Report` of the
     file's problems (nothing compared). Kept per (dataset, window, file content)."""
     import hashlib
 
@@ -208,7 +208,7 @@ def replay_links(kitchen: KitchenCorpus):
     that run at that step (the dataset's key and each run's step places worked out once)."""
     from urllib.parse import urlencode
 
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
 
     key = key_of(kitchen.root)
     places = {r.id: {s.step: i for i, s in enumerate(r.steps)} for r in kitchen.runs}

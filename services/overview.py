@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.descriptive import dataset_stats
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

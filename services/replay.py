@@ -11,7 +11,7 @@ import streamlit as st
 
 from analysis.replay import SessionFrames, frames_for
 from analysis.replay_payload import player_payload
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 
 @st.cache_resource(show_spinner="Preparing the replay...", max_entries=16)

@@ -19,8 +19,8 @@ import streamlit as st
 from analysis import coding as ac
 from analysis.live_panel import human_panel
 from corpus.codebook import Codebook
-from corpus.dataset import Corpus
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.dataset import Corpus
 from corpus.schema import GROUNDING_ACTS_SCHEME
 from corpus.store import LabelImport, Snapshot, Store, Task, User
 from services.store import get_store

@@ -1,6 +1,6 @@
 """Uploads from the sidebar: who may upload, within which quotas, and reclaiming old uploads.
 
-The rules live in :mod:`corpus.uploads` (quotas, storing once, leaving nothing behind on a refusal);
+The rules live in :mod:`corpus.server.uploads` (quotas, storing once, leaving nothing behind on a refusal);
 this module applies the settings' upload policy to the person asking and keeps the per-session
 allowance of uploaders other than a lead.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 import streamlit as st
 
 from corpus.importers.detect import Detection, NotRecognised, detect_zip
+from corpus.loading.validate import Report
+from corpus.server.uploads import ImportChoices, Quota, Upload, UploadRefused, Uploads, add_upload, mib, read_progress
 from corpus.store import User
-from corpus.uploads import ImportChoices, Quota, Upload, UploadRefused, Uploads, add_upload, mib, read_progress
-from corpus.validate import Report
 from services import jobs
 from services.datasets import open_dataset, set_outcome
 from services.settings import settings

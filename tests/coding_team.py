@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import coding as ac
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.store import Store
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from corpus.loading.write import write_dataset
 from corpus.model import Action, DatasetInfo, GridMap, Landmark, MentalModel, Participant, Persona, Session
-from corpus.write import write_dataset
 
 
 def tiny_map(map_id: str = "m1") -> GridMap:

@@ -19,11 +19,11 @@ from helpers import mm, tiny_map, tiny_session
 
 from analysis import coding as ac
 from corpus import codebook as cbm
-from corpus.benchmark import load_benchmark, write_benchmark_dataset
-from corpus.dataset import load
+from corpus.benchmark.dataset import load_benchmark, write_benchmark_dataset
+from corpus.loading.dataset import load
+from corpus.loading.write import write_dataset
 from corpus.model import Checkpoint, DatasetInfo, Label, Landmark, Participant, Persona
 from corpus.store import Store, User
-from corpus.write import write_dataset
 
 COLON_SYNTAX = ":material/lock: :red[x] :smile:"
 HOSTILE = (

@@ -1,4 +1,4 @@
-"""The fast read of a session's actions (corpus/action_rows.py): the same columns as the actions
+"""The fast read of a session's actions (corpus/loading/action_rows.py): the same columns as the actions
 built as models, and never a record the models would refuse or warn about."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from corpus import schema
-from corpus.action_rows import ActionColumns, _records, columns_at_once
-from corpus.dataset import SAMPLE_DATA
 from corpus.generate import generate
+from corpus.loading.action_rows import ActionColumns, _records, columns_at_once
+from corpus.loading.dataset import SAMPLE_DATA
+from corpus.loading.reading import parse_jsonl
+from corpus.loading.report import Report
 from corpus.model import MAX_SECONDS, Action
-from corpus.reading import parse_jsonl
-from corpus.report import Report
 
 
 def _sessions(root: Path) -> list[tuple[str, str, list[int]]]:
@@ -202,7 +202,7 @@ def test_a_changed_record_read_fast_only_when_the_models_take_it_as_is(path, val
 
 
 def _reader_has_nothing_to_say(actions: list[Action], grid: list[int]) -> bool:
-    """What the dataset reader checks across records (corpus.validate): indices 0, 1, 2, ...,
+    """What the dataset reader checks across records (corpus.loading.validate): indices 0, 1, 2, ...,
     timestamps in order and within the limit, cells inside the grid, only the follower drawing."""
     if [a.index for a in actions] != list(range(len(actions))):
         return False
@@ -277,10 +277,10 @@ def test_what_the_models_parser_refuses_is_left_to_the_models_and_escapes_read_a
 
 def test_a_file_read_from_its_bytes_gives_the_columns_of_its_text():
     """Workers read a session's actions.jsonl from its bytes: a file in its plainest shape is
-    decoded at once without being made a text (corpus.reading ``records_at_once``), any other goes
+    decoded at once without being made a text (corpus.loading.reading ``records_at_once``), any other goes
     the way of its text; both give the same columns, or both give up."""
-    from corpus.action_rows import _DECODER, columns_of_bytes
-    from corpus.reading import records_at_once, text_of
+    from corpus.loading.action_rows import _DECODER, columns_of_bytes
+    from corpus.loading.reading import records_at_once, text_of
 
     sid, text, grid = _sessions(SAMPLE_DATA)[0]
     lines = text.splitlines()

@@ -66,7 +66,7 @@ def _bootstrap_fleiss(counts: np.ndarray, n_boot: int, seed: int) -> np.ndarray:
 
 
 def test_sample_corpus_human_coders_agree_near_the_paper():
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     labels = load_sample().coded("grounding_acts")
     models = labels.loc[labels["coder_kind"] == "model", "coder"].unique().tolist()

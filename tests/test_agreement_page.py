@@ -10,7 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.schema import GROUNDING_ACTS
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -24,9 +24,9 @@ from analysis.label_sources import (
 )
 from analysis.progress import COLUMNS, assign_bins, default_progress, progress_table
 from analysis.results import wilson
-from corpus.dataset import load_dir, load_sample
+from corpus.loading.dataset import load_dir, load_sample
+from corpus.loading.write import write_dataset
 from corpus.model import DatasetInfo
-from corpus.write import write_dataset
 
 
 def wilson_by_hand(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:

@@ -26,13 +26,13 @@ from real_data import REAL, absent
 
 from analysis import progress
 from analysis.alignment import progress_curves
-from corpus.dataset import Corpus, load_dir
 from corpus.importers.asciimap import DEFAULT_INK_SHARE, rasterize_ink
 from corpus.importers.platform import parse_time
+from corpus.loading.dataset import Corpus, load_dir
+from corpus.loading.write import write_dataset
 from corpus.model import DatasetInfo
+from corpus.server.uploads import Quota, Uploads
 from corpus.settings import Settings
-from corpus.uploads import Quota, Uploads
-from corpus.write import write_dataset
 
 ALMANAC = REAL / "almanac_release_study13"
 EXPORT = "study13_actions_and_annotations.json"
@@ -278,7 +278,7 @@ def test_the_route_pixel_ratio_is_a_progress_measure(mixed):
 def test_the_alignment_page_offers_it_and_names_the_sessions_without_it(mixed, tmp_path, monkeypatch):
     from streamlit.testing.v1 import AppTest
 
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
 
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(mixed.parent))
@@ -305,7 +305,7 @@ def test_the_alignment_page_offers_it_and_names_the_sessions_without_it(mixed, t
 
 
 def test_a_dataset_without_route_pixel_ratios_has_no_such_measure():
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus: Corpus = load_sample()
     logged, unlogged = progress.pixel_ratio_sessions(corpus)

@@ -15,7 +15,7 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from corpus.dataset import SAMPLE_DATA, load_dir
+from corpus.loading.dataset import SAMPLE_DATA, load_dir
 
 pytestmark = pytest.mark.long
 
@@ -30,7 +30,7 @@ def open_page(tmp_path, monkeypatch, page: str, dataset: Path | None = None) -> 
         monkeypatch.setenv("GROUNDWORK_DATASET_ROOTS", str(dataset.parent))
     at = AppTest.from_file(APP, default_timeout=120)
     if dataset is not None:  # opened as a link that names it opens it
-        from corpus.catalog import key_of
+        from corpus.loading.catalog import key_of
 
         at.query_params["dataset"] = key_of(dataset)
     at.run()

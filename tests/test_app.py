@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis import coding as ac
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.store import Store
 
 pytestmark = pytest.mark.long
@@ -220,8 +220,8 @@ def test_sessions_without_a_route_say_why_their_scores_are_undefined(team):
     the session table says how many sessions and why, and where to give them a route."""
     from helpers import tiny_map, tiny_session
 
+    from corpus.loading.write import write_dataset
     from corpus.model import DatasetInfo
-    from corpus.write import write_dataset
 
     store, _ = team
     dest = Path(store.url.removeprefix("sqlite:///")).parent / "datasets" / "no-route"

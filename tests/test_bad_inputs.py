@@ -16,8 +16,8 @@ import yaml
 from bad_inputs.recipes import apply
 from helpers import write_tiny
 
-from corpus.dataset import load, validate
-from corpus.validate import DatasetError
+from corpus.loading.dataset import load, validate
+from corpus.loading.validate import DatasetError
 
 CASES = yaml.safe_load((Path(__file__).parent / "bad_inputs" / "cases.yaml").read_text(encoding="utf-8"))
 

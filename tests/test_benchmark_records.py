@@ -1,4 +1,4 @@
-"""Every record of a benchmark dataset goes through its typed model (:mod:`corpus.benchmark_records`):
+"""Every record of a benchmark dataset goes through its typed model (:mod:`corpus.benchmark.records`):
 a bad value in any field is refused, naming the file, the record and the field, in the same report
 shape as the other domains (a kitchen run with ``"score": "lots"`` too); the benchmarks read before
 the models came still read to the same frames. (The releases' records: tests/test_tom_records.py.)
@@ -23,12 +23,12 @@ from cli_run import run_cli
 from test_overcooked_import import fork_run, write
 from test_synchtom_items import copy_fixture, two_runs
 
-from corpus.benchmark import Benchmark, load_benchmark, write_benchmark_dataset
+from corpus.benchmark.dataset import Benchmark, load_benchmark, write_benchmark_dataset
 from corpus.generate.tom import write_dyntom_trials
 from corpus.importers import run_import
 from corpus.importers.tom import load_dyntom, read_dyntom, read_release, read_synchtom_items
-from corpus.kitchen_dataset import load_kitchen
-from corpus.report import DatasetError, Issue, Report
+from corpus.kitchen.dataset import load_kitchen
+from corpus.loading.report import DatasetError, Issue, Report
 from corpus.settings import SAMPLES
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "synchtom"
@@ -322,7 +322,7 @@ def test_the_command_line_prints_a_benchmark_s_problems_in_the_one_table(dataset
 
 def test_a_kitchen_run_s_bad_value_is_reported_in_the_same_shape(tmp_path):
     """A kitchen run with ``"score": "lots"`` is refused on load with file, record and field, as
-    :class:`corpus.report.Issue` like a benchmark's, and ``corpus validate --json`` gives the same keys
+    :class:`corpus.loading.report.Issue` like a benchmark's, and ``corpus validate --json`` gives the same keys
     for a kitchen dataset and a benchmark."""
     src = tmp_path / "runs"
     write(src / "gpt-4o__claude-sonnet-4" / "boiled_egg" / "experiment_2_boiled_egg.json", fork_run(with_agents=False))

@@ -11,7 +11,7 @@ from conftest import expect_no_error, open_from_menu, wait_idle, wait_plotly_dra
 from playwright.sync_api import expect
 
 from analysis.drilldown import items_with_codes
-from corpus.dataset import load
+from corpus.loading.dataset import load
 from corpus.schema import CODING_SCHEMES
 
 pytestmark = pytest.mark.browser

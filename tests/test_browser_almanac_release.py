@@ -14,8 +14,8 @@ from conftest import expect_no_error, open_from_menu, served_app, sign_in, wait_
 from playwright.sync_api import expect
 from real_data import REAL, absent
 
-from corpus.catalog import key_of
-from corpus.dataset import load_dir
+from corpus.loading.catalog import key_of
+from corpus.loading.dataset import load_dir
 from corpus.store import Store
 
 pytestmark = [

@@ -62,7 +62,7 @@ def _act_bar_counts() -> list[int]:
     """What the act chart's bars must print: one n per act and condition, 0 where a condition has
     no such act, computed here from the same data."""
     from analysis.filters import Filters
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
     from services.alignment import Scope, acts_by_condition
 
     shares, _, _ = acts_by_condition(Scope(load_sample(), Filters(), acts="majority"))
@@ -73,7 +73,7 @@ def _act_bar_counts() -> list[int]:
 def expected_first_action() -> dict:
     """The first action behind that point, computed here from the same data."""
     from analysis.filters import Filters
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
     from services.alignment import Scope, curve_actions
 
     rows = curve_actions(Scope(load_sample(), Filters()), "coverage", 5, "team_goal", "not_visible", 2)

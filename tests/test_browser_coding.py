@@ -13,7 +13,7 @@ from analysis import agreement as ag
 from analysis import coding as ac
 from components.adjudication import PHASE_LABELS
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.store import Store
 
 pytestmark = pytest.mark.browser

@@ -16,7 +16,7 @@ from playwright.sync_api import expect  # noqa: E402
 
 from analysis import coding as ac
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.store import Store
 
 pytestmark = pytest.mark.browser

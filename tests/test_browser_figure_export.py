@@ -33,7 +33,7 @@ def _figures() -> dict:
     from components.outcome_charts import outcome_figure
     from components.reason_charts import acts_before_figure, reason_curve_figure, reason_share_figure
     from components.split_view import objective_data, objective_figure
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
     from services import alignment as svc
 
     scope = svc.Scope(load_sample(), Filters(), acts="majority")

@@ -19,8 +19,8 @@ def imported(app_server):
     """The platform sample imported into a folder the served app offers (its datasets root)."""
     if not PLATFORM.is_dir():
         pytest.skip(absent(PLATFORM, "real platform sample"))
-    from corpus.dataset import load_dir
     from corpus.importers import run_import
+    from corpus.loading.dataset import load_dir
 
     dest = run_import("platform", PLATFORM, app_server.datasets / "platform", name="Platform sample (imported)")
     corpus = load_dir(dest)

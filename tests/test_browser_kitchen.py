@@ -13,7 +13,7 @@ from conftest import expect_no_error, wait_idle
 from playwright.sync_api import expect
 from test_overcooked_import import COLLAB, REAL_RUN
 
-from corpus.catalog import key_of
+from corpus.loading.catalog import key_of
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,7 @@ def kitchen(app_server, tmp_path_factory):
 
 
 def test_the_real_run_replays_step_by_step(page, app_url, kitchen, artifacts):
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
 
     (run,) = load_kitchen(kitchen).runs
     page.goto(f"{app_url}/kitchen?dataset={key_of(kitchen)}&run={run.id}&step=0")
@@ -70,7 +70,7 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
     animated GIF with one frame per step."""
     from PIL import Image
 
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from corpus.settings import SAMPLES
 
     sample = SAMPLES / "kitchen-synthetic"
@@ -102,7 +102,7 @@ def test_the_kitchen_replay_keys_and_exports_on_the_sample(page, app_url, tmp_pa
 def test_the_html_player_opens_offline_at_the_step_shown_and_plays(page, app_url, browser, tmp_path):
     """The run as one HTML file: it opens with nothing fetched, at the step the page showed when it was
     downloaded, says the runs are synthetic, and steps and plays by the same keys."""
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from corpus.settings import SAMPLES
 
     sample = SAMPLES / "kitchen-synthetic"
@@ -201,7 +201,7 @@ def test_a_coder_codes_request_units_by_keyboard(tmp_path_factory, page, artifac
     from analysis.kitchen.agreement import RULE
     from analysis.kitchen.metrics import kitchen_metrics
     from corpus import codebook as cbm
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from corpus.store import Store
 
     kitchen = load_kitchen(KITCHEN)

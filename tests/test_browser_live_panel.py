@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from analysis import agreement as ag
 from analysis import coding as ac
 from corpus import codebook as cbm
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.store import Store
 
 pytestmark = pytest.mark.browser

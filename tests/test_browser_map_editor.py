@@ -26,7 +26,7 @@ MAP_ID = "platform-ink-map"
 def setup(tmp_path_factory):
     if not (PLATFORM / "files" / INK).is_file():
         pytest.skip(absent(PLATFORM, "real platform sample"))
-    from corpus.dataset import load_dir
+    from corpus.loading.dataset import load_dir
     from corpus.store import Store
 
     work = tmp_path_factory.mktemp("map_editor")
@@ -222,7 +222,7 @@ def test_map_editor_over_the_platform_ink(page, setup, artifacts, tmp_path):
     wait_idle(page)
     scroll_to(page.get_by_text("Attach to sessions of this dataset"))
     page.screenshot(path=str(artifacts / "map_editor_attached.png"))
-    from corpus.dataset import load_dir
+    from corpus.loading.dataset import load_dir
 
     assert load_dir(dest).maps[MAP_ID] == gm
     from corpus.store import Store

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from analysis import replay as rp
 from components import grid_canvas
 from components.replay import assets as replay_assets
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 
 pytestmark = pytest.mark.browser
 
@@ -197,8 +197,8 @@ def test_the_canvas_draws_every_cell_in_its_category_colour(page, app_url, sampl
 def _hostile_dataset(dest: Path) -> Path:
     from helpers import mm, tiny_map, tiny_session
 
+    from corpus.loading.write import write_dataset
     from corpus.model import Checkpoint, DatasetInfo, Landmark, Participant, Persona
-    from corpus.write import write_dataset
 
     m = tiny_map()
     m.landmarks[HOSTILE] = Landmark(cells=[(8, 8)])

@@ -88,7 +88,7 @@ def lab(tmp_path_factory):
 
 
 def test_a_build_waits_for_its_turn_with_its_place_shown(page, lab):
-    from corpus.workqueue import WorkQueue
+    from corpus.server.workqueue import WorkQueue
 
     url, data = lab
     queue = WorkQueue(data / "queue")

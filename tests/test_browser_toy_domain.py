@@ -14,7 +14,7 @@ import toy_domain
 from conftest import expect_no_error, open_from_menu, pick_dataset, served_app, wait_idle
 from playwright.sync_api import expect
 
-from corpus.catalog import key_of
+from corpus.loading.catalog import key_of
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ import pytest
 from conftest import served_app, wait_idle
 from playwright.sync_api import expect
 
-from corpus.dataset import SAMPLE_DATA
-from corpus.workqueue import WorkQueue
+from corpus.loading.dataset import SAMPLE_DATA
+from corpus.server.workqueue import WorkQueue
 
 pytestmark = pytest.mark.browser
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from corpus.canvas import KEYFRAME_EVERY, Canvas, reconstruct
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 
 
 def cells(h, t):

@@ -14,7 +14,7 @@ from components.act_charts import alignment_by_act_figure
 from components.alignment_charts import SESSION_BANDS, coefficient_rows, dyad_figure, progress_figure
 from components.chart import WILSON_BANDS, WILSON_BARS, WILSON_BARS_K
 from components.reason_charts import acts_before_figure, reason_share_figure
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from services import alignment as svc
 
 

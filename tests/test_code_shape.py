@@ -5,6 +5,7 @@ branches is two phases in one)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from radon.complexity import cc_visit
@@ -72,3 +73,44 @@ def test_the_checks_find_what_they_look_for(tmp_path):
     )
     g = code.read_text().splitlines().index("    def g(self, x):") + 1
     assert too_complex([code], tmp_path) == ["code.py:1 f: 16", f"code.py:{g} C.g: 16"]
+
+
+def _layer_rows() -> dict[str, str]:
+    """docs/architecture.md's table: each layer's description (the row's second cell)."""
+    rows = {}
+    for line in (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"\| `(\w+)/` \|", line)
+        if m:
+            rows[m.group(1)] = [c.strip() for c in line.strip().strip("|").split("|")][1]
+    return rows
+
+
+def unnamed_parts(rows: dict[str, str], root: Path = ROOT) -> list[str]:
+    """Each sub-package of a layer that its row of the table does not name (as `name/`), and each
+    top-level module of corpus/ its row does not name (as `name`)."""
+    missing = []
+    for layer, description in rows.items():
+        for init in sorted((root / layer).glob("*/__init__.py")):
+            if f"`{init.parent.name}/`" not in description:
+                missing.append(f"{layer}/{init.parent.name}/")
+    for module in sorted((root / "corpus").glob("*.py")):
+        if module.stem not in {"__init__", "__main__"} and f"`{module.stem}`" not in rows.get("corpus", ""):
+            missing.append(f"corpus/{module.name}")
+    return missing
+
+
+def test_the_architecture_table_names_every_package_of_every_layer():
+    """The table of docs/architecture.md names each layer's sub-packages and each module left at the
+    top of corpus/: a newcomer finds every part of the code in it."""
+    rows = _layer_rows()
+    assert set(rows) >= {"corpus", "analysis", "services", "components", "pages", "reports"}
+    assert unnamed_parts(rows) == []
+
+
+def test_the_table_check_finds_an_unnamed_package(tmp_path):
+    (tmp_path / "corpus" / "loading").mkdir(parents=True)
+    (tmp_path / "corpus" / "loading" / "__init__.py").write_text("")
+    (tmp_path / "corpus" / "stray.py").write_text("")
+    (tmp_path / "corpus" / "named.py").write_text("")
+    assert unnamed_parts({"corpus": "the domain (`named`)"}, tmp_path) == ["corpus/loading/", "corpus/stray.py"]
+    assert unnamed_parts({"corpus": "`loading/` and `named`, `stray`"}, tmp_path) == []

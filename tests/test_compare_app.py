@@ -166,7 +166,7 @@ def test_cli_csv_and_latex(capsys):
     # One booktabs table per task and score group, each a page wide at most (runs x 4 condition-role
     # columns); the groups without a value for any run are named, not printed.
     from analysis.compare.comparison import compare
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     sample = load_sample()
     cmp = compare(sample, [r for r in sample.predictions.values() if r.ok], similarity=False)
@@ -207,7 +207,7 @@ def test_cli_refuses_a_broken_run_and_compares_the_rest(tmp_path, capsys):
         and r["condition"] == "all"
         and r["role"] == "all"
     ][0]
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     n_instances = sum(len(s.actions) - 1 for s in load_sample().sessions.values() if s.split == "test")
     assert math.isclose(acc["estimate"], acc["estimate"]) and acc["n"] == n_instances
@@ -297,7 +297,7 @@ def test_a_best_is_marked_only_where_the_paired_test_separates_it():
 
 def test_on_the_sample_every_unmarked_run_is_separated_from_the_best():
     from analysis.compare.comparison import compare
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()
     cmp = compare(corpus, [r for r in corpus.predictions.values() if r.ok], similarity=False)
@@ -328,7 +328,7 @@ def _prompts_export_alone() -> None:
     import streamlit as st
 
     from components.compare.prompts import export
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()  # an object of its own: nothing else has computed its tables
     export(corpus)
@@ -339,7 +339,7 @@ def test_the_prompts_export_offers_the_splits_without_scoring_every_session():
     """Drawn on every first load of Compare, the prompts' split picker reads the splits from the
     sessions: the table that scores every session's drawing (seconds on thousands of sessions) is
     not made for it."""
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     at = AppTest.from_function(_prompts_export_alone, default_timeout=60).run()
     assert not at.exception
@@ -359,7 +359,7 @@ def test_the_missing_instances_listed_are_the_first_few_and_the_csv_holds_all(tm
     import shutil
 
     from components.compare import runs as runs_view
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
 
     dataset = tmp_path / "roots" / "cut"
     shutil.copytree(ROOT / "sample_data", dataset)

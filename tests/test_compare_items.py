@@ -11,7 +11,7 @@ import pandas as pd
 
 from analysis.codes import category_codes
 from analysis.compare.items import CATEGORIES, TruthRows, _has_text, _join, truth_frame
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 
 
 def _python_has_text(values) -> list[bool]:

@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.compare.comparison import compare
 from analysis.compare.items import ACTION_TYPE
-from corpus.catalog import key_of
-from corpus.dataset import load_dir
+from corpus.loading.catalog import key_of
+from corpus.loading.dataset import load_dir
 from corpus.schema import DIMENSION_TITLES
 
 pytestmark = pytest.mark.long

@@ -15,10 +15,10 @@ import pytest
 from analysis.compare.comparison import compare
 from analysis.compare.instances import iter_instances, write_instances
 from analysis.compare.slices import slice_fields, slice_table, slice_wide
-from corpus.dataset import SAMPLE_DATA, load_dir, load_sample
-from corpus.prediction_sources import read_upload
+from corpus.loading.dataset import SAMPLE_DATA, load_dir, load_sample
+from corpus.loading.validate import read_dataset
 from corpus.predictions import read_run_dir
-from corpus.validate import read_dataset
+from corpus.predictions.sources import read_upload
 
 pytestmark = pytest.mark.long
 

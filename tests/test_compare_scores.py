@@ -20,12 +20,12 @@ from analysis.compare.comparison import compare
 from analysis.compare.items import _drawing_scores
 from analysis.compare.judges import judge_agreement, pair_agreement
 from analysis.compare.metrics import category_scores, confusion
-from corpus.dataset import load_dir, load_sample
+from corpus.loading.dataset import load_dir, load_sample
+from corpus.loading.write import write_dataset
 from corpus.metrics import distance_weighted_score, route_mask
 from corpus.model import Action, DatasetInfo
 from corpus.predictions import read_run_dir
 from corpus.values import Undefined
-from corpus.write import write_dataset
 
 TRUTH = ["t1", "t1", "t2", "t2", "t3"]
 PRED = ["t1", "t2", "t2", "t2", "t1"]
@@ -524,7 +524,7 @@ def test_distinct_rows_are_numpy_s_unique_rows_with_their_counts():
 
 
 def test_scores_and_paired_tests_made_on_threads_are_those_made_one_at_a_time(monkeypatch):
-    from corpus import processes
+    from corpus.server import processes
 
     corpus = load_sample()
     made = {}
@@ -549,7 +549,7 @@ def test_the_leaderboard_s_scores_leave_out_the_margins_and_the_whole_table_is_t
     conditions or roles, each of its rows is the whole table's, and the whole table made after it
     (reusing its drawing bootstraps) is the one a fresh comparison makes."""
     from analysis.compare.comparison import compare
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()
     runs = [r for r in corpus.predictions.values() if r.ok]

@@ -12,8 +12,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from corpus import limits
-from corpus.dataset import SAMPLE_DATA, load_sample
-from corpus.prediction_sources import read_upload
+from corpus.loading.dataset import SAMPLE_DATA, load_sample
+from corpus.predictions.sources import read_upload
 from corpus.store import Store
 from services import jobs
 
@@ -115,7 +115,7 @@ def test_an_upload_over_the_size_limit_is_refused_unread(monkeypatch):
     import zipfile
 
     sample = load_sample()
-    monkeypatch.setattr("corpus.prediction_sources.PREDICTION_UPLOAD_BYTES", 1000)
+    monkeypatch.setattr("corpus.predictions.sources.PREDICTION_UPLOAD_BYTES", 1000)
     (big,) = read_upload("big.mental_model.jsonl", RUN[:2000], sample.sessions, sample.maps)
     assert big.report.errors[0].message == "0.0 MiB; an upload of predictions is at most 0 MiB"
     buf = io.BytesIO()

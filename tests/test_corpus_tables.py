@@ -1,5 +1,5 @@
 """The corpus's tables are made as the sessions are read, and a loaded corpus keeps a bounded number
-of whole sessions (corpus.tables, corpus.session_store): the tables equal the ones made from the
+of whole sessions (corpus.loading.tables, corpus.loading.session_store): the tables equal the ones made from the
 sessions row by row (the way they were made before, written out here as the reference), every
 session read again equals the one read on load, and a session whose files changed is refused."""
 
@@ -14,14 +14,15 @@ import pandas as pd
 import pytest
 
 from analysis.progress import progress_table
-from corpus import schema, tables
+from corpus import schema
 from corpus.canvas import replay, session_history
-from corpus.dataset import Corpus, load, load_dir, load_sample
 from corpus.generate import generate
+from corpus.loading import tables
+from corpus.loading.dataset import Corpus, load, load_dir, load_sample
+from corpus.loading.session_store import SessionStore
+from corpus.loading.tables import tables_of
+from corpus.loading.validate import DatasetError
 from corpus.metrics import coverage_curve, route_mask, score
-from corpus.session_store import SessionStore
-from corpus.tables import tables_of
-from corpus.validate import DatasetError
 
 
 def _reference_actions(corpus: Corpus) -> pd.DataFrame:
@@ -223,7 +224,7 @@ def test_a_zip_keeps_every_session(generated, tmp_path):
 
 
 def test_outlines_are_made_from_the_table_and_check_uploads_as_the_sessions_do(generated):
-    from corpus.prediction_sources import read_upload
+    from corpus.predictions.sources import read_upload
 
     corpus = load_dir(generated, keep_actions=1_000)
     eager = load_dir(generated, keep_actions=None)

@@ -44,11 +44,11 @@ def _calls(path: Path):
 
 
 def test_nothing_but_the_one_writer_writes_csv():
-    """No ``.to_csv(...)`` of a frame, no csv.writer, outside corpus/csvsafe.py (corpus/write.py and
-    corpus/benchmark.py write a dataset's own files, data that Groundwork reads back exactly)."""
+    """No ``.to_csv(...)`` of a frame, no csv.writer, outside corpus/csvsafe.py (corpus/loading/write.py and
+    corpus/benchmark/dataset.py write a dataset's own files, data that Groundwork reads back exactly)."""
     found = []
     for path in APP_CODE:
-        if path in (ONE_WRITER, ROOT / "corpus" / "write.py", ROOT / "corpus" / "benchmark.py"):
+        if path in (ONE_WRITER, ROOT / "corpus" / "loading" / "write.py", ROOT / "corpus" / "benchmark" / "dataset.py"):
             continue
         for call in _calls(path):
             f = call.func
@@ -121,7 +121,7 @@ def test_the_compare_command_line_prints_safe_csv(tmp_path):
     """``python -m analysis compare --csv`` on the sample with a run named like a formula."""
     import json
 
-    from corpus.dataset import SAMPLE_DATA
+    from corpus.loading.dataset import SAMPLE_DATA
 
     copy = shutil.copytree(SAMPLE_DATA, tmp_path / "sample")
     run = next(p for p in (copy / "predictions").iterdir() if p.is_dir())

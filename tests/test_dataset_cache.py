@@ -1,5 +1,5 @@
 """A loaded dataset is kept on disk (written while the load returns) and the next load of the same
-bytes reads that instead of every record (corpus.dataset_cache): the corpus it gives equals the one read record by record, in this
+bytes reads that instead of every record (corpus.loading.dataset_cache): the corpus it gives equals the one read record by record, in this
 process and in another one; changed bytes, a damaged entry or a folder that cannot be written fall
 back to reading the dataset."""
 
@@ -17,10 +17,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import corpus.dataset as dataset
-from corpus.dataset import Corpus, content_hash, load_dir
-from corpus.dataset_cache import DatasetCache, code_version, written
+import corpus.loading.dataset as dataset
 from corpus.generate import generate
+from corpus.loading.dataset import Corpus, content_hash, load_dir
+from corpus.loading.dataset_cache import DatasetCache, code_version, written
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -170,8 +170,8 @@ def test_a_folder_that_cannot_be_written_leaves_the_load_alone(generated, tmp_pa
 _CHILD = r"""
 import json, sys
 sys.path.insert(0, sys.argv[3])
-import corpus.dataset as dataset
-from corpus.dataset_cache import DatasetCache
+import corpus.loading.dataset as dataset
+from corpus.loading.dataset_cache import DatasetCache
 read = []
 original = dataset.read_dataset
 dataset.read_dataset = lambda *a, **k: read.append(1) or original(*a, **k)

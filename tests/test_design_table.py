@@ -17,10 +17,10 @@ import pytest
 from cli_run import run_cli
 from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
-from corpus.dataset import load_dir
 from corpus.importers import run_import
-from corpus.report import Report
-from corpus.validate import DatasetError
+from corpus.loading.dataset import load_dir
+from corpus.loading.report import Report
+from corpus.loading.validate import DatasetError
 
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 OLDER_LOG = "older_schema_3998d45e.follower_David.stripped.jsonl"

@@ -11,8 +11,8 @@ import pytest
 from real_data import PLATFORM, needs_platform
 from test_upload_failures import IMPORT_JOB, LABEL, _app, _kept, _until_done, _zipped, lead  # noqa: F401 - a fixture
 
-from corpus.dataset import load_dir
 from corpus.escape import md_line
+from corpus.loading.dataset import load_dir
 from services.datasets import REPORT_KEY
 
 pytestmark = pytest.mark.long

@@ -19,10 +19,10 @@ import toy_domain
 from streamlit.testing.v1 import AppTest
 
 from corpus import domain as registry
-from corpus.benchmark import load_benchmark
-from corpus.catalog import datasets_under, key_of
-from corpus.dataset import SAMPLE_DATA, content_hash, load_dir
-from corpus.kitchen_dataset import load_kitchen
+from corpus.benchmark.dataset import load_benchmark
+from corpus.kitchen.dataset import load_kitchen
+from corpus.loading.catalog import datasets_under, key_of
+from corpus.loading.dataset import SAMPLE_DATA, content_hash, load_dir
 from corpus.settings import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -89,7 +89,7 @@ def test_the_check_finds_what_it_looks_for():
         "if isinstance(d, KitchenCorpus): pass\n"
         "x = 1 if isinstance(d, Benchmark | KitchenCorpus) else 2\n"
         "y = isinstance(d, (Corpus, str))\n"
-        "z = type(d) is corpus.dataset.Corpus\n"
+        "z = type(d) is corpus.loading.dataset.Corpus\n"
         "ok = isinstance(d, dict) or isinstance(d, Report)\n"
     )
     assert [line for line, _ in asks_the_class(planted)] == [1, 2, 3, 4]

@@ -23,13 +23,13 @@ from analysis.label_sources import mental_model_labels, mental_model_sources, wi
 from analysis.progress import COLUMNS, progress_table
 from components.replay.expressions import expression_text, session_expressions
 from corpus import schema
-from corpus.catalog import key_of
-from corpus.dataset import load_dir
 from corpus.escape import md_text
 from corpus.importers import import_source, run_import
 from corpus.importers.gmmt import words_of
 from corpus.importers.hcrc import condition_of
-from corpus.validate import DatasetError, read_dataset
+from corpus.loading.catalog import key_of
+from corpus.loading.dataset import load_dir
+from corpus.loading.validate import DatasetError, read_dataset
 
 GMMT = REAL / "gmmt_sample"
 needs_gmmt = pytest.mark.skipif(not GMMT.is_dir(), reason=absent(GMMT, "GMMT sample"))

@@ -28,12 +28,12 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.format import fmt_mean_sd
 from corpus import schema
-from corpus.catalog import key_of
-from corpus.dataset import load_dir
 from corpus.importers import import_source, run_import
 from corpus.importers.gmmt import words_of
 from corpus.importers.hcrc import normalise_move
-from corpus.validate import DatasetError
+from corpus.loading.catalog import key_of
+from corpus.loading.dataset import load_dir
+from corpus.loading.validate import DatasetError
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -21,7 +21,6 @@ from PIL import Image, ImageDraw
 from real_data import HCRC, PLATFORM, needs_hcrc, needs_platform
 
 from corpus import schema
-from corpus.dataset import load_dir
 from corpus.importers import import_source, run_import
 from corpus.importers.asciimap import (
     DEFAULT_INK_SHARE,
@@ -31,7 +30,8 @@ from corpus.importers.asciimap import (
 )
 from corpus.importers.hcrc import normalise_move
 from corpus.importers.platform import parse_time
-from corpus.validate import DatasetError, Report
+from corpus.loading.dataset import load_dir
+from corpus.loading.validate import DatasetError, Report
 
 GUIDE_LOG = "c7259e8b-49ea-4f31-b039-fe25fa2fcd12.guide_Jack.jsonl"
 FOLLOWER_LOG = "cfc8ed53-40a6-4c79-a735-bb5fc0d21b15.follower_Alice.jsonl"

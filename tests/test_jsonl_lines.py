@@ -1,4 +1,4 @@
-"""JSON Lines breaks lines at newlines only (corpus.reading ``jsonl_lines``): a JSON string may
+"""JSON Lines breaks lines at newlines only (corpus.loading.reading ``jsonl_lines``): a JSON string may
 hold U+2028, U+2029 or U+0085 as it is (``json.dumps(..., ensure_ascii=False)`` writes them so,
 and so do JavaScript's JSON.stringify and chat exports), and a record holding one reads as any other,
 whichever way its file is read; a line's number is the line an editor shows."""
@@ -10,9 +10,9 @@ import shutil
 
 import pytest
 
-from corpus.dataset import SAMPLE_DATA, load_dir
-from corpus.reading import jsonl_lines, line_count
-from corpus.validate import read_dataset
+from corpus.loading.dataset import SAMPLE_DATA, load_dir
+from corpus.loading.reading import jsonl_lines, line_count
+from corpus.loading.validate import read_dataset
 
 
 @pytest.mark.parametrize(

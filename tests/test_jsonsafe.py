@@ -1,8 +1,8 @@
-"""corpus.jsonsafe: user JSON that would crash or mislead the tool is refused with a reason."""
+"""corpus.loading.jsonsafe: user JSON that would crash or mislead the tool is refused with a reason."""
 
 import pytest
 
-from corpus.jsonsafe import REFUSED, JsonError, loads, loads_each
+from corpus.loading.jsonsafe import REFUSED, JsonError, loads, loads_each
 
 
 def test_plain_json_parses():

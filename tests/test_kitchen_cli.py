@@ -15,9 +15,9 @@ from test_overcooked_import import COLLAB, REAL_RUN, failed_run, fork_run, needs
 
 from analysis.cli import main as analysis_cli
 from analysis.kitchen.metrics import kitchen_metrics
-from corpus.cli import main as corpus_cli
+from corpus.cli.main import main as corpus_cli
 from corpus.importers.overcooked import load_runs
-from corpus.kitchen_dataset import is_kitchen, load_kitchen
+from corpus.kitchen.dataset import is_kitchen, load_kitchen
 
 
 def _kitchen_json(capsys, *args: str) -> dict:
@@ -106,7 +106,7 @@ def test_a_broken_run_stops_the_whole_import_and_says_where(tmp_path, capsys):
 def test_an_uploaded_zip_of_runs_is_kept_as_a_kitchen_dataset(tmp_path):
     """The upload detects the runs, offers them as a format of its own, and keeps them as a kitchen
     dataset (what the Kitchen screen reads), through the same code the worker runs."""
-    from corpus.uploads import ImportChoices, Quota, add_upload
+    from corpus.server.uploads import ImportChoices, Quota, add_upload
     from services.uploads import FORMATS, detected
 
     buf = io.BytesIO()

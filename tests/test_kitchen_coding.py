@@ -18,9 +18,9 @@ from analysis.kitchen.agreement import RULE
 from analysis.kitchen.metrics import kitchen_metrics
 from analysis.kitchen.tgco import OUTCOMES
 from corpus import codebook as cbm
-from corpus.catalog import key_of
 from corpus.escape import md_text
-from corpus.kitchen_dataset import load_kitchen
+from corpus.kitchen.dataset import load_kitchen
+from corpus.loading.catalog import key_of
 from corpus.store import Store
 
 pytestmark = pytest.mark.long

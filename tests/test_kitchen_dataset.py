@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from corpus import catalog
 from corpus.importers.detect import detect
-from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
-from corpus.kitchen_dataset import file_name, is_kitchen, load_kitchen, write_kitchen_dataset
+from corpus.kitchen.dataset import file_name, is_kitchen, load_kitchen, write_kitchen_dataset
+from corpus.kitchen.run import Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.loading import catalog
+from corpus.loading.report import DatasetError
+from corpus.loading.validate import read_dataset
 from corpus.model import DatasetInfo
-from corpus.report import DatasetError
-from corpus.validate import read_dataset
 
 
 def _run(run_id: str = "gpt-4o/baked_bell_pepper/worker9_0_7", success: bool = True) -> KitchenRun:
@@ -109,7 +109,7 @@ def test_run_files_are_told_apart_from_the_other_formats(names):
 
 def test_a_map_task_dataset_written_before_keeps_its_bytes(tmp_path):
     """dataset.json of a Map Task dataset does not gain a domain key (committed datasets keep their hash)."""
-    from corpus.write import write_dataset
+    from corpus.loading.write import write_dataset
 
     write_dataset(tmp_path / "d", DatasetInfo(name="d", synthetic=True), [], [])
     assert "domain" not in json.loads(Path(tmp_path / "d" / "dataset.json").read_text())

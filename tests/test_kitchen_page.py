@@ -12,7 +12,7 @@ from test_overcooked_import import failed_run, fork_run, write
 
 from analysis.kitchen.metrics import kitchen_metrics, metric_table
 from corpus.importers import run_import
-from corpus.kitchen_dataset import load_kitchen
+from corpus.kitchen.dataset import load_kitchen
 
 
 @pytest.fixture
@@ -152,7 +152,7 @@ def test_text_from_a_run_stays_text_in_the_grid():
 def test_a_bar_lists_its_request_units_each_with_a_link_to_its_step(tmp_path):
     from urllib.parse import parse_qs, urlparse
 
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
     from services.kitchen import units
 
     run = fork_run()
@@ -176,8 +176,8 @@ def test_the_bundled_synthetic_kitchen_sample_shows_every_pairing(tmp_path, monk
     runs are synthetic."""
     from pathlib import Path
 
-    from corpus.cli import main as corpus_cli
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.cli.main import main as corpus_cli
+    from corpus.kitchen.dataset import load_kitchen
 
     here = Path(__file__).resolve().parent.parent / "samples" / "kitchen-synthetic"
     assert corpus_cli(["generate-kitchen", str(tmp_path / "again")]) == 0

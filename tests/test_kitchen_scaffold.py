@@ -99,7 +99,7 @@ def test_an_a_tom_run_is_never_pooled_with_a_baseline_run_of_the_same_models():
 
 
 def test_success_is_a_share_of_runs_with_its_wilson_interval():
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
 
     sample = load_kitchen(SAMPLES / "kitchen-synthetic")
     metrics = kitchen_metrics(sample.runs)
@@ -180,7 +180,7 @@ def test_the_kitchen_screen_keeps_scaffolds_apart_and_filters_them(tmp_path, mon
 
 
 def test_the_report_has_the_scaffold_rows_and_table_4():
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from reports.reproduction import build_kitchen
 
     report = build_kitchen(load_kitchen(SAMPLES / "kitchen-synthetic"))

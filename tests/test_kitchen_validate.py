@@ -15,8 +15,8 @@ from helpers import write_tiny
 from test_overcooked_import import fork_run, write
 
 from corpus.importers import run_import
-from corpus.kitchen_dataset import load_kitchen
-from corpus.report import DatasetError
+from corpus.kitchen.dataset import load_kitchen
+from corpus.loading.report import DatasetError
 from corpus.settings import SAMPLES
 from tests.real_data import REAL, absent
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from corpus import listing
-from corpus.dataset import files_signature
-from corpus.listing import dataset_files
+from corpus.loading import listing
+from corpus.loading.dataset import files_signature
+from corpus.loading.listing import dataset_files
 
 PAST = time.time() - 3_600  # (an hour ago: a folder's times older than the racy window)
 
@@ -145,7 +145,7 @@ def test_a_link_whose_file_went_is_left_out_as_a_fresh_walk_leaves_it(tree, tmp_
 
 
 def test_the_hash_of_a_folder_whose_linked_file_went_is_that_of_a_fresh_walk(tree, tmp_path):
-    from corpus.dataset import content_hash, hash_and_signature
+    from corpus.loading.dataset import content_hash, hash_and_signature
 
     dataset_files(tree)
     (tmp_path / "outside" / "y.json").unlink()

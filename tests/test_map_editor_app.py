@@ -173,8 +173,8 @@ def test_only_a_lead_attaches_a_map(accounts, tmp_path, monkeypatch):
     and is told to ask a lead; the lead gets the button."""
     from helpers import tiny_map, tiny_session
 
+    from corpus.loading.write import write_dataset
     from corpus.model import DatasetInfo
-    from corpus.write import write_dataset
 
     root = accounts / "datasets"
     write_dataset(

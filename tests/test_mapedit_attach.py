@@ -12,13 +12,13 @@ import pytest
 from cli_run import run_cli
 from helpers import tiny_map, tiny_session
 
-from corpus.dataset import content_hash, load_dir
 from corpus.importers.asciimap import placeholder_map
+from corpus.loading.dataset import content_hash, load_dir
+from corpus.loading.validate import DatasetError
+from corpus.loading.write import write_dataset
 from corpus.mapedit.attach import attach_maps
 from corpus.mapedit.mapfile import map_text, read_map
 from corpus.model import DatasetInfo, GridMap, Landmark
-from corpus.validate import DatasetError
-from corpus.write import write_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 PLACEHOLDER = "canvas-10x12"
@@ -155,7 +155,7 @@ def test_a_dataset_with_prediction_runs_gets_its_map_and_keeps_its_runs(tmp_path
     is not subscriptable"; the runs are carried over byte for byte."""
     import shutil
 
-    from corpus.dataset import SAMPLE_DATA
+    from corpus.loading.dataset import SAMPLE_DATA
 
     copy = shutil.copytree(SAMPLE_DATA, tmp_path / "sample")
     before = load_dir(copy)

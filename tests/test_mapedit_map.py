@@ -10,14 +10,14 @@ import json
 import pytest
 from PIL import Image
 
-from corpus.dataset import SAMPLE_DATA
+from corpus.loading.dataset import SAMPLE_DATA
+from corpus.loading.validate import DatasetError
 from corpus.mapedit import draft as dr
 from corpus.mapedit import image as mi
 from corpus.mapedit import mapfile
 from corpus.mapedit.checks import ERROR, WARNING, check, problem_cells
 from corpus.mapedit.history import History
 from corpus.mapedit.mapfile import export_text, list_drafts, map_text, open_draft, read_map, read_map_file, save_draft
-from corpus.validate import DatasetError
 
 L_SHAPE = [(2, 3), (3, 3), (4, 3), (4, 4), (4, 5)]
 ROUTE = [(0, 0), (0, 1), (1, 2), (2, 2), (3, 2), (4, 1), (5, 1)]

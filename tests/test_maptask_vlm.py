@@ -20,7 +20,7 @@ from real_data import HCRC, REAL, absent, needs_hcrc
 
 from analysis.benchmark import compare_benchmark
 from analysis.drilldown import replay_link
-from corpus.benchmark import NO_ANSWER, load_benchmark, write_benchmark_dataset
+from corpus.benchmark.dataset import NO_ANSWER, load_benchmark, write_benchmark_dataset
 from corpus.importers import import_source
 from corpus.importers.maptask_vlm import (
     UNREAD,
@@ -30,7 +30,7 @@ from corpus.importers.maptask_vlm import (
     read_answer,
     read_maptask_vlm,
 )
-from corpus.report import DatasetError
+from corpus.loading.report import DatasetError
 
 GMMT = REAL / "gmmt_sample"
 needs_gmmt = pytest.mark.skipif(not GMMT.is_dir(), reason=absent(GMMT, "GMMT sample"))
@@ -426,8 +426,8 @@ def test_imported_from_the_command_line_an_instance_opens_its_moment_in_replay(t
     HCRC dataset."""
     from streamlit.testing.v1 import AppTest
 
-    from corpus.catalog import key_of
-    from corpus.cli import main as corpus_cli
+    from corpus.cli.main import main as corpus_cli
+    from corpus.loading.catalog import key_of
 
     roots = tmp_path / "datasets"
     assert corpus_cli(["import", "--from", "hcrc", str(HCRC / "q1ec1.pipe.txt"), str(roots / "q1ec1")]) == 0

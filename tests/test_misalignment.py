@@ -11,7 +11,7 @@ from helpers import write_tiny
 from analysis.dyads import dyad_curves, dyad_moments, dyad_share_by_condition
 from analysis.progress import assign_bins, progress_table
 from analysis.reasons import acts_before, checkpoints_beside_labels, preceding_act, reason_curves, reason_shares
-from corpus.dataset import load_dir
+from corpus.loading.dataset import load_dir
 from corpus.model import Checkpoint
 
 
@@ -177,7 +177,7 @@ def test_dyadic_alignment_is_tested_and_bounded_by_session_not_by_moment():
     from scipy import stats
 
     from analysis.dyads import N_BOOT, dyad_condition_test
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     m = dyad_moments(load_sample().actions_df)
     per = m.groupby(["condition", "session_id"], observed=True)["agree"].mean().reset_index()
@@ -246,7 +246,7 @@ def test_dyad_curve_intervals_resample_each_conditions_sessions_in_name_order():
     sessions with a moment in the condition in the order of their names (grouped by name here, as
     the definition reads), on the sample and on every third session of it."""
     from analysis.dyads import _session_bootstrap
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()
     base = corpus.actions_df.merge(progress_table(corpus), on=["session_id", "index"])
@@ -289,7 +289,7 @@ def test_each_reason_by_condition_and_the_act_before_a_report_carry_their_test()
     from scipy.stats import chi2_contingency, fisher_exact
 
     from analysis.reasons import acts_before, acts_before_test, reason_tests
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()
     shares = reason_shares(corpus.actions_df)

@@ -16,13 +16,13 @@ from helpers import mm, tiny_map, tiny_session
 
 from analysis import replay as rp
 from analysis.replay_payload import player_payload
-from corpus.action_rows import ActionColumns, columns_at_once
 from corpus.canvas import session_history
-from corpus.dataset import load_dir, validate
+from corpus.loading.action_rows import ActionColumns, columns_at_once
+from corpus.loading.dataset import load_dir, validate
+from corpus.loading.reading import parse_jsonl
+from corpus.loading.report import Report
+from corpus.loading.write import write_dataset
 from corpus.model import Action, DatasetInfo, Session
-from corpus.reading import parse_jsonl
-from corpus.report import Report
-from corpus.write import write_dataset
 
 ROUTE_CELLS = 6  # tiny_map's route
 

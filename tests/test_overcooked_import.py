@@ -1,4 +1,4 @@
-"""Kitchen runs read into corpus.kitchen.KitchenRun: Collab-Overcooked run logs (the real CookPandar
+"""Kitchen runs read into corpus.kitchen.run.KitchenRun: Collab-Overcooked run logs (the real CookPandar
 run, the benchmark's own shape, a fork's cross-play shape) and Overcooked-AI trajectories.
 
 The hand-made logs below mirror what the sources write, key for key: CookPandar/Collab-Overcooked
@@ -33,8 +33,8 @@ from corpus.importers.overcooked import (
     read_runs,
     recipe_level,
 )
-from corpus.kitchen import KitchenRun
-from corpus.report import DatasetError, Report
+from corpus.kitchen.run import KitchenRun
+from corpus.loading.report import DatasetError, Report
 from tests.real_data import REAL, absent
 
 COLLAB = REAL / "collab_overcooked"

@@ -1,4 +1,4 @@
-"""A dataset read by worker processes (corpus/validate.py `_read_in_workers`) is the dataset read
+"""A dataset read by worker processes (corpus/loading/validate.py `_read_in_workers`) is the dataset read
 here: the same tables, session.jsons, outlines, predictions and report, whether every session is
 clean, one has a warning, or one has an error. The sample (every part of a dataset in it) is read
 with the threshold lowered, so that worker processes read it in runs of a session or two."""
@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpus import validate
-from corpus.dataset import SAMPLE_DATA, DatasetError, load_dir
+from corpus.loading import validate
+from corpus.loading.dataset import SAMPLE_DATA, DatasetError, load_dir
 
 BUDGET = 300  # actions kept whole (read here, the first few sessions are kept as they are read)
 _READ_IN_WORKERS = validate._read_in_workers
@@ -138,7 +138,7 @@ def test_a_run_with_a_problem_read_by_workers_reports_as_here(tmp_path, monkeypa
 def test_the_tables_are_made_while_the_workers_read_the_runs(tmp_path, monkeypatch):
     """The tables of the sessions are made once the runs' files are handed to the workers (this
     process would otherwise wait for them idle), and not at all for a dataset with an error."""
-    import corpus.dataset as dataset
+    import corpus.loading.dataset as dataset
     import corpus.predictions.runs as predictions
 
     root = _sample(tmp_path)
@@ -220,7 +220,7 @@ def _read_at_once_as_here(tmp_path, change: int) -> bool:
 
 
 def test_a_session_json_a_worker_reads_at_once_is_read_as_here_or_left_to_this_process(tmp_path):
-    """A worker validates session.json by the model at once (corpus/validate_session.py ``_meta_at_once``),
+    """A worker validates session.json by the model at once (corpus/loading/validate_session.py ``_meta_at_once``),
     without the careful JSON parser first: it must give the session.json read here, or give up where
     reading here reports anything."""
     taken = [_read_at_once_as_here(tmp_path / str(k), k) for k in range(len(_META_CHANGES))]
@@ -229,9 +229,9 @@ def test_a_session_json_a_worker_reads_at_once_is_read_as_here_or_left_to_this_p
 
 
 def test_a_file_a_worker_reads_at_once_is_the_text_read_here_or_left_to_this_process(tmp_path, monkeypatch):
-    """Workers read a session's files with one open and one read (corpus.reading ``text_at_once``):
+    """Workers read a session's files with one open and one read (corpus.loading.reading ``text_at_once``):
     the text read_text gives, or None wherever read_text reports anything."""
-    from corpus import reading
+    from corpus.loading import reading
 
     monkeypatch.setattr(reading, "MAX_FILE_BYTES", 64)
     files = {

@@ -28,11 +28,11 @@ from analysis.reasons import checkpoints_beside_labels
 from analysis.replay import build_frames
 from analysis.replay_payload import player_payload
 from corpus import schema
-from corpus.dataset import load_dir
 from corpus.importers import import_source, run_import
 from corpus.importers.platform.annotations import mental_model_of, reason_code
+from corpus.loading.dataset import load_dir
+from corpus.loading.validate import DatasetError, Report
 from corpus.model import Checkpoint
-from corpus.validate import DatasetError, Report
 
 SESSION_ID = "5f0c2a9e-1b7d-4c3e-9a21-7d4e8b6f0a13"
 SESSION_NAME = "pilot"

@@ -13,10 +13,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpus.dataset import SAMPLE_DATA, load_sample
+from corpus.loading.dataset import SAMPLE_DATA, load_sample
+from corpus.loading.report import Report
 from corpus.predictions import PackedRows, read_task_text
 from corpus.predictions.at_once import _Given, _read_task_at_once
-from corpus.report import Report
 
 TASKS = ("next_action", "mental_model")
 
@@ -257,10 +257,10 @@ def test_a_file_read_from_its_bytes_gives_the_rows_and_digest_of_its_text(corpus
     text; any other goes the way of its text. Both give the rows and the digest reading the text
     gives, or both give up. (U+2028 and its kin in a text break no line: JSON Lines breaks lines at
     newlines only.)"""
+    from corpus.loading.reading import records_at_once, text_of
     from corpus.predictions import text_digest
     from corpus.predictions.at_once import _TYPED, _read_task_bytes
     from corpus.predictions.runs import _bytes_digest
-    from corpus.reading import records_at_once, text_of
 
     lines = _text(task).splitlines()[:60]
     taken_at_once = []

@@ -18,7 +18,7 @@ import pytest
 from analysis.compare.instances import iter_instances
 from analysis.compare.prompts import SECTIONS, prompt, prompt_records, template
 from corpus import schema
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from corpus.predictions import label_code, read_run_dir
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,8 +22,8 @@ from analysis.replay_payload import clean_position, player_payload
 from components import grid_canvas
 from components.replay.export import standalone_html
 from components.replay.player import player_data, player_key
-from corpus.dataset import load_dir, load_sample
 from corpus.escape import md_text
+from corpus.loading.dataset import load_dir, load_sample
 from corpus.model import Action, Checkpoint
 from corpus.values import Undefined
 
@@ -429,7 +429,7 @@ def test_a_link_to_an_unknown_session_falls_back_with_a_warning(tmp_path, monkey
 
 def _broken_sessions_script():
     from components.replay import player, session_frames, session_header
-    from corpus.dataset import load_dir
+    from corpus.loading.dataset import load_dir
     from corpus.model import Action
 
     corpus = load_dir("/TMP/ds")

@@ -20,7 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis.format import fmt
-from corpus.dataset import load_sample
+from corpus.loading.dataset import load_sample
 from reports import html
 from reports.reproduction import Figure, Reproduction, Section, Table, build
 
@@ -333,7 +333,7 @@ def test_a_signed_in_build_waits_for_its_turn_in_the_servers_queue(tmp_path, mon
     import logging
     import threading
 
-    from corpus.workqueue import WorkQueue
+    from corpus.server.workqueue import WorkQueue
 
     caplog.set_level(logging.INFO, logger="groundwork.jobs")
     queue = WorkQueue(tmp_path / "data" / "queue")
@@ -366,7 +366,7 @@ SAMPLES = ROOT / "samples"
 
 
 def _linked(tmp_path, monkeypatch, page: str, dataset: Path) -> AppTest:
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
 
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))
     at = AppTest.from_file(APP, default_timeout=120)
@@ -378,7 +378,7 @@ def _linked(tmp_path, monkeypatch, page: str, dataset: Path) -> AppTest:
 
 
 def test_a_kitchen_report_is_the_kitchen_screens_numbers(tmp_path, monkeypatch):
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from reports.reproduction import build_kitchen
 
     report = build_kitchen(load_kitchen(SAMPLES / "kitchen-synthetic"))
@@ -406,7 +406,7 @@ def test_the_report_screen_builds_every_domains_report(tmp_path, monkeypatch, sa
 
 
 def test_a_benchmark_report_is_compares_leaderboard():
-    from corpus.benchmark import load_benchmark
+    from corpus.benchmark.dataset import load_benchmark
     from reports.reproduction import build_benchmark
     from services import compare
 
@@ -435,7 +435,7 @@ def test_a_run_naming_a_published_model_is_set_beside_its_scores(report, tmp_pat
     shutil.copytree(ROOT / "sample_data", data)
     info = data / "predictions" / "sim-llm-mental-model" / "model.json"
     info.write_text(json.dumps({**json.loads(info.read_text()), "model": "gpt 5.5"}), encoding="utf-8")
-    from corpus.dataset import load as load_dataset
+    from corpus.loading.dataset import load as load_dataset
 
     corpus = load_dataset(data)
     rep = build(corpus, reference=load())

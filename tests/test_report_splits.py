@@ -10,7 +10,7 @@ import math
 import pytest
 
 from analysis.descriptive import dataset_stats
-from corpus.dataset import SAMPLE_DATA, load_dir, load_sample
+from corpus.loading.dataset import SAMPLE_DATA, load_dir, load_sample
 from corpus.splits import write_with_splits
 from reports import html, reference
 from reports.reference import ALMANAC, ReferenceError, comparison, load

@@ -12,8 +12,8 @@ import pytest
 from helpers import write_tiny
 
 from analysis import split as sp
-from corpus.cli import main as corpus_cli
-from corpus.dataset import SAMPLE_DATA, load_dir
+from corpus.cli.main import main as corpus_cli
+from corpus.loading.dataset import SAMPLE_DATA, load_dir
 from corpus.splits import write_with_splits
 
 
@@ -146,7 +146,7 @@ def test_the_samples_own_split_is_said_to_be_not_the_matched_one_with_its_rank()
     from itertools import combinations
 
     from analysis.split import objective, session_features, split_standing
-    from corpus.dataset import load_sample
+    from corpus.loading.dataset import load_sample
 
     corpus = load_sample()
     standing = {s.condition: s for s in split_standing(corpus.actions_df, corpus.sessions_df)}

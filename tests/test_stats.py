@@ -9,7 +9,7 @@ from cli_run import run_cli
 from helpers import write_tiny
 
 from analysis.descriptive import dataset_stats, label_shares, table1, table8
-from corpus.dataset import load_dir
+from corpus.loading.dataset import load_dir
 
 
 @pytest.fixture

@@ -30,8 +30,8 @@ from test_analysis_pages import open_page
 from analysis.cli import main as analysis_cli
 from analysis.compare.instances import iter_synchtom_instances
 from analysis.compare.judges import dimension_scores, paper_table
-from corpus.benchmark import load_benchmark
-from corpus.cli import main as corpus_cli
+from corpus.benchmark.dataset import load_benchmark
+from corpus.cli.main import main as corpus_cli
 from corpus.importers import run_import
 from corpus.importers.tom.synchtom import read_judged_runs, read_release
 from corpus.importers.tom.synchtom_items import (
@@ -41,7 +41,7 @@ from corpus.importers.tom.synchtom_items import (
     release_trajectory,
     rubric_sizes,
 )
-from corpus.report import DatasetError
+from corpus.loading.report import DatasetError
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "synchtom"
 FILES = {

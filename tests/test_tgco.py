@@ -40,7 +40,7 @@ from analysis.kitchen.tgco import (
     recipe_ingredients,
     task_objects,
 )
-from corpus.kitchen import ASSISTANT, CHEF, Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.kitchen.run import ASSISTANT, CHEF, Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.values import Undefined
 from tests.real_data import REAL, absent
 

@@ -9,7 +9,7 @@ import pytest
 from analysis.kitchen.language import ANY, Reader, Vocabulary, read_requests
 from analysis.kitchen.requests import COLLAB, PLAN, SAY, OpAction, plan_requests, read_message, say_requests
 from analysis.kitchen.tgco import audit_run
-from corpus.kitchen import ASSISTANT, CHEF, Completed, KitchenRun, KitchenStep, Turn
+from corpus.kitchen.run import ASSISTANT, CHEF, Completed, KitchenRun, KitchenStep, Turn
 
 PLACES = ("counter", "ingredient_dispenser", "dish_dispenser", "pot0", "oven0", "chopping_board0", "blender0")
 OBJECTS = (

@@ -180,7 +180,7 @@ def test_their_table_is_checked_row_by_row(tmp_path, capsys):
 def test_runs_are_matched_by_their_path_and_rows_of_other_runs_are_set_apart():
     from dataclasses import replace
 
-    from corpus.kitchen_dataset import load_kitchen
+    from corpus.kitchen.dataset import load_kitchen
     from corpus.settings import SAMPLES
 
     sample = load_kitchen(SAMPLES / "kitchen-synthetic")
@@ -235,10 +235,10 @@ def test_each_disagreement_on_the_kitchen_screen_links_to_its_step(tmp_path):
     that opens its run at its step in the replay; a broken file gives its problems, nothing compared."""
     from urllib.parse import parse_qs, urlparse
 
-    from corpus.catalog import key_of
     from corpus.importers import run_import
-    from corpus.kitchen_dataset import load_kitchen
-    from corpus.report import Report
+    from corpus.kitchen.dataset import load_kitchen
+    from corpus.loading.catalog import key_of
+    from corpus.loading.report import Report
     from services import kitchen as svc
 
     kitchen = load_kitchen(run_import("overcooked", RUNS, tmp_path / "datasets" / "tgco"))

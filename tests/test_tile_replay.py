@@ -42,9 +42,9 @@ from analysis.tile_replay import (
     clean_step,
     tile_states,
 )
-from corpus.catalog import key_of
 from corpus.importers.overcooked import grid_cells, parse_cell
-from corpus.kitchen_dataset import load_kitchen
+from corpus.kitchen.dataset import load_kitchen
+from corpus.loading.catalog import key_of
 from corpus.settings import SAMPLES
 from tests.real_data import REAL
 

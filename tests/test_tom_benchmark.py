@@ -26,14 +26,14 @@ from statsmodels.stats.proportion import proportion_confint
 
 from analysis.benchmark import MIN_CLUSTERS, _weights, accuracy_table, compare_benchmark, paired_test
 from analysis.cli import main as analysis_cli
-from corpus.benchmark import load_benchmark, write_benchmark_dataset
-from corpus.cli import main as corpus_cli
+from corpus.benchmark.dataset import load_benchmark, write_benchmark_dataset
+from corpus.cli.main import main as corpus_cli
 from corpus.generate.tom import write_dyntom_trials
 from corpus.importers import run_import
 from corpus.importers.detect import detect
 from corpus.importers.tom import load_dyntom, read_dyntom
 from corpus.importers.tom.dyntom import question_slices
-from corpus.report import DatasetError
+from corpus.loading.report import DatasetError
 
 DYNTOM_COMMIT = "f0d81d12"  # the commit whose history holds the trials with answers and evaluations
 TRIALS = "synthesize_data/script/data"
@@ -333,7 +333,7 @@ def test_almanac_tasks_as_benchmarks_give_the_leaderboard_s_accuracies(task):
     Compare page's score table cell for cell (counts and estimates)."""
     from analysis.compare.comparison import compare
     from analysis.compare.scores import ALL
-    from corpus.dataset import load
+    from corpus.loading.dataset import load
 
     corpus = load(Path(__file__).resolve().parent.parent / "sample_data")
     cmp = compare(corpus, corpus.predictions.values(), similarity=False)
@@ -365,8 +365,8 @@ def test_almanac_tasks_as_benchmarks_give_the_leaderboard_s_accuracies(task):
 def test_an_uploaded_zip_of_trials_is_kept_as_a_benchmark_dataset(tmp_path):
     """The upload detects DynToM trials, offers them as a format of their own, and keeps them as a
     benchmark dataset (what Compare reads), through the same code the worker runs."""
-    from corpus.benchmark import is_benchmark
-    from corpus.uploads import ImportChoices, Quota, add_upload
+    from corpus.benchmark.dataset import is_benchmark
+    from corpus.server.uploads import ImportChoices, Quota, add_upload
     from services.uploads import FORMATS, detected
 
     raw = write_dyntom_trials(tmp_path / "raw", n_trials=2, seed=9)

@@ -9,7 +9,7 @@ from pathlib import Path
 from test_analysis_pages import open_page
 
 from analysis.benchmark import compare_benchmark
-from corpus.benchmark import load_benchmark
+from corpus.benchmark.dataset import load_benchmark
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "dyntom-synthetic"
 
@@ -55,7 +55,7 @@ def test_the_address_names_the_chosen_dataset_on_every_page(tmp_path, monkeypatc
     open, so a reload opens it again; the default (the Map Task sample) is not named."""
     from streamlit.testing.v1 import AppTest
 
-    from corpus.catalog import key_of
+    from corpus.loading.catalog import key_of
 
     root = SAMPLE.parent.parent
     monkeypatch.setenv("GROUNDWORK_DATA_DIR", str(tmp_path / "data"))

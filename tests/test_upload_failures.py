@@ -26,12 +26,12 @@ from streamlit.testing.v1 import AppTest
 from test_overcooked_import import cookpandar_run
 from test_platform_annotations import GUIDE, write_logs
 
-from corpus.benchmark import load_benchmark
-from corpus.dataset import SAMPLE_DATA
+from corpus.benchmark.dataset import load_benchmark
 from corpus.escape import md_line, md_text
 from corpus.generate.tom import write_dyntom_trials
 from corpus.importers import run_import
-from corpus.report import Report, grouped
+from corpus.loading.dataset import SAMPLE_DATA
+from corpus.loading.report import Report, grouped
 from corpus.store import Store
 from services import jobs
 from services.datasets import REPORT_KEY

@@ -14,14 +14,14 @@ from real_data import HCRC, PLATFORM, absent
 from streamlit.testing.v1 import AppTest
 from test_uploads import settings, tiny_zip, zipped  # noqa: F401 - settings: the uploads' fixture
 
-from corpus.cli import main
-from corpus.dataset import load_dir
+from corpus.cli.main import main
 from corpus.importers import import_source
 from corpus.importers.detect import DATASET, NotRecognised, detect, detect_path, detect_zip
-from corpus.report import Report, grouped
+from corpus.loading.dataset import load_dir
+from corpus.loading.report import Report, grouped
+from corpus.server.uploads import ImportChoices, Quota, Uploads
 from corpus.settings import SAMPLE_DATA, Settings
 from corpus.store import Store
-from corpus.uploads import ImportChoices, Quota, Uploads
 
 needs_platform = pytest.mark.skipif(not PLATFORM.is_dir(), reason=absent(PLATFORM, "real platform sample"))
 
@@ -193,7 +193,7 @@ def test_an_import_in_the_worker_opens_the_dataset_and_reports_progress(settings
 
         import streamlit as st
 
-        from corpus.uploads import ImportChoices
+        from corpus.server.uploads import ImportChoices
         from services import datasets, uploads
         from services.store import get_store
 
@@ -262,7 +262,7 @@ def test_a_dataset_reader_does_not_run_the_page_it_was_started_from():
         import streamlit as st
         from test_upload_hygiene import main_file_in_worker
 
-        from corpus.processes import ReaderContext, Workers
+        from corpus.server.processes import ReaderContext, Workers
 
         with Workers() as workers:
             pool = workers.start(1)
@@ -277,7 +277,7 @@ def test_a_dataset_reader_does_not_run_the_page_it_was_started_from():
 def test_the_report_table_wraps_groups_and_keeps_data_as_text():
     def script() -> None:
         from components.dataset import show_report
-        from corpus.report import Report
+        from corpus.loading.report import Report
 
         report = Report()
         for line in range(1, 72):
@@ -378,8 +378,8 @@ def test_each_source_uploads_as_detected(kind, settings, tmp_path):
 
 
 def test_progress_written_by_the_worker_is_read_by_the_page(tmp_path, monkeypatch):
-    from corpus import uploads as corpus_uploads
-    from corpus.uploads import _ProgressFile, read_progress
+    from corpus.server import uploads as corpus_uploads
+    from corpus.server.uploads import _ProgressFile, read_progress
 
     path = tmp_path / "p.json"
     assert read_progress(path) is None  # before the importer's first report

@@ -25,12 +25,13 @@ import pytest
 from helpers import write_tiny
 from streamlit.testing.v1 import AppTest
 
-from corpus import archive, catalog
-from corpus.cli import main
+from corpus.cli.main import main
+from corpus.loading import catalog
+from corpus.loading.validate import DatasetError
+from corpus.server import archive
+from corpus.server.uploads import Quota, UploadRefused, Uploads, mib
 from corpus.settings import SAMPLE_DATA, SAMPLES, Settings
 from corpus.store import Store
-from corpus.uploads import Quota, UploadRefused, Uploads, mib
-from corpus.validate import DatasetError
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -290,7 +291,7 @@ def test_a_path_outside_the_roots_is_refused_saying_nothing_about_it(settings, t
 def _open_folder(path: str) -> None:
     import streamlit as st
 
-    from corpus.catalog import OutsideRoots
+    from corpus.loading.catalog import OutsideRoots
     from services import datasets
 
     try:

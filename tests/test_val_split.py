@@ -11,7 +11,7 @@ import pytest
 from test_analysis_pages import captions, open_page, specs
 
 from analysis import split as sp
-from corpus.dataset import SAMPLE_DATA, load_dir, load_sample
+from corpus.loading.dataset import SAMPLE_DATA, load_dir, load_sample
 from corpus.splits import write_with_splits
 
 pytestmark = pytest.mark.long

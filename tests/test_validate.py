@@ -18,10 +18,10 @@ from helpers import write_tiny
 
 from analysis.replay import build_frames, time_label
 from corpus import schema
-from corpus.archive import ArchiveError, extract_to
-from corpus.dataset import load, load_dir, validate
 from corpus.importers import import_source
-from corpus.validate import MAX_SECONDS, DatasetError, read_dataset
+from corpus.loading.dataset import load, load_dir, validate
+from corpus.loading.validate import MAX_SECONDS, DatasetError, read_dataset
+from corpus.server.archive import ArchiveError, extract_to
 
 
 @pytest.fixture
@@ -222,7 +222,7 @@ def test_coder_kind_is_read_from_the_label_file(ds):
 def test_content_hash_identifies_the_data_not_the_folder(ds, tmp_path):
     import shutil
 
-    from corpus.dataset import content_hash
+    from corpus.loading.dataset import content_hash
 
     copy = tmp_path / "elsewhere"
     shutil.copytree(ds, copy)

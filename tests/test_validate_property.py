@@ -24,7 +24,7 @@ from bad_inputs.recipes import set_value, with_fragment
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from corpus.dataset import SAMPLE_DATA, validate
+from corpus.loading.dataset import SAMPLE_DATA, validate
 
 pytestmark = pytest.mark.long
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import serve as warm  # deploy/serve.py (deploy/ is on the tests' path: conftest)
 from conftest import served_app
 
-from corpus.dataset import SAMPLE_DATA
+from corpus.loading.dataset import SAMPLE_DATA
 
 WARMED = "Groundwork: warmed up in "
 

@@ -1,4 +1,4 @@
-"""The server's queue of heavy work (corpus/workqueue.py): its bounds, a share per person, fair turns,
+"""The server's queue of heavy work (corpus/server/workqueue.py): its bounds, a share per person, fair turns,
 the place a waiting ticket is shown, tickets nobody beats dropped, and one queue for several
 processes on one data directory (the lab's replicas)."""
 
@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from corpus.processes import WorkerContext
-from corpus.workqueue import QueueFull, WorkQueue
+from corpus.server.processes import WorkerContext
+from corpus.server.workqueue import QueueFull, WorkQueue
 
 
 class Clock:

@@ -18,10 +18,10 @@ from typing import Any, ClassVar
 import pandas as pd
 
 from analysis.tile_replay import Agent, AgentAt, Grid, Message, MessageKind, Step, TileKind, TilePayload, Timeline
-from corpus.catalog import key_of
-from corpus.dataset import content_hash
 from corpus.domain import UNIT_ID, Domain, provenance, validator_from
-from corpus.report import DatasetError, Report
+from corpus.loading.catalog import key_of
+from corpus.loading.dataset import content_hash
+from corpus.loading.report import DatasetError, Report
 from corpus.schema import NOT_RECORDED
 
 COLUMNS = ("episode", "step", "walker", "row", "col", "said")

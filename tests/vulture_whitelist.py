@@ -26,7 +26,7 @@ _.isolation_level
 _.compress_type
 _.cliponaxis
 
-# multiprocessing's hook that starts a worker process (corpus.processes).
+# multiprocessing's hook that starts a worker process (corpus.server.processes).
 _._Popen
 
 # Parameters of st.cache_data and st.cache_resource functions that only key the cache.

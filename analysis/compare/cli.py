@@ -33,8 +33,8 @@ EXIT_USAGE = 2
 
 
 def _load(path: str):
-    from corpus.dataset import load
-    from corpus.validate import DatasetError
+    from corpus.loading.dataset import load
+    from corpus.loading.validate import DatasetError
 
     try:
         return load(path)
@@ -47,7 +47,7 @@ def _load(path: str):
 
 
 def _runs(corpus, names: list[str]):
-    from corpus.prediction_sources import read_paths
+    from corpus.predictions.sources import read_paths
 
     if not names:
         return list(corpus.predictions.values())
@@ -95,7 +95,7 @@ def _say_refused(runs) -> None:
 def _is_benchmark_source(path: str) -> bool:
     """Whether ``path`` is a benchmark: a benchmark dataset, or released DynToM trials (a trial
     folder, a folder of them, or a .zip of them)."""
-    from corpus.benchmark import is_benchmark
+    from corpus.benchmark.dataset import is_benchmark
     from corpus.importers.detect import NotRecognised, detect_path
     from corpus.importers.tom import is_dyntom
 
@@ -113,9 +113,9 @@ def _is_benchmark_source(path: str) -> bool:
 def _benchmark(args: argparse.Namespace) -> int:
     """``compare BENCHMARK``: every run of the benchmark scored as its authors report it."""
     from analysis.benchmark import compare_benchmark
-    from corpus.benchmark import is_benchmark, load_benchmark
+    from corpus.benchmark.dataset import is_benchmark, load_benchmark
     from corpus.importers.tom import read_dyntom
-    from corpus.report import DatasetError
+    from corpus.loading.report import DatasetError
 
     if args.runs:
         print("error: a benchmark's runs are its own answer files; name no RUN", file=sys.stderr)
@@ -196,7 +196,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _synchtom_source(path: str) -> bool:
     """Whether ``path`` is SynchToM's items: a benchmark dataset imported from them, or the release."""
-    from corpus.benchmark import is_benchmark
+    from corpus.benchmark.dataset import is_benchmark
     from corpus.importers.tom.synchtom_items import is_synchtom
 
     p = Path(path)
@@ -219,7 +219,7 @@ def _zip_has_synchtom(path: Path) -> bool:
 def _synchtom_items(path: str):
     """SynchToM's items at ``path``, or None with the problems printed on stderr."""
     from corpus.importers.tom.synchtom import load_items
-    from corpus.report import DatasetError
+    from corpus.loading.report import DatasetError
 
     try:
         return load_items(path)

@@ -24,10 +24,10 @@ from analysis.compare.slices import slice_fields, slice_table
 from analysis.format import to_json
 from analysis.memo import Memo
 from analysis.results import EstimateTable, wilson_columns
-from corpus.benchmark import AnswerRun, Benchmark
-from corpus.dataset import Corpus
+from corpus.benchmark.dataset import AnswerRun, Benchmark
+from corpus.loading.dataset import Corpus
 from corpus.predictions import DIMENSIONS, JUDGE_TASK, Run, RunInfo
-from corpus.processes import on_threads
+from corpus.server.processes import on_threads
 from corpus.values import Undefined
 
 KINDS = {
@@ -299,7 +299,7 @@ class Comparison:
         )
 
     def as_benchmark(self, task: str) -> Benchmark:
-        """One of the two ALMANAC tasks as a benchmark of the general kind (:mod:`corpus.benchmark`):
+        """One of the two ALMANAC tasks as a benchmark of the general kind (:mod:`corpus.benchmark.dataset`):
         an item per (action, dimension) with the person's label as gold and the dimension's labels
         as options, each run's labels as its answers, grouped (and clustered) by session, sliced by
         dimension, role, condition, progress and split. Its accuracies are this comparison's."""

@@ -26,9 +26,9 @@ from typing import Any
 
 from analysis.compare.items import instance_keys, truth_frame
 from corpus import schema
-from corpus.benchmark import Benchmark
-from corpus.dataset import Corpus, item_id
-from corpus.write import action_json, map_json
+from corpus.benchmark.dataset import Benchmark
+from corpus.loading.dataset import Corpus, item_id
+from corpus.loading.write import action_json, map_json
 
 SETTINGS = ("base", "mental_model")
 

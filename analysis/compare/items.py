@@ -28,10 +28,10 @@ from analysis.codes import as_text, category_codes
 from analysis.compare import text
 from analysis.memo import Memo
 from corpus import schema
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 from corpus.metrics import DISTANCE_WEIGHTS, chebyshev_distance
 from corpus.predictions import DIMENSIONS, Run
-from corpus.processes import on_threads
+from corpus.server.processes import on_threads
 
 ACTION_TYPE = "action_type"
 CATEGORIES: dict[str, list[str]] = {

@@ -25,7 +25,7 @@ from analysis import agreement as ag
 from analysis.draws import indices
 from analysis.format import fmt
 from analysis.results import CONFIDENCE, Estimate, EstimateTable, wilson
-from corpus.benchmark import Benchmark
+from corpus.benchmark.dataset import Benchmark
 from corpus.predictions import JUDGE_SCALE
 
 KEYS = ("run", "task", "criterion", "judge_a", "judge_b")

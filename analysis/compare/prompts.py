@@ -32,7 +32,7 @@ from typing import Any
 
 from analysis.compare.instances import iter_instances
 from corpus import schema
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 TEMPLATES = Path(__file__).parent / "appendix_h"
 _PLACEHOLDER = re.compile(r"PARTICIPANT_ROLE|PARTICIPANT_NAME|\{[A-Z_]+\}")

@@ -30,7 +30,7 @@ from analysis.compare.metrics import (
 from analysis.results import Estimate, EstimateTable
 from corpus import schema
 from corpus.predictions import DIMENSIONS
-from corpus.processes import processors
+from corpus.server.processes import processors
 
 ALL = "all"
 CONDITIONS = (*schema.CONDITIONS, ALL)

@@ -17,7 +17,7 @@ from typing import Any
 import pandas as pd
 
 from analysis import agreement as ag
-from corpus.report import Report, describe
+from corpus.loading.report import Report, describe
 
 RULE = "tgco_rule"  # the automatic coder's name
 KEYS = ("run_id", "turn", "unit")

@@ -41,7 +41,7 @@ NONE = "none"  # --scaffold none: the runs whose scaffold is not recorded
 def _runs(source: Path):
     """The runs of a kitchen dataset or of run files; raises DatasetError with every problem."""
     from corpus.importers.overcooked import load_runs
-    from corpus.kitchen_dataset import is_kitchen, load_kitchen
+    from corpus.kitchen.dataset import is_kitchen, load_kitchen
 
     if source.is_dir() and is_kitchen(source):
         return load_kitchen(source).runs
@@ -67,7 +67,7 @@ class _Result:
 def _load(args: argparse.Namespace, source: Path) -> Any:
     """The runs of the source, kept to the scaffolds asked for; the exit status, with the error
     printed, when the source is missing or has errors or no run is left."""
-    from corpus.report import DatasetError
+    from corpus.loading.report import DatasetError
 
     if not source.exists():
         print(f"error: {source}: no such file or folder", file=sys.stderr)
@@ -210,7 +210,7 @@ def _unstructured(metrics):
     """Every message no request unit was read from: run, turn, step, sender and its text."""
     import pandas as pd
 
-    from corpus.kitchen import ROLES
+    from corpus.kitchen.run import ROLES
 
     rows = [
         {
@@ -290,7 +290,7 @@ def _units(metrics):
     """Every request unit: run, step, sender, the request, its outcome and why."""
     import pandas as pd
 
-    from corpus.kitchen import ROLES
+    from corpus.kitchen.run import ROLES
 
     frames = [m.audit.frame().assign(run_id=m.run_id, pairing=m.pairing, scaffold=m.scaffold) for m in metrics]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["sender"])

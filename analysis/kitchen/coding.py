@@ -25,7 +25,7 @@ from analysis.kitchen.metrics import RunMetrics
 from analysis.kitchen.replay import agent_name
 from analysis.kitchen.requests import PLAN, OpAction, RequestUnit, message_text
 from analysis.kitchen.tgco import UnitOutcome
-from corpus.kitchen import KitchenRun
+from corpus.kitchen.run import KitchenRun
 
 STRATIFY = ("level", "pairing", "scaffold")  # what a sample of request units may be stratified by
 UNIT_COLUMNS = [

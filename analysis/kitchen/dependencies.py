@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 from analysis.kitchen.requests import OpAction, normalize_arg, parse_op_action
 from analysis.kitchen.tgco import TaskObjects, task_objects
-from corpus.kitchen import ROLES, KitchenRun
+from corpus.kitchen.run import ROLES, KitchenRun
 from corpus.values import Undefined, is_defined
 
 Value = float | Undefined

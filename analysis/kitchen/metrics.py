@@ -49,7 +49,7 @@ from analysis.kitchen.tgco import (
     task_objects,
 )
 from analysis.results import CONFIDENCE, Estimate, EstimateTable, wilson
-from corpus.kitchen import KitchenRun
+from corpus.kitchen.run import KitchenRun
 from corpus.values import Undefined
 
 Value = float | Undefined
@@ -66,7 +66,7 @@ class RunMetrics:
     """Every coordination metric of one run, with the audit and the triggers behind them."""
 
     run_id: str
-    pairing: str  # with each agent's scaffold (corpus.kitchen.KitchenRun.pairing)
+    pairing: str  # with each agent's scaffold (corpus.kitchen.run.KitchenRun.pairing)
     level: int | None
     recipe: str
     scaffold: str

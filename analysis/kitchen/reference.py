@@ -65,8 +65,8 @@ from analysis.kitchen.metrics import MIN_UNITS, few_units
 from analysis.kitchen.requests import OpAction, clean_message, normalize_arg
 from analysis.kitchen.tgco import ASSISTED, EFFECTIVE, INEFFECTIVE, OUTCOMES, REDUNDANT, UnitOutcome
 from analysis.results import CONFIDENCE, Estimate
-from corpus.kitchen import ROLES, KitchenRun
-from corpus.report import Report, describe
+from corpus.kitchen.run import ROLES, KitchenRun
+from corpus.loading.report import Report, describe
 from corpus.values import Undefined
 
 REQUIRED = (

@@ -33,7 +33,7 @@ from analysis.tile_replay import (
 )
 from corpus.importers.overcooked import grid_cells, parse_cell
 from corpus.importers.overcooked.grid import COLLAB_TILES, OVERCOOKED_AI_TILES, Cell
-from corpus.kitchen import ROLES, KitchenRun, KitchenStep
+from corpus.kitchen.run import ROLES, KitchenRun, KitchenStep
 
 TIMELINE_COLUMNS = ["step", "messages", "requests", "completed", "validator", "format", "reward", "score"]
 

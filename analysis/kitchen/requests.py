@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from analysis.kitchen.language import ANY, PARTNER, Phrase, Reader, Vocabulary
-from corpus.kitchen import ROLES, Turn
+from corpus.kitchen.run import ROLES, Turn
 from corpus.values import Undefined
 
 PRIMITIVES = ("request", "seek", "deny", "ack")

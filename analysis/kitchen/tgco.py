@@ -125,7 +125,7 @@ from analysis.kitchen.requests import (
     read_message,
 )
 from corpus.importers.overcooked.recipes import RECIPE_INGREDIENTS
-from corpus.kitchen import ROLES, KitchenRun
+from corpus.kitchen.run import ROLES, KitchenRun
 from corpus.values import Undefined
 
 EFFECTIVE, ASSISTED, REDUNDANT, INEFFECTIVE = "effective", "assisted", "redundant", "ineffective"

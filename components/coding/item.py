@@ -15,10 +15,10 @@ from analysis.replay import time_label
 from components import grid_canvas
 from components.replay import session_frames
 from corpus import schema
-from corpus.dataset import Corpus
 from corpus.escape import md_text
-from corpus.kitchen_dataset import DOMAIN as KITCHEN
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import DOMAIN as KITCHEN
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.dataset import Corpus
 from corpus.store import Task
 
 ROLE_NAMES = {"guide": "Guide", "follower": "Follower"}

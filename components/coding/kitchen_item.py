@@ -15,7 +15,7 @@ from analysis.kitchen.replay import frame as kitchen_frame
 from components.coding.item import CONTEXT_CHOICES
 from components.kitchen_replay import grid_figure
 from corpus.escape import md_text
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
 from corpus.store import Task
 from services import kitchen as svc
 

@@ -14,9 +14,9 @@ import streamlit as st
 
 from components.coding.item import item_view
 from components.coding.keypad import k, keypad, keypad_data
-from corpus.dataset import Corpus
 from corpus.escape import md_text
-from corpus.kitchen_dataset import KitchenCorpus
+from corpus.kitchen.dataset import KitchenCorpus
+from corpus.loading.dataset import Corpus
 from corpus.store import Task, User
 from services import datasets
 from services.coding import is_coder_of, my_history, my_labels, order_and_items

@@ -8,7 +8,7 @@ import streamlit as st
 
 from analysis.compare.instances import SETTINGS
 from analysis.compare.prompts import prompts_jsonl
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 
 TASKS = {"next_action": "Next action", "mental_model": "Mental model"}
 SETTING_NAMES = {"base": "base", "mental_model": "+ the actor's earlier mental models"}

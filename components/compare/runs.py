@@ -18,9 +18,9 @@ from components.compare.common import run_label
 from components.download import csv_button
 from components.errors import failure_sentence
 from components.palette import CONDITION_NAMES
-from corpus.dataset import Corpus
 from corpus.escape import md_line
 from corpus.limits import PREDICTION_ERRORS, PREDICTION_LINES, PREDICTION_UPLOAD_BYTES
+from corpus.loading.dataset import Corpus
 from corpus.predictions import Run, issues_frame
 from corpus.store import User
 from services import compare as svc

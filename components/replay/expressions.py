@@ -13,8 +13,8 @@ import pandas as pd
 import streamlit as st
 
 from corpus import schema
-from corpus.dataset import Corpus
 from corpus.escape import md_text
+from corpus.loading.dataset import Corpus
 
 ROLE_NAMES = {"guide": "Guide (giver)", "follower": "Follower"}
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 from analysis.replay import ReplayError, SessionFrames
-from corpus.dataset import Corpus
 from corpus.escape import md_line
+from corpus.loading.dataset import Corpus
 from services import replay
 
 

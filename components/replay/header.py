@@ -10,8 +10,8 @@ from analysis.participants import ROLE_TITLES, TeamQProfile, persona_words, team
 from analysis.replay import SessionFrames, time_label
 from components.replay import position
 from corpus import schema
-from corpus.dataset import Corpus
 from corpus.escape import md_line, md_text
+from corpus.loading.dataset import Corpus
 from corpus.values import is_defined
 
 CONDITION_ICONS = {

@@ -20,7 +20,7 @@ from components.replay import position
 from components.replay.assets import player_css, player_html, player_js
 from components.replay.export import downloads
 from components.replay.expressions import expression_panel, session_expressions
-from corpus.dataset import Corpus
+from corpus.loading.dataset import Corpus
 from services.replay import session_payload
 
 KEY_PREFIX = "replay_player_"

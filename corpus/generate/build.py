@@ -15,8 +15,8 @@ from corpus.generate.maps import make_map
 from corpus.generate.predictions import MM_DIMENSIONS, MODELS, model_info, model_rows
 from corpus.generate.session import make_session
 from corpus.generate.story import Step
+from corpus.loading.write import DatasetWriter, folder_in_place
 from corpus.model import Action, DatasetInfo, Session
-from corpus.write import DatasetWriter, folder_in_place
 
 GENERATOR_VERSION = 4
 # The story adds more actions to a session than its target in the visible condition (smaller

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.kitchen import ASSISTANT, CHEF, Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.kitchen.run import ASSISTANT, CHEF, Completed, Correction, KitchenRun, KitchenStep, Turn
 from corpus.model import DatasetInfo
 
 CELL = 8
@@ -185,7 +185,7 @@ def sample_runs(runs_per_cell: int = 3, seed: int = 0) -> list[KitchenRun]:
 
 def write_sample_kitchen(dest: str | Path, runs_per_cell: int = 3, seed: int = 0, overwrite: bool = False) -> Path:
     """The bundled sample of kitchen runs, marked synthetic."""
-    from corpus.kitchen_dataset import write_kitchen_dataset
+    from corpus.kitchen.dataset import write_kitchen_dataset
 
     info = DatasetInfo(
         name=SAMPLE_NAME,

@@ -188,7 +188,7 @@ def write_sample_benchmark(dest: str | Path, n_trials: int = 12, seed: int = 0, 
     import tempfile
     from dataclasses import replace
 
-    from corpus.benchmark import write_benchmark_dataset
+    from corpus.benchmark.dataset import write_benchmark_dataset
     from corpus.importers.tom import load_dyntom
 
     with tempfile.TemporaryDirectory(prefix="groundwork-tom-") as tmp:

@@ -6,12 +6,12 @@
   (:mod:`corpus.importers.hcrc`);
 - ``overcooked``: runs of two agents cooking, Collab-Overcooked run logs or Overcooked-AI
   trajectories (:mod:`corpus.importers.overcooked`), written as a kitchen dataset
-  (:mod:`corpus.kitchen_dataset`).
+  (:mod:`corpus.kitchen.dataset`).
 
 :func:`run_import` reads the source, reports every problem with file, record and field, writes
-the dataset with :func:`corpus.write.write_dataset` into a staging folder, validates what was
+the dataset with :func:`corpus.loading.write.write_dataset` into a staging folder, validates what was
 written exactly as the app will read it, and only then moves it to ``dest``. On any error it
-raises :class:`corpus.validate.DatasetError` and leaves nothing behind. docs/importers.md
+raises :class:`corpus.loading.validate.DatasetError` and leaves nothing behind. docs/importers.md
 describes the formats, the options and their defaults.
 
 The Map Task importers (platform, hcrc) take a design table (option ``design``): each session's
@@ -31,8 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from corpus.design import DesignFile, apply_design, conditions_after, read_design
+from corpus.loading.validate import WARNING, DatasetError, Report, read_dataset
 from corpus.model import DatasetInfo, GridMap, Session
-from corpus.validate import WARNING, DatasetError, Report, read_dataset
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +129,7 @@ def _read_source(
         report.add("(options)", "-", "format", f"unknown import format {fmt!r} (expected one of {', '.join(FORMATS)})")
         return ImportResult(report=report)
     if src.suffix.lower() == ".zip" and src.is_file():
-        from corpus.archive import ArchiveError, extracted
+        from corpus.server.archive import ArchiveError, extracted
 
         try:
             with extracted(src) as root:
@@ -217,7 +217,7 @@ def _imported_info(result: ImportResult, name: str, source: str) -> DatasetInfo:
 def _write_checked(staging: Path, info: DatasetInfo, result: ImportResult, src: Path, report: Report) -> Path:
     """The imported maps and sessions written into ``staging`` and read back; raises
     :class:`DatasetError` if the written dataset would not load (its warnings join ``report``)."""
-    from corpus.write import write_dataset
+    from corpus.loading.write import write_dataset
 
     staged = write_dataset(
         staging, info, result.maps, result.sessions, labels=result.labels, expressions=result.expressions
@@ -257,7 +257,7 @@ def _import_kitchen(
     """Kitchen runs into a kitchen dataset at ``dest``: every run read, written next to ``dest``,
     read back as the app will read it, and only then moved into place."""
     from corpus.importers.overcooked import read_runs
-    from corpus.kitchen_dataset import load_kitchen, write_kitchen_dataset
+    from corpus.kitchen.dataset import load_kitchen, write_kitchen_dataset
 
     options.pop("progress", None)
     if options:
@@ -299,7 +299,7 @@ def _import_benchmark(
     and only then moved into place."""
     from dataclasses import replace
 
-    from corpus.benchmark import load_benchmark, write_benchmark_dataset
+    from corpus.benchmark.dataset import load_benchmark, write_benchmark_dataset
 
     options.pop("progress", None)
     allowed = {"gold", "sessions"} if fmt == "maptask-vlm" else set()
@@ -307,9 +307,9 @@ def _import_benchmark(
         report.add("(options)", "-", ", ".join(sorted(set(options) - allowed)), f"not an option of the {fmt} import")
         raise DatasetError(report, str(src))
     if fmt == "maptask-vlm":
-        from corpus.catalog import key_of
-        from corpus.dataset import load
         from corpus.importers.maptask_vlm import read_maptask_vlm
+        from corpus.loading.catalog import key_of
+        from corpus.loading.dataset import load
 
         sessions_root = options.get("sessions")
         sessions = load(sessions_root).sessions if sessions_root else None

@@ -20,9 +20,9 @@ from typing import cast
 
 import numpy as np
 
+from corpus.loading.reading import read_json
+from corpus.loading.validate import Report, read_text
 from corpus.model import Cell, GridMap, Landmark
-from corpus.reading import read_json
-from corpus.validate import Report, read_text
 
 # A cell counts as drawn when ink covers at least this share of it (see docs/importers.md).
 DEFAULT_INK_SHARE = 0.10

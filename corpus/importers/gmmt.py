@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from corpus import schema
+from corpus.loading.reading import read_json
+from corpus.loading.report import WARNING, Report, describe, shown
 from corpus.model import Action
-from corpus.reading import read_json
-from corpus.report import WARNING, Report, describe, shown
 
 SCHEME = schema.GMMT_SCHEME
 CODER = "gmmt"

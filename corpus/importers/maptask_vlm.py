@@ -74,8 +74,8 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.benchmark import NO_ANSWER, AnswerRun, Benchmark
-from corpus.benchmark_records import checked, given_id
+from corpus.benchmark.dataset import NO_ANSWER, AnswerRun, Benchmark
+from corpus.benchmark.records import checked, given_id
 from corpus.importers.asciimap import safe_id
 from corpus.importers.hcrc import condition_of, without_marks
 from corpus.importers.maptask_vlm_records import (
@@ -95,8 +95,8 @@ from corpus.importers.maptask_vlm_records import (
     read_answer,
     take_gold_file,
 )
-from corpus.reading import jsonl_records, read_text
-from corpus.report import WARNING, DatasetError, Report, counted, shown
+from corpus.loading.reading import jsonl_records, read_text
+from corpus.loading.report import WARNING, DatasetError, Report, counted, shown
 
 KIND = "maptask_vlm"
 PREDICTION_FILE = re.compile(r"^vlm_predictions_(?P<model>.+)\.jsonl$")
@@ -457,7 +457,7 @@ def read_maptask_vlm(
 ) -> tuple[Benchmark, Report]:
     """The cases of the prediction files in ``source`` (a folder searched at any depth for
     ``vlm_predictions_<model>.jsonl``, or one such file) as items linked to moments of the imported
-    HCRC ``sessions`` (session id -> session, e.g. ``corpus.dataset.load(path).sessions``), every
+    HCRC ``sessions`` (session id -> session, e.g. ``corpus.loading.dataset.load(path).sessions``), every
     file a run (refused runs included, each with its own report), and the problems of the gold."""
     source = Path(source)
     report = Report()

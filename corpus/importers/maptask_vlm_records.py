@@ -5,7 +5,7 @@ format and builds the benchmark).
 A prediction file's record is a :class:`Prediction` (named by its ``case_id``, or ``line <n>`` when it
 has none); a cases table's row a :class:`CaseRow` and a landmark catalogue's row (or
 ``maptask-landmarks.xml`` landmark) a :class:`LandmarkRow`, each validated by
-:func:`corpus.benchmark_records.checked`, which names the file, the record and the field of every
+:func:`corpus.benchmark.records.checked`, which names the file, the record and the field of every
 problem. What needs more than one record (a file's records naming one model, a case given two
 answers, two rows of a case with other statuses) is checked where the records meet.
 """
@@ -21,11 +21,11 @@ from typing import Annotated, Any
 import pandas as pd
 from pydantic import AliasChoices, BeforeValidator, Field, model_validator
 
-from corpus.benchmark import NO_ANSWER
-from corpus.benchmark_records import Released, checked, problem
+from corpus.benchmark.dataset import NO_ANSWER
+from corpus.benchmark.records import Released, checked, problem
 from corpus.importers.hcrc import parse_xml
-from corpus.reading import jsonl_records, read_text
-from corpus.report import ERROR, WARNING, Report, describe, shown
+from corpus.loading.reading import jsonl_records, read_text
+from corpus.loading.report import ERROR, WARNING, Report, describe, shown
 
 FOLLOWER, GIVER = "follower_grounding", "giver_ambiguity"
 EXPERIMENTS = (FOLLOWER, GIVER)

@@ -1,11 +1,11 @@
 """Give sessions of a dataset a map: the Guide's map, and the Follower's when it is a separate file.
 
 The sessions' ``map_id`` points to the new map, and the whole dataset is written again with
-:func:`corpus.write.write_dataset` into a staging folder next to it, read back with the same
+:func:`corpus.loading.write.write_dataset` into a staging folder next to it, read back with the same
 validation the app uses, and only then put in place of the old folder (files the writer does not
 produce, e.g. a README, are carried over). Any problem (an unknown session, a session drawn on
 another grid, a map id already used by other sessions for another map) raises
-:class:`corpus.validate.DatasetError` listing every problem, and nothing is written.
+:class:`corpus.loading.validate.DatasetError` listing every problem, and nothing is written.
 
 The dataset's content hash changes with it: coding tasks name their dataset by that hash, so the
 caller moves them to the new one (:meth:`corpus.store.Store.move_dataset`), gold and all.
@@ -24,11 +24,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from corpus.dataset import load_dir
+from corpus.loading.dataset import load_dir
+from corpus.loading.validate import WARNING, DatasetError, Report, read_dataset
+from corpus.loading.write import map_json, write_dataset
 from corpus.metrics import DrawingScores
 from corpus.model import GridMap
-from corpus.validate import WARNING, DatasetError, Report, read_dataset
-from corpus.write import map_json, write_dataset
 
 
 @dataclass

@@ -18,9 +18,9 @@ def _score(v: float | None) -> str:
 
 
 def _attach(args: argparse.Namespace) -> int:
+    from corpus.loading.validate import DatasetError
     from corpus.mapedit.attach import attach_maps
     from corpus.mapedit.mapfile import read_map_file
-    from corpus.validate import DatasetError
 
     try:
         guide = read_map_file(args.map)
@@ -61,10 +61,10 @@ def _move_tasks(old_hash: str, new_hash: str) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from corpus.loading.validate import DatasetError
     from corpus.mapedit.checks import ERROR, check, fmt_cells
     from corpus.mapedit.draft import from_gridmap
     from corpus.mapedit.mapfile import read_map_file
-    from corpus.validate import DatasetError
 
     try:
         gm = read_map_file(args.map)

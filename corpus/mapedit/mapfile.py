@@ -2,7 +2,7 @@
 
 - :func:`map_text` / :func:`read_map`: the map JSON of docs/data-format.md (``grid_size``,
   ``start_cell``, ``finish_cell``, ``landmarks`` with ``cells``, ``type`` and ``summary``, ``route``,
-  ``follower_landmarks``), written by :func:`corpus.write.map_json` and read back through the
+  ``follower_landmarks``), written by :func:`corpus.loading.write.map_json` and read back through the
   dataset's own validation: ``read_map(map_text(m)) == m``.
 - :func:`save_draft` / :func:`open_draft` / :func:`list_drafts` / :func:`delete_draft`: work in
   progress, which may still have problems, kept as ``<name>.json`` (the draft, same field names as a
@@ -24,16 +24,16 @@ from pathlib import Path
 from typing import Any
 
 from corpus.importers.asciimap import parse_ascii_map, safe_id
-from corpus.jsonsafe import JsonError, loads
 from corpus.limits import DRAFT_BYTES_PER_ACCOUNT, DRAFTS_PER_ACCOUNT
+from corpus.loading.jsonsafe import JsonError, loads
+from corpus.loading.reading import json_issue
+from corpus.loading.report import describe
+from corpus.loading.validate import DatasetError, Report, parse
+from corpus.loading.write import map_json
 from corpus.mapedit.checks import check, errors, fmt_cells
 from corpus.mapedit.draft import Draft, EditError, LandmarkDraft, to_gridmap
 from corpus.mapedit.image import MapImage, read_map_image
 from corpus.model import GridMap
-from corpus.reading import json_issue
-from corpus.report import describe
-from corpus.validate import DatasetError, Report, parse
-from corpus.write import map_json
 
 DRAFT_FORMAT = "groundwork-map-draft"
 MAX_MAP_BYTES = 64 * 1024 * 1024

@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from corpus.importers.asciimap import DEFAULT_INK_SHARE, ink_coverage, route_path
+from corpus.loading.report import describe
 from corpus.model import Cell
-from corpus.report import describe
 
 MASK_PIXELS = 4_000_000  # the mask's size is capped; cells get fewer pixels on huge grids
 MAX_PX_PER_CELL = 32

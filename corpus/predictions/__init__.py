@@ -20,6 +20,7 @@ of each task, a run), :mod:`~corpus.predictions.lines` (a task file line by line
 (the rows packed to be pickled) and :mod:`~corpus.predictions.runs` (run folders and a dataset's runs).
 """
 
+from corpus.loading.report import ERROR, WARNING
 from corpus.predictions.frames import PackedRows
 from corpus.predictions.lines import Failed, read_task_text
 from corpus.predictions.records import (
@@ -45,7 +46,6 @@ from corpus.predictions.runs import (
     run_files,
     text_digest,
 )
-from corpus.report import ERROR, WARNING
 
 __all__ = [
     "Run",

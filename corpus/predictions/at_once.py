@@ -15,12 +15,12 @@ import numpy as np
 import pandas as pd
 
 from corpus import limits, schema
-from corpus.action_rows import LabelObject
-from corpus.jsonsafe import loads_each
+from corpus.loading.action_rows import LabelObject
+from corpus.loading.jsonsafe import loads_each
+from corpus.loading.reading import jsonl_lines, line_count, records_at_once, text_of
+from corpus.loading.validate import ActionRefs
 from corpus.predictions.frames import PackedRows, _few_texts, _pairs_of, _texts
 from corpus.predictions.records import CORE_FIELDS, DIMENSIONS, TASKS, _content_field, _reserved, label_code
-from corpus.reading import jsonl_lines, line_count, records_at_once, text_of
-from corpus.validate import ActionRefs
 
 _Label = str | LabelObject  # (a label as a code alone, or as an object)
 # (a drawing's cells: [row, col] pairs of integers, their shape checked as they are decoded)
@@ -107,7 +107,7 @@ class _Given:
 
     @classmethod
     def parsed(cls, task: str, lines: Sequence[str]) -> _Given | None:
-        """The lines parsed as JSON values (:func:`corpus.jsonsafe.loads_each`); None when one is
+        """The lines parsed as JSON values (:func:`corpus.loading.jsonsafe.loads_each`); None when one is
         refused or is no object."""
         objs = list(loads_each(lines))
         if not all(type(o) is dict for o in objs):  # (a line refused by the parser is no dict)
@@ -220,7 +220,7 @@ def _read_task_packed(text: str, task: str, sessions: Mapping[str, Any], maps: M
 
 def _read_task_bytes(data: bytes, task: str, sessions: Mapping[str, Any], maps: Mapping[str, Any]) -> PackedRows | None:
     """:func:`_read_task_packed` of a task file's bytes (None where it gives None): a file in its
-    plainest shape (:func:`corpus.reading.records_at_once`) decoded without being made a text first."""
+    plainest shape (:func:`corpus.loading.reading.records_at_once`) decoded without being made a text first."""
     objs = records_at_once(data, _TYPED[task], limits.PREDICTION_LINES) if task in TASKS else None
     if objs is None:
         text = text_of(data)
@@ -312,7 +312,7 @@ def _outlines(sessions: Mapping[str, Any]) -> dict[str, _Outline]:
 
 def _role_codes(session: Any) -> bytes | None:
     """The role of each action of a session as its place in the schema's roles (None for no
-    session): a dataset being read gives its sessions' outlines (:class:`corpus.validate.ActionRefs`),
+    session): a dataset being read gives its sessions' outlines (:class:`corpus.loading.validate.ActionRefs`),
     or, to a worker, :class:`_Outline`; a loaded corpus its sessions."""
     if session is None:
         return None

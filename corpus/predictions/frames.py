@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from corpus.tables import TEXT_DTYPE
+from corpus.loading.tables import TEXT_DTYPE
 
 
 @dataclass

@@ -9,6 +9,8 @@ from typing import Any
 import pandas as pd
 
 from corpus import limits, schema
+from corpus.loading.reading import jsonl_records
+from corpus.loading.report import WARNING, Report, describe
 from corpus.predictions.at_once import _read_task_at_once
 from corpus.predictions.records import (
     CORE_FIELDS,
@@ -20,8 +22,6 @@ from corpus.predictions.records import (
     _reserved,
     label_code,
 )
-from corpus.reading import jsonl_records
-from corpus.report import WARNING, Report, describe
 
 
 class _Line:
@@ -166,7 +166,7 @@ def _key(task: str, row: dict) -> tuple:
 
 
 # Called with (session id, file) for each line; True when the dataset reader only counts the line
-# because its session has errors of its own (corpus.validate reports the session once).
+# because its session has errors of its own (corpus.loading.validate reports the session once).
 Failed = Callable[[str, str], bool]
 
 

@@ -11,8 +11,8 @@ from typing import Any
 import pandas as pd
 
 from corpus import schema
+from corpus.loading.report import Report
 from corpus.predictions.frames import PackedRows
-from corpus.report import Report
 
 TASKS = schema.PREDICTION_TASKS  # next_action, mental_model
 JUDGE_TASK = "judge_scores"

@@ -12,14 +12,14 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.jsonsafe import JsonError, loads
+from corpus.loading.jsonsafe import JsonError, loads
+from corpus.loading.reading import bytes_at_once, json_issue, read_text
+from corpus.loading.report import WARNING, Report, describe
+from corpus.loading.validate import collector_paused
 from corpus.predictions.at_once import _outlines, _read_task_bytes
 from corpus.predictions.frames import PackedRows
 from corpus.predictions.lines import Failed, read_task_text
 from corpus.predictions.records import FILES, INFO_FIELDS, TASKS, Run, RunInfo
-from corpus.reading import bytes_at_once, json_issue, read_text
-from corpus.report import WARNING, Report, describe
-from corpus.validate import collector_paused
 
 
 def _read_info(obj: Any, rel: str, default_name: str, report: Report) -> RunInfo:
@@ -158,7 +158,7 @@ def read_task_file_at_once(
 
 
 def _bytes_digest(data: bytes) -> str:
-    """:func:`text_digest` of the text of a file's bytes (that :func:`corpus.reading.text_of` makes)."""
+    """:func:`text_digest` of the text of a file's bytes (that :func:`corpus.loading.reading.text_of` makes)."""
     return hashlib.sha256(data.removeprefix(b"\xef\xbb\xbf")).hexdigest()
 
 

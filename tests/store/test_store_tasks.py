@@ -10,7 +10,7 @@ from corpus.store import AccessDenied, StoreError
 
 
 def test_codebook_files_are_checked_field_by_field():
-    from corpus.validate import DatasetError
+    from corpus.loading.validate import DatasetError
 
     bad = """
 id: Bad Id

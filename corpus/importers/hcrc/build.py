@@ -32,9 +32,9 @@ from corpus.importers.hcrc.transcripts import (
     condition_of,
     read_pipe_transcript,
 )
+from corpus.loading.report import ERROR, WARNING
+from corpus.loading.validate import Report
 from corpus.model import Action, GridMap, Participant, Session
-from corpus.report import ERROR, WARNING
-from corpus.validate import Report
 
 CODER = "hcrc"
 PARTITION = "validation"

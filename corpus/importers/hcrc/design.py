@@ -13,9 +13,9 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.importers.hcrc.transcripts import _rel
+from corpus.loading.report import WARNING, clipped, shown
+from corpus.loading.validate import Report, read_text
 from corpus.model import Session
-from corpus.report import WARNING, clipped, shown
-from corpus.validate import Report, read_text
 
 DEFAULT_SPLIT = "train"
 

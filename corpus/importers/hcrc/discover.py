@@ -21,8 +21,8 @@ from corpus.importers.hcrc.transcripts import (
     _rel,
     transcript_kind,
 )
-from corpus.report import WARNING
-from corpus.validate import Report, read_text
+from corpus.loading.report import WARNING
+from corpus.loading.validate import Report, read_text
 
 _NXT_NAME = re.compile(r"^(?P<dlg>[^.]+)\.(?P<spk>[gf])\.(?P<kind>moves|timed-units)\.xml$", re.I)
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.importers.hcrc.transcripts import Move, _expected_transcript, _rel, normalise_move, read_query_transcript
-from corpus.report import clipped, shown
-from corpus.validate import Report, read_text
+from corpus.loading.report import clipped, shown
+from corpus.loading.validate import Report, read_text
 
 _HREF = re.compile(r"#id\(([^)]+)\)(?:\.\.id\(([^)]+)\))?")
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from corpus import schema
-from corpus.report import shown
-from corpus.validate import Report, read_text
+from corpus.loading.report import shown
+from corpus.loading.validate import Report, read_text
 
 # HCRC dialogue ids: quad, eye contact (ec) or not (nc), then the dialogue's number (q1ec1, q3nc1).
 _DIALOGUE_ID = re.compile(r"^q\d+(?P<eyes>ec|nc)\d+$", re.I)

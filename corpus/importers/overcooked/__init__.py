@@ -1,4 +1,4 @@
-"""Kitchen runs of two agents cooking, read into :class:`corpus.kitchen.KitchenRun`.
+"""Kitchen runs of two agents cooking, read into :class:`corpus.kitchen.run.KitchenRun`.
 
 Two formats, told apart by each JSON file's keys:
 
@@ -50,7 +50,7 @@ Two formats, told apart by each JSON file's keys:
   ``turn_fields`` and ``scaffolds``.
 
 **Reading.** :func:`read_runs` takes one run file, a folder of them at any depth, or a .zip
-(extracted safely by :mod:`corpus.archive` into a temporary folder); every ``*.json`` file is read
+(extracted safely by :mod:`corpus.server.archive` into a temporary folder); every ``*.json`` file is read
 (hidden files and ``__MACOSX/`` aside; other files are ignored). A JSON file that is neither format
 (a summary, a config) is a warning and skipped; a file that looks like a run but is broken is an
 error naming file, record and field. :func:`load_runs` is all or nothing. :func:`grid_cells` and
@@ -64,15 +64,15 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-from corpus.archive import extract_to
 from corpus.importers.overcooked.collab import is_collab_run, read_collab
 from corpus.importers.overcooked.grid import COLLAB_TILES, OVERCOOKED_AI_TILES, Cell, grid_cells, parse_cell
 from corpus.importers.overcooked.overcooked_ai import is_overcooked_ai, read_overcooked_ai
 from corpus.importers.overcooked.paths import PathFacts, path_facts
 from corpus.importers.overcooked.recipes import RECIPE_LEVELS, SCAFFOLDS, recipe_level
-from corpus.kitchen import KitchenRun
-from corpus.reading import read_json
-from corpus.report import DatasetError, Report, describe
+from corpus.kitchen.run import KitchenRun
+from corpus.loading.reading import read_json
+from corpus.loading.report import DatasetError, Report, describe
+from corpus.server.archive import extract_to
 
 __all__ = [
     "COLLAB_TILES",
@@ -161,7 +161,7 @@ def read_runs(source: str | Path) -> tuple[list[KitchenRun], Report]:
         try:
             extract_to(source, tmp / "runs")
             runs = _read_folder(tmp / "runs", report)
-        except DatasetError as exc:  # corpus.archive.ArchiveError: the archive refused
+        except DatasetError as exc:  # corpus.server.archive.ArchiveError: the archive refused
             report.issues.extend(exc.report.issues)
             runs = []
         finally:
@@ -182,7 +182,7 @@ def read_runs(source: str | Path) -> tuple[list[KitchenRun], Report]:
 
 
 def load_runs(source: str | Path) -> list[KitchenRun]:
-    """Every run in ``source``, or :class:`corpus.report.DatasetError` with every problem when any
+    """Every run in ``source``, or :class:`corpus.loading.report.DatasetError` with every problem when any
     error was found (warnings alone do not stop it)."""
     runs, report = read_runs(source)
     if not report.ok:

@@ -30,8 +30,8 @@ from typing import Any
 from corpus.importers.overcooked.fields import INTEGER, LIST, NUMBER, OBJECT, STRING, Fields, TooMany
 from corpus.importers.overcooked.paths import PathFacts, path_facts
 from corpus.importers.overcooked.recipes import RECIPE_LEVELS, recipe_level
-from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
-from corpus.report import Report
+from corpus.kitchen.run import Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.loading.report import Report
 
 FORMAT = "collab-overcooked"
 RUN_KEYS = frozenset({"total_timestamp", "total_order_finished", "total_score", "total_action_list", "content"})

@@ -2,7 +2,7 @@
 
 Plain checks, no model per record: a run log holds tens of thousands of values and these reads are
 the importer's inner loop. A read that fails reports "expected <kind>, got <what was found>"
-(:func:`corpus.report.describe`: JSON's words, never Python's) and returns None. Numbers are
+(:func:`corpus.loading.report.describe`: JSON's words, never Python's) and returns None. Numbers are
 accepted as integers or floats alike (the logs write ``0`` and ``0.0`` in the same field); where a
 whole number is expected, a float with no fraction (``3.0``) is read as the integer.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from corpus.report import Report, describe
+from corpus.loading.report import Report, describe
 
 OBJECT, LIST, STRING, INTEGER, NUMBER = "an object", "a list", "a string", "a whole number", "a number"
 MAX_PROBLEMS_PER_FILE = 50

@@ -31,8 +31,8 @@ from typing import Any
 
 from corpus.importers.overcooked.fields import INTEGER, LIST, NUMBER, OBJECT, STRING, Fields, TooMany
 from corpus.importers.overcooked.grid import ARROWS, OVERCOOKED_AI_TILES, draw_cell
-from corpus.kitchen import Completed, KitchenRun, KitchenStep
-from corpus.report import Report, describe
+from corpus.kitchen.run import Completed, KitchenRun, KitchenStep
+from corpus.loading.report import Report, describe
 
 FORMAT = "overcooked-ai"
 STATE_KEYS = ("ep_states", "ep_observations")

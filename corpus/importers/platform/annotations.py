@@ -30,11 +30,11 @@ from pydantic import ValidationError
 
 from corpus import schema
 from corpus.importers.platform.rows import parse_time
+from corpus.loading.reading import iter_jsonl, read_json
+from corpus.loading.report import WARNING, clipped, describe, shown
+from corpus.loading.validate import Report, read_text
 from corpus.model import MentalModel
 from corpus.predictions import PROMPT_WORDING
-from corpus.reading import iter_jsonl, read_json
-from corpus.report import WARNING, clipped, describe, shown
-from corpus.validate import Report, read_text
 
 _YES = {"yes", "y", "true", "1", "aligned"}
 _NO = {"no", "n", "false", "0", "not_aligned"}

@@ -38,9 +38,9 @@ from corpus.importers.platform.annotations import (
     timeline_unanswered,
 )
 from corpus.importers.platform.rows import Row, _read_row
+from corpus.loading.reading import read_json
+from corpus.loading.report import WARNING, Report, clipped, counted, describe, shown
 from corpus.model import MentalModel
-from corpus.reading import read_json
-from corpus.report import WARNING, Report, clipped, counted, describe, shown
 
 # Where the platform's schedule asks checkpoints 0, 1 and 2: at 20, 45 and 70 % of the session
 # (of its time, or of the route drawn on maps with a ground-truth route).

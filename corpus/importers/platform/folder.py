@@ -16,9 +16,9 @@ from corpus.importers.platform.maps import read_map_option, session_map
 from corpus.importers.platform.roles import assign_roles
 from corpus.importers.platform.rows import DEFAULT_CONDITION, PlatformOptions, Row, read_rows
 from corpus.importers.platform.session import InkImages, build_session, time_origins
+from corpus.loading.report import counted, shown
+from corpus.loading.validate import WARNING, Report
 from corpus.model import Action, Checkpoint, GridMap, MentalModel, Participant, Session
-from corpus.report import counted, shown
-from corpus.validate import WARNING, Report
 
 
 def _session_key(rows: list[Row]) -> str:

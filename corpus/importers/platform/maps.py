@@ -9,10 +9,10 @@ from typing import cast
 from corpus.importers.asciimap import grid_for_image, placeholder_map, read_ascii_map, safe_id
 from corpus.importers.platform.rows import PlatformOptions, Row
 from corpus.importers.platform.session import InkImages, ink_shape_of
+from corpus.loading.reading import read_json
+from corpus.loading.report import shown
+from corpus.loading.validate import Report, parse
 from corpus.model import GridMap
-from corpus.reading import read_json
-from corpus.report import shown
-from corpus.validate import Report, parse
 
 PLATFORM_GRID = (40, 60)  # the platform's ASCII grid maps: 40 rows of 60 cells
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from corpus import schema
 from corpus.importers.platform.rows import PlatformOptions, Row
-from corpus.report import shown
-from corpus.validate import Report
+from corpus.loading.report import shown
+from corpus.loading.validate import Report
 
 
 def _role_from_filename(file: str) -> str | None:

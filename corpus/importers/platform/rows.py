@@ -17,9 +17,9 @@ from pydantic import AliasPath, BaseModel, ConfigDict, Field, PlainValidator, mo
 
 from corpus import schema
 from corpus.importers.asciimap import DEFAULT_INK_SHARE
+from corpus.loading.reading import iter_jsonl, validated
+from corpus.loading.report import WARNING, Report, describe, shown
 from corpus.model import Cell
-from corpus.reading import iter_jsonl, validated
-from corpus.report import WARNING, Report, describe, shown
 
 DRAW_STOP = {"brush_release": "brush", "eraser_release": "eraser", "mouse_leave": None}
 TOOL_CLICKS = {"reset", "undo", "brush", "eraser"}

@@ -28,9 +28,9 @@ from corpus.canvas import Canvas
 from corpus.importers.asciimap import InkLayer, filled_cells, ink_image_size, read_ink_layer
 from corpus.importers.platform.bundle import inkless_export_stroke
 from corpus.importers.platform.rows import PlatformOptions, Row
+from corpus.loading.report import counted
+from corpus.loading.validate import ERROR, WARNING, Report
 from corpus.model import Action, Cell, GridMap
-from corpus.report import counted
-from corpus.validate import ERROR, WARNING, Report
 
 # Called as progress(strokes done, strokes in all): with 0 before the first ink image is read,
 # then after each ink stroke.

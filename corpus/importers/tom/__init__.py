@@ -1,4 +1,4 @@
-"""Theory-of-mind benchmarks as their authors release them, read into :class:`corpus.benchmark.Benchmark`.
+"""Theory-of-mind benchmarks as their authors release them, read into :class:`corpus.benchmark.dataset.Benchmark`.
 
 - :mod:`.dyntom`: DynToM trial folders (GAIR-NLP/DynToM; SocialMindChange follows the same design):
   ``question_new.json`` as gold, every ``<setting>_answer_<model>.json`` as a run.

@@ -44,12 +44,12 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.archive import extract_to
-from corpus.benchmark import NO_ANSWER, AnswerRun, Benchmark
-from corpus.benchmark_records import checked
+from corpus.benchmark.dataset import NO_ANSWER, AnswerRun, Benchmark
+from corpus.benchmark.records import checked
 from corpus.importers.tom.records import AnswerFile, QuestionFile, Scenario, Story
-from corpus.reading import load_json
-from corpus.report import WARNING, DatasetError, Report
+from corpus.loading.reading import load_json
+from corpus.loading.report import WARNING, DatasetError, Report
+from corpus.server.archive import extract_to
 
 QUESTION_FILE = "question_new.json"
 STORY_FILE = "story.json"
@@ -231,7 +231,7 @@ def read_dyntom(source: str | Path) -> tuple[Benchmark, Report]:
         try:
             extract_to(source, tmp / "trials")
             return _read_folder(tmp / "trials", source.name)
-        except DatasetError as exc:  # corpus.archive.ArchiveError: the archive refused
+        except DatasetError as exc:  # corpus.server.archive.ArchiveError: the archive refused
             return _empty(source.name), exc.report
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

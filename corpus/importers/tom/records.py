@@ -1,7 +1,7 @@
 """The records of the theory-of-mind releases as typed models: what :mod:`.dyntom`, :mod:`.synchtom_items`
 and :mod:`.synchtom` accept, and how each refusal is worded.
 
-Each record is validated on its own by :func:`corpus.benchmark_records.checked`, which names the file,
+Each record is validated on its own by :func:`corpus.benchmark.records.checked`, which names the file,
 the record (a question id, ``item '<id>'``, ``turn <n>``, ``instance '<id>'``, or ``record <n>`` when
 the record has no usable id) and the field of every problem. The types are strict (``"1"`` is no
 integer, ``true`` no criterion score), and a field the release does not name is kept, not refused.
@@ -32,8 +32,8 @@ from pydantic import (
     model_validator,
 )
 
-from corpus.benchmark_records import ArrayFile, ObjectFile, Record, Released, checked, problem
-from corpus.report import Report, describe
+from corpus.benchmark.records import ArrayFile, ObjectFile, Record, Released, checked, problem
+from corpus.loading.report import Report, describe
 
 DIMENSIONS = ("latent_belief_explanation", "user_profile_modeling", "correct_resolution")
 

@@ -80,9 +80,8 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.archive import extract_to
-from corpus.benchmark import Benchmark, JudgedRun
-from corpus.benchmark_records import checked, given_id
+from corpus.benchmark.dataset import Benchmark, JudgedRun
+from corpus.benchmark.records import checked, given_id
 from corpus.importers.tom.records import DIMENSIONS, ScoredInstance, ScoreFile, SummaryEntry, SummaryFile
 from corpus.importers.tom.synchtom_items import (
     KIND,
@@ -92,8 +91,9 @@ from corpus.importers.tom.synchtom_items import (
     rubric_sizes,
 )
 from corpus.importers.tom.synchtom_runs import fits_items, judged_run, without_clashes
-from corpus.reading import load_json
-from corpus.report import WARNING, DatasetError, Report, shown
+from corpus.loading.reading import load_json
+from corpus.loading.report import WARNING, DatasetError, Report, shown
+from corpus.server.archive import extract_to
 
 SUMMARY_FILE = "evaluation_summary.json"
 SCORE_FILE = re.compile(r"^evaluation_.+\.json$")
@@ -377,7 +377,7 @@ def read_judged_runs(
     source: str | Path, bench: Benchmark, judges: Mapping[str, str] | None = None
 ) -> tuple[tuple[JudgedRun, ...], Report]:
     """The judge score files in ``source`` read back against ``bench``'s items (SynchToM's, read by
-    :mod:`corpus.importers.tom.synchtom_items`): one :class:`corpus.benchmark.JudgedRun` per model,
+    :mod:`corpus.importers.tom.synchtom_items`): one :class:`corpus.benchmark.dataset.JudgedRun` per model,
     setting and judge (the score files of one inference run per benchmark file), and the problems.
 
     A score file is refused whole when it scores an instance the items do not have, or scores a
@@ -420,7 +420,7 @@ def read_release(source: str | Path) -> tuple[Benchmark, Report, str]:
         tmp = Path(tempfile.mkdtemp(prefix="groundwork-synchtom-"))
         try:
             return _read_release(extract_to(source, tmp / "release"), source.name)
-        except DatasetError as exc:  # corpus.archive.ArchiveError: the archive refused
+        except DatasetError as exc:  # corpus.server.archive.ArchiveError: the archive refused
             return empty_benchmark(source.name), exc.report, ""
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -447,11 +447,11 @@ def _said(bench: Benchmark) -> str:
 
 
 def load_items(source: str | Path) -> Benchmark:
-    """SynchToM's items: a benchmark dataset imported from them (:func:`corpus.benchmark.load_benchmark`,
+    """SynchToM's items: a benchmark dataset imported from them (:func:`corpus.benchmark.dataset.load_benchmark`,
     with its judged runs), or the release itself (its items only: :func:`read_synchtom_items`);
     :class:`DatasetError` with every problem when they have an error, or when the dataset is a
     benchmark of another format."""
-    from corpus.benchmark import is_benchmark, load_benchmark
+    from corpus.benchmark.dataset import is_benchmark, load_benchmark
 
     if is_benchmark(source):
         bench = load_benchmark(source)

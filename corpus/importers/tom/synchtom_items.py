@@ -1,4 +1,4 @@
-"""SynchToM's released items (THUNLP-MT/SynchToM), read into :class:`corpus.benchmark.Benchmark`.
+"""SynchToM's released items (THUNLP-MT/SynchToM), read into :class:`corpus.benchmark.dataset.Benchmark`.
 
 **Format** (the release at commit ca35c11, ``ca35c1194f3763596832c5e0b545d3996a13518b``; the items
 came in 0aafc77). The repository's root holds one *benchmark file* per domain,
@@ -62,12 +62,12 @@ from typing import Any
 
 import pandas as pd
 
-from corpus.archive import extract_to
-from corpus.benchmark import Benchmark
-from corpus.benchmark_records import checked, given_id
+from corpus.benchmark.dataset import Benchmark
+from corpus.benchmark.records import checked, given_id
 from corpus.importers.tom.records import DIMENSIONS, ItemsFile, ReleasedItem, TrajectoryFile, Turn
-from corpus.reading import load_json
-from corpus.report import WARNING, DatasetError, Report, shown
+from corpus.loading.reading import load_json
+from corpus.loading.report import WARNING, DatasetError, Report, shown
+from corpus.server.archive import extract_to
 
 KIND = "synchtom"
 RELEASE_COMMIT = "ca35c1194f3763596832c5e0b545d3996a13518b"
@@ -282,7 +282,7 @@ def read_synchtom_items(source: str | Path) -> tuple[Benchmark, Report]:
         try:
             root = extract_to(source, tmp / "release")
             return _read_folder(root, benchmark_files(root), source.name)
-        except DatasetError as exc:  # corpus.archive.ArchiveError: the archive refused
+        except DatasetError as exc:  # corpus.server.archive.ArchiveError: the archive refused
             return empty_benchmark(source.name), exc.report
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

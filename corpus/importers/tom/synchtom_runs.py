@@ -9,9 +9,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from corpus.benchmark import JudgedRun
+from corpus.benchmark.dataset import JudgedRun
 from corpus.importers.tom.records import DIMENSIONS
-from corpus.report import WARNING, Report, shown
+from corpus.loading.report import WARNING, Report, shown
 
 
 def fits_items(

@@ -1,5 +1,5 @@
 """One session folder's files checked: session.json (against its map and its actions) and the
-records of actions.jsonl, every problem reported with file, record and field (:mod:`corpus.validate`
+records of actions.jsonl, every problem reported with file, record and field (:mod:`corpus.loading.validate`
 reads the folders, in this process or in workers)."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from corpus.action_rows import ActionColumns
-from corpus.jsonsafe import typed_parse_takes_as_loads
+from corpus.loading.action_rows import ActionColumns
+from corpus.loading.jsonsafe import typed_parse_takes_as_loads
+from corpus.loading.reading import load_json, parse, parse_jsonl, read_text, text_at_once
+from corpus.loading.report import WARNING, Report, shown
 from corpus.model import MAX_SECONDS, Action, GridMap, SessionMeta
-from corpus.reading import load_json, parse, parse_jsonl, read_text, text_at_once
-from corpus.report import WARNING, Report, shown
 
 if TYPE_CHECKING:
-    from corpus.validate import RawDataset
+    from corpus.loading.validate import RawDataset
 
 
 def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | None, GridMap | None]:
@@ -51,8 +51,8 @@ def _read_meta(d: Path, raw: RawDataset, report: Report) -> tuple[SessionMeta | 
 def _meta_at_once(d: str | Path, raw: RawDataset) -> tuple[SessionMeta, GridMap, str] | None:
     """A session folder's session.json, its map and its text, as :func:`_read_meta` reads them when
     it has nothing to report; None otherwise. The text is validated by the model at once, without
-    :func:`corpus.jsonsafe.loads` (whose refusals the model makes too:
-    :func:`corpus.jsonsafe.typed_parse_takes_as_loads`)."""
+    :func:`corpus.loading.jsonsafe.loads` (whose refusals the model makes too:
+    :func:`corpus.loading.jsonsafe.typed_parse_takes_as_loads`)."""
     text = text_at_once(os.path.join(d, "session.json"))
     if text is None or not typed_parse_takes_as_loads(text):
         return None

@@ -22,7 +22,7 @@ A benchmark dataset on disk (``"domain": "benchmark"`` in dataset.json) holds
   run's id, model, setting, judge, where it came from and the items it has no score for).
 
 Written all or nothing (:func:`write_benchmark_dataset`), read back exactly (:func:`load_benchmark`),
-every record checked by its model (:mod:`corpus.benchmark_records`).
+every record checked by its model (:mod:`corpus.benchmark.records`).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from corpus.benchmark_records import (
+from corpus.benchmark.records import (
     AnswersTable,
     ArrayFile,
     BenchmarkInfo,
@@ -52,9 +52,9 @@ from corpus.benchmark_records import (
     checked,
     read_table,
 )
+from corpus.loading.reading import load_json, parse
+from corpus.loading.report import DatasetError, Report
 from corpus.model import DatasetInfo
-from corpus.reading import load_json, parse
-from corpus.report import DatasetError, Report
 
 DOMAIN = "benchmark"
 ITEM_COLUMNS = ("item_id", "group", "question_id", "question", "options", "option_kinds", "gold")
@@ -157,7 +157,7 @@ class Benchmark:
 
     @property
     def dataset_id(self) -> str:
-        from corpus.catalog import key_of
+        from corpus.loading.catalog import key_of
 
         return key_of(self.root) if self.root is not None else self.content_hash[:12]
 
@@ -201,7 +201,7 @@ def _csv(frame: pd.DataFrame) -> str:
 def write_benchmark_dataset(dest: str | Path, bench: Benchmark, overwrite: bool = False) -> Path:
     """Write the benchmark's valid runs as a dataset next to ``dest`` and move it into place once
     complete (nothing is left behind on an error)."""
-    from corpus.write import folder_in_place
+    from corpus.loading.write import folder_in_place
 
     items = bench.items.copy()
     for col in ("options", "option_kinds"):
@@ -281,8 +281,8 @@ def is_benchmark(root: str | Path) -> bool:
 
 def load_benchmark(root: str | Path) -> Benchmark:
     """Read a benchmark dataset; :class:`DatasetError` with every problem if it has any (each file's
-    records validated by their models, :mod:`corpus.benchmark_records`)."""
-    from corpus.dataset import content_hash
+    records validated by their models, :mod:`corpus.benchmark.records`)."""
+    from corpus.loading.dataset import content_hash
 
     root = Path(root)
     report = Report()

@@ -13,8 +13,8 @@
   another format into a dataset directory (the format told from the file names when not given; the
   design table gives each Map Task session's condition and split: :mod:`corpus.design`).
 - ``users add|list|passwd|reset|disable|enable|delete|setup-token``: the accounts of the label
-  database the app uses (see :mod:`corpus.cli_users`).
-- ``uploads list|reclaim``: the uploaded datasets the server keeps (:mod:`corpus.cli_uploads`).
+  database the app uses (see :mod:`corpus.cli.users`).
+- ``uploads list|reclaim``: the uploaded datasets the server keeps (:mod:`corpus.cli.uploads`).
 - ``maps attach DATASET MAP.json --sessions S1,S2 [--follower MAP_F.json]``, ``maps check MAP.json``:
   maps from the map editor (:mod:`corpus.mapedit.cli`).
 - ``split DATASET --test-size N [--seed S] OUT``: a copy of the dataset with the distribution-matched
@@ -32,7 +32,7 @@ from corpus import schema
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from corpus.validate import validate_path
+    from corpus.loading.validate import validate_path
 
     domain, report = validate_path(args.path)  # Map Task, kitchen or benchmark: the same report
     if args.json:
@@ -46,7 +46,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _stats(args: argparse.Namespace) -> int:
     from analysis.dataset_stats import format_any, stats_of
-    from corpus.validate import DatasetError
+    from corpus.loading.validate import DatasetError
 
     try:
         stats = stats_of(args.path)  # Map Task, kitchen or benchmark: the same shape
@@ -96,7 +96,7 @@ def _generate_kitchen(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from corpus.importers import run_import
-    from corpus.validate import DatasetError
+    from corpus.loading.validate import DatasetError
 
     if args.source_format is None:
         from corpus.importers.detect import NotRecognised, detect_path
@@ -155,9 +155,9 @@ def _import(args: argparse.Namespace) -> int:
 
 def _split(args: argparse.Namespace) -> int:
     from analysis.split import distribution_matched_split
-    from corpus.dataset import load
+    from corpus.loading.dataset import load
+    from corpus.loading.validate import DatasetError
     from corpus.splits import write_with_splits
-    from corpus.validate import DatasetError
 
     try:
         corpus = load(args.dataset)
@@ -273,11 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("out")
     p.set_defaults(func=_split)
 
-    from corpus.cli_users import add_users_commands
+    from corpus.cli.users import add_users_commands
 
     add_users_commands(sub)
 
-    from corpus.cli_uploads import add_uploads_commands
+    from corpus.cli.uploads import add_uploads_commands
 
     add_uploads_commands(sub)
 

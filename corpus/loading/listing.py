@@ -1,7 +1,7 @@
 """The files of a dataset folder, listed again only where a folder changed.
 
 A corpus of a million actions is 10,000 session folders and 20,000 files, and the app asks for
-their names, sizes and times on every run of a page (:func:`corpus.dataset.files_signature`), to
+their names, sizes and times on every run of a page (:func:`corpus.loading.dataset.files_signature`), to
 see whether the dataset changed on disk. Listing 10,000 folders takes a tenth of a second or more;
 asking a folder for its times takes a fortieth of that. A folder's modification time changes
 whenever a name in it is added, removed or renamed, so a folder whose time (and change time and

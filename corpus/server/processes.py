@@ -54,7 +54,7 @@ def _without_main(popen: Callable[[Any], Any], process_obj: Any) -> Any:
 
 
 # What a dataset's readers run, imported once by the fork server (see ReaderContext).
-READER_MODULES = ["corpus.validate", "corpus.predictions"]
+READER_MODULES = ["corpus.loading.validate", "corpus.predictions"]
 
 
 if sys.platform != "win32":  # (no fork server there: its readers are spawned)

@@ -14,15 +14,15 @@ from datetime import timedelta
 
 
 def _uploads():  # noqa: ANN202
+    from corpus.server.uploads import Uploads
     from corpus.settings import Settings
-    from corpus.uploads import Uploads
 
     settings = Settings.load()
     return settings, Uploads(settings.data_dir)
 
 
 def _list(args: argparse.Namespace) -> int:
-    from corpus.uploads import mib
+    from corpus.server.uploads import mib
 
     settings, uploads = _uploads()
     kept = uploads.list()
@@ -52,7 +52,7 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _reclaim(args: argparse.Namespace) -> int:
-    from corpus.uploads import mib
+    from corpus.server.uploads import mib
 
     _, uploads = _uploads()
     known = {u.key for u in uploads.list()}

@@ -1,7 +1,7 @@
 """A loaded dataset's sessions, read again from their files when asked for, a bounded number kept.
 
 A session with its actions takes about 3 KB per action as validated objects: a million actions
-would take gigabytes. A loaded corpus keeps its tables (:mod:`corpus.tables`) and every session's
+would take gigabytes. A loaded corpus keeps its tables (:mod:`corpus.loading.tables`) and every session's
 ``session.json`` (a :class:`corpus.model.SessionMeta`: condition, split, map, participants,
 checkpoints), and builds a whole :class:`corpus.model.Session` only when one is asked for, from its
 folder, validated as on load. The sessions built last are kept, up to ``budget`` actions in all

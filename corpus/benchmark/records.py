@@ -1,4 +1,4 @@
-"""The records of a benchmark dataset (:mod:`corpus.benchmark`) as typed models, and how their problems
+"""The records of a benchmark dataset (:mod:`corpus.benchmark.dataset`) as typed models, and how their problems
 are reported.
 
 A benchmark dataset's files are Groundwork's own, so their records are validated strictly (nothing
@@ -46,8 +46,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from corpus.reading import validated
-from corpus.report import ERROR, Report, describe
+from corpus.loading.reading import validated
+from corpus.loading.report import ERROR, Report, describe
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,7 +75,7 @@ def checked(
     severity: str = ERROR,
     context: dict[str, Any] | None = None,
 ) -> M | None:
-    """``model`` validated from a value read from a file (:func:`corpus.reading.validated`), or None with
+    """``model`` validated from a value read from a file (:func:`corpus.loading.reading.validated`), or None with
     every problem reported at ``severity`` with its file, record and field; a place in a list is written
     as an index (``options[0]``, ``rubrics.correct_resolution[2].criterion``). ``whole`` is the field
     named by a problem of the record as a whole."""
@@ -168,7 +168,7 @@ class BenchmarkInfo(Record):
 
 
 class RunEntry(Record):
-    """One run of ``runs.json`` (:meth:`corpus.benchmark.AnswerRun.as_dict`); ``model`` is the run's id
+    """One run of ``runs.json`` (:meth:`corpus.benchmark.dataset.AnswerRun.as_dict`); ``model`` is the run's id
     where it is not given."""
 
     run: str
@@ -182,7 +182,7 @@ class RunEntry(Record):
 
 
 class JudgedRunEntry(Record):
-    """One judged run of ``judged_runs.json`` (:meth:`corpus.benchmark.JudgedRun.as_dict`)."""
+    """One judged run of ``judged_runs.json`` (:meth:`corpus.benchmark.dataset.JudgedRun.as_dict`)."""
 
     run: str
     model: str | None = None

@@ -1,7 +1,7 @@
 """Coded labels (labels/<scheme>.csv) and their details (labels/gmmt_expressions.jsonl), and the
 count of records that refer to a failed session or map.
 
-Read after the sessions (:mod:`corpus.validate`). A label or prediction that names a session with
+Read after the sessions (:mod:`corpus.loading.validate`). A label or prediction that names a session with
 errors is counted, not checked (the session's actions are not known), and the count is added once
 to the session's first error: "... (and 312 records in labels/grounding_acts.csv refer to this
 session)". A session that does not exist is reported on the first label naming it, with the
@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpus import schema
+from corpus.loading.reading import parse_jsonl, read_text
+from corpus.loading.report import ERROR, Report, counted, shown
 from corpus.model import ReferenceExpression
-from corpus.reading import parse_jsonl, read_text
-from corpus.report import ERROR, Report, counted, shown
 
 if TYPE_CHECKING:
-    from corpus.validate import RawDataset, SessionOutline
+    from corpus.loading.validate import RawDataset, SessionOutline
 
 _ACTION_INDEX = re.compile(r"[ \t]*([0-9]{1,9})[ \t]*")
 

@@ -1,7 +1,7 @@
 """Reading one input file: text, JSON, JSON lines, and strict validation of a record by a model.
 
-Every problem goes to a :class:`corpus.report.Report` with file, record and field; nothing here
-raises on bad input. JSON is parsed by :func:`corpus.jsonsafe.loads` (deep nesting, huge
+Every problem goes to a :class:`corpus.loading.report.Report` with file, record and field; nothing here
+raises on bad input. JSON is parsed by :func:`corpus.loading.jsonsafe.loads` (deep nesting, huge
 integers, NaN and Infinity refused with their line), then validated by pydantic in strict mode
 from the JSON text itself, so nothing is coerced: ``"3"`` is not an integer, ``"yes"`` not a
 boolean, ``[true, false]`` not a cell. Messages say what was expected and what was found.
@@ -25,8 +25,8 @@ from typing import Any, TypeVar, cast
 import msgspec
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from corpus.jsonsafe import JsonError, loads
-from corpus.report import ERROR, Report, counted, describe, shown
+from corpus.loading.jsonsafe import JsonError, loads
+from corpus.loading.report import ERROR, Report, counted, describe, shown
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -255,7 +255,7 @@ def parse_jsonl(model: type[M], text: str, report: Report, rel: str) -> list[tup
     The whole text is validated in one pass by pydantic's JSON parser (strict, as :func:`parse`);
     only when that fails is it parsed again line by line, so every bad record gets its own message
     with its line number. The one pass is safe for models whose every field is typed: what
-    :func:`corpus.jsonsafe.loads` refuses (NaN, Infinity, deep nesting, huge integers) fails
+    :func:`corpus.loading.jsonsafe.loads` refuses (NaN, Infinity, deep nesting, huge integers) fails
     their validation too.
     """
     numbered = [(i, line) for i, line in enumerate(jsonl_lines(text), start=1) if line.strip()]

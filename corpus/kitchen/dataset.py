@@ -1,5 +1,5 @@
 """A kitchen dataset on disk: ``dataset.json`` (``"domain": "kitchen"``) and ``runs/<id>.json``, one
-file per run in Groundwork's own form of :class:`corpus.kitchen.KitchenRun` (whatever format the run
+file per run in Groundwork's own form of :class:`corpus.kitchen.run.KitchenRun` (whatever format the run
 was imported from: :mod:`corpus.importers.overcooked`).
 
 Written all or nothing (:func:`write_kitchen_dataset`), read back exactly (:func:`load_kitchen`:
@@ -22,10 +22,10 @@ import pandas as pd
 from pydantic import TypeAdapter, ValidationError
 
 from corpus.domain import UNIT_ID, ReadFromInfo, generated_by, provenance
-from corpus.kitchen import Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.kitchen.run import Completed, Correction, KitchenRun, KitchenStep, Turn
+from corpus.loading.reading import load_json, parse
+from corpus.loading.report import DatasetError, Report, describe
 from corpus.model import DatasetInfo
-from corpus.reading import load_json, parse
-from corpus.report import DatasetError, Report, describe
 from corpus.schema import NOT_RECORDED
 
 DOMAIN = "kitchen"
@@ -36,7 +36,7 @@ _PARTS: dict[str, type] = {"steps": KitchenStep, "turns": Turn, "completed": Com
 @dataclass(frozen=True)
 class KitchenCorpus(ReadFromInfo):
     """A loaded kitchen dataset: its dataset.json, its runs in file order, and the content hash of
-    the folder (:func:`corpus.dataset.content_hash`)."""
+    the folder (:func:`corpus.loading.dataset.content_hash`)."""
 
     root: Path
     info: DatasetInfo
@@ -87,7 +87,7 @@ def file_name(run_id: str) -> str:
 def write_kitchen_dataset(dest: Path, info: DatasetInfo, runs: Iterable[KitchenRun], overwrite: bool = False) -> Path:
     """Write the dataset next to ``dest`` and move it into place once complete (nothing is left
     behind on an error). Run ids must be unique and give distinct file names."""
-    from corpus.write import folder_in_place
+    from corpus.loading.write import folder_in_place
 
     runs = list(runs)
     names = [file_name(r.id) for r in runs]
@@ -253,7 +253,7 @@ def read_kitchen(root: str | Path) -> tuple[DatasetInfo | None, list[KitchenRun]
 
 def load_kitchen(root: str | Path) -> KitchenCorpus:
     """Read a kitchen dataset; :class:`DatasetError` with every problem if it has any."""
-    from corpus.dataset import content_hash
+    from corpus.loading.dataset import content_hash
 
     root = Path(root)
     info, runs, report = read_kitchen(root)

@@ -2,7 +2,7 @@
 
 :func:`validate_path` takes any dataset Groundwork writes, a folder or a .zip, and reports it the
 same way whatever its domain (``dataset.json``'s ``domain``): Map Task sessions (read here), kitchen
-runs (:func:`corpus.kitchen_dataset.read_kitchen`) or a benchmark (:func:`corpus.benchmark.load_benchmark`).
+runs (:func:`corpus.kitchen.dataset.read_kitchen`) or a benchmark (:func:`corpus.benchmark.dataset.load_benchmark`).
 
 A dataset directory (documented in docs/data-format.md)::
 
@@ -16,12 +16,12 @@ A dataset directory (documented in docs/data-format.md)::
     predictions/<model_id>/<task>.jsonl         (optional; task: next_action, mental_model)
 
 :func:`read_dataset` collects every problem instead of stopping at the first; the caller decides
-(``corpus.dataset.load`` refuses the whole dataset if any problem is an error). A problem is
+(``corpus.loading.dataset.load`` refuses the whole dataset if any problem is an error). A problem is
 reported once, where it is: a map or session with errors is not reported again by every record
 that refers to it; its error says how many records do. A session folder's files
-are checked in :mod:`corpus.validate_session`, labels in :mod:`corpus.validate_refs`, predictions in
+are checked in :mod:`corpus.loading.validate_session`, labels in :mod:`corpus.loading.validate_refs`, predictions in
 :mod:`corpus.predictions`; reading a single file is
-:mod:`corpus.reading`.
+:mod:`corpus.loading.reading`.
 """
 
 from __future__ import annotations
@@ -39,10 +39,8 @@ from pathlib import Path
 from typing import Any, Protocol, overload
 
 from corpus import schema
-from corpus.action_rows import ActionColumns, columns_at_once, columns_of_bytes
-from corpus.model import MAX_SECONDS, DatasetInfo, GridMap, Session, SessionMeta  # noqa: F401  (MAX_SECONDS: re-exported)
-from corpus.processes import Workers, processors
-from corpus.reading import (  # noqa: F401  (re-exported: the readers' public names)
+from corpus.loading.action_rows import ActionColumns, columns_at_once, columns_of_bytes
+from corpus.loading.reading import (  # noqa: F401  (re-exported: the readers' public names)
     MAX_FILE_BYTES,
     bytes_at_once,
     iter_jsonl,
@@ -55,7 +53,7 @@ from corpus.reading import (  # noqa: F401  (re-exported: the readers' public na
     read_text,
     text_at_once,
 )
-from corpus.report import (  # noqa: F401  (re-exported)
+from corpus.loading.report import (  # noqa: F401  (re-exported)
     ERROR,
     MAX_ISSUES,
     WARNING,
@@ -65,15 +63,17 @@ from corpus.report import (  # noqa: F401  (re-exported)
     describe,
     shown,
 )
-from corpus.tables import BuiltRows, TableBuilder
-from corpus.validate_refs import note_references, read_labels
-from corpus.validate_session import (
+from corpus.loading.tables import BuiltRows, TableBuilder
+from corpus.loading.validate_refs import note_references, read_labels
+from corpus.loading.validate_session import (
     _actions_text,
     _check_against_actions,
     _meta_at_once,
     _read_actions,
     _read_meta,
 )
+from corpus.model import MAX_SECONDS, DatasetInfo, GridMap, Session, SessionMeta  # noqa: F401  (MAX_SECONDS: re-exported)
+from corpus.server.processes import Workers, processors
 
 
 class SessionSink(Protocol):
@@ -199,7 +199,7 @@ def collector_paused(freeze: bool = False) -> Iterator[None]:
     The collector would scan the growing heap again and again (half the time at 100,000 actions)
     and could free nothing, so :func:`read_dataset` always runs with it paused.
 
-    With ``freeze`` (``corpus.dataset.load_dir``, the one caller that keeps what was read), once
+    With ``freeze`` (``corpus.loading.dataset.load_dir``, the one caller that keeps what was read), once
     the body has succeeded everything then alive, the loaded corpus included, is moved out of the
     collector's sight (``gc.freeze``): a loaded corpus lives as long as it is shown, and is freed
     by reference counting when it is dropped. A read kept only for its report is not frozen.
@@ -235,7 +235,7 @@ def validate_path(path: str | Path) -> tuple[str, Report]:
     be opened). The report has the same shape for every domain: file, record, field, message."""
     path = Path(path)
     if path.suffix.lower() == ".zip" and path.is_file():
-        from corpus.archive import ArchiveError, extracted
+        from corpus.server.archive import ArchiveError, extracted
 
         try:
             with extracted(path) as root:
@@ -248,11 +248,11 @@ def validate_path(path: str | Path) -> tuple[str, Report]:
 def _validate_folder(root: Path) -> tuple[str, Report]:
     domain = domain_of(root) if root.is_dir() else MAP_TASK
     if domain == "kitchen":
-        from corpus.kitchen_dataset import read_kitchen
+        from corpus.kitchen.dataset import read_kitchen
 
         return domain, read_kitchen(root)[2]
     if domain == "benchmark":
-        from corpus.benchmark import load_benchmark
+        from corpus.benchmark.dataset import load_benchmark
 
         try:
             bench = load_benchmark(root)
@@ -307,7 +307,7 @@ def _read_dataset(root: Path, sink: SessionSink | None = None) -> tuple[RawDatas
             "dataset.json",
             "-",
             "domain",
-            "a kitchen dataset (runs of two agents cooking, in runs/): read it with corpus.kitchen_dataset, "
+            "a kitchen dataset (runs of two agents cooking, in runs/): read it with corpus.kitchen.dataset, "
             "not as Map Task sessions",
         )
         return raw, report

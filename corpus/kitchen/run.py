@@ -16,7 +16,7 @@ A run's **pairing** is directed and names each agent's scaffold with its model, 
 alone, ``gpt-4o -> claude-sonnet-4``), so runs of the same models under different agent frameworks
 are never pooled.
 
-Every class here is validated by :mod:`corpus.kitchen_dataset` when a run file is read back (strictly:
+Every class here is validated by :mod:`corpus.kitchen.dataset` when a run file is read back (strictly:
 a whole number where one is expected, no unknown field), through the pydantic configuration each
 class carries.
 """
@@ -29,7 +29,7 @@ CHEF, ASSISTANT = 0, 1
 ROLES = ("Chef", "Assistant")
 UNKNOWN = "?"  # a model or scaffold the source does not name, as a pairing shows it
 
-# How pydantic validates these dataclasses (corpus.kitchen_dataset): strictly, no unknown field. A
+# How pydantic validates these dataclasses (corpus.kitchen.dataset): strictly, no unknown field. A
 # plain mapping, so that this module needs no pydantic import.
 _STRICT = {"strict": True, "extra": "forbid"}
 

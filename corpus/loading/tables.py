@@ -1,10 +1,10 @@
 """The corpus as tables: one row per action, one per session, and the route coverage after every
 action, built one session at a time.
 
-A dataset is read session by session (:func:`corpus.dataset.load_dir`); each session's rows are
+A dataset is read session by session (:func:`corpus.loading.dataset.load_dir`); each session's rows are
 taken as it is read, and the session itself need not stay in memory: a corpus of a million actions
 is held as these tables (columns of numbers and shared strings), and its sessions are read again
-when one is asked for (:class:`corpus.session_store.SessionStore`). A corpus built in code makes
+when one is asked for (:class:`corpus.loading.session_store.SessionStore`). A corpus built in code makes
 the same tables from its sessions, with the same :class:`TableBuilder`.
 """
 
@@ -19,9 +19,9 @@ import numpy as np
 import pandas as pd
 
 from corpus import schema
-from corpus.action_rows import ActionColumns
 from corpus.canvas import UNCHANGED, replay
 from corpus.gridmap import GridMap
+from corpus.loading.action_rows import ActionColumns
 from corpus.metrics import chebyshev_distance, route_mask, score_cells
 from corpus.model import NO_CELL_CHANGE, Session, SessionMeta
 

@@ -1,10 +1,10 @@
 """A session's actions as the corpus's tables hold them (:class:`ActionColumns`), and the fast read
 of a session's actions.jsonl that has nothing to report.
 
-:func:`corpus.validate.read_dataset` reads every action of a dataset. Building each one as a
+:func:`corpus.loading.validate.read_dataset` reads every action of a dataset. Building each one as a
 validated :class:`corpus.model.Action` costs about four times parsing its JSON (its labels and
 content are checked by Python validators), and a loaded corpus keeps only its tables and a few
-whole sessions (:mod:`corpus.session_store`). So a session is first read by
+whole sessions (:mod:`corpus.loading.session_store`). So a session is first read by
 :func:`columns_at_once`: msgspec decodes each line into a typed record, checking every field's
 JSON type, the role and the action type, and refusing unknown fields as it parses (in C); each
 label is kept as its JSON text and looked up among its dimension's usual forms as written. The
@@ -30,8 +30,8 @@ import msgspec
 
 from corpus import schema
 from corpus.canvas import UNCHANGED
+from corpus.loading.reading import jsonl_lines, records_at_once, text_of
 from corpus.model import MAX_SECONDS, NO_CELL_CHANGE, NO_CELL_CHANGE_TYPES, Action
-from corpus.reading import jsonl_lines, records_at_once, text_of
 
 Content = str | Sequence[Sequence[int]] | None
 
@@ -227,7 +227,7 @@ def columns_at_once(text: str, grid_size: Sequence[int]) -> ActionColumns | None
 
 def columns_of_bytes(data: bytes, grid_size: Sequence[int]) -> ActionColumns | None:
     """:func:`columns_at_once` of the bytes of a session's actions.jsonl: a file in its plainest
-    shape (:func:`corpus.reading.records_at_once`) is decoded without being made a text first."""
+    shape (:func:`corpus.loading.reading.records_at_once`) is decoded without being made a text first."""
     records = records_at_once(data, _DECODER)
     if records is None:
         text = text_of(data)

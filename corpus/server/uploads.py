@@ -9,7 +9,7 @@ An upload (a ``.zip`` of a Groundwork dataset, or raw data for one of the import
    members declare must fit the per-upload quota, what is left of the total quota, and (for
    uploaders other than a lead) what is left of their session's quota. Every refusal states the
    quota. (Members cannot unpack beyond their declared size: the zip reader stops there.)
-3. The archive is extracted (:func:`corpus.archive.extract_to`: paths, sizes, ratios), validated, or
+3. The archive is extracted (:func:`corpus.server.archive.extract_to`: paths, sizes, ratios), validated, or
    converted by its importer, in a private folder under ``staging/``, and only a complete, valid
    dataset is moved into ``datasets/``, with a small record in ``uploads/``. Whatever happens, the
    private staging folder is removed: a refused archive or a failed extraction leaves nothing.
@@ -35,9 +35,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from corpus.archive import ArchiveError, extract_to
 from corpus.design import DesignFile
-from corpus.validate import DatasetError, Report, read_dataset
+from corpus.loading.validate import DatasetError, Report, read_dataset
+from corpus.server.archive import ArchiveError, extract_to
 
 RECORD_SUFFIX = ".json"
 
@@ -214,7 +214,7 @@ class Uploads:
 
         ``fmt`` is the importer format (None: a Groundwork dataset), ``choices`` what the uploader
         set for it, ``progress(done, total)`` is called as an importer works through the sessions'
-        ink. Raises :class:`corpus.validate.DatasetError` (:class:`UploadRefused` for a quota) with
+        ink. Raises :class:`corpus.loading.validate.DatasetError` (:class:`UploadRefused` for a quota) with
         every problem; nothing is kept then. Warnings of a valid dataset are added to ``report``."""
         report = report if report is not None else Report()
         choices = choices or ImportChoices()
@@ -368,7 +368,7 @@ def _file_name(name: str) -> str:
 
 
 def _content_hash(folder: Path) -> str:
-    from corpus.dataset import content_hash
+    from corpus.loading.dataset import content_hash
 
     return content_hash(folder)
 

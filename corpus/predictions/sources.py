@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from corpus.jsonsafe import JsonError, loads
 from corpus.limits import PREDICTION_UPLOAD_BYTES
+from corpus.loading.jsonsafe import JsonError, loads
+from corpus.loading.reading import jsonl_lines
+from corpus.loading.validate import Report
 from corpus.predictions import DIMENSIONS, FILES, JUDGE_TASK, Run, RunInfo, read_run_dir, read_runs_dir, run_files
-from corpus.reading import jsonl_lines
-from corpus.validate import Report
 
 
 def _refused(name: str, record: str, fld: str, message: str, report: Report | None = None) -> list[Run]:
@@ -84,7 +84,7 @@ def read_upload(name: str, data: bytes, sessions: Mapping[str, Any], maps: Mappi
             return [read_run_dir(folder, sessions, maps, prefix=f"{name}: ", source=name)]
     if not name.lower().endswith(".zip"):
         return _refused(name, "-", "(file)", "expected a .zip of run folders or a .jsonl file of one task")
-    from corpus.archive import ArchiveError, extracted
+    from corpus.server.archive import ArchiveError, extracted
 
     with tempfile.TemporaryDirectory(prefix="groundwork-runs-") as tmp:
         archive = Path(tmp) / "upload.zip"
@@ -128,7 +128,7 @@ def read_uploads_for(root: str, digest: str, files: list[tuple[str, bytes]]) -> 
     ``digest`` (read once per process and dataset): what a worker process runs for the Compare page."""
     corpus = _LOADED.get(digest)
     if corpus is None:
-        from corpus.dataset import load
+        from corpus.loading.dataset import load
 
         corpus = load(root)
         if corpus.content_hash != digest:

@@ -1,4 +1,4 @@
-"""Write a dataset directory in the format :mod:`corpus.validate` reads.
+"""Write a dataset directory in the format :mod:`corpus.loading.validate` reads.
 
 Used by the sample-corpus generator and the importers. The directory is written next to its
 destination and moved into place only when complete, so a failed write leaves nothing behind.

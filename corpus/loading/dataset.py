@@ -1,13 +1,13 @@
 """A loaded, validated dataset and the tables the rest of the tool reads.
 
 ``load(path)`` accepts a dataset directory or a ``.zip`` of one and either returns a complete
-:class:`Corpus` or raises :class:`corpus.validate.DatasetError` listing every problem: nothing is
+:class:`Corpus` or raises :class:`corpus.loading.validate.DatasetError` listing every problem: nothing is
 half-loaded.
 
-A loaded corpus holds its tables (:mod:`corpus.tables`: one row per action, one per session),
+A loaded corpus holds its tables (:mod:`corpus.loading.tables`: one row per action, one per session),
 every session's ``session.json`` and a bounded number of whole sessions; the others are read again
-from the dataset's folder when asked for (:mod:`corpus.session_store`). What a load made can be
-kept on disk for the next load of the same bytes (:mod:`corpus.dataset_cache`).
+from the dataset's folder when asked for (:mod:`corpus.loading.session_store`). What a load made can be
+kept on disk for the next load of the same bytes (:mod:`corpus.loading.dataset_cache`).
 """
 
 from __future__ import annotations
@@ -25,17 +25,14 @@ import numpy as np
 import pandas as pd
 
 from corpus import schema
-from corpus.action_rows import ActionColumns
 from corpus.canvas import CanvasHistory, session_history
-from corpus.dataset_cache import DatasetCache, Entry
 from corpus.domain import MAP_TASK, UNIT_ID, ReadFromInfo, generated_by, provenance
-from corpus.listing import dataset_files, forget_listings
-from corpus.metrics import DrawingScores, route_mask, score
-from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
-from corpus.processes import start_readers
-from corpus.session_store import SESSION_CACHE_ACTIONS, SessionStore
-from corpus.tables import TableBuilder, Tables, tables_of
-from corpus.validate import (
+from corpus.loading.action_rows import ActionColumns
+from corpus.loading.dataset_cache import DatasetCache, Entry
+from corpus.loading.listing import dataset_files, forget_listings
+from corpus.loading.session_store import SESSION_CACHE_ACTIONS, SessionStore
+from corpus.loading.tables import TableBuilder, Tables, tables_of
+from corpus.loading.validate import (
     ActionRefs,
     DatasetError,
     Issue,
@@ -47,8 +44,11 @@ from corpus.validate import (
     read_session,
     readers,
 )
+from corpus.metrics import DrawingScores, route_mask, score
+from corpus.model import DatasetInfo, GridMap, ReferenceExpression, Session, SessionMeta
+from corpus.server.processes import start_readers
 
-SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 DOMAIN = MAP_TASK
 HISTORIES_KEPT = 2048  # canvas histories a corpus keeps (the ones built last)
 
@@ -65,7 +65,7 @@ class Corpus(ReadFromInfo):
     maps: dict[str, GridMap]
     # Session id -> Session, held as a SessionStore (sessions given in memory are wrapped in one):
     # a loaded dataset's holds every session's session.json and reads a whole session when asked
-    # for (corpus.session_store).
+    # for (corpus.loading.session_store).
     sessions: Mapping[str, Session]
     labels: (
         pd.DataFrame
@@ -267,7 +267,7 @@ def _hash_and_signature(root: str | Path) -> tuple[str, str]:
 def files_signature(root: str | Path) -> str:
     """A cheap change token for a dataset directory: a digest of the names, sizes and modification
     times of the files :func:`content_hash` reads (it changes whenever their hash may). The folders
-    are listed again only where they changed (:mod:`corpus.listing`); the files are asked for their
+    are listed again only where they changed (:mod:`corpus.loading.listing`); the files are asked for their
     sizes and times every time."""
     return _afresh_if_gone(
         lambda: _signature_of([_signature_line("/".join(parts), os.stat(path)) for parts, path in dataset_files(root)])
@@ -385,7 +385,7 @@ def load_dir(
     The tables are made as the sessions are read; whole sessions are kept up to ``keep_actions``
     actions in all (None: every one), the others read again from the directory when asked for.
     With a ``cache``, a dataset whose bytes were loaded before is taken from it instead of read
-    record by record, and one read is kept in it (:mod:`corpus.dataset_cache`); ``known_hash`` is
+    record by record, and one read is kept in it (:mod:`corpus.loading.dataset_cache`); ``known_hash`` is
     the dataset's :func:`content_hash`, when the caller has it. Otherwise the hash the cache
     recorded for the folder as its files are is taken, or, for a folder not seen before, the hash
     is made while the dataset is read (:func:`_read_hashing`)."""
@@ -499,7 +499,7 @@ def load(path: str | Path) -> Corpus:
     """Load a dataset directory or a .zip of one (extracted safely to a temporary folder)."""
     path = Path(path)
     if path.suffix.lower() == ".zip" and path.is_file():
-        from corpus.archive import extracted
+        from corpus.server.archive import extracted
 
         with extracted(path) as root:
             corpus = load_dir(root, keep_actions=None)  # (the folder is gone after: every session is kept)
@@ -512,7 +512,7 @@ def validate(path: str | Path) -> Report:
     """Every problem of a dataset directory or .zip, without loading it."""
     path = Path(path)
     if path.suffix.lower() == ".zip" and path.is_file():
-        from corpus.archive import ArchiveError, extracted
+        from corpus.server.archive import ArchiveError, extracted
 
         try:
             with extracted(path) as root:

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
-from corpus.validate import MAX_FILE_BYTES, DatasetError, Report
+from corpus.loading.validate import MAX_FILE_BYTES, DatasetError, Report
 
 MAX_ARCHIVE_BYTES = 256 * 1024 * 1024  # the upload itself
 MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024  # everything inside, extracted

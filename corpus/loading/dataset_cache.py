@@ -1,6 +1,6 @@
 """A loaded dataset kept on disk, so that the next load of the same bytes skips reading every record.
 
-When a dataset has been read and validated (:func:`corpus.dataset.load_dir`), what the load made of
+When a dataset has been read and validated (:func:`corpus.loading.dataset.load_dir`), what the load made of
 it (the tables, every session's ``session.json``, the maps, labels, predictions and warnings) is
 written to a cache folder under the dataset's content hash and the version of the code that read
 it, on a thread of its own while the load returns (:meth:`DatasetCache.keep`). A later load of a
@@ -20,7 +20,7 @@ million actions). The folder also records the hash of each dataset folder it was
 under the folder's path and its files' names, sizes and modification times (what the app already
 takes as a sign that a folder has not changed): a folder opened again with its files unchanged, by
 a restarted server or another replica, is not hashed again. A folder never seen is hashed while it
-is read (:func:`corpus.dataset.load_dir`).
+is read (:func:`corpus.loading.dataset.load_dir`).
 """
 
 from __future__ import annotations
@@ -44,9 +44,9 @@ import numpy as np
 import pandas as pd
 import pydantic
 
+from corpus.loading.report import Issue
+from corpus.loading.tables import Tables
 from corpus.model import DatasetInfo, GridMap, SessionMeta
-from corpus.report import Issue
-from corpus.tables import Tables
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +94,7 @@ def code_version() -> str:
     """A digest of the code that reads datasets (every module under ``corpus/``) and of the
     versions of what its objects are made of."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]
     for path in sorted(root.rglob("*.py")):
         h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     for part in (sys.version, pd.__version__, np.__version__, pydantic.VERSION):
@@ -206,7 +206,7 @@ class DatasetCache:
 
     def known_hash(self, root: Path, signature: str) -> str | None:
         """The content hash recorded for the folder ``root`` when its files had ``signature``
-        (:func:`corpus.dataset.files_signature`: their names, sizes and modification times), or
+        (:func:`corpus.loading.dataset.files_signature`: their names, sizes and modification times), or
         None: a folder opened again, by this process or another, is not hashed again."""
         try:
             digest = self._hash_path(root, signature).read_text(encoding="ascii")

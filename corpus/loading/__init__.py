@@ -1,0 +1,1 @@
+"""Reading, checking and loading datasets: one file (`reading`, `jsonsafe`), the problems found (`report`), a whole dataset checked (`validate`, `validate_session`, `validate_refs`) and loaded (`dataset`, with `tables`, `action_rows`, `listing`, `session_store`, `dataset_cache`), the datasets a server offers (`catalog`), and datasets written (`write`)."""

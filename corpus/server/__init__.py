@@ -1,0 +1,1 @@
+"""What a server keeps and runs beside the datasets: uploads within their quotas (`uploads`), the archives they come in (`archive`), the one queue of heavy work (`workqueue`) and worker processes that start clean (`processes`)."""
