@@ -1,5 +1,5 @@
-"""``python -m corpus stats`` for every dataset Groundwork writes, in one shape: ``domain``
-("map_task", "kitchen" or "benchmark"), ``dataset`` (name, synthetic), ``overall`` (the counts of the
+"""``python -m corpus stats`` for every dataset Groundwork reads, in one shape: ``domain``
+(the registry's name: "map_task", "kitchen", "benchmark" or a plugin's), ``dataset`` (name, synthetic), ``overall`` (the counts of the
 whole dataset, and per-unit means with their SD), and ``by_<grouping>`` (the same counts per group).
 
 - Map Task sessions: the paper's Table 1 and Table 8 (:mod:`analysis.descriptive`), overall, per
@@ -10,6 +10,7 @@ whole dataset, and per-unit means with their SD), and ``by_<grouping>`` (the sam
   (each agent's scaffold with its model), per scaffold and per task level.
 - A benchmark: items, groups (trials), runs, answers given and left out, judged runs; per run and per
   value of its first slice.
+- A domain a lab adds (:mod:`corpus.domain`): its units, overall and per condition and split.
 """
 
 from __future__ import annotations
@@ -47,33 +48,32 @@ def stats_of(path: str | Path) -> dict[str, Any]:
 
 
 def _stats_of_folder(root: Path) -> dict[str, Any]:
-    from corpus.loading.validate import domain_of
+    """The dataset read by its domain's reader (:func:`corpus.domain.read_path`), then counted by its
+    domain's own statistics (:data:`STATS`), or, for a domain with none, by its units."""
+    from corpus import domain as registry
 
-    domain = domain_of(root) if root.is_dir() else "map_task"
-    if domain == "kitchen":
-        from corpus.kitchen.dataset import load_kitchen
+    data = registry.read_path(root)
+    counted = STATS.get(data.domain, unit_stats)
+    return {"domain": data.domain, "dataset": {"name": data.name, "synthetic": data.synthetic}, **counted(data)}
 
-        kitchen = load_kitchen(root)
-        return {
-            "domain": domain,
-            "dataset": {"name": kitchen.info.name, "synthetic": kitchen.info.synthetic},
-            **kitchen_stats(kitchen.runs),
-        }
-    if domain == "benchmark":
-        from corpus.benchmark.dataset import load_benchmark
 
-        bench = load_benchmark(root)
-        return {
-            "domain": domain,
-            "dataset": {"name": bench.name, "synthetic": bench.synthetic},
-            **benchmark_stats(bench),
-        }
+def _map_task_stats(corpus: Any) -> dict[str, Any]:
+    """The paper's Table 1 and Table 8 (:mod:`analysis.descriptive`)."""
     from analysis.descriptive import dataset_stats
-    from corpus.loading.dataset import load
 
-    corpus = load(root)
-    stats = dataset_stats(corpus.sessions_df, corpus.actions_df)
-    return {"domain": "map_task", "dataset": {"name": corpus.info.name, "synthetic": corpus.info.synthetic}, **stats}
+    return dataset_stats(corpus.sessions_df, corpus.actions_df)
+
+
+def unit_stats(data: Any) -> dict[str, Any]:
+    """What any dataset's units say (:class:`corpus.domain.Dataset`): their count, overall and per
+    value of each design column they have (condition, split)."""
+    units = data.units
+    out: dict[str, Any] = {"overall": {f"n_{data.unit_noun}s": int(len(units))}}
+    for col in ("condition", "split"):
+        if col in units.columns and units[col].notna().any():
+            counts = units[col].dropna().astype(str).value_counts().sort_index()
+            out[f"by_{col}"] = {str(k): {f"n_{data.unit_noun}s": int(n)} for k, n in counts.items()}
+    return out
 
 
 def kitchen_stats(runs: Iterable[Any]) -> dict[str, Any]:
@@ -144,6 +144,15 @@ def benchmark_stats(bench: Any) -> dict[str, Any]:
     return out
 
 
+# Each domain's statistics, by the name of its registry entry (corpus.domain); any other domain's
+# are its units' counts (unit_stats).
+STATS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "map_task": _map_task_stats,
+    "kitchen": lambda kitchen: kitchen_stats(kitchen.runs),
+    "benchmark": lambda bench: benchmark_stats(bench),
+}
+
+
 def _by(frame: pd.DataFrame, keys: Iterable[str], group: Callable[[pd.DataFrame], dict[str, Any]]) -> dict[str, Any]:
     return {f"by_{k}": {str(v): group(g) for v, g in frame.groupby(k, sort=True)} for k in keys}
 
@@ -174,4 +183,4 @@ def _cell(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-__all__ = ["stats_of", "kitchen_stats", "benchmark_stats", "format_any", "DatasetError"]
+__all__ = ["stats_of", "kitchen_stats", "benchmark_stats", "unit_stats", "format_any", "DatasetError"]

@@ -234,6 +234,19 @@ def read(name: str, folder: Path, *, known_hash: str | None = None, cache: Datas
     return domain.read(folder, known_hash=known_hash, cache=cache)
 
 
+def read_path(path: str | Path) -> Dataset:
+    """The dataset at ``path`` (a folder, or a .zip the Map Task reader opens), read by the reader of
+    the domain its dataset.json names (:class:`UnknownDomain` when this server reads no such domain):
+    what the command lines open."""
+    from corpus.loading.dataset import load
+    from corpus.loading.validate import domain_of
+
+    path = Path(path)
+    if path.suffix.lower() == ".zip" and path.is_file():
+        return load(path)  # extracted, every session kept (the folder is gone after)
+    return read(domain_of(path) if path.is_dir() else MAP_TASK, path)
+
+
 def provenance(description: str, **facts: str) -> dict[str, str]:
     """What a dataset says of where it came from: its description and the ``facts`` a domain adds
     (a format read, a generator), those that are said (empty ones left out), keys with spaces for
@@ -291,11 +304,30 @@ def _read_benchmark(folder: Path, *, known_hash: str | None = None, cache: Datas
     return load_benchmark(folder)
 
 
-def _validate_builtin(folder: Path) -> Report:
-    """Every problem of a folder of a built-in domain, as ``python -m corpus validate`` reports it."""
-    from corpus.loading.validate import validate_path
+def _validate_map_task(folder: Path) -> Report:
+    from corpus.loading.validate import read_dataset
 
-    return validate_path(folder)[1]
+    return read_dataset(folder)[1]
+
+
+def _validate_kitchen(folder: Path) -> Report:
+    from corpus.kitchen.dataset import read_kitchen
+
+    return read_kitchen(folder)[2]
+
+
+def _validate_benchmark(folder: Path) -> Report:
+    """What the benchmark's reader refused, and every problem of each run it left out."""
+    from corpus.benchmark.dataset import load_benchmark
+
+    try:
+        bench = load_benchmark(folder)
+    except DatasetError as exc:
+        return exc.report
+    report = Report()
+    for run in bench.refused:
+        report.issues.extend(run.report.issues)
+    return report
 
 
 def validator_from(read: Reader) -> Callable[[Path], Report]:
@@ -318,7 +350,7 @@ register(
         title="Map Task sessions",
         unit="session",
         read=_read_map_task,
-        validate=_validate_builtin,
+        validate=_validate_map_task,
         pages=SCREENS,  # (the Kitchen screen on such a dataset says how to read kitchen runs)
         main_page="data",
         main_title="Data",
@@ -340,7 +372,7 @@ register(
         title="kitchen runs",
         unit="run",
         read=_read_kitchen,
-        validate=_validate_builtin,
+        validate=_validate_kitchen,
         pages=("home", "kitchen", "report", "code", "adjudicate", "tasks"),
         main_page="kitchen",
         main_title="Kitchen",
@@ -371,7 +403,7 @@ register(
         title="theory-of-mind benchmarks",
         unit="trial",
         read=_read_benchmark,
-        validate=_validate_builtin,
+        validate=_validate_benchmark,
         pages=("home", "compare", "report"),
         main_page="compare",
         main_title="Compare",

@@ -51,29 +51,27 @@ def run(dataset: str, out: str, pdf: bool = False, reference: str = "almanac") -
 
     threading.Thread(target=warm_up, daemon=True).start()  # the figures' browser starts while results are computed
 
-    from corpus.benchmark.dataset import is_benchmark, load_benchmark
-    from corpus.kitchen.dataset import is_kitchen, load_kitchen
-    from corpus.loading.dataset import load
+    from corpus import domain as registry
     from corpus.loading.validate import DatasetError
     from reports import html
     from reports.reference import ALMANAC, ReferenceError
     from reports.reference import load as load_reference
-    from reports.reproduction import build, build_benchmark, build_kitchen
+    from reports.reproduction import build_for, report_of
 
     t0 = time.perf_counter()
     command = "python -m analysis report " + " ".join(shlex.quote(a) for a in (dataset, out))
     command += (" --pdf" if pdf else "") + (f" --reference {shlex.quote(reference)}" if reference != "almanac" else "")
     try:
-        if is_kitchen(Path(dataset)):
-            report = build_kitchen(load_kitchen(dataset), command=command)
-        elif is_benchmark(Path(dataset)):
-            report = build_benchmark(load_benchmark(dataset), command=command)
-        else:
-            corpus = load(dataset)
-            ref = None
-            if reference != "none":
-                ref = load_reference(ALMANAC if reference == "almanac" else reference)
-            report = build(corpus, command=command, reference=ref, ahead=True)
+        data = registry.read_path(dataset)  # by the reader of its domain
+        try:
+            how = report_of(data)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        ref = None
+        if how.reference and reference != "none":
+            ref = load_reference(ALMANAC if reference == "almanac" else reference)
+        report = build_for(data, command=command, reference=ref, ahead=True)
     except DatasetError as exc:
         print(f"error: {dataset} was not loaded: {len(exc.report.errors)} error(s)", file=sys.stderr)
         print(exc.report.format(), file=sys.stderr)

@@ -297,3 +297,40 @@ def test_domains_come_from_installed_entry_points(tmp_path, monkeypatch, caplog)
     assert problem in caplog.text
     dataset = registry.read("toy", toy_domain.write_toy_dataset(tmp_path / "toy"))
     assert dataset.units[registry.UNIT_ID].tolist() == ["e1", "e2"]
+
+
+# -- the command lines go through the registry ------------------------------------------------------------
+
+
+def test_the_command_lines_read_a_fourth_domain_by_its_entry(toy, capsys, tmp_path):
+    """`corpus validate` and `corpus stats` read a toy dataset with the toy domain's validator and
+    reader (not as Map Task sessions); `analysis report` says that no report is made of it."""
+    from analysis.cli import main as analysis_main
+    from corpus.cli.main import main
+
+    assert main(["validate", str(toy), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "domain": "toy", "issues": []}
+    (toy / "steps.csv").write_text("episode,step\ne1,0\n", encoding="utf-8")
+    assert main(["validate", str(toy), "--json"]) == 1
+    issues = json.loads(capsys.readouterr().out)["issues"]
+    assert [(i["file"], i["field"]) for i in issues] == [("steps.csv", c) for c in ("walker", "row", "col", "said")]
+    toy_domain.write_toy_dataset(toy)
+    assert main(["stats", str(toy), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {
+        "domain": "toy",
+        "dataset": {"name": "Toy walks", "synthetic": True},
+        "overall": {"n_episodes": 2},
+        "by_condition": {"not_recorded": {"n_episodes": 2}},
+        "by_split": {"not_recorded": {"n_episodes": 2}},
+    }
+    assert analysis_main(["report", str(toy), str(tmp_path / "out")]) == 1
+    assert "no report is made of toy episodes" in capsys.readouterr().err
+
+
+def test_validate_names_a_domain_the_server_does_not_read(tmp_path, capsys):
+    from corpus.cli.main import main
+
+    folder = _unknown(tmp_path / "orbit")
+    assert main(["validate", str(folder), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["domain"] == "orbital" and [(i["file"], i["field"]) for i in out["issues"]] == [("dataset.json", "domain")]

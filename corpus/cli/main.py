@@ -34,7 +34,7 @@ from corpus import schema
 def _validate(args: argparse.Namespace) -> int:
     from corpus.loading.validate import validate_path
 
-    domain, report = validate_path(args.path)  # Map Task, kitchen or benchmark: the same report
+    domain, report = validate_path(args.path)  # by its domain's validator (the registry): one report shape
     if args.json:
         print(json.dumps({"ok": report.ok, "domain": domain, "issues": report.table()}, indent=2))
     else:
@@ -49,7 +49,7 @@ def _stats(args: argparse.Namespace) -> int:
     from corpus.loading.validate import DatasetError
 
     try:
-        stats = stats_of(args.path)  # Map Task, kitchen or benchmark: the same shape
+        stats = stats_of(args.path)  # by its domain's reader and statistics: one shape
     except DatasetError as exc:
         print(exc.report.format(), file=sys.stderr)
         print(f"\n{exc}", file=sys.stderr)

@@ -231,8 +231,8 @@ def domain_of(root: str | Path) -> str:
 
 def validate_path(path: str | Path) -> tuple[str, Report]:
     """Every problem of any dataset Groundwork writes (a folder or a .zip of one), without loading
-    it for a screen, and its domain ("map_task", "kitchen" or "benchmark"; "" when a .zip could not
-    be opened). The report has the same shape for every domain: file, record, field, message."""
+    it for a screen, and its domain (the registry's name: "map_task", "kitchen", "benchmark" or a
+    plugin's; "" when a .zip could not be opened). The report has the same shape for every domain: file, record, field, message."""
     path = Path(path)
     if path.suffix.lower() == ".zip" and path.is_file():
         from corpus.server.archive import ArchiveError, extracted
@@ -246,23 +246,16 @@ def validate_path(path: str | Path) -> tuple[str, Report]:
 
 
 def _validate_folder(root: Path) -> tuple[str, Report]:
-    domain = domain_of(root) if root.is_dir() else MAP_TASK
-    if domain == "kitchen":
-        from corpus.kitchen.dataset import read_kitchen
+    """Every problem of a folder, by the validator of the domain its dataset.json names (the registry's,
+    :mod:`corpus.domain`); a domain this server does not read is the one problem reported."""
+    from corpus import domain as registry
 
-        return domain, read_kitchen(root)[2]
-    if domain == "benchmark":
-        from corpus.benchmark.dataset import load_benchmark
-
-        try:
-            bench = load_benchmark(root)
-        except DatasetError as exc:
-            return domain, exc.report
-        report = Report()
-        for run in bench.refused:
-            report.issues.extend(run.report.issues)
-        return domain, report
-    return MAP_TASK, read_dataset(root)[1]
+    name = domain_of(root) if root.is_dir() else MAP_TASK
+    try:
+        found = registry.get(name)
+    except registry.UnknownDomain as exc:
+        return name, exc.report
+    return name, found.validate(root)
 
 
 def read_dataset(root: str | Path, sink: SessionSink | None = None) -> tuple[RawDataset, Report]:
