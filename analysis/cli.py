@@ -198,7 +198,7 @@ def _agreement(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    # The report composes the screens' services and figure builders (a front door, like corpus/cli/main.py's
+    # The report composes the screens' services and figure builders (a front door, like corpus/cli/__init__.py's
     # commands that call analysis): imported here, inside the command.
     from reports.cli import run
 

@@ -45,7 +45,7 @@ _CHILD = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
 from bench.peak import peak_mb
-from corpus.cli.main import main
+from corpus.cli import main
 code = main(["generate", "--seed", sys.argv[2], "--sessions", sys.argv[3], sys.argv[4]])
 print(peak_mb())
 sys.exit(code)

@@ -1,3 +1,3 @@
-from corpus.cli.main import main
+from corpus.cli import main
 
 raise SystemExit(main())

@@ -306,7 +306,7 @@ def test_the_command_lines_read_a_fourth_domain_by_its_entry(toy, capsys, tmp_pa
     """`corpus validate` and `corpus stats` read a toy dataset with the toy domain's validator and
     reader (not as Map Task sessions); `analysis report` says that no report is made of it."""
     from analysis.cli import main as analysis_main
-    from corpus.cli.main import main
+    from corpus.cli import main
 
     assert main(["validate", str(toy), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == {"ok": True, "domain": "toy", "issues": []}
@@ -328,9 +328,11 @@ def test_the_command_lines_read_a_fourth_domain_by_its_entry(toy, capsys, tmp_pa
 
 
 def test_validate_names_a_domain_the_server_does_not_read(tmp_path, capsys):
-    from corpus.cli.main import main
+    from corpus.cli import main
 
     folder = _unknown(tmp_path / "orbit")
     assert main(["validate", str(folder), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["domain"] == "orbital" and [(i["file"], i["field"]) for i in out["issues"]] == [("dataset.json", "domain")]
+    assert out["domain"] == "orbital" and [(i["file"], i["field"]) for i in out["issues"]] == [
+        ("dataset.json", "domain")
+    ]

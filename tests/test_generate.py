@@ -43,7 +43,7 @@ def test_committed_sample_is_what_seed_7_generates(tmp_path):
 def test_sessions_are_written_as_they_are_made_and_the_cli_reports_progress(tmp_path, capsys):
     """A corpus of any size is written in bounded memory: each session is on disk (in the folder
     being written) by the time the next is made, and nothing is moved into place before the end."""
-    from corpus.cli.main import main
+    from corpus.cli import main
 
     out = tmp_path / "c"
     seen = []

@@ -15,7 +15,7 @@ from test_overcooked_import import COLLAB, REAL_RUN, failed_run, fork_run, needs
 
 from analysis.cli import main as analysis_cli
 from analysis.kitchen.metrics import kitchen_metrics
-from corpus.cli.main import main as corpus_cli
+from corpus.cli import main as corpus_cli
 from corpus.importers.overcooked import load_runs
 from corpus.kitchen.dataset import is_kitchen, load_kitchen
 

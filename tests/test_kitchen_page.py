@@ -176,7 +176,7 @@ def test_the_bundled_synthetic_kitchen_sample_shows_every_pairing(tmp_path, monk
     runs are synthetic."""
     from pathlib import Path
 
-    from corpus.cli.main import main as corpus_cli
+    from corpus.cli import main as corpus_cli
     from corpus.kitchen.dataset import load_kitchen
 
     here = Path(__file__).resolve().parent.parent / "samples" / "kitchen-synthetic"

@@ -426,7 +426,7 @@ def test_imported_from_the_command_line_an_instance_opens_its_moment_in_replay(t
     HCRC dataset."""
     from streamlit.testing.v1 import AppTest
 
-    from corpus.cli.main import main as corpus_cli
+    from corpus.cli import main as corpus_cli
     from corpus.loading.catalog import key_of
 
     roots = tmp_path / "datasets"

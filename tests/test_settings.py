@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 from streamlit.testing.v1 import AppTest
 
-from corpus.cli.main import main
+from corpus.cli import main
 from corpus.settings import SAMPLE_DATA, SAMPLES, Settings
 
 ROOT = Path(__file__).resolve().parent.parent

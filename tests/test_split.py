@@ -12,7 +12,7 @@ import pytest
 from helpers import write_tiny
 
 from analysis import split as sp
-from corpus.cli.main import main as corpus_cli
+from corpus.cli import main as corpus_cli
 from corpus.loading.dataset import SAMPLE_DATA, load_dir
 from corpus.splits import write_with_splits
 

@@ -31,7 +31,7 @@ from analysis.cli import main as analysis_cli
 from analysis.compare.instances import iter_synchtom_instances
 from analysis.compare.judges import dimension_scores, paper_table
 from corpus.benchmark.dataset import load_benchmark
-from corpus.cli.main import main as corpus_cli
+from corpus.cli import main as corpus_cli
 from corpus.importers import run_import
 from corpus.importers.tom.synchtom import read_judged_runs, read_release
 from corpus.importers.tom.synchtom_items import (

@@ -27,7 +27,7 @@ from statsmodels.stats.proportion import proportion_confint
 from analysis.benchmark import MIN_CLUSTERS, _weights, accuracy_table, compare_benchmark, paired_test
 from analysis.cli import main as analysis_cli
 from corpus.benchmark.dataset import load_benchmark, write_benchmark_dataset
-from corpus.cli.main import main as corpus_cli
+from corpus.cli import main as corpus_cli
 from corpus.generate.tom import write_dyntom_trials
 from corpus.importers import run_import
 from corpus.importers.detect import detect

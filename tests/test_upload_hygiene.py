@@ -14,7 +14,7 @@ from real_data import HCRC, PLATFORM, absent
 from streamlit.testing.v1 import AppTest
 from test_uploads import settings, tiny_zip, zipped  # noqa: F401 - settings: the uploads' fixture
 
-from corpus.cli.main import main
+from corpus.cli import main
 from corpus.importers import import_source
 from corpus.importers.detect import DATASET, NotRecognised, detect, detect_path, detect_zip
 from corpus.loading.dataset import load_dir

@@ -25,7 +25,7 @@ import pytest
 from helpers import write_tiny
 from streamlit.testing.v1 import AppTest
 
-from corpus.cli.main import main
+from corpus.cli import main
 from corpus.loading import catalog
 from corpus.loading.validate import DatasetError
 from corpus.server import archive

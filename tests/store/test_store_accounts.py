@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from corpus.cli.main import main
+from corpus.cli import main
 from corpus.store import AccessDenied, Store, StoreError
 
 
