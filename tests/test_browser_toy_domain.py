@@ -76,6 +76,7 @@ def test_a_fourth_domain_is_offered_and_replays_in_the_browser(page, toy_app, ar
     picker.click()
     page.get_by_role("option", name="e2", exact=True).click()
     wait_idle(page)
+    expect(root).to_have_count(1)  # the first episode's player gone once the page's run has ended
     expect(root).to_have_attribute("data-step", "0")
     expect(root.locator(".tp-messages")).to_contain_text("here")
     assert "unit=e2" in page.url
