@@ -151,11 +151,14 @@ def _agreement(args: argparse.Namespace) -> int:
         excluded = [c.strip() for arg in args.exclude_coder for c in arg.split(",") if c.strip()]
         models = [m for m in _model_coders(df, coder_col, args.pool_models) if m not in excluded]
         categories = _categories(args.categories, df[label_col], path)
-        if categories is None and args.level == "ordinal":
-            known = _codebook_order(df[label_col])
-            if known is not None:
-                categories, book = known
-                order_note = f"Ordinal order: the codebook {book} ({', '.join(categories)})."
+        known = _codebook_order(df[label_col])
+        if categories is None and args.level == "ordinal" and known is not None:
+            categories, book = known
+            order_note = f"Ordinal order: the codebook {book} ({', '.join(categories)})."
+        # AC1's Q: the categories given, else the codebook's (as Gwet defines it), unless told otherwise.
+        scale = None
+        if args.ac1_categories == "scale":
+            scale = categories if categories is not None else (known[0] if known is not None else None)
         try:
             table = LabelTable(df, item=item_col, coder=coder_col, label=label_col, categories=categories)
             r = report(
@@ -165,6 +168,7 @@ def _agreement(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 exclude_coders=[*excluded, *models],
                 top_disagreements=args.top,
+                scale=scale,
             )
             pooled, model_rows = _pooling(r, models, table, excluded)
         except LabelTableError as exc:
@@ -241,6 +245,14 @@ def main(argv: list[str] | None = None) -> int:
         help="leave a coder out (repeatable, or comma-separated)",
     )
     p.add_argument("--top", type=int, default=10, help="how many of the most disagreed items to list")
+    p.add_argument(
+        "--ac1-categories",
+        choices=("scale", "observed"),
+        default="scale",
+        help="what Gwet's AC1 counts as its Q categories: the scale's (the --categories given, else the "
+        "bundled codebook that holds every label; the default, as Gwet defines Q), or only the table's own "
+        "(the labels used, or the --categories given)",
+    )
     p.add_argument(
         "--pool-models",
         action="store_true",

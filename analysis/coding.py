@@ -225,10 +225,16 @@ class TaskAgreement:
 
 
 def agreement_report(
-    labels: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0, human_only: bool = True
+    labels: pd.DataFrame,
+    *,
+    n_boot: int = 1000,
+    seed: int = 0,
+    human_only: bool = True,
+    scale: Sequence[str] | None = None,
 ) -> TaskAgreement:
     """Every statistic on the current labels (a store's ``labels()`` frame), overall and per
-    codebook version, on the human coders unless ``human_only`` is False."""
+    codebook version, on the human coders unless ``human_only`` is False; AC1's Q counts the
+    codebook's codes ``scale`` when given."""
     df = labels
     excluded: list[str] = []
     if human_only and "coder_kind" in df.columns:
@@ -242,9 +248,10 @@ def agreement_report(
         versions = sorted(df["codebook_version"].unique().tolist())
         if len(versions) > 1:
             by_version = {
-                v: ag.report(table.where(df["codebook_version"] == v), n_boot=n_boot, seed=seed) for v in versions
+                v: ag.report(table.where(df["codebook_version"] == v), n_boot=n_boot, seed=seed, scale=scale)
+                for v in versions
             }
-    return TaskAgreement(ag.report(table, n_boot=n_boot, seed=seed), by_version, excluded)
+    return TaskAgreement(ag.report(table, n_boot=n_boot, seed=seed, scale=scale), by_version, excluded)
 
 
 REPORT_COLUMNS = ["scope", *(c for c in ROW_COLUMNS if c != "name")]

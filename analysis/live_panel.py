@@ -16,6 +16,7 @@ Pure: DataFrames in, results out; nothing here imports streamlit or the store.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import pandas as pd
@@ -30,13 +31,13 @@ def human_labels(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame["coder_kind"] == "human"] if "coder_kind" in frame.columns else frame
 
 
-def human_panel(frame: pd.DataFrame) -> ag.Headline | None:
-    """Headline numbers on the human coders' labels (what a coder may be shown: numbers only);
-    None when there is no label yet."""
+def human_panel(frame: pd.DataFrame, scale: Sequence[str] | None = None) -> ag.Headline | None:
+    """Headline numbers on the human coders' labels (what a coder may be shown: numbers only), AC1's
+    Q counting the codebook's codes ``scale``; None when there is no label yet."""
     humans = human_labels(frame)
     if humans.empty:
         return None
-    return ag.panel(ag.LabelTable(humans, **COLS), min_items=ag.PANEL_MIN_ITEMS)
+    return ag.panel(ag.LabelTable(humans, **COLS), min_items=ag.PANEL_MIN_ITEMS, scale=scale)
 
 
 @dataclass(frozen=True)
@@ -59,22 +60,24 @@ class LiveAgreement:
             return exc
 
 
-def lead_refresh(cur: pd.DataFrame, n_items_in_task: int) -> LiveAgreement:
-    """The lead panel's numbers on the current labels."""
+def lead_refresh(cur: pd.DataFrame, n_items_in_task: int, scale: Sequence[str] | None = None) -> LiveAgreement:
+    """The lead panel's numbers on the current labels (AC1's Q: the codebook's codes ``scale``)."""
     humans = human_labels(cur)
     step = 20 if n_items_in_task >= 60 else 5
     if humans.empty:
         return LiveAgreement(humans, None, None, pd.DataFrame(), step)
     table = ag.LabelTable(humans, **COLS)
     # The panel shows kappa's interval: only kappa is resampled.
-    rep = replace(ag.report(table, n_boot=0, top_disagreements=10), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP))
+    rep = replace(
+        ag.report(table, n_boot=0, top_disagreements=10, scale=scale), fleiss=ag.fleiss(table, n_boot=PANEL_BOOTSTRAP)
+    )
     drift = panel_drift(ag.kappa_drift(table, order="created_at", step=step))
     general = ag.generalized_kappa(table, ag.PANEL_MIN_ITEMS, n_boot=PANEL_BOOTSTRAP)
     head = rep.at_least(ag.PANEL_MIN_ITEMS, general, rep.pairwise)
     if head.fleiss is general:  # the diagnostics speak of the kappa the panel shows
         diag = ag.diagnostics(table, general.estimate, rep.percent_agreement.estimate, generalized=True)
         rep = replace(rep, diagnostics=diag)
-    return LiveAgreement(humans, rep, head, drift, step, _by_version(humans, table))
+    return LiveAgreement(humans, rep, head, drift, step, _by_version(humans, table, scale))
 
 
 def panel_drift(drift: pd.DataFrame) -> pd.DataFrame:
@@ -90,13 +93,16 @@ def panel_drift(drift: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _by_version(humans: pd.DataFrame, table: ag.LabelTable) -> dict[str, ag.Headline]:
+def _by_version(
+    humans: pd.DataFrame, table: ag.LabelTable, scale: Sequence[str] | None = None
+) -> dict[str, ag.Headline]:
     """The headline numbers per codebook version, once labels were given under more than one."""
     versions = sorted(humans["codebook_version"].dropna().unique().tolist()) if "codebook_version" in humans else []
     if len(versions) < 2:
         return {}
     return {
-        str(v): ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS) for v in versions
+        str(v): ag.panel(table.where(humans["codebook_version"] == v), min_items=ag.PANEL_MIN_ITEMS, scale=scale)
+        for v in versions
     }
 
 

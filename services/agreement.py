@@ -14,6 +14,7 @@ import streamlit as st
 
 from analysis import agreement as ag
 from analysis.schemes import SchemeComparison, compare_schemes
+from corpus.codebook import bundled
 from corpus.loading.dataset import Corpus
 
 
@@ -38,7 +39,15 @@ def _report(
     n_boot: int,
     _corpus: Corpus,
 ) -> ag.AgreementReport:
-    return ag.report(_table(_corpus, scheme, coders, partition, order), level=level, n_boot=n_boot, seed=0)
+    table = _table(_corpus, scheme, coders, partition, order)
+    return ag.report(table, level=level, n_boot=n_boot, seed=0, scale=scale_of(scheme))
+
+
+def scale_of(scheme: str) -> list[str] | None:
+    """The codes of the bundled codebook of ``scheme`` (AC1's Q counts them), None when the app ships
+    none for it (AC1 then counts the categories observed, and says so)."""
+    book = bundled().get(scheme)
+    return book.code_ids if book is not None else None
 
 
 def dataset_report(

@@ -94,7 +94,7 @@ def panel_numbers(user: User, task_id: int, *, store: Store | None = None) -> Pa
     O(labels), so they follow every label at any size (intervals come with :func:`live_panel`)."""
     store = store or get_store()
     sums, pairs, coders = store.agreement_sums(user, task_id)
-    head = headline(sums, pairs, coders, min_items=ag.PANEL_MIN_ITEMS)
+    head = headline(sums, pairs, coders, min_items=ag.PANEL_MIN_ITEMS, scale=store.task(task_id).codebook.code_ids)
     return PanelNumbers(tuple(sums.attrs["labels_version"]), head, dict(zip(coders["coder"], coders["n"])))
 
 
@@ -134,21 +134,25 @@ def live_panel(
     models = None
     if (cur["coder_kind"] != "human").any():
         models = _model_coders(cur, store.items(task_id), store.gold(user, task_id))
-    held = LivePanel(tuple(cur.attrs["labels_version"]), cur, lead_refresh(cur, n_items), models)
+    scale = store.task(task_id).codebook.code_ids  # AC1's Q: the codebook's codes
+    held = LivePanel(tuple(cur.attrs["labels_version"]), cur, lead_refresh(cur, n_items, scale), models)
     state[key] = held
     return held
 
 
 @st.cache_data(show_spinner="Computing the agreement report...", max_entries=8)
-def _report(store_url: str, token: tuple, n_boot: int, _labels: pd.DataFrame) -> ac.TaskAgreement:
-    return ac.agreement_report(_labels, n_boot=n_boot, seed=0)
+def _report(
+    store_url: str, token: tuple, n_boot: int, scale: tuple[str, ...], _labels: pd.DataFrame
+) -> ac.TaskAgreement:
+    return ac.agreement_report(_labels, n_boot=n_boot, seed=0, scale=scale)
 
 
 def task_report(lead: User, task_id: int, n_boot: int) -> ac.TaskAgreement:
     """The agreement report of a task's current labels (the exports' numbers)."""
     store = get_store()
     labels = store.labels(lead, task_id)
-    return _report(store.url, _token(task_id, labels), int(n_boot), labels)
+    scale = tuple(store.task(task_id).codebook.code_ids)  # AC1's Q: the codebook's codes
+    return _report(store.url, _token(task_id, labels), int(n_boot), scale, labels)
 
 
 @dataclass(frozen=True)

@@ -105,7 +105,7 @@ def latest_snapshot(user: User, task_id: int) -> Snapshot:
 def share_snapshot(lead: User, task_id: int) -> Snapshot | None:
     """Take the current human agreement numbers as the snapshot coders see (None: no label yet)."""
     store = get_store()
-    head = human_panel(store.labels(lead, task_id))
+    head = human_panel(store.labels(lead, task_id), store.task(task_id).codebook.code_ids)
     if head is None:
         return None
     return store.share_snapshot(lead, task_id, head.to_json())

@@ -18,6 +18,8 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 from analysis import agreement as ag
 from analysis.cli import main as cli_main
+from corpus import codebook
+from corpus.loading.dataset import SAMPLE_DATA
 
 pytestmark = pytest.mark.long
 
@@ -48,8 +50,10 @@ def test_cli_json_detects_grounding_layout(tmp_path, capsys):
     df = pd.read_csv(path)
     df = df[(df["partition"] == "validation") & (df["coder"] != "llm_coder")]
     t = ag.LabelTable(df, item=["session_id", "action_index"], label="code")
-    expected = ag.report(t, n_boot=100, seed=3).to_json()
+    # AC1's Q: the bundled codebook that holds every label (grounding acts, 8 codes), as Gwet defines Q.
+    expected = ag.report(t, n_boot=100, seed=3, scale=codebook.default().code_ids).to_json()
     assert out["statistics"] == expected["statistics"]
+    assert out["statistics"]["gwet_ac1"]["method"].endswith("Q = 8 categories (the codebook's)")
     assert out["pairwise_cohen_kappa"] == expected["pairwise_cohen_kappa"]
     assert out["statistics"]["fleiss_kappa"]["estimate"] == pytest.approx(fleiss_kappa(t.count_table()))
 
@@ -253,3 +257,35 @@ def test_ordinal_word_labels_take_the_codebook_order_or_are_refused(tmp_path, ca
     )
     assert cli_main(["agreement", str(path), "--level", "ordinal", "--bootstrap", "0"]) == 2
     assert "ordinal alpha needs the categories' order" in capsys.readouterr().err
+
+
+def test_ac1_counts_the_codebooks_categories_unless_told_the_observed(capsys):
+    """By default the CLI's AC1 counts the codebook's 8 grounding acts (Gwet's Q: the scale's
+    categories) on the sample's labels, whose people use 7 of them; --ac1-categories observed counts
+    those 7, and the method says which."""
+    path = SAMPLE_DATA / "labels" / "grounding_acts.csv"
+    df = pd.read_csv(path)
+    df = df[df["coder_kind"] == "human"]
+    used = df["code"].nunique()
+    assert used == 7
+    args = [
+        "agreement",
+        str(path),
+        "--item-col",
+        "session_id,action_index",
+        "--label-col",
+        "code",
+        "--bootstrap",
+        "0",
+        "--json",
+    ]
+    assert cli_main(args) == 0
+    scale = json.loads(capsys.readouterr().out)["statistics"]["gwet_ac1"]
+    assert cli_main([*args, "--ac1-categories", "observed"]) == 0
+    observed = json.loads(capsys.readouterr().out)["statistics"]["gwet_ac1"]
+    assert scale["method"].endswith("Q = 8 categories (the codebook's)")
+    assert observed["method"].endswith(f"Q = {used} categories (those observed)")
+    t = ag.LabelTable(df, item=["session_id", "action_index"], label="code")
+    assert scale["estimate"] == pytest.approx(ag.gwet_ac1(t, scale=codebook.default().code_ids).estimate, abs=1e-12)
+    assert observed["estimate"] == pytest.approx(ag.gwet_ac1(t).estimate, abs=1e-12)
+    assert (round(observed["estimate"], 4), round(scale["estimate"], 4)) == (0.8345, 0.8383)

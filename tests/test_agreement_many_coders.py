@@ -164,3 +164,41 @@ def test_the_panels_mean_cohen_kappa_leaves_out_pairs_that_share_few_items():
     pairs = [("coder0", "coder1"), ("coder0", "coder2"), ("coder1", "coder2")]
     expected = np.mean([cohen_kappa_score(wide[a], wide[b]) for a, b in pairs])
     assert head.mean_cohen.estimate == pytest.approx(expected, abs=1e-12) and head.mean_cohen.n == 3
+
+
+def _ac1_by_hand(ratings: dict[str, list], q: int) -> float:
+    """Gwet's AC1 written out from his formulas (Gwet 2014, ch. 4; irrCAC's ``gwet.ac1.raw``): p_a over
+    the subjects with two or more ratings, pi_k averaged over the subjects rated, p_e = sum_k pi_k
+    (1 - pi_k) / (q - 1), q the number of categories of the scale (``categ.labels``)."""
+    subjects = list(zip(*ratings.values()))
+    cats = sorted({v for s in subjects for v in s if v is not None})
+    p_a, n_pair, pi, n_rated = 0.0, 0, np.zeros(len(cats)), 0
+    for s in subjects:
+        r = [v for v in s if v is not None]
+        counts = np.array([r.count(c) for c in cats], dtype=float)
+        if len(r) >= 2:
+            p_a += float((counts * (counts - 1)).sum()) / (len(r) * (len(r) - 1))
+            n_pair += 1
+        if r:
+            pi += counts / len(r)
+            n_rated += 1
+    p_a, pi = p_a / n_pair, pi / n_rated
+    p_e = float((pi * (1 - pi)).sum()) / (q - 1)
+    return (p_a - p_e) / (1 - p_e)
+
+
+def test_ac1_counts_the_scales_categories_as_gwet_defines_q():
+    """Q is the number of categories of the scale, not of those used: on Gwet's example (5 categories,
+    all used) AC1 is the published 0.775 either way; on a scale of 6 categories (one no rater used,
+    as irrCAC's ``categ.labels = 1:6``) p_e shrinks and AC1 is the value his formula gives with q = 6."""
+    table = _gwet_table()
+    assert round(_ac1_by_hand(GWET_4_RATERS, 5), 3) == 0.775  # the written-out formula gives the published value
+    observed = ag.gwet_ac1(table)
+    assert observed.estimate == pytest.approx(_ac1_by_hand(GWET_4_RATERS, 5), abs=1e-12)
+    assert observed.method.endswith("Q = 5 categories (those observed)")
+    six = ag.gwet_ac1(table, scale=[1, 2, 3, 4, 5, 6])
+    assert six.estimate == pytest.approx(_ac1_by_hand(GWET_4_RATERS, 6), abs=1e-12)
+    assert round(six.estimate, 4) == 0.7855 and six.method.endswith("Q = 6 categories (the codebook's)")
+    # The live panel's sums and the full report give the same AC1 with the same scale.
+    assert ag.panel(table, scale=[1, 2, 3, 4, 5, 6]).ac1.estimate == pytest.approx(six.estimate, abs=1e-12)
+    assert ag.report(table, n_boot=0, scale=[1, 2, 3, 4, 5, 6]).ac1.estimate == pytest.approx(six.estimate, abs=1e-12)

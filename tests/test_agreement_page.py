@@ -35,7 +35,8 @@ def metric(at: AppTest, label: str) -> str:
 
 
 def test_the_page_shows_the_reports_numbers(page):
-    rep = ag.report(humans(), n_boot=1000, seed=0)
+    rep = ag.report(humans(), n_boot=1000, seed=0, scale=GROUNDING_ACTS)  # AC1's Q: the codebook's 8 acts
+    assert rep.ac1.method.endswith("Q = 8 categories (the codebook's)")
     assert any("synthetic" in i.value for i in page.info)
     assert metric(page, "Fleiss' kappa") == f"{rep.fleiss.estimate:.2f}"
     assert metric(page, "Krippendorff's alpha") == f"{rep.alpha.estimate:.2f}"

@@ -9,8 +9,9 @@ coders, Gwet's AC1, and one pair's confusion matrix.
   ``sklearn.metrics.cohen_kappa_score`` (tested).
 - :func:`gwet_ac1`: Gwet's AC1 for any number of coders and missing labels (Gwet 2008, 2014):
   p_a over the items with r_i >= 2 labels, pi_k the category shares averaged over the items with
-  a label, p_e = sum_k pi_k (1 - pi_k) / (Q - 1), Q the number of categories (the given ones, else
-  those used). No library in this project's dependencies computes it; the tests check it against
+  a label, p_e = sum_k pi_k (1 - pi_k) / (Q - 1), Q the number of categories of the scale: a
+  codebook's codes where the caller gives them (as Gwet defines it, and irrCAC's ``categ.labels``),
+  else the table's given categories, else those used, and the method says which. No library in this project's dependencies computes it; the tests check it against
   values worked out by hand and Gwet's (2014) worked example.
 - :func:`fleiss_generalized`: Fleiss' kappa generalized to a varying number of coders per item
   (Fleiss, Levin & Paik 2003; Gwet 2014, as irrCAC's ``fleiss.kappa.raw`` computes it): the same
@@ -21,6 +22,7 @@ coders, Gwet's AC1, and one pair's confusion matrix.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, cast
 
@@ -285,25 +287,48 @@ def generalized_point(
     )
 
 
-def gwet_ac1(table: LabelTable) -> Estimate:
-    """Gwet's AC1 for several coders with missing labels (see the module docstring)."""
+# Whose categories AC1's Q counts (its method says which).
+SCALE = "the codebook's"
+GIVEN = "those given"
+OBSERVED = "those observed"
+
+
+def ac1_categories(observed: Sequence[Any], scale: Sequence[Any] | None = None, given: bool = False) -> tuple[int, str]:
+    """Q of Gwet's AC1, the number of categories of the scale (Gwet 2014, as irrCAC's ``categ.labels``),
+    and whose they are: the codebook's ``scale`` (with any label outside it), else the categories the
+    table was given, else those its labels use (the observed count, named as such)."""
+    if scale is not None and len(scale):
+        return len({str(c) for c in scale} | {str(c) for c in observed}), SCALE
+    return len(observed), GIVEN if given else OBSERVED
+
+
+def gwet_ac1(table: LabelTable, scale: Sequence[Any] | None = None) -> Estimate:
+    """Gwet's AC1 for several coders with missing labels (see the module docstring); Q counts the
+    categories of ``scale`` (a codebook's codes) when given (:func:`ac1_categories`)."""
     pair = table.n_per_item >= 2
     shares = item_agreement_shares(table)
     pi = _category_shares(table) if pair.any() else np.zeros(table.n_categories)
-    return ac1_point(int(pair.sum()), table.n_categories, float(shares[pair].sum()), pi)
+    q, whose = ac1_categories(table.category_names(), scale, table.categories_given)
+    return ac1_point(int(pair.sum()), q, float(shares[pair].sum()), pi, whose=whose)
 
 
 def ac1_point(
-    n_pair: int, q: int, share_sum: float, pi: np.ndarray, computed_by: str = "analysis.agreement.gwet_ac1"
+    n_pair: int,
+    q: int,
+    share_sum: float,
+    pi: np.ndarray,
+    computed_by: str = "analysis.agreement.gwet_ac1",
+    whose: str = OBSERVED,
 ) -> Estimate:
     """AC1 from the sum of the agreeing shares over the ``n_pair`` items with two or more labels,
-    the ``q`` categories and their shares ``pi``."""
+    the ``q`` categories (``whose``: :func:`ac1_categories`) and the shares ``pi`` of those used (a
+    category of the scale no one used has share 0)."""
     base: dict[str, Any] = dict(
         key="gwet_ac1",
         statistic="Gwet's AC1",
         n=n_pair,
         n_of=PAIRABLE,
-        method=f"Gwet (2008) AC1 for several coders, Q = {q} categories",
+        method=f"Gwet (2008) AC1 for several coders, Q = {q} categories ({whose})",
         computed_by=computed_by,
         package=OURS,
     )
@@ -334,6 +359,7 @@ __all__ = [
     "pairwise_cohen",
     "PairwiseCohen",
     "gwet_ac1",
+    "ac1_categories",
     "confusion_matrix",
     "item_agreement_shares",
     "is_defined",

@@ -160,12 +160,15 @@ class AgreementReport(Headline):
         return out
 
 
-def panel(table: LabelTable, *, level: str = "nominal", min_items: int = 0) -> Headline:
+def panel(
+    table: LabelTable, *, level: str = "nominal", min_items: int = 0, scale: Sequence[Any] | None = None
+) -> Headline:
     """The headline numbers without any bootstrap; each undefined below ``min_items`` items
     (:meth:`Headline.at_least`; the live panel passes :data:`PANEL_MIN_ITEMS`), Fleiss' kappa
-    generalized to varying coders per item where too few items are coded by every coder."""
+    generalized to varying coders per item where too few items are coded by every coder; AC1's Q
+    counts the codebook's codes ``scale`` when given."""
     pairs = pairwise_cohen(table)
-    head = Headline(**_headline(table, level, 0, 0, pairs))
+    head = Headline(**_headline(table, level, 0, 0, pairs, scale))
     return head.at_least(min_items, generalized_kappa(table, min_items, n_boot=0), pairs if min_items else None)
 
 
@@ -175,7 +178,14 @@ def generalized_kappa(table: LabelTable, minimum: int, *, n_boot: int = 0) -> Fl
     return fleiss_generalized(table, n_boot=n_boot) if table.n_complete < minimum else None
 
 
-def _headline(table: LabelTable, level: str, n_boot: int, seed: int | None, pairs: PairwiseCohen) -> dict[str, Any]:
+def _headline(
+    table: LabelTable,
+    level: str,
+    n_boot: int,
+    seed: int | None,
+    pairs: PairwiseCohen,
+    scale: Sequence[Any] | None = None,
+) -> dict[str, Any]:
     return dict(
         n_items=table.n_items,
         n_coders=table.n_coders,
@@ -187,7 +197,7 @@ def _headline(table: LabelTable, level: str, n_boot: int, seed: int | None, pair
         alpha=krippendorff_alpha(table, level=level, n_boot=n_boot, seed=seed),
         percent_agreement=percent_agreement(table),
         mean_cohen=pairs.mean,
-        ac1=gwet_ac1(table),
+        ac1=gwet_ac1(table, scale),
     )
 
 
@@ -199,9 +209,11 @@ def report(
     seed: int | None = 0,
     exclude_coders: Sequence[str] = (),
     top_disagreements: int = 10,
+    scale: Sequence[Any] | None = None,
 ) -> AgreementReport:
     """Every agreement statistic and diagnostic of ``table`` (without the coders in
-    ``exclude_coders``), with bootstrap intervals of ``n_boot`` resamples."""
+    ``exclude_coders``), with bootstrap intervals of ``n_boot`` resamples; AC1's Q counts the
+    codebook's codes ``scale`` when given (:func:`analysis.agreement.pairwise.ac1_categories`)."""
     if exclude_coders:
         table = table.subset(coders=[c for c in table.coders if c not in set(exclude_coders)])
         table = table.subset(items=table.n_per_item > 0)
@@ -214,7 +226,7 @@ def report(
             table.label_col,
         )
     pairs = pairwise_cohen(table)
-    head = _headline(table, level, n_boot, seed, pairs)
+    head = _headline(table, level, n_boot, seed, pairs, scale)
     diag = diagnostics(table, head["fleiss"].estimate, head["percent_agreement"].estimate)
     return AgreementReport(
         **head,

@@ -28,7 +28,9 @@ here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -39,6 +41,7 @@ from analysis.agreement.fleiss import fleiss_point
 from analysis.agreement.pairwise import (
     COHEN_METHOD,
     PairwiseCohen,
+    ac1_categories,
     ac1_point,
     cohen,
     generalized_point,
@@ -107,9 +110,17 @@ def pairwise(pairs: pd.DataFrame, coders: list[str]) -> PairwiseCohen:
     return pairwise_mean(out, len(coders))
 
 
-def headline(sums: pd.DataFrame, pairs: pd.DataFrame, coders: pd.DataFrame, *, min_items: int = 0) -> Headline | None:
+def headline(
+    sums: pd.DataFrame,
+    pairs: pd.DataFrame,
+    coders: pd.DataFrame,
+    *,
+    min_items: int = 0,
+    scale: Sequence[Any] | None = None,
+) -> Headline | None:
     """The headline numbers of :func:`analysis.agreement.panel` from the store's sums (columns as
-    :meth:`corpus.store.Store.agreement_sums` gives them); None when there is no label."""
+    :meth:`corpus.store.Store.agreement_sums` gives them), AC1's Q counting the codebook's codes
+    ``scale`` when given; None when there is no label."""
     people = coders[(coders["n"] > 0) & (coders["kind"] == "human")] if "kind" in coders else coders[coders["n"] > 0]
     names = sorted(str(c) for c in people["coder"])  # the label table's order
     if sums.empty or not names:
@@ -144,6 +155,7 @@ def headline(sums: pd.DataFrame, pairs: pd.DataFrame, coders: pd.DataFrame, *, m
     d_o = sum((m * m * n_m[m] - trace[m]) / (m - 1) for m in pairable)
     n_c = sum((t_m[m] for m in pairable), np.zeros(len(cats)))
     pairs_cohen = pairwise(pairs, names)
+    q, whose = ac1_categories(cats, scale)
     head = Headline(
         n_items=n_items,
         n_coders=k,
@@ -155,7 +167,7 @@ def headline(sums: pd.DataFrame, pairs: pd.DataFrame, coders: pd.DataFrame, *, m
         alpha=nominal_point(n_pair, d_o, n_c, COMPUTED_BY),
         percent_agreement=percent_point(n_pair, share_sum, COMPUTED_BY),
         mean_cohen=pairs_cohen.mean,
-        ac1=ac1_point(n_pair, len(cats), share_sum, pi, COMPUTED_BY),
+        ac1=ac1_point(n_pair, q, share_sum, pi, COMPUTED_BY, whose),
     )
     general = None
     if n_complete < min_items:
