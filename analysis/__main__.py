@@ -1,3 +1,4 @@
 from analysis.cli import main
+from corpus.cli import run_command
 
-raise SystemExit(main())
+raise SystemExit(run_command(main))

@@ -279,3 +279,36 @@ def compare_outcomes(
     sessions: pd.DataFrame, test: str = "welch", seed: int = 0, groups: tuple[str, str] = GROUPS
 ) -> dict[str, OutcomeComparison | Undefined]:
     return {o: compare_outcome(sessions, o, test, seed, groups) for o in outcomes_of(sessions)}
+
+
+def outcome_numbers(results: dict[str, OutcomeComparison | Undefined]) -> pd.DataFrame:
+    """The comparisons as numbers, one row per outcome (a CSV's columns, none of them formatted
+    text): per condition its n, mean, SD and median; the difference with its interval; the test's
+    statistic, degrees of freedom and p; the effect size with its interval. An outcome that could not
+    be compared has empty numbers and its reason in ``note``."""
+    rows: list[dict[str, Any]] = []
+    for outcome, r in results.items():
+        if isinstance(r, Undefined):
+            rows.append({"outcome": outcome, "note": str(r)})
+            continue
+        row: dict[str, Any] = {"outcome": outcome, "label": r.label, "unit": r.unit}
+        for g in r.groups.itertuples():
+            for col in ("n", "mean", "sd", "median"):
+                row[f"{g.condition}_{col}"] = getattr(g, col)
+        row |= {
+            "difference": r.difference.estimate,
+            "difference_ci_low": r.difference.low,
+            "difference_ci_high": r.difference.high,
+            "test": r.test.statistic,
+            "test_statistic": r.test.test_statistic,
+            "dof": r.test.dof,
+            "p_value": r.test.p_value,
+            "effect": r.effect.statistic,
+            "effect_estimate": r.effect.estimate,
+            "effect_ci_low": r.effect.low,
+            "effect_ci_high": r.effect.high,
+            "note": "; ".join(r.warnings),
+        }
+        rows.append(row)
+    out = pd.DataFrame(rows)
+    return out.map(lambda v: None if isinstance(v, Undefined) else v)

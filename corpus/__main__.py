@@ -1,3 +1,3 @@
-from corpus.cli import main
+from corpus.cli import main, run_command
 
-raise SystemExit(main())
+raise SystemExit(run_command(main))

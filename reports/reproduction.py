@@ -29,6 +29,7 @@ import pandas as pd
 from analysis.descriptive import table1, table8
 from analysis.format import fmt, fmt_ci, fmt_count, fmt_p, fmt_test, p_clause
 from analysis.label_sources import PARTICIPANTS, act_sources
+from analysis.outcomes import outcome_numbers
 from analysis.progress_model import summary_sentence
 from analysis.results import Test
 from components.act_charts import act_share_figure, alignment_by_act_figure
@@ -123,7 +124,8 @@ def _outcomes(scope: svc.Scope) -> Section:
             Table(
                 "outcome_tests",
                 "Outcomes by condition, with the test of the difference",
-                outcome_table(results, OUTCOME_TEST),
+                outcome_numbers(results),  # numbers (the CSV); the page's wording is the view
+                view=outcome_table(results, OUTCOME_TEST),
             ),
         ),
         figures=(Figure("session_outcomes", "Outcomes per session by condition", outcome_figure(sessions), data, 2),),
@@ -230,7 +232,12 @@ def _alignment(scope: svc.Scope) -> Section:
             f"{svc.METHODS[fit.method]} on {fmt_count(fit.n)} labelled actions in {fit.n_sessions} sessions: {fit.inference}."
         )
         tables.append(
-            Table("progress_model", f"The model of '{svc.MEASURES[measures[0]]}' over {name}", model_rows(fit))
+            Table(
+                "progress_model",
+                f"The model of '{svc.MEASURES[measures[0]]}' over {name}",
+                fit.table(),  # numbers (the CSV); the page's wording is the view
+                view=model_rows(fit),
+            )
         )
     dyad_curves, overall, dyad_test = svc.dyad_alignment(scope, progress, BINS)
     lines.append(

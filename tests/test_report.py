@@ -62,11 +62,9 @@ def test_the_reports_numbers_are_the_pages(report, tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(at.dataframe[1].value, _table(report, "table8_mental_model_labels").frame)
     # Outcomes: the tests table, and the figure drawn from the same sessions.
     at = _page(tmp_path, monkeypatch, "pages/outcomes.py")
-    expected = _table(report, "outcome_tests").frame
+    expected = _table(report, "outcome_tests").view  # the page's wording; the CSV holds the numbers
     shown = next(d.value for d in at.dataframe if list(d.value.columns) == list(expected.columns))
-    pd.testing.assert_frame_equal(
-        shown.reset_index(drop=True), _table(report, "outcome_tests").frame.reset_index(drop=True)
-    )
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), expected.reset_index(drop=True))
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert _traces(spec) == _traces(json.loads(_figure(report, "session_outcomes").figure.to_json()))
     # Grounding acts: Fig. 3 and Fig. 4 left, trace by trace, and the chi-square in the text.
@@ -81,11 +79,9 @@ def test_the_reports_numbers_are_the_pages(report, tmp_path, monkeypatch):
     at = _page(tmp_path, monkeypatch, "pages/alignment.py")
     specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert _traces(specs[0]) == _traces(json.loads(_figure(report, "alignment_over_progress").figure.to_json()))
-    expected = _table(report, "progress_model").frame
+    expected = _table(report, "progress_model").view  # the page's wording; the CSV holds the numbers
     model = next(d.value for d in at.dataframe if list(d.value.columns) == list(expected.columns))
-    pd.testing.assert_frame_equal(
-        model.reset_index(drop=True), _table(report, "progress_model").frame.reset_index(drop=True)
-    )
+    pd.testing.assert_frame_equal(model.reset_index(drop=True), expected.reset_index(drop=True))
     sentence = next(m.value for m in at.markdown if m.value.startswith("In visible sessions the odds"))
     alignment = next(s for s in report.sections if s.title.startswith("Alignment over task progress"))
     assert sentence in alignment.lines
@@ -96,6 +92,33 @@ def test_the_reports_numbers_are_the_pages(report, tmp_path, monkeypatch):
     assert kappa == fmt(float(rows.loc["fleiss_kappa", "estimate"]), 2)
     agreement = next(s for s in report.sections if s.title.startswith("Agreement"))
     assert agreement.lines[0].startswith("People pooled: coder_a, coder_b, coder_c; model coders compared apart")
+
+
+def test_the_model_and_outcome_tables_are_numbers(report):
+    """progress_model.csv and outcome_tests.csv read back by pandas: estimates, interval ends and p
+    as numbers (no formatted text, no leading apostrophe, no "< 0.001"); Welch's test of final
+    accuracy is scipy's on the sample's sessions."""
+    from scipy import stats
+
+    numeric = {
+        "progress_model": ["estimate", "ci_low", "ci_high", "p_value", "odds_ratio", "or_low", "or_high"],
+        "outcome_tests": ["difference", "difference_ci_low", "difference_ci_high", "test_statistic", "p_value"],
+    }
+    for name, columns in numeric.items():
+        back = pd.read_csv(io.StringIO(html.table_csv(_table(report, name))))
+        for col in columns:
+            assert pd.api.types.is_float_dtype(back[col]), (name, col, back[col].tolist())
+        text = back.select_dtypes("object").astype(str)
+        assert not text.apply(lambda s: s.str.startswith(("'", "<"))).any().any(), name
+    back = pd.read_csv(io.StringIO(html.table_csv(_table(report, "outcome_tests")))).set_index("outcome")
+    sessions = load_sample().sessions_df
+    welch = stats.ttest_ind(
+        *(sessions.loc[sessions["condition"] == c, "final_accuracy"] for c in ("visible", "not_visible")),
+        equal_var=False,
+    )
+    assert back.loc["final_accuracy", "test_statistic"] == pytest.approx(welch.statistic, rel=1e-9)
+    assert back.loc["final_accuracy", "p_value"] == pytest.approx(welch.pvalue, rel=1e-9)
+    assert back.loc["final_accuracy", "visible_n"] + back.loc["final_accuracy", "not_visible_n"] == len(sessions)
 
 
 def test_two_builds_give_the_same_tables_byte_for_byte(report):

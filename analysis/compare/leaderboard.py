@@ -264,6 +264,9 @@ def separated_best(cells: pd.DataFrame, paired_p: PairedP) -> pd.Series:
     return best
 
 
+NOT_PREDICTED = "not predicted"  # a cell of a run that has no predictions of the task
+
+
 def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, measure: str = "accuracy") -> Leaderboard:
     """The paper-layout table of one task from the long score table (``EstimateTable.to_frame()``)."""
     order = run_order(infos)
@@ -301,8 +304,13 @@ def leaderboard(scores: pd.DataFrame, infos: dict[str, RunInfo], task: str, meas
     cells["role"] = cells["role"].map(ROLE_LABELS)
     cells["best"] = _mark_best(cells)
     cells["note"] = cells["note"].fillna("") if "note" in cells else ""
+    predicted = set(sub["run"])  # a run with no predictions of this task: "not predicted", not "undefined"
     cells["text"] = [
-        f"{fmt(v, 2)} ({n}){' !' if note and is_defined(v) else ''}" if is_defined(v) else "undefined"
-        for v, n, note in zip(cells["estimate"], cells["n"], cells["note"])
+        NOT_PREDICTED
+        if r not in predicted
+        else f"{fmt(v, 2)} ({n}){' !' if note and is_defined(v) else ''}"
+        if is_defined(v)
+        else "undefined"
+        for r, v, n, note in zip(cells["run"], cells["estimate"], cells["n"], cells["note"])
     ]
     return Leaderboard(task=task, measure=measure, cells=cells, index=tuple(order), column_order=tuple(col_order))

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from corpus import schema
@@ -175,6 +177,19 @@ def _split(args: argparse.Namespace) -> int:
         print(f"{cond}: test = {', '.join(cs.test)}; objective {cs.objective:.4f}; {cs.search}")
     print(f"wrote {out}")
     return 0
+
+
+def run_command(main: Callable[[], int]) -> int:
+    """``main``'s exit status, as ``python -m corpus`` and ``python -m analysis`` end: output cut short by
+    a reader that went away (``... | head``) ends the command quietly with status 1, never a
+    traceback (Python's own flush at exit then writes nowhere)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:
