@@ -29,6 +29,7 @@ optimum (the result says so).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain, combinations, islice
 
@@ -36,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.codes import category_codes, sorted_codes
+from analysis.format import fmt, fmt_count
 from corpus import schema
 
 EXHAUSTIVE_LIMIT = 200_000
@@ -367,6 +369,57 @@ def split_standing(actions: pd.DataFrame, sessions: pd.DataFrame) -> list[SplitS
             rank, best = None, split_condition(feats.reindex(ids).fillna(0.0), cond, k).objective
         out.append(SplitStanding(cond, k, n, float(own), best, rank, total))
     return out
+
+
+SCORED_ON = "test"  # the split every run is scored on (the paper's benchmark: the test sessions)
+
+
+def standing_sentence(standing: list[SplitStanding], names: Mapping[str, str] | None = None) -> str:
+    """Which split the runs are scored on and, where Appendix E's objective applies, how it stands:
+    per condition (named by ``names``) its size, its imbalance L beside the optimum, and its rank
+    among every subset of its size. The leaderboards of the page, the command line and the report say
+    it in these words."""
+    if not standing:
+        return f"Scored on the dataset's {SCORED_ON} split."
+    parts = []
+    for s in standing:
+        where = (
+            f"ranks {s.rank} of {fmt_count(s.n_candidates)} subsets"
+            if s.rank is not None
+            else f"has objective {fmt(s.objective, 2)} (best found {fmt(s.best, 2)})"
+        )
+        parts.append(
+            f"{(names or {}).get(s.condition, s.condition)}: {s.n_test} of {s.n_sessions} sessions, "
+            f"imbalance L {fmt(s.objective, 2)} (optimum {fmt(s.best, 2)}), {where}"
+        )
+    matched = all(s.rank == 1 for s in standing)
+    return (
+        f"Scored on the dataset's {SCORED_ON} split. On Appendix E's objective (train and test differ least in the mean "
+        "and SD of their action types and labels) it "
+        + ("is the distribution-matched split: " if matched else "is not the distribution-matched split: ")
+        + "; ".join(parts)
+        + "."
+    )
+
+
+def standing_json(standing: list[SplitStanding]) -> dict:
+    """The same as numbers: the split scored on, and per condition its standing."""
+    return {
+        "scored_on": SCORED_ON,
+        "matched": bool(standing) and all(s.rank == 1 for s in standing),
+        "standing": [
+            {
+                "condition": s.condition,
+                "n_test": s.n_test,
+                "n_sessions": s.n_sessions,
+                "objective": s.objective,
+                "optimum": s.best,
+                "rank": s.rank,
+                "n_candidates": s.n_candidates,
+            }
+            for s in standing
+        ],
+    }
 
 
 def comparison_table(result: SplitResult) -> pd.DataFrame:

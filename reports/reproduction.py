@@ -32,6 +32,7 @@ from analysis.label_sources import PARTICIPANTS, act_sources
 from analysis.outcomes import outcome_numbers
 from analysis.progress_model import summary_sentence
 from analysis.results import Test
+from analysis.split import standing_sentence
 from components.act_charts import act_share_figure, alignment_by_act_figure
 from components.alignment_charts import dyad_figure, dyad_summary, model_rows, progress_figure
 from components.compare.benchmark import leaderboard_frame
@@ -316,7 +317,8 @@ def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section
     lines = [
         f"{len(runs)} run(s) of the dataset's predictions/ folder, scored as the ALMANAC benchmark does. Each cell: "
         "score (n items); * marks the best run in its column and every run the paired test does not separate from it "
-        "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval."
+        "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval.",
+        standing_sentence(compare_svc.split_standing(corpus).result(), CONDITION_NAMES),
     ]
     if reference is not None and reference.models:
         beside = model_comparison(

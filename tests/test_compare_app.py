@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from analysis.cli import main as analysis_main
 from corpus.escape import md_line
+from corpus.loading.dataset import SAMPLE_DATA
 
 pytestmark = pytest.mark.long
 
@@ -378,3 +379,26 @@ def test_the_missing_instances_listed_are_the_first_few_and_the_csv_holds_all(tm
     listed = [d.value for d in at.dataframe if "action_index" in d.value.columns and "task" in d.value.columns]
     assert [len(d) for d in listed] == [2]
     assert "Download missing instances (CSV)" in [b.proto.label for b in at.get("download_button")]
+
+
+def test_the_command_line_names_the_split_it_scores_and_its_standing(capsys):
+    """The CLI's text, JSON and LaTeX say what the Compare page says: the test split, and its rank
+    among every subset of its size on Appendix E's objective (160 of 220, 145 of 286 on the sample)."""
+    sample = str(SAMPLE_DATA)
+    assert analysis_main(["compare", sample, "--no-similarity"]) == 0
+    text = capsys.readouterr().out.splitlines()[1]
+    assert text.startswith("Scored on the dataset's test split.") and "is not the distribution-matched split" in text
+    assert "not visible: 3 of 12 sessions" in text and "ranks 160 of 220 subsets" in text
+    assert "ranks 145 of 286 subsets" in text
+    assert analysis_main(["compare", sample, "--no-similarity", "--json"]) == 0
+    split = json.loads(capsys.readouterr().out)["split"]
+    assert split["scored_on"] == "test" and split["matched"] is False
+    assert [
+        (s["condition"], s["n_test"], s["n_sessions"], s["rank"], s["n_candidates"]) for s in split["standing"]
+    ] == [
+        ("not_visible", 3, 12, 160, 220),
+        ("visible", 3, 13, 145, 286),
+    ]
+    assert analysis_main(["compare", sample, "--no-similarity", "--latex"]) == 0
+    captions = [line for line in capsys.readouterr().out.splitlines() if line.startswith("\\caption{")]
+    assert captions and all("Scored on the dataset's test split" in c and "ranks 160 of 220" in c for c in captions)

@@ -121,6 +121,15 @@ def test_the_model_and_outcome_tables_are_numbers(report):
     assert back.loc["final_accuracy", "visible_n"] + back.loc["final_accuracy", "not_visible_n"] == len(sessions)
 
 
+def test_the_leaderboards_name_the_split_they_score(report):
+    """The report's leaderboards say which split they are scored on and where it stands on Appendix E's
+    objective, in the Compare page's words."""
+    section = next(s for s in report.sections if s.title == "Models against people")
+    [line] = [x for x in section.lines if x.startswith("Scored on the dataset's test split.")]
+    assert "not visible: 3 of 12 sessions" in line and "ranks 160 of 220 subsets" in line
+    assert "ranks 145 of 286 subsets" in line
+
+
 def test_two_builds_give_the_same_tables_byte_for_byte(report):
     later = datetime(2031, 5, 4, 3, 2, tzinfo=UTC)  # another moment: the tables do not say when
     again = build(load_sample(), command="python -m analysis report sample_data OUT", when=later)

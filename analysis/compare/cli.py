@@ -63,11 +63,11 @@ def _runs(corpus, names: list[str]):
     return runs
 
 
-def _text(cmp, measure: str) -> str:
+def _text(cmp, measure: str, split: str = "") -> str:
     import pandas as pd
 
     synthetic = " (synthetic data)" if cmp.synthetic and "synthetic" not in cmp.dataset.lower() else ""
-    lines = [f"{cmp.dataset}{synthetic}: {len(cmp.run_ids)} run(s) compared"]
+    lines = [f"{cmp.dataset}{synthetic}: {len(cmp.run_ids)} run(s) compared", *([split] if split else [])]
     with pd.option_context("display.width", 250, "display.max_columns", None):
         for task, title in (("next_action", "Next-action prediction"), ("mental_model", "Mental-model prediction")):
             lines += [
@@ -165,8 +165,13 @@ def _benchmark_text(cmp) -> str:
     return "\n".join(lines)
 
 
+# The conditions as the leaderboards name them (the Compare page's words).
+CONDITIONS = {"visible": "visible (Guide saw the canvas)", "not_visible": "not visible"}
+
+
 def _compare(args: argparse.Namespace) -> int:
     from analysis.compare.comparison import compare
+    from analysis.split import split_standing, standing_json, standing_sentence
 
     if _is_benchmark_source(args.dataset):
         return _benchmark(args)
@@ -179,8 +184,9 @@ def _compare(args: argparse.Namespace) -> int:
     if not cmp.run_ids:
         print(f"error: no run to compare ({len(cmp.refused)} refused, none valid)", file=sys.stderr)
         return EXIT_REFUSED
+    standing = split_standing(corpus.actions_df, corpus.sessions_df)  # the split scored on, by Appendix E
     if args.json:
-        print(json.dumps(cmp.to_json(), indent=2))
+        print(json.dumps({**cmp.to_json(), "split": standing_json(standing)}, indent=2))
     elif args.csv:
         for k, task in enumerate(("next_action", "mental_model")):
             csv = cmp.leaderboard(task, args.measure if task == "mental_model" else "accuracy").csv_text()
@@ -188,9 +194,10 @@ def _compare(args: argparse.Namespace) -> int:
     elif args.latex:
         for task in ("next_action", "mental_model"):
             lb = cmp.leaderboard(task, args.measure if task == "mental_model" else "accuracy")
-            print(lb.to_latex(caption=f"{cmp.dataset}: {task.replace('_', '-')} prediction"))
+            caption = f"{cmp.dataset}: {task.replace('_', '-')} prediction. {standing_sentence(standing, CONDITIONS)}"
+            print(lb.to_latex(caption=caption))
     else:
-        print(_text(cmp, args.measure))
+        print(_text(cmp, args.measure, standing_sentence(standing, CONDITIONS)))
     return EXIT_REFUSED if cmp.refused else 0
 
 

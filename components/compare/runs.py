@@ -14,6 +14,7 @@ import streamlit as st
 
 from analysis.compare.comparison import Comparison
 from analysis.format import fmt, fmt_count
+from analysis.split import standing_sentence
 from components.compare.common import run_label
 from components.download import csv_button
 from components.errors import failure_sentence
@@ -224,26 +225,10 @@ def coverage(cmp: Comparison) -> None:
 
 
 def split_note(standing: list) -> None:
-    """Which split the runs are scored on, and how it stands on Appendix E's objective."""
+    """Which split the runs are scored on, and how it stands on Appendix E's objective (the
+    sentence holds only the schema's conditions and numbers: no text from the data)."""
     if not standing:
         return
-    parts = []
-    for st_ in standing:  # (st_: a SplitStanding; st is streamlit)
-        where = (
-            f"ranks {st_.rank} of {fmt_count(st_.n_candidates)} subsets"
-            if st_.rank is not None
-            else f"has objective {fmt(st_.objective, 2)} (best found {fmt(st_.best, 2)})"
-        )
-        parts.append(
-            f"{CONDITION_NAMES.get(st_.condition, st_.condition)}: {st_.n_test} of {st_.n_sessions} sessions, "
-            f"imbalance L {fmt(st_.objective, 2)} (optimum {fmt(st_.best, 2)}), {where}"
-        )
-    matched = all(st_.rank == 1 for st_ in standing)
-    st.caption(
-        "Scored on the dataset's test split. On Appendix E's objective (train and test differ least in the mean and SD "
-        "of their action types and labels) it "
-        + ("is the distribution-matched split: " if matched else "is not the distribution-matched split: ")
-        + "; ".join(parts)
-        + "."
-        + ("" if matched else " The Test split page builds the matched one.")
-    )
+    matched = all(s.rank == 1 for s in standing)
+    hint = "" if matched else " The Test split page builds the matched one."
+    st.caption(standing_sentence(standing, CONDITION_NAMES) + hint)
