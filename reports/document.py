@@ -4,18 +4,35 @@ provenance block that says what made it (:func:`provenance_block`). Each domain'
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import platform
+import subprocess
 import sys
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from analysis.format import package_version
+from corpus.codebook import bundled
+from corpus.schema import CODING_SCHEMES
 
-PACKAGES = ("groundwork", "numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "plotly")
+# Every package whose code computes or draws a number of a report (rouge-score: ROUGE-L of the leaderboards).
+PACKAGES = (
+    "groundwork",
+    "numpy",
+    "pandas",
+    "scipy",
+    "statsmodels",
+    "scikit-learn",
+    "krippendorff",
+    "rouge-score",
+    "plotly",
+)
 
 
 @dataclass(frozen=True)
@@ -68,6 +85,57 @@ class Reproduction:
         return out
 
 
+ROOT = Path(__file__).resolve().parent.parent
+CODE_DIRS = ("analysis", "components", "corpus", "pages", "reports", "services")
+
+
+@functools.cache
+def code_revision() -> str:
+    """The code that made a report: the commit of the checkout it runs from (and whether files
+    differ from it), else the package's version and a content hash of its code (an installed copy,
+    or a checkout with no git)."""
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, check=True
+        ).stdout.strip()
+        changed = subprocess.run(
+            ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", *CODE_DIRS, "app.py"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return f"groundwork {package_version('groundwork')}, code sha256 {code_hash()[:16]}"
+    return f"git {head}" + (f" with uncommitted changes (code sha256 {code_hash()[:16]})" if changed else "")
+
+
+def code_hash() -> str:
+    """A digest of every Python module of the app's layers (paths and bytes)."""
+    h = hashlib.sha256()
+    for d in CODE_DIRS:
+        for path in sorted((ROOT / d).rglob("*.py")):
+            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def codebooks_used(schemes: set[str]) -> str:
+    """Each coding scheme of the labels with its codebook's name, version and codes (a scheme the app
+    ships no codebook for: its codes as the schema lists them)."""
+    books = bundled()
+    parts = []
+    for k, codes in CODING_SCHEMES.items():
+        if k not in schemes:
+            continue
+        book = books.get(k)
+        parts.append(
+            f"{k}: {book.name} v{book.version} ({len(book.code_ids)} codes)"
+            if book is not None
+            else f"{k} ({len(codes)} codes, no codebook file)"
+        )
+    return "; ".join(parts) or "none"
+
+
 def provenance_block(
     name: str,
     content_hash: str,
@@ -89,6 +157,7 @@ def provenance_block(
         CREATED: (when or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC"),
         "python": f"{platform.python_implementation()} {sys.version.split()[0]}",
         "regenerate with": command,
+        "code revision": code_revision(),
         **(extra or {}),
         **{f"package {p}": package_version(p) for p in PACKAGES},
     }

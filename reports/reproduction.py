@@ -51,9 +51,9 @@ from corpus.benchmark.dataset import Benchmark
 from corpus.domain import MAP_TASK, Dataset
 from corpus.kitchen.dataset import KitchenCorpus
 from corpus.loading.dataset import Corpus
-from corpus.schema import CODING_SCHEMES, GROUNDING_ACTS_SCHEME
+from corpus.schema import GROUNDING_ACTS_SCHEME, LABEL_SCHEMA_VERSION
 from corpus.values import Undefined
-from reports.document import Figure, Reproduction, Section, Table, provenance_block
+from reports.document import Figure, Reproduction, Section, Table, codebooks_used, provenance_block
 from reports.figures import draw_ahead
 from reports.reference import Reference, basis, comparison, model_comparison
 from services import agreement as agreement_svc
@@ -344,9 +344,8 @@ def provenance(
     choices = {
         "mental models from": "the participants' annotations",
         "grounding acts from": sources.get(scope.acts or "", "none"),
-        "codebooks": ", ".join(
-            f"{k} ({len(v)} codes)" for k, v in CODING_SCHEMES.items() if k in set(corpus.labels["scheme"])
-        ),
+        "codebooks": codebooks_used(set(corpus.labels["scheme"])),
+        "label schema": f"version {LABEL_SCHEMA_VERSION} (the mental-model labels, Table 5 of the ALMANAC paper)",
         "filters": "none (every session, both roles, every condition and split)",
         "progress": f"{svc.PROGRESS_KINDS[svc.default_progress(corpus)]}, {BINS} bins",
     }

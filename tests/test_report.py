@@ -20,6 +20,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analysis.format import fmt
+from corpus import codebook
 from corpus.loading.dataset import load_sample
 from reports import html
 from reports.reproduction import Figure, Reproduction, Section, Table, build
@@ -146,9 +147,18 @@ def test_the_provenance_names_what_made_the_report(report):
     sample = load_sample()
     assert p["dataset content hash"] == sample.content_hash and p["synthetic"] == "yes"
     assert p["regenerate with"] == "python -m analysis report sample_data OUT"
-    for package in ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff"):
+    for package in ("numpy", "pandas", "scipy", "statsmodels", "scikit-learn", "krippendorff", "rouge-score"):
         assert p[f"package {package}"][0].isdigit(), package
     assert p["grounding acts from"] and p["seeds"].startswith("0 ")
+    # Which codebook, label schema and code made the tables.
+    book = codebook.default()
+    assert f"grounding_acts: {book.name} v{book.version} (8 codes)" in p["codebooks"]
+    assert p["label schema"].startswith("version almanac-1 ")
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if head.returncode == 0:  # a checkout: the commit
+        assert p["code revision"].startswith(f"git {head.stdout.strip()}")
+    else:  # an installed copy: the version and a hash of the code
+        assert p["code revision"].startswith("groundwork ") and " code sha256 " in p["code revision"]
 
 
 def test_the_page_fetches_nothing_and_shows_data_as_text():
