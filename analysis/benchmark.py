@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 
+from analysis.best import marked_best
 from analysis.draws import indices
 from analysis.format import to_json
 from analysis.memo import Memo
@@ -29,7 +30,6 @@ N_BOOT = 1000
 SEED = 0
 ALL = "all"
 MIN_CLUSTERS = 10  # fewer trials than this: the Wilson interval over items (a bootstrap over 3 trials is an artefact)
-SEPARATED = 0.05  # a run is marked best in a column only where McNemar's test separates it from the others
 CLUSTER_METHOD = "percentile bootstrap over {what} (B={b}, seed {s}; a resampled {one} brings all its items)"
 WILSON_METHOD = "Wilson score interval over items (statsmodels proportion_confint)"
 CELL_COLUMNS = ["run", "field", "value", "correct", "n", "estimate", "ci_low", "ci_high", "interval_method"]
@@ -403,20 +403,10 @@ def _mcnemar_p(m: np.ndarray, a: int, b: int) -> float:
 
 def _separated(cells: pd.DataFrame, m: np.ndarray, run_ids: list[str]) -> list:
     """The indices of ``cells`` (one column's runs) to mark best: the top run and every run McNemar's
-    test does not separate from it; none when that is every run."""
+    test, Holm-adjusted over the column, does not separate from it (:func:`analysis.best.marked_best`)."""
     vals = {i: v for i, v in cells["estimate"].items() if not math.isnan(v)}
-    if len(vals) < 2:
-        return []
     col = {r: j for j, r in enumerate(run_ids)}
-    top = max(vals, key=lambda i: round(vals[i], 6))
-    marked = [top]
-    for i in vals:
-        if i == top:
-            continue
-        same = round(vals[i], 6) == round(vals[top], 6)
-        if same or _mcnemar_p(m, col[cells.at[top, "run"]], col[cells.at[i, "run"]]) >= SEPARATED:
-            marked.append(i)
-    return marked if len(marked) < len(vals) else []
+    return marked_best(vals, lambda top, i: _mcnemar_p(m, col[cells.at[top, "run"]], col[cells.at[i, "run"]]))
 
 
 def compare_benchmark(bench: Benchmark) -> BenchmarkComparison:

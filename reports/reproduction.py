@@ -317,7 +317,8 @@ def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section
     lines = [
         f"{len(runs)} run(s) of the dataset's predictions/ folder, scored as the ALMANAC benchmark does. Each cell: "
         "score (n items); * marks the best run in its column and every run the paired test does not separate from it "
-        "(McNemar's exact test on the items both predicted). The CSV of each task holds every score with its interval.",
+        "(McNemar's exact test on the items both predicted, Holm-adjusted over the column's tests). The CSV of each "
+        "task holds every score with its interval.",
         standing_sentence(compare_svc.split_standing(corpus).result(), CONDITION_NAMES),
     ]
     if reference is not None and reference.models:
@@ -509,7 +510,7 @@ def build_benchmark(bench: Benchmark, *, command: str = "", when: datetime | Non
                 (
                     f"{fmt_count(n_items)} questions in {fmt_count(bench.items[bench.cluster].nunique())} {bench.cluster}s; "
                     f"{len(cmp.run_ids)} run(s). Each cell: accuracy [95% interval]; * marks the best run in its column "
-                    "and every run McNemar's exact test does not separate from it.",
+                    "and every run McNemar's exact test, Holm-adjusted over the column, does not separate from it.",
                 ),
                 tables=tuple(tables),
             ),

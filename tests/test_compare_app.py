@@ -294,6 +294,20 @@ def test_a_best_is_marked_only_where_the_paired_test_separates_it():
     assert asked[0] == ("a", "b", "visible", "guide", "accuracy", "team_goal")
     assert separated_best(cells, p_of(0.40, 0.30)).tolist() == [False, False, False]
     assert separated_best(cells, p_of(0.001, 0.001)).tolist() == [True, False, False]
+    # A column's tests are adjusted together (Holm): 0.04 and 0.03 each separate alone, but adjusted
+    # (0.06 and 0.06) neither does, so every run would share the mark and the column has no best.
+    assert separated_best(cells, p_of(0.04, 0.03)).tolist() == [False, False, False]
+    assert separated_best(cells, p_of(0.20, 0.01)).tolist() == [True, True, False]  # 0.01 -> 0.02: separated
+
+
+def test_holm_is_statsmodels_holm():
+    from statsmodels.stats.multitest import multipletests
+
+    from analysis.best import holm
+
+    ps = [0.04, 0.03, 0.2, 0.001, 0.0458]
+    assert holm(ps) == pytest.approx(list(multipletests(ps, method="holm")[1]), abs=1e-15)
+    assert holm([0.04, 0.03]) == pytest.approx([0.06, 0.06])
 
 
 def test_on_the_sample_every_unmarked_run_is_separated_from_the_best():

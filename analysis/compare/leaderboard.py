@@ -18,6 +18,7 @@ from typing import Any
 
 import pandas as pd
 
+from analysis.best import marked_best
 from analysis.format import csv_cells, fmt, to_json
 from corpus.csvsafe import to_csv
 from corpus.escape import latex
@@ -230,37 +231,29 @@ def _mark_best(cells: pd.DataFrame) -> pd.Series:
     return best
 
 
-SEPARATED = 0.05  # a run is marked best only where the paired test separates it from the others at this level
 PairedP = Callable[[str, str, str, str, str, str], Any]  # (run a, run b, condition, role, metric, dimension) -> p
 
 
 def separated_best(cells: pd.DataFrame, paired_p: PairedP) -> pd.Series:
-    """Per column, the best run and every run the paired test does not separate from it (p >=
-    :data:`SEPARATED`, or no test): they share the mark. Where that is every run with a value, no run is
-    marked: the column has no best. ``paired_p`` gives the paired test's p-value of two runs' scores
-    on the items both predicted (McNemar's exact test for accuracy, the paired bootstrap otherwise)."""
+    """Per column, the best run and every run the paired test does not separate from it, the tests of
+    a column Holm-adjusted together (:func:`analysis.best.marked_best`; no test: not separated): they
+    share the mark. Where that is every run with a value, no run is marked: the column has no best.
+    ``paired_p`` gives the paired test's p-value of two runs' scores on the items both predicted
+    (McNemar's exact test for accuracy, the paired bootstrap otherwise)."""
     conditions = {v: k for k, v in CONDITION_LABELS.items()}
     roles = {v: k for k, v in ROLE_LABELS.items()}
     best = pd.Series(False, index=cells.index)
     for _, g in cells.groupby(["column", "condition", "role"], sort=False):
         vals = {i: v for i, v in g["estimate"].items() if is_defined(v) and not math.isnan(v)}
-        if len(vals) < 2:
+        if not vals:
             continue
-        top_i = max(vals, key=lambda i: round(vals[i], 6))
-        top_run, row = g.at[top_i, "run"], g.loc[top_i]
+        row = g.loc[max(vals, key=lambda i: round(vals[i], 6))]
         cond, role = conditions.get(row["condition"], row["condition"]), roles.get(row["role"], row["role"])
-        marked = [top_i]
-        for i in vals:
-            if i == top_i:
-                continue
-            if round(vals[i], 6) == round(vals[top_i], 6):
-                marked.append(i)
-                continue
-            p = paired_p(top_run, g.at[i, "run"], cond, role, row["metric"], row["dimension"])
-            if not (is_defined(p) and p < SEPARATED):
-                marked.append(i)
-        if len(marked) < len(vals):
-            best.loc[marked] = True
+
+        def p_of(top: Any, i: Any, g: pd.DataFrame = g, cond: Any = cond, role: Any = role, row: Any = row) -> Any:
+            return paired_p(g.at[top, "run"], g.at[i, "run"], cond, role, row["metric"], row["dimension"])
+
+        best.loc[marked_best(vals, p_of)] = True
     return best
 
 

@@ -91,7 +91,8 @@ def leaderboard(cmp: BenchmarkComparison) -> None:
     st.caption(
         f"Accuracy [95% interval] by {md_line(field_name(by))}; n: the most items any run has in the column. "
         f"Interval: {md_line(cells['interval_method'].iloc[0])}. Bold: the best run in its column and every run "
-        "McNemar's exact test does not separate from it (p >= 0.05 on the items both answered); nothing is bold "
+        "McNemar's exact test does not separate from it (Holm-adjusted p >= 0.05 over the column's tests, on the items both "
+        "answered); nothing is bold "
         "where no run is separated from the best."
     )
     csv_button("Download CSV", cells.drop(columns="text"), f"benchmark_accuracy_{by}.csv", key="bench_lb_csv")

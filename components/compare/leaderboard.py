@@ -54,7 +54,8 @@ def render(cmp: Comparison) -> None:
         )
     st.caption(
         "The paper's table, one score group at a time. Each cell: score (n items). Bold: the best run in its "
-        "column and every run the paired test does not separate from it (p >= 0.05 on the items both predicted: "
+        "column and every run the paired test does not separate from it (Holm-adjusted p >= 0.05 over the column's "
+        "tests, on the items both predicted: "
         "McNemar's exact test for accuracy, the paired bootstrap otherwise); nothing is bold where no run is "
         "separated from the best. C visible / C not visible: whether the Guide saw the "
         "Follower's canvas; G: Guide, F: Follower. ! after a cell: its interval is not to be trusted (a label the "
