@@ -83,13 +83,10 @@ if model_like:
         key="agr_model_part",
         help="The paper scores its LLM coder on the validation partition; the few-shot items were its prompt.",
     )
-    result = agreement.model_against_majority(corpus, scheme, model, coders, None if part == "all" else part)
-    view.model_vs_humans(
-        result,
-        "The ALMANAC paper reports Fleiss' kappa 0.81 among its three human coders "
-        "and 0.76 for GPT against the human labels on 172 validation actions.",
-        names,
-    )
+    on = None if part == "all" else part
+    result = agreement.model_against_majority(corpus, scheme, model, coders, on)
+    view.model_vs_humans(result, names=names)
+    view.beside_the_paper(view.dataset_report(corpus, scheme, coders, on, "nominal", None), result, on)
 
 others = [s for s in schemes if s != scheme]
 if others:

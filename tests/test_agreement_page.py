@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from statsmodels.stats.inter_rater import fleiss_kappa
 from streamlit.testing.v1 import AppTest
 
 from analysis import agreement as ag
@@ -95,3 +96,23 @@ def test_categories_are_shown_by_their_names_not_their_ids(page):
     table = next(d.value for d in page.dataframe if "modal_label" in d.value.columns)
     assert set(table["modal_label"]) <= set(names.values())
     assert not any("=request_" in v for v in table["labels"])
+
+
+def test_the_papers_numbers_are_set_beside_ours_on_the_same_items(page):
+    """The paper's 0.81 (people) and 0.76 (GPT) are on its validation actions: the page sets beside them
+    the people's and the model's kappas on the validation items alone, named, not the headline over
+    every item (few-shot included)."""
+    labels = load_sample().coded("grounding_acts")
+    people = labels[(labels["coder_kind"] == "human") & (labels["partition"] == "validation")]
+    table = ag.LabelTable(people, item="item_id", label="code")
+    wide = people.pivot(index="item_id", columns="coder", values="code")
+    counts = wide.apply(lambda row: row.value_counts(), axis=1).fillna(0).to_numpy()
+    kappa = fleiss_kappa(counts)  # statsmodels, every validation item coded by the three people
+    assert ag.fleiss(table, n_boot=0).estimate == pytest.approx(kappa, abs=1e-12)
+    [note] = [c.value for c in page.caption if "ALMANAC paper" in c.value]
+    assert note.startswith(f"On the {table.n_items} validation items: the people's Fleiss' kappa {kappa:.2f}")
+    assert "both on its 172 validation actions" in note
+    assert f"{kappa:.2f}" != metric(page, "Fleiss' kappa") or table.n_items == humans().n_items
+    page.selectbox(key="agr_model_part").set_value("all").run()
+    [note] = [c.value for c in page.caption if "ALMANAC paper" in c.value]
+    assert note.startswith(f"On all {humans().n_items} items (few-shot items included")
