@@ -24,7 +24,7 @@ from scipy import stats
 from analysis import draws
 from analysis.codes import in_session_order, sorted_codes, tally
 from analysis.progress import assign_bins, bin_edges, bin_midpoints, counts_by_bin
-from analysis.results import Test
+from analysis.results import Test, few_per_group
 from corpus import schema
 from corpus.values import Undefined
 
@@ -170,6 +170,7 @@ def dyad_condition_test(moments: pd.DataFrame, design: tuple[str, str] = schema.
         test_statistic=float(res.statistic),
         dof=float(cast(float, res.df)),
         p_value=float(res.pvalue),
+        warnings=tuple(w for w in [few_per_group({treat: len(x), ref: len(y)})] if w),
     )
 
 

@@ -28,7 +28,7 @@ import pandas as pd
 from scipy import stats
 
 from analysis import draws
-from analysis.results import OURS, Estimate, Test
+from analysis.results import OURS, Estimate, Test, few_per_group
 from corpus.values import Undefined
 
 OUTCOMES = {
@@ -195,10 +195,9 @@ def compare_outcome(
         )
     if np.ptp(np.concatenate([x, y])) == 0:
         return Undefined("every session has the same value")
-    if len(x) < 10 or len(y) < 10:
-        warn.append(
-            f"few sessions ({words[0]} {len(x)}, {words[1]} {len(y)}): tests have little power and intervals are wide"
-        )
+    few = few_per_group({groups[0]: len(x), groups[1]: len(y)})
+    if few:
+        warn.append(few)
     n = len(x) + len(y)
     common: dict[str, Any] = dict(n=n, n_of="sessions with a value", package="scipy")
     if test == "welch":

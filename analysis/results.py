@@ -316,3 +316,17 @@ __all__ = [
     "wilson",
     "wilson_columns",
 ]
+
+
+# -- low power -----------------------------------------------------------------------------------
+
+MIN_PER_GROUP = 10  # sessions (or runs) per group below which a comparison of groups has little power
+
+
+def few_per_group(counts: dict[str, int], unit: str = "sessions") -> str | None:
+    """The one low-power rule of every comparison of groups of sessions (Outcomes, dyadic alignment,
+    kitchen pairings): a warning when a group has fewer than :data:`MIN_PER_GROUP` ``unit``, else None."""
+    if all(n >= MIN_PER_GROUP for n in counts.values()):
+        return None
+    each = ", ".join(f"{name.replace('_', ' ')} {n}" for name, n in counts.items())
+    return f"few {unit} ({each}): tests have little power and intervals are wide (under {MIN_PER_GROUP} per group)"

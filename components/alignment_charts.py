@@ -167,7 +167,7 @@ def dyad_summary(overall: pd.DataFrame, test: Test | Undefined) -> str:
     return (
         f"{shares}. Sessions' own shares differ by {fmt(100 * float(test.estimate), 1)} percentage points on average "
         f"({test.statistic}; Welch's t-test by session, {fmt_test(test)}, "
-        f"{p_clause(test.p_value)}, n = {test.n} sessions)"
+        f"{p_clause(test.p_value)}, n = {test.n} sessions)" + "".join(f"; {w}" for w in test.warnings)
     )
 
 

@@ -162,3 +162,36 @@ def test_a_page_s_outcomes_share_their_resample_counts_and_keep_scipy_s_interval
         e = got[outcome].effect
         np.testing.assert_allclose([e.low, e.high], ref.confidence_interval, rtol=1e-9)
         assert e.estimate == pytest.approx(float(hedges_g(x, y)), rel=1e-12)
+
+
+def _moments(n_visible: int, n_not: int, seed: int = 3) -> pd.DataFrame:
+    """Dyadic moments (session, condition, agree) of n_visible + n_not sessions of 12 moments each."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cond, n in (("visible", n_visible), ("not_visible", n_not)):
+        for s in range(n):
+            p = 0.7 if cond == "visible" else 0.5
+            rows += [(f"{cond}{s}", cond, int(rng.random() < p)) for _ in range(12)]
+    return pd.DataFrame(rows, columns=["session_id", "condition", "agree"])
+
+
+def test_one_low_power_rule_for_outcomes_and_dyads():
+    """Under 10 sessions in a group, Outcomes' test and the dyadic test warn alike; at 10 and 10 neither
+    does. The dyadic test itself is scipy's Welch test on the sessions' shares."""
+    from analysis.dyads import dyad_condition_test
+    from analysis.results import MIN_PER_GROUP, few_per_group
+
+    assert MIN_PER_GROUP == 10
+    few = dyad_condition_test(_moments(4, 4))
+    expected = (
+        "few sessions (visible 4, not visible 4): tests have little power and intervals are wide (under 10 per group)"
+    )
+    assert few.warnings == (expected,) == (few_per_group({"visible": 4, "not_visible": 4}),)
+    shares = _moments(4, 4).groupby(["condition", "session_id"])["agree"].mean()
+    welch = stats.ttest_ind(shares["visible"], shares["not_visible"], equal_var=False)
+    assert few.test_statistic == pytest.approx(welch.statistic) and few.p_value == pytest.approx(welch.pvalue)
+    assert dyad_condition_test(_moments(10, 10)).warnings == ()
+    s = sessions()
+    small = s.groupby("condition").head(4)
+    result = compare_outcome(small, "final_accuracy", "welch")
+    assert few_per_group({"visible": 4, "not_visible": 4}) in result.warnings
