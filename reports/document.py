@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import platform
+import re
 import subprocess
 import sys
 from concurrent.futures import Future
@@ -117,6 +118,11 @@ def code_hash() -> str:
         for path in sorted((ROOT / d).rglob("*.py")):
             h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()
+
+
+def file_part(label: str) -> str:
+    """A score group's label as part of a file name: "ROUGE-L (message)" -> "rouge_l_message"."""
+    return re.sub(r"[^a-z0-9]+", "_", label.lower()).strip("_")
 
 
 def codebooks_used(schemes: set[str]) -> str:

@@ -53,7 +53,7 @@ from corpus.kitchen.dataset import KitchenCorpus
 from corpus.loading.dataset import Corpus
 from corpus.schema import GROUNDING_ACTS_SCHEME, LABEL_SCHEMA_VERSION
 from corpus.values import Undefined
-from reports.document import Figure, Reproduction, Section, Table, codebooks_used, provenance_block
+from reports.document import Figure, Reproduction, Section, Table, codebooks_used, file_part, provenance_block
 from reports.figures import draw_ahead
 from reports.reference import Reference, basis, comparison, model_comparison
 from services import agreement as agreement_svc
@@ -306,11 +306,13 @@ def _leaderboards(corpus: Corpus, reference: Reference | None = None) -> Section
         lb = cmp.leaderboard(task, "accuracy")
         all_cells.append(lb.cells)
         hidden = lb.undefined_groups()
-        for k, (label, cells, best) in enumerate(lb.blocks()):
+        for label, cells, best in lb.blocks():
             if label in hidden:
                 continue
             shown = cells.astype(str).where(~best, cells.astype(str) + " *")
-            tables.append(Table(f"{task}_{k + 1}", f"{title}: {label}", shown.reset_index(names="run"), view=None))
+            tables.append(
+                Table(f"{task}_{file_part(label)}", f"{title}: {label}", shown.reset_index(names="run"), view=None)
+            )
         tables.append(
             Table(f"{task}_leaderboard", f"{title}: every score with its interval", lb.csv_table(), view=pd.DataFrame())
         )

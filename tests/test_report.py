@@ -23,6 +23,7 @@ from analysis.format import fmt
 from corpus import codebook
 from corpus.loading.dataset import load_sample
 from reports import html
+from reports.document import file_part
 from reports.reproduction import Figure, Reproduction, Section, Table, build
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,6 +292,12 @@ def test_a_bad_reference_file_names_the_field(tmp_path, text, words):
     assert words in str(err.value) and str(path) in str(err.value)
 
 
+def test_leaderboard_files_are_named_by_task_and_score(report):
+    names = {t.name for s in report.sections for t in s.tables}
+    assert {"next_action_accuracy_action_type", "mental_model_team_goal_accuracy", "mental_model_rouge_l_rationale"} <= names
+    assert file_part("ROUGE-L (message)") == "rouge_l_message"
+
+
 def test_the_leaderboards_are_compares(report):
     """The dataset's own runs scored as Compare scores them: every cell, the best marked as the
     paired test allows."""
@@ -303,9 +310,10 @@ def test_the_leaderboards_are_compares(report):
         lb = cmp.leaderboard(task, "accuracy")
         hidden = lb.undefined_groups()
         blocks = [(label, cells, best) for label, cells, best in lb.blocks() if label not in hidden]
-        shown = [t for t in section.tables if t.name.startswith(f"{task}_") and t.name[len(task) + 1 :].isdigit()]
-        assert len(shown) == len(blocks) > 0
-        for t, (label, cells, best) in zip(shown, blocks):
+        by_name = {t.name: t for t in section.tables}
+        assert len(blocks) > 0
+        for label, cells, best in blocks:
+            t = by_name[f"{task}_{file_part(label)}"]  # the file named by its task and score
             assert t.title.endswith(label)
             frame = t.frame.set_index("run")
             for r in range(len(cells)):
