@@ -105,11 +105,16 @@ def with_acts(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
 
 def act_shares(labels: pd.DataFrame, actions: pd.DataFrame) -> pd.DataFrame:
     """Each grounding act's share of the coded actions in each condition (Fig. 3): condition, code,
-    n (actions with that act), total (coded actions of the condition), share."""
+    n (actions with that act), total (coded actions of the condition), share; every act seen in any
+    condition has a row in each (n = 0 where a condition has none)."""
     df = with_acts(labels, actions)
     if df.empty:
         return pd.DataFrame(columns=["condition", "code", "n", "total", "share"])
-    tab = df.groupby([df["condition"].astype(str), "code"]).size().rename("n").reset_index()
+    counts = df.groupby([df["condition"].astype(str), "code"]).size().rename("n")
+    # Every act seen in any condition, in every condition: an act no action of a condition has is a
+    # cell of 0 with its total, not a missing row.
+    every = pd.MultiIndex.from_product(counts.index.levels, names=counts.index.names)
+    tab = counts.reindex(every, fill_value=0).reset_index()
     tab["total"] = tab.groupby("condition")["n"].transform("sum")
     tab["share"] = tab["n"] / tab["total"]
     return tab.sort_values(["condition", "share"], ascending=[True, False]).reset_index(drop=True)

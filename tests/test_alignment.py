@@ -273,6 +273,9 @@ def test_act_shares_and_alignment_within_acts():
     assert shares.loc[("visible", "acknowledge"), ["n", "total"]].tolist() == [2, 3]
     assert shares.loc[("visible", "acknowledge"), "share"] == pytest.approx(2 / 3)
     assert shares.loc[("not_visible", "acknowledge"), "share"] == 1.0
+    # An act no action of a condition has is a cell of 0 with its total (Fig. 3's data keeps it).
+    assert shares.loc[("not_visible", "initiate"), ["n", "total", "share"]].tolist() == [0, 1, 0.0]
+    assert len(shares) == 4
     by_act = alignment_by_act(labels, acts).set_index(["condition", "code"])
     # Session b has no partner-intent labels: it drops out.
     assert list(by_act.index) == [("visible", "acknowledge"), ("visible", "initiate")]
