@@ -330,3 +330,21 @@ def few_per_group(counts: dict[str, int], unit: str = "sessions") -> str | None:
         return None
     each = ", ".join(f"{name.replace('_', ' ')} {n}" for name, n in counts.items())
     return f"few {unit} ({each}): tests have little power and intervals are wide (under {MIN_PER_GROUP} per group)"
+
+
+# -- a share on few units ------------------------------------------------------------------------
+
+MIN_N_RANKED = 5  # a share on fewer units is drawn hollow and never called the highest or lowest
+
+
+def ranked(n: pd.Series) -> pd.Series:
+    """Which shares may be ranked (called highest, lowest, compared in a sentence): those on at least
+    :data:`MIN_N_RANKED` units. A chart draws the others hollow."""
+    return n.fillna(0) >= MIN_N_RANKED
+
+
+def highest(frame: pd.DataFrame, value: str, n: str = "n") -> Any:
+    """The index of ``frame``'s row with the highest ``value`` among the rows that may be ranked
+    (:func:`ranked`); None when no row may."""
+    eligible = frame[ranked(frame[n])]
+    return None if eligible.empty else eligible[value].idxmax()

@@ -32,6 +32,7 @@ import plotly.io as pio
 import streamlit as st
 
 from analysis.format import fmt as fmt_value
+from analysis.results import ranked
 from components.download import csv_button
 from components.remembered import filters_in_link
 
@@ -126,11 +127,15 @@ def bar_with_interval(
     counts: pd.Series,
     hovertemplate: str,
     group: str,
+    base: pd.Series | None = None,
 ) -> list[dict]:
     """A bar trace of ``d["share"]`` with its Wilson interval (``ci_low``/``ci_high``) as error bars,
     and ``counts`` printed above each interval (a text trace in the same offset group; the layout
     needs ``scattermode="group"`` so the text sits over its own bar). An empty cell (no share) has no
-    bar, not a bar at 0 %, and its n reads 0."""
+    bar, not a bar at 0 %, and its n reads 0; a bar on fewer than
+    :data:`analysis.results.MIN_N_RANKED` units (``base``, the shares' denominators, where ``counts``
+    are not) is drawn hollow (its outline), never leading the eye."""
+    shown_on = counts if base is None else base  # the units each share is of (n), when counts are k
     bar = {
         "type": "bar",
         "x": x,
@@ -138,7 +143,12 @@ def bar_with_interval(
         "name": name,
         "offsetgroup": group,
         "legendgroup": group,
-        "marker": {"color": color, "pattern": {"shape": pattern}},
+        # A bar on fewer than MIN_N_RANKED units is hollow: its outline only (analysis.results.ranked).
+        "marker": {
+            "color": [color if ok else "rgba(0,0,0,0)" for ok in ranked(shown_on)],
+            "line": {"color": color, "width": [0 if ok else 1.5 for ok in ranked(shown_on)]},
+            "pattern": {"shape": pattern},
+        },
         "error_y": {
             "type": "data",
             "symmetric": False,

@@ -47,6 +47,7 @@ def reason_share_figure(shares: pd.DataFrame) -> go.Figure:
             + CONDITION_NAMES[cond]
             + "</extra>",
             cond,
+            base=d["n"],
         )
     traces.append(interval_key(WILSON_BARS_K))
     layout = {
@@ -93,6 +94,7 @@ def acts_before_figure(before: pd.DataFrame) -> go.Figure:
             "%{x}: %{customdata[4]} of the reports with a coded act before them<br>k = %{customdata[2]} of n = %{customdata[3]}"
             "<br>click: list the actions<extra>" + group + "</extra>",
             group,
+            base=d["n"],
         )
     traces.append(interval_key(WILSON_BARS_K))
     layout = {

@@ -324,3 +324,28 @@ def test_counts_by_bin_are_the_grouped_counts_by_name_and_bin():
                 .reset_index()
             )
             pd.testing.assert_frame_equal(counts_by_bin(groups, bins, y, ok, 6), want, check_exact=True)
+
+
+def test_a_bar_on_few_actions_is_hollow_and_never_the_highest():
+    """Fig. 4 left: an act on 1 action (100 %) is drawn as an outline and is not the highest; one on
+    10 actions is filled and is."""
+    from analysis.results import highest
+    from components.act_charts import alignment_by_act_figure
+
+    by_act = pd.DataFrame(
+        {
+            "condition": ["visible", "visible"],
+            "code": ["request_repair", "acknowledge"],
+            "k": [1, 8],
+            "n": [1, 10],
+            "share_aligned": [1.0, 0.8],
+            "ci_low": [0.21, 0.49],
+            "ci_high": [1.0, 0.94],
+        }
+    )
+    assert highest(by_act.set_index("code"), "share_aligned") == "acknowledge"
+    [bar] = [t for t in alignment_by_act_figure(by_act).data if t.type == "bar"]
+    fills = dict(zip(bar.x, bar.marker.color))
+    widths = dict(zip(bar.x, bar.marker.line.width))
+    assert fills["Req. repair"] == "rgba(0,0,0,0)" and widths["Req. repair"] == 1.5
+    assert fills["Acknowledge"] != "rgba(0,0,0,0)" and widths["Acknowledge"] == 0
