@@ -32,7 +32,8 @@ import plotly.io as pio
 import streamlit as st
 
 from analysis.format import fmt as fmt_value
-from analysis.results import ranked
+from analysis.format import fmt_count
+from analysis.results import MIN_N_RANKED, ranked
 from components.download import csv_button
 from components.remembered import filters_in_link
 
@@ -176,6 +177,8 @@ def bar_with_interval(
     return [bar, labels]
 
 
+# What a hollow bar means (bar_with_interval), for a chart's caption.
+HOLLOW_BARS = f"a hollow bar rests on fewer than {fmt_count(MIN_N_RANKED)} actions and is never ranked"
 WILSON_BARS = "whiskers: 95% Wilson interval; number: n"
 WILSON_BARS_K = "whiskers: 95% Wilson interval; number: k, actions counted"
 WILSON_BANDS = "bands: 95% Wilson interval; number: n"

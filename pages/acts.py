@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.act_charts import act_name, act_share_figure, alignment_by_act_figure, test_summary
 from components.analysis_filters import filter_bar, scope_caption
-from components.chart import show_chart
+from components.chart import HOLLOW_BARS, show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
 from components.palette import CONDITION_NAMES
@@ -55,7 +55,7 @@ else:
         uses_acts=True,
         note=(
             "Bars: share of the coded actions whose actor judged the partner had understood (partner intent p1), n above the bar, "
-            "Wilson 95% intervals."
+            f"Wilson 95% intervals; {HOLLOW_BARS}."
         ),
     )
     if clicked:

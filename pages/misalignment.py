@@ -5,7 +5,7 @@ import streamlit as st
 
 from components.act_charts import act_name
 from components.analysis_filters import filter_bar, progress_bin, progress_picker, scope_caption
-from components.chart import show_chart
+from components.chart import HOLLOW_BARS, show_chart
 from components.dataset import require_corpus, synthetic_banner
 from components.drilldown import first_point, show_actions
 from components.palette import CONDITION_NAMES
@@ -37,7 +37,7 @@ else:
     scope_caption(
         scope,
         note="Share of the not-aligned actions citing each reason (several may be cited), k above the bar, "
-        f"n in the legend, Wilson 95% intervals. {reason_tests_sentence(tests)}",
+        f"n in the legend, Wilson 95% intervals; {HOLLOW_BARS}. {reason_tests_sentence(tests)}",
     )
     if clicked:
         cond, reason = clicked[0], clicked[1]
