@@ -353,8 +353,20 @@ def alpha_level(codes: Sequence[str], key: str = "agr_level") -> tuple[str, list
     )
     if level != "ordinal":
         return level, None
-    text = c2.text_input("Category order, low to high (comma-separated)", ", ".join(codes), key=f"{key}_order")
-    return level, [c.strip() for c in text.split(",") if c.strip()]
+    # A codebook's list is not an order (grounding acts are nominal): the order is the user's to give.
+    text = c2.text_input(
+        "Category order, low to high (comma-separated)",
+        "",
+        key=f"{key}_order",
+        placeholder=", ".join(codes),
+        help="The codes from the lowest to the highest. A codebook lists its codes in no order of size, so none "
+        "is assumed.",
+    )
+    order = [c.strip() for c in text.split(",") if c.strip()]
+    if not order:
+        c2.info("Give the categories' order, low to high: until then alpha is nominal.", icon=":material/info:")
+        return "nominal", None
+    return level, order
 
 
 def level_error(level: str, exc: Exception) -> None:

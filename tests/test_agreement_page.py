@@ -60,7 +60,12 @@ def test_krippendorff_levels_are_offered(page):
     assert page.selectbox(key="agr_level").options == ["Nominal", "Ordinal", "Interval", "Ratio"]
     page.selectbox(key="agr_level").set_value("ordinal").run()
     order = page.text_input(key="agr_level_order")
-    assert order.value == ", ".join(GROUNDING_ACTS)
+    # The codebook's list is not an order: none is filled in, and alpha stays nominal until one is given.
+    assert order.value == "" and order.placeholder == ", ".join(GROUNDING_ACTS)
+    assert any("until then alpha is nominal" in i.value for i in page.info)
+    nominal = ag.krippendorff_alpha(humans(), level="nominal", n_boot=0)
+    assert metric(page, "Krippendorff's alpha") == f"{nominal.estimate:.2f}"
+    order.input(", ".join(GROUNDING_ACTS)).run()
     expected = ag.krippendorff_alpha(
         ag.LabelTable(humans().frame, item="item_id", label="code", categories=list(GROUNDING_ACTS)),
         level="ordinal",
