@@ -386,3 +386,25 @@ def test_an_uploaded_zip_of_trials_is_kept_as_a_benchmark_dataset(tmp_path):
     bench = load_benchmark(kept)
     assert len(bench.items) == 142 and len(bench.runs) == 6
     assert bench.description.startswith("Imported from 'Trials.zip': 2 DynToM trial(s), 142 questions, 6 run(s).")
+
+
+def test_generated_trials_read_raw_are_synthetic(tmp_path):
+    """Trials of Groundwork's generator read as released trials (no dataset.json) make a benchmark marked
+    synthetic, on the command line too; a trial whose meta.json names a real generating model does not."""
+    import json as _json
+
+    from analysis.cli import main
+    from corpus.generate.tom import write_dyntom_trials
+    from corpus.importers.tom import load_dyntom
+
+    trials = write_dyntom_trials(tmp_path / "trials", n_trials=2, seed=1)
+    assert load_dyntom(trials).synthetic is True
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["compare", str(trials), "--json"]) == 0
+    assert _json.loads(out.getvalue())["synthetic"] is True
+    (trials / "trial1" / "meta.json").write_text(_json.dumps({"generate_model": "gpt-4-turbo"}), encoding="utf-8")
+    assert load_dyntom(trials).synthetic is False

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from corpus.importers.tom.dyntom import INFLUENCES, STATES
+from corpus.importers.tom.dyntom import GENERATED_MARK, INFLUENCES, STATES
 
 NAMES = ("Ana Ruiz", "Ben Okafor", "Chloe Park", "Dev Patel", "Elif Kaya", "Femi Adeyemi", "Greta Lind", "Hiro Sato")
 FRIENDS = ("Sam", "Jo", "Lee", "Max", "Noor", "Kit")
@@ -171,7 +171,8 @@ def write_dyntom_trials(
         questions, story = _trial(rng, k)
         (folder / "question_new.json").write_text(json.dumps(questions, indent=4), encoding="utf-8")
         (folder / "story.json").write_text(json.dumps(story, indent=4), encoding="utf-8")
-        (folder / "meta.json").write_text(json.dumps({"generate_model": "synthetic"}, indent=4), encoding="utf-8")
+        meta = {"generate_model": GENERATED_MARK}  # read back: a benchmark of these trials is synthetic
+        (folder / "meta.json").write_text(json.dumps(meta, indent=4), encoding="utf-8")
         for model, skill in models.items():
             for s, setting in enumerate(SETTINGS):
                 answers = _answers(rng, questions, skill + COT_GAIN * s)
