@@ -161,6 +161,55 @@ def accuracy_table(
     return out.sort_values(["_r", "_v"]).drop(columns=["_r", "_v"]).reset_index(drop=True)
 
 
+CROSS = " × "  # joins two slice values in a crossed cell
+
+
+def crossed_table(
+    long: pd.DataFrame, a: str, b: str, cluster: str = "group", n_boot: int = N_BOOT, seed: int = SEED
+) -> pd.DataFrame:
+    """Accuracy per run and cell of two slice columns crossed (e.g. DynToM's mental state x time span),
+    with its count and interval as :func:`accuracy_table` gives them (items with no value in either
+    column are left out); the cell's two values in columns ``a`` and ``b``."""
+    va, vb = long[a].astype(str).to_numpy(object), long[b].astype(str).to_numpy(object)
+    both = (va != "") & (vb != "")
+    cells = np.where(both, va + CROSS + vb, "")
+    name = f"{a}{CROSS}{b}"
+    out = accuracy_table(long.assign(**{name: pd.Categorical(cells)}), name, cluster, n_boot, seed)
+    parts = out["value"].str.split(CROSS, n=1, expand=True) if len(out) else pd.DataFrame(columns=[0, 1])
+    return out.assign(**{a: parts[0], b: parts[1]})
+
+
+def per_trial(long: pd.DataFrame, cluster: str = "group") -> pd.DataFrame:
+    """Accuracy of each run on each trial (the authors' per-trial ``q_a`` files): run, trial, correct,
+    n, estimate and its Wilson interval over the trial's questions."""
+    g = long.groupby(["run", cluster], observed=True)["correct"].agg(correct="sum", n="count").reset_index()
+    g = g.rename(columns={cluster: "trial"})
+    g["correct"] = g["correct"].astype(int)
+    g["estimate"] = g["correct"] / g["n"]
+    g["ci_low"], g["ci_high"] = wilson_columns(g["correct"], g["n"])
+    return g
+
+
+def trial_spread(trials: pd.DataFrame, overall: pd.DataFrame) -> pd.DataFrame:
+    """Per run, how its per-trial accuracy spreads (trials, mean, SD, min, quartiles, max), beside its
+    accuracy over all items with the interval over trials (:func:`accuracy_table`, overall)."""
+    s = trials.groupby("run", observed=True)["estimate"]
+    out = pd.DataFrame(
+        {
+            "trials": s.size(),
+            "mean": s.mean(),
+            "sd": s.std(ddof=1),
+            "min": s.min(),
+            "q1": s.quantile(0.25),
+            "median": s.median(),
+            "q3": s.quantile(0.75),
+            "max": s.max(),
+        }
+    ).reset_index()
+    whole = overall.set_index("run")[["estimate", "ci_low", "ci_high", "interval_method"]]
+    return out.join(whole.rename(columns={"estimate": "accuracy"}), on="run")
+
+
 def value_order(values) -> list[str]:
     """Slice values in reading order: numbers as numbers ("2" before "10"), spans by their start."""
     import re
@@ -233,6 +282,18 @@ class BenchmarkComparison:
 
     def accuracy(self, field_name: str | None = None) -> pd.DataFrame:
         return self._memo.once(("acc", field_name), lambda: accuracy_table(self.long, field_name, self.bench.cluster))
+
+    def crossed(self, a: str, b: str) -> pd.DataFrame:
+        """Accuracy per run and cell of two slice columns crossed (:func:`crossed_table`)."""
+        return self._memo.once(("crossed", a, b), lambda: crossed_table(self.long, a, b, self.bench.cluster))
+
+    def per_trial(self) -> pd.DataFrame:
+        """Accuracy per run and trial (:func:`per_trial`)."""
+        return self._memo.once(("per_trial",), lambda: per_trial(self.long, self.bench.cluster))
+
+    def trial_spread(self) -> pd.DataFrame:
+        """Per run, the spread of its per-trial accuracy (:func:`trial_spread`)."""
+        return self._memo.once(("spread",), lambda: trial_spread(self.per_trial(), self.accuracy()))
 
     def paired(self, a: str, b: str) -> dict[str, Any]:
         key = tuple(sorted((a, b)))
@@ -374,6 +435,13 @@ class BenchmarkComparison:
                     {"run": r.run_id, "source": r.source, "problems": r.report.table()} for r in self.bench.refused
                 ],
                 "accuracy": {f or ALL: self.accuracy(f).to_dict("records") for f in [None, *self.slice_fields]},
+                "per_trial": self.per_trial().to_dict("records"),
+                "trial_spread": self.trial_spread().to_dict("records"),
+                "crossed": {
+                    f"{a}{CROSS}{b}": self.crossed(a, b).to_dict("records")
+                    for i, a in enumerate(self.slice_fields)
+                    for b in self.slice_fields[i + 1 :]
+                },
             }
         )
 

@@ -32,6 +32,7 @@ VIEWS = {
 BENCHMARK_VIEWS = {
     "Leaderboard": benchmark.leaderboard,
     "Slices": benchmark.slices,
+    "Per trial": benchmark.per_trial,
     "Confusions": benchmark.confusions,
     "Ablation": benchmark.ablation,
     "Instances": benchmark.instances,

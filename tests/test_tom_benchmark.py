@@ -408,3 +408,49 @@ def test_generated_trials_read_raw_are_synthetic(tmp_path):
     assert _json.loads(out.getvalue())["synthetic"] is True
     (trials / "trial1" / "meta.json").write_text(_json.dumps({"generate_model": "gpt-4-turbo"}), encoding="utf-8")
     assert load_dyntom(trials).synthetic is False
+
+
+def _by_hand(trials, model: str, setting: str, qids=None) -> dict[str, tuple[int, int]]:
+    """Per trial, (right, questions) read straight from the release-format files: an answer is right when
+    it is the question's ``true answer`` letter (a question the file leaves out is wrong)."""
+    import json as _json
+
+    out = {}
+    for folder in sorted(trials.iterdir()):
+        questions = _json.loads((folder / "question_new.json").read_text(encoding="utf-8"))
+        answers = _json.loads((folder / f"{setting}_answer_{model}.json").read_text(encoding="utf-8"))
+        asked = [q for q in questions if qids is None or q in qids]
+        right = sum(
+            str(answers.get(q, "")).strip().lower() == questions[q]["true answer"].strip().lower() for q in asked
+        )
+        out[folder.name] = (right, len(asked))
+    return out
+
+
+def test_per_trial_accuracy_and_crossed_slices_are_the_files_own_counts(tmp_path):
+    """Per-trial accuracy is each trial's right answers over its questions, read from the files by hand;
+    a crossed cell (mental state x time span) counts the questions of that cell: belief in scenario 1 is
+    type_a_what_1, one per trial. Both come with intervals and are in the command line's JSON."""
+    from analysis.benchmark import compare_benchmark
+    from corpus.generate.tom import write_dyntom_trials
+    from corpus.importers.tom import load_dyntom
+
+    trials = write_dyntom_trials(tmp_path / "trials", n_trials=12, seed=4)
+    cmp = compare_benchmark(load_dyntom(trials))
+    run = "synth-medium (level1)"
+    mine = cmp.per_trial()[lambda d: d["run"] == run].set_index("trial")
+    hand = _by_hand(trials, "synth-medium", "level1")
+    assert {t: (int(r.correct), int(r.n)) for t, r in mine.iterrows()} == hand
+    assert (mine["ci_low"] <= mine["estimate"]).all() and (mine["estimate"] <= mine["ci_high"]).all()
+    spread = cmp.trial_spread().set_index("run").loc[run]
+    shares = [r / n for r, n in hand.values()]
+    assert spread["trials"] == 12 and spread["mean"] == pytest.approx(sum(shares) / 12)
+    assert spread["min"] == pytest.approx(min(shares)) and spread["max"] == pytest.approx(max(shares))
+    crossed = cmp.crossed("mental_state", "time_span")
+    cell = crossed[(crossed["run"] == run) & (crossed["mental_state"] == "belief") & (crossed["time_span"] == "1")]
+    right = sum(r for r, _ in _by_hand(trials, "synth-medium", "level1", {"type_a_what_1"}).values())
+    assert cell[["correct", "n"]].values.tolist() == [[right, 12]]
+    assert cell["interval_method"].iloc[0].startswith("percentile bootstrap over 12 trials")
+    out = cmp.to_json()
+    assert len(out["per_trial"]) == 12 * len(cmp.run_ids)
+    assert "mental_state × time_span" in out["crossed"] and len(out["crossed"]) == 10

@@ -89,3 +89,30 @@ def test_home_greets_the_benchmark_sample(tmp_path, monkeypatch):
     assert f"{len(bench.items):,} questions" in held and f"{len(bench.ok_runs)} runs" in held, held
     assert any("is synthetic" in i.value for i in at.info)
     assert [link.proto.page for link in at.get("page_link")][:2] == ["compare", "report"]
+
+
+def test_per_trial_accuracy_and_crossed_slices_on_the_page(tmp_path, monkeypatch):
+    """The Per trial view draws every run's per-trial accuracies and their spread; Slices crossed with a
+    second slice tabulates each cell of the two, with its count, as the analysis gives them."""
+    import json
+
+    at = open_page(tmp_path, monkeypatch, "pages/compare.py", dataset=SAMPLE)
+    cmp = compare_benchmark(load_benchmark(SAMPLE))
+    at.session_state["bench_tab"] = "Per trial"
+    at.run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    boxes = [t for t in spec["data"] if t["type"] == "box"]
+    assert [len(b["y"]) for b in boxes] == [12] * len(cmp.run_ids)
+    spread = next(d.value for d in at.dataframe if "per trial: mean (SD)" in d.value.columns)
+    assert list(spread["run"]) == cmp.run_ids and set(spread["trials"].astype(str)) == {"12"}
+    at.session_state["bench_tab"] = "Slices"
+    at.run()
+    at.selectbox(key="bench_slice_field").set_value("mental_state").run()
+    at.selectbox(key="bench_slice_cross").set_value("time_span").run()
+    assert not at.exception and not at.error, [e.value for e in (*at.exception, *at.error)]
+    table = next(d.value for d in at.dataframe if "n (most of any run)" in d.value.columns)
+    crossed = cmp.crossed("mental_state", "time_span")
+    assert len(table) == crossed[["mental_state", "time_span"]].drop_duplicates().shape[0]
+    first = crossed.iloc[0]
+    assert table.loc[(first["mental_state"], first["time_span"]), first["run"]].startswith(f"{first['estimate']:.3f} [")

@@ -14,7 +14,7 @@ import streamlit as st
 
 from analysis.benchmark import ALL, BenchmarkComparison
 from analysis.compare.judges import dimension_scores, paper_table
-from analysis.format import fmt, fmt_count, fmt_p
+from analysis.format import fmt, fmt_count, fmt_p, fmt_share
 from components.compare.common import PALETTE, figure_layout, plain
 from components.dataset import synthetic_banner
 from components.download import csv_button
@@ -132,7 +132,18 @@ def _dots(cmp: BenchmarkComparison, cells: pd.DataFrame, x_title: str) -> go.Fig
 def slices(cmp: BenchmarkComparison) -> None:
     fields = cmp.slice_fields
     default = fields.index("mental_state") if "mental_state" in fields else 0
-    by = st.selectbox("Slice", fields, index=default, format_func=field_name, key="bench_slice_field")
+    left, right = st.columns(2)
+    by = left.selectbox("Slice", fields, index=default, format_func=field_name, key="bench_slice_field")
+    other = right.selectbox(
+        "Crossed with",
+        [None, *(f for f in fields if f != by)],
+        format_func=lambda f: "nothing" if f is None else field_name(f),
+        key="bench_slice_cross",
+        help="Two slices crossed, as the benchmark's authors tabulate them (e.g. mental state x time span).",
+    )
+    if other is not None:
+        _crossed(cmp, by, other)
+        return
     cells = cmp.accuracy(by)
     st.plotly_chart(_dots(cmp, cells, plain(field_name(by))), key="bench_slice_chart")
     wide = cells.pivot(index="value", columns="run", values="estimate").reindex(
@@ -144,6 +155,70 @@ def slices(cmp: BenchmarkComparison) -> None:
         f"counts the same way). Interval: {md_line(cells['interval_method'].iloc[0])}."
     )
     csv_button("Download CSV", cells, f"benchmark_slice_{by}.csv", key="bench_slice_csv")
+
+
+def _crossed(cmp: BenchmarkComparison, a: str, b: str) -> None:
+    """Accuracy in each cell of two slices crossed, per run, with the cell's question count."""
+    cells = cmp.crossed(a, b)
+    shown = cells.assign(text=[_cell(r) for _, r in cells.iterrows()])
+    wide = shown.pivot(index=[a, b], columns="run", values="text").reindex(columns=cmp.run_ids)
+    n = cells.groupby([a, b])["n"].max().rename("n (most of any run)")
+    st.dataframe(wide.join(n), width="stretch")
+    st.caption(
+        f"Accuracy [95% interval] in each cell of {md_line(field_name(a))} x {md_line(field_name(b))}; questions "
+        f"that have no value in either are left out. Interval: {md_line(cells['interval_method'].iloc[0])}."
+        if len(cells)
+        else "No question has a value in both."
+    )
+    csv_button("Download CSV", cells, f"benchmark_crossed_{a}_{b}.csv", key="bench_cross_csv")
+
+
+def per_trial(cmp: BenchmarkComparison) -> None:
+    """How each run's accuracy spreads over the trials (the authors' per-trial files), beside its
+    accuracy over all items with the interval over trials."""
+    trials = cmp.per_trial()
+    fig = go.Figure(
+        [
+            go.Box(
+                y=trials.loc[trials["run"] == run, "estimate"].tolist(),
+                name=plain(run),
+                boxpoints="all",
+                jitter=0.4,
+                marker={"color": PALETTE[i % len(PALETTE)], "size": 5},
+                text=[
+                    f"{plain(t)}: {fmt_share(v)} ({c} of {n})"
+                    for t, v, c, n in trials.loc[
+                        trials["run"] == run, ["trial", "estimate", "correct", "n"]
+                    ].itertuples(index=False)
+                ],
+                hovertemplate="%{text}<extra></extra>",
+            )
+            for i, run in enumerate(cmp.run_ids)
+        ]
+    )
+    fig.update_yaxes(title_text="accuracy in a trial", tickformat=".0%", range=[0, 1.02])
+    figure_layout(fig, height=380)
+    st.plotly_chart(fig, key="bench_trial_chart")
+    spread = cmp.trial_spread()
+    view = pd.DataFrame(
+        {
+            "run": spread["run"],
+            "trials": spread["trials"].map(fmt_count),
+            "accuracy [95% interval]": [
+                f"{fmt(r.accuracy, 3)} [{fmt(r.ci_low, 3)}, {fmt(r.ci_high, 3)}]" for r in spread.itertuples()
+            ],
+            "per trial: mean (SD)": [f"{fmt(r.mean, 3)} ({fmt(r.sd, 3)})" for r in spread.itertuples()],
+            "min / median / max": [
+                f"{fmt(r.min, 3)} / {fmt(r.median, 3)} / {fmt(r.max, 3)}" for r in spread.itertuples()
+            ],
+        }
+    )
+    st.dataframe(view, hide_index=True, width="stretch")
+    st.caption(
+        "Each point: one trial's accuracy over its questions (Wilson intervals in the CSV). Accuracy: over every "
+        f"question, its interval: {md_line(spread['interval_method'].iloc[0]) if len(spread) else 'none'}."
+    )
+    csv_button("Download CSV", trials, "benchmark_per_trial.csv", key="bench_trial_csv")
 
 
 def confusions(cmp: BenchmarkComparison) -> None:
