@@ -294,7 +294,11 @@ def test_a_bad_reference_file_names_the_field(tmp_path, text, words):
 
 def test_leaderboard_files_are_named_by_task_and_score(report):
     names = {t.name for s in report.sections for t in s.tables}
-    assert {"next_action_accuracy_action_type", "mental_model_team_goal_accuracy", "mental_model_rouge_l_rationale"} <= names
+    assert {
+        "next_action_accuracy_action_type",
+        "mental_model_team_goal_accuracy",
+        "mental_model_rouge_l_rationale",
+    } <= names
     assert file_part("ROUGE-L (message)") == "rouge_l_message"
 
 
