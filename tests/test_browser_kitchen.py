@@ -134,7 +134,8 @@ def test_the_html_player_opens_offline_at_the_step_shown_and_plays(page, app_url
     expect(exported).to_have_attribute("data-step", str(run.n_steps - 1))
     other.keyboard.press("Home")
     other.keyboard.press("Space")
-    expect(exported).to_have_attribute("data-step", "3", timeout=10_000)  # playing, offline
+    # Playing, offline: it passes step 3 (a poll may fall between two steps, so not "is at step 3").
+    other.wait_for_function("() => Number(document.querySelector('.tp-root').dataset.step) >= 3", timeout=10_000)
     assert all(u.startswith(("file:", "data:")) for u in requests), requests
     offline.close()
 
