@@ -146,7 +146,7 @@ def _numbers(user: User, task: Task, coders: list[str], every: float) -> None:
         moved = labels_version(task.id) != held.version
         st.session_state[checked_key] = time.monotonic()
     if moved:
-        held = panel_numbers(user, task.id)
+        held = panel_numbers(user, task.id, scale=task.codebook.code_ids)  # (the task held: no read of it)
         st.session_state[key], st.session_state[mark_key] = held, mark
     details: LivePanel | None = st.session_state.get(_details_key(task.id))
     numbers_row(_with_interval(held, details))

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 
 from analysis.format import package_version
 from corpus.codebook import bundled
+from corpus.loading.dataset_cache import add_sources
 from corpus.schema import CODING_SCHEMES
 
 # Every package whose code computes or draws a number of a report (rouge-score: ROUGE-L of the leaderboards).
@@ -114,9 +115,7 @@ def code_revision() -> str:
 def code_hash() -> str:
     """A digest of every Python module of the app's layers (paths and bytes)."""
     h = hashlib.sha256()
-    for d in CODE_DIRS:
-        for path in sorted((ROOT / d).rglob("*.py")):
-            h.update(path.relative_to(ROOT).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    add_sources(h, ROOT, CODE_DIRS)
     return h.hexdigest()
 
 

@@ -25,7 +25,7 @@ Every call goes to the label store the settings name, which checks who may see a
 from __future__ import annotations
 
 import time
-from collections.abc import MutableMapping
+from collections.abc import MutableMapping, Sequence
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -89,12 +89,18 @@ class PanelNumbers:
     progress: dict[str, int]
 
 
-def panel_numbers(user: User, task_id: int, *, store: Store | None = None) -> PanelNumbers:
+def panel_numbers(
+    user: User, task_id: int, *, scale: Sequence[str] | None = None, store: Store | None = None
+) -> PanelNumbers:
     """The headline numbers from the task's agreement sums: O(categories^2) per coder pair, not
-    O(labels), so they follow every label at any size (intervals come with :func:`live_panel`)."""
+    O(labels), so they follow every label at any size (intervals come with :func:`live_panel`).
+    ``scale``: the task's codebook codes (AC1's Q), as the caller holds the task; read from the
+    store when not given."""
     store = store or get_store()
     sums, pairs, coders = store.agreement_sums(user, task_id)
-    head = headline(sums, pairs, coders, min_items=ag.PANEL_MIN_ITEMS, scale=store.task(task_id).codebook.code_ids)
+    if scale is None:
+        scale = store.task(task_id).codebook.code_ids
+    head = headline(sums, pairs, coders, min_items=ag.PANEL_MIN_ITEMS, scale=scale)
     return PanelNumbers(tuple(sums.attrs["labels_version"]), head, dict(zip(coders["coder"], coders["n"])))
 
 

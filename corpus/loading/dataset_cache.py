@@ -34,7 +34,7 @@ import re
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,14 +89,20 @@ def written(timeout: float | None = None) -> None:
     wait(pending, timeout=timeout)
 
 
+def add_sources(h: Any, root: Path, folders: Iterable[str] = (".",)) -> None:
+    """Feed ``h`` (a hashlib object) every Python module under ``root``'s ``folders``: each one's
+    path relative to ``root`` and its bytes, in sorted order (a digest of the code)."""
+    for folder in folders:
+        for path in sorted((root / folder).rglob("*.py")):
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+
+
 @functools.cache
 def code_version() -> str:
     """A digest of the code that reads datasets (every module under ``corpus/``) and of the
     versions of what its objects are made of."""
     h = hashlib.sha256()
-    root = Path(__file__).resolve().parents[1]
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    add_sources(h, Path(__file__).resolve().parents[1])
     for part in (sys.version, pd.__version__, np.__version__, pydantic.VERSION):
         h.update(part.encode() + b"\0")
     return h.hexdigest()[:16]
